@@ -1,0 +1,120 @@
+"""Everything a guide page quotes, gathered once per request as plain values.
+
+``PageFigures`` answers the questions prose tokens and tables ask ("the planning memory of
+LoRA", "the price of 8x B200 at Massed Compute") from data the selectors already loaded, using
+the pricing calculations. It never queries the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+
+from pricing import calculations as calc
+from pricing.selectors import GpuListing, MethodListing
+
+
+class MissingFigure(LookupError):
+    """The data a figure needs is not on file (a GPU never priced at that provider, say)."""
+
+
+@dataclass(frozen=True)
+class ConfigRef:
+    """``8xb200@massed-compute`` as parsed from a token: count, GPU and provider (None = ours)."""
+
+    gpu: str
+    count: int = 1
+    provider: str | None = None
+
+
+@dataclass
+class PageFigures:
+    params_billion: Decimal
+    house: str
+    house_name: str
+    methods: dict[str, MethodListing]
+    listings: dict[str, dict[str, GpuListing]]  # provider slug -> GPU slug -> listing
+    check_dates: dict[str, date | None]
+    configurations: list[calc.Configuration] = field(default_factory=list)
+    blocks: list[int] = field(default_factory=list)
+    scenario_gpu_hours: list[Decimal] = field(default_factory=list)
+    facts: dict[str, tuple[Decimal, str]] = field(default_factory=dict)
+
+    # --- memory -------------------------------------------------------------------------
+
+    def method(self, slug: str) -> MethodListing:
+        try:
+            return self.methods[slug]
+        except KeyError:
+            raise MissingFigure(f"method {slug}") from None
+
+    def estimate(self, slug: str) -> calc.MemoryEstimate:
+        return calc.estimate_memory(self.method(slug).rule, self.params_billion)
+
+    def memory(self, slug: str, which: str = "planning") -> Decimal:
+        estimate = self.estimate(slug)
+        return {"lower": estimate.lower_gb, "upper": estimate.upper_gb}.get(
+            which, estimate.planning_gb
+        )
+
+    def rule(self, slug: str, index: int = 1) -> calc.MemoryRule:
+        rules = self.method(slug).rule.rules
+        if not 1 <= index <= len(rules):
+            raise MissingFigure(f"rule {index} of {slug}")
+        return rules[index - 1]
+
+    def weights_gb(self, slug: str) -> Decimal:
+        weight_bytes = self.method(slug).rule.weight_bytes_per_param
+        if weight_bytes is None:
+            raise MissingFigure(f"weight bytes of {slug}")
+        return calc.weights_only_gb(self.params_billion, weight_bytes)
+
+    # --- GPUs, configurations, prices ---------------------------------------------------
+
+    def listing(self, gpu: str, provider: str | None = None) -> GpuListing:
+        try:
+            return self.listings[provider or self.house][gpu]
+        except KeyError:
+            raise MissingFigure(f"GPU {gpu} at {provider or self.house}") from None
+
+    def configuration(self, ref: ConfigRef) -> calc.Configuration:
+        return calc.Configuration(self.listing(ref.gpu, ref.provider).offer, ref.count)
+
+    def price(self, ref: ConfigRef) -> Decimal:
+        price = self.configuration(ref).usd_per_hour
+        if price is None:
+            raise MissingFigure(f"a price for {ref.gpu} at {ref.provider or self.house}")
+        return price
+
+    def check_date(self, provider: str | None = None) -> date:
+        checked = self.check_dates.get(provider or self.house)
+        if checked is None:
+            raise MissingFigure(f"a price check of {provider or self.house}")
+        return checked
+
+    def rentable_offers(self) -> list[calc.GpuOffer]:
+        return [g.offer for g in self.listings[self.house].values() if g.rentable]
+
+    def smallest_gpu(self, slug: str) -> GpuListing:
+        offer = calc.smallest_fitting_gpu(self.rentable_offers(), self.memory(slug))
+        if offer is None:
+            raise MissingFigure(f"a single GPU that fits {slug}")
+        return self.listing(offer.slug)
+
+    def cheapest(self, slug: str) -> calc.Configuration:
+        config = calc.cheapest_fit(self.configurations, self.memory(slug))
+        if config is None:
+            raise MissingFigure(f"a configuration that fits {slug}")
+        return config
+
+    def scenario_blocks(self) -> list[int]:
+        """The hour blocks that the guide's cost scenarios fill, smallest first."""
+        covering = {calc.covering_block(h, self.blocks) for h in self.scenario_gpu_hours}
+        return sorted(b for b in covering if b is not None)
+
+    def fact(self, key: str) -> tuple[Decimal, str]:
+        try:
+            return self.facts[key]
+        except KeyError:
+            raise MissingFigure(f"fact {key}") from None

@@ -1,0 +1,18 @@
+from django.core.management.base import BaseCommand
+
+from guides.seed import load_guides
+from pricing.seed import load_pricing
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the published guide's content and pricing data. Creates only what is missing: "
+        "running it again changes nothing and never overwrites an editor's edits."
+    )
+
+    def handle(self, *args, **options) -> None:
+        created = load_pricing() + load_guides()
+        if created:
+            self.stdout.write(self.style.SUCCESS(f"Seed content loaded: {created} rows created."))
+        else:
+            self.stdout.write("Seed content already present: nothing to do.")

@@ -1,0 +1,231 @@
+"""Guides: translated prose with live-figure tokens, and the tables the pricing service fills."""
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from guides.tokens import validate_tokens
+from pricing.models import Gpu, LanguageModel, Method, Source
+
+
+class GuideQuerySet(models.QuerySet):
+    def published(self) -> "GuideQuerySet":
+        return self.filter(status=Guide.Status.PUBLISHED)
+
+
+class Guide(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("draft")
+        PUBLISHED = "published", _("published")
+
+    slug = models.SlugField(_("slug"), max_length=120, unique=True)
+    title = models.CharField(_("title"), max_length=200)
+    question = models.CharField(_("question"), max_length=200, blank=True)
+    short_answer = models.TextField(_("short answer"), validators=[validate_tokens])
+    meta_description = models.CharField(_("meta description"), max_length=300)
+    language_model = models.ForeignKey(
+        LanguageModel, on_delete=models.PROTECT, related_name="guides", verbose_name=_("model")
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
+    )
+    published_on = models.DateField(_("first published"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("last edited"), auto_now=True)
+    sources = models.ManyToManyField(
+        Source, through="GuideSource", related_name="guides", verbose_name=_("sources")
+    )
+
+    objects = GuideQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["title"]
+        verbose_name = _("guide")
+        verbose_name_plural = _("guides")
+
+    def __str__(self) -> str:
+        return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        if self.status == self.Status.PUBLISHED and self.published_on is None:
+            self.published_on = timezone.localdate()
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("guides:detail", kwargs={"slug": self.slug})
+
+
+class Section(models.Model):
+    """A heading with prose, optionally placing one of the computed tables after the prose."""
+
+    class Table(models.TextChoices):
+        NONE = "", _("no table (prose only)")
+        METHODS = "methods", _("which GPU for which method")
+        MEMORY = "memory", _("memory per method")
+        FIT = "fit", _("fit table of the configurations")
+        COST = "cost", _("cost table of the scenarios")
+        COMPARISON = "comparison", _("GPU comparison (specs and prices)")
+
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="sections", verbose_name=_("guide")
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    heading = models.CharField(_("heading"), max_length=200)
+    body = models.TextField(_("text before the table"), blank=True, validators=[validate_tokens])
+    table = models.CharField(_("table"), max_length=20, choices=Table.choices, blank=True)
+    table_caption = models.CharField(_("table caption"), max_length=200, blank=True)
+    closing = models.TextField(_("text after the table"), blank=True, validators=[validate_tokens])
+    compare_gpu = models.ForeignKey(
+        Gpu,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("compare GPU"),
+        help_text=_("For the comparison table: the GPU on the left."),
+    )
+    compare_with_gpu = models.ForeignKey(
+        Gpu,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("with GPU"),
+        help_text=_("For the comparison table: the GPU it is compared with."),
+    )
+
+    class Meta:
+        ordering = ["guide", "position", "pk"]
+        verbose_name = _("section")
+        verbose_name_plural = _("sections")
+
+    def __str__(self) -> str:
+        return self.heading
+
+    def clean(self) -> None:
+        if self.table == self.Table.COMPARISON and not (self.compare_gpu and self.compare_with_gpu):
+            raise ValidationError(_("A comparison table needs both GPUs."))
+
+
+class FaqEntry(models.Model):
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="faq_entries", verbose_name=_("guide")
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    question = models.CharField(_("question"), max_length=300)
+    answer = models.TextField(_("answer"), validators=[validate_tokens])
+
+    class Meta:
+        ordering = ["guide", "position", "pk"]
+        verbose_name = _("FAQ entry")
+        verbose_name_plural = _("FAQ entries")
+
+    def __str__(self) -> str:
+        return self.question
+
+
+class GuideSource(models.Model):
+    guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="guide_sources")
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="+", verbose_name=_("source")
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        ordering = ["guide", "position", "pk"]
+        verbose_name = _("cited source")
+        verbose_name_plural = _("cited sources")
+        constraints = [
+            models.UniqueConstraint(fields=["guide", "source"], name="guide_cites_source_once"),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.source)
+
+
+class FitConfiguration(models.Model):
+    """A row of the guide's fit table: N GPUs of one kind."""
+
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="configurations", verbose_name=_("guide")
+    )
+    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
+    count = models.PositiveSmallIntegerField(
+        _("GPUs"), default=1, validators=[MinValueValidator(1)]
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        ordering = ["guide", "position", "pk"]
+        verbose_name = _("fit-table configuration")
+        verbose_name_plural = _("fit-table configurations")
+        constraints = [
+            models.UniqueConstraint(fields=["guide", "gpu", "count"], name="configuration_once"),
+            models.CheckConstraint(condition=models.Q(count__gte=1), name="configuration_has_gpus"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.count}× {self.gpu}"
+
+
+class Recommendation(models.Model):
+    """The configurations the method table recommends, in the editor's order."""
+
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="recommendations", verbose_name=_("guide")
+    )
+    method = models.ForeignKey(
+        Method, on_delete=models.PROTECT, related_name="+", verbose_name=_("method")
+    )
+    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
+    count = models.PositiveSmallIntegerField(
+        _("GPUs"), default=1, validators=[MinValueValidator(1)]
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        ordering = ["guide", "position", "pk"]
+        verbose_name = _("recommendation")
+        verbose_name_plural = _("recommendations")
+
+    def __str__(self) -> str:
+        return f"{self.method}: {self.count}× {self.gpu}"
+
+
+class CostScenario(models.Model):
+    """A row of the cost table: a method run on a configuration for an assumed number of hours."""
+
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="cost_scenarios", verbose_name=_("guide")
+    )
+    method = models.ForeignKey(
+        Method, on_delete=models.PROTECT, related_name="+", verbose_name=_("method")
+    )
+    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
+    count = models.PositiveSmallIntegerField(
+        _("GPUs"), default=1, validators=[MinValueValidator(1)]
+    )
+    hours = models.DecimalField(
+        _("assumed hours"),
+        max_digits=7,
+        decimal_places=1,
+        validators=[MinValueValidator(Decimal("0.1"))],
+        help_text=_("An illustration, not a measurement: the page says so."),
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        ordering = ["guide", "position", "pk"]
+        verbose_name = _("cost scenario")
+        verbose_name_plural = _("cost scenarios")
+        constraints = [
+            models.CheckConstraint(condition=models.Q(hours__gt=0), name="scenario_hours_positive"),
+            models.CheckConstraint(condition=models.Q(count__gte=1), name="scenario_has_gpus"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method}: {self.count}× {self.gpu}, {self.hours} h"

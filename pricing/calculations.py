@@ -1,0 +1,333 @@
+"""The memory, fit and cost rules behind every figure on a guide page.
+
+Framework-free on purpose: plain frozen dataclasses and ``Decimal``s in, the same out, so that
+each figure of the published page can be reproduced and tested without a database or a request.
+
+Units: memory in decimal gigabytes (10**9 bytes), model sizes in billions of parameters, so
+"bytes per parameter x billions of parameters" is gigabytes directly (70 x 2 = 140 GB).
+Money in US dollars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+
+ZERO = Decimal(0)
+ONE = Decimal(1)
+CENT = Decimal("0.01")
+#: How ratios between prices or specs are quoted: "about 40x", "3.2x".
+WHOLE = Decimal(1)
+TENTH = Decimal("0.1")
+
+
+class RuleError(ValueError):
+    """A memory rule or configuration that cannot describe anything real."""
+
+
+@dataclass(frozen=True)
+class MemoryComponent:
+    """One part of a bytes-per-parameter rule: weights, optimizer state or gradients."""
+
+    part: str
+    bytes_per_param: Decimal
+
+
+@dataclass(frozen=True)
+class MemoryRule:
+    """A cited way of estimating memory for a method.
+
+    Either a sum of per-parameter components (EleutherAI's 2 + 12 + 2 = 16 bytes), or a ratio
+    measured on a reference run and rounded up for planning (QLoRA's 48 GB for 65 B parameters,
+    0.74 GB per billion, planned as 0.75).
+    """
+
+    source: str
+    components: tuple[MemoryComponent, ...] = ()
+    reference_memory_gb: Decimal | None = None
+    reference_params_billion: Decimal | None = None
+    round_up_to: Decimal | None = None
+
+    def __post_init__(self) -> None:
+        measured = self.reference_memory_gb is not None
+        if measured == bool(self.components):
+            raise RuleError(f"{self.source}: give either components or a measured reference")
+        if measured and not (self.reference_params_billion and self.reference_params_billion > 0):
+            raise RuleError(f"{self.source}: the reference model size must be positive")
+        if any(c.bytes_per_param < 0 for c in self.components):
+            raise RuleError(f"{self.source}: bytes per parameter cannot be negative")
+
+    @property
+    def is_measured(self) -> bool:
+        return self.reference_memory_gb is not None
+
+    @property
+    def bytes_per_param(self) -> Decimal:
+        """The sum of the components (16 for 2 + 12 + 2); for a measured rule, its GB/billion."""
+        if self.is_measured:
+            return self.gb_per_billion
+        return sum((c.bytes_per_param for c in self.components), ZERO)
+
+    @property
+    def measured_ratio(self) -> Decimal:
+        """GB per billion parameters as measured, e.g. 48 / 65 = 0.738..."""
+        assert self.reference_memory_gb is not None and self.reference_params_billion
+        return self.reference_memory_gb / self.reference_params_billion
+
+    @property
+    def gb_per_billion(self) -> Decimal:
+        if not self.is_measured:
+            return self.bytes_per_param
+        ratio = self.measured_ratio
+        if self.round_up_to:
+            steps = (ratio / self.round_up_to).to_integral_value(rounding=ROUND_CEILING)
+            return steps * self.round_up_to
+        return ratio
+
+    def memory_gb(self, params_billion: Decimal) -> Decimal:
+        return params_billion * self.gb_per_billion
+
+
+@dataclass(frozen=True)
+class MethodRule:
+    """A fine-tuning method's memory rules and the margin we plan with on top of the highest."""
+
+    slug: str
+    rules: tuple[MemoryRule, ...]
+    planning_margin: Decimal = ZERO  # a fraction: 0.20 for 20 %
+    weight_bytes_per_param: Decimal | None = None  # the (frozen) base weights alone
+
+    def __post_init__(self) -> None:
+        if not self.rules:
+            raise RuleError(f"{self.slug}: a method needs at least one memory rule")
+        if self.planning_margin < 0:
+            raise RuleError(f"{self.slug}: the planning margin cannot be negative")
+
+
+@dataclass(frozen=True)
+class RuleFigure:
+    rule: MemoryRule
+    memory_gb: Decimal
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """What one method needs for one model: the spread of the cited rules and the plan."""
+
+    method: str
+    params_billion: Decimal
+    figures: tuple[RuleFigure, ...]
+    planning_margin: Decimal
+
+    @property
+    def lower_gb(self) -> Decimal:
+        return min(f.memory_gb for f in self.figures)
+
+    @property
+    def upper_gb(self) -> Decimal:
+        return max(f.memory_gb for f in self.figures)
+
+    @property
+    def planning_gb(self) -> Decimal:
+        """The figure configurations are checked against: the highest rule plus the margin."""
+        return self.upper_gb * (ONE + self.planning_margin)
+
+    @property
+    def has_range(self) -> bool:
+        return self.lower_gb != self.upper_gb
+
+
+def estimate_memory(method: MethodRule, params_billion: Decimal) -> MemoryEstimate:
+    if params_billion <= 0:
+        raise RuleError("a model needs a positive number of parameters")
+    figures = tuple(RuleFigure(rule, rule.memory_gb(params_billion)) for rule in method.rules)
+    return MemoryEstimate(method.slug, params_billion, figures, method.planning_margin)
+
+
+def weights_only_gb(params_billion: Decimal, bytes_per_param: Decimal) -> Decimal:
+    """Memory for the weights alone: 70 B at 4 bits (0.5 bytes) is 35 GB."""
+    return params_billion * bytes_per_param
+
+
+# --- Configurations, fit and cost ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuOffer:
+    """A GPU as the maths sees it: its memory and, if we have one, its price per GPU-hour."""
+
+    slug: str
+    name: str
+    memory_gb: Decimal
+    usd_per_gpu_hour: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class Configuration:
+    gpu: GpuOffer
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        if self.count < 1:
+            raise RuleError("a configuration needs at least one GPU")
+
+    @property
+    def total_memory_gb(self) -> Decimal:
+        return self.gpu.memory_gb * self.count
+
+    @property
+    def usd_per_hour(self) -> Decimal | None:
+        """The whole configuration's price per hour, or None where the GPU has no price."""
+        if self.gpu.usd_per_gpu_hour is None:
+            return None
+        return self.gpu.usd_per_gpu_hour * self.count
+
+
+@dataclass(frozen=True)
+class FitCell:
+    method: str
+    required_gb: Decimal
+    available_gb: Decimal
+
+    @property
+    def fits(self) -> bool:
+        return self.available_gb >= self.required_gb
+
+    @property
+    def headroom_gb(self) -> Decimal:
+        """Memory left once the estimate is placed; negative when it does not fit."""
+        return self.available_gb - self.required_gb
+
+
+@dataclass(frozen=True)
+class FitRow:
+    configuration: Configuration
+    cells: tuple[FitCell, ...]
+
+    def cell(self, method: str) -> FitCell:
+        for cell in self.cells:
+            if cell.method == method:
+                return cell
+        raise KeyError(method)
+
+
+def fit_matrix(
+    configurations: Iterable[Configuration], estimates: Sequence[MemoryEstimate]
+) -> list[FitRow]:
+    """Each configuration against each method's planning figure."""
+    return [
+        FitRow(
+            config,
+            tuple(FitCell(e.method, e.planning_gb, config.total_memory_gb) for e in estimates),
+        )
+        for config in configurations
+    ]
+
+
+def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
+    """What a configuration leaves after a given estimate (1,128 - 1,120 = 8 GB)."""
+    return configuration.total_memory_gb - memory_gb
+
+
+def fitting_configurations(
+    configurations: Iterable[Configuration], required_gb: Decimal
+) -> list[Configuration]:
+    """Priced configurations that hold the requirement, fewest GPUs first, then cheapest.
+
+    Fewer GPUs first because a single card needs no sharding set-up (FSDP, ZeRO-3).
+    """
+    fitting = [
+        c for c in configurations if c.total_memory_gb >= required_gb and c.usd_per_hour is not None
+    ]
+    return sorted(fitting, key=lambda c: (c.count, c.usd_per_hour, c.gpu.memory_gb))
+
+
+def cheapest_fit(
+    configurations: Iterable[Configuration], required_gb: Decimal
+) -> Configuration | None:
+    """The priced configuration that holds the requirement for the least money per hour."""
+    fitting = [
+        c for c in configurations if c.total_memory_gb >= required_gb and c.usd_per_hour is not None
+    ]
+    if not fitting:
+        return None
+    return min(fitting, key=lambda c: (c.usd_per_hour, c.count))
+
+
+def smallest_fitting_gpu(gpus: Iterable[GpuOffer], required_gb: Decimal) -> GpuOffer | None:
+    """The single card with the least memory that still holds the requirement (cheapest on ties)."""
+    fitting = [g for g in gpus if g.memory_gb >= required_gb and g.usd_per_gpu_hour is not None]
+    if not fitting:
+        return None
+    return min(fitting, key=lambda g: (g.memory_gb, g.usd_per_gpu_hour))
+
+
+@dataclass(frozen=True)
+class CostScenario:
+    method: str
+    configuration: Configuration
+    hours: Decimal
+
+    def __post_init__(self) -> None:
+        if self.hours <= 0:
+            raise RuleError("a run needs a positive number of hours")
+
+
+@dataclass(frozen=True)
+class CostRow:
+    scenario: CostScenario
+    block_hours: int | None  # the GPU-hour block that covers the run, if any does
+
+    @property
+    def gpu_hours(self) -> Decimal:
+        return self.scenario.hours * self.scenario.configuration.count
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        price = self.scenario.configuration.gpu.usd_per_gpu_hour
+        return None if price is None else (self.gpu_hours * price).quantize(CENT, ROUND_HALF_UP)
+
+
+def run_cost(gpus: int, hours: Decimal, usd_per_gpu_hour: Decimal) -> Decimal:
+    """Cost = GPUs x hours x price per GPU-hour, to the cent."""
+    return (gpus * hours * usd_per_gpu_hour).quantize(CENT, ROUND_HALF_UP)
+
+
+def block_prices(usd_per_gpu_hour: Decimal | None, blocks: Iterable[int]) -> list[Decimal | None]:
+    """What each GPU-hour block costs at a GPU's hourly rate (None where it has no price)."""
+    if usd_per_gpu_hour is None:
+        return [None for _ in blocks]
+    return [run_cost(1, Decimal(hours), usd_per_gpu_hour) for hours in blocks]
+
+
+def covering_block(gpu_hours: Decimal, blocks: Iterable[int]) -> int | None:
+    """The smallest GPU-hour block that covers the run."""
+    covering = [b for b in blocks if b >= gpu_hours]
+    return min(covering) if covering else None
+
+
+def cost_table(scenarios: Iterable[CostScenario], blocks: Iterable[int]) -> list[CostRow]:
+    blocks = tuple(blocks)
+    rows = []
+    for scenario in scenarios:
+        gpu_hours = scenario.hours * scenario.configuration.count
+        rows.append(CostRow(scenario, covering_block(gpu_hours, blocks)))
+    return rows
+
+
+# --- Ratios and prices -------------------------------------------------------------------
+
+
+def ratio(numerator: Decimal, denominator: Decimal, step: Decimal = TENTH) -> Decimal:
+    """numerator / denominator rounded half-up to ``step`` (989.5 / 312 -> 3.2)."""
+    if denominator <= 0:
+        raise RuleError("cannot compare against zero")
+    return (numerator / denominator).quantize(step, ROUND_HALF_UP)
+
+
+def per_gpu_price(instance_usd_per_hour: Decimal, gpus_in_instance: int) -> Decimal:
+    """A competitor's per-GPU price from its instance price: $43.46 / 8 = $5.4325."""
+    if gpus_in_instance < 1:
+        raise RuleError("an instance has at least one GPU")
+    return instance_usd_per_hour / gpus_in_instance

@@ -1,0 +1,55 @@
+"""Locale-aware formatting of the service's Decimals, all through Babel.
+
+One function per kind of figure; templates reach them through ``guides.templatetags.figures``
+and prose tokens through ``guides.tokens``. ``locale`` is a Babel locale name (``en``, ``de``,
+``ja``). Memory and money keep a no-break space before their unit so that "52,5 GB" never
+wraps between the figure and its unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal
+
+from babel.dates import format_date as babel_format_date
+from babel.lists import format_list as babel_format_list
+from babel.numbers import format_currency, format_decimal, format_percent
+
+NBSP = "\u00a0"
+
+
+def trim(value: Decimal) -> Decimal:
+    """Drop trailing zeros a DecimalField adds (0.9200 -> 0.92, 80.0 -> 80) without exponents."""
+    if value == value.to_integral_value():
+        return value.quantize(Decimal(1))
+    return value.normalize()
+
+
+def number(value: Decimal | int, locale: str) -> str:
+    """1120 -> '1.120' (de), 52.5 -> '52,5' (de), 0.74 -> '0.74' (en)."""
+    return format_decimal(trim(Decimal(value)), locale=locale, decimal_quantization=False)
+
+
+def gigabytes(value: Decimal, locale: str) -> str:
+    return f"{number(value, locale)}{NBSP}GB"
+
+
+def usd(value: Decimal, locale: str) -> str:
+    """$0.92 (en), 0,92 $ (de); more than two decimals are kept: 5,4325 $."""
+    return format_currency(trim(value), "USD", locale=locale, decimal_quantization=False)
+
+
+def percent(fraction: Decimal, locale: str) -> str:
+    """0.2 -> '20%' (en), '20 %' (de)."""
+    return format_percent(trim(fraction), locale=locale, decimal_quantization=False)
+
+
+def long_date(value: date, locale: str) -> str:
+    """October 29, 2026 / 29. Oktober 2026 / 2026年10月29日."""
+    return babel_format_date(value, format="long", locale=locale)
+
+
+def word_list(items: Sequence[str], locale: str, style: str = "standard") -> str:
+    """'10, 24 and 168' ('standard') or '10, 24 or 168' ('or') in the locale's words."""
+    return babel_format_list(list(items), style=style, locale=locale)

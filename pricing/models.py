@@ -1,0 +1,367 @@
+"""GPUs, providers, dated price checks, language models and fine-tuning memory rules."""
+
+from datetime import date
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import OuterRef, Q, Subquery
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from pricing import calculations
+
+POSITIVE = MinValueValidator(Decimal("0.0001"))
+
+
+class Source(models.Model):
+    """A cited document; rules, specs and guides point at it, so it cannot be deleted."""
+
+    key = models.SlugField(_("key"), max_length=80, unique=True)
+    title = models.CharField(_("title"), max_length=300)
+    publisher = models.CharField(_("publisher"), max_length=120)
+    url = models.URLField(_("URL"), max_length=500)
+    read_on = models.DateField(_("read on"), help_text=_("When we last read and checked it."))
+
+    class Meta:
+        ordering = ["publisher", "title"]
+        verbose_name = _("source")
+        verbose_name_plural = _("sources")
+
+    def __str__(self) -> str:
+        return f"{self.title} — {self.publisher}"
+
+
+class Gpu(models.Model):
+    class FormFactor(models.TextChoices):
+        SXM = "sxm", "SXM"
+        PCIE = "pcie", "PCIe"
+        CONSUMER = "consumer", _("consumer card")
+
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=80)
+    vendor = models.CharField(_("vendor"), max_length=40, default="NVIDIA")
+    memory_gb = models.DecimalField(
+        _("memory (GB)"), max_digits=7, decimal_places=1, validators=[POSITIVE]
+    )
+    bandwidth_gb_s = models.DecimalField(
+        _("memory bandwidth (GB/s)"), max_digits=8, decimal_places=1, validators=[POSITIVE]
+    )
+    bf16_dense_tflops = models.DecimalField(
+        _("BF16 dense TFLOPS"),
+        max_digits=8,
+        decimal_places=1,
+        validators=[POSITIVE],
+        help_text=_("Peak tensor throughput without sparsity."),
+    )
+    form_factor = models.CharField(_("form factor"), max_length=10, choices=FormFactor.choices)
+    rentable = models.BooleanField(_("we rent it"), default=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    spec_source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="gpus", verbose_name=_("spec source")
+    )
+
+    class Meta:
+        ordering = ["position", "memory_gb", "slug"]
+        verbose_name = _("GPU")
+        verbose_name_plural = _("GPUs")
+        constraints = [
+            models.CheckConstraint(condition=Q(memory_gb__gt=0), name="gpu_memory_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Provider(models.Model):
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=80)
+    url = models.URLField(_("URL"), blank=True)
+    is_house = models.BooleanField(
+        _("our own prices"), default=False, help_text=_("The provider whose prices guides quote.")
+    )
+
+    class Meta:
+        ordering = ["-is_house", "name"]
+        verbose_name = _("provider")
+        verbose_name_plural = _("providers")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["is_house"], condition=Q(is_house=True), name="one_house_provider"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PriceCheck(models.Model):
+    """Prices read from one provider on one day. Append-only: mistakes get a newer check."""
+
+    provider = models.ForeignKey(
+        Provider, on_delete=models.PROTECT, related_name="checks", verbose_name=_("provider")
+    )
+    checked_on = models.DateField(_("checked on"))
+    source_url = models.URLField(_("where the prices were read"), max_length=500, blank=True)
+    note = models.TextField(_("note"), blank=True)
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        verbose_name=_("recorded by"),
+    )
+    recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-checked_on", "provider__name"]
+        get_latest_by = "checked_on"
+        verbose_name = _("price check")
+        verbose_name_plural = _("price checks")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "checked_on"], name="one_check_per_provider_and_day"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.checked_on.isoformat()}"
+
+
+class PriceQuerySet(models.QuerySet):
+    def as_of(self, at: date | None = None) -> "PriceQuerySet":
+        return self.filter(price_check__checked_on__lte=at or timezone.localdate())
+
+
+class Price(models.Model):
+    """One GPU's price in a check, as quoted: per GPU, or for a whole instance of N GPUs."""
+
+    price_check = models.ForeignKey(
+        PriceCheck, on_delete=models.CASCADE, related_name="prices", verbose_name=_("check")
+    )
+    gpu = models.ForeignKey(
+        Gpu, on_delete=models.PROTECT, related_name="prices", verbose_name=_("GPU")
+    )
+    quoted_usd_per_hour = models.DecimalField(
+        _("quoted USD per hour"), max_digits=10, decimal_places=4, validators=[POSITIVE]
+    )
+    gpus_in_quote = models.PositiveSmallIntegerField(
+        _("GPUs in the quote"),
+        default=1,
+        validators=[MinValueValidator(1)],
+        help_text=_("1 for a per-GPU price; 8 where a provider quotes an 8-GPU instance."),
+    )
+
+    objects = PriceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["price_check", "gpu"]
+        verbose_name = _("price")
+        verbose_name_plural = _("prices")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["price_check", "gpu"], name="one_price_per_gpu_per_check"
+            ),
+            models.CheckConstraint(condition=Q(quoted_usd_per_hour__gt=0), name="price_positive"),
+            models.CheckConstraint(condition=Q(gpus_in_quote__gte=1), name="quote_has_gpus"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gpu} ${self.quoted_usd_per_hour}"
+
+    @property
+    def usd_per_gpu_hour(self) -> Decimal:
+        return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
+
+
+def latest_price_subquery(provider_id: int, at: date, field: str) -> Subquery:
+    """A subquery for one field of a GPU's latest price at a provider on or before ``at``."""
+    return Subquery(
+        Price.objects.filter(gpu=OuterRef("pk"), price_check__provider_id=provider_id)
+        .as_of(at)
+        .order_by("-price_check__checked_on")
+        .values(field)[:1]
+    )
+
+
+class HourBlock(models.Model):
+    """Prepaid GPU-hours sold in blocks for one GPU model at the same hourly rate."""
+
+    hours = models.PositiveIntegerField(_("hours"), unique=True, validators=[MinValueValidator(1)])
+
+    class Meta:
+        ordering = ["hours"]
+        verbose_name = _("GPU-hour block")
+        verbose_name_plural = _("GPU-hour blocks")
+
+    def __str__(self) -> str:
+        return str(self.hours)
+
+
+class LanguageModel(models.Model):
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=80)
+    params_billion = models.DecimalField(
+        _("parameters (billions)"),
+        max_digits=8,
+        decimal_places=2,
+        validators=[POSITIVE],
+        help_text=_("The nominal size the rules are applied to, e.g. 70."),
+    )
+    layers = models.PositiveIntegerField(_("layers"))
+    hidden_size = models.PositiveIntegerField(_("hidden size"))
+    attention_heads = models.PositiveIntegerField(_("attention heads"))
+    kv_heads = models.PositiveIntegerField(_("KV heads"))
+    vocab_size = models.PositiveIntegerField(_("vocabulary size"))
+    gated = models.BooleanField(_("gated download"), default=False)
+    licence_note = models.TextField(_("licence note"), blank=True)
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="language_models", verbose_name=_("source")
+    )
+
+    class Meta:
+        ordering = ["params_billion", "name"]
+        verbose_name = _("language model")
+        verbose_name_plural = _("language models")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Method(models.Model):
+    """A fine-tuning method and how much memory it needs (see MemoryRule)."""
+
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=120)
+    short_name = models.CharField(_("short name"), max_length=60, help_text=_("For table heads."))
+    note = models.TextField(_("note"), blank=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    planning_margin_percent = models.DecimalField(
+        _("planning margin (%)"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal(0),
+        validators=[MinValueValidator(Decimal(0))],
+        help_text=_("Added to the highest rule's figure: 20 turns 140 GB into 168 GB."),
+    )
+    weight_bytes_per_param = models.DecimalField(
+        _("base weights, bytes per parameter"),
+        max_digits=5,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        help_text=_("The weights alone: 0.5 for 4-bit, 2 for BF16."),
+    )
+
+    class Meta:
+        ordering = ["position", "slug"]
+        verbose_name = _("fine-tuning method")
+        verbose_name_plural = _("fine-tuning methods")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class MemoryRule(models.Model):
+    """A cited memory rule: components in bytes per parameter, or a measured reference run."""
+
+    method = models.ForeignKey(
+        Method, on_delete=models.CASCADE, related_name="rules", verbose_name=_("method")
+    )
+    source = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="memory_rules", verbose_name=_("source")
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+    reference_memory_gb = models.DecimalField(
+        _("reference run memory (GB)"), max_digits=7, decimal_places=2, null=True, blank=True
+    )
+    reference_params_billion = models.DecimalField(
+        _("reference run model size (billions)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+    )
+    round_up_to = models.DecimalField(
+        _("round GB per billion up to"), max_digits=5, decimal_places=3, null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["method", "position"]
+        verbose_name = _("memory rule")
+        verbose_name_plural = _("memory rules")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reference_memory_gb__isnull=True)
+                | Q(reference_memory_gb__gt=0, reference_params_billion__gt=0),
+                name="measured_rule_complete",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method}: {self.source.publisher}"
+
+
+class MemoryComponent(models.Model):
+    class Part(models.TextChoices):
+        WEIGHTS = "weights", _("weights")
+        OPTIMIZER = "optimizer", _("optimizer state")
+        GRADIENTS = "gradients", _("gradients")
+
+    rule = models.ForeignKey(
+        MemoryRule, on_delete=models.CASCADE, related_name="components", verbose_name=_("rule")
+    )
+    part = models.CharField(_("part"), max_length=20, choices=Part.choices)
+    bytes_per_param = models.DecimalField(
+        _("bytes per parameter"),
+        max_digits=5,
+        decimal_places=3,
+        validators=[MinValueValidator(Decimal(0))],
+    )
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        ordering = ["rule", "position"]
+        verbose_name = _("memory component")
+        verbose_name_plural = _("memory components")
+        constraints = [
+            models.UniqueConstraint(fields=["rule", "part"], name="one_component_per_part"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_part_display()}: {self.bytes_per_param}"
+
+
+class Fact(models.Model):
+    """A cited figure that is neither a price nor a spec (a $25 minimum top-up, LoRA's 10,000x).
+
+    Prose quotes it through a ``[[fact KEY]]`` token, so that it too is never typed into text.
+    """
+
+    class Kind(models.TextChoices):
+        NUMBER = "number", _("number")
+        USD = "usd", _("US dollars")
+        PERCENT = "percent", _("percent")
+
+    key = models.SlugField(_("key"), unique=True)
+    value = models.DecimalField(_("value"), max_digits=14, decimal_places=4)
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.NUMBER)
+    description = models.CharField(_("what it is"), max_length=200)
+    source = models.ForeignKey(
+        Source,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="facts",
+        verbose_name=_("source"),
+    )
+
+    class Meta:
+        ordering = ["key"]
+        verbose_name = _("fact")
+        verbose_name_plural = _("facts")
+
+    def __str__(self) -> str:
+        return f"{self.key} = {self.value}"

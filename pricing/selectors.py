@@ -1,0 +1,175 @@
+"""Reads for the pricing service: each returns plain values in a fixed number of queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.db.models import Max, Prefetch
+from django.utils import timezone
+
+from pricing import calculations
+from pricing.models import (
+    Gpu,
+    HourBlock,
+    LanguageModel,
+    MemoryRule,
+    Method,
+    Price,
+    PriceCheck,
+    Provider,
+    latest_price_subquery,
+)
+
+
+@dataclass(frozen=True)
+class GpuListing:
+    """A GPU with its specs and its latest price at one provider (None where never priced)."""
+
+    slug: str
+    name: str
+    vendor: str
+    memory_gb: Decimal
+    bandwidth_gb_s: Decimal
+    bf16_dense_tflops: Decimal
+    form_factor: str
+    rentable: bool
+    usd_per_gpu_hour: Decimal | None
+    checked_on: date | None
+
+    @property
+    def offer(self) -> calculations.GpuOffer:
+        return calculations.GpuOffer(self.slug, self.name, self.memory_gb, self.usd_per_gpu_hour)
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    key: str
+    title: str
+    publisher: str
+    url: str
+    read_on: date
+
+
+@dataclass(frozen=True)
+class MethodListing:
+    slug: str
+    name: str
+    short_name: str
+    note: str
+    rule: calculations.MethodRule
+    sources: tuple[SourceRef, ...]  # one per rule, in rule order
+
+
+def house_provider() -> Provider:
+    """The provider whose prices our pages quote."""
+    return Provider.objects.get(is_house=True)
+
+
+def gpu_listings_for_provider(
+    *, provider: Provider, at: date | None = None, rentable_only: bool = False
+) -> list[GpuListing]:
+    """Every GPU with its latest price at ``provider`` as of ``at``: one query, any history."""
+    at = at or timezone.localdate()
+    gpus = Gpu.objects.annotate(
+        quoted=latest_price_subquery(provider.pk, at, "quoted_usd_per_hour"),
+        quote_gpus=latest_price_subquery(provider.pk, at, "gpus_in_quote"),
+        priced_on=latest_price_subquery(provider.pk, at, "price_check__checked_on"),
+    )
+    if rentable_only:
+        gpus = gpus.filter(rentable=True)
+    return [
+        GpuListing(
+            slug=gpu.slug,
+            name=gpu.name,
+            vendor=gpu.vendor,
+            memory_gb=gpu.memory_gb,
+            bandwidth_gb_s=gpu.bandwidth_gb_s,
+            bf16_dense_tflops=gpu.bf16_dense_tflops,
+            form_factor=gpu.get_form_factor_display(),
+            rentable=gpu.rentable,
+            usd_per_gpu_hour=(
+                None
+                if gpu.quoted is None
+                else calculations.per_gpu_price(gpu.quoted, gpu.quote_gpus)
+            ),
+            checked_on=gpu.priced_on,
+        )
+        for gpu in gpus
+    ]
+
+
+def latest_check_date(*, provider: Provider, at: date | None = None) -> date | None:
+    """The day of the provider's most recent price check on or before ``at``."""
+    at = at or timezone.localdate()
+    return PriceCheck.objects.filter(provider=provider, checked_on__lte=at).aggregate(
+        latest=Max("checked_on")
+    )["latest"]
+
+
+def method_listings() -> list[MethodListing]:
+    """Every method with its rules and components, in three queries."""
+    methods = Method.objects.prefetch_related(
+        Prefetch(
+            "rules",
+            queryset=MemoryRule.objects.select_related("source").prefetch_related("components"),
+        )
+    )
+    return [_method_listing(method) for method in methods]
+
+
+def _method_listing(method: Method) -> MethodListing:
+    rules = tuple(
+        calculations.MemoryRule(
+            source=rule.source.key,
+            components=tuple(
+                calculations.MemoryComponent(c.part, c.bytes_per_param)
+                for c in rule.components.all()
+            ),
+            reference_memory_gb=rule.reference_memory_gb,
+            reference_params_billion=rule.reference_params_billion,
+            round_up_to=rule.round_up_to,
+        )
+        for rule in method.rules.all()
+    )
+    return MethodListing(
+        slug=method.slug,
+        name=method.name,
+        short_name=method.short_name,
+        note=method.note,
+        rule=calculations.MethodRule(
+            slug=method.slug,
+            rules=rules,
+            planning_margin=method.planning_margin_percent / 100,
+            weight_bytes_per_param=method.weight_bytes_per_param,
+        ),
+        sources=tuple(
+            SourceRef(
+                r.source.key, r.source.title, r.source.publisher, r.source.url, r.source.read_on
+            )
+            for r in method.rules.all()
+        ),
+    )
+
+
+def hour_blocks() -> list[int]:
+    return list(HourBlock.objects.values_list("hours", flat=True))
+
+
+def language_models() -> list[LanguageModel]:
+    return list(LanguageModel.objects.all())
+
+
+def price_history(*, provider: Provider, at: date | None = None) -> dict[str, list[tuple]]:
+    """Per GPU slug, its (date, USD per GPU-hour) points at ``provider``, oldest first."""
+    history: dict[str, list[tuple]] = {}
+    prices = (
+        Price.objects.filter(price_check__provider=provider)
+        .as_of(at)
+        .order_by("price_check__checked_on")
+        .values_list("gpu__slug", "price_check__checked_on", "quoted_usd_per_hour", "gpus_in_quote")
+    )
+    for slug, checked_on, quoted, gpus in prices:
+        history.setdefault(slug, []).append((checked_on, calculations.per_gpu_price(quoted, gpus)))
+    return history

@@ -1,0 +1,12 @@
+"""Test settings: production settings plus the few values a test run cannot take from outside."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-" + "x" * 40)
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
+
+from gpuguide.settings import *  # noqa: E402, F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
