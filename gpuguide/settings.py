@@ -1,5 +1,6 @@
 """Settings for GPU Guide, read from the environment (see .env.example and the README)."""
 
+import warnings
 from pathlib import Path
 
 import environ
@@ -76,14 +77,19 @@ TEMPLATES = [
 WSGI_APPLICATION = "gpuguide.wsgi.application"
 
 _DATABASE_URL = env.str("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
-try:
-    DATABASES = {"default": environ.Env.db_url_config(_DATABASE_URL)}
-except Exception as exc:  # django-environ raises several types for bad URLs
-    exit_with(f"DATABASE_URL is malformed ({redact_url(_DATABASE_URL)}): {exc}")
-if not DATABASES["default"].get("ENGINE"):
+_SUPPORTED_ENGINES = {"django.db.backends.sqlite3", "django.db.backends.postgresql"}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # environ warns about unknown engines; we explain below
+    try:
+        DATABASES = {"default": environ.Env.db_url_config(_DATABASE_URL)}
+    except Exception as exc:  # django-environ raises several types for bad URLs
+        exit_with(f"DATABASE_URL is malformed ({redact_url(_DATABASE_URL)}): {exc}")
+if DATABASES["default"].get("ENGINE") not in _SUPPORTED_ENGINES or not DATABASES["default"].get(
+    "NAME"
+):
     exit_with(
-        f"DATABASE_URL has an unknown scheme ({redact_url(_DATABASE_URL)}); "
-        "use sqlite:///path or postgres://user:password@host:port/name"
+        f"DATABASE_URL is not a usable database ({redact_url(_DATABASE_URL)}): use "
+        "sqlite:///path/to/file.sqlite3 or postgres://user:password@host:5432/name"
     )
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
 

@@ -46,8 +46,8 @@ def percent(fraction: Decimal, locale: str) -> str:
 
 
 def long_date(value: date, locale: str) -> str:
-    """October 29, 2026 / 29. Oktober 2026 / 2026年10月29日."""
-    return babel_format_date(value, format="long", locale=locale)
+    """October 29, 2026 / 29. Oktober 2026 / 2026年10月29日, never broken across lines."""
+    return babel_format_date(value, format="long", locale=locale).replace(" ", NBSP)
 
 
 def word_list(items: Sequence[str], locale: str, style: str = "standard") -> str:

@@ -1,0 +1,58 @@
+"""Shared fixtures: the seeded database, a pinned "today", and the services tests need."""
+
+import os
+import shutil
+from datetime import date
+
+import pytest
+from django.db import connection
+
+from guides.seed import load_guides
+from pricing.seed import load_pricing
+
+SEED_DAY = date(2026, 10, 29)
+GUIDE_SLUG = "best-gpu-for-llama-70b-fine-tuning"
+
+
+def _required(name: str) -> bool:
+    return os.environ.get(name, "").lower() in {"1", "true", "yes"}
+
+
+def pytest_report_header(config) -> list[str]:
+    from django.conf import settings
+
+    engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    chromium = shutil.which("chromium") or "MISSING (browser tests will skip)"
+    return [f"gpuguide: database={engine}, chromium={chromium}"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _demanded_database(django_db_setup, django_db_blocker):
+    """CI sets REQUIRE_POSTGRES=1 for its second run: fail loudly if that run is not on it."""
+    if _required("REQUIRE_POSTGRES"):
+        with django_db_blocker.unblock():
+            assert connection.vendor == "postgresql", (
+                f"REQUIRE_POSTGRES is set but the suite runs on {connection.vendor}; "
+                "point DATABASE_URL at PostgreSQL"
+            )
+
+
+@pytest.fixture
+def seeded(db):
+    """The published seed content: every GPU, price check, rule and the Llama 70B guide."""
+    load_pricing()
+    load_guides()
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        message = (
+            "Debian's chromium is not installed, so the browser tests cannot run "
+            "(apt-get install -y chromium fonts-ipafont-gothic)"
+        )
+        if _required("REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

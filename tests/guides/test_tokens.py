@@ -1,0 +1,132 @@
+from decimal import Decimal as D
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import translation
+
+from guides import tokens
+from guides.models import Guide, Section
+from guides.services import page_figures
+from pricing import calculations as calc
+
+from ..conftest import SEED_DAY
+
+KNOWN = tokens.KnownSlugs(
+    methods=frozenset({"qlora", "lora"}),
+    gpus=frozenset({"h100", "a100-80gb", "b200"}),
+    providers=frozenset({"gpuwithcrypto", "massed-compute"}),
+    facts=frozenset({"minimum-top-up"}),
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "QLoRA needs [[memory qlora]].",
+        "[[memory lora lower]] to [[memory lora range]]",
+        "[[price 8xb200@massed-compute]] and [[price_ratio 8xb200 a100-80gb]]",
+        "[[spec_ratio h100 a100-80gb bf16]] [[checked_on massed-compute]] [[blocks or]]",
+        "No tokens at all.",
+    ],
+)
+def test_valid_tokens_pass(text):
+    assert tokens.token_errors(text, KNOWN) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[[price_of h100]]", "unknown token kind “price_of”"),
+        ("[[memory]]", "wrong number of arguments"),
+        ("[[memory qlora sideways]]", "is not one of"),
+        ("[[memory dpo]]", "there is no method “dpo”"),
+        ("[[vram 8xh999]]", "there is no gpu “h999”"),
+        ("[[price h100@nobody]]", "there is no provider “nobody”"),
+        ("[[vram 8xH100]]", "is not a configuration"),
+        ("[[bytes qlora zero]]", "is not a rule number"),
+        ("[[fact nothing]]", "there is no fact “nothing”"),
+        ("costs [[price h100]", "unclosed token"),
+        ("[[]]", "empty token"),
+    ],
+)
+def test_bad_tokens_are_named_in_the_error(text, fragment):
+    errors = tokens.token_errors(text, KNOWN)
+    assert len(errors) == 1
+    assert fragment in errors[0]
+
+
+def test_saving_a_guide_with_a_bad_token_names_field_and_token(seeded):
+    section = Section.objects.filter(guide__slug="best-gpu-for-llama-70b-fine-tuning").first()
+    section.body_de = "QLoRA braucht [[memroy qlora]]."
+    with pytest.raises(ValidationError) as caught:
+        section.full_clean()
+    assert "body_de" in caught.value.message_dict
+    assert "[[memroy qlora]]" in caught.value.message_dict["body_de"][0]
+
+
+@pytest.fixture
+def figures(seeded):
+    return page_figures(params_billion=D(70), at=SEED_DAY)
+
+
+@pytest.mark.parametrize(
+    ("token", "en", "de", "ja"),
+    [
+        ("[[memory qlora]]", "52.5 GB", "52,5 GB", "52.5 GB"),
+        ("[[memory full-adamw range]]", "1,120–1,260 GB", "1.120–1.260 GB", "1,120〜1,260 GB"),
+        ("[[price a100-80gb]]", "$0.92", "0,92 $", "$0.92"),
+        ("[[price 8xb200@massed-compute]]", "$43.46", "43,46 $", "$43.46"),
+        ("[[price b200@massed-compute]]", "$5.4325", "5,4325 $", "$5.4325"),
+        ("[[vram 8xh200]]", "1,128 GB", "1.128 GB", "1,128 GB"),
+        ("[[headroom 8xh200 full-adamw lower]]", "8 GB", "8 GB", "8 GB"),
+        ("[[checked_on]]", "October 29, 2026", "29. Oktober 2026", "2026年10月29日"),
+        ("[[spec_ratio h100 a100-80gb bf16]]", "3.2", "3,2", "3.2"),
+        ("[[breakdown qlora]]", "48 ÷ 65 = 0.74", "48 ÷ 65 = 0,74", "48 ÷ 65 = 0.74"),
+        ("[[cheapest full-adamw]]", "8× B200", "8× B200", "B200を8台"),
+        ("[[weights qlora]]", "35 GB", "35 GB", "35 GB"),
+        ("[[margin lora]]", "20%", "20 %", "20%"),
+        ("[[blocks or]]", "10, 24, 168, or 720", "10, 24, 168 oder 720", "10、24、168、または720"),
+    ],
+)
+def test_tokens_render_in_each_locale(figures, token, en, de, ja):
+    # "cheapest" chooses among the guide's configurations: offer one that fits and one that doesn't.
+    figures.configurations = [
+        calc.Configuration(figures.listing("b200").offer, 1),
+        calc.Configuration(figures.listing("b200").offer, 8),
+    ]
+    for locale, expected in (("en", en), ("de", de), ("ja", ja)):
+        with translation.override(locale):
+            rendered = tokens.render_plain(token, figures, locale).replace("\u00a0", " ")
+        assert rendered == expected, locale
+
+
+def test_editor_text_is_escaped_and_never_evaluated(figures):
+    html = tokens.render_prose(
+        "<script>alert(1)</script> {{ secret }} [[memory qlora]]", figures, "en"
+    )
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html
+    assert "{{ secret }}" in html
+    assert "52.5" in html
+
+
+def test_prose_lists_and_code(figures):
+    html = tokens.render_prose("- one `--use_peft`\n- two\n\nA paragraph.", figures, "en")
+    assert html == "<ul><li>one <code>--use_peft</code></li><li>two</li></ul><p>A paragraph.</p>"
+
+
+def test_a_figure_without_data_renders_a_dash_not_an_error(figures):
+    assert tokens.render_plain("[[price rtx-4090]]", figures, "en") == "—"
+
+
+def test_every_token_kind_documents_an_example_that_validates(seeded):
+    known = tokens.known_slugs()
+    for kind in tokens.TOKEN_KINDS.values():
+        assert tokens.token_errors(kind.example, known) == [], kind.name
+
+
+def test_published_seed_guide_has_only_valid_tokens(seeded):
+    guide = Guide.objects.get()
+    guide.full_clean()
+    for section in guide.sections.all():
+        section.full_clean()

@@ -1,0 +1,56 @@
+"""The database itself holds the pricing invariants, whatever code writes to it."""
+
+from decimal import Decimal as D
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
+
+from pricing.models import Gpu, Price, PriceCheck, Provider, Source
+
+from ..conftest import SEED_DAY
+
+
+def _check() -> PriceCheck:
+    return PriceCheck.objects.get(provider__slug="gpuwithcrypto", checked_on=SEED_DAY)
+
+
+@pytest.mark.parametrize("bad_price", [D("0"), D("-0.5")])
+def test_prices_must_be_positive(seeded, bad_price):
+    check = PriceCheck.objects.create(provider=Provider.objects.get(slug="gpuwithcrypto"),
+                                      checked_on=SEED_DAY.replace(day=30))  # fmt: skip
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Price.objects.create(price_check=check, gpu=Gpu.objects.get(slug="h100"),
+                             quoted_usd_per_hour=bad_price)  # fmt: skip
+
+
+def test_one_price_per_gpu_in_a_check(seeded):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Price.objects.create(price_check=_check(), gpu=Gpu.objects.get(slug="h100"),
+                             quoted_usd_per_hour=D("9"))  # fmt: skip
+
+
+def test_one_check_per_provider_and_day(seeded):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        PriceCheck.objects.create(provider=Provider.objects.get(slug="gpuwithcrypto"),
+                                  checked_on=SEED_DAY)  # fmt: skip
+
+
+def test_only_one_house_provider(seeded):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Provider.objects.create(slug="other", name="Other", is_house=True)
+
+
+def test_a_priced_gpu_cannot_be_deleted(seeded):
+    with pytest.raises(ProtectedError):
+        Gpu.objects.get(slug="h100").delete()
+
+
+def test_a_cited_source_cannot_be_deleted(seeded):
+    with pytest.raises(ProtectedError):
+        Source.objects.get(key="eleuther-transformer-math").delete()
+
+
+def test_price_per_gpu_hour_divides_instance_quotes(seeded):
+    price = Price.objects.get(price_check__provider__slug="massed-compute")
+    assert price.usd_per_gpu_hour == D("5.4325")

@@ -1,0 +1,101 @@
+"""The pages as a visitor sees them, in Debian's headless Chromium (through Playwright).
+
+Screenshots land in screenshots/ for a person to look at. These tests skip, loudly, where
+Chromium is missing; CI sets REQUIRE_BROWSER=1 and fails instead.
+"""
+
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from guides.seed import load_guides
+from pricing.seed import load_pricing
+
+from .conftest import GUIDE_SLUG
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's loop + live_server
+
+SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args, chromium_path):
+    return {
+        **browser_type_launch_args,
+        "executable_path": chromium_path,
+        "headless": True,
+        "args": [
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run",
+        ],
+    }  # fmt: skip
+
+
+@pytest.fixture
+def site(transactional_db, live_server):
+    load_pricing()
+    load_guides()
+    return live_server.url
+
+
+def _open(page, url: str, viewport: dict) -> list[str]:
+    """Load ``url`` and return every request that left the live server."""
+    outside: list[str] = []
+    host = urlsplit(url).netloc
+    page.on("request", lambda r: outside.append(r.url) if urlsplit(r.url).netloc != host else None)
+    page.set_viewport_size(viewport)
+    response = page.goto(url)
+    assert response.status == 200
+    return outside
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+@pytest.mark.parametrize(("form", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_guide_reads_well_and_loads_nothing_from_outside(page, site, lang, form, viewport):
+    outside = _open(page, f"{site}/{lang}/guides/{GUIDE_SLUG}/", viewport)
+    assert outside == []
+    assert page.locator("table.fit tbody tr").count() == 10
+    assert (
+        page.get_by_role(
+            "img", name={"en": "fits", "de": "passt", "ja": "収まる"}[lang], exact=True
+        ).count()
+        == 18
+    )
+    # The page itself never scrolls sideways; wide tables scroll inside their own box.
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=SHOTS / f"guide-{lang}-{form}.png", full_page=True)
+
+
+@pytest.mark.parametrize(
+    "path", ["/de/gpus/", "/ja/vram/?params=405", "/en/compare/h100-vs-a100-80gb/"]
+)
+def test_other_pages_render_without_outside_requests(page, site, path):
+    assert _open(page, f"{site}{path}", PHONE) == []
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    SHOTS.mkdir(exist_ok=True)
+    name = path.strip("/").replace("/", "-").replace("?", "-").replace("=", "-")
+    page.screenshot(path=SHOTS / f"{name}-phone.png", full_page=True)
+
+
+def test_language_switcher_keeps_the_page(page, site):
+    _open(page, f"{site}/en/guides/{GUIDE_SLUG}/", DESKTOP)
+    page.get_by_role("navigation", name="Language").get_by_role("link", name="Deutsch").click()
+    assert page.url.endswith(f"/de/guides/{GUIDE_SLUG}/")
+    assert page.locator("html").get_attribute("lang") == "de"
+
+
+def test_vram_form_answers_bad_input_in_place(page, site):
+    _open(page, f"{site}/en/vram/", DESKTOP)
+    page.get_by_label("Model size (billions of parameters)").fill("seventy")
+    page.get_by_role("button", name="Estimate").click()
+    assert "Enter the model size as a number" in page.get_by_role("alert").inner_text()
+    page.get_by_label("Model size (billions of parameters)").fill("405")
+    page.get_by_role("button", name="Estimate").click()
+    assert "Your model (405B)" in page.locator("table.vram").inner_text()
