@@ -133,12 +133,14 @@ STORAGES = {
     },
 }
 # modeltranslation's tabbed admin would load jQuery UI from a CDN; serve our own copy.
-JQUERY_UI_URL = STATIC_URL + "vendor/jquery-ui/jquery-ui.min.js"
+JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Staff are warned when the house prices have not been checked for this many days.
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
+# ...and when a cited source has not been re-read for this many months.
+SOURCE_STALE_AFTER_MONTHS = env.int("SOURCE_STALE_AFTER_MONTHS", default=12)
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

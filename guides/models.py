@@ -2,6 +2,7 @@
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -36,6 +37,8 @@ class Guide(models.Model):
     )
     published_on = models.DateField(_("first published"), null=True, blank=True)
     updated_at = models.DateTimeField(_("last edited"), auto_now=True)
+    # Bumped by every admin save; a save based on an older version is refused (see admin).
+    version = models.PositiveIntegerField(_("version"), default=0, editable=False)
     sources = models.ManyToManyField(
         Source, through="GuideSource", related_name="guides", verbose_name=_("sources")
     )
@@ -229,3 +232,22 @@ class CostScenario(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method}: {self.count}× {self.gpu}, {self.hours} h"
+
+
+class TranslationStamp(models.Model):
+    """When one language's text of a guide last changed, to flag translations left behind."""
+
+    guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="translation_stamps")
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    text_digest = models.CharField(max_length=64)
+    changed_at = models.DateTimeField(_("text changed at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("translation stamp")
+        verbose_name_plural = _("translation stamps")
+        constraints = [
+            models.UniqueConstraint(fields=["guide", "language"], name="one_stamp_per_language"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.guide} [{self.language}] {self.changed_at:%Y-%m-%d}"

@@ -9,6 +9,7 @@ from decimal import Decimal as D
 
 from django.db import transaction
 
+from guides.editing import translation_stamps_update
 from guides.models import (
     CostScenario,
     FaqEntry,
@@ -626,6 +627,7 @@ def load_guides() -> int:
         GuideSource(guide=guide, source=sources[key], position=position)
         for position, key in enumerate(GUIDE_SOURCES, start=1)
     )
+    translation_stamps_update(guide)
     return (
         created
         + 1

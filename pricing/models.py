@@ -4,6 +4,7 @@ from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import OuterRef, Q, Subquery
@@ -128,6 +129,12 @@ class PriceCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
+
+    def clean(self) -> None:
+        if self.checked_on and self.checked_on > timezone.localdate():
+            raise ValidationError(
+                {"checked_on": _("Record a check on the day it was made, not in the future.")}
+            )
 
 
 class PriceQuerySet(models.QuerySet):

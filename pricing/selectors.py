@@ -27,6 +27,7 @@ from pricing.models import (
 class GpuListing:
     """A GPU with its specs and its latest price at one provider (None where never priced)."""
 
+    pk: int
     slug: str
     name: str
     vendor: str
@@ -37,6 +38,8 @@ class GpuListing:
     rentable: bool
     usd_per_gpu_hour: Decimal | None
     checked_on: date | None
+    quoted_usd_per_hour: Decimal | None = None  # as quoted: per GPU, or per instance
+    gpus_in_quote: int | None = None
 
     @property
     def offer(self) -> calculations.GpuOffer:
@@ -79,8 +82,11 @@ def gpu_listings_for_provider(
     )
     if rentable_only:
         gpus = gpus.filter(rentable=True)
+    # Subquery annotations skip the DecimalField converter on SQLite; quantize like the field.
+    places = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").decimal_places)
     return [
         GpuListing(
+            pk=gpu.pk,
             slug=gpu.slug,
             name=gpu.name,
             vendor=gpu.vendor,
@@ -92,9 +98,11 @@ def gpu_listings_for_provider(
             usd_per_gpu_hour=(
                 None
                 if gpu.quoted is None
-                else calculations.per_gpu_price(gpu.quoted, gpu.quote_gpus)
+                else calculations.per_gpu_price(gpu.quoted.quantize(places), gpu.quote_gpus)
             ),
             checked_on=gpu.priced_on,
+            quoted_usd_per_hour=None if gpu.quoted is None else gpu.quoted.quantize(places),
+            gpus_in_quote=gpu.quote_gpus,
         )
         for gpu in gpus
     ]

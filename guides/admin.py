@@ -1,0 +1,244 @@
+"""Admin for guides: translations side by side, ordered inlines, publishing rules, preview."""
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin
+from django.db.models import Max
+from django.urls import reverse
+from django.utils import translation
+from django.utils.functional import lazy
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
+
+from guides import editing
+from guides.models import (
+    CostScenario,
+    FaqEntry,
+    FitConfiguration,
+    Guide,
+    GuideSource,
+    Recommendation,
+    Section,
+)
+from guides.tokens import TOKEN_KINDS
+from pricing.models import PriceCheck
+
+PROSE_FIELDS = {"short_answer", "body", "closing", "answer", "meta_description"}
+TOKEN_HELP = _(
+    "Live figures: write [[kind args]], e.g. [[memory qlora]]; the kinds are listed "
+    "at the top of the guide form."
+)
+
+
+def token_reference() -> str:
+    """An HTML list of every token kind with its example, for the guide form."""
+    rows = format_html_join(
+        "", "<li><code>{}</code> — {}</li>", ((k.example, k.help) for k in TOKEN_KINDS.values())
+    )
+    return format_html(
+        "{}<ul class='token-reference'>{}</ul>",
+        _(
+            "Figures in prose are live tokens, filled from the data in each language. "
+            "Configurations are written like 8xh200 or b200@massed-compute."
+        ),
+        rows,
+    )
+
+
+class ProseHelpMixin:
+    """Adds the token hint to every prose field, in every language tab."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        base = db_field.name.rsplit("_", 1)[0] if db_field.name[-3:-2] == "_" else db_field.name
+        if field is not None and base in PROSE_FIELDS:
+            field.help_text = TOKEN_HELP
+        return field
+
+
+class RequiredTranslationsFormSet(forms.BaseInlineFormSet):
+    """Publishing needs every required field of every row in every language."""
+
+    required: list[str] = []
+
+    def clean(self) -> None:
+        super().clean()
+        if getattr(self.instance, "status", None) != Guide.Status.PUBLISHED:
+            return
+        for index, form in enumerate(self.forms, start=1):
+            if not form.has_changed() and not form.instance.pk:
+                continue
+            if not getattr(form, "cleaned_data", None) or form.cleaned_data.get("DELETE"):
+                continue
+            missing = editing.missing_translations(form.cleaned_data, self.required)
+            if missing:
+                label = f"{self.model._meta.verbose_name} {index}"
+                raise forms.ValidationError(editing.publish_error(label, missing))
+
+
+class SectionFormSet(RequiredTranslationsFormSet):
+    required = editing.SECTION_REQUIRED
+
+
+class FaqFormSet(RequiredTranslationsFormSet):
+    required = editing.FAQ_REQUIRED
+
+
+class SectionInline(ProseHelpMixin, TranslationStackedInline):
+    model = Section
+    formset = SectionFormSet
+    extra = 0
+    fields = [
+        "position",
+        "heading",
+        "body",
+        "table",
+        "table_caption",
+        "compare_gpu",
+        "compare_with_gpu",
+        "closing",
+    ]
+
+
+class FaqEntryInline(ProseHelpMixin, TranslationStackedInline):
+    model = FaqEntry
+    formset = FaqFormSet
+    extra = 0
+    fields = ["position", "question", "answer"]
+
+
+class GuideSourceInline(admin.TabularInline):
+    model = GuideSource
+    extra = 0
+    autocomplete_fields = ["source"]
+    fields = ["position", "source"]
+
+
+class FitConfigurationInline(admin.TabularInline):
+    model = FitConfiguration
+    extra = 0
+    fields = ["position", "gpu", "count"]
+
+
+class RecommendationInline(admin.TabularInline):
+    model = Recommendation
+    extra = 0
+    fields = ["position", "method", "gpu", "count"]
+
+
+class CostScenarioInline(admin.TabularInline):
+    model = CostScenario
+    extra = 0
+    fields = ["position", "method", "gpu", "count", "hours"]
+
+
+class GuideForm(forms.ModelForm):
+    # The version the editor started from; a save from an older version is refused.
+    edited_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    class Meta:
+        model = Guide
+        fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["edited_version"].initial = self.instance.version
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if self.instance.pk:
+            # Lock the row: two saves of the same guide cannot both pass this check.
+            current = Guide.objects.select_for_update().filter(pk=self.instance.pk)
+            current = current.values_list("version", flat=True).first()
+            if current is not None and cleaned.get("edited_version") != current:
+                raise forms.ValidationError(
+                    _(
+                        "Someone else saved this guide after you opened it. Your text is still "
+                        "in the form: copy what you need, reload the page to see their changes, "
+                        "and apply yours again."
+                    ),
+                    code="edit_conflict",
+                )
+        if cleaned.get("status") == Guide.Status.PUBLISHED:
+            missing = editing.missing_translations(cleaned, editing.GUIDE_REQUIRED)
+            if missing:
+                raise forms.ValidationError(editing.publish_error(_("The guide"), missing))
+        return cleaned
+
+
+@admin.register(Guide)
+class GuideAdmin(ProseHelpMixin, TabbedTranslationAdmin):
+    form = GuideForm
+    inlines = [
+        SectionInline,
+        FaqEntryInline,
+        GuideSourceInline,
+        FitConfigurationInline,
+        RecommendationInline,
+        CostScenarioInline,
+    ]
+    list_display = ["title", "status", "languages_complete", "updated_at", "last_price_check"]
+    list_filter = ["status", "language_model"]
+    search_fields = ["slug", "title_en", "title_de", "title_ja"]
+    readonly_fields = ["preview_links", "updated_at", "published_on"]
+    prepopulated_fields = {"slug": ["title_en"]}
+
+    fieldsets = [
+        (
+            None,
+            {
+                "fields": [
+                    "preview_links", "slug", "status", "language_model", "published_on",
+                    "updated_at", "edited_version",
+                ]
+            },
+        ),
+        (
+            _("Text"),
+            {
+                "fields": ["title", "question", "short_answer", "meta_description"],
+                "description": lazy(token_reference, str)(),
+            },
+        ),
+    ]  # fmt: skip
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("language_model")
+
+    @admin.display(description=_("languages complete"))
+    def languages_complete(self, guide: Guide) -> str:
+        values = {
+            f"{f}_{lang}": getattr(guide, f"{f}_{lang}")
+            for f in editing.GUIDE_REQUIRED
+            for lang in editing.LANGUAGES
+        }
+        missing = {
+            name.rsplit("_", 1)[1]
+            for name in editing.missing_translations(values, editing.GUIDE_REQUIRED)
+        }
+        return " ".join(lang if lang not in missing else f"({lang}?)" for lang in editing.LANGUAGES)
+
+    @admin.display(description=_("last price check"))
+    def last_price_check(self, guide: Guide):
+        return PriceCheck.objects.filter(provider__is_house=True).aggregate(last=Max("checked_on"))[
+            "last"
+        ]
+
+    @admin.display(description=_("preview"))
+    def preview_links(self, guide: Guide) -> str:
+        if not guide.pk:
+            return _("Save the guide to preview it.")
+        links = []
+        for code, name in settings.LANGUAGES:
+            with translation.override(code):
+                links.append((reverse("guides:detail", kwargs={"slug": guide.slug}), name))
+        return format_html_join(" · ", '<a href="{}" target="_blank" rel="noopener">{}</a>', links)
+
+    def save_model(self, request, obj: Guide, form, change: bool) -> None:
+        obj.version += 1
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        editing.translation_stamps_update(form.instance)

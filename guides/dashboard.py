@@ -1,0 +1,147 @@
+"""Warnings for the admin index: data that has gone stale or recommendations gone wrong."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from django.conf import settings
+from django.db.models import Max
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from guides.models import Guide
+from guides.presentation import config_label
+from pricing import calculations as calc
+from pricing import selectors
+from pricing.models import PriceCheck, Provider, Source
+
+STALE_PRICES = gettext_lazy(
+    "%(provider)s prices were last checked %(when)s (more than %(days)s days ago)."
+)
+STALE_SOURCE = gettext_lazy(
+    "“%(source)s” was last read on %(when)s; re-read it and update the date."
+)
+STALE_TRANSLATION = gettext_lazy(
+    "“%(guide)s”: the %(language)s text is older than the English it translates."
+)
+STALE_RECOMMENDATION = gettext_lazy(
+    "“%(guide)s”: for %(method)s, %(best)s is now cheaper than the recommended %(recommended)s "
+    "and fits."
+)
+
+
+@dataclass(frozen=True)
+class DashboardWarning:
+    message: str
+    url: str
+
+
+def _months_ago(today: date, months: int) -> date:
+    year, month = divmod(today.year * 12 + today.month - 1 - months, 12)
+    return today.replace(year=year, month=month + 1, day=min(today.day, 28))
+
+
+def stale_price_warnings(today: date) -> list[DashboardWarning]:
+    limit = today - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
+    latest = dict(
+        PriceCheck.objects.values("provider")
+        .annotate(last=Max("checked_on"))
+        .values_list("provider", "last")
+    )
+    warnings = []
+    for provider in Provider.objects.all():
+        last = latest.get(provider.pk)
+        if last is None or last < limit:
+            warnings.append(
+                DashboardWarning(
+                    STALE_PRICES
+                    % {
+                        "provider": provider.name,
+                        "when": last.isoformat() if last else _("never"),
+                        "days": settings.PRICE_STALE_AFTER_DAYS,
+                    },
+                    reverse("admin:pricing_pricecheck_add") + f"?provider={provider.pk}",
+                )
+            )
+    return warnings
+
+
+def stale_source_warnings(today: date) -> list[DashboardWarning]:
+    limit = _months_ago(today, settings.SOURCE_STALE_AFTER_MONTHS)
+    return [
+        DashboardWarning(
+            STALE_SOURCE % {"source": source.title, "when": source.read_on.isoformat()},
+            reverse("admin:pricing_source_change", args=[source.pk]),
+        )
+        for source in Source.objects.filter(read_on__lt=limit)
+    ]
+
+
+def stale_translation_warnings() -> list[DashboardWarning]:
+    warnings = []
+    for guide in Guide.objects.prefetch_related("translation_stamps"):
+        stamps = {s.language: s.changed_at for s in guide.translation_stamps.all()}
+        english = stamps.get(settings.LANGUAGE_CODE)
+        for code, name in settings.LANGUAGES:
+            if english and code != settings.LANGUAGE_CODE and stamps.get(code, english) < english:
+                warnings.append(
+                    DashboardWarning(
+                        STALE_TRANSLATION % {"guide": guide.title, "language": name},
+                        reverse("admin:guides_guide_change", args=[guide.pk]),
+                    )
+                )
+    return warnings
+
+
+def recommendation_warnings(today: date) -> list[DashboardWarning]:
+    """A method's first recommendation should be the cheapest fit among configurations with
+    no more GPUs; otherwise prices have moved and the advice has gone stale."""
+    house = Provider.objects.filter(is_house=True).first()
+    if house is None:
+        return []
+    offers = {
+        g.slug: g.offer for g in selectors.gpu_listings_for_provider(provider=house, at=today)
+    }
+    methods = {m.slug: m for m in selectors.method_listings()}
+    warnings = []
+    guides = Guide.objects.select_related("language_model").prefetch_related(
+        "configurations__gpu", "recommendations__gpu", "recommendations__method"
+    )
+    for guide in guides:
+        configs = [
+            calc.Configuration(offers[c.gpu.slug], c.count) for c in guide.configurations.all()
+        ]
+        first_by_method = {}
+        for rec in guide.recommendations.all():
+            first_by_method.setdefault(rec.method.slug, rec)
+        for slug, rec in first_by_method.items():
+            needed = calc.estimate_memory(methods[slug].rule, guide.language_model.params_billion)
+            candidates = [c for c in configs if c.count <= rec.count]
+            best = calc.cheapest_fit(candidates, needed.planning_gb)
+            if best is not None and (best.gpu.slug, best.count) != (rec.gpu.slug, rec.count):
+                warnings.append(
+                    DashboardWarning(
+                        STALE_RECOMMENDATION
+                        % {
+                            "guide": guide.title,
+                            "method": methods[slug].name,
+                            "best": config_label(best.count, best.gpu.name),
+                            "recommended": config_label(rec.count, rec.gpu.name),
+                        },
+                        reverse("admin:guides_guide_change", args=[guide.pk]),
+                    )
+                )
+    return warnings
+
+
+def dashboard_warnings(today: date | None = None) -> dict[str, list[DashboardWarning]]:
+    today = today or timezone.localdate()
+    return {
+        _("Prices"): stale_price_warnings(today),
+        _("Sources"): stale_source_warnings(today),
+        _("Translations"): stale_translation_warnings(),
+        _("Recommendations"): recommendation_warnings(today),
+    }

@@ -1,0 +1,170 @@
+"""Editors in the guide admin: roles, publishing, conflicts, token errors, dashboard."""
+
+from datetime import timedelta
+from decimal import Decimal as D
+
+import pytest
+from django.utils import timezone
+
+from guides.dashboard import dashboard_warnings
+from guides.models import Guide
+from pricing.models import Source
+from pricing.services import price_check_record
+
+from .conftest import form_data
+
+
+def change_url(guide: Guide) -> str:
+    return f"/en/admin/guides/guide/{guide.pk}/change/"
+
+
+@pytest.fixture
+def guide(seeded) -> Guide:
+    return Guide.objects.get()
+
+
+@pytest.mark.parametrize(
+    ("who", "url", "status"),
+    [
+        ("editor", "/en/admin/guides/guide/", 200),
+        ("editor", "/en/admin/pricing/source/add/", 200),
+        ("editor", "/en/admin/pricing/gpu/add/", 200),
+        ("editor", "/en/admin/pricing/pricecheck/add/", 403),
+        ("editor", "/en/admin/auth/user/", 403),
+        ("recorder", "/en/admin/pricing/pricecheck/add/", 200),
+        ("recorder", "/en/admin/pricing/gpu/", 200),
+        ("recorder", "/en/admin/pricing/gpu/add/", 403),
+        ("recorder", "/en/admin/guides/guide/", 403),
+        ("recorder", "/en/admin/pricing/method/", 403),
+        ("administrator", "/en/admin/auth/user/", 200),
+        ("administrator", "/en/admin/guides/guide/add/", 200),
+    ],
+)
+def test_roles_grant_least_privilege(client, request, who, url, status):
+    client.force_login(request.getfixturevalue(who))
+    assert client.get(url).status_code == status
+
+
+def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
+    client.force_login(editor)
+    data = form_data(client.get(change_url(guide)))
+    data["title_ja"] = "新しいタイトル"
+    response = client.post(change_url(guide), data)
+    assert response.status_code == 302
+    guide.refresh_from_db()
+    assert guide.title_ja == "新しいタイトル"
+    assert guide.version == 1
+
+
+def test_publishing_needs_every_language(client, editor, guide):
+    client.force_login(editor)
+    data = form_data(client.get(change_url(guide)))
+    data["title_de"] = ""
+    data["meta_description_ja"] = " "
+    response = client.post(change_url(guide), data)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "cannot be published while these are empty: title_de, meta_description_ja" in body
+    data["status"] = "draft"
+    assert client.post(change_url(guide), data).status_code == 302
+
+
+def test_publishing_checks_sections_and_faq_too(client, editor, guide):
+    client.force_login(editor)
+    data = form_data(client.get(change_url(guide)))
+    faq_question = next(
+        k for k in data if k.startswith("faq_entries-") and k.endswith("question_ja")
+    )
+    data[faq_question] = ""
+    response = client.post(change_url(guide), data)
+    assert response.status_code == 200
+    assert "question_ja" in response.content.decode()
+
+
+def test_a_bad_token_is_shown_on_its_field(client, editor, guide):
+    client.force_login(editor)
+    data = form_data(client.get(change_url(guide)))
+    data["short_answer_de"] = "QLoRA braucht [[memory qlroa]]."
+    response = client.post(change_url(guide), data)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert "[[memory qlroa]]: there is no method “qlroa”" in errors["short_answer_de"][0]
+
+
+def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, guide):
+    client.force_login(editor)
+    first = form_data(client.get(change_url(guide)))
+    second = dict(first)
+    first["title_en"] = "First editor's title"
+    assert client.post(change_url(guide), first).status_code == 302
+    second["title_en"] = "Second editor's title"
+    response = client.post(change_url(guide), second)
+    assert response.status_code == 200
+    assert "Someone else saved this guide after you opened it" in response.content.decode()
+    assert "Second editor&#x27;s title" in response.content.decode()  # nothing lost
+    guide.refresh_from_db()
+    assert guide.title_en == "First editor's title"
+
+
+def test_admin_history_records_who_changed_a_guide(client, editor, guide):
+    client.force_login(editor)
+    client.post(change_url(guide), form_data(client.get(change_url(guide))))
+    history = client.get(f"/en/admin/guides/guide/{guide.pk}/history/").content.decode()
+    assert "erika" in history
+
+
+def test_tabs_load_jquery_ui_from_our_own_static_files(client, editor, guide):
+    client.force_login(editor)
+    body = client.get(change_url(guide)).content.decode()
+    assert "/static/vendor/jquery-ui/jquery-ui.min.js" in body
+    assert "ajax.googleapis.com" not in body
+    assert "[[memory lora lower]]" in body  # the token reference for editors
+
+
+# --- dashboard -------------------------------------------------------------------------
+
+
+def _messages(topic: str, today=None) -> list[str]:
+    return [w.message for w in dashboard_warnings(today)[topic]]
+
+
+def test_dashboard_warns_of_stale_prices(seeded, settings):
+    settings.PRICE_STALE_AFTER_DAYS = 30
+    seed_day = timezone.datetime(2026, 10, 29).date()
+    assert _messages("Prices", seed_day + timedelta(days=30)) == []
+    stale = _messages("Prices", seed_day + timedelta(days=31))
+    assert stale[0].startswith("GPUwithCrypto prices were last checked 2026-10-29")
+
+
+def test_dashboard_warns_of_sources_not_reread(seeded, settings):
+    settings.SOURCE_STALE_AFTER_MONTHS = 12
+    Source.objects.filter(key="lora-paper").update(read_on="2025-01-01")
+    stale = _messages("Sources", timezone.datetime(2026, 11, 29).date())
+    assert stale == ["“LoRA: Low-Rank Adaptation of Large Language Models” was last read on "
+                     "2025-01-01; re-read it and update the date."]  # fmt: skip
+
+
+def test_dashboard_warns_when_translations_fall_behind_english(client, editor, guide):
+    assert _messages("Translations") == []
+    client.force_login(editor)
+    data = form_data(client.get(change_url(guide)))
+    data["short_answer_en"] += " Updated."
+    assert client.post(change_url(guide), data).status_code == 302
+    assert len(_messages("Translations")) == 2  # German and Japanese now lag behind
+
+
+def test_dashboard_warns_when_a_recommendation_is_no_longer_cheapest(seeded):
+    today = timezone.datetime(2026, 11, 20).date()
+    assert _messages("Recommendations", today) == []
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=today,
+                       prices={"h100": D("0.80")})  # fmt: skip
+    stale = _messages("Recommendations", today)
+    assert len(stale) == 1
+    assert "1× H100 is now cheaper than the recommended 1× A100 80GB" in stale[0]
+
+
+def test_admin_index_shows_the_dashboard(client, editor):
+    client.force_login(editor)
+    body = client.get("/en/admin/").content.decode()
+    assert "Needs attention" in body
+    assert "prices were last checked" in body
