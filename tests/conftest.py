@@ -3,12 +3,11 @@
 import os
 import shutil
 from datetime import date
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
-
-from guides.seed import load_guides
-from pricing.seed import load_pricing
 
 SEED_DAY = date(2026, 10, 29)
 GUIDE_SLUG = "best-gpu-for-llama-70b-fine-tuning"
@@ -39,9 +38,8 @@ def _demanded_database(django_db_setup, django_db_blocker):
 
 @pytest.fixture
 def seeded(db):
-    """The published seed content: every GPU, price check, rule and the Llama 70B guide."""
-    load_pricing()
-    load_guides()
+    """The published seed content, as `seed_content` loads it (roles included)."""
+    call_command("seed_content", stdout=StringIO())
 
 
 @pytest.fixture(scope="session")

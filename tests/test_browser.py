@@ -5,13 +5,12 @@ Chromium is missing; CI sets REQUIRE_BROWSER=1 and fails instead.
 """
 
 import os
+from io import StringIO
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
-from guides.seed import load_guides
-from pricing.seed import load_pricing
+from django.core.management import call_command
 
 from .conftest import GUIDE_SLUG
 
@@ -39,8 +38,7 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
 
 @pytest.fixture
 def site(transactional_db, live_server):
-    load_pricing()
-    load_guides()
+    call_command("seed_content", stdout=StringIO())
     return live_server.url
 
 

@@ -1,5 +1,7 @@
+from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
 
+from guides.roles import ensure_roles
 from guides.seed import load_guides
 from pricing.seed import load_pricing
 
@@ -12,6 +14,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         created = load_pricing() + load_guides()
+        ensure_roles(Group, Permission)
         if created:
             self.stdout.write(self.style.SUCCESS(f"Seed content loaded: {created} rows created."))
         else:
