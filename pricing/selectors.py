@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.db.models import Max, Prefetch
@@ -21,6 +21,8 @@ from pricing.models import (
     Provider,
     latest_price_subquery,
 )
+
+HISTORY_DAYS = 365  # how far back price-history charts reach
 
 
 @dataclass(frozen=True)
@@ -169,11 +171,17 @@ def language_models() -> list[LanguageModel]:
     return list(LanguageModel.objects.all())
 
 
-def price_history(*, provider: Provider, at: date | None = None) -> dict[str, list[tuple]]:
-    """Per GPU slug, its (date, USD per GPU-hour) points at ``provider``, oldest first."""
+def price_history(
+    *, provider: Provider, at: date | None = None, days: int = HISTORY_DAYS
+) -> dict[str, list[tuple]]:
+    """Per GPU slug, its (date, USD per GPU-hour) points at ``provider`` over the ``days`` up
+    to ``at``, oldest first. The window keeps the work bounded however long the history."""
+    at = at or timezone.localdate()
     history: dict[str, list[tuple]] = {}
     prices = (
-        Price.objects.filter(price_check__provider=provider)
+        Price.objects.filter(
+            price_check__provider=provider, price_check__checked_on__gt=at - timedelta(days=days)
+        )
         .as_of(at)
         .order_by("price_check__checked_on")
         .values_list("gpu__slug", "price_check__checked_on", "quoted_usd_per_hour", "gpus_in_quote")

@@ -1,0 +1,105 @@
+#!/usr/bin/env python
+"""Measure how the public pages scale with the price history: queries and time, as ratios.
+
+    make benchmark                      # a throwaway SQLite database
+    DATABASE_URL=postgres://... make benchmark
+
+Loads the seed content into a scratch database, renders each page with 1 house price check,
+then again after adding a year and then ten years of daily checks for every GPU. Timings are
+medians of repeated renders, quoted as ratios to the 1-check run, because absolute times on a
+shared machine say little. Query counts must not move at all.
+"""
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+scratch = tempfile.TemporaryDirectory()
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{scratch.name}/benchmark.sqlite3")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core import signals  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import close_old_connections, connection, reset_queries  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
+
+PAGES = [
+    "/en/guides/best-gpu-for-llama-70b-fine-tuning/",
+    "/de/guides/best-gpu-for-llama-70b-fine-tuning/",
+    "/ja/gpus/",
+    "/en/vram/?params=405",
+    "/en/compare/h100-vs-a100-80gb/",
+]
+REPEATS = 15
+
+
+def add_daily_history(days: int, offset: int) -> None:
+    from pricing.models import Gpu, Price, PriceCheck, Provider
+
+    house = Provider.objects.get(is_house=True)
+    first = PriceCheck.objects.filter(provider=house).order_by("checked_on").first().checked_on
+    gpus = list(Gpu.objects.filter(rentable=True))
+    for day in range(offset + 1, offset + days + 1):
+        check = PriceCheck.objects.create(provider=house, checked_on=first - timedelta(days=day))
+        Price.objects.bulk_create(
+            Price(price_check=check, gpu=gpu, quoted_usd_per_hour=Decimal("1.0") + day % 7)
+            for gpu in gpus
+        )
+
+
+def measure(client: Client) -> dict[str, tuple[int, float]]:
+    results = {}
+    for url in PAGES:
+        reset_queries()  # the log is a bounded deque: a full one would capture nothing
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200, url
+        count = len(queries)  # read now: the log keeps changing while we time
+        timings = []
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            client.get(url)
+            timings.append(time.perf_counter() - start)
+        results[url] = (count, statistics.median(timings))
+    return results
+
+
+def main() -> None:
+    setup_test_environment()
+    # Keep one connection for the whole run, so that every query is captured and counted.
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_started.disconnect(reset_queries)
+    signals.request_finished.disconnect(close_old_connections)
+    call_command("migrate", verbosity=0)
+    call_command("seed_content", verbosity=0)
+    client = Client()
+    runs = [("1 check", measure(client))]
+    add_daily_history(365, 0)
+    runs.append(("+365 daily checks", measure(client)))
+    add_daily_history(3285, 365)
+    runs.append(("+3,650 daily checks", measure(client)))
+
+    print(f"database: {connection.vendor}; median of {REPEATS} renders per page\n")
+    print(f"{'page':48} {'history':>20} {'queries':>8} {'time ratio':>11}")
+    base = dict(runs[0][1])
+    for label, results in runs:
+        for url, (queries, seconds) in results.items():
+            print(f"{url:48} {label:>20} {queries:>8} {seconds / base[url][1]:>10.2f}x")
+    print(
+        "\nbaseline medians (for scale only): "
+        + ", ".join(f"{url.split('/')[2] or url}: {base[url][1] * 1000:.1f} ms" for url in PAGES)
+    )
+
+
+if __name__ == "__main__":
+    main()
