@@ -1,27 +1,25 @@
 #!/usr/bin/env python
 """Measure how the public pages scale with the price history: queries and time, as ratios.
 
-    make benchmark                      # a throwaway SQLite database
-    DATABASE_URL=postgres://... make benchmark
+    make benchmark                                       # SQLite
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/gpuguide make benchmark
 
-Loads the seed content into a scratch database, renders each page with 1 house price check,
-then again after adding a year and then ten years of daily checks for every GPU. Timings are
-medians of repeated renders, quoted as ratios to the 1-check run, because absolute times on a
-shared machine say little. Query counts must not move at all.
+Creates a throwaway test database (test_<name>, dropped afterwards), loads the seed content,
+renders each page with 1 house price check, then again after adding a year and then ten years
+of daily checks for every GPU. Timings are medians of repeated renders, quoted as ratios to
+the 1-check run, because absolute times on a shared machine say little. Query counts must not
+move at all.
 """
 
 import os
 import statistics
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-scratch = tempfile.TemporaryDirectory()
-os.environ.setdefault("DATABASE_URL", f"sqlite:///{scratch.name}/benchmark.sqlite3")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
 import django  # noqa: E402
@@ -80,7 +78,14 @@ def main() -> None:
     signals.request_started.disconnect(close_old_connections)
     signals.request_started.disconnect(reset_queries)
     signals.request_finished.disconnect(close_old_connections)
-    call_command("migrate", verbosity=0)
+    test_database = connection.creation.create_test_db(verbosity=0)
+    try:
+        run_benchmark()
+    finally:
+        connection.creation.destroy_test_db(test_database, verbosity=0)
+
+
+def run_benchmark() -> None:
     call_command("seed_content", verbosity=0)
     client = Client()
     runs = [("1 check", measure(client))]
