@@ -59,3 +59,13 @@ def test_an_unreachable_database_is_one_line_without_the_password():
 def test_development_runs_with_the_built_in_key(tmp_path):
     result = manage("check", DEBUG="true", DATABASE_URL=f"sqlite:///{tmp_path / 'x.sqlite3'}")
     assert result.returncode == 0, result.stderr
+
+
+def test_production_settings_pass_the_deploy_checklist(tmp_path):
+    result = manage(
+        "check", "--deploy", "--fail-level", "WARNING", DEBUG="false",
+        SECRET_KEY="k" * 20 + "-production-like-secret-key-with-enough-variety-0123456789",
+        ALLOWED_HOSTS="guide.example.com", DATABASE_URL=f"sqlite:///{tmp_path / 'x.sqlite3'}",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
