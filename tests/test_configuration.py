@@ -11,9 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {
-        k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SECRET_KEY", "DEBUG"}
-    }
+    # Start from the outer environment minus what tests/settings.py sets for the test run.
+    ours = {"DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS"}
+    clean = {k: v for k, v in os.environ.items() if k not in ours}
     clean.update(env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=clean, capture_output=True, text=True,
