@@ -3,7 +3,7 @@
 from django import forms
 from django.conf import settings
 from django.contrib import admin
-from django.db.models import Max
+from django.db.models import Subquery
 from django.urls import reverse
 from django.utils import translation
 from django.utils.functional import lazy
@@ -204,7 +204,15 @@ class GuideAdmin(ProseHelpMixin, TabbedTranslationAdmin):
     ]  # fmt: skip
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("language_model")
+        latest_house_check = PriceCheck.objects.filter(provider__is_house=True).order_by(
+            "-checked_on"
+        )
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("language_model")
+            .annotate(house_checked_on=Subquery(latest_house_check.values("checked_on")[:1]))
+        )
 
     @admin.display(description=_("languages complete"))
     def languages_complete(self, guide: Guide) -> str:
@@ -221,9 +229,7 @@ class GuideAdmin(ProseHelpMixin, TabbedTranslationAdmin):
 
     @admin.display(description=_("last price check"))
     def last_price_check(self, guide: Guide):
-        return PriceCheck.objects.filter(provider__is_house=True).aggregate(last=Max("checked_on"))[
-            "last"
-        ]
+        return guide.house_checked_on
 
     @admin.display(description=_("preview"))
     def preview_links(self, guide: Guide) -> str:

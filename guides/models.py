@@ -150,12 +150,9 @@ class GuideSource(models.Model):
         return str(self.source)
 
 
-class FitConfiguration(models.Model):
-    """A row of the guide's fit table: N GPUs of one kind."""
+class GpuCountRow(models.Model):
+    """A row of a guide's table that names N GPUs of one kind, in the editor's order."""
 
-    guide = models.ForeignKey(
-        Guide, on_delete=models.CASCADE, related_name="configurations", verbose_name=_("guide")
-    )
     gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
     count = models.PositiveSmallIntegerField(
         _("GPUs"), default=1, validators=[MinValueValidator(1)]
@@ -163,20 +160,36 @@ class FitConfiguration(models.Model):
     position = models.PositiveSmallIntegerField(_("position"), default=0)
 
     class Meta:
+        abstract = True
         ordering = ["guide", "position", "pk"]
-        verbose_name = _("fit-table configuration")
-        verbose_name_plural = _("fit-table configurations")
         constraints = [
-            models.UniqueConstraint(fields=["guide", "gpu", "count"], name="configuration_once"),
-            models.CheckConstraint(condition=models.Q(count__gte=1), name="configuration_has_gpus"),
+            models.CheckConstraint(
+                condition=models.Q(count__gte=1), name="%(app_label)s_%(class)s_has_gpus"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.count}× {self.gpu}"
 
 
-class Recommendation(models.Model):
-    """The configurations the method table recommends, in the editor's order."""
+class FitConfiguration(GpuCountRow):
+    """A row of the guide's fit table."""
+
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="configurations", verbose_name=_("guide")
+    )
+
+    class Meta(GpuCountRow.Meta):
+        verbose_name = _("fit-table configuration")
+        verbose_name_plural = _("fit-table configurations")
+        constraints = [
+            *GpuCountRow.Meta.constraints,
+            models.UniqueConstraint(fields=["guide", "gpu", "count"], name="configuration_once"),
+        ]
+
+
+class Recommendation(GpuCountRow):
+    """A configuration the method table recommends for a method."""
 
     guide = models.ForeignKey(
         Guide, on_delete=models.CASCADE, related_name="recommendations", verbose_name=_("guide")
@@ -184,22 +197,16 @@ class Recommendation(models.Model):
     method = models.ForeignKey(
         Method, on_delete=models.PROTECT, related_name="+", verbose_name=_("method")
     )
-    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
-    count = models.PositiveSmallIntegerField(
-        _("GPUs"), default=1, validators=[MinValueValidator(1)]
-    )
-    position = models.PositiveSmallIntegerField(_("position"), default=0)
 
-    class Meta:
-        ordering = ["guide", "position", "pk"]
+    class Meta(GpuCountRow.Meta):
         verbose_name = _("recommendation")
         verbose_name_plural = _("recommendations")
 
     def __str__(self) -> str:
-        return f"{self.method}: {self.count}× {self.gpu}"
+        return f"{self.method}: {super().__str__()}"
 
 
-class CostScenario(models.Model):
+class CostScenario(GpuCountRow):
     """A row of the cost table: a method run on a configuration for an assumed number of hours."""
 
     guide = models.ForeignKey(
@@ -208,10 +215,6 @@ class CostScenario(models.Model):
     method = models.ForeignKey(
         Method, on_delete=models.PROTECT, related_name="+", verbose_name=_("method")
     )
-    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
-    count = models.PositiveSmallIntegerField(
-        _("GPUs"), default=1, validators=[MinValueValidator(1)]
-    )
     hours = models.DecimalField(
         _("assumed hours"),
         max_digits=7,
@@ -219,19 +222,17 @@ class CostScenario(models.Model):
         validators=[MinValueValidator(Decimal("0.1"))],
         help_text=_("An illustration, not a measurement: the page says so."),
     )
-    position = models.PositiveSmallIntegerField(_("position"), default=0)
 
-    class Meta:
-        ordering = ["guide", "position", "pk"]
+    class Meta(GpuCountRow.Meta):
         verbose_name = _("cost scenario")
         verbose_name_plural = _("cost scenarios")
         constraints = [
+            *GpuCountRow.Meta.constraints,
             models.CheckConstraint(condition=models.Q(hours__gt=0), name="scenario_hours_positive"),
-            models.CheckConstraint(condition=models.Q(count__gte=1), name="scenario_has_gpus"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.method}: {self.count}× {self.gpu}, {self.hours} h"
+        return f"{self.method}: {super().__str__()}, {self.hours} h"
 
 
 class TranslationStamp(models.Model):

@@ -230,19 +230,6 @@ def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
     return configuration.total_memory_gb - memory_gb
 
 
-def fitting_configurations(
-    configurations: Iterable[Configuration], required_gb: Decimal
-) -> list[Configuration]:
-    """Priced configurations that hold the requirement, fewest GPUs first, then cheapest.
-
-    Fewer GPUs first because a single card needs no sharding set-up (FSDP, ZeRO-3).
-    """
-    fitting = [
-        c for c in configurations if c.total_memory_gb >= required_gb and c.usd_per_hour is not None
-    ]
-    return sorted(fitting, key=lambda c: (c.count, c.usd_per_hour, c.gpu.memory_gb))
-
-
 def cheapest_fit(
     configurations: Iterable[Configuration], required_gb: Decimal
 ) -> Configuration | None:

@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.utils import translation
 
 SEED_DAY = date(2026, 10, 29)
 GUIDE_SLUG = "best-gpu-for-llama-70b-fine-tuning"
@@ -34,6 +35,13 @@ def _demanded_database(django_db_setup, django_db_blocker):
                 f"REQUIRE_POSTGRES is set but the suite runs on {connection.vendor}; "
                 "point DATABASE_URL at PostgreSQL"
             )
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    """Each test starts in English; a request in another language must not leak into the next."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ import os
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-" + "x" * 40)
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
+# Playwright's session-long event loop shares the test thread with the (sync) ORM.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 from gpuguide.settings import *  # noqa: E402, F403
 

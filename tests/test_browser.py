@@ -4,7 +4,6 @@ Screenshots land in screenshots/ for a person to look at. These tests skip, loud
 Chromium is missing; CI sets REQUIRE_BROWSER=1 and fails instead.
 """
 
-import os
 from io import StringIO
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -13,8 +12,6 @@ import pytest
 from django.core.management import call_command
 
 from .conftest import GUIDE_SLUG
-
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's loop + live_server
 
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
 DESKTOP = {"width": 1280, "height": 900}

@@ -12,7 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     # Start from the outer environment minus what tests/settings.py sets for the test run.
-    ours = {"DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS"}
+    ours = {
+        "DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
+    }  # fmt: skip
     clean = {k: v for k, v in os.environ.items() if k not in ours}
     clean.update(env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
     return subprocess.run(

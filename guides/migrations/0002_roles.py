@@ -20,7 +20,7 @@ def remove_roles(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("guides", "0002_guide_version_translationstamp"),
+        ("guides", "0001_initial"),
         ("pricing", "0001_initial"),
         ("auth", "0012_alter_user_first_name_max_length"),
     ]
