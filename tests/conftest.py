@@ -35,6 +35,15 @@ def _demanded_database(django_db_setup, django_db_blocker):
                 f"REQUIRE_POSTGRES is set but the suite runs on {connection.vendor}; "
                 "point DATABASE_URL at PostgreSQL"
             )
+    yield
+    if connection.vendor == "postgresql":
+        # The live server's request threads may leave sessions open, which would stop
+        # PostgreSQL from dropping the test database at the end of the run.
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
 
 @pytest.fixture(autouse=True)
