@@ -28,7 +28,9 @@ class Guide(models.Model):
     title = models.CharField(_("title"), max_length=200)
     question = models.CharField(_("question"), max_length=200, blank=True)
     short_answer = models.TextField(_("short answer"), validators=[validate_tokens])
-    meta_description = models.CharField(_("meta description"), max_length=300)
+    meta_description = models.CharField(
+        _("meta description"), max_length=300, validators=[validate_tokens]
+    )
     language_model = models.ForeignKey(
         LanguageModel, on_delete=models.PROTECT, related_name="guides", verbose_name=_("model")
     )

@@ -4,9 +4,9 @@ Editors never type a figure: ``QLoRA braucht etwa [[memory qlora]]`` renders as
 ``QLoRA braucht etwa 52,5 GB`` in German and follows every price check and rule change.
 
 Rendering escapes all editor text and every filled value; nothing is evaluated as template
-code. Besides tokens, prose knows two bits of markup: a blank line starts a new paragraph and
-`backticks` mark code. TOKEN_KINDS below is the whitelist; each kind documents itself (the
-admin shows that help to editors).
+code. Besides tokens, prose knows three bits of markup: a blank line starts a new paragraph,
+lines that all start with "- " make a list, and `backticks` mark code. TOKEN_KINDS below is
+the whitelist; each kind documents itself (the admin shows that help to editors).
 """
 
 from __future__ import annotations

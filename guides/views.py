@@ -14,8 +14,13 @@ from guides.models import Guide
 from guides.presentation import current_locale, faq_page_json_ld
 from pricing import calculations as calc
 from pricing import selectors
+from pricing.models import Provider
 
 DEFAULT_VRAM_SIZES = (Decimal(70),)
+
+
+def _no_prices_yet() -> Http404:
+    return Http404(_("No prices have been recorded yet."))
 
 
 def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
@@ -34,7 +39,10 @@ def index(request: HttpRequest) -> HttpResponse:
 @require_GET
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
-    page = services.guide_page(guide, locale=current_locale())
+    try:
+        page = services.guide_page(guide, locale=current_locale())
+    except Provider.DoesNotExist:
+        raise _no_prices_yet() from None
     faq_json_ld = faq_page_json_ld([(e.question, e.answer_plain) for e in page.faq])
     return render(
         request,
@@ -45,7 +53,10 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def gpu_list(request: HttpRequest) -> HttpResponse:
-    house = selectors.house_provider()
+    try:
+        house = selectors.house_provider()
+    except Provider.DoesNotExist:
+        raise _no_prices_yet() from None
     history = selectors.price_history(provider=house)
     blocks = selectors.hour_blocks()
     gpus = [
@@ -93,9 +104,11 @@ def vram(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
-    figures = services.page_figures(params_billion=Decimal(1))
     try:
+        figures = services.page_figures(params_billion=Decimal(1))
         comparison = services.compare_gpus(figures, first, second)
+    except Provider.DoesNotExist:
+        raise _no_prices_yet() from None
     except LookupError:
         raise Http404(_("No such GPU.")) from None
     return render(request, "guides/compare.html", {"comparison": comparison})

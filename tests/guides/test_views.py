@@ -231,3 +231,10 @@ def test_compare_page_computes_ratios(client, seeded):
     assert "H100 vs A100 80GB" in text
     assert "3,2×" in text
     assert "2,5×" in text  # 2.32 / 0.92
+
+
+@pytest.mark.parametrize(
+    "url", ["/en/", "/en/gpus/", "/en/vram/", "/en/compare/h100-vs-a100-80gb/"]
+)
+def test_an_empty_database_answers_without_server_errors(client, db, url):
+    assert client.get(url).status_code in {200, 404}
