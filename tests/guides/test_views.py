@@ -238,3 +238,12 @@ def test_compare_page_computes_ratios(client, seeded):
 )
 def test_an_empty_database_answers_without_server_errors(client, db, url):
     assert client.get(url).status_code in {200, 404}
+
+
+def test_chart_coordinates_are_not_localized(client, seeded):
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=SEED_DAY + timedelta(days=3),
+                       prices={"h100": D("2.20")})  # fmt: skip
+    body = client.get("/de/gpus/").content.decode()
+    assert 'viewBox="0 0 320 120"' in body
+    assert re.search(r'points="12\.0,\d+\.\d [0-9.]+,\d+\.\d"', body)
+    assert not re.search(r'c[xy]="\d+,\d', body)
