@@ -2,9 +2,14 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from django.views.generic import TemplateView
 
 from guides.sitemaps import SITEMAPS
+
+admin.site.site_header = _("GPU Guide administration")
+admin.site.site_title = _("GPU Guide admin")
+admin.site.index_title = _("Guides, prices and sources")
 
 urlpatterns = [
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
