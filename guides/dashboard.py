@@ -137,11 +137,17 @@ def recommendation_warnings(today: date) -> list[DashboardWarning]:
     return warnings
 
 
-def dashboard_warnings(today: date | None = None) -> dict[str, list[DashboardWarning]]:
+def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
+    """Warnings by topic; with ``user``, only the topics that user can act on."""
     today = today or timezone.localdate()
+    topics = [
+        (_("Prices"), "pricing.add_pricecheck", lambda: stale_price_warnings(today)),
+        (_("Sources"), "pricing.change_source", lambda: stale_source_warnings(today)),
+        (_("Translations"), "guides.change_guide", stale_translation_warnings),
+        (_("Recommendations"), "guides.change_guide", lambda: recommendation_warnings(today)),
+    ]
     return {
-        _("Prices"): stale_price_warnings(today),
-        _("Sources"): stale_source_warnings(today),
-        _("Translations"): stale_translation_warnings(),
-        _("Recommendations"): recommendation_warnings(today),
+        topic: warnings()
+        for topic, permission, warnings in topics
+        if user is None or user.has_perm(permission)
     }

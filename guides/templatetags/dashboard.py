@@ -5,7 +5,8 @@ from guides.dashboard import dashboard_warnings
 register = template.Library()
 
 
-@register.simple_tag
-def stale_data_warnings() -> dict:
-    """Warnings grouped by topic, for the admin index."""
-    return dashboard_warnings()
+@register.simple_tag(takes_context=True)
+def stale_data_warnings(context) -> dict:
+    """Warnings grouped by topic, for the admin index: only what this user can fix."""
+    warnings = dashboard_warnings(user=context["request"].user)
+    return {topic: found for topic, found in warnings.items() if found}

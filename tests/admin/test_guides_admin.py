@@ -163,8 +163,15 @@ def test_dashboard_warns_when_a_recommendation_is_no_longer_cheapest(seeded):
     assert "1× H100 is now cheaper than the recommended 1× A100 80GB" in stale[0]
 
 
-def test_admin_index_shows_the_dashboard(client, editor):
-    client.force_login(editor)
+def test_admin_index_shows_the_dashboard(client, recorder, editor):
+    client.force_login(recorder)
     body = client.get("/en/admin/").content.decode()
     assert "Needs attention" in body
     assert "prices were last checked" in body
+    client.force_login(editor)
+    assert "Nothing is stale" in client.get("/en/admin/").content.decode()
+
+
+def test_the_dashboard_shows_each_role_only_what_it_can_fix(client, recorder, editor):
+    assert set(dashboard_warnings(user=recorder)) == {"Prices"}
+    assert set(dashboard_warnings(user=editor)) == {"Sources", "Translations", "Recommendations"}

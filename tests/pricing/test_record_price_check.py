@@ -50,6 +50,18 @@ def test_instance_quotes_record_their_gpu_count(seeded):
         (["--provider", "gpuwithcrypto", "--date", "2026-11-20"], "at least one"),
         (["--provider", "gpuwithcrypto", "--date", "2026-10-29", "h100=1"], "already has"),
         (["--provider", "gpuwithcrypto", "--date", "2099-01-01", "h100=1"], "in the future"),
+        (
+            [
+                "--provider",
+                "gpuwithcrypto",
+                "--date",
+                "2026-11-20",
+                "--recorded-by",
+                "ghost",
+                "h100=1",
+            ],
+            "no active user 'ghost'",
+        ),
     ],
 )
 def test_bad_input_names_the_problem_and_saves_nothing(seeded, args, message):
@@ -65,3 +77,10 @@ def test_a_bad_gpu_among_good_ones_saves_nothing(seeded):
         record("--provider", "gpuwithcrypto", "--date", "2026-11-20", "h100=1", "nope=2")
     assert Price.objects.count() == before
     assert not PriceCheck.objects.filter(checked_on="2026-11-20").exists()
+
+
+def test_a_scripted_check_can_credit_a_staff_member(seeded, django_user_model):
+    staff = django_user_model.objects.create_user("rita", is_staff=True)
+    record("--provider", "gpuwithcrypto", "--date", "2026-11-20", "--recorded-by", "rita",
+           "h100=2.30")  # fmt: skip
+    assert PriceCheck.objects.get(checked_on="2026-11-20").recorded_by == staff

@@ -1,5 +1,6 @@
 """record_price_check --provider gpuwithcrypto --date 2026-11-29 a100-80gb=0.92 h100=2.32"""
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
@@ -30,6 +31,9 @@ class Command(BaseCommand):
             default=1,
             help="GPUs each quoted price covers (8 for an 8-GPU instance price)",
         )
+        parser.add_argument(
+            "--recorded-by", default=None, metavar="USERNAME", help="the staff user to credit"
+        )
         parser.add_argument("prices", nargs="*", metavar="GPU=PRICE")
 
     def handle(self, *args, **options) -> None:
@@ -37,6 +41,7 @@ class Command(BaseCommand):
             prices = parse_price_pairs(options["prices"])
             if options["gpus_in_quote"] < 1:
                 raise PriceCheckError("--gpus-in-quote must be at least 1")
+            recorder = _recorder(options["recorded_by"])
             check = price_check_record(
                 provider_slug=options["provider"],
                 checked_on=parse_check_date(options["checked_on"]),
@@ -44,6 +49,7 @@ class Command(BaseCommand):
                 gpus_in_quote=dict.fromkeys(prices, options["gpus_in_quote"]),
                 source_url=options["source_url"],
                 note=options["note"],
+                recorded_by=recorder,
                 today=timezone.localdate(),
             )
         except PriceCheckError as exc:
@@ -54,3 +60,12 @@ class Command(BaseCommand):
                 f"{check.checked_on.isoformat()}."
             )
         )
+
+
+def _recorder(username: str | None):
+    if username is None:
+        return None
+    user = get_user_model().objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise PriceCheckError(f"no active user {username!r} to credit with this check")
+    return user
