@@ -71,3 +71,24 @@ def chromium_path() -> str:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say plainly what this run did not cover, so a green run is never mistaken for all."""
+    from django.conf import settings
+
+    notes = []
+    if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
+        notes.append(
+            "PostgreSQL was not tested in this run: set "
+            "DATABASE_URL=postgres://user@127.0.0.1:5432/gpuguide to run the suite there."
+        )
+    if shutil.which("chromium") is None:
+        notes.append(
+            "Browser tests were SKIPPED: install Debian's chromium "
+            "(apt-get install chromium fonts-ipafont-gothic)."
+        )
+    if notes:
+        terminalreporter.section("not covered by this run")
+        for note in notes:
+            terminalreporter.write_line(note)
