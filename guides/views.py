@@ -16,9 +16,6 @@ from pricing import calculations as calc
 from pricing import selectors
 from pricing.models import Provider
 
-DEFAULT_VRAM_SIZES = (Decimal(70),)
-
-
 def _no_prices_yet() -> Http404:
     return Http404(_("No prices have been recorded yet."))
 
@@ -85,10 +82,8 @@ def vram(request: HttpRequest) -> HttpResponse:
     methods = selectors.method_listings()
     models = selectors.language_models()
     rows = [(m.name, m.params_billion) for m in models]
-    asked = None
     if form.is_bound and form.is_valid():
-        asked = form.cleaned_data["params"]
-        rows.insert(0, (None, asked))
+        rows.insert(0, (None, form.cleaned_data["params"]))  # the visitor's size comes first
     table = [
         (name, params, [calc.estimate_memory(m.rule, params) for m in methods])
         for name, params in rows
@@ -97,7 +92,7 @@ def vram(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "guides/vram.html",
-        {"form": form, "methods": methods, "table": table, "asked": asked},
+        {"form": form, "methods": methods, "table": table},
         status=status,
     )
 
