@@ -16,6 +16,7 @@ from pricing import calculations as calc
 from pricing import selectors
 from pricing.models import Provider
 
+
 def _no_prices_yet() -> Http404:
     return Http404(_("No prices have been recorded yet."))
 
