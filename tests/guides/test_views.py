@@ -247,3 +247,10 @@ def test_chart_coordinates_are_not_localized(client, seeded):
     assert 'viewBox="0 0 320 120"' in body
     assert re.search(r'points="12\.0,\d+\.\d [0-9.]+,\d+\.\d"', body)
     assert not re.search(r'c[xy]="\d+,\d', body)
+
+
+def test_sitemap_lists_the_comparisons_guides_link_to(client, seeded):
+    body = client.get("/sitemap.xml").content.decode()
+    assert "http://testserver/de/compare/h100-vs-a100-80gb/" in body
+    Guide.objects.update(status=Guide.Status.DRAFT)
+    assert "/compare/" not in client.get("/sitemap.xml").content.decode()
