@@ -6,3 +6,19 @@ class GuidesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "guides"
     verbose_name = _("Guides")
+
+    def ready(self) -> None:
+        from django.apps import apps
+        from django.db.models.signals import m2m_changed, post_delete, post_save
+
+        from guides.caching import bump_content_version
+
+        # Every write to content or prices invalidates the cached pages.
+        for app_label in ("guides", "pricing"):
+            for model in apps.get_app_config(app_label).get_models():
+                if model._meta.model_name == "contentversion":
+                    continue
+                post_save.connect(bump_content_version, sender=model, weak=False)
+                post_delete.connect(bump_content_version, sender=model, weak=False)
+        guide = apps.get_model("guides", "Guide")
+        m2m_changed.connect(bump_content_version, sender=guide.sources.through, weak=False)

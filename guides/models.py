@@ -254,3 +254,19 @@ class TranslationStamp(models.Model):
 
     def __str__(self) -> str:
         return f"{self.guide} [{self.language}] {self.changed_at:%Y-%m-%d}"
+
+
+class ContentVersion(models.Model):
+    """One row counting writes to content and prices; cached pages are keyed on it.
+
+    Kept in the database rather than the cache so every worker process agrees on it, whatever
+    cache backend each one has.
+    """
+
+    value = models.PositiveBigIntegerField(default=1)
+
+    class Meta:
+        verbose_name = _("content version")
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from guides import services
+from guides.caching import cache_public_page
 from guides.charts import price_chart
 from guides.forms import ModelSizeForm
 from guides.models import Guide
@@ -30,11 +31,13 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
 
 
 @require_GET
+@cache_public_page
 def index(request: HttpRequest) -> HttpResponse:
     return render(request, "guides/index.html", {"guides": services.published_guides()})
 
 
 @require_GET
+@cache_public_page
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
@@ -50,6 +53,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
+@cache_public_page
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
         house = selectors.house_provider()
@@ -78,6 +82,7 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@cache_public_page
 def vram(request: HttpRequest) -> HttpResponse:
     form = ModelSizeForm(request.GET if "params" in request.GET else None)
     methods = selectors.method_listings()
@@ -99,6 +104,7 @@ def vram(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@cache_public_page
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
     try:
         figures = services.page_figures(params_billion=Decimal(1))

@@ -6,6 +6,7 @@ from datetime import date
 from io import StringIO
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.utils import translation
@@ -44,6 +45,14 @@ def _demanded_database(django_db_setup, django_db_blocker):
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Cached pages must not outlive the test (and its rolled-back data) that made them."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
 from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
 
+from guides.caching import bump_content_version
 from guides.roles import ensure_roles
 from guides.seed import load_guides
 from pricing.seed import load_pricing
@@ -15,6 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         created = load_pricing() + load_guides()
         ensure_roles(Group, Permission)
+        bump_content_version()  # bulk inserts send no save signals
         if created:
             self.stdout.write(self.style.SUCCESS(f"Seed content loaded: {created} rows created."))
         else:

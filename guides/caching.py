@@ -1,0 +1,56 @@
+"""Whole-page caching for visitors, keyed on a content version that every write bumps.
+
+Any save or delete of a pricing or guides model (admin, commands, services) bumps the version
+in the same transaction, so a cached page is never older than the data behind it, in any
+worker process. A cached visit costs one query (reading the version). Signed-in staff always
+get a fresh render: they preview drafts, which visitors must never receive from the cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.core.cache import cache
+from django.db.models import F
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import get_language
+
+PAGE_TIMEOUT = 60 * 60 * 24  # a day; the version, not the timeout, keeps pages fresh
+
+
+def content_version() -> int:
+    from guides.models import ContentVersion
+
+    version = ContentVersion.objects.filter(pk=1).values_list("value", flat=True).first()
+    return version or 0
+
+
+def bump_content_version(**_signal_kwargs) -> None:
+    """Invalidate every cached page at once (old keys simply expire)."""
+    from guides.models import ContentVersion
+
+    if not ContentVersion.objects.filter(pk=1).update(value=F("value") + 1):
+        ContentVersion.objects.get_or_create(pk=1, defaults={"value": 1})
+
+
+def cache_public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Serve anonymous GETs from the cache; store successful renders."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        key = f"gpuguide:page:{content_version()}:{get_language()}:{request.get_full_path()}"
+        cached = cache.get(key)
+        if cached is not None:
+            status, content_type, body = cached
+            return HttpResponse(body, status=status, content_type=content_type)
+        response = view(request, *args, **kwargs)
+        if response.status_code == 200:
+            if hasattr(response, "render"):
+                response.render()
+            cache.set(key, (200, response["Content-Type"], response.content), PAGE_TIMEOUT)
+        return response
+
+    return wrapper
