@@ -51,7 +51,9 @@ class ProseHelpMixin:
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
-        base = db_field.name.rsplit("_", 1)[0] if db_field.name[-3:-2] == "_" else db_field.name
+        base, _sep, language = db_field.name.rpartition("_")  # "body_de" -> "body", "de"
+        if language not in editing.LANGUAGES:
+            base = db_field.name
         if field is not None and base in PROSE_FIELDS:
             field.help_text = TOKEN_HELP
         return field
