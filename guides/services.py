@@ -157,7 +157,6 @@ class FaqView:
 @dataclass(frozen=True)
 class GuidePage:
     guide: Guide
-    figures: PageFigures
     short_answer: SafeString
     meta_description: str
     checked_on: date | None
@@ -289,7 +288,6 @@ def guide_page(guide: Guide, *, locale: str, at: date | None = None) -> GuidePag
     ]
     return GuidePage(
         guide=guide,
-        figures=figures,
         short_answer=render(guide.short_answer),
         meta_description=tokens.render_plain(guide.meta_description, figures, locale),
         checked_on=figures.check_dates.get(figures.house),

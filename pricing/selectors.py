@@ -62,7 +62,6 @@ class MethodListing:
     slug: str
     name: str
     short_name: str
-    note: str
     rule: calculations.MethodRule
     sources: tuple[SourceRef, ...]  # one per rule, in rule order
 
@@ -147,7 +146,6 @@ def _method_listing(method: Method) -> MethodListing:
         slug=method.slug,
         name=method.name,
         short_name=method.short_name,
-        note=method.note,
         rule=calculations.MethodRule(
             slug=method.slug,
             rules=rules,
