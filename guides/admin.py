@@ -3,15 +3,16 @@
 from django import forms
 from django.conf import settings
 from django.contrib import admin
-from django.db.models import Subquery
+from django.db.models import DateField, Value
 from django.urls import reverse
 from django.utils import translation
-from django.utils.functional import lazy
+from django.utils.functional import SimpleLazyObject, lazy
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
+from modeltranslation.utils import build_localized_fieldname
 
-from guides import editing
+from guides import editing, selectors
 from guides.models import (
     CostScenario,
     FaqEntry,
@@ -21,10 +22,10 @@ from guides.models import (
     Recommendation,
     Section,
 )
-from guides.tokens import TOKEN_KINDS
-from pricing.models import PriceCheck
+from guides.tokens.registry import KnownSlugs, registry, unknown_slug_errors
+from pricing import selectors as pricing_selectors
+from pricing.models import Provider
 
-PROSE_FIELDS = {"short_answer", "body", "closing", "answer", "meta_description"}
 TOKEN_HELP = _(
     "Live figures: write [[kind args]], e.g. [[memory qlora]]; the kinds are listed "
     "at the top of the guide form."
@@ -34,7 +35,7 @@ TOKEN_HELP = _(
 def token_reference() -> str:
     """An HTML list of every token kind with its example, for the guide form."""
     rows = format_html_join(
-        "", "<li><code>{}</code> — {}</li>", ((k.example, k.help) for k in TOKEN_KINDS.values())
+        "", "<li><code>{}</code> — {}</li>", ((k.example, k.help) for k in registry)
     )
     return format_html(
         "{}<ul class='token-reference'>{}</ul>",
@@ -54,9 +55,44 @@ class ProseHelpMixin:
         base, _sep, language = db_field.name.rpartition("_")  # "body_de" -> "body", "de"
         if language not in editing.LANGUAGES:
             base = db_field.name
-        if field is not None and base in PROSE_FIELDS:
+        if field is not None and base in getattr(db_field.model, "prose_fields", ()):
             field.help_text = TOKEN_HELP
         return field
+
+
+def token_slugs_for(request) -> KnownSlugs:
+    """The slugs tokens may name, loaded at most once per request for all its forms."""
+    if not hasattr(request, "_token_slugs"):
+        request._token_slugs = SimpleLazyObject(selectors.token_slugs)
+    return request._token_slugs
+
+
+class ProseForm(forms.ModelForm):
+    """Refuses tokens that name a method, GPU, provider or fact not on file, per field.
+
+    The token syntax is checked by the model; this needs the database, so the admin hands each
+    form the slugs it loaded once for the whole request.
+    """
+
+    token_slugs: KnownSlugs | None = None
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if self.token_slugs is None:
+            return cleaned
+        for base in self._meta.model.prose_fields:
+            for code in editing.LANGUAGES:
+                name = build_localized_fieldname(base, code)
+                for message in unknown_slug_errors(cleaned.get(name) or "", self.token_slugs):
+                    self.add_error(name, message)
+        return cleaned
+
+
+class ProseInlineMixin:
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.form.token_slugs = token_slugs_for(request)  # a new class on every call
+        return formset
 
 
 class RequiredTranslationsFormSet(forms.BaseInlineFormSet):
@@ -87,8 +123,9 @@ class FaqFormSet(RequiredTranslationsFormSet):
     required = editing.FAQ_REQUIRED
 
 
-class SectionInline(ProseHelpMixin, TranslationStackedInline):
+class SectionInline(ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
     model = Section
+    form = ProseForm
     formset = SectionFormSet
     extra = 0
     fields = [
@@ -103,8 +140,9 @@ class SectionInline(ProseHelpMixin, TranslationStackedInline):
     ]
 
 
-class FaqEntryInline(ProseHelpMixin, TranslationStackedInline):
+class FaqEntryInline(ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
     model = FaqEntry
+    form = ProseForm
     formset = FaqFormSet
     extra = 0
     fields = ["position", "question", "answer"]
@@ -135,7 +173,7 @@ class CostScenarioInline(admin.TabularInline):
     fields = ["position", "method", "gpu", "count", "hours"]
 
 
-class GuideForm(forms.ModelForm):
+class GuideForm(ProseForm):
     # The version the editor started from; a save from an older version is refused.
     edited_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
@@ -205,15 +243,19 @@ class GuideAdmin(ProseHelpMixin, TabbedTranslationAdmin):
         ),
     ]  # fmt: skip
 
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        form.token_slugs = token_slugs_for(request)  # a new class on every call
+        return form
+
     def get_queryset(self, request):
-        latest_house_check = PriceCheck.objects.filter(provider__is_house=True).order_by(
-            "-checked_on"
-        )
         return (
             super()
             .get_queryset(request)
             .select_related("language_model")
-            .annotate(house_checked_on=Subquery(latest_house_check.values("checked_on")[:1]))
+            .annotate(
+                house_checked_on=Value(_house_check_date(), output_field=DateField(null=True))
+            )
         )
 
     @admin.display(description=_("languages complete"))
@@ -250,3 +292,12 @@ class GuideAdmin(ProseHelpMixin, TabbedTranslationAdmin):
     def save_related(self, request, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         editing.translation_stamps_update(form.instance)
+
+
+def _house_check_date():
+    """The day of our latest price check: the same for every guide in the list."""
+    try:
+        house = pricing_selectors.house_provider()
+    except Provider.DoesNotExist:
+        return None
+    return pricing_selectors.latest_check_dates().get(house.slug)

@@ -12,6 +12,7 @@ class GuidesConfig(AppConfig):
         from django.db.models.signals import m2m_changed, post_delete, post_save
 
         from guides.caching import bump_content_version
+        from guides.tokens import kinds  # noqa: F401 - fills the token registry
 
         # Every write to content or prices invalidates the cached pages.
         for app_label in ("guides", "pricing"):

@@ -6,17 +6,16 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.conf import settings
-from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from guides.models import Guide
+from guides import selectors as guide_selectors
 from guides.presentation import config_label
 from pricing import calculations as calc
 from pricing import selectors
-from pricing.models import PriceCheck, Provider, Source
+from pricing.models import Provider
 
 STALE_PRICES = gettext_lazy(
     "%(provider)s prices were last checked %(when)s (more than %(days)s days ago)."
@@ -46,14 +45,10 @@ def _months_ago(today: date, months: int) -> date:
 
 def stale_price_warnings(today: date) -> list[DashboardWarning]:
     limit = today - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
-    latest = dict(
-        PriceCheck.objects.values("provider")
-        .annotate(last=Max("checked_on"))
-        .values_list("provider", "last")
-    )
+    latest = selectors.latest_check_dates(at=today)
     warnings = []
-    for provider in Provider.objects.all():
-        last = latest.get(provider.pk)
+    for provider in selectors.providers():
+        last = latest.get(provider.slug)
         if last is None or last < limit:
             warnings.append(
                 DashboardWarning(
@@ -76,13 +71,13 @@ def stale_source_warnings(today: date) -> list[DashboardWarning]:
             STALE_SOURCE % {"source": source.title, "when": source.read_on.isoformat()},
             reverse("admin:pricing_source_change", args=[source.pk]),
         )
-        for source in Source.objects.filter(read_on__lt=limit)
+        for source in selectors.sources_read_before(day=limit)
     ]
 
 
 def stale_translation_warnings() -> list[DashboardWarning]:
     warnings = []
-    for guide in Guide.objects.prefetch_related("translation_stamps"):
+    for guide in guide_selectors.guides_with_translation_stamps():
         stamps = {s.language: s.changed_at for s in guide.translation_stamps.all()}
         english = stamps.get(settings.LANGUAGE_CODE)
         for code, name in settings.LANGUAGES:
@@ -99,21 +94,15 @@ def stale_translation_warnings() -> list[DashboardWarning]:
 def recommendation_warnings(today: date) -> list[DashboardWarning]:
     """A method's first recommendation should be the cheapest fit among configurations with
     no more GPUs; otherwise prices have moved and the advice has gone stale."""
-    house = Provider.objects.filter(is_house=True).first()
-    if house is None:
+    try:
+        house = selectors.house_provider()
+    except Provider.DoesNotExist:
         return []
-    offers = {
-        g.slug: g.offer for g in selectors.gpu_listings_for_provider(provider=house, at=today)
-    }
+    listings = {g.slug: g for g in selectors.gpu_listings_for_provider(provider=house, at=today)}
     methods = {m.slug: m for m in selectors.method_listings()}
     warnings = []
-    guides = Guide.objects.select_related("language_model").prefetch_related(
-        "configurations__gpu", "recommendations__gpu", "recommendations__method"
-    )
-    for guide in guides:
-        configs = [
-            calc.Configuration(offers[c.gpu.slug], c.count) for c in guide.configurations.all()
-        ]
+    for guide in guide_selectors.guides_with_recommendations():
+        configs = [listings[c.gpu.slug].configuration(c.count) for c in guide.configurations.all()]
         first_by_method = {}
         for rec in guide.recommendations.all():
             first_by_method.setdefault(rec.method.slug, rec)

@@ -12,20 +12,11 @@ from datetime import date
 from decimal import Decimal
 
 from pricing import calculations as calc
-from pricing.selectors import GpuListing, MethodListing
+from pricing.selectors import FactValue, GpuListing, MethodListing
 
 
 class MissingFigure(LookupError):
     """The data a figure needs is not on file (a GPU never priced at that provider, say)."""
-
-
-@dataclass(frozen=True)
-class ConfigRef:
-    """``8xb200@massed-compute`` as parsed from a token: count, GPU and provider (None = ours)."""
-
-    gpu: str
-    count: int = 1
-    provider: str | None = None
 
 
 @dataclass
@@ -39,7 +30,7 @@ class PageFigures:
     configurations: list[calc.Configuration] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
     scenario_gpu_hours: list[Decimal] = field(default_factory=list)
-    facts: dict[str, tuple[Decimal, str]] = field(default_factory=dict)
+    facts: dict[str, FactValue] = field(default_factory=dict)
 
     # --- memory -------------------------------------------------------------------------
 
@@ -78,13 +69,15 @@ class PageFigures:
         except KeyError:
             raise MissingFigure(f"GPU {gpu} at {provider or self.house}") from None
 
-    def configuration(self, ref: ConfigRef) -> calc.Configuration:
-        return calc.Configuration(self.listing(ref.gpu, ref.provider).offer, ref.count)
+    def configuration(
+        self, gpu: str, count: int = 1, *, provider: str | None = None
+    ) -> calc.Configuration:
+        return self.listing(gpu, provider).configuration(count)
 
-    def price(self, ref: ConfigRef) -> Decimal:
-        price = self.configuration(ref).usd_per_hour
+    def price(self, gpu: str, count: int = 1, *, provider: str | None = None) -> Decimal:
+        price = self.configuration(gpu, count, provider=provider).usd_per_hour
         if price is None:
-            raise MissingFigure(f"a price for {ref.gpu} at {ref.provider or self.house}")
+            raise MissingFigure(f"a price for {gpu} at {provider or self.house}")
         return price
 
     def check_date(self, provider: str | None = None) -> date:
@@ -113,7 +106,7 @@ class PageFigures:
         covering = {calc.covering_block(h, self.blocks) for h in self.scenario_gpu_hours}
         return sorted(b for b in covering if b is not None)
 
-    def fact(self, key: str) -> tuple[Decimal, str]:
+    def fact(self, key: str) -> FactValue:
         try:
             return self.facts[key]
         except KeyError:

@@ -9,9 +9,37 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from modeltranslation.utils import build_localized_fieldname
 
-from guides.tokens import validate_tokens
+from guides.tokens.registry import syntax_errors
 from pricing.models import Gpu, LanguageModel, Method, Source
+
+
+class ProseTokensMixin:
+    """Checks the token syntax of prose fields in every language, like a field validator.
+
+    Not a validator on the fields themselves, so that migrations never reference token code;
+    whether the slugs in a token exist is checked once per admin form (see guides.admin).
+    """
+
+    prose_fields: tuple[str, ...] = ()
+
+    def clean_fields(self, exclude=None) -> None:
+        errors: dict[str, list] = {}
+        try:
+            super().clean_fields(exclude)
+        except ValidationError as exc:
+            errors = exc.update_error_dict(errors)
+        for base in self.prose_fields:
+            for code, _name in settings.LANGUAGES:
+                name = build_localized_fieldname(base, code)
+                if exclude and name in exclude:
+                    continue
+                messages = syntax_errors(getattr(self, name, "") or "")
+                if messages:
+                    errors.setdefault(name, []).extend(messages)
+        if errors:
+            raise ValidationError(errors)
 
 
 class GuideQuerySet(models.QuerySet):
@@ -19,7 +47,7 @@ class GuideQuerySet(models.QuerySet):
         return self.filter(status=Guide.Status.PUBLISHED)
 
 
-class Guide(models.Model):
+class Guide(ProseTokensMixin, models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("draft")
         PUBLISHED = "published", _("published")
@@ -27,10 +55,8 @@ class Guide(models.Model):
     slug = models.SlugField(_("slug"), max_length=120, unique=True)
     title = models.CharField(_("title"), max_length=200)
     question = models.CharField(_("question"), max_length=200, blank=True)
-    short_answer = models.TextField(_("short answer"), validators=[validate_tokens])
-    meta_description = models.CharField(
-        _("meta description"), max_length=300, validators=[validate_tokens]
-    )
+    short_answer = models.TextField(_("short answer"))
+    meta_description = models.CharField(_("meta description"), max_length=300)
     language_model = models.ForeignKey(
         LanguageModel, on_delete=models.PROTECT, related_name="guides", verbose_name=_("model")
     )
@@ -46,6 +72,7 @@ class Guide(models.Model):
     )
 
     objects = GuideQuerySet.as_manager()
+    prose_fields = ("short_answer", "meta_description")
 
     class Meta:
         ordering = ["title"]
@@ -64,7 +91,7 @@ class Guide(models.Model):
         return reverse("guides:detail", kwargs={"slug": self.slug})
 
 
-class Section(models.Model):
+class Section(ProseTokensMixin, models.Model):
     """A heading with prose, optionally placing one of the computed tables after the prose."""
 
     class Table(models.TextChoices):
@@ -80,10 +107,10 @@ class Section(models.Model):
     )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     heading = models.CharField(_("heading"), max_length=200)
-    body = models.TextField(_("text before the table"), blank=True, validators=[validate_tokens])
+    body = models.TextField(_("text before the table"), blank=True)
     table = models.CharField(_("table"), max_length=20, choices=Table.choices, blank=True)
     table_caption = models.CharField(_("table caption"), max_length=200, blank=True)
-    closing = models.TextField(_("text after the table"), blank=True, validators=[validate_tokens])
+    closing = models.TextField(_("text after the table"), blank=True)
     compare_gpu = models.ForeignKey(
         Gpu,
         on_delete=models.PROTECT,
@@ -103,6 +130,8 @@ class Section(models.Model):
         help_text=_("For the comparison table: the GPU it is compared with."),
     )
 
+    prose_fields = ("body", "closing")
+
     class Meta:
         ordering = ["guide", "position", "pk"]
         verbose_name = _("section")
@@ -116,13 +145,15 @@ class Section(models.Model):
             raise ValidationError(_("A comparison table needs both GPUs."))
 
 
-class FaqEntry(models.Model):
+class FaqEntry(ProseTokensMixin, models.Model):
     guide = models.ForeignKey(
         Guide, on_delete=models.CASCADE, related_name="faq_entries", verbose_name=_("guide")
     )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     question = models.CharField(_("question"), max_length=300)
-    answer = models.TextField(_("answer"), validators=[validate_tokens])
+    answer = models.TextField(_("answer"))
+
+    prose_fields = ("answer",)
 
     class Meta:
         ordering = ["guide", "position", "pk"]

@@ -1,6 +1,14 @@
-"""Labels that combine translated words with formatted figures (used by tokens and templates)."""
+"""Figures formatted for the visitor: the one place that reads the active language.
+
+Template filters (``guides.templatetags.figures``) and prose tokens (``guides.tokens.kinds``)
+both format through these functions, so a figure looks the same in a table and in a sentence.
+The Babel work itself is in ``pricing.formatting``, which takes the locale explicitly.
+"""
 
 import json
+from collections.abc import Iterable
+from datetime import date
+from decimal import Decimal
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -14,17 +22,46 @@ def current_locale() -> str:
     return to_locale(get_language() or "en")
 
 
+def number(value: Decimal | int) -> str:
+    return formatting.number(value, current_locale())
+
+
+def gigabytes(value: Decimal) -> str:
+    return formatting.gigabytes(value, current_locale())
+
+
+def usd(value: Decimal) -> str:
+    return formatting.usd(value, current_locale())
+
+
+def percent(fraction: Decimal) -> str:
+    return formatting.percent(fraction, current_locale())
+
+
+def long_date(value: date) -> str:
+    return formatting.long_date(value, current_locale())
+
+
+def word_list(items: Iterable[str], style: str = "standard") -> str:
+    return formatting.word_list(list(items), current_locale(), style)
+
+
+FORMATTERS = {"number": number, "gb": gigabytes, "usd": usd, "percent": percent}
+
+
+def figure(value: Decimal, kind: str) -> str:
+    """A value formatted by the kind its data names: number, gb, usd or percent."""
+    return FORMATTERS[kind](value)
+
+
 def config_label(count: int, gpu_name: str) -> str:
     """'1× A100 80GB' (en, de); 'A100 80GBを1台' (ja)."""
     return gettext("%(count)s× %(gpu)s") % {"count": count, "gpu": gpu_name}
 
 
-def gigabyte_range(low, high, locale: str) -> str:
+def gigabyte_range(low: Decimal, high: Decimal) -> str:
     """'1,120–1,260 GB' (en), '1.120–1.260 GB' (de), '1,120〜1,260 GB' (ja)."""
-    return gettext("%(low)s–%(high)s GB") % {
-        "low": formatting.number(low, locale),
-        "high": formatting.number(high, locale),
-    }
+    return gettext("%(low)s–%(high)s GB") % {"low": number(low), "high": number(high)}
 
 
 _JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}

@@ -1,78 +1,122 @@
-"""Assemble what a guide page shows: load (fixed number of queries), compute, render prose.
+"""Assemble what each public page shows: read through the selectors, compute, render prose.
 
-Views call ``guide_page``; templates receive its dataclasses and only format and lay them out.
+Views call one function here and hand its dataclass to the template, which only lays it out
+and formats figures. The pricing maths is entered here and nowhere else on the way to a page.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import Max, Prefetch
-from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
 
-from guides import tokens
-from guides.figures import PageFigures
-from guides.models import (
-    CostScenario,
-    FitConfiguration,
-    Guide,
-    GuideSource,
-    Recommendation,
-    Section,
-)
-from guides.presentation import config_label
+from guides.charts import PriceChart, price_chart
+from guides.figures import MissingFigure, PageFigures
+from guides.models import Guide, Section
+from guides.presentation import config_label, faq_page_json_ld
+from guides.tokens.render import render_plain, render_prose
 from pricing import calculations as calc
 from pricing import selectors
-from pricing.models import Fact, PriceCheck, Provider, Source
+from pricing.models import Provider
 
-# --- the figures every page quotes ---------------------------------------------------
+# --- the figures every guide quotes -----------------------------------------------------
 
 
 def page_figures(
-    *, params_billion: Decimal, at: date | None = None, configurations=(), scenarios=()
+    *,
+    params_billion: Decimal,
+    at: date | None = None,
+    configurations: Iterable[tuple[str, int]] = (),
 ) -> PageFigures:
     """Prices of every provider, every method's rules, blocks and facts, as of ``at``.
 
-    Queries: providers 1, one per provider for prices, check dates 1, methods 3, blocks 1,
-    facts 1; independent of how long the price history is.
+    ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: house 1,
+    providers 1, one per provider for prices, check dates 1, methods 3, blocks 1, facts 1;
+    none grows with the price history.
     """
-    at = at or timezone.localdate()
-    providers = list(Provider.objects.all())
-    house = next((p for p in providers if p.is_house), None)
-    if house is None:
-        raise Provider.DoesNotExist("no house provider is on file")
+    house = selectors.house_provider()
     listings = {
         p.slug: {g.slug: g for g in selectors.gpu_listings_for_provider(provider=p, at=at)}
-        for p in providers
+        for p in selectors.providers()
     }
-    check_dates = dict(
-        PriceCheck.objects.filter(checked_on__lte=at)
-        .values("provider__slug")
-        .annotate(latest=Max("checked_on"))
-        .values_list("provider__slug", "latest")
-    )
     figures = PageFigures(
         params_billion=params_billion,
         house=house.slug,
         house_name=house.name,
         methods={m.slug: m for m in selectors.method_listings()},
         listings=listings,
-        check_dates=check_dates,
+        check_dates=selectors.latest_check_dates(at=at),
         blocks=selectors.hour_blocks(),
-        facts={f.key: (f.value, f.kind) for f in Fact.objects.all()},
+        facts=selectors.facts(),
     )
-    figures.configurations = [
-        calc.Configuration(listings[house.slug][gpu_slug].offer, count)
-        for gpu_slug, count in configurations
-    ]
-    figures.scenario_gpu_hours = [hours * count for _gpu, count, hours in scenarios]
+    figures.configurations = [figures.configuration(gpu, count) for gpu, count in configurations]
     return figures
 
 
-# --- the guide page ---------------------------------------------------------------
+# --- comparing two GPUs -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    heading: str | Promise
+    kind: str  # how to format the values: gb, number or usd
+    first: Decimal | None
+    second: Decimal | None
+    ratio: Decimal | None  # first / second, where both are known
+
+
+@dataclass(frozen=True)
+class Comparison:
+    first: selectors.GpuListing
+    second: selectors.GpuListing
+    rows: list[ComparisonRow]
+
+
+def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
+    """Specs and our prices of two GPUs side by side, with the ratio of each."""
+    rows = [
+        (_("Memory"), "gb", a.memory_gb, b.memory_gb),
+        (_("Peak BF16 tensor, dense (TFLOPS)"), "number", a.bf16_dense_tflops, b.bf16_dense_tflops),
+        (_("Memory bandwidth (GB/s)"), "number", a.bandwidth_gb_s, b.bandwidth_gb_s),
+        (_("Our price per GPU-hour"), "usd", a.usd_per_gpu_hour, b.usd_per_gpu_hour),
+    ]
+    return Comparison(
+        a,
+        b,
+        [
+            ComparisonRow(heading, kind, x, y, calc.ratio(x, y) if x and y else None)
+            for heading, kind, x, y in rows
+        ],
+    )
+
+
+def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Comparison:
+    """The comparison page of two GPUs at our prices; raises MissingFigure for an unknown GPU."""
+    house = selectors.house_provider()
+    listings = {
+        g.slug: g
+        for g in selectors.gpu_listings_for_provider(provider=house, at=at, slugs=[first, second])
+    }
+    try:
+        return comparison(listings[first], listings[second])
+    except KeyError as missing:
+        raise MissingFigure(f"GPU {missing}") from None
+
+
+# --- the guide page -----------------------------------------------------------------------
+
+TABLE_TEMPLATES = {
+    Section.Table.METHODS: "guides/includes/method_table.html",
+    Section.Table.MEMORY: "guides/includes/memory_table.html",
+    Section.Table.FIT: "guides/includes/fit_table.html",
+    Section.Table.COST: "guides/includes/cost_table.html",
+    Section.Table.COMPARISON: "guides/includes/comparison_table.html",
+}
 
 
 @dataclass(frozen=True)
@@ -117,31 +161,11 @@ class LabelledCostRow:
 
 
 @dataclass(frozen=True)
-class ComparisonRow:
-    label: str  # a key the template translates: memory, bf16, bandwidth, price
-    first: Decimal | None
-    second: Decimal | None
-
-    @property
-    def ratio(self) -> Decimal | None:
-        if not (self.first and self.second):
-            return None
-        return calc.ratio(self.first, self.second)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    first: selectors.GpuListing
-    second: selectors.GpuListing
-    rows: list[ComparisonRow]
-
-
-@dataclass(frozen=True)
 class SectionView:
     heading: str
     anchor: str
     body: SafeString
-    table: str
+    table_template: str | None  # the include that lays out its computed table, if any
     caption: str
     closing: SafeString
     comparison: Comparison | None
@@ -151,7 +175,6 @@ class SectionView:
 class FaqView:
     question: str
     answer: SafeString
-    answer_plain: str
 
 
 @dataclass(frozen=True)
@@ -159,6 +182,7 @@ class GuidePage:
     guide: Guide
     short_answer: SafeString
     meta_description: str
+    faq_json_ld: SafeString
     checked_on: date | None
     house_name: str
     methods: list[MethodColumn]
@@ -168,136 +192,166 @@ class GuidePage:
     cost_rows: list[LabelledCostRow]
     sections: list[SectionView]
     faq: list[FaqView]
-    sources: list[Source]
+    sources: list
 
 
-def published_guides() -> list[Guide]:
-    return list(Guide.objects.published().select_related("language_model"))
+def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
+    """Everything the guide's page shows, for the active language, with prices as of ``at``.
 
-
-def load_guide(slug: str, *, include_drafts: bool = False) -> Guide:
-    """The guide with everything it lists, prefetched; raises Guide.DoesNotExist."""
-    guides = Guide.objects.select_related("language_model").prefetch_related(
-        Prefetch(
-            "sections", queryset=Section.objects.select_related("compare_gpu", "compare_with_gpu")
-        ),
-        "faq_entries",
-        Prefetch("guide_sources", queryset=GuideSource.objects.select_related("source")),
-        Prefetch("configurations", queryset=FitConfiguration.objects.select_related("gpu")),
-        Prefetch(
-            "recommendations", queryset=Recommendation.objects.select_related("gpu", "method")
-        ),
-        Prefetch("cost_scenarios", queryset=CostScenario.objects.select_related("gpu", "method")),
-    )
-    if not include_drafts:
-        guides = guides.published()
-    return guides.get(slug=slug)
-
-
-def compare_gpus(figures: PageFigures, first: str, second: str) -> Comparison:
-    a, b = figures.listing(first), figures.listing(second)
-    return Comparison(
-        a,
-        b,
-        [
-            ComparisonRow("memory", a.memory_gb, b.memory_gb),
-            ComparisonRow("bf16", a.bf16_dense_tflops, b.bf16_dense_tflops),
-            ComparisonRow("bandwidth", a.bandwidth_gb_s, b.bandwidth_gb_s),
-            ComparisonRow("price", a.usd_per_gpu_hour, b.usd_per_gpu_hour),
-        ],
-    )
-
-
-def guide_page(guide: Guide, *, locale: str, at: date | None = None) -> GuidePage:
+    ``guide`` comes from ``selectors.guide_for_page``, which prefetches what is read here.
+    Raises Provider.DoesNotExist before the house provider is set up.
+    """
     configurations = list(guide.configurations.all())
     scenarios = list(guide.cost_scenarios.all())
     figures = page_figures(
         params_billion=guide.language_model.params_billion,
         at=at,
         configurations=[(c.gpu.slug, c.count) for c in configurations],
-        scenarios=[(s.gpu.slug, s.count, s.hours) for s in scenarios],
     )
     columns = [
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
         for m in figures.methods.values()
     ]
-    house = figures.listings[figures.house]
-
-    def render(text: str) -> SafeString:
-        return tokens.render_prose(text, figures, locale)
-
     recommendations = list(guide.recommendations.all())
-    method_summary = [
-        MethodSummaryRow(
-            column,
-            [
-                Recommended(
-                    config_label(r.count, r.gpu.name),
-                    calc.Configuration(house[r.gpu.slug].offer, r.count).usd_per_hour,
-                )
-                for r in recommendations
-                if r.method.slug == column.slug
-            ],
-        )
-        for column in columns
-    ]
-    memory_rules = [
-        MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
-        for column in columns
-        for figure, source in zip(
-            column.estimate.figures, figures.methods[column.slug].sources, strict=True
-        )
-    ]
     fit = calc.fit_matrix(figures.configurations, [c.estimate for c in columns])
-    fit_rows = [
-        LabelledFitRow(config_label(r.configuration.count, r.configuration.gpu.name), r)
-        for r in fit
-    ]
     cost = calc.cost_table(
         [
-            calc.CostScenario(
-                s.method.slug, calc.Configuration(house[s.gpu.slug].offer, s.count), s.hours
-            )
+            calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
             for s in scenarios
         ],
         figures.blocks,
     )
-    cost_rows = [
-        LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
-        for s, row in zip(scenarios, cost, strict=True)
-    ]
-    sections = [
-        SectionView(
-            heading=s.heading,
-            anchor=f"section-{s.position}",
-            body=render(s.body),
-            table=s.table,
-            caption=s.table_caption,
-            closing=render(s.closing),
-            comparison=(
-                compare_gpus(figures, s.compare_gpu.slug, s.compare_with_gpu.slug)
-                if s.table == Section.Table.COMPARISON and s.compare_gpu and s.compare_with_gpu
-                else None
-            ),
-        )
-        for s in guide.sections.all()
-    ]
-    faq = [
-        FaqView(e.question, render(e.answer), tokens.render_plain(e.answer, figures, locale))
-        for e in guide.faq_entries.all()
-    ]
+    figures.scenario_gpu_hours = [row.gpu_hours for row in cost]  # for [[scenario_blocks]]
+    faq = [(entry.question, entry.answer) for entry in guide.faq_entries.all()]
     return GuidePage(
         guide=guide,
-        short_answer=render(guide.short_answer),
-        meta_description=tokens.render_plain(guide.meta_description, figures, locale),
+        short_answer=render_prose(guide.short_answer, figures),
+        meta_description=render_plain(guide.meta_description, figures),
+        faq_json_ld=faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq]),
         checked_on=figures.check_dates.get(figures.house),
         house_name=figures.house_name,
         methods=columns,
-        method_summary=method_summary,
-        memory_rules=memory_rules,
-        fit_rows=fit_rows,
-        cost_rows=cost_rows,
-        sections=sections,
-        faq=faq,
+        method_summary=[
+            MethodSummaryRow(
+                column,
+                [
+                    Recommended(
+                        config_label(r.count, r.gpu.name),
+                        figures.configuration(r.gpu.slug, r.count).usd_per_hour,
+                    )
+                    for r in recommendations
+                    if r.method.slug == column.slug
+                ],
+            )
+            for column in columns
+        ],
+        memory_rules=[
+            MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
+            for column in columns
+            for figure, source in zip(
+                column.estimate.figures, figures.methods[column.slug].sources, strict=True
+            )
+        ],
+        fit_rows=[
+            LabelledFitRow(config_label(r.configuration.count, r.configuration.gpu.name), r)
+            for r in fit
+        ],
+        cost_rows=[
+            LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
+            for s, row in zip(scenarios, cost, strict=True)
+        ],
+        sections=[_section_view(s, figures) for s in guide.sections.all()],
+        faq=[FaqView(q, render_prose(a, figures)) for q, a in faq],
         sources=[gs.source for gs in guide.guide_sources.all()],
+    )
+
+
+def _section_view(section: Section, figures: PageFigures) -> SectionView:
+    table_template = TABLE_TEMPLATES.get(section.table)
+    compared = None
+    if section.table == Section.Table.COMPARISON:
+        if section.compare_gpu and section.compare_with_gpu:
+            compared = comparison(
+                figures.listing(section.compare_gpu.slug),
+                figures.listing(section.compare_with_gpu.slug),
+            )
+        else:
+            table_template = None  # nothing to compare yet
+    return SectionView(
+        heading=section.heading,
+        anchor=f"section-{section.position}",
+        body=render_prose(section.body, figures),
+        table_template=table_template,
+        caption=section.table_caption,
+        closing=render_prose(section.closing, figures),
+        comparison=compared,
+    )
+
+
+# --- the GPU price list and the VRAM table ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuPriceRow:
+    gpu: selectors.GpuListing
+    chart: PriceChart | None
+    block_prices: list[Decimal | None]
+
+
+@dataclass(frozen=True)
+class GpuPriceList:
+    house: Provider
+    blocks: list[int]
+    checked_on: date | None
+    rows: list[GpuPriceRow]
+
+
+def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
+    """Every GPU we rent with specs, price, block prices and a year of price history."""
+    house = selectors.house_provider()
+    history = selectors.price_history(provider=house, at=at)
+    blocks = selectors.hour_blocks()
+    gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
+    return GpuPriceList(
+        house=house,
+        blocks=blocks,
+        checked_on=selectors.latest_check_dates(at=at).get(house.slug),
+        rows=[
+            GpuPriceRow(
+                gpu,
+                price_chart(history.get(gpu.slug, [])),
+                calc.block_prices(gpu.usd_per_gpu_hour, blocks),
+            )
+            for gpu in gpus
+        ],
+    )
+
+
+@dataclass(frozen=True)
+class VramRow:
+    model_name: str | None  # None for the visitor's own size
+    params_billion: Decimal
+    estimates: list[calc.MemoryEstimate]
+
+
+@dataclass(frozen=True)
+class VramTable:
+    methods: list[selectors.MethodListing]
+    rows: list[VramRow]
+
+
+def vram_table(*, asked_params_billion: Decimal | None = None) -> VramTable:
+    """Every method's estimate for each model on file, the visitor's size first if given."""
+    methods = selectors.method_listings()
+    sizes: list[tuple[str | None, Decimal]] = [
+        (m.name, m.params_billion) for m in selectors.language_models()
+    ]
+    if asked_params_billion is not None:
+        sizes.insert(0, (None, asked_params_billion))
+    return VramTable(
+        methods,
+        [
+            VramRow(name, params, [calc.estimate_memory(m.rule, params) for m in methods])
+            for name, params in sizes
+        ],
     )

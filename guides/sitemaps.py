@@ -1,7 +1,8 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from guides.models import Guide, Section
+from guides import selectors
+from guides.models import Guide
 
 
 class GuideSitemap(Sitemap):
@@ -10,7 +11,7 @@ class GuideSitemap(Sitemap):
     x_default = True
 
     def items(self):
-        return Guide.objects.published().order_by("slug")
+        return sorted(selectors.published_guides(), key=lambda guide: guide.slug)
 
     def lastmod(self, guide: Guide):
         return guide.updated_at
@@ -23,16 +24,7 @@ class PageSitemap(Sitemap):
 
     def items(self) -> list[tuple[str, dict]]:
         # Comparison pages are listed where a published guide links to them.
-        comparisons = (
-            Section.objects.filter(
-                guide__status=Guide.Status.PUBLISHED, table=Section.Table.COMPARISON
-            )
-            .exclude(compare_gpu=None)
-            .exclude(compare_with_gpu=None)
-            .values_list("compare_gpu__slug", "compare_with_gpu__slug")
-            .distinct()
-            .order_by("compare_gpu__slug", "compare_with_gpu__slug")
-        )
+        comparisons = selectors.published_comparison_pairs()
         return [
             ("guides:index", {}),
             ("guides:gpus", {}),

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
 ZERO = Decimal(0)
-ONE = Decimal(1)
 CENT = Decimal("0.01")
-#: How ratios between prices or specs are quoted: "about 40x", "3.2x".
+# Steps ratios between prices or specs are rounded to: "about 40x", "3.2x".
 WHOLE = Decimal(1)
 TENTH = Decimal("0.1")
 
@@ -131,7 +130,7 @@ class MemoryEstimate:
     @property
     def planning_gb(self) -> Decimal:
         """The figure configurations are checked against: the highest rule plus the margin."""
-        return self.upper_gb * (ONE + self.planning_margin)
+        return self.upper_gb * (1 + self.planning_margin)
 
     @property
     def has_range(self) -> bool:
@@ -192,12 +191,8 @@ class FitCell:
 
     @property
     def fits(self) -> bool:
+        """An estimate exactly equal to the memory on hand fits (80 GB on an 80 GB card)."""
         return self.available_gb >= self.required_gb
-
-    @property
-    def headroom_gb(self) -> Decimal:
-        """Memory left once the estimate is placed; negative when it does not fit."""
-        return self.available_gb - self.required_gb
 
 
 @dataclass(frozen=True)
@@ -260,6 +255,10 @@ class CostScenario:
         if self.hours <= 0:
             raise RuleError("a run needs a positive number of hours")
 
+    @property
+    def gpu_hours(self) -> Decimal:
+        return self.hours * self.configuration.count
+
 
 @dataclass(frozen=True)
 class CostRow:
@@ -268,12 +267,14 @@ class CostRow:
 
     @property
     def gpu_hours(self) -> Decimal:
-        return self.scenario.hours * self.scenario.configuration.count
+        return self.scenario.gpu_hours
 
     @property
     def cost_usd(self) -> Decimal | None:
         price = self.scenario.configuration.gpu.usd_per_gpu_hour
-        return None if price is None else (self.gpu_hours * price).quantize(CENT, ROUND_HALF_UP)
+        if price is None:
+            return None
+        return run_cost(self.scenario.configuration.count, self.scenario.hours, price)
 
 
 def run_cost(gpus: int, hours: Decimal, usd_per_gpu_hour: Decimal) -> Decimal:
@@ -296,11 +297,7 @@ def covering_block(gpu_hours: Decimal, blocks: Iterable[int]) -> int | None:
 
 def cost_table(scenarios: Iterable[CostScenario], blocks: Iterable[int]) -> list[CostRow]:
     blocks = tuple(blocks)
-    rows = []
-    for scenario in scenarios:
-        gpu_hours = scenario.hours * scenario.configuration.count
-        rows.append(CostRow(scenario, covering_block(gpu_hours, blocks)))
-    return rows
+    return [CostRow(s, covering_block(s.gpu_hours, blocks)) for s in scenarios]
 
 
 # --- Ratios and prices -------------------------------------------------------------------

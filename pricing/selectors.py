@@ -1,7 +1,12 @@
-"""Reads for the pricing service: each returns plain values in a fixed number of queries."""
+"""Every read of pricing data: keyword-only, typed, a fixed number of queries whatever the history.
+
+Pages, the admin dashboard and the services all read through here, so "the house provider",
+"a GPU's latest price as of a day" and "each provider's latest check" each exist once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -11,6 +16,7 @@ from django.utils import timezone
 
 from pricing import calculations
 from pricing.models import (
+    Fact,
     Gpu,
     HourBlock,
     LanguageModel,
@@ -19,6 +25,7 @@ from pricing.models import (
     Price,
     PriceCheck,
     Provider,
+    Source,
     latest_price_subquery,
 )
 
@@ -47,6 +54,10 @@ class GpuListing:
     def offer(self) -> calculations.GpuOffer:
         return calculations.GpuOffer(self.slug, self.name, self.memory_gb, self.usd_per_gpu_hour)
 
+    def configuration(self, count: int = 1) -> calculations.Configuration:
+        """``count`` of this GPU at this provider's price, as the calculations take it."""
+        return calculations.Configuration(self.offer, count)
+
 
 @dataclass(frozen=True)
 class SourceRef:
@@ -66,15 +77,31 @@ class MethodListing:
     sources: tuple[SourceRef, ...]  # one per rule, in rule order
 
 
+@dataclass(frozen=True)
+class FactValue:
+    value: Decimal
+    kind: str  # a Fact.Kind: number, usd or percent
+
+
 def house_provider() -> Provider:
-    """The provider whose prices our pages quote."""
+    """The provider whose prices our pages quote; raises Provider.DoesNotExist before setup."""
     return Provider.objects.get(is_house=True)
 
 
+def providers() -> list[Provider]:
+    """Every provider, ours first."""
+    return list(Provider.objects.all())
+
+
 def gpu_listings_for_provider(
-    *, provider: Provider, at: date | None = None, rentable_only: bool = False
+    *,
+    provider: Provider,
+    at: date | None = None,
+    rentable_only: bool = False,
+    slugs: Sequence[str] | None = None,
 ) -> list[GpuListing]:
-    """Every GPU with its latest price at ``provider`` as of ``at``: one query, any history."""
+    """Every GPU (or those in ``slugs``) with its latest price at ``provider`` as of ``at``:
+    one query, any history."""
     at = at or timezone.localdate()
     gpus = Gpu.objects.annotate(
         quoted=latest_price_subquery(provider.pk, at, "quoted_usd_per_hour"),
@@ -83,6 +110,8 @@ def gpu_listings_for_provider(
     )
     if rentable_only:
         gpus = gpus.filter(rentable=True)
+    if slugs is not None:
+        gpus = gpus.filter(slug__in=slugs)
     # Subquery annotations skip the DecimalField converter on SQLite; quantize like the field.
     places = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").decimal_places)
     return [
@@ -109,12 +138,15 @@ def gpu_listings_for_provider(
     ]
 
 
-def latest_check_date(*, provider: Provider, at: date | None = None) -> date | None:
-    """The day of the provider's most recent price check on or before ``at``."""
+def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
+    """Provider slug -> the day of its most recent price check on or before ``at``."""
     at = at or timezone.localdate()
-    return PriceCheck.objects.filter(provider=provider, checked_on__lte=at).aggregate(
-        latest=Max("checked_on")
-    )["latest"]
+    return dict(
+        PriceCheck.objects.filter(checked_on__lte=at)
+        .values("provider__slug")
+        .annotate(latest=Max("checked_on"))
+        .values_list("provider__slug", "latest")
+    )
 
 
 def method_listings() -> list[MethodListing]:
@@ -167,6 +199,16 @@ def hour_blocks() -> list[int]:
 
 def language_models() -> list[LanguageModel]:
     return list(LanguageModel.objects.all())
+
+
+def facts() -> dict[str, FactValue]:
+    """Cited figures by key, for ``[[fact KEY]]`` tokens."""
+    return {f.key: FactValue(f.value, f.kind) for f in Fact.objects.all()}
+
+
+def sources_read_before(*, day: date) -> list[Source]:
+    """Sources nobody has re-read since before ``day``."""
+    return list(Source.objects.filter(read_on__lt=day))
 
 
 def price_history(

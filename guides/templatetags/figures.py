@@ -1,56 +1,48 @@
-"""Template filters that format the service's raw Decimals for the active language (Babel)."""
+"""Template filters that format the service's raw Decimals for the active language.
 
-from datetime import date
+Each wraps a ``guides.presentation`` function, the same ones prose tokens use; a missing value
+(None) renders as an empty string so templates can add their own ``default``.
+"""
+
+from collections.abc import Callable
 from decimal import Decimal
 
 from django import template
 from django.conf import settings
 from django.urls import translate_url
 
-from guides.presentation import config_label, current_locale, gigabyte_range
-from pricing import formatting
+from guides import presentation
 
 register = template.Library()
 
 
-@register.filter
-def num(value: Decimal | int | None) -> str:
-    return "" if value is None else formatting.number(value, current_locale())
+def _blank_if_none(format_value: Callable) -> Callable:
+    def filter_function(value):
+        return "" if value is None else format_value(value)
+
+    return filter_function
+
+
+register.filter("num", _blank_if_none(presentation.number))
+register.filter("gb", _blank_if_none(presentation.gigabytes))
+register.filter("usd", _blank_if_none(presentation.usd))
+register.filter("longdate", _blank_if_none(presentation.long_date))
 
 
 @register.filter
-def gb(value: Decimal | None) -> str:
-    return "" if value is None else formatting.gigabytes(value, current_locale())
-
-
-@register.filter
-def usd(value: Decimal | None) -> str:
-    return "" if value is None else formatting.usd(value, current_locale())
-
-
-@register.filter
-def percent(fraction: Decimal | None) -> str:
-    return "" if fraction is None else formatting.percent(fraction, current_locale())
-
-
-@register.filter
-def longdate(value: date | None) -> str:
-    return "" if value is None else formatting.long_date(value, current_locale())
+def figure(value: Decimal | None, kind: str) -> str:
+    """``{{ row.first|figure:row.kind }}``: formatted as the data says (gb, usd, number)."""
+    return "" if value is None else presentation.figure(value, kind)
 
 
 @register.simple_tag
 def gb_range(low: Decimal, high: Decimal) -> str:
-    return gigabyte_range(low, high, current_locale())
-
-
-@register.simple_tag
-def configuration(count: int, gpu_name: str) -> str:
-    return config_label(count, gpu_name)
+    return presentation.gigabyte_range(low, high)
 
 
 @register.filter
 def or_list(items) -> str:
-    return formatting.word_list([str(i) for i in items], current_locale(), "or")
+    return presentation.word_list((str(i) for i in items), "or")
 
 
 @register.simple_tag(takes_context=True)

@@ -2,21 +2,28 @@ from decimal import Decimal as D
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
-from guides import tokens
+from guides import selectors
 from guides.models import Guide, Section
 from guides.services import page_figures
-from pricing import calculations as calc
+from guides.tokens.registry import KnownSlugs, registry, syntax_errors, unknown_slug_errors
+from guides.tokens.render import render_plain, render_prose
 
 from ..conftest import SEED_DAY
 
-KNOWN = tokens.KnownSlugs(
+KNOWN = KnownSlugs(
     methods=frozenset({"qlora", "lora"}),
     gpus=frozenset({"h100", "a100-80gb", "b200"}),
     providers=frozenset({"gpuwithcrypto", "massed-compute"}),
     facts=frozenset({"minimum-top-up"}),
 )
+
+
+def token_errors(text: str, known: KnownSlugs) -> list[str]:
+    return syntax_errors(text) + unknown_slug_errors(text, known)
 
 
 @pytest.mark.parametrize(
@@ -30,7 +37,7 @@ KNOWN = tokens.KnownSlugs(
     ],
 )
 def test_valid_tokens_pass(text):
-    assert tokens.token_errors(text, KNOWN) == []
+    assert token_errors(text, KNOWN) == []
 
 
 @pytest.mark.parametrize(
@@ -43,6 +50,8 @@ def test_valid_tokens_pass(text):
         ("[[vram 8xh999]]", "there is no gpu “h999”"),
         ("[[price h100@nobody]]", "there is no provider “nobody”"),
         ("[[vram 8xH100]]", "is not a configuration"),
+        ("[[memory QLoRA]]", "“QLoRA” is not a slug"),
+        ("[[bytes qlora ２]]", "is not a rule number"),
         ("[[bytes qlora zero]]", "is not a rule number"),
         ("[[fact nothing]]", "there is no fact “nothing”"),
         ("costs [[price h100]", "unclosed token"),
@@ -50,7 +59,7 @@ def test_valid_tokens_pass(text):
     ],
 )
 def test_bad_tokens_are_named_in_the_error(text, fragment):
-    errors = tokens.token_errors(text, KNOWN)
+    errors = token_errors(text, KNOWN)
     assert len(errors) == 1
     assert fragment in errors[0]
 
@@ -62,6 +71,20 @@ def test_saving_a_guide_with_a_bad_token_names_field_and_token(seeded):
         section.full_clean()
     assert "body_de" in caught.value.message_dict
     assert "[[memroy qlora]]" in caught.value.message_dict["body_de"][0]
+
+
+def test_checking_token_syntax_needs_no_database(seeded):
+    guide = Guide.objects.get()
+    guide.short_answer_ja = "[[memory nothing-like-this]] [[price 8xb200@nobody]]"
+    with CaptureQueriesContext(connection) as queries:
+        guide.clean_fields(exclude=["language_model"])  # its foreign key check is a query
+    assert len(queries) == 0
+
+
+def test_unknown_slugs_are_checked_against_what_is_on_file(seeded):
+    known = selectors.token_slugs()
+    errors = unknown_slug_errors("[[memory dpo]] [[price 8xb200@massed-compute]]", known)
+    assert errors == ["[[memory dpo]]: there is no method “dpo”"]
 
 
 @pytest.fixture
@@ -86,24 +109,21 @@ def figures(seeded):
         ("[[weights qlora]]", "35 GB", "35 GB", "35 GB"),
         ("[[margin lora]]", "20%", "20 %", "20%"),
         ("[[blocks or]]", "10, 24, 168, or 720", "10, 24, 168 oder 720", "10、24、168、または720"),
+        ("[[blocks]]", "10, 24, 168, and 720", "10, 24, 168 und 720", "10、24、168、720"),
+        ("[[headroom 8xh200 lora]]", "960 GB", "960 GB", "960 GB"),
     ],
 )
 def test_tokens_render_in_each_locale(figures, token, en, de, ja):
     # "cheapest" chooses among the guide's configurations: offer one that fits and one that doesn't.
-    figures.configurations = [
-        calc.Configuration(figures.listing("b200").offer, 1),
-        calc.Configuration(figures.listing("b200").offer, 8),
-    ]
+    figures.configurations = [figures.configuration("b200", 1), figures.configuration("b200", 8)]
     for locale, expected in (("en", en), ("de", de), ("ja", ja)):
         with translation.override(locale):
-            rendered = tokens.render_plain(token, figures, locale).replace("\u00a0", " ")
+            rendered = render_plain(token, figures).replace("\u00a0", " ")
         assert rendered == expected, locale
 
 
 def test_editor_text_is_escaped_and_never_evaluated(figures):
-    html = tokens.render_prose(
-        "<script>alert(1)</script> {{ secret }} [[memory qlora]]", figures, "en"
-    )
+    html = render_prose("<script>alert(1)</script> {{ secret }} [[memory qlora]]", figures)
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
     assert "{{ secret }}" in html
@@ -111,18 +131,18 @@ def test_editor_text_is_escaped_and_never_evaluated(figures):
 
 
 def test_prose_lists_and_code(figures):
-    html = tokens.render_prose("- one `--use_peft`\n- two\n\nA paragraph.", figures, "en")
+    html = render_prose("- one `--use_peft`\n- two\n\nA paragraph.", figures)
     assert html == "<ul><li>one <code>--use_peft</code></li><li>two</li></ul><p>A paragraph.</p>"
 
 
 def test_a_figure_without_data_renders_a_dash_not_an_error(figures):
-    assert tokens.render_plain("[[price rtx-4090]]", figures, "en") == "—"
+    assert render_plain("[[price rtx-4090]]", figures) == "—"
 
 
 def test_every_token_kind_documents_an_example_that_validates(seeded):
-    known = tokens.known_slugs()
-    for kind in tokens.TOKEN_KINDS.values():
-        assert tokens.token_errors(kind.example, known) == [], kind.name
+    known = selectors.token_slugs()
+    for kind in registry:
+        assert token_errors(kind.example, known) == [], kind.name
 
 
 def test_published_seed_guide_has_only_valid_tokens(seeded):

@@ -115,7 +115,13 @@ def test_fit_matrix_reproduces_the_seed_table():
 def test_fit_table_marks_l40s_too_small_for_qlora():
     cell = calc.fit_matrix([config("l40s")], [estimate("qlora")])[0].cell("qlora")
     assert not cell.fits
-    assert cell.headroom_gb == D("-4.5")
+    assert calc.headroom_gb(config("l40s"), cell.required_gb) == D("-4.5")
+
+
+@pytest.mark.parametrize(("available", "fits"), [("52.4", False), ("52.5", True), ("52.6", True)])
+def test_an_estimate_fits_exactly_the_memory_on_hand(available, fits):
+    cell = calc.FitCell("qlora", required_gb=D("52.5"), available_gb=D(available))
+    assert cell.fits is fits
 
 
 def test_8x_h200_leaves_8_gb_after_the_16_byte_estimate():

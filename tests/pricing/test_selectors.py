@@ -39,7 +39,12 @@ def test_a_newer_partial_check_moves_only_the_gpus_it_prices(house):
     # As of the seed day the newer check is invisible.
     before = _prices(selectors.gpu_listings_for_provider(provider=house, at=SEED_DAY))
     assert before["h100"] == D("2.32")
-    assert selectors.latest_check_date(provider=house, at=later) == later
+    assert selectors.latest_check_dates(at=later) == {
+        "gpuwithcrypto": later,
+        "massed-compute": SEED_DAY,
+        "thunder-compute": SEED_DAY,
+    }
+    assert selectors.latest_check_dates(at=later - timedelta(days=1))["gpuwithcrypto"] == SEED_DAY
 
 
 def test_competitor_instance_prices_become_per_gpu_prices(seeded):
@@ -58,7 +63,7 @@ def test_price_lookup_takes_one_query_however_long_the_history(house, django_ass
     with django_assert_num_queries(1):
         selectors.gpu_listings_for_provider(provider=house, at=SEED_DAY)
     with django_assert_num_queries(1):
-        selectors.latest_check_date(provider=house, at=SEED_DAY)
+        selectors.latest_check_dates(at=SEED_DAY)
 
 
 def test_method_listings_load_in_three_queries(seeded, django_assert_num_queries):

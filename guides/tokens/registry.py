@@ -1,0 +1,213 @@
+"""The grammar of live-figure tokens and the registry of their kinds.
+
+A token is ``[[kind arg ...]]``. Each kind is declared once, beside its render function, with
+``@registry.kind(...)`` in ``guides.tokens.kinds`` (imported when the app is ready, like Django's
+template tag libraries). This module knows only the grammar: models and forms check prose with
+it without loading any rendering code or touching the database. Whether a slug names a real
+method, GPU, provider or fact is checked separately, against slugs loaded once per admin form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from django.utils.translation import gettext
+
+TOKEN_RE = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+CONFIG_RE = re.compile(
+    r"^(?:(?P<count>[1-9][0-9]?)x)?(?P<gpu>[a-z0-9][a-z0-9-]*)(?:@(?P<provider>[a-z0-9-]+))?$"
+)
+
+
+class TokenError(ValueError):
+    """A token that cannot be read; the message says why."""
+
+
+@dataclass(frozen=True)
+class KnownSlugs:
+    """What arguments may name, as loaded by ``guides.selectors.token_slugs``."""
+
+    methods: frozenset[str]
+    gpus: frozenset[str]
+    providers: frozenset[str]
+    facts: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ConfigRef:
+    """``8xb200@massed-compute`` as written in a token: count, GPU and provider (None = ours)."""
+
+    gpu: str
+    count: int = 1
+    provider: str | None = None
+
+
+# --- argument types: each reads one word and says what it expected ---------------------
+
+
+@dataclass(frozen=True)
+class Slug:
+    """A method, GPU, provider or fact, named by its slug."""
+
+    pool: str  # the KnownSlugs field it must be in
+
+    def parse(self, word: str):
+        if not SLUG_RE.match(word):
+            raise TokenError(gettext("“%(word)s” is not a slug") % {"word": word})
+        return word
+
+    def unknown(self, value: str, known: KnownSlugs) -> list[str]:
+        return [] if value in getattr(known, self.pool) else [_unknown_message(self.pool, value)]
+
+
+@dataclass(frozen=True)
+class Choice:
+    options: tuple[str, ...]
+
+    def parse(self, word: str) -> str:
+        if word not in self.options:
+            raise TokenError(
+                gettext("“%(word)s” is not one of %(options)s")
+                % {"word": word, "options": ", ".join(self.options)}
+            )
+        return word
+
+    def unknown(self, value: str, known: KnownSlugs) -> list[str]:
+        return []
+
+
+@dataclass(frozen=True)
+class RuleNumber:
+    def parse(self, word: str) -> int:
+        if not word.isascii() or not word.isdigit() or int(word) < 1:
+            raise TokenError(gettext("“%(word)s” is not a rule number (1, 2, …)") % {"word": word})
+        return int(word)
+
+    def unknown(self, value: int, known: KnownSlugs) -> list[str]:
+        return []
+
+
+@dataclass(frozen=True)
+class Config:
+    def parse(self, word: str) -> ConfigRef:
+        match = CONFIG_RE.match(word)
+        if not match:
+            raise TokenError(
+                gettext("“%(word)s” is not a configuration like 8xh200 or b200@massed-compute")
+                % {"word": word}
+            )
+        return ConfigRef(match["gpu"], int(match["count"] or 1), match["provider"])
+
+    def unknown(self, value: ConfigRef, known: KnownSlugs) -> list[str]:
+        errors = GPU.unknown(value.gpu, known)
+        if value.provider:
+            errors += PROVIDER.unknown(value.provider, known)
+        return errors
+
+
+def _unknown_message(pool: str, word: str) -> str:
+    kind = {"methods": "method", "gpus": "gpu", "providers": "provider", "facts": "fact"}[pool]
+    return gettext("there is no %(kind)s “%(word)s”") % {"kind": kind, "word": word}
+
+
+METHOD, GPU, PROVIDER, FACT = Slug("methods"), Slug("gpus"), Slug("providers"), Slug("facts")
+CONFIG, RULE_NUMBER = Config(), RuleNumber()
+Arg = Slug | Choice | RuleNumber | Config
+
+
+# --- the registry ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TokenKind:
+    name: str
+    required: tuple[Arg, ...]
+    optional: tuple[Arg, ...]
+    example: str
+    help: str
+    render: Callable[..., str]  # (figures, *parsed args) -> the formatted figure
+    html: bool = False  # the render function builds safe HTML itself (links)
+
+    def parse_args(self, words: list[str]) -> list:
+        if not len(self.required) <= len(words) <= len(self.required) + len(self.optional):
+            raise TokenError(
+                gettext("wrong number of arguments; write it like %(example)s")
+                % {"example": self.example}
+            )
+        specs = self.required + self.optional
+        return [arg.parse(word) for arg, word in zip(specs, words, strict=False)]
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._kinds: dict[str, TokenKind] = {}
+
+    def kind(
+        self,
+        name: str,
+        *,
+        example: str,
+        help: str,
+        required: tuple[Arg, ...] = (),
+        optional: tuple[Arg, ...] = (),
+        html: bool = False,
+    ) -> Callable[[Callable[..., str]], Callable[..., str]]:
+        """Register the decorated render function as the token kind ``name``."""
+
+        def register(render: Callable[..., str]) -> Callable[..., str]:
+            if name in self._kinds:
+                raise ValueError(f"token kind {name!r} is registered twice")
+            self._kinds[name] = TokenKind(name, required, optional, example, help, render, html)
+            return render
+
+        return register
+
+    def __iter__(self) -> Iterator[TokenKind]:
+        return iter(self._kinds.values())
+
+    def parse(self, body: str) -> tuple[TokenKind, list]:
+        """The kind and parsed arguments of a token's inside; raises TokenError."""
+        words = body.split()
+        if not words:
+            raise TokenError(gettext("empty token"))
+        kind = self._kinds.get(words[0])
+        if kind is None:
+            raise TokenError(gettext("unknown token kind “%(kind)s”") % {"kind": words[0]})
+        return kind, kind.parse_args(words[1:])
+
+
+registry = Registry()
+
+
+# --- checking prose -------------------------------------------------------------------
+
+
+def syntax_errors(text: str) -> list[str]:
+    """One message per malformed token in ``text``, naming the token; no database needed."""
+    text = text or ""
+    errors = []
+    if "[[" in TOKEN_RE.sub("", text) or "]]" in TOKEN_RE.sub("", text):
+        errors.append(gettext("unclosed token: every “[[” needs a matching “]]”"))
+    for match in TOKEN_RE.finditer(text):
+        try:
+            registry.parse(match.group(1))
+        except TokenError as exc:
+            errors.append(f"{match.group(0)}: {exc}")
+    return errors
+
+
+def unknown_slug_errors(text: str, known: KnownSlugs) -> list[str]:
+    """One message per well-formed token in ``text`` that names something not on file."""
+    errors = []
+    for match in TOKEN_RE.finditer(text or ""):
+        try:
+            kind, values = registry.parse(match.group(1))
+        except TokenError:
+            continue  # syntax_errors reports it
+        specs = kind.required + kind.optional
+        for arg, value in zip(specs, values, strict=False):
+            errors += [f"{match.group(0)}: {message}" for message in arg.unknown(value, known)]
+    return errors

@@ -1,0 +1,69 @@
+"""Editor prose to HTML: text escaped, tokens filled with formatted figures, a little markup.
+
+A blank line starts a paragraph, lines that all start with "- " make a list, and `backticks`
+mark code. Nothing is evaluated as template code; every piece of editor text and every filled
+value is escaped, except the HTML that link kinds build with ``format_html``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from guides.figures import MissingFigure, PageFigures
+from guides.tokens import kinds  # noqa: F401 - registers every kind
+from guides.tokens.registry import TOKEN_RE, TokenError, registry
+from pricing.calculations import RuleError
+
+logger = logging.getLogger(__name__)
+
+MISSING = "—"
+CODE_RE = re.compile(r"`([^`\n]+)`")
+TAG_RE = re.compile(r"<[^>]+>")
+
+
+def fill(body: str, figures: PageFigures) -> str:
+    """The escaped, formatted value of one token; a dash (and a log line) if data is missing."""
+    try:
+        kind, args = registry.parse(body)
+        value = kind.render(figures, *args)
+    except (TokenError, MissingFigure, RuleError) as exc:
+        logger.warning("cannot fill [[%s]]: %s", body, exc)
+        return MISSING
+    return value if kind.html else escape(value)
+
+
+def render_inline(text: str, figures: PageFigures) -> SafeString:
+    """Escape ``text``, fill its tokens and mark `code`; no paragraphs."""
+    out = []
+    position = 0
+    for match in TOKEN_RE.finditer(text):
+        out.append(CODE_RE.sub(r"<code>\1</code>", escape(text[position : match.start()])))
+        out.append(fill(match.group(1), figures))
+        position = match.end()
+    out.append(CODE_RE.sub(r"<code>\1</code>", escape(text[position:])))
+    return mark_safe("".join(out))  # noqa: S308 - every piece above was escaped
+
+
+def render_prose(text: str, figures: PageFigures) -> SafeString:
+    """Blocks split on blank lines: a list where every line starts with "- ", else a paragraph."""
+    html_blocks = []
+    for block in re.split(r"\n\s*\n", (text or "").strip()):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if not lines:
+            continue
+        if all(line.startswith("- ") for line in lines):
+            items = "".join(f"<li>{render_inline(line[2:], figures)}</li>" for line in lines)
+            html_blocks.append(f"<ul>{items}</ul>")
+        else:
+            html_blocks.append(f"<p>{render_inline(' '.join(lines), figures)}</p>")
+    return mark_safe("".join(html_blocks))  # noqa: S308 - built from render_inline's output
+
+
+def render_plain(text: str, figures: PageFigures) -> str:
+    """Tokens filled, no markup, not escaped: for meta descriptions and JSON-LD."""
+    return html.unescape(TAG_RE.sub("", str(render_inline(text, figures))))
