@@ -22,7 +22,7 @@ from guides.models import (
     Recommendation,
     Section,
 )
-from guides.tokens.registry import KnownSlugs, registry, unknown_slug_errors
+from guides.tokens.registry import KnownSlugs, registry, token_errors
 from pricing import selectors as pricing_selectors
 from pricing.models import Provider
 
@@ -68,10 +68,10 @@ def token_slugs_for(request) -> KnownSlugs:
 
 
 class ProseForm(forms.ModelForm):
-    """Refuses tokens that name a method, GPU, provider or fact not on file, per field.
-
-    The token syntax is checked by the model; this needs the database, so the admin hands each
-    form the slugs it loaded once for the whole request.
+    """Names every bad token on its field: malformed, or naming a method, GPU, provider or
+    fact not on file. Checking slugs needs the database, so the admin hands each form the
+    slugs it loaded once for the whole request. (The model checks the syntax too, for writes
+    outside the admin; it skips fields that already have errors.)
     """
 
     token_slugs: KnownSlugs | None = None
@@ -83,7 +83,7 @@ class ProseForm(forms.ModelForm):
         for base in self._meta.model.prose_fields:
             for code in editing.LANGUAGES:
                 name = build_localized_fieldname(base, code)
-                for message in unknown_slug_errors(cleaned.get(name) or "", self.token_slugs):
+                for message in token_errors(cleaned.get(name) or "", self.token_slugs):
                     self.add_error(name, message)
         return cleaned
 

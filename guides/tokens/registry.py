@@ -211,3 +211,8 @@ def unknown_slug_errors(text: str, known: KnownSlugs) -> list[str]:
         for arg, value in zip(specs, values, strict=False):
             errors += [f"{match.group(0)}: {message}" for message in arg.unknown(value, known)]
     return errors
+
+
+def token_errors(text: str, known: KnownSlugs) -> list[str]:
+    """Every problem with the tokens in ``text``: malformed ones first, then unknown slugs."""
+    return syntax_errors(text) + unknown_slug_errors(text, known)

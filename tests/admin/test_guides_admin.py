@@ -4,6 +4,8 @@ from datetime import timedelta
 from decimal import Decimal as D
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from guides.dashboard import dashboard_warnings
@@ -89,6 +91,36 @@ def test_a_bad_token_is_shown_on_its_field(client, editor, guide):
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
     assert "[[memory qlroa]]: there is no method “qlroa”" in errors["short_answer_de"][0]
+
+
+def test_a_bad_token_in_a_section_is_shown_on_its_field(client, editor, guide):
+    client.force_login(editor)
+    data = form_data(client.get(change_url(guide)))
+    field = next(k for k in data if k.startswith("sections-") and k.endswith("-closing_ja"))
+    data[field] = "[[price 8xb200@nobody]] [[memory lora sideways]]"
+    response = client.post(change_url(guide), data)
+    assert response.status_code == 200
+    formset = next(
+        f.formset
+        for f in response.context["inline_admin_formsets"]
+        if f.formset.prefix == "sections"
+    )
+    index = int(field.split("-")[1])
+    assert formset.forms[index].errors["closing_ja"] == [
+        "[[memory lora sideways]]: “sideways” is not one of planning, lower, upper, range",
+        "[[price 8xb200@nobody]]: there is no provider “nobody”",
+    ]
+    assert Guide.objects.get().sections.filter(closing_ja__contains="nobody").count() == 0
+
+
+def test_a_guide_save_loads_the_known_slugs_once(client, editor, guide):
+    """39 prose fields in three languages are checked against slugs read in one go."""
+    client.force_login(editor)
+    data = form_data(client.get(change_url(guide)))
+    with CaptureQueriesContext(connection) as queries:
+        assert client.post(change_url(guide), data).status_code == 302
+    fact_reads = [q for q in queries if 'FROM "pricing_fact"' in q["sql"]]
+    assert len(fact_reads) == 1
 
 
 def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, guide):

@@ -9,7 +9,7 @@ from django.utils import translation
 from guides import selectors
 from guides.models import Guide, Section
 from guides.services import page_figures
-from guides.tokens.registry import KnownSlugs, registry, syntax_errors, unknown_slug_errors
+from guides.tokens.registry import KnownSlugs, registry, token_errors, unknown_slug_errors
 from guides.tokens.render import render_plain, render_prose
 
 from ..conftest import SEED_DAY
@@ -20,10 +20,6 @@ KNOWN = KnownSlugs(
     providers=frozenset({"gpuwithcrypto", "massed-compute"}),
     facts=frozenset({"minimum-top-up"}),
 )
-
-
-def token_errors(text: str, known: KnownSlugs) -> list[str]:
-    return syntax_errors(text) + unknown_slug_errors(text, known)
 
 
 @pytest.mark.parametrize(
