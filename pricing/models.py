@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -181,16 +181,6 @@ class Price(models.Model):
     @property
     def usd_per_gpu_hour(self) -> Decimal:
         return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
-
-
-def latest_price_subquery(provider_id: int, at: date, field: str) -> Subquery:
-    """A subquery for one field of a GPU's latest price at a provider on or before ``at``."""
-    return Subquery(
-        Price.objects.filter(gpu=OuterRef("pk"), price_check__provider_id=provider_id)
-        .as_of(at)
-        .order_by("-price_check__checked_on")
-        .values(field)[:1]
-    )
 
 
 class HourBlock(models.Model):

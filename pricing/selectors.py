@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db.models import Max, Prefetch
+from django.db.models import Max, OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
 from pricing import calculations
@@ -26,7 +26,6 @@ from pricing.models import (
     PriceCheck,
     Provider,
     Source,
-    latest_price_subquery,
 )
 
 HISTORY_DAYS = 365  # how far back price-history charts reach
@@ -104,9 +103,9 @@ def gpu_listings_for_provider(
     one query, any history."""
     at = at or timezone.localdate()
     gpus = Gpu.objects.annotate(
-        quoted=latest_price_subquery(provider.pk, at, "quoted_usd_per_hour"),
-        quote_gpus=latest_price_subquery(provider.pk, at, "gpus_in_quote"),
-        priced_on=latest_price_subquery(provider.pk, at, "price_check__checked_on"),
+        quoted=_latest_price(provider.pk, at, "quoted_usd_per_hour"),
+        quote_gpus=_latest_price(provider.pk, at, "gpus_in_quote"),
+        priced_on=_latest_price(provider.pk, at, "price_check__checked_on"),
     )
     if rentable_only:
         gpus = gpus.filter(rentable=True)
@@ -136,6 +135,16 @@ def gpu_listings_for_provider(
         )
         for gpu in gpus
     ]
+
+
+def _latest_price(provider_id: int, at: date, field: str) -> Subquery:
+    """A subquery for one field of a GPU's latest price at a provider on or before ``at``."""
+    return Subquery(
+        Price.objects.filter(gpu=OuterRef("pk"), price_check__provider_id=provider_id)
+        .as_of(at)
+        .order_by("-price_check__checked_on")
+        .values(field)[:1]
+    )
 
 
 def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
