@@ -11,13 +11,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    # Start from the outer environment minus what tests/settings.py sets for the test run.
+    # Start from the outer environment minus what tests/settings.py sets for the test run, and
+    # read no .env file (a developer's own, written by `make run`) unless a test names one.
     ours = {
         "DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS",
-        "DJANGO_ALLOW_ASYNC_UNSAFE",
+        "DJANGO_ALLOW_ASYNC_UNSAFE", "ENV_FILE",
     }  # fmt: skip
     clean = {k: v for k, v in os.environ.items() if k not in ours}
-    clean.update(env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
+    clean.update({"ENV_FILE": ""}, **env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=clean, capture_output=True, text=True,
         timeout=60,
@@ -72,3 +73,10 @@ def test_production_settings_pass_the_deploy_checklist(tmp_path):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_a_missing_env_file_is_one_line(tmp_path):
+    result = manage("check", DEBUG="true", ENV_FILE=str(tmp_path / "absent.env"))
+    assert result.returncode != 0
+    assert "ENV_FILE names" in result.stderr
+    assert "Traceback" not in result.stderr
