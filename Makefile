@@ -52,7 +52,7 @@ run: migrate translations
 	@echo ""
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-# ARGS go to the command: make createsuperuser ARGS="--noinput --username ada --email a@b.c"
+# ARGS are passed on: make createsuperuser ARGS="--noinput --username ada --email ada@example.com"
 # (with DJANGO_SUPERUSER_PASSWORD set) creates one without questions.
 createsuperuser: migrate
 	$(PY) manage.py createsuperuser $(ARGS)
