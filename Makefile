@@ -5,7 +5,10 @@ PORT ?= 8000
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 
-.PHONY: run test lint format messages translations benchmark screenshots clean
+ARGS ?=
+
+.PHONY: run migrate createsuperuser shell test lint format messages translations benchmark \
+	screenshots clean
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -25,16 +28,37 @@ $(VENV)/.installed-dev: requirements-dev.txt | $(BIN)/activate
 translations: $(VENV)/.installed-run
 	$(BIN)/pybabel -q compile --domain django --directory locale
 
-run: export DEBUG ?= true
-run: $(VENV)/.installed-run translations
+# A development .env (DEBUG on, a fresh secret key), so that `make run` and every
+# `.venv/bin/python manage.py ...` command share one configuration. Written only when missing:
+# an existing .env is never touched. token_urlsafe never starts with `$`, which django-environ
+# would read as a reference to another variable.
+.env:
+	@key=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))') && [ -n "$$key" ] \
+		&& umask 077 && printf '%s\n' \
+		'# Local development settings written by `make run`, which never overwrites this file.' \
+		'# See .env.example for the other settings; real environment variables win over it.' \
+		'DEBUG=true' "SECRET_KEY=$$key" > $@.tmp && mv $@.tmp $@
+	@echo "  Wrote a development .env (DEBUG=true, a new SECRET_KEY); edit it as you like."
+
+migrate: $(VENV)/.installed-run | .env
 	$(PY) manage.py migrate --no-input
+
+run: migrate translations
 	$(PY) manage.py seed_content
 	@echo ""
 	@echo "  GPU Guide is starting at http://127.0.0.1:$(PORT)/"
-	@echo "  Create an admin user with:  $(PY) manage.py createsuperuser"
+	@echo "  Create an admin user with:  make createsuperuser"
 	@echo "  then sign in at http://127.0.0.1:$(PORT)/admin/"
 	@echo ""
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# ARGS are passed on: make createsuperuser ARGS="--noinput --username ada --email ada@example.com"
+# (with DJANGO_SUPERUSER_PASSWORD set) creates one without questions.
+createsuperuser: migrate
+	$(PY) manage.py createsuperuser $(ARGS)
+
+shell: migrate
+	$(PY) manage.py shell $(ARGS)
 
 test: $(VENV)/.installed-dev translations
 	$(BIN)/ruff check .

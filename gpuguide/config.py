@@ -7,10 +7,6 @@ import sys
 from urllib.parse import urlsplit, urlunsplit
 
 
-class ConfigurationError(Exception):
-    """A setting is missing or malformed; the message says which and how to fix it."""
-
-
 def redact_url(url: str) -> str:
     """Return the URL with any password replaced, so that errors never print secrets."""
     try:

@@ -1,5 +1,6 @@
 """Settings for GPU Guide, read from the environment (see .env.example and the README)."""
 
+import os
 import warnings
 from pathlib import Path
 
@@ -11,8 +12,14 @@ from gpuguide.config import exit_with, redact_url
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
-# A local .env is read if present; real environment variables win over it.
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# A local .env (`make run` writes one for development) is read if present; real environment
+# variables win over it. ENV_FILE names another file, or none when empty (tests set it so).
+_ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
+if _ENV_FILE:
+    if Path(_ENV_FILE).is_file():
+        environ.Env.read_env(_ENV_FILE, overwrite=False)
+    elif "ENV_FILE" in os.environ:
+        exit_with(f"ENV_FILE names {_ENV_FILE}, which is not a file (set it empty to read none).")
 
 DEBUG = env.bool("DEBUG", default=False)
 

@@ -1,7 +1,8 @@
 """Editor, price-recorder and administrator groups, with least privilege.
 
-Created by a migration (guides 0003) and re-asserted by ``seed_content``; both call
-``ensure_roles`` so the two can never disagree.
+Migration guides 0002 created them from its own frozen copy of these grants (a migration never
+imports live code); ``seed_content`` re-asserts the roles as defined here. When you change a
+role, add a migration as well if existing databases must follow without re-seeding.
 """
 
 CONTENT = [

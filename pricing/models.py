@@ -233,7 +233,6 @@ class Method(models.Model):
     slug = models.SlugField(_("slug"), unique=True)
     name = models.CharField(_("name"), max_length=120)
     short_name = models.CharField(_("short name"), max_length=60, help_text=_("For table heads."))
-    note = models.TextField(_("note"), blank=True)
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     planning_margin_percent = models.DecimalField(
         _("planning margin (%)"),

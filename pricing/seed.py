@@ -320,11 +320,6 @@ METHODS = [
             "ja": "QLoRA（4ビットベース）",
         },
         "short_name": {"en": "QLoRA", "de": "QLoRA", "ja": "QLoRA"},
-        "note": {
-            "en": "The base model is loaded in 4 bits and frozen; only small adapters are trained.",
-            "de": "Das Basismodell wird in 4 Bit geladen und eingefroren; nur kleine Adapter werden trainiert.",
-            "ja": "ベースモデルは4ビットで読み込まれ凍結され、小さなアダプタのみを学習します。",
-        },
         "rules": [{"source": "qlora-paper", "measured": (D("48"), D("65"), D("0.05"))}],
     },
     {
@@ -334,11 +329,6 @@ METHODS = [
         "weight_bytes": D("2"),
         "name": {"en": "LoRA (BF16 base)", "de": "LoRA (BF16-Basis)", "ja": "LoRA（BF16ベース）"},
         "short_name": {"en": "LoRA", "de": "LoRA", "ja": "LoRA"},
-        "note": {
-            "en": "The base stays in BF16 and frozen; adapters and their optimizer add little.",
-            "de": "Die Basis bleibt in BF16 und eingefroren; Adapter und ihr Optimizer kommen kaum hinzu.",
-            "ja": "ベースはBF16のまま凍結され、アダプタとそのオプティマイザはわずかしか加わりません。",
-        },
         "rules": [{"source": "hf-memory-anatomy", "components": [("weights", D("2"))]}],
     },
     {
@@ -355,11 +345,6 @@ METHODS = [
             "en": "Full, 8-bit Adam",
             "de": "Full, 8-Bit-Adam",
             "ja": "フル、8ビットAdam",
-        },
-        "note": {
-            "en": "8-bit optimizer states take 2 bytes per parameter instead of 8.",
-            "de": "8-Bit-Optimizer-States belegen 2 statt 8 Byte pro Parameter.",
-            "ja": "8ビットオプティマイザの状態は8バイトではなく2バイトです。",
         },
         "rules": [
             {
@@ -379,11 +364,6 @@ METHODS = [
             "ja": "フルファインチューニング、AdamW",
         },
         "short_name": {"en": "Full, AdamW", "de": "Full, AdamW", "ja": "フル、AdamW"},
-        "note": {
-            "en": "Mixed precision: weights, optimizer with an FP32 copy, and gradients.",
-            "de": "Mixed Precision: Gewichte, Optimizer mit FP32-Kopie und Gradienten.",
-            "ja": "混合精度：重み、FP32コピー付きオプティマイザ、勾配。",
-        },
         "rules": [
             {
                 "source": "eleuther-transformer-math",
@@ -491,7 +471,6 @@ def load_pricing() -> int:
                 "weight_bytes_per_param": spec["weight_bytes"],
                 **translated("name", spec["name"]),
                 **translated("short_name", spec["short_name"]),
-                **translated("note", spec["note"]),
             },
         )
         if not was_created:

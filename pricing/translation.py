@@ -12,7 +12,7 @@ class SourceTranslationOptions(TranslationOptions):
 
 @register(Method)
 class MethodTranslationOptions(TranslationOptions):
-    fields = ("name", "short_name", "note")
+    fields = ("name", "short_name")
 
 
 @register(LanguageModel)

@@ -2,6 +2,8 @@
 
 import os
 
+# Never read a developer's .env (`make run` writes one): tests see only what they set here.
+os.environ["ENV_FILE"] = ""
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-" + "x" * 40)
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")

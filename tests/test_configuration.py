@@ -1,6 +1,7 @@
 """Bad configuration stops the process with one clear line, never a traceback wall."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +12,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    # Start from the outer environment minus what tests/settings.py sets for the test run.
+    # Start from the outer environment minus what tests/settings.py sets for the test run, and
+    # read no .env file (a developer's own, written by `make run`) unless a test names one.
     ours = {
         "DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS",
-        "DJANGO_ALLOW_ASYNC_UNSAFE",
+        "DJANGO_ALLOW_ASYNC_UNSAFE", "ENV_FILE",
     }  # fmt: skip
     clean = {k: v for k, v in os.environ.items() if k not in ours}
-    clean.update(env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
+    clean.update({"ENV_FILE": ""}, **env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=clean, capture_output=True, text=True,
         timeout=60,
@@ -72,3 +74,63 @@ def test_production_settings_pass_the_deploy_checklist(tmp_path):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def show_settings(**env: str) -> dict:
+    shell = "from django.conf import settings as s; print(s.DEBUG, ','.join(s.ALLOWED_HOSTS))"
+    result = manage("shell", "--no-imports", "-c", shell, **env)
+    assert result.returncode == 0, result.stderr
+    debug, hosts = result.stdout.split()
+    return {"DEBUG": debug == "True", "ALLOWED_HOSTS": hosts.split(",")}
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make, as `make run` does")
+def test_the_env_file_make_run_writes_lets_manage_py_commands_run(tmp_path):
+    """`make run` writes .env; the commands it and the README print then need nothing else."""
+    make = ["make", "-s", "-C", str(tmp_path), "-f", str(ROOT / "Makefile"), ".env"]
+    outer = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+    written = subprocess.run(
+        [*make, f"PYTHON={sys.executable}"], env=outer, capture_output=True, text=True, timeout=60
+    )
+    assert written.returncode == 0, written.stderr
+    assert "Wrote a development .env" in written.stdout
+    env_file = tmp_path / ".env"
+    text = env_file.read_text()
+    assert "DEBUG=true" in text.splitlines()
+    key = next(line for line in text.splitlines() if line.startswith("SECRET_KEY="))
+    assert len(key.removeprefix("SECRET_KEY=")) >= 50
+    assert not key.removeprefix("SECRET_KEY=").startswith("$")
+    assert env_file.stat().st_mode & 0o077 == 0  # it holds a secret
+
+    # DEBUG is not set outside (manage() drops it): only the file turns development mode on.
+    db = {"ENV_FILE": str(env_file), "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}"}
+    for command in (["check"], ["createsuperuser", "--help"], ["record_price_check", "--help"]):
+        result = manage(*command, **db)
+        assert result.returncode == 0, f"{command}: {result.stderr}"
+    assert show_settings(**db) == {"DEBUG": True, "ALLOWED_HOSTS": ["127.0.0.1", "localhost"]}
+
+    # Never overwritten: a second run leaves the file (and its key) alone.
+    again = subprocess.run(make, env=outer, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert "Wrote" not in again.stdout
+    assert env_file.read_text() == text
+
+
+def test_env_example_is_a_working_development_configuration(tmp_path):
+    env = {
+        "ENV_FILE": str(ROOT / ".env.example"),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}",
+    }
+    result = manage("check", **env)
+    assert result.returncode == 0, result.stderr
+    settings = show_settings(**env)
+    assert settings["DEBUG"] is True
+    assert "127.0.0.1" in settings["ALLOWED_HOSTS"]
+    assert "localhost" in settings["ALLOWED_HOSTS"]
+
+
+def test_a_missing_env_file_is_one_line(tmp_path):
+    result = manage("check", DEBUG="true", ENV_FILE=str(tmp_path / "absent.env"))
+    assert result.returncode != 0
+    assert "ENV_FILE names" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -4,6 +4,7 @@ from datetime import timedelta
 from decimal import Decimal as D
 
 import pytest
+from django.contrib.auth.models import Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -45,6 +46,23 @@ def guide(seeded) -> Guide:
 def test_roles_grant_least_privilege(client, request, who, url, status):
     client.force_login(request.getfixturevalue(who))
     assert client.get(url).status_code == status
+
+
+def test_migrations_alone_create_the_roles(db):
+    """guides 0002 creates the groups from its frozen grants (the test database is migrated)."""
+    granted = {
+        group.name: {permission.codename for permission in group.permissions.all()}
+        for group in Group.objects.prefetch_related("permissions")
+    }
+    assert {name: len(codenames) for name, codenames in granted.items()} == {
+        "Editors": 59,
+        "Price recorders": 8,
+        "Administrators": 88,
+    }
+    assert {"change_guide", "add_gpu", "view_pricecheck"} <= granted["Editors"]
+    assert not {"add_pricecheck", "delete_gpu", "change_user"} & granted["Editors"]
+    assert granted["Price recorders"] >= {"add_pricecheck", "add_price", "view_gpu"}
+    assert {"change_user", "delete_pricecheck", "add_guide"} <= granted["Administrators"]
 
 
 def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
