@@ -1,12 +1,18 @@
 """Admin for GPUs, providers, sources, methods and the append-only price checks."""
 
+from datetime import date
+from decimal import Decimal
+
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Count, Max
+from django.http import HttpResponseRedirect
 from django.utils import timezone
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
 
+from pricing import selectors, services
 from pricing.formatting import trim
 from pricing.models import (
     Fact,
@@ -21,7 +27,6 @@ from pricing.models import (
     Provider,
     Source,
 )
-from pricing.selectors import gpu_listings_for_provider
 
 
 @admin.register(Source)
@@ -87,7 +92,46 @@ class ProviderAdmin(admin.ModelAdmin):
         return provider.checks_total
 
 
+class RawTextField(forms.CharField):
+    """The typed text, for the price-check service to check and parse: the admin and the CLI
+    then refuse the same inputs with the same messages (Decimal and int take "1_000", "١٢").
+    Not stripped either: the CLI refuses " 1", so the admin does too."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(strip=False, **kwargs)
+
+    def has_changed(self, initial, data) -> bool:
+        # Initial values are Decimals, ints and dates; what comes back is their text.
+        return str("" if initial is None else initial) != str(data or "")
+
+
+def _model_label(model, name: str) -> dict:
+    field = model._meta.get_field(name)
+    return {"label": capfirst(field.verbose_name), "help_text": field.help_text}
+
+
+def _refusal(exc: services.PriceCheckError) -> forms.ValidationError:
+    return forms.ValidationError(str(exc), code="price_check")
+
+
 class PriceForm(forms.ModelForm):
+    quoted_usd_per_hour = RawTextField(
+        widget=forms.NumberInput(
+            attrs={
+                "step": str(services.MIN_USD_PER_HOUR),
+                "min": str(services.MIN_USD_PER_HOUR),
+                "max": str(services.MAX_USD_PER_HOUR),
+            }
+        ),
+        **_model_label(Price, "quoted_usd_per_hour"),
+    )
+    gpus_in_quote = RawTextField(
+        widget=forms.NumberInput(
+            attrs={"min": services.MIN_GPUS_IN_QUOTE, "max": services.MAX_GPUS_IN_QUOTE}
+        ),
+        **_model_label(Price, "gpus_in_quote"),
+    )
+
     class Meta:
         model = Price
         fields = ["gpu", "quoted_usd_per_hour", "gpus_in_quote"]
@@ -97,14 +141,45 @@ class PriceForm(forms.ModelForm):
         # what moved, and the unchanged rows must be recorded too.
         return bool(self.data.get(self.add_prefix("gpu"))) or super().has_changed()
 
+    def clean_quoted_usd_per_hour(self) -> Decimal:
+        gpu = self.cleaned_data.get("gpu")
+        try:
+            return services.parse_price(
+                gpu=gpu.slug if gpu else "?", value=self.cleaned_data["quoted_usd_per_hour"]
+            )
+        except services.PriceCheckError as exc:
+            raise _refusal(exc) from None
+
+    def clean_gpus_in_quote(self) -> int:
+        try:
+            return services.parse_gpus_in_quote(value=self.cleaned_data["gpus_in_quote"])
+        except services.PriceCheckError as exc:
+            raise _refusal(exc) from None
+
 
 class PriceFormSet(forms.BaseInlineFormSet):
     def clean(self) -> None:
-        super().clean()
+        rows = [
+            form
+            for form in self.forms
+            if form.cleaned_data
+            and not form.cleaned_data.get("DELETE")
+            and form.cleaned_data.get("gpu")
+        ]
+        slugs: list[str] = []
+        for form in rows:
+            slug = form.cleaned_data["gpu"].slug
+            try:  # each row against the rows above it, so the error sits beside the repeat
+                services.validate_gpu_slugs(gpu_slugs=[*slugs, slug])
+            except services.PriceCheckError as exc:
+                form.add_error("gpu", _refusal(exc))
+                continue
+            slugs.append(slug)
         if not any(
             form.cleaned_data and not form.cleaned_data.get("DELETE") for form in self.forms
         ):
-            raise forms.ValidationError(_("A price check needs at least one price."))
+            raise forms.ValidationError(str(services.ERROR_NO_PRICES), code="price_check")
+        super().clean()
 
 
 class PriceInline(admin.TabularInline):
@@ -123,14 +198,17 @@ def _chosen_provider(request) -> Provider | None:
     provider_id = request.GET.get("provider", "")
     if provider_id.isdigit():
         return Provider.objects.filter(pk=provider_id).first()
-    return Provider.objects.filter(is_house=True).first()
+    try:
+        return selectors.house_provider()
+    except Provider.DoesNotExist:
+        return None
 
 
 def _last_known_prices(request) -> list[dict]:
     """Initial price rows for a new check: each GPU's latest price at the chosen provider."""
     if not hasattr(request, "_last_known_prices"):
         provider = _chosen_provider(request)
-        listings = gpu_listings_for_provider(provider=provider) if provider else []
+        listings = selectors.gpu_listings_for_provider(provider=provider) if provider else []
         request._last_known_prices = [
             {
                 "gpu": gpu.pk,
@@ -143,10 +221,53 @@ def _last_known_prices(request) -> list[dict]:
     return request._last_known_prices
 
 
+class PriceCheckForm(forms.ModelForm):
+    # A native date picker sends YYYY-MM-DD in every language, which is the service's format
+    # (the admin's calendar would write 29.11.2026 in German).
+    checked_on = RawTextField(
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        **_model_label(PriceCheck, "checked_on"),
+    )
+    source_url = RawTextField(
+        required=False, widget=forms.URLInput, **_model_label(PriceCheck, "source_url")
+    )
+
+    class Meta:
+        model = PriceCheck
+        fields = ["provider", "checked_on", "source_url", "note"]
+
+    def clean_checked_on(self) -> date:
+        try:
+            return services.parse_check_date(value=self.cleaned_data["checked_on"])
+        except services.PriceCheckError as exc:
+            raise _refusal(exc) from None
+
+    def clean_source_url(self) -> str:
+        try:
+            return services.validate_source_url(value=self.cleaned_data["source_url"])
+        except services.PriceCheckError as exc:
+            raise _refusal(exc) from None
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        provider, checked_on = cleaned.get("provider"), cleaned.get("checked_on")
+        if self.instance.pk is None and provider and checked_on:
+            try:
+                services.validate_new_check(provider=provider, checked_on=checked_on)
+            except services.PriceCheckError as exc:
+                self.add_error("checked_on", _refusal(exc))
+        return cleaned
+
+
 @admin.register(PriceCheck)
 class PriceCheckAdmin(admin.ModelAdmin):
-    """Append-only: staff add checks; only superusers may change or delete one."""
+    """Append-only: staff add checks; only superusers may change or delete one.
 
+    A new check is validated by the service's rules in the forms and saved by the service's
+    ``price_check_record``, the same path as ``manage.py record_price_check``.
+    """
+
+    form = PriceCheckForm
     inlines = [PriceInline]
     list_display = ["provider", "checked_on", "price_count", "recorded_by", "recorded_at"]
     list_filter = ["provider", "checked_on"]
@@ -183,10 +304,45 @@ class PriceCheckAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return request.user.is_superuser
 
+    def add_view(self, request, form_url="", extra_context=None):
+        try:
+            return super().add_view(request, form_url, extra_context)
+        except services.PriceCheckError as exc:
+            # Valid when checked, refused when saved: another recorder saved the same
+            # provider and day in between. The add view's transaction has rolled back.
+            self.message_user(request, str(exc), messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
     def save_model(self, request, obj: PriceCheck, form, change: bool) -> None:
-        if not change:
-            obj.recorded_by = request.user
-        super().save_model(request, obj, form, change)
+        if change:  # a superuser's correction
+            super().save_model(request, obj, form, change)
+        # A new check is saved whole, with its prices, in save_related.
+
+    def save_related(self, request, form, formsets, change: bool) -> None:
+        if change:
+            super().save_related(request, form, formsets, change)
+            return
+        prices_formset = next(f for f in formsets if isinstance(f, PriceFormSet))
+        rows = [
+            f.cleaned_data
+            for f in prices_formset.forms
+            if f.cleaned_data and not f.cleaned_data.get("DELETE")
+        ]
+        data = form.cleaned_data
+        check = services.price_check_record(
+            provider_slug=data["provider"].slug,
+            checked_on=data["checked_on"],
+            prices={row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows},
+            gpus_in_quote={row["gpu"].slug: row["gpus_in_quote"] for row in rows},
+            recorded_by=request.user,
+            source_url=data["source_url"],
+            note=data["note"],
+        )
+        # The admin logs the addition and redirects using the form's object.
+        obj = form.instance
+        obj.pk, obj.recorded_by, obj.recorded_at = check.pk, check.recorded_by, check.recorded_at
+        prices_formset.new_objects = list(check.prices.all())
+        prices_formset.changed_objects, prices_formset.deleted_objects = [], []
 
 
 class MemoryComponentInline(admin.TabularInline):

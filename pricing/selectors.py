@@ -238,3 +238,11 @@ def price_history(
     for slug, checked_on, quoted, gpus in prices:
         history.setdefault(slug, []).append((checked_on, calculations.per_gpu_price(quoted, gpus)))
     return history
+
+
+# --- recording price checks
+
+
+def price_check_exists(*, provider: Provider, checked_on: date) -> bool:
+    """Whether ``provider`` already has a check on ``checked_on`` (one per day)."""
+    return PriceCheck.objects.filter(provider=provider, checked_on=checked_on).exists()

@@ -1,99 +1,268 @@
-"""Writes to the pricing data: recording a dated price check, whole or not at all."""
+"""Writes to the pricing data: recording a dated price check, whole or not at all.
+
+The one write path for price checks: ``manage.py record_price_check`` and the admin's add form
+both call the validation functions below on what a person typed, and both save through
+``price_check_record``, so the two apply the same rules with the same messages. Every refusal
+is a ``PriceCheckError`` whose message is one line naming the argument.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
+from pricing import selectors
 from pricing.models import Gpu, Price, PriceCheck, Provider
 
-ERROR_UNKNOWN_PROVIDER = "unknown provider {slug!r}; known: {known}"
-ERROR_UNKNOWN_GPU = "unknown GPU {slug!r}; known: {known}"
-ERROR_BAD_PRICE = "price for {gpu} must be a positive number of US dollars, got {value!r}"
-ERROR_BAD_PAIR = "expected GPU=PRICE (e.g. a100-80gb=0.92), got {value!r}"
-ERROR_BAD_DATE = "date must be a real calendar day as YYYY-MM-DD, got {value!r}"
-ERROR_DUPLICATE_CHECK = (
-    "{provider} already has a price check on {day}; record corrections on a new day"
-)
-ERROR_DUPLICATE_GPU = "{gpu} is priced twice in one check"
-ERROR_NO_PRICES = "a price check needs at least one GPU=PRICE"
-ERROR_FUTURE_DATE = "{day} is in the future; record checks on the day they were made"
+# The ranges a price check must lie in. Prices are US dollars per hour as quoted (per GPU or
+# per instance); the decimals follow the model field, so a saved price is never rounded.
+PRICE_DECIMAL_PLACES: int = Price._meta.get_field("quoted_usd_per_hour").decimal_places
+MIN_USD_PER_HOUR = Decimal(1).scaleb(-PRICE_DECIMAL_PLACES)  # 0.0001
 MAX_USD_PER_HOUR = Decimal("100000")
+MIN_GPUS_IN_QUOTE = 1
+MAX_GPUS_IN_QUOTE = 64  # the largest instances quoted as one price are 8 nodes of 8 GPUs
+EARLIEST_CHECK_DAY = date(2000, 1, 1)
+SOURCE_URL_SCHEMES = ("http", "https")
+SOURCE_URL_MAX_LENGTH: int = PriceCheck._meta.get_field("source_url").max_length
+RECORDER_PERMISSION = "pricing.add_pricecheck"
+
+# Checked on the text before Decimal/int/date parse it: those also take "1_000", "١٢", "３",
+# "1e3", "20261107" and "0001-01-01", which no person means as a price or a day.
+PRICE_PATTERN = re.compile(rf"[0-9]+(\.[0-9]{{1,{PRICE_DECIMAL_PLACES}}})?", re.ASCII)
+COUNT_PATTERN = re.compile(r"[0-9]+", re.ASCII)
+DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+
+# Values are shown with repr() (quoted, and a newline cannot break the one-line message).
+ERROR_UNKNOWN_PROVIDER = _("unknown provider %(slug)s; known: %(known)s")
+ERROR_UNKNOWN_GPU = _("unknown GPU %(slug)s; known: %(known)s")
+ERROR_BAD_PAIR = _("prices must be GPU=PRICE (e.g. a100-80gb=0.92), got %(value)s")
+ERROR_BAD_PRICE = _(
+    "price for %(gpu)s must be a number from %(min)s to %(max)s US dollars per hour "
+    "with at most %(places)d decimals, e.g. 0.92, got %(value)s"
+)
+ERROR_BAD_GPUS_IN_QUOTE = _(
+    "gpus-in-quote must be a whole number from %(min)d to %(max)d, got %(value)s"
+)
+ERROR_BAD_DATE = _("date must be a real calendar day written YYYY-MM-DD, got %(value)s")
+ERROR_EARLY_DATE = _("date must be %(earliest)s or later, got %(value)s")
+ERROR_FUTURE_DATE = _(
+    "date %(day)s is in the future (today is %(today)s); record checks on the day they were made"
+)
+ERROR_BAD_SOURCE_URL = _("source URL must be an http:// or https:// address, got %(value)s")
+ERROR_LONG_SOURCE_URL = _("source URL must be at most %(max)d characters, got %(length)d")
+ERROR_UNKNOWN_RECORDER = _("recorded-by: there is no user %(username)s")
+ERROR_NOT_A_RECORDER = _(
+    "recorded-by must be an active staff user allowed to add price checks, got %(username)s"
+)
+ERROR_DUPLICATE_CHECK = _(
+    "%(provider)s already has a price check on %(day)s; record corrections on a new day"
+)
+ERROR_DUPLICATE_GPU = _("%(gpu)s is priced twice in one check")
+ERROR_NO_PRICES = _("a price check needs at least one price")
 
 
 class PriceCheckError(ValueError):
-    """Bad input for a price check; the message names what is wrong."""
+    """Bad input for a price check; the message is one line naming what is wrong."""
 
 
-def parse_check_date(value: str) -> date:
+def parse_price(*, gpu: str, value: str) -> Decimal:
+    """Typed text -> a price in range; refuses anything but plain ASCII digits."""
+    if not PRICE_PATTERN.fullmatch(value):
+        raise _price_error(gpu=gpu, value=value)
+    return validate_price(gpu=gpu, price=Decimal(value), shown=value)
+
+
+def validate_price(*, gpu: str, price: Decimal, shown: str | None = None) -> Decimal:
     try:
-        return date.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise PriceCheckError(ERROR_BAD_DATE.format(value=value)) from None
-
-
-def parse_price(gpu: str, value: str) -> Decimal:
-    try:
-        price = Decimal(value)
-    except InvalidOperation:
-        raise PriceCheckError(ERROR_BAD_PRICE.format(gpu=gpu, value=value)) from None
-    if (
-        not price.is_finite()
-        or price <= 0
-        or price >= MAX_USD_PER_HOUR
-        or price.as_tuple().exponent < -4
-    ):
-        raise PriceCheckError(ERROR_BAD_PRICE.format(gpu=gpu, value=value))
+        in_range = (
+            price.is_finite()
+            and MIN_USD_PER_HOUR <= price <= MAX_USD_PER_HOUR
+            and price.as_tuple().exponent >= -PRICE_DECIMAL_PLACES
+        )
+    except (InvalidOperation, TypeError, AttributeError):
+        in_range = False
+    if not in_range:
+        raise _price_error(gpu=gpu, value=str(price) if shown is None else shown)
     return price
 
 
-def parse_price_pairs(pairs: list[str]) -> dict[str, Decimal]:
+def _price_error(*, gpu: str, value: str) -> PriceCheckError:
+    return PriceCheckError(
+        ERROR_BAD_PRICE
+        % {
+            "gpu": gpu,
+            "min": MIN_USD_PER_HOUR,
+            "max": MAX_USD_PER_HOUR,
+            "places": PRICE_DECIMAL_PLACES,
+            "value": repr(value),
+        }
+    )
+
+
+def parse_price_pairs(*, pairs: Sequence[str]) -> dict[str, Decimal]:
     """["a100-80gb=0.92", ...] -> {"a100-80gb": Decimal("0.92")}; refuses repeats and junk."""
     prices: dict[str, Decimal] = {}
     for pair in pairs:
         gpu, sep, value = pair.partition("=")
         if not sep or not gpu or not value:
-            raise PriceCheckError(ERROR_BAD_PAIR.format(value=pair))
-        if gpu in prices:
-            raise PriceCheckError(ERROR_DUPLICATE_GPU.format(gpu=gpu))
-        prices[gpu] = parse_price(gpu, value)
-    if not prices:
-        raise PriceCheckError(ERROR_NO_PRICES)
+            raise PriceCheckError(ERROR_BAD_PAIR % {"value": repr(pair)})
+        validate_gpu_slugs(gpu_slugs=[*prices, gpu])
+        prices[gpu] = parse_price(gpu=gpu, value=value)
+    validate_gpu_slugs(gpu_slugs=list(prices))
     return prices
+
+
+def validate_gpu_slugs(*, gpu_slugs: Sequence[str]) -> None:
+    """At least one GPU, none twice."""
+    if not gpu_slugs:
+        raise PriceCheckError(ERROR_NO_PRICES)
+    seen: set[str] = set()
+    for slug in gpu_slugs:
+        if slug in seen:
+            raise PriceCheckError(ERROR_DUPLICATE_GPU % {"gpu": slug})
+        seen.add(slug)
+
+
+def parse_gpus_in_quote(*, value: str) -> int:
+    if not COUNT_PATTERN.fullmatch(value):
+        raise _gpus_in_quote_error(value)
+    return validate_gpus_in_quote(count=int(value), shown=value)
+
+
+def validate_gpus_in_quote(*, count: int, shown: str | None = None) -> int:
+    if isinstance(count, bool) or not MIN_GPUS_IN_QUOTE <= count <= MAX_GPUS_IN_QUOTE:
+        raise _gpus_in_quote_error(str(count) if shown is None else shown)
+    return count
+
+
+def _gpus_in_quote_error(value: str) -> PriceCheckError:
+    return PriceCheckError(
+        ERROR_BAD_GPUS_IN_QUOTE
+        % {"min": MIN_GPUS_IN_QUOTE, "max": MAX_GPUS_IN_QUOTE, "value": repr(value)}
+    )
+
+
+def parse_check_date(*, value: str, today: date | None = None) -> date:
+    """Typed "YYYY-MM-DD" -> the day of a check, from 2000-01-01 to today."""
+    try:
+        if not DATE_PATTERN.fullmatch(value):
+            raise ValueError(value)
+        day = date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise PriceCheckError(ERROR_BAD_DATE % {"value": repr(value)}) from None
+    return validate_check_date(day=day, today=today)
+
+
+def validate_check_date(*, day: date, today: date | None = None) -> date:
+    """``today`` defaults to the site's local day; tests pin it."""
+    today = today or timezone.localdate()
+    if day < EARLIEST_CHECK_DAY:
+        raise PriceCheckError(
+            ERROR_EARLY_DATE
+            % {"earliest": EARLIEST_CHECK_DAY.isoformat(), "value": repr(day.isoformat())}
+        )
+    if day > today:
+        raise PriceCheckError(
+            ERROR_FUTURE_DATE % {"day": day.isoformat(), "today": today.isoformat()}
+        )
+    return day
+
+
+def validate_source_url(*, value: str) -> str:
+    """Empty, or an http(s) URL that fits the model field."""
+    if not value:
+        return value
+    if len(value) > SOURCE_URL_MAX_LENGTH:
+        raise PriceCheckError(
+            ERROR_LONG_SOURCE_URL % {"max": SOURCE_URL_MAX_LENGTH, "length": len(value)}
+        )
+    try:
+        URLValidator(schemes=list(SOURCE_URL_SCHEMES))(value)
+    except ValidationError:
+        raise PriceCheckError(ERROR_BAD_SOURCE_URL % {"value": repr(value)}) from None
+    return value
+
+
+def recorder_for_username(*, username: str) -> Any:
+    """The user ``--recorded-by`` names, if they may record price checks."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise PriceCheckError(ERROR_UNKNOWN_RECORDER % {"username": repr(username)})
+    return validate_recorder(user=user)
+
+
+def validate_recorder(*, user: Any) -> Any:
+    """Active staff with the recorder role (the Price recorders group); superusers pass."""
+    if not (user.is_active and user.is_staff and user.has_perm(RECORDER_PERMISSION)):
+        raise PriceCheckError(ERROR_NOT_A_RECORDER % {"username": repr(user.get_username())})
+    return user
+
+
+def validate_new_check(*, provider: Provider, checked_on: date) -> None:
+    """One check per provider and day: corrections go on a new day."""
+    if selectors.price_check_exists(provider=provider, checked_on=checked_on):
+        raise _duplicate_check_error(provider=provider, checked_on=checked_on)
+
+
+def _duplicate_check_error(*, provider: Provider, checked_on: date) -> PriceCheckError:
+    return PriceCheckError(
+        ERROR_DUPLICATE_CHECK % {"provider": provider.slug, "day": checked_on.isoformat()}
+    )
 
 
 @transaction.atomic
 def price_check_record(
     *,
     provider_slug: str,
-    checked_on: date,
-    prices: dict[str, Decimal],
-    gpus_in_quote: dict[str, int] | None = None,
-    recorded_by=None,
+    checked_on: date | str,
+    prices: Mapping[str, Decimal],
+    gpus_in_quote: Mapping[str, int] | None = None,
+    recorded_by: Any = None,
     source_url: str = "",
     note: str = "",
     today: date | None = None,
 ) -> PriceCheck:
-    """Record one provider's prices for one day; nothing is saved if anything is wrong."""
-    if not prices:
-        raise PriceCheckError(ERROR_NO_PRICES)
-    if today is not None and checked_on > today:
-        raise PriceCheckError(ERROR_FUTURE_DATE.format(day=checked_on.isoformat()))
+    """Record one provider's prices for one day; nothing is saved if anything is wrong.
+
+    Callers may have validated already; the rules are applied again here because this is the
+    one path every write takes.
+    """
+    if isinstance(checked_on, str):
+        checked_on = parse_check_date(value=checked_on, today=today)
+    else:
+        validate_check_date(day=checked_on, today=today)
+    validate_gpu_slugs(gpu_slugs=list(prices))
+    for slug, price in prices.items():
+        validate_price(gpu=slug, price=price)
+    counts = {slug: (gpus_in_quote or {}).get(slug, MIN_GPUS_IN_QUOTE) for slug in prices}
+    for count in counts.values():
+        validate_gpus_in_quote(count=count)
+    validate_source_url(value=source_url)
+    if recorded_by is not None:
+        validate_recorder(user=recorded_by)
     provider = Provider.objects.filter(slug=provider_slug).first()
     if provider is None:
         known = ", ".join(Provider.objects.values_list("slug", flat=True))
-        raise PriceCheckError(ERROR_UNKNOWN_PROVIDER.format(slug=provider_slug, known=known))
+        raise PriceCheckError(
+            ERROR_UNKNOWN_PROVIDER % {"slug": repr(provider_slug), "known": known}
+        )
     gpus = Gpu.objects.in_bulk(list(prices), field_name="slug")
     for slug in prices:
         if slug not in gpus:
             known = ", ".join(Gpu.objects.values_list("slug", flat=True))
-            raise PriceCheckError(ERROR_UNKNOWN_GPU.format(slug=slug, known=known))
-    if PriceCheck.objects.filter(provider=provider, checked_on=checked_on).exists():
-        raise PriceCheckError(
-            ERROR_DUPLICATE_CHECK.format(provider=provider.slug, day=checked_on.isoformat())
-        )
+            raise PriceCheckError(ERROR_UNKNOWN_GPU % {"slug": repr(slug), "known": known})
+    validate_new_check(provider=provider, checked_on=checked_on)
     try:
         with transaction.atomic():
             check = PriceCheck.objects.create(
@@ -108,12 +277,10 @@ def price_check_record(
                     price_check=check,
                     gpu=gpus[slug],
                     quoted_usd_per_hour=price,
-                    gpus_in_quote=(gpus_in_quote or {}).get(slug, 1),
+                    gpus_in_quote=counts[slug],
                 )
                 for slug, price in prices.items()
             )
     except IntegrityError:  # a concurrent recorder won the race for the same day
-        raise PriceCheckError(
-            ERROR_DUPLICATE_CHECK.format(provider=provider.slug, day=checked_on.isoformat())
-        ) from None
+        raise _duplicate_check_error(provider=provider, checked_on=checked_on) from None
     return check

@@ -1,58 +1,69 @@
 """record_price_check --provider gpuwithcrypto --date 2026-11-29 a100-80gb=0.92 h100=2.32"""
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from pricing.services import (
-    PriceCheckError,
-    parse_check_date,
-    parse_price_pairs,
-    price_check_record,
-)
+from pricing import services
 
 
 class Command(BaseCommand):
     help = (
-        "Record a dated price check for one provider: GPU=USD-per-GPU-hour pairs. "
-        "Saves all prices or none; exits non-zero with a one-line reason on bad input."
+        "Record a dated price check for one provider: GPU=USD-per-hour pairs "
+        f"({services.MIN_USD_PER_HOUR} to {services.MAX_USD_PER_HOUR}, at most "
+        f"{services.PRICE_DECIMAL_PLACES} decimals). Saves all prices or none; exits non-zero "
+        "with a one-line reason on bad input."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--provider", required=True, help="provider slug, e.g. gpuwithcrypto")
         parser.add_argument(
-            "--date", dest="checked_on", required=True, help="day of the check, YYYY-MM-DD"
+            "--date",
+            dest="checked_on",
+            required=True,
+            help=f"day of the check, YYYY-MM-DD, from {services.EARLIEST_CHECK_DAY} to today",
         )
-        parser.add_argument("--source-url", default="", help="where the prices were read")
+        parser.add_argument(
+            "--source-url", default="", help="where the prices were read (http or https)"
+        )
         parser.add_argument("--note", default="")
         parser.add_argument(
             "--gpus-in-quote",
-            type=int,
-            default=1,
-            help="GPUs each quoted price covers (8 for an 8-GPU instance price)",
+            default=str(services.MIN_GPUS_IN_QUOTE),
+            help=(
+                "GPUs each quoted price covers (8 for an 8-GPU instance price), "
+                f"{services.MIN_GPUS_IN_QUOTE} to {services.MAX_GPUS_IN_QUOTE}"
+            ),
         )
         parser.add_argument(
-            "--recorded-by", default=None, metavar="USERNAME", help="the staff user to credit"
+            "--recorded-by",
+            default=None,
+            metavar="USERNAME",
+            help="the staff user to credit; must be allowed to add price checks",
         )
         parser.add_argument("prices", nargs="*", metavar="GPU=PRICE")
 
+    @no_translations  # the CLI speaks English whatever the settings' language
     def handle(self, *args, **options) -> None:
         try:
-            prices = parse_price_pairs(options["prices"])
-            if options["gpus_in_quote"] < 1:
-                raise PriceCheckError("--gpus-in-quote must be at least 1")
-            recorder = _recorder(options["recorded_by"])
-            check = price_check_record(
+            # Raw text goes to the service, which checks its form before parsing it.
+            prices = services.parse_price_pairs(pairs=options["prices"])
+            count = services.parse_gpus_in_quote(value=options["gpus_in_quote"])
+            checked_on = services.parse_check_date(value=options["checked_on"])
+            source_url = services.validate_source_url(value=options["source_url"])
+            recorder = (
+                None
+                if options["recorded_by"] is None
+                else services.recorder_for_username(username=options["recorded_by"])
+            )
+            check = services.price_check_record(
                 provider_slug=options["provider"],
-                checked_on=parse_check_date(options["checked_on"]),
+                checked_on=checked_on,
                 prices=prices,
-                gpus_in_quote=dict.fromkeys(prices, options["gpus_in_quote"]),
-                source_url=options["source_url"],
+                gpus_in_quote=dict.fromkeys(prices, count),
+                source_url=source_url,
                 note=options["note"],
                 recorded_by=recorder,
-                today=timezone.localdate(),
             )
-        except PriceCheckError as exc:
+        except services.PriceCheckError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(
             self.style.SUCCESS(
@@ -60,12 +71,3 @@ class Command(BaseCommand):
                 f"{check.checked_on.isoformat()}."
             )
         )
-
-
-def _recorder(username: str | None):
-    if username is None:
-        return None
-    user = get_user_model().objects.filter(username=username, is_active=True).first()
-    if user is None:
-        raise PriceCheckError(f"no active user {username!r} to credit with this check")
-    return user
