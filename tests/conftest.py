@@ -1,17 +1,25 @@
-"""Shared fixtures: the seeded database, a pinned "today", and the services tests need."""
+"""Shared fixtures: a pinned clock, the seed content loaded once per run, one browser.
+
+Every test runs on 2026-11-29 (``TODAY``) whatever the machine's clock says, so dates in tests
+never drift into the future or the past. The seed content is loaded once into the test
+database; each test then runs in a transaction rolled back at its end, so it starts from the
+seed and cannot leak into the next one.
+"""
 
 import os
 import shutil
-from datetime import date
+from datetime import UTC, date, datetime
 from io import StringIO
 
 import pytest
+import time_machine
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.utils import translation
 
-SEED_DAY = date(2026, 10, 29)
+SEED_DAY = date(2026, 10, 29)  # the day of the seed's price checks
+TODAY = date(2026, 11, 29)  # "today" for every test
 GUIDE_SLUG = "best-gpu-for-llama-70b-fine-tuning"
 
 
@@ -25,6 +33,20 @@ def pytest_report_header(config) -> list[str]:
     engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
     chromium = shutil.which("chromium") or "MISSING (browser tests will skip)"
     return [f"gpuguide: database={engine}, chromium={chromium}"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _pinned_clock():
+    """Noon UTC on TODAY for the whole run; the clock ticks on from there."""
+    with time_machine.travel(datetime(2026, 11, 29, 12, 0, tzinfo=UTC), tick=True):
+        yield
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker):
+    """The test database, migrated and then seeded once for the whole run."""
+    with django_db_blocker.unblock():
+        call_command("seed_content", stdout=StringIO())
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -64,8 +86,27 @@ def _english():
 
 @pytest.fixture
 def seeded(db):
-    """The published seed content, as `seed_content` loads it (roles included)."""
-    call_command("seed_content", stdout=StringIO())
+    """The published seed content (roles included), loaded once per run; see django_db_setup."""
+
+
+@pytest.fixture
+def empty_database(db):
+    """No content and no prices, as on a fresh install (rolled back after the test)."""
+    from guides.models import Guide
+    from pricing.models import (
+        Fact,
+        Gpu,
+        HourBlock,
+        LanguageModel,
+        Method,
+        PriceCheck,
+        Provider,
+        Source,
+    )
+
+    for model in (Guide, PriceCheck, Provider, Method, LanguageModel, Gpu, Fact, HourBlock):
+        model.objects.all().delete()
+    Source.objects.all().delete()
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ def counts() -> tuple[int, ...]:
     return tuple(model.objects.count() for model in models)
 
 
-def test_seed_content_is_idempotent(db):
+def test_seed_content_is_idempotent(empty_database):
     assert "rows created" in seed()
     first = counts()
     assert "nothing to do" in seed()
@@ -26,8 +26,7 @@ def test_seed_content_is_idempotent(db):
     assert Guide.objects.get().status == Guide.Status.PUBLISHED
 
 
-def test_seed_content_never_overwrites_an_editors_edit(db):
-    seed()
+def test_seed_content_never_overwrites_an_editors_edit(seeded):
     Guide.objects.update(title_de="Von einer Redakteurin geändert")
     Gpu.objects.filter(slug="h100").update(name="H100 SXM")
     Section.objects.filter(position=1).delete()

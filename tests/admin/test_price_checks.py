@@ -249,7 +249,7 @@ def test_messages_are_translated(client, recorder):
 
 
 @pytest.mark.parametrize("who", ["recorder", "editor", "administrator"])
-def test_recorded_checks_are_append_only_except_for_superusers(client, request, who):
+def test_recorded_checks_are_append_only_except_for_superusers(client, db, request, who):
     user = request.getfixturevalue(who)
     client.force_login(user)
     check = PriceCheck.objects.get(provider__slug="gpuwithcrypto")

@@ -236,7 +236,7 @@ def test_compare_page_computes_ratios(client, seeded):
 @pytest.mark.parametrize(
     "url", ["/en/", "/en/gpus/", "/en/vram/", "/en/compare/h100-vs-a100-80gb/"]
 )
-def test_an_empty_database_answers_without_server_errors(client, db, url):
+def test_an_empty_database_answers_without_server_errors(client, empty_database, url):
     assert client.get(url).status_code in {200, 404}
 
 
