@@ -16,6 +16,13 @@ from pricing import calculations
 POSITIVE = MinValueValidator(Decimal("0.0001"))
 
 
+class ByKeyManager(models.Manager):
+    """Finds a row by its natural key, the one unique field ``natural_key_field`` (fixtures)."""
+
+    def get_by_natural_key(self, value):
+        return self.get(**{self.model.natural_key_field: value})
+
+
 class Source(models.Model):
     """A cited document; rules, specs and guides point at it, so it cannot be deleted."""
 
@@ -25,10 +32,16 @@ class Source(models.Model):
     url = models.URLField(_("URL"), max_length=500)
     read_on = models.DateField(_("read on"), help_text=_("When we last read and checked it."))
 
+    objects = ByKeyManager()
+    natural_key_field = "key"
+
     class Meta:
         ordering = ["publisher", "title"]
         verbose_name = _("source")
         verbose_name_plural = _("sources")
+
+    def natural_key(self) -> tuple:
+        return (self.key,)
 
     def __str__(self) -> str:
         return f"{self.title} — {self.publisher}"
@@ -63,6 +76,9 @@ class Gpu(models.Model):
         Source, on_delete=models.PROTECT, related_name="gpus", verbose_name=_("spec source")
     )
 
+    objects = ByKeyManager()
+    natural_key_field = "slug"
+
     class Meta:
         ordering = ["position", "memory_gb", "slug"]
         verbose_name = _("GPU")
@@ -70,6 +86,9 @@ class Gpu(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(memory_gb__gt=0), name="gpu_memory_positive"),
         ]
+
+    def natural_key(self) -> tuple:
+        return (self.slug,)
 
     def __str__(self) -> str:
         return self.name
@@ -83,6 +102,9 @@ class Provider(models.Model):
         _("our own prices"), default=False, help_text=_("The provider whose prices guides quote.")
     )
 
+    objects = ByKeyManager()
+    natural_key_field = "slug"
+
     class Meta:
         ordering = ["-is_house", "name"]
         verbose_name = _("provider")
@@ -93,8 +115,38 @@ class Provider(models.Model):
             ),
         ]
 
+    def natural_key(self) -> tuple:
+        return (self.slug,)
+
     def __str__(self) -> str:
         return self.name
+
+
+class PriceQuerySet(models.QuerySet):
+    def as_of(self, at: date | None = None) -> "PriceQuerySet":
+        return self.filter(price_check__checked_on__lte=at or timezone.localdate())
+
+
+class PriceCheckManager(models.Manager):
+    def get_by_natural_key(self, provider: str, checked_on):
+        return self.get(provider__slug=provider, checked_on=checked_on)
+
+
+class PriceManager(models.Manager.from_queryset(PriceQuerySet)):
+    def get_by_natural_key(self, provider: str, checked_on, gpu: str):
+        return self.get(
+            price_check__provider__slug=provider, price_check__checked_on=checked_on, gpu__slug=gpu
+        )
+
+
+class MemoryRuleManager(models.Manager):
+    def get_by_natural_key(self, method: str, position: int):
+        return self.get(method__slug=method, position=position)
+
+
+class MemoryComponentManager(models.Manager):
+    def get_by_natural_key(self, method: str, position: int, part: str):
+        return self.get(rule__method__slug=method, rule__position=position, part=part)
 
 
 class PriceCheck(models.Model):
@@ -116,6 +168,8 @@ class PriceCheck(models.Model):
     )
     recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now, editable=False)
 
+    objects = PriceCheckManager()
+
     class Meta:
         ordering = ["-checked_on", "provider__name"]
         get_latest_by = "checked_on"
@@ -127,6 +181,11 @@ class PriceCheck(models.Model):
             ),
         ]
 
+    def natural_key(self) -> tuple:
+        return (*self.provider.natural_key(), self.checked_on)
+
+    natural_key.dependencies = ["pricing.provider"]
+
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
 
@@ -135,11 +194,6 @@ class PriceCheck(models.Model):
             raise ValidationError(
                 {"checked_on": _("Record a check on the day it was made, not in the future.")}
             )
-
-
-class PriceQuerySet(models.QuerySet):
-    def as_of(self, at: date | None = None) -> "PriceQuerySet":
-        return self.filter(price_check__checked_on__lte=at or timezone.localdate())
 
 
 class Price(models.Model):
@@ -161,7 +215,7 @@ class Price(models.Model):
         help_text=_("1 for a per-GPU price; 8 where a provider quotes an 8-GPU instance."),
     )
 
-    objects = PriceQuerySet.as_manager()
+    objects = PriceManager()
 
     class Meta:
         ordering = ["price_check", "gpu"]
@@ -174,6 +228,11 @@ class Price(models.Model):
             models.CheckConstraint(condition=Q(quoted_usd_per_hour__gt=0), name="price_positive"),
             models.CheckConstraint(condition=Q(gpus_in_quote__gte=1), name="quote_has_gpus"),
         ]
+
+    def natural_key(self) -> tuple:
+        return (*self.price_check.natural_key(), *self.gpu.natural_key())
+
+    natural_key.dependencies = ["pricing.pricecheck", "pricing.gpu"]
 
     def __str__(self) -> str:
         return f"{self.gpu} ${self.quoted_usd_per_hour}"
@@ -188,10 +247,16 @@ class HourBlock(models.Model):
 
     hours = models.PositiveIntegerField(_("hours"), unique=True, validators=[MinValueValidator(1)])
 
+    objects = ByKeyManager()
+    natural_key_field = "hours"
+
     class Meta:
         ordering = ["hours"]
         verbose_name = _("GPU-hour block")
         verbose_name_plural = _("GPU-hour blocks")
+
+    def natural_key(self) -> tuple:
+        return (self.hours,)
 
     def __str__(self) -> str:
         return str(self.hours)
@@ -218,10 +283,16 @@ class LanguageModel(models.Model):
         Source, on_delete=models.PROTECT, related_name="language_models", verbose_name=_("source")
     )
 
+    objects = ByKeyManager()
+    natural_key_field = "slug"
+
     class Meta:
         ordering = ["params_billion", "name"]
         verbose_name = _("language model")
         verbose_name_plural = _("language models")
+
+    def natural_key(self) -> tuple:
+        return (self.slug,)
 
     def __str__(self) -> str:
         return self.name
@@ -251,10 +322,16 @@ class Method(models.Model):
         help_text=_("The weights alone: 0.5 for 4-bit, 2 for BF16."),
     )
 
+    objects = ByKeyManager()
+    natural_key_field = "slug"
+
     class Meta:
         ordering = ["position", "slug"]
         verbose_name = _("fine-tuning method")
         verbose_name_plural = _("fine-tuning methods")
+
+    def natural_key(self) -> tuple:
+        return (self.slug,)
 
     def __str__(self) -> str:
         return self.name
@@ -284,6 +361,8 @@ class MemoryRule(models.Model):
         _("round GB per billion up to"), max_digits=5, decimal_places=3, null=True, blank=True
     )
 
+    objects = MemoryRuleManager()
+
     class Meta:
         ordering = ["method", "position"]
         verbose_name = _("memory rule")
@@ -295,6 +374,11 @@ class MemoryRule(models.Model):
                 name="measured_rule_complete",
             ),
         ]
+
+    def natural_key(self) -> tuple:
+        return (*self.method.natural_key(), self.position)
+
+    natural_key.dependencies = ["pricing.method"]
 
     def __str__(self) -> str:
         return f"{self.method}: {self.source.publisher}"
@@ -318,6 +402,8 @@ class MemoryComponent(models.Model):
     )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
 
+    objects = MemoryComponentManager()
+
     class Meta:
         ordering = ["rule", "position"]
         verbose_name = _("memory component")
@@ -325,6 +411,11 @@ class MemoryComponent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["rule", "part"], name="one_component_per_part"),
         ]
+
+    def natural_key(self) -> tuple:
+        return (*self.rule.natural_key(), self.part)
+
+    natural_key.dependencies = ["pricing.memoryrule"]
 
     def __str__(self) -> str:
         return f"{self.get_part_display()}: {self.bytes_per_param}"
@@ -354,10 +445,16 @@ class Fact(models.Model):
         verbose_name=_("source"),
     )
 
+    objects = ByKeyManager()
+    natural_key_field = "key"
+
     class Meta:
         ordering = ["key"]
         verbose_name = _("fact")
         verbose_name_plural = _("facts")
+
+    def natural_key(self) -> tuple:
+        return (self.key,)
 
     def __str__(self) -> str:
         return f"{self.key} = {self.value}"

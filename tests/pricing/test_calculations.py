@@ -1,34 +1,56 @@
 """Every figure of the seed page, reproduced from the seed data through the pure calculations."""
 
+import json
 from decimal import Decimal as D
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pricing import calculations as calc
-from pricing.seed import GPUS, METHODS, PRICE_CHECKS
 
 SEVENTY = D(70)
+# The reference data as seed_content loads it, read without a database.
+REFERENCE = json.loads(
+    (Path(__file__).parents[2] / "content" / "reference.json").read_text(encoding="utf-8")
+)
+
+
+def _rows(model: str) -> list[dict]:
+    return [r["fields"] for r in REFERENCE if r["model"] == f"pricing.{model}"]
 
 
 def _method_rule(slug: str) -> calc.MethodRule:
-    spec = next(m for m in METHODS if m["slug"] == slug)
+    method = next(m for m in _rows("method") if m["slug"] == slug)
     rules = []
-    for rule in spec["rules"]:
-        if "measured" in rule:
-            memory, params, step = rule["measured"]
-            rules.append(calc.MemoryRule(rule["source"], (), memory, params, step))
+    for rule in sorted(
+        (r for r in _rows("memoryrule") if r["method"] == [slug]), key=lambda r: r["position"]
+    ):
+        source = rule["source"][0]
+        if rule["reference_memory_gb"] is not None:
+            measured = ("reference_memory_gb", "reference_params_billion", "round_up_to")
+            memory, params, step = (D(rule[f]) for f in measured)
+            rules.append(calc.MemoryRule(source, (), memory, params, step))
         else:
-            parts = tuple(calc.MemoryComponent(p, b) for p, b in rule["components"])
-            rules.append(calc.MemoryRule(rule["source"], parts))
-    return calc.MethodRule(slug, tuple(rules), spec["margin"] / 100, spec["weight_bytes"])
+            parts = tuple(
+                calc.MemoryComponent(c["part"], D(c["bytes_per_param"]))
+                for c in sorted(_rows("memorycomponent"), key=lambda c: c["position"])
+                if c["rule"] == [slug, rule["position"]]
+            )
+            rules.append(calc.MemoryRule(source, parts))
+    margin = D(method["planning_margin_percent"]) / 100
+    return calc.MethodRule(slug, tuple(rules), margin, D(method["weight_bytes_per_param"]))
 
 
-HOUSE_PRICES = {gpu: price for gpu, price, _n in PRICE_CHECKS[0][3]}
+HOUSE_PRICES = {
+    p["gpu"][0]: calc.per_gpu_price(D(p["quoted_usd_per_hour"]), p["gpus_in_quote"])
+    for p in _rows("price")
+    if p["price_check"][0] == "gpuwithcrypto"
+}
 OFFERS = {
-    slug: calc.GpuOffer(slug, name, memory, HOUSE_PRICES.get(slug))
-    for slug, name, memory, *_rest in GPUS
+    g["slug"]: calc.GpuOffer(g["slug"], g["name"], D(g["memory_gb"]), HOUSE_PRICES.get(g["slug"]))
+    for g in _rows("gpu")
 }
 SEED_CONFIGS = [
     ("l40s", 1), ("a100-80gb", 1), ("h100", 1), ("h200", 1), ("b200", 1),

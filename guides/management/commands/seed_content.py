@@ -1,22 +1,36 @@
 from django.contrib.auth.models import Group, Permission
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from guides.caching import bump_content_version
+from guides.content_files import ContentFileError
 from guides.roles import ensure_roles
-from guides.seed import load_guides
-from pricing.seed import load_pricing
+from guides.seeding import load_content
 
 
 class Command(BaseCommand):
     help = (
-        "Load the published guide's content and pricing data. Creates only what is missing: "
-        "running it again changes nothing and never overwrites an editor's edits."
+        "Load the content files (content/reference.json, content/guides/*/) and the roles. "
+        "Creates only what is missing: running it again changes nothing and never overwrites "
+        "an editor's edits. A bad token or file stops it with the file and line; nothing is "
+        "saved then."
     )
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--content-dir",
+            default=None,
+            help="Folder with reference.json and guides/ (default: the project's content/).",
+        )
+
     def handle(self, *args, **options) -> None:
-        created = load_pricing() + load_guides()
-        ensure_roles(Group, Permission)
-        bump_content_version()  # bulk inserts send no save signals
+        try:
+            with transaction.atomic():
+                created = load_content(options["content_dir"])
+                ensure_roles(Group, Permission)
+                bump_content_version()  # bulk inserts send no save signals
+        except ContentFileError as exc:
+            raise CommandError(str(exc)) from exc
         if created:
             self.stdout.write(self.style.SUCCESS(f"Seed content loaded: {created} rows created."))
         else:

@@ -1,0 +1,467 @@
+"""A guide as files an editor or translator can read and diff, and back.
+
+A guide's folder holds ``guide.json``, the structure no translator touches (status, model,
+which table each section places, fit-table rows, recommendations, cost scenarios, cited
+sources), and one Markdown-like file per language (``en.md``, ``de.md``, ``ja.md``) with all
+of that language's text and nothing else, so a translator gets exactly one file::
+
+    ---
+    title: Which GPU is best for fine-tuning Llama 70B?
+    question:
+    meta_description: QLoRA, LoRA or full fine-tuning of Llama 70B: ...
+    ---
+
+    The short answer, as prose.
+
+    ## A section's heading
+
+    Text before the table.
+
+    [table: The table's caption]
+
+    Text after the table.
+
+    ### An FAQ question?
+
+    Its answer.
+
+The front matter is ``key: value`` lines between ``---`` lines, every key present, each value
+on its line (an empty value means the field is not filled in). Prose is kept exactly as
+stored: a blank line separates paragraphs, ``- `` lines make a list, ``[[…]]`` tokens stay as
+written. ``## `` starts a section, in the order of ``guide.json``'s sections; ``[table]`` or
+``[table: caption]`` marks where the section's table goes (it must be there when the section
+places one) and splits the text before it from the text after it; ``### `` starts an FAQ
+entry, after the sections. These three kinds of line are structure, so prose never begins a
+line with them; ``write_guide`` refuses text it could not read back.
+
+``read_guide`` and ``write_guide`` are inverses: reading what was written gives the same guide,
+and writing what was read gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+from django.conf import settings
+
+STRUCTURE_FILE = "guide.json"
+FRONT_MATTER = ("title", "question", "meta_description")
+HEADING_RE = re.compile(r"^(#{2,3})(?: (.*))?$")
+TABLE_RE = re.compile(r"^\[table(?:: (.*))?\]$")
+
+
+def languages() -> list[str]:
+    return [code for code, _name in settings.LANGUAGES]
+
+
+class ContentFileError(ValueError):
+    """A content file that cannot be read (or text that cannot be written); names file and line."""
+
+    def __init__(self, path: Path | str, line: int | None, message: str) -> None:
+        self.path, self.line, self.message = Path(path), line, message
+        where = display_path(self.path) + (f":{line}" if line else "")
+        super().__init__(f"{where}: {message}")
+
+
+def display_path(path: Path) -> str:
+    """The path relative to the project (as people type it), else as given."""
+    try:
+        return str(path.resolve().relative_to(Path(settings.BASE_DIR).resolve()))
+    except ValueError:
+        return str(path)
+
+
+@dataclass
+class SectionText:
+    heading: str = ""
+    body: str = ""
+    table_caption: str = ""
+    closing: str = ""
+    has_table_line: bool = False
+
+
+@dataclass
+class FaqText:
+    question: str = ""
+    answer: str = ""
+
+
+@dataclass
+class GuideText:
+    """One language's text of a guide, with the line each piece starts on in its file."""
+
+    title: str | None = None
+    question: str | None = None
+    meta_description: str | None = None
+    short_answer: str = ""
+    sections: list[SectionText] = field(default_factory=list)
+    faq: list[FaqText] = field(default_factory=list)
+    path: Path | None = None
+    lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), for checking
+
+
+@dataclass
+class SectionStructure:
+    table: str = ""
+    compare: tuple[str, str] | None = None
+
+
+@dataclass
+class GuideContent:
+    slug: str
+    status: str
+    language_model: str
+    published_on: date | None
+    sections: list[SectionStructure]
+    configurations: list[tuple[str, int]]
+    recommendations: list[tuple[str, str, int]]
+    cost_scenarios: list[tuple[str, str, int, Decimal]]
+    sources: list[str]
+    texts: dict[str, GuideText]
+    structure_path: Path | None = None
+
+    def structure_line(self, word: str) -> int | None:
+        """The first line of guide.json that mentions ``"word"`` (for error messages)."""
+        if self.structure_path is None:
+            return None
+        needle = json.dumps(word, ensure_ascii=False)
+        text = self.structure_path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if needle in line:
+                return number
+        return None
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read_guide(folder: Path | str) -> GuideContent:
+    """The guide in ``folder``; raises ContentFileError naming the file and line of a problem."""
+    folder = Path(folder)
+    content = _read_structure(folder / STRUCTURE_FILE)
+    first_language = None
+    for lang in languages():
+        path = folder / f"{lang}.md"
+        if not path.is_file():
+            raise ContentFileError(path, None, "missing: every language needs its file")
+        text = _read_language(path, content.sections)
+        if first_language is not None and len(text.faq) != len(first_language.faq):
+            raise ContentFileError(
+                path,
+                None,
+                f"{len(text.faq)} FAQ entries, but {first_language.path.name} has "
+                f"{len(first_language.faq)}: every language has the same entries",
+            )
+        first_language = first_language or text
+        content.texts[lang] = text
+    return content
+
+
+def _read_structure(path: Path) -> GuideContent:
+    if not path.is_file():
+        raise ContentFileError(path, None, "missing: the guide's structure file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ContentFileError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
+    expected = {
+        "slug",
+        "status",
+        "language_model",
+        "published_on",
+        "sections",
+        "configurations",
+        "recommendations",
+        "cost_scenarios",
+        "sources",
+    }
+    if not isinstance(data, dict) or set(data) != expected:
+        got = set(data) if isinstance(data, dict) else set()
+        raise ContentFileError(
+            path,
+            1,
+            "keys must be exactly "
+            + ", ".join(sorted(expected))
+            + (f" (missing: {', '.join(sorted(expected - got))})" if expected - got else "")
+            + (f" (unknown: {', '.join(sorted(got - expected))})" if got - expected else ""),
+        )
+    try:
+        return GuideContent(
+            slug=data["slug"],
+            status=data["status"],
+            language_model=data["language_model"],
+            published_on=date.fromisoformat(data["published_on"]) if data["published_on"] else None,
+            sections=[
+                SectionStructure(s["table"], tuple(s["compare"]) if "compare" in s else None)
+                for s in data["sections"]
+            ],
+            configurations=[(c["gpu"], int(c["count"])) for c in data["configurations"]],
+            recommendations=[
+                (r["method"], r["gpu"], int(r["count"])) for r in data["recommendations"]
+            ],
+            cost_scenarios=[
+                (c["method"], c["gpu"], int(c["count"]), Decimal(c["hours"]))
+                for c in data["cost_scenarios"]
+            ],
+            sources=list(data["sources"]),
+            texts={},
+            structure_path=path,
+        )
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        raise ContentFileError(path, None, f"unexpected structure: {exc!r}") from exc
+
+
+def _read_language(path: Path, structure: list[SectionStructure]) -> GuideText:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    text = GuideText(path=path)
+    if not lines or lines[0] != "---":
+        raise ContentFileError(path, 1, "the file starts with a “---” line (front matter)")
+    try:
+        end = lines.index("---", 1)
+    except ValueError:
+        raise ContentFileError(path, 1, "the front matter has no closing “---” line") from None
+    seen: set[str] = set()
+    for number, line in enumerate(lines[1:end], start=2):
+        key, colon, value = line.partition(":")
+        if not colon or key not in FRONT_MATTER:
+            raise ContentFileError(
+                path, number, f"front matter lines are “key: value”, keys {', '.join(FRONT_MATTER)}"
+            )
+        if key in seen:
+            raise ContentFileError(path, number, f"“{key}” appears twice")
+        seen.add(key)
+        value = value.removeprefix(" ")
+        setattr(text, key, value or None)
+        if value:
+            text.lines.append((number, value))
+    if missing := [key for key in FRONT_MATTER if key not in seen]:
+        raise ContentFileError(path, end + 1, f"the front matter lacks {', '.join(missing)}")
+
+    # Walk the rest: structure lines switch where the following prose lines go.
+    block: list[tuple[int, str]] = []
+    target: tuple[object, str] = (text, "short_answer")
+    section: SectionText | None = None
+
+    def flush() -> None:
+        body = [(n, s) for n, s in block]
+        while body and not body[0][1]:
+            body.pop(0)
+        while body and not body[-1][1]:
+            body.pop()
+        value = "\n".join(s for _n, s in body)
+        setattr(target[0], target[1], value)
+        if value:
+            text.lines.append((body[0][0], value))
+        block.clear()
+
+    for number, line in enumerate(lines[end + 1 :], start=end + 2):
+        heading = HEADING_RE.match(line)
+        table = TABLE_RE.match(line)
+        if heading:
+            flush()
+            title = heading.group(2) or ""
+            if title:
+                text.lines.append((number, title))
+            if heading.group(1) == "##":
+                if text.faq:
+                    raise ContentFileError(path, number, "sections (##) come before the FAQ (###)")
+                section = SectionText(heading=title)
+                text.sections.append(section)
+                target = (section, "body")
+            else:
+                entry = FaqText(question=title)
+                text.faq.append(entry)
+                section = None
+                target = (entry, "answer")
+        elif table:
+            if section is None or section.has_table_line:
+                raise ContentFileError(
+                    path, number, "“[table]” belongs in a section (##), once, between its texts"
+                )
+            flush()
+            section.has_table_line = True
+            section.table_caption = table.group(1) or ""
+            if section.table_caption:
+                text.lines.append((number, section.table_caption))
+            target = (section, "closing")
+        else:
+            block.append((number, line))
+    flush()
+
+    if len(text.sections) != len(structure):
+        raise ContentFileError(
+            path,
+            None,
+            f"{len(text.sections)} sections (##), but {STRUCTURE_FILE} has {len(structure)}",
+        )
+    for position, (words, shape) in enumerate(zip(text.sections, structure, strict=True), 1):
+        if shape.table and not words.has_table_line:
+            number = _line_of(lines, f"## {words.heading}")
+            raise ContentFileError(
+                path, number, f"section {position} places a table: add its “[table: …]” line"
+            )
+    return text
+
+
+def _line_of(lines: list[str], wanted: str) -> int | None:
+    return next((n for n, line in enumerate(lines, start=1) if line == wanted), None)
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def guide_content(guide) -> GuideContent:
+    """A Guide (a model instance) as the files describe it."""
+    sections = list(guide.sections.select_related("compare_gpu", "compare_with_gpu"))
+    faq = list(guide.faq_entries.all())
+    texts = {}
+    for lang in languages():
+
+        def value(obj, name: str, lang: str = lang) -> str:
+            return getattr(obj, f"{name}_{lang}") or ""
+
+        texts[lang] = GuideText(
+            title=getattr(guide, f"title_{lang}"),
+            question=getattr(guide, f"question_{lang}"),
+            meta_description=getattr(guide, f"meta_description_{lang}"),
+            short_answer=value(guide, "short_answer"),
+            sections=[
+                SectionText(
+                    heading=value(s, "heading"),
+                    body=value(s, "body"),
+                    table_caption=value(s, "table_caption"),
+                    closing=value(s, "closing"),
+                )
+                for s in sections
+            ],
+            faq=[FaqText(value(e, "question"), value(e, "answer")) for e in faq],
+        )
+    return GuideContent(
+        slug=guide.slug,
+        status=guide.status,
+        language_model=guide.language_model.slug,
+        published_on=guide.published_on,
+        sections=[
+            SectionStructure(
+                s.table,
+                (s.compare_gpu.slug, s.compare_with_gpu.slug)
+                if s.compare_gpu and s.compare_with_gpu
+                else None,
+            )
+            for s in sections
+        ],
+        configurations=[(c.gpu.slug, c.count) for c in guide.configurations.select_related("gpu")],
+        recommendations=[
+            (r.method.slug, r.gpu.slug, r.count)
+            for r in guide.recommendations.select_related("method", "gpu")
+        ],
+        cost_scenarios=[
+            (c.method.slug, c.gpu.slug, c.count, c.hours)
+            for c in guide.cost_scenarios.select_related("method", "gpu")
+        ],
+        sources=[gs.source.key for gs in guide.guide_sources.select_related("source")],
+        texts=texts,
+    )
+
+
+def write_guide(guide, folder: Path | str) -> None:
+    """Write a Guide (a model instance) to ``folder``: guide.json and one file per language."""
+    write_content(guide_content(guide), folder)
+
+
+def write_content(content: GuideContent, folder: Path | str) -> None:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {STRUCTURE_FILE: structure_text(content)}
+    for lang in languages():
+        files[f"{lang}.md"] = language_text(content, lang, folder / f"{lang}.md")
+    for name, text in files.items():  # every file checked before any is written
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def structure_text(content: GuideContent) -> str:
+    def section(s: SectionStructure) -> dict:
+        return {"table": s.table, **({"compare": list(s.compare)} if s.compare else {})}
+
+    fields = {
+        "slug": content.slug,
+        "status": content.status,
+        "language_model": content.language_model,
+        "published_on": content.published_on.isoformat() if content.published_on else None,
+        "sections": [section(s) for s in content.sections],
+        "configurations": [{"gpu": g, "count": n} for g, n in content.configurations],
+        "recommendations": [
+            {"method": m, "gpu": g, "count": n} for m, g, n in content.recommendations
+        ],
+        "cost_scenarios": [
+            {"method": m, "gpu": g, "count": n, "hours": str(h)}
+            for m, g, n, h in content.cost_scenarios
+        ],
+        "sources": content.sources,
+    }
+
+    def dump(value) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    out = []
+    for key, value in fields.items():
+        if isinstance(value, list):  # one row per line, so a diff shows the row that changed
+            rows = ",\n".join(f"    {dump(item)}" for item in value)
+            out.append(f"  {dump(key)}: [\n{rows}\n  ]" if value else f"  {dump(key)}: []")
+        else:
+            out.append(f"  {dump(key)}: {dump(value)}")
+    return "{\n" + ",\n".join(out) + "\n}\n"
+
+
+def language_text(content: GuideContent, lang: str, path: Path) -> str:
+    text = content.texts[lang]
+    front = ["---"]
+    for key in FRONT_MATTER:
+        value = _one_line(getattr(text, key) or "", path, key)
+        front.append(f"{key}: {value}" if value else f"{key}:")
+    front.append("---")
+    blocks = ["\n".join(front)]
+    if text.short_answer:
+        blocks.append(_prose(text.short_answer, path, "short answer"))
+    for position, (words, shape) in enumerate(
+        zip(text.sections, content.sections, strict=True), start=1
+    ):
+        heading = _one_line(words.heading, path, f"section {position} heading")
+        blocks.append(f"## {heading}" if heading else "##")
+        if words.body:
+            blocks.append(_prose(words.body, path, f"section {position} text"))
+        if shape.table or words.table_caption or words.closing:
+            caption = _one_line(words.table_caption, path, f"section {position} caption")
+            blocks.append(f"[table: {caption}]" if caption else "[table]")
+        if words.closing:
+            blocks.append(_prose(words.closing, path, f"section {position} text after the table"))
+    for position, entry in enumerate(text.faq, start=1):
+        question = _one_line(entry.question, path, f"FAQ {position} question")
+        blocks.append(f"### {question}" if question else "###")
+        if entry.answer:
+            blocks.append(_prose(entry.answer, path, f"FAQ {position} answer"))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _one_line(value: str, path: Path, what: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise ContentFileError(path, None, f"the {what} must be one line")
+    return value
+
+
+def _prose(value: str, path: Path, what: str) -> str:
+    if value != value.strip("\n") or "\r" in value:
+        raise ContentFileError(
+            path, None, f"the {what} starts or ends with a blank line, or has a carriage return"
+        )
+    for line in value.split("\n"):
+        if HEADING_RE.match(line) or TABLE_RE.match(line):
+            raise ContentFileError(
+                path, None, f"the {what} has a line that reads as structure: {line!r}"
+            )
+    return value

@@ -1,0 +1,232 @@
+"""Load the content files (``content/``) into the database, creating only what is missing.
+
+``content/reference.json`` is a Django fixture with natural keys: sources, GPUs, providers,
+price checks with their prices, methods with their memory rules, language models, facts and
+hour blocks. ``content/guides/<slug>/`` holds each guide (see ``guides.content_files``).
+
+Nothing that exists is ever changed, so an editor's later edit survives every run: a record
+is created only if its natural key is not on file, and the records a parent owns (a check's
+prices, a method's rules, a rule's components) only together with their parent. A guide is
+created whole, or not at all when its slug exists. Tokens are checked before a guide is saved;
+the first problem stops the load with the file and line (callers wrap it in a transaction).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+from django.core import serializers
+from django.core.exceptions import ObjectDoesNotExist
+from django.core.serializers import base
+from django.core.serializers.json import DjangoJSONEncoder
+
+from guides.content_files import ContentFileError, GuideContent, read_guide
+from guides.editing import translation_stamps_update
+from guides.models import (
+    CostScenario,
+    FaqEntry,
+    FitConfiguration,
+    Guide,
+    GuideSource,
+    Recommendation,
+    Section,
+)
+from guides.selectors import token_slugs
+from guides.tokens.registry import TOKEN_RE, KnownSlugs, syntax_errors, token_errors
+from pricing.models import Gpu, LanguageModel, Method, Source
+
+CONTENT_DIR = Path(settings.BASE_DIR) / "content"
+
+# Records that belong to a parent record: created with it, the editors' once it exists.
+OWNED_BY = {
+    "pricing.price": "price_check",
+    "pricing.memoryrule": "method",
+    "pricing.memorycomponent": "rule",
+}
+
+
+def load_content(content_dir: Path | None = None) -> int:
+    """Load reference data, then every guide folder; return how many rows were created."""
+    content_dir = Path(content_dir or CONTENT_DIR)
+    created = load_reference(content_dir / "reference.json")
+    guides_dir = content_dir / "guides"
+    for folder in sorted(p for p in guides_dir.iterdir() if p.is_dir()):
+        created += load_guide(read_guide(folder))
+    return created
+
+
+# --- reference data ------------------------------------------------------------------------
+
+
+def _key(natural_key) -> str:
+    return json.dumps(list(natural_key), cls=DjangoJSONEncoder)
+
+
+def _records(path: Path) -> list[tuple[int, dict]]:
+    """The fixture's records, each with the line its object starts on."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ContentFileError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise ContentFileError(path, 1, "a fixture is a list of {model, fields} records")
+    decoder, records = json.JSONDecoder(), []
+    position = text.index("[") + 1
+    while True:
+        while text[position] in " \t\r\n,":
+            position += 1
+        if text[position] == "]":
+            return records
+        record, end = decoder.raw_decode(text, position)
+        records.append((text.count("\n", 0, position) + 1, record))
+        position = end
+
+
+def load_reference(path: Path) -> int:
+    """Create the fixture's records that are missing; return how many were created."""
+    created_keys: set[tuple[str, str]] = set()
+    for line, record in _records(path):
+        label = record.get("model", "")
+        parent = OWNED_BY.get(label)
+        if parent:
+            parent_model = apps.get_model(label)._meta.get_field(parent).related_model
+            if (parent_model._meta.label_lower, _key(record["fields"][parent])) not in created_keys:
+                continue  # the parent was already there: its children are the editors'
+        try:
+            [obj] = serializers.deserialize("python", [record])
+        except (base.DeserializationError, ObjectDoesNotExist, LookupError) as exc:
+            raise ContentFileError(path, line, f"{label}: {exc}") from exc
+        if obj.object.pk is not None:
+            continue  # on file already: never overwritten
+        obj.save()
+        created_keys.add((label, _key(obj.object.natural_key())))
+    return len(created_keys)
+
+
+# --- guides --------------------------------------------------------------------------------
+
+
+def token_problems(content: GuideContent, known: KnownSlugs | None) -> list[ContentFileError]:
+    """Each bad token with its file and line; slugs are not checked when ``known`` is None."""
+    problems = []
+    for text in content.texts.values():
+        for first_line, value in text.lines:
+            blanked = TOKEN_RE.sub(lambda m: "".join(c if c == "\n" else " " for c in m[0]), value)
+            for stray in ("[[", "]]"):
+                if stray in blanked:
+                    line = first_line + blanked.count("\n", 0, blanked.index(stray))
+                    problems.append(ContentFileError(text.path, line, syntax_errors(stray)[0]))
+            for match in TOKEN_RE.finditer(value):
+                token = match.group(0)
+                errors = syntax_errors(token) if known is None else token_errors(token, known)
+                line = first_line + value.count("\n", 0, match.start())
+                problems += [ContentFileError(text.path, line, error) for error in errors]
+    return problems
+
+
+def load_guide(content: GuideContent) -> int:
+    """Create the guide and everything it lists, unless its slug exists; return rows created."""
+    if Guide.objects.filter(slug=content.slug).exists():
+        if problems := token_problems(content, None):
+            raise problems[0]
+        return 0  # the guide belongs to the editors now
+    if problems := token_problems(content, token_slugs()):
+        raise problems[0]
+
+    gpus = {g.slug: g for g in Gpu.objects.all()}
+    methods = {m.slug: m for m in Method.objects.all()}
+    sources = {s.key: s for s in Source.objects.all()}
+
+    def named(table: dict, slug: str | None, kind: str):
+        if slug is None:
+            return None
+        if slug not in table:
+            raise ContentFileError(
+                content.structure_path or "",
+                content.structure_line(slug),
+                f"there is no {kind} “{slug}”",
+            )
+        return table[slug]
+
+    models = {m.slug: m for m in LanguageModel.objects.all()}
+    texts = content.texts
+    guide = Guide.objects.create(
+        slug=content.slug,
+        language_model=named(models, content.language_model, "language model"),
+        status=content.status,
+        published_on=content.published_on,
+        **{
+            f"{name}_{lang}": getattr(text, name) or ""
+            for name in ("title", "meta_description", "short_answer")
+            for lang, text in texts.items()
+        },
+        **{f"question_{lang}": text.question for lang, text in texts.items() if text.question},
+    )
+    for position, shape in enumerate(content.sections, start=1):
+        first, second = shape.compare or (None, None)
+        Section.objects.create(
+            guide=guide,
+            position=position,
+            table=shape.table,
+            compare_gpu=named(gpus, first, "gpu"),
+            compare_with_gpu=named(gpus, second, "gpu"),
+            **{
+                f"{name}_{lang}": getattr(text.sections[position - 1], name)
+                for name in ("heading", "table_caption", "body", "closing")
+                for lang, text in texts.items()
+            },
+        )
+    faq_count = len(next(iter(texts.values())).faq)
+    for position in range(1, faq_count + 1):
+        FaqEntry.objects.create(
+            guide=guide,
+            position=position,
+            **{
+                f"{name}_{lang}": getattr(text.faq[position - 1], name)
+                for name in ("question", "answer")
+                for lang, text in texts.items()
+            },
+        )
+    FitConfiguration.objects.bulk_create(
+        FitConfiguration(guide=guide, gpu=named(gpus, gpu, "gpu"), count=count, position=position)
+        for position, (gpu, count) in enumerate(content.configurations, start=1)
+    )
+    Recommendation.objects.bulk_create(
+        Recommendation(
+            guide=guide,
+            method=named(methods, method, "method"),
+            gpu=named(gpus, gpu, "gpu"),
+            count=count,
+            position=position,
+        )
+        for position, (method, gpu, count) in enumerate(content.recommendations, start=1)
+    )
+    CostScenario.objects.bulk_create(
+        CostScenario(
+            guide=guide,
+            method=named(methods, method, "method"),
+            gpu=named(gpus, gpu, "gpu"),
+            count=count,
+            hours=hours,
+            position=position,
+        )
+        for position, (method, gpu, count, hours) in enumerate(content.cost_scenarios, start=1)
+    )
+    GuideSource.objects.bulk_create(
+        GuideSource(guide=guide, source=named(sources, key, "source"), position=position)
+        for position, key in enumerate(content.sources, start=1)
+    )
+    translation_stamps_update(guide)
+    return (
+        1
+        + len(content.sections)
+        + faq_count
+        + len(content.configurations)
+        + len(content.recommendations)
+        + len(content.cost_scenarios)
+        + len(content.sources)
+    )
