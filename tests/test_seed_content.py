@@ -47,7 +47,7 @@ def test_seed_content_never_overwrites_an_editors_edit(seeded):
     assert not Section.objects.filter(position=1).exists()
 
 
-def test_a_deleted_rule_or_price_stays_deleted(db):
+def test_a_deleted_rule_or_price_stays_deleted(empty_database):
     """A check's prices and a method's rules are the editors' once their parent exists."""
     seed()
     MemoryRule.objects.filter(method__slug="full-adamw", position=2).delete()
@@ -116,7 +116,7 @@ def _replace(path: Path, old: str, new: str) -> int:
         ("[[link vram]]", "[link vram]]", "unclosed token: every “[[” needs a matching “]]”"),
     ],
 )
-def test_a_bad_token_stops_the_seed_with_file_and_line(db, tmp_path, old, new, message):
+def test_a_bad_token_stops_the_seed_with_file_and_line(empty_database, tmp_path, old, new, message):
     content = _content_copy(tmp_path)
     german = content / "guides" / GUIDE_SLUG / "de.md"
     line = _replace(german, old, new)
@@ -140,7 +140,7 @@ def test_errors_name_project_files_as_people_type_them():
         ("meta_description:", "description:", "front matter lines are"),
     ],
 )
-def test_a_malformed_guide_file_stops_the_seed(db, tmp_path, old, new, fragment):
+def test_a_malformed_guide_file_stops_the_seed(empty_database, tmp_path, old, new, fragment):
     content = _content_copy(tmp_path)
     _replace(content / "guides" / GUIDE_SLUG / "de.md", old, new)
     with pytest.raises(CommandError, match=re.escape(fragment)):
@@ -148,7 +148,7 @@ def test_a_malformed_guide_file_stops_the_seed(db, tmp_path, old, new, fragment)
     assert counts() == (0,) * 8
 
 
-def test_an_unknown_slug_in_the_structure_names_its_line(db, tmp_path):
+def test_an_unknown_slug_in_the_structure_names_its_line(empty_database, tmp_path):
     content = _content_copy(tmp_path)
     guide_json = content / "guides" / GUIDE_SLUG / "guide.json"
     line = _replace(guide_json, '{"gpu": "l40s", "count": 1}', '{"gpu": "l40x", "count": 1}')
@@ -158,7 +158,7 @@ def test_an_unknown_slug_in_the_structure_names_its_line(db, tmp_path):
     assert counts() == (0,) * 8
 
 
-def test_a_bad_reference_record_names_its_line(db, tmp_path):
+def test_a_bad_reference_record_names_its_line(empty_database, tmp_path):
     content = _content_copy(tmp_path)
     reference = content / "reference.json"
     line = _replace(reference, '"spec_source": ["nvidia-h100"]', '"spec_source": ["nvidia-h1OO"]')
