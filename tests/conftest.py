@@ -35,6 +35,16 @@ def pytest_report_header(config) -> list[str]:
     return [f"gpuguide: database={engine}, chromium={chromium}"]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests commit and then empty the database: run them after every other test.
+
+    pytest-django orders tests this way, but pytest-playwright's session-scoped browser
+    parameter regroups them afterwards, which would leave seed-reading tests behind them.
+    """
+    items.sort(key=lambda item: "live_server" in getattr(item, "fixturenames", ()))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _pinned_clock():
     """Noon UTC on TODAY for the whole run; the clock ticks on from there."""
