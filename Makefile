@@ -65,6 +65,10 @@ test: $(VENV)/.installed-dev translations
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
 
+# Full-page screenshots of every page the browser tests open, in screenshots/ (needs chromium).
+screenshots: $(VENV)/.installed-dev translations
+	SCREENSHOTS=1 $(BIN)/pytest -m browser
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -37,12 +37,8 @@ def pytest_report_header(config) -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests commit and then empty the database: run them after every other test.
-
-    pytest-django orders tests this way, but pytest-playwright's session-scoped browser
-    parameter regroups them afterwards, which would leave seed-reading tests behind them.
-    """
-    items.sort(key=lambda item: "live_server" in getattr(item, "fixturenames", ()))
+    """Browser tests last: they share one live server that holds the database open."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 
 @pytest.fixture(scope="session", autouse=True)

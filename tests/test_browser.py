@@ -1,23 +1,25 @@
 """The pages as a visitor sees them, in Debian's headless Chromium (through Playwright).
 
-Screenshots land in screenshots/ for a person to look at. These tests skip, loudly, where
-Chromium is missing; CI sets REQUIRE_BROWSER=1 and fails instead.
+``make screenshots`` (SCREENSHOTS=1) also saves each page to screenshots/ for a person to look
+at; plain test runs skip that, as it costs more than the checks. These tests skip, loudly,
+where Chromium is missing; CI sets REQUIRE_BROWSER=1 and fails instead.
 """
 
-from io import StringIO
+import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from django.core.management import call_command
+from pytest_django.live_server_helper import LiveServer
 
 from .conftest import GUIDE_SLUG
 
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+WANT_SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in {"", "0"}
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
 
 @pytest.fixture(scope="session")
@@ -33,10 +35,23 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
     }  # fmt: skip
 
 
-@pytest.fixture
-def site(transactional_db, live_server):
-    call_command("seed_content", stdout=StringIO())
-    return live_server.url
+@pytest.fixture(scope="session")
+def site(django_db_setup, django_db_blocker):
+    """One live server on the seeded test database for every browser test.
+
+    The browser tests only read, so they share the seed as loaded once per run, without
+    pytest-django's ``live_server``, which empties the database after every test.
+    """
+    with django_db_blocker.unblock():
+        server = LiveServer("localhost")
+        yield server.url
+        server.stop()
+
+
+def _screenshot(page, name: str) -> None:
+    if WANT_SCREENSHOTS:
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=SHOTS / f"{name}.png", full_page=True)
 
 
 def _open(page, url: str, viewport: dict) -> list[str]:
@@ -64,8 +79,7 @@ def test_guide_reads_well_and_loads_nothing_from_outside(page, site, lang, form,
     )
     # The page itself never scrolls sideways; wide tables scroll inside their own box.
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=SHOTS / f"guide-{lang}-{form}.png", full_page=True)
+    _screenshot(page, f"guide-{lang}-{form}")
 
 
 @pytest.mark.parametrize(
@@ -74,9 +88,8 @@ def test_guide_reads_well_and_loads_nothing_from_outside(page, site, lang, form,
 def test_other_pages_render_without_outside_requests(page, site, path):
     assert _open(page, f"{site}{path}", PHONE) == []
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    SHOTS.mkdir(exist_ok=True)
     name = path.strip("/").replace("/", "-").replace("?", "-").replace("=", "-")
-    page.screenshot(path=SHOTS / f"{name}-phone.png", full_page=True)
+    _screenshot(page, f"{name}-phone")
 
 
 def test_language_switcher_keeps_the_page(page, site):
