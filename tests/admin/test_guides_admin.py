@@ -16,7 +16,7 @@ from guides.models import Guide
 from pricing.models import Source
 from pricing.services import price_check_record
 
-from .conftest import form_data
+from .conftest import initial_form_data
 
 
 def change_url(guide: Guide) -> str:
@@ -75,7 +75,7 @@ def test_migrations_alone_create_the_roles(db):
 
 def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
     client.force_login(editor)
-    data = form_data(client.get(change_url(guide)))
+    data = initial_form_data(client, change_url(guide))
     data["title_ja"] = "新しいタイトル"
     response = client.post(change_url(guide), data)
     assert response.status_code == 302
@@ -86,7 +86,7 @@ def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
 
 def test_publishing_needs_every_language(client, editor, guide):
     client.force_login(editor)
-    data = form_data(client.get(change_url(guide)))
+    data = initial_form_data(client, change_url(guide))
     data["title_de"] = ""
     data["meta_description_ja"] = " "
     response = client.post(change_url(guide), data)
@@ -99,7 +99,7 @@ def test_publishing_needs_every_language(client, editor, guide):
 
 def test_publishing_checks_sections_and_faq_too(client, editor, guide):
     client.force_login(editor)
-    data = form_data(client.get(change_url(guide)))
+    data = initial_form_data(client, change_url(guide))
     faq_question = next(
         k for k in data if k.startswith("faq_entries-") and k.endswith("question_ja")
     )
@@ -111,7 +111,7 @@ def test_publishing_checks_sections_and_faq_too(client, editor, guide):
 
 def test_a_bad_token_is_shown_on_its_field(client, editor, guide):
     client.force_login(editor)
-    data = form_data(client.get(change_url(guide)))
+    data = initial_form_data(client, change_url(guide))
     data["short_answer_de"] = "QLoRA braucht [[memory qlroa]]."
     response = client.post(change_url(guide), data)
     assert response.status_code == 200
@@ -121,7 +121,7 @@ def test_a_bad_token_is_shown_on_its_field(client, editor, guide):
 
 def test_a_bad_token_in_a_section_is_shown_on_its_field(client, editor, guide):
     client.force_login(editor)
-    data = form_data(client.get(change_url(guide)))
+    data = initial_form_data(client, change_url(guide))
     field = next(k for k in data if k.startswith("sections-") and k.endswith("-closing_ja"))
     data[field] = "[[price 8xb200@nobody]] [[memory lora sideways]]"
     response = client.post(change_url(guide), data)
@@ -142,7 +142,7 @@ def test_a_bad_token_in_a_section_is_shown_on_its_field(client, editor, guide):
 def test_a_guide_save_loads_the_known_slugs_once(client, editor, guide):
     """39 prose fields in three languages are checked against slugs read in one go."""
     client.force_login(editor)
-    data = form_data(client.get(change_url(guide)))
+    data = initial_form_data(client, change_url(guide))
     with CaptureQueriesContext(connection) as queries:
         assert client.post(change_url(guide), data).status_code == 302
     fact_reads = [q for q in queries if 'FROM "pricing_fact"' in q["sql"]]
@@ -151,7 +151,7 @@ def test_a_guide_save_loads_the_known_slugs_once(client, editor, guide):
 
 def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, guide):
     client.force_login(editor)
-    first = form_data(client.get(change_url(guide)))
+    first = initial_form_data(client, change_url(guide))
     second = dict(first)
     first["title_en"] = "First editor's title"
     assert client.post(change_url(guide), first).status_code == 302
@@ -166,7 +166,7 @@ def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, 
 
 def test_admin_history_records_who_changed_a_guide(client, editor, guide):
     client.force_login(editor)
-    client.post(change_url(guide), form_data(client.get(change_url(guide))))
+    client.post(change_url(guide), initial_form_data(client, change_url(guide)))
     history = client.get(f"/en/admin/guides/guide/{guide.pk}/history/").content.decode()
     assert "erika" in history
 
@@ -205,7 +205,7 @@ def test_dashboard_warns_of_sources_not_reread(seeded, settings):
 def test_dashboard_warns_when_translations_fall_behind_english(client, editor, guide):
     assert _messages("Translations") == []
     client.force_login(editor)
-    data = form_data(client.get(change_url(guide)))
+    data = initial_form_data(client, change_url(guide))
     data["short_answer_en"] += " Updated."
     assert client.post(change_url(guide), data).status_code == 302
     assert len(_messages("Translations")) == 2  # German and Japanese now lag behind

@@ -13,7 +13,7 @@ from django.utils.html import escape
 from pricing import services
 from pricing.models import Gpu, Price, PriceCheck, Provider
 
-from .conftest import form_data
+from .conftest import initial_form_data
 
 ADD_URL = "/en/admin/pricing/pricecheck/add/"
 TODAY = date(2026, 11, 29)  # the seed's checks are on 2026-10-29
@@ -63,7 +63,7 @@ def test_a_new_check_is_prefilled_with_the_last_known_prices(client, recorder):
 
 def test_changing_one_price_records_the_whole_check_through_the_service(client, recorder):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     price_field = next(
         k for k, v in data.items() if k.endswith("quoted_usd_per_hour") and str(v) == "0.92"
     )
@@ -89,7 +89,7 @@ def test_changing_one_price_records_the_whole_check_through_the_service(client, 
 
 def test_the_bounds_themselves_are_accepted(client, recorder):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     data["checked_on"] = "2000-01-01"
     data["source_url"] = "https://example.com/" + "a" * (services.SOURCE_URL_MAX_LENGTH - 20)
     data["prices-0-quoted_usd_per_hour"] = "0.0001"
@@ -110,7 +110,7 @@ def test_the_bounds_themselves_are_accepted(client, recorder):
 )
 def test_a_bad_price_is_refused_beside_its_row(client, recorder, value):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     data["prices-0-quoted_usd_per_hour"] = value
     response = refused(client, data)
     gpu = Gpu.objects.get(pk=data["prices-0-gpu"]).slug
@@ -128,7 +128,7 @@ def test_a_bad_price_is_refused_beside_its_row(client, recorder, value):
 @pytest.mark.parametrize("value", ["0", "65", "99999", "-1", "1.5", "٣"])
 def test_a_bad_gpu_count_is_refused_beside_its_row(client, recorder, value):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     data["prices-0-gpus_in_quote"] = value
     response = refused(client, data)
     message = services.ERROR_BAD_GPUS_IN_QUOTE % {
@@ -160,7 +160,7 @@ TOMORROW = (TODAY + timedelta(days=1)).isoformat()
 )  # fmt: skip
 def test_a_bad_date_is_refused_beside_the_field(client, recorder, value, message):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     data["checked_on"] = value
     response = refused(client, data)
     assert main_form(response).errors["checked_on"] == [str(message)]
@@ -181,7 +181,7 @@ def test_a_bad_date_is_refused_beside_the_field(client, recorder, value, message
 )  # fmt: skip
 def test_a_bad_source_url_is_refused_beside_the_field(client, recorder, url, message):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     data["source_url"] = url
     response = refused(client, data)
     assert main_form(response).errors["source_url"] == [str(message)]
@@ -190,7 +190,7 @@ def test_a_bad_source_url_is_refused_beside_the_field(client, recorder, url, mes
 
 def test_a_gpu_priced_twice_is_refused_beside_the_repeat(client, recorder):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     blank = int(data["prices-TOTAL_FORMS"]) - 1  # the last of the blank rows for new GPUs
     data[f"prices-{blank}-gpu"] = data["prices-0-gpu"]
     data[f"prices-{blank}-quoted_usd_per_hour"] = "1"
@@ -205,7 +205,7 @@ def test_a_check_needs_at_least_one_price(client, recorder):
     client.force_login(recorder)
     newcomer = Provider.objects.create(slug="newcomer", name="Newcomer")
     url = f"{ADD_URL}?provider={newcomer.pk}"
-    data = form_data(client.get(url))  # no last known prices: only blank rows
+    data = initial_form_data(client, url)  # no last known prices: only blank rows
     response = refused(client, data, url)
     formset = response.context["inline_admin_formsets"][0].formset
     assert formset.non_form_errors() == [str(services.ERROR_NO_PRICES)]
@@ -214,7 +214,7 @@ def test_a_check_needs_at_least_one_price(client, recorder):
 
 def test_a_second_check_on_the_same_day_is_refused(client, recorder):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     data["checked_on"] = "2026-10-29"
     response = refused(client, data)
     message = services.ERROR_DUPLICATE_CHECK % {"provider": "gpuwithcrypto", "day": "2026-10-29"}
@@ -225,7 +225,7 @@ def test_a_second_check_on_the_same_day_is_refused(client, recorder):
 def test_a_lost_race_for_the_day_is_reported_not_crashed(client, recorder):
     # The form found the day free; another recorder saved it before this save did.
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL))
+    data = initial_form_data(client, ADD_URL)
     data["checked_on"] = "2026-10-29"
     before = saved()
     with (
@@ -241,7 +241,7 @@ def test_a_lost_race_for_the_day_is_reported_not_crashed(client, recorder):
 
 def test_messages_are_translated(client, recorder):
     client.force_login(recorder)
-    data = form_data(client.get(ADD_URL.replace("/en/", "/de/")))
+    data = initial_form_data(client, ADD_URL.replace("/en/", "/de/"))
     data["checked_on"] = "20261107"
     response = refused(client, data, ADD_URL.replace("/en/", "/de/"))
     [message] = main_form(response).errors["checked_on"]
@@ -266,7 +266,7 @@ def test_a_superuser_can_correct_a_check(client, admin_user, seeded):
     client.force_login(admin_user)
     check = PriceCheck.objects.get(provider__slug="gpuwithcrypto")
     url = f"/en/admin/pricing/pricecheck/{check.pk}/change/"
-    data = form_data(client.get(url))
+    data = initial_form_data(client, url)
     data["note"] = "read again"
     assert client.post(url, data).status_code == 302
     check.refresh_from_db()
