@@ -48,15 +48,30 @@ def _pinned_clock():
         yield
 
 
+def _uses_database(item: pytest.Item) -> bool:
+    """As pytest-django decides which runs create a test database."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(
+        item.get_closest_marker("django_db") or {"db", "transactional_db", "live_server"} & fixtures
+    )
+
+
 @pytest.fixture(scope="session")
-def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker):
+def test_database(request) -> bool:
+    """Whether this run has a test database (a run of only database-free tests has none)."""
+    return any(_uses_database(item) for item in request.session.items)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker, test_database):
     """The test database, migrated and then seeded once for the whole run."""
-    with django_db_blocker.unblock():
-        call_command("seed_content", stdout=StringIO())
+    if test_database:  # never seed whatever database the settings name outside tests
+        with django_db_blocker.unblock():
+            call_command("seed_content", stdout=StringIO())
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _demanded_database(django_db_setup, django_db_blocker):
+def _demanded_database(django_db_setup, django_db_blocker, test_database):
     """CI sets REQUIRE_POSTGRES=1 for its second run: fail loudly if that run is not on it."""
     if _required("REQUIRE_POSTGRES"):
         with django_db_blocker.unblock():
@@ -65,7 +80,7 @@ def _demanded_database(django_db_setup, django_db_blocker):
                 "point DATABASE_URL at PostgreSQL"
             )
     yield
-    if connection.vendor == "postgresql":
+    if test_database and connection.vendor == "postgresql":
         # The live server's request threads may leave sessions open, which would stop
         # PostgreSQL from dropping the test database at the end of the run.
         with django_db_blocker.unblock(), connection.cursor() as cursor:

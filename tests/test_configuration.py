@@ -1,9 +1,14 @@
-"""Bad configuration stops the process with one clear line, never a traceback wall."""
+"""Bad configuration stops the process with one clear line, never a traceback wall.
+
+Each case starts ``manage.py`` in a fresh process (about a second each, mostly Django starting
+up). They are independent, so the module starts them all at once and each test checks its own.
+"""
 
 import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,52 +31,75 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_production_refuses_to_start_without_a_secret_key():
-    result = manage("check", DEBUG="false")
+MALFORMED_DATABASE_URLS = ["mysqlx://nowhere", "not a url", "postgres://user:pw@host:5432"]
+DEPLOY_SECRET_KEY = "k" * 20 + "-production-like-secret-key-with-enough-variety-0123456789"
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
+    """Every independent case below, run concurrently: name -> finished process."""
+    sqlite = f"sqlite:///{tmp_path_factory.mktemp('configuration') / 'x.sqlite3'}"
+    cases = {
+        "no-secret-key": (["check"], {"DEBUG": "false"}),
+        **{
+            f"malformed-{url}": (["check"], {"DEBUG": "true", "DATABASE_URL": url})
+            for url in MALFORMED_DATABASE_URLS
+        },
+        "unreachable": (
+            ["migrate", "--check"],
+            {
+                "DEBUG": "true",
+                "DATABASE_URL": "postgres://app:s3cret@127.0.0.1:9/gpuguide?connect_timeout=2",
+            },
+        ),
+        "development": (["check"], {"DEBUG": "true", "DATABASE_URL": sqlite}),
+        "deploy": (
+            ["check", "--deploy", "--fail-level", "WARNING"],
+            {
+                "DEBUG": "false",
+                "SECRET_KEY": DEPLOY_SECRET_KEY,
+                "ALLOWED_HOSTS": "guide.example.com",
+                "DATABASE_URL": sqlite,
+            },
+        ),
+    }
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {name: pool.submit(manage, *args, **env) for name, (args, env) in cases.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def test_production_refuses_to_start_without_a_secret_key(ran):
+    result = ran["no-secret-key"]
     assert result.returncode != 0
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert "SECRET_KEY is not set" in result.stderr
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(
-    ("url", "fragment"),
-    [
-        ("mysqlx://nowhere", "not a usable database"),
-        ("not a url", "not a usable database"),
-        ("postgres://user:pw@host:5432", "not a usable database"),
-    ],
-)
-def test_a_malformed_database_url_is_one_line(url, fragment):
-    result = manage("check", DEBUG="true", DATABASE_URL=url)
+@pytest.mark.parametrize("url", MALFORMED_DATABASE_URLS)
+def test_a_malformed_database_url_is_one_line(ran, url):
+    result = ran[f"malformed-{url}"]
     assert result.returncode != 0
-    assert fragment in result.stderr
+    assert "not a usable database" in result.stderr
     assert "Traceback" not in result.stderr
     assert ":pw@" not in result.stderr
 
 
-def test_an_unreachable_database_is_one_line_without_the_password():
-    result = manage(
-        "migrate", "--check", DEBUG="true",
-        DATABASE_URL="postgres://app:s3cret@127.0.0.1:9/gpuguide?connect_timeout=2",
-    )  # fmt: skip
+def test_an_unreachable_database_is_one_line_without_the_password(ran):
+    result = ran["unreachable"]
     assert result.returncode != 0
     assert "cannot use the database at 127.0.0.1:9" in result.stderr
     assert "s3cret" not in result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_development_runs_with_the_built_in_key(tmp_path):
-    result = manage("check", DEBUG="true", DATABASE_URL=f"sqlite:///{tmp_path / 'x.sqlite3'}")
+def test_development_runs_with_the_built_in_key(ran):
+    result = ran["development"]
     assert result.returncode == 0, result.stderr
 
 
-def test_production_settings_pass_the_deploy_checklist(tmp_path):
-    result = manage(
-        "check", "--deploy", "--fail-level", "WARNING", DEBUG="false",
-        SECRET_KEY="k" * 20 + "-production-like-secret-key-with-enough-variety-0123456789",
-        ALLOWED_HOSTS="guide.example.com", DATABASE_URL=f"sqlite:///{tmp_path / 'x.sqlite3'}",
-    )  # fmt: skip
+def test_production_settings_pass_the_deploy_checklist(ran):
+    result = ran["deploy"]
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
 
