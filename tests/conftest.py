@@ -48,9 +48,25 @@ def _pinned_clock():
         yield
 
 
+# What makes pytest-django set up the test database for a test.
+_DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
+
+
+def _uses_database(item: pytest.Item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(fixtures & _DATABASE_FIXTURES) or item.get_closest_marker("django_db") is not None
+
+
 @pytest.fixture(scope="session")
-def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker):
-    """The test database, migrated and then seeded once for the whole run."""
+def django_db_setup(request, _pinned_clock, django_db_setup, django_db_blocker):
+    """The test database, migrated and then seeded once for the whole run.
+
+    Where no collected test uses the database (``pytest tests/pricing/test_calculations.py``,
+    or mutmut running one module's tests), pytest-django creates no test database, and the
+    seed would go into the configured one: nothing is seeded then.
+    """
+    if not any(_uses_database(item) for item in request.session.items):
+        return
     with django_db_blocker.unblock():
         call_command("seed_content", stdout=StringIO())
 
