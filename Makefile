@@ -8,7 +8,7 @@ PY := $(BIN)/python
 ARGS ?=
 
 .PHONY: run migrate createsuperuser shell test lint format messages translations benchmark \
-	screenshots clean
+	screenshots mutation clean
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -69,6 +69,15 @@ test: $(VENV)/.installed-dev translations
 screenshots: $(VENV)/.installed-dev translations
 	SCREENSHOTS=1 $(BIN)/pytest -m browser
 
+# Mutation testing of the calculations, the token grammar and rendering, and the pricing reads
+# and writes (see [tool.mutmut] in pyproject.toml and docs/testing.md), from a fresh mutants/
+# copy each time, then the score per module. `scripts/mutation_report.py --survivors` lists the
+# mutants no test killed; `$(BIN)/mutmut show NAME` shows one.
+mutation: $(VENV)/.installed-dev translations
+	rm -rf mutants
+	$(BIN)/mutmut run
+	$(PY) scripts/mutation_report.py
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -85,5 +94,5 @@ benchmark: $(VENV)/.installed-dev translations
 	$(PY) scripts/benchmark.py
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache
+	rm -rf $(VENV) staticfiles .pytest_cache mutants
 	find locale -name '*.mo' -delete

@@ -6,6 +6,10 @@ each figure of the published page can be reproduced and tested without a databas
 Units: memory in decimal gigabytes (10**9 bytes), model sizes in billions of parameters, so
 "bytes per parameter x billions of parameters" is gigabytes directly (70 x 2 = 140 GB).
 Money in US dollars.
+
+Fit: an estimate exactly equal to the memory on hand fits (an 80 GB card fits an 80 GB plan).
+Every comparison against memory (``FitCell.fits``, ``cheapest_fit``, ``smallest_fitting_gpu``)
+and against a GPU-hour block (``covering_block``) is "at least", so the tests pin equality.
 """
 
 from __future__ import annotations

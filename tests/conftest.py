@@ -48,24 +48,27 @@ def _pinned_clock():
         yield
 
 
+# What makes pytest-django set up the test database for a test.
+_DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
+
+
 def _uses_database(item: pytest.Item) -> bool:
-    """As pytest-django decides which runs create a test database."""
     fixtures = set(getattr(item, "fixturenames", ()))
-    return bool(
-        item.get_closest_marker("django_db") or {"db", "transactional_db", "live_server"} & fixtures
-    )
+    return bool(fixtures & _DATABASE_FIXTURES) or item.get_closest_marker("django_db") is not None
 
 
 @pytest.fixture(scope="session")
 def test_database(request) -> bool:
-    """Whether this run has a test database (a run of only database-free tests has none)."""
+    """Whether this run has a test database: a run of only database-free tests
+    (``pytest tests/pricing/test_calculations.py``, or mutmut running one module's tests)
+    has none, and must then leave the configured database alone."""
     return any(_uses_database(item) for item in request.session.items)
 
 
 @pytest.fixture(scope="session")
 def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker, test_database):
     """The test database, migrated and then seeded once for the whole run."""
-    if test_database:  # never seed whatever database the settings name outside tests
+    if test_database:
         with django_db_blocker.unblock():
             call_command("seed_content", stdout=StringIO())
 

@@ -29,6 +29,52 @@ def guide_url(lang: str) -> str:
     return f"/{lang}/guides/{GUIDE_SLUG}/"
 
 
+def _text(fragment: str) -> str:
+    text = html.unescape(re.sub(r"<[^>]+>", " ", fragment)).replace("\u00a0", " ")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def table_rows(response, table_class: str) -> list[list[str]]:
+    """The text of each cell, row by row (the heading row first), of the table of that class."""
+    body = response.content.decode()
+    table = re.search(rf'<table class="{table_class}".*?</table>', body, re.S).group(0)
+    return [
+        [_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)
+    ]
+
+
+def table_cells(response, table_class: str) -> dict[tuple[str, str], str]:
+    """(row heading, column heading) -> the cell's text, for a table whose rows are unique."""
+    header, *rows = table_rows(response, table_class)
+    cells = {(row[0], col): cell for row in rows for col, cell in zip(header, row, strict=True)}
+    assert len(cells) == len(rows) * len(header), f"{table_class}: row headings repeat"
+    return cells
+
+
+def sentences(response) -> list[str]:
+    """The sentences of the page's prose: paragraphs, list items and headings of <main>."""
+    main = response.content.decode().split("<main", 1)[1].split("</main>", 1)[0]
+    main = re.sub(r"<table.*?</table>", " ", main, flags=re.S)
+    blocks = re.findall(r"<(p|li|h[1-6]|dd|dt|caption)\b[^>]*>(.*?)</\1>", main, re.S)
+    return [
+        sentence
+        for _, block in blocks
+        # not after a day of the month: "29. Oktober 2026" is one date
+        for sentence in re.split(r"(?<=[.!?])(?<!\s\d\.)(?<!\s\d\d\.)\s+|(?<=。)", _text(block))
+        if sentence
+    ]
+
+
+def as_figure(figure: str) -> re.Pattern:
+    """A figure standing alone: "8 GB" is not found in "168 GB", nor "0,92 $" in "10,92 $"."""
+    return re.compile(r"(?<![\d.,])" + re.escape(figure) + r"(?![\d])")
+
+
+def in_a_sentence(response, figure: str) -> list[str]:
+    return [s for s in sentences(response) if as_figure(figure).search(s)]
+
+
 @pytest.mark.parametrize("lang", ["en", "de", "ja"])
 def test_language_homes_answer(client, seeded, lang):
     response = client.get(f"/{lang}/")
@@ -74,10 +120,134 @@ SEED_FIGURES = {
 
 @pytest.mark.parametrize("lang", ["en", "de", "ja"])
 def test_every_seed_figure_appears_in_the_locale_format(client, seeded, lang, caplog):
-    text = page_text(client.get(guide_url(lang)))
-    missing = [figure for figure in SEED_FIGURES[lang] if figure not in text]
+    """Each figure stands alone in a sentence or a table cell, not inside a longer figure."""
+    response = client.get(guide_url(lang))
+    cells = [
+        cell
+        for table in ("methods", "memory", "fit", "cost", "comparison")
+        for row in table_rows(response, table)[1:]
+        for cell in row
+    ]
+    places = sentences(response) + cells
+    missing = [f for f in SEED_FIGURES[lang] if not any(as_figure(f).search(p) for p in places)]
     assert missing == []
     assert "cannot fill" not in caplog.text  # every token found its data
+
+
+# Figures that a longer one contains ("8 GB" in "168 GB"), each in its own sentence.
+SEED_SENTENCES = {
+    "de": [
+        "8× H200 deckt die 16-Byte-Schätzung (1.120 GB) auf dem Papier ab, lässt aber nur 8 GB "
+        "für Aktivierungen, daher ist es für AdamW mit ✗ markiert.",
+        "8× B200 lässt nach der 18-Byte-Schätzung 180 GB übrig.",
+        "Selbst in 4-Bit nehmen allein die 70B-Gewichte 35 GB ein, mehr als die 24 GB der "
+        "RTX 4090.",
+    ],
+    "ja": [
+        "8× H200は16バイト見積もり（1,120 GB）を計算上は収まりますが、活性化用に8 GBしか残らない"
+        "ため、AdamWでは✗としています。",
+        "8× B200は18バイト見積もりの後でも180 GB残ります。",
+        "4ビットでも70Bの重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
+    ],
+    "en": ["About 40 times more per hour of hardware."],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_short_figures_are_in_their_own_sentences(client, seeded, lang):
+    found = sentences(client.get(guide_url(lang)))
+    assert [s for s in SEED_SENTENCES[lang] if s not in found] == []
+
+
+FIT_ROWS = ["1× L40S", "1× A100 80GB", "1× H100", "1× H200", "1× B200", "2× H200",
+            "4× A100 80GB", "8× H100", "8× H200", "8× B200"]  # fmt: skip
+FIT_TOTALS = ["48", "80", "80", "141", "180", "282", "320", "640", "1128", "1440"]
+FIT_PRICES = ["0.82", "0.92", "2.32", "3.07", "4.61", "6.14", "3.68", "18.56", "24.56", "36.88"]
+
+
+def _number(value: str, lang: str) -> str:
+    whole, _, cents = value.partition(".")
+    grouped = f"{int(whole):,}".replace(",", "." if lang == "de" else ",")
+    return grouped + ("," if lang == "de" else ".") + cents if cents else grouped
+
+
+def _usd(value: str, lang: str) -> str:
+    return f"{_number(value, lang)} $" if lang == "de" else f"${_number(value, lang)}"
+
+
+def test_fit_table_cells_de(client, seeded):
+    cells = table_cells(client.get(guide_url("de")), "fit")
+    for row, total, price in zip(FIT_ROWS, FIT_TOTALS, FIT_PRICES, strict=True):
+        assert cells[(row, "Gesamter VRAM")] == f"{_number(total, 'de')} GB", row
+        assert cells[(row, "GPUwithCrypto pro Stunde")] == _usd(price, "de"), row
+    assert cells[("8× H200", "Full, AdamW (1.260 GB)")] == "✗"
+    assert cells[("8× B200", "Full, AdamW (1.260 GB)")] == "✓"
+    assert cells[("1× L40S", "QLoRA (52,5 GB)")] == "✗"
+    assert cells[("1× A100 80GB", "QLoRA (52,5 GB)")] == "✓"
+    assert cells[("1× B200", "LoRA (168 GB)")] == "✓"
+    assert cells[("8× H200", "Full, 8-Bit-Adam (840 GB)")] == "✓"
+
+
+COST_ROWS = [  # method, configuration, hours, GPU-hours, cost
+    ("QLoRA", "1× A100 80GB", "10", "10", "9.20"),
+    ("QLoRA", "1× H100", "10", "10", "23.20"),
+    ("LoRA", "1× B200", "24", "24", "110.64"),
+    ("LoRA", "2× H200", "12", "24", "73.68"),
+    ("Full, 8-Bit-Adam", "8× H200", "21", "168", "515.76"),
+    ("Full, AdamW", "8× B200", "21", "168", "774.48"),
+]
+
+
+def test_cost_table_rows_de(client, seeded):
+    rows = table_rows(client.get(guide_url("de")), "cost")[1:]
+    assert rows == [[m, c, h, g, _usd(cost, "de")] for m, c, h, g, cost in COST_ROWS]
+
+
+@pytest.mark.parametrize(
+    ("lang", "cells"),
+    [
+        ("de", {("Speicher", "Verhältnis"): "1×", ("Unser Preis pro GPU-Stunde", "H100"): "2,32 $",
+                ("Unser Preis pro GPU-Stunde", "Verhältnis"): "2,5×",
+                ("Speicherbandbreite (GB/s)", "H100"): "3.350",
+                ("Speicherbandbreite (GB/s)", "A100 80GB"): "2.039",
+                ("Speicherbandbreite (GB/s)", "Verhältnis"): "1,6×",
+                ("Peak BF16 Tensor, dicht (TFLOPS)", "H100"): "989,5",
+                ("Peak BF16 Tensor, dicht (TFLOPS)", "Verhältnis"): "3,2×"}),
+    ],
+)  # fmt: skip
+def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
+    found = table_cells(client.get(guide_url(lang)), "comparison")
+    assert {key: found[key] for key in cells} == cells
+
+
+@pytest.mark.parametrize(
+    ("lang", "row", "column", "value"),
+    [
+        ("en", "Full, AdamW", "Memory", "1,120–1,260 GB"),
+        ("de", "Full Fine-Tuning, AdamW", "Speicher", "1.120–1.260 GB"),
+        ("de", "QLoRA (4-Bit-Basis)", "Speicher", "≈ 52,5 GB"),
+        ("de", "LoRA (BF16-Basis)", "Speicher", "140 GB als Untergrenze, ≈ 168 GB zum Planen"),
+        ("de", "QLoRA (4-Bit-Basis)", "Mieten",
+         "1× A100 80GB (0,92 $/Stunde) oder 1× H100 (2,32 $/Stunde)"),
+        ("de", "Full Fine-Tuning, AdamW", "Mieten", "8× B200 (36,88 $/Stunde)"),
+    ],
+)  # fmt: skip
+def test_methods_table_cells(client, seeded, lang, row, column, value):
+    cells = table_cells(client.get(guide_url(lang)), "methods")
+    if (row, column) not in cells:  # English names its methods in full
+        row = {"Full, AdamW": "Full fine-tuning, AdamW"}.get(row, row)
+    assert cells[(row, column)] == value
+
+
+def test_memory_table_cells_de(client, seeded):
+    rows = table_rows(client.get(guide_url("de")), "memory")[1:]
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        ("QLoRA", "48 GB für 65B, geplant mit 0,75 GB pro Milliarde", "52,5 GB"),
+        ("LoRA", "2 Byte pro Parameter", "140 GB"),
+        ("Full, 8-Bit-Adam", "6 + 2 + 4 = 12 Byte pro Parameter", "840 GB"),
+        ("Full, AdamW", "2 + 12 + 2 = 16 Byte pro Parameter", "1.120 GB"),
+        ("Full, AdamW", "6 + 8 + 4 = 18 Byte pro Parameter", "1.260 GB"),
+    ]
 
 
 SEED_FIT_PATTERN = [
@@ -110,8 +280,12 @@ def test_a_new_price_check_changes_prose_and_tables_in_every_language(client, se
     german = page_text(client.get(guide_url("de")))
     assert "A100 80GB für 0,99 $/Stunde" in german  # short answer
     assert "8. November 2026" in german
-    assert "32,00 $" in german  # 8 x 4.00 in the fit table and the ratio sentence
-    assert "9,90 $" in german  # the 10-hour QLoRA run on one A100
+    response = client.get(guide_url("de"))
+    fit = table_cells(response, "fit")
+    assert fit[("8× B200", "GPUwithCrypto pro Stunde")] == "32,00 $"  # 8 x 4.00
+    assert in_a_sentence(response, "32,00 $")  # and the ratio sentence
+    cost = table_rows(response, "cost")
+    assert cost[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,90 $"]  # 10 hours on one A100
     assert "0,92 $" not in german.split("Thunder Compute")[0].split("Kurze Antwort")[1][:400]
     japanese = page_text(client.get(guide_url("ja")))
     assert "$0.99/時間" in japanese
@@ -202,18 +376,25 @@ def test_gpu_page_lists_specs_prices_blocks_and_history(client, seeded):
                        prices={"h100": D("2.20")})  # fmt: skip
     response = client.get("/de/gpus/")
     text = page_text(response)
-    for figure in ("0,92 $", "2,20 $", "9,20 $", "1.584,00 $", "22,00 $", "3.350", "141 GB"):
-        assert figure in text
+    gpus, blocks = table_cells(response, "gpus"), table_cells(response, "blocks")
+    assert gpus[("A100 80GB", "Pro GPU-Stunde")] == "0,92 $"
+    assert gpus[("H100", "Pro GPU-Stunde")] == "2,20 $"
+    assert gpus[("H100", "Bandbreite (GB/s)")] == "3.350"
+    assert gpus[("H200", "Speicher")] == "141 GB"
+    assert blocks[("A100 80GB", "Block 10 Std.")] == "9,20 $"
+    assert blocks[("H100", "Block 720 Std.")] == "1.584,00 $"  # 720 x 2.20
+    assert blocks[("H100", "Block 10 Std.")] == "22,00 $"
     assert "1. November 2026" in text
     assert "RTX 4090" not in text  # not rented
     assert response.content.decode().count("<polyline") == 5
 
 
 def test_vram_page_applies_the_rules_to_any_size(client, seeded):
-    text = page_text(client.get("/en/vram/", {"params": "405"}))
-    assert "Your model (405B)" in text
-    assert "303.75 GB" in text  # 405 x 0.75
-    assert "6,480–7,290 GB" in text  # 405 x 16 to 405 x 18
+    response = client.get("/en/vram/", {"params": "405"})
+    text = page_text(response)
+    cells = table_cells(response, "vram")
+    assert cells[("Your model (405B)", "QLoRA")] == "303.75 GB"  # 405 x 0.75
+    assert cells[("Your model (405B)", "Full, AdamW")] == "6,480–7,290 GB"  # 405 x 16 to x 18
     assert "Llama 3.1 8B" in text and "Llama 3.1 70B" in text
 
 
@@ -227,10 +408,11 @@ def test_vram_page_answers_bad_sizes_with_the_form_and_a_400(client, seeded, bad
 
 
 def test_compare_page_computes_ratios(client, seeded):
-    text = page_text(client.get("/de/compare/h100-vs-a100-80gb/"))
-    assert "H100 vs A100 80GB" in text
-    assert "3,2×" in text
-    assert "2,5×" in text  # 2.32 / 0.92
+    response = client.get("/de/compare/h100-vs-a100-80gb/")
+    assert "H100 vs A100 80GB" in page_text(response)
+    cells = table_cells(response, "comparison")
+    assert cells[("Peak BF16 Tensor, dicht (TFLOPS)", "Verhältnis")] == "3,2×"
+    assert cells[("Unser Preis pro GPU-Stunde", "Verhältnis")] == "2,5×"  # 2.32 / 0.92
 
 
 @pytest.mark.parametrize(

@@ -253,3 +253,209 @@ def test_planning_figure_is_never_below_the_rules(params):
     for method in METHOD_ORDER:
         e = calc.estimate_memory(_method_rule(method), params)
         assert e.lower_gb <= e.upper_gb <= e.planning_gb
+
+
+# --- boundaries: every comparison at equality, every refusal with its message -----------
+
+GB80 = calc.GpuOffer("card-80", "Card 80", D(80), D("1.00"))
+
+
+def offer(slug: str, memory: str, price: str | None) -> calc.GpuOffer:
+    return calc.GpuOffer(slug, slug.upper(), D(memory), None if price is None else D(price))
+
+
+def test_an_80_gb_card_fits_an_80_gb_plan():
+    plan = calc.estimate_memory(
+        calc.MethodRule("m", (calc.MemoryRule("s", (calc.MemoryComponent("w", D(1)),)),)), D(80)
+    )
+    assert plan.planning_gb == D(80)
+    (row,) = calc.fit_matrix([calc.Configuration(GB80)], [plan])
+    assert row.cell("m").fits
+    assert calc.headroom_gb(row.configuration, plan.planning_gb) == 0
+
+
+def test_a_fit_row_names_only_its_methods():
+    (row,) = calc.fit_matrix([calc.Configuration(GB80)], [estimate("qlora")])
+    assert row.cell("qlora").required_gb == D("52.5")
+    with pytest.raises(KeyError):
+        row.cell("lora")
+
+
+@pytest.mark.parametrize(
+    ("memories", "required", "expected"),
+    [
+        (["80", "79.9"], "80", "80"),  # equal memory fits
+        (["80.1", "79.9"], "80", "80.1"),
+        (["79.9"], "80", None),
+        ([], "1", None),
+    ],
+)
+def test_cheapest_fit_takes_configurations_with_exactly_the_memory(memories, required, expected):
+    configs = [calc.Configuration(offer(m, m, "1.00")) for m in memories]
+    found = calc.cheapest_fit(configs, D(required))
+    assert (found and found.gpu.slug) == expected
+
+
+def test_cheapest_fit_skips_unpriced_and_prefers_fewer_gpus_at_the_same_price():
+    unpriced = calc.Configuration(offer("free", "200", None))
+    assert calc.cheapest_fit([unpriced], D(1)) is None
+    two_halves = calc.Configuration(offer("half", "40", "0.50"), 2)
+    one_whole = calc.Configuration(offer("whole", "80", "1.00"), 1)
+    for order in ([two_halves, one_whole], [one_whole, two_halves]):
+        assert calc.cheapest_fit([unpriced, *order], D(80)) == one_whole
+    dearer = calc.Configuration(offer("dear", "80", "1.01"))
+    assert calc.cheapest_fit([dearer, two_halves], D(80)) == two_halves
+
+
+@pytest.mark.parametrize(
+    ("offers", "required", "expected"),
+    [
+        ([("a", "80", "2"), ("b", "141", "1")], "80", "a"),  # equal memory fits
+        ([("a", "79.9", "1"), ("b", "141", "3")], "80", "b"),
+        ([("a", "80", "2"), ("b", "80", "1")], "80", "b"),  # same memory: the cheaper
+        ([("a", "80", None), ("b", "141", "3")], "80", "b"),  # never the unpriced
+        ([("a", "80", None)], "80", None),
+        ([("a", "79.9", "1")], "80", None),
+    ],
+)
+def test_smallest_fitting_gpu_at_the_boundary(offers, required, expected):
+    found = calc.smallest_fitting_gpu([offer(*o) for o in offers], D(required))
+    assert (found and found.slug) == expected
+
+
+@pytest.mark.parametrize(
+    ("gpu_hours", "blocks", "expected"),
+    [
+        ("10", [10, 24, 168, 720], 10),  # a run of exactly a block fits that block
+        ("10.01", [10, 24, 168, 720], 24),
+        ("9.99", [720, 168, 24, 10], 10),  # the smallest, in any order
+        ("720", [10, 24, 168, 720], 720),
+        ("720.5", [10, 24, 168, 720], None),
+        ("1", [], None),
+    ],
+)
+def test_covering_block_at_the_boundary(gpu_hours, blocks, expected):
+    assert calc.covering_block(D(gpu_hours), blocks) == expected
+
+
+def test_cost_rows_without_a_price_or_a_block():
+    scenario = calc.CostScenario("m", calc.Configuration(offer("x", "80", None), 2), D(400))
+    (row,) = calc.cost_table([scenario], [10, 24])
+    assert (row.gpu_hours, row.block_hours, row.cost_usd) == (D(800), None, None)
+
+
+@pytest.mark.parametrize(
+    ("numerator", "denominator", "step", "expected"),
+    [
+        ("0.25", "1", calc.TENTH, "0.3"),  # half-up, where half-even would give 0.2
+        ("0.35", "1", calc.TENTH, "0.4"),
+        ("0.249", "1", calc.TENTH, "0.2"),
+        ("2.5", "1", calc.WHOLE, "3"),
+        ("0.5", "1", calc.WHOLE, "1"),
+        ("1.49", "1", calc.WHOLE, "1"),
+        ("3", "4", calc.TENTH, "0.8"),  # 0.75
+        ("989.5", "312", calc.TENTH, "3.2"),
+    ],
+)
+def test_ratios_round_half_up(numerator, denominator, step, expected):
+    result = calc.ratio(D(numerator), D(denominator), step)
+    assert result == D(expected)
+    assert result.as_tuple().exponent == D(expected).as_tuple().exponent
+
+
+def test_ratio_rounds_to_a_tenth_by_default():
+    assert str(calc.ratio(D(7), D(2))) == "3.5"
+    assert str(calc.ratio(D(1), D(3))) == "0.3"
+
+
+@pytest.mark.parametrize(
+    ("cost", "expected"), [("0.005", "0.01"), ("0.015", "0.02"), ("0.0049", "0.00")]
+)
+def test_run_cost_rounds_half_up_to_the_cent(cost, expected):
+    assert str(calc.run_cost(1, D(1), D(cost))) == expected
+
+
+def test_block_prices_at_a_rate_and_without_one():
+    assert calc.block_prices(D("0.92"), [10, 24]) == [D("9.20"), D("22.08")]
+    assert calc.block_prices(None, [10, 24]) == [None, None]
+    assert calc.block_prices(None, []) == []
+
+
+@pytest.mark.parametrize(("gpus", "expected"), [(1, "43.46"), (2, "21.73"), (8, "5.4325")])
+def test_per_gpu_price_divides_by_the_gpus_quoted(gpus, expected):
+    assert calc.per_gpu_price(D("43.46"), gpus) == D(expected)
+
+
+def refused(build) -> str:
+    with pytest.raises(calc.RuleError) as caught:
+        build()
+    return str(caught.value)
+
+
+PART = (calc.MemoryComponent("w", D(2)),)
+REFUSALS = [
+    (lambda: calc.estimate_memory(_method_rule("lora"), D(0)),
+     "a model needs a positive number of parameters"),
+    (lambda: calc.estimate_memory(_method_rule("lora"), D("-0.1")),
+     "a model needs a positive number of parameters"),
+    (lambda: calc.per_gpu_price(D("43.46"), 0), "an instance has at least one GPU"),
+    (lambda: calc.ratio(D(1), D(0)), "cannot compare against zero"),
+    (lambda: calc.ratio(D(1), D(-1)), "cannot compare against zero"),
+    (lambda: calc.Configuration(GB80, 0), "a configuration needs at least one GPU"),
+    (lambda: calc.CostScenario("m", calc.Configuration(GB80), D(0)),
+     "a run needs a positive number of hours"),
+    (lambda: calc.MemoryRule("src"), "src: give either components or a measured reference"),
+    (lambda: calc.MemoryRule("src", PART, D(48), D(65)),
+     "src: give either components or a measured reference"),
+    (lambda: calc.MemoryRule("src", (), D(48), None),
+     "src: the reference model size must be positive"),
+    (lambda: calc.MemoryRule("src", (), D(48), D(0)),
+     "src: the reference model size must be positive"),
+    (lambda: calc.MemoryRule("src", (), D(48), D(-65)),
+     "src: the reference model size must be positive"),
+    (lambda: calc.MemoryRule("src", (*PART, calc.MemoryComponent("g", D("-0.1")))),
+     "src: bytes per parameter cannot be negative"),
+    (lambda: calc.MethodRule("m", ()), "m: a method needs at least one memory rule"),
+    (lambda: calc.MethodRule("m", (calc.MemoryRule("s", PART),), D("-0.01")),
+     "m: the planning margin cannot be negative"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("build", "message"), REFUSALS, ids=[m for _, m in REFUSALS])
+def test_each_guard_refuses_with_its_message(build, message):
+    assert refused(build) == message
+
+
+def test_the_guards_accept_their_boundaries():
+    """Zero bytes, a zero margin, one GPU, one instance GPU: all allowed."""
+    rule = calc.MemoryRule("s", (calc.MemoryComponent("free", D(0)), *PART))
+    assert rule.bytes_per_param == D(2)
+    method = calc.MethodRule("m", (rule,), D(0))
+    assert calc.estimate_memory(method, D("0.1")).planning_gb == D("0.2")
+    assert calc.Configuration(GB80, 1).total_memory_gb == D(80)
+    assert calc.CostScenario("m", calc.Configuration(GB80), D("0.1")).gpu_hours == D("0.1")
+    measured = calc.MemoryRule("s", (), D(48), D("0.1"))
+    assert measured.gb_per_billion == D(480)
+
+
+def test_a_measured_rule_without_a_step_keeps_its_ratio():
+    rule = calc.MemoryRule("s", (), D(48), D(64))
+    assert rule.is_measured
+    assert rule.gb_per_billion == rule.bytes_per_param == D("0.75")
+    assert calc.MemoryRule("s", (), D(48), D(64), D("0.25")).gb_per_billion == D("0.75")
+    assert calc.MemoryRule("s", (), D(49), D(64), D("0.25")).gb_per_billion == D("1.00")
+
+
+def test_a_margin_scales_the_highest_rule():
+    rules = (calc.MemoryRule("a", PART), calc.MemoryRule("b", (calc.MemoryComponent("w", D(3)),)))
+    e = calc.estimate_memory(calc.MethodRule("m", rules, D("0.5")), D(10))
+    assert (e.lower_gb, e.upper_gb, e.planning_gb, e.has_range) == (D(20), D(30), D(45), True)
+    assert [f.memory_gb for f in e.figures] == [D(20), D(30)]
+    assert (e.method, e.params_billion, e.planning_margin) == ("m", D(10), D("0.5"))
+    single = calc.estimate_memory(calc.MethodRule("m", rules[:1]), D(10))
+    assert not single.has_range
+
+
+def test_an_unpriced_configuration_has_no_hourly_price():
+    assert calc.Configuration(offer("x", "80", None), 4).usd_per_hour is None
+    assert calc.Configuration(offer("x", "80", "1.25"), 4).usd_per_hour == D(5)

@@ -283,17 +283,87 @@ def test_a_caller_can_pin_today(seeded):
         ({"checked_on": "20261107"}, services.ERROR_BAD_DATE % {"value": repr("20261107")}),
         ({"source_url": "ftp://example.com/"},
          services.ERROR_BAD_SOURCE_URL % {"value": repr("ftp://example.com/")}),
+        ({"prices": {"h100": D("1.00001")}}, bad_price("1.00001")),
+        ({"prices": {"h100": D("0")}}, bad_price("0")),
+        ({"prices": {"h100": D("-1")}}, bad_price("-1")),
+        ({"prices": {"h100": D("Infinity")}}, bad_price("Infinity")),
+        ({"prices": {"h100": "1"}}, bad_price("1")),  # not a Decimal at all
+        ({"gpus_in_quote": {"h100": True}}, bad_gpus_in_quote("True")),
+        ({"checked_on": date(2026, 11, 30)}, services.ERROR_FUTURE_DATE
+         % {"day": "2026-11-30", "today": "2026-11-29"}),
+        ({"checked_on": "2026-11-30"}, services.ERROR_FUTURE_DATE
+         % {"day": "2026-11-30", "today": "2026-11-29"}),
+        ({"source_url": "https://example.com/" + "a" * 481},
+         services.ERROR_LONG_SOURCE_URL % {"max": 500, "length": 501}),
+        ({"provider_slug": "nobody"}, services.ERROR_UNKNOWN_PROVIDER
+         % {"slug": repr("nobody"), "known": "gpuwithcrypto, massed-compute, thunder-compute"}),
+        ({"prices": {"h100": D(1), "h999": D(2)}}, services.ERROR_UNKNOWN_GPU
+         % {"slug": repr("h999"), "known": "l40s, a100-80gb, h100, h200, b200, rtx-4090"}),
+        ({"checked_on": date(2026, 10, 29)}, services.ERROR_DUPLICATE_CHECK
+         % {"provider": "gpuwithcrypto", "day": "2026-10-29"}),
+        ({"recorded_by": User(username="rita", is_staff=False)},
+         services.ERROR_NOT_A_RECORDER % {"username": repr("rita")}),
     ],
-    ids=["tiny", "huge", "nan", "none", "65-gpus", "0-gpus", "1999", "compact-date", "ftp"],
+    ids=["tiny", "huge", "nan", "none", "65-gpus", "0-gpus", "1999", "compact-date", "ftp",
+         "5-decimals", "zero", "negative", "infinity", "text", "bool-gpus", "tomorrow",
+         "tomorrow-typed", "long-url", "unknown-provider", "unknown-gpu", "same-day",
+         "not-staff"],
 )  # fmt: skip
 def test_the_service_applies_the_rules_to_values_too(seeded, kwargs, message):
+    """Every refusal of the service itself, with the message constant code and tests share."""
     arguments = {"provider_slug": "gpuwithcrypto", "checked_on": date(2026, 11, 20),
                  "prices": {"h100": D("1")}} | kwargs  # fmt: skip
-    before = PriceCheck.objects.count()
+    before = (PriceCheck.objects.count(), Price.objects.count())
     with pytest.raises(services.PriceCheckError) as refused:
         services.price_check_record(**arguments)
     assert str(refused.value) == str(message)
-    assert PriceCheck.objects.count() == before
+    assert "\n" not in str(refused.value)
+    assert (PriceCheck.objects.count(), Price.objects.count()) == before
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: services.parse_price(gpu="h100", value="1.23456"), bad_price("1.23456")),
+        (lambda: services.validate_price(gpu="h100", price=D("0.00009")), bad_price("0.00009")),
+        (lambda: services.validate_price(gpu="h100", price=D("0.00001"), shown="0,00001"),
+         bad_price("0,00001")),
+        (lambda: services.parse_gpus_in_quote(value="65"), bad_gpus_in_quote("65")),
+        (lambda: services.validate_gpus_in_quote(count=0, shown="none"),
+         bad_gpus_in_quote("none")),
+        (lambda: services.parse_check_date(value="2026-13-01"),
+         services.ERROR_BAD_DATE % {"value": repr("2026-13-01")}),
+        (lambda: services.parse_check_date(value=None),
+         services.ERROR_BAD_DATE % {"value": repr(None)}),
+        (lambda: services.validate_check_date(day=date(2026, 11, 11), today=date(2026, 11, 10)),
+         services.ERROR_FUTURE_DATE % {"day": "2026-11-11", "today": "2026-11-10"}),
+        (lambda: services.parse_price_pairs(pairs=["h100="]),
+         services.ERROR_BAD_PAIR % {"value": repr("h100=")}),
+        (lambda: services.parse_price_pairs(pairs=["h100=1", "a100-80gb=2", "h100=3"]),
+         services.ERROR_DUPLICATE_GPU % {"gpu": "h100"}),
+        (lambda: services.validate_gpu_slugs(gpu_slugs=[]), services.ERROR_NO_PRICES),
+    ],
+    ids=["5-decimals", "below-min", "shown-as-typed", "65-typed", "shown-count", "month-13",
+         "none", "pinned-today", "no-price", "repeat", "no-gpus"],
+)  # fmt: skip
+def test_the_validators_refuse_with_the_shared_messages(call, message):
+    with pytest.raises(services.PriceCheckError) as refused:
+        call()
+    assert str(refused.value) == str(message)
+
+
+def test_the_validators_return_what_they_accept():
+    assert services.parse_price(gpu="h100", value="0.0001") == D("0.0001")
+    assert services.parse_price(gpu="h100", value="100000") == D("100000")
+    assert services.parse_price_pairs(pairs=["h100=2.30", "b200=4"]) == {
+        "h100": D("2.30"), "b200": D("4"),
+    }  # fmt: skip
+    assert services.parse_gpus_in_quote(value="64") == 64
+    assert services.parse_gpus_in_quote(value="1") == 1
+    assert services.parse_check_date(value="2000-01-01") == date(2000, 1, 1)
+    assert services.validate_check_date(day=TODAY) == TODAY
+    assert services.validate_source_url(value="") == ""
+    assert services.validate_source_url(value="https://example.com/") == "https://example.com/"
 
 
 def test_a_lost_race_for_the_same_day_is_the_duplicate_message(seeded):

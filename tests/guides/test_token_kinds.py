@@ -1,0 +1,271 @@
+"""Every token kind and option, defaults included, with its exact output in en, de and ja.
+
+The figures are gathered once for the module from the session's seed (70 B, as of the seed
+day) and never written to: a test that needs other figures makes a changed copy. Each row
+renders through ``render_inline``, so what is compared is the escaped HTML a page shows;
+no-break spaces are written as plain spaces here.
+"""
+
+import dataclasses
+from datetime import date
+from decimal import Decimal as D
+
+import pytest
+from django.utils import translation
+
+from guides.services import page_figures
+from guides.tokens.render import MISSING, render_inline, render_plain, render_prose
+from pricing.models import Gpu, Source
+from pricing.services import price_check_record
+
+from ..conftest import SEED_DAY
+
+# The guide's fit table as seed_content builds it (guides/<slug>/guide.json), in its order.
+FIT_TABLE = [
+    ("l40s", 1), ("a100-80gb", 1), ("h100", 1), ("h200", 1), ("b200", 1),
+    ("h200", 2), ("a100-80gb", 4), ("h100", 8), ("h200", 8), ("b200", 8),
+]  # fmt: skip
+SCENARIO_GPU_HOURS = [D(10), D(24), D(168)]
+
+
+@pytest.fixture(scope="module")
+def figures(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        gathered = page_figures(params_billion=D(70), at=SEED_DAY, configurations=FIT_TABLE)
+    gathered.scenario_gpu_hours = SCENARIO_GPU_HOURS
+    return gathered
+
+
+def rendered(token: str, figures, lang: str) -> str:
+    with translation.override(lang):
+        return str(render_inline(token, figures)).replace("\u00a0", " ")
+
+
+def assert_renders(figures, token: str, en: str, de: str, ja: str) -> None:
+    got = {lang: rendered(token, figures, lang) for lang in ("en", "de", "ja")}
+    assert got == {"en": en, "de": de, "ja": ja}, token
+
+
+SAME = object()  # the English text, in every language
+
+
+KINDS = [
+    # params
+    ("[[params]]", "70", SAME, SAME),
+    # memory: planning by default, lower, upper, range (a single figure where the rules agree)
+    ("[[memory lora]]", "168 GB", SAME, SAME),
+    ("[[memory lora planning]]", "168 GB", SAME, SAME),
+    ("[[memory lora lower]]", "140 GB", SAME, SAME),
+    ("[[memory lora upper]]", "140 GB", SAME, SAME),
+    ("[[memory full-adamw]]", "1,260 GB", "1.260 GB", "1,260 GB"),
+    ("[[memory full-adamw lower]]", "1,120 GB", "1.120 GB", "1,120 GB"),
+    ("[[memory full-adamw upper]]", "1,260 GB", "1.260 GB", "1,260 GB"),
+    ("[[memory full-adamw range]]", "1,120–1,260 GB", "1.120–1.260 GB", "1,120〜1,260 GB"),
+    ("[[memory qlora range]]", "52.5 GB", "52,5 GB", "52.5 GB"),
+    ("[[memory lora range]]", "140 GB", SAME, SAME),  # the rule's figure, not the planning one
+    # bytes: rule 1 by default; rule 2 is the 18-byte one; a measured rule gives its GB/billion
+    ("[[bytes full-adamw]]", "16", SAME, SAME),
+    ("[[bytes full-adamw 1]]", "16", SAME, SAME),
+    ("[[bytes full-adamw 2]]", "18", SAME, SAME),
+    ("[[bytes full-adamw 3]]", MISSING, SAME, SAME),
+    ("[[bytes qlora]]", "0.75", "0,75", "0.75"),
+    ("[[bytes full-8bit-adam]]", "12", SAME, SAME),
+    # breakdown
+    ("[[breakdown full-adamw]]", "2 + 12 + 2 = 16", SAME, SAME),
+    ("[[breakdown full-adamw 1]]", "2 + 12 + 2 = 16", SAME, SAME),
+    ("[[breakdown full-adamw 2]]", "6 + 8 + 4 = 18", SAME, SAME),
+    ("[[breakdown full-8bit-adam]]", "6 + 2 + 4 = 12", SAME, SAME),
+    ("[[breakdown lora]]", "2 = 2", SAME, SAME),
+    ("[[breakdown qlora]]", "48 ÷ 65 = 0.74", "48 ÷ 65 = 0,74", "48 ÷ 65 = 0.74"),
+    ("[[breakdown qlora 2]]", MISSING, SAME, SAME),
+    # reference: only measured rules have one
+    ("[[reference qlora memory]]", "48 GB", SAME, SAME),
+    ("[[reference qlora params]]", "65", SAME, SAME),
+    ("[[reference lora memory]]", MISSING, SAME, SAME),
+    # margin: percent by default, or the factor
+    ("[[margin lora]]", "20%", "20 %", "20%"),
+    ("[[margin lora percent]]", "20%", "20 %", "20%"),
+    ("[[margin lora factor]]", "1.2", "1,2", "1.2"),
+    ("[[margin qlora]]", "0%", "0 %", "0%"),
+    ("[[margin qlora factor]]", "1", SAME, SAME),
+    # weights
+    ("[[weights qlora]]", "35 GB", SAME, SAME),
+    ("[[weights lora]]", "140 GB", SAME, SAME),
+    # vram: one GPU by default; a provider's GPU has the same memory
+    ("[[vram h100]]", "80 GB", SAME, SAME),
+    ("[[vram 8xh200]]", "1,128 GB", "1.128 GB", "1,128 GB"),
+    ("[[vram 2xb200@massed-compute]]", "360 GB", SAME, SAME),
+    # headroom: after the planning figure by default
+    ("[[headroom 8xh200 full-adamw]]", "-132 GB", SAME, SAME),
+    ("[[headroom 8xh200 full-adamw planning]]", "-132 GB", SAME, SAME),
+    ("[[headroom 8xh200 full-adamw range]]", "-132 GB", SAME, SAME),  # a range: the plan
+    ("[[headroom 8xh200 full-adamw lower]]", "8 GB", SAME, SAME),
+    ("[[headroom 8xb200 full-adamw upper]]", "180 GB", SAME, SAME),
+    ("[[headroom h100 qlora]]", "27.5 GB", "27,5 GB", "27.5 GB"),
+    ("[[headroom 8xh200 lora]]", "960 GB", SAME, SAME),
+    # price: ours unless @provider; N GPUs cost N times one
+    ("[[price a100-80gb]]", "$0.92", "0,92 $", "$0.92"),
+    ("[[price 8xh200]]", "$24.56", "24,56 $", "$24.56"),
+    ("[[price b200@massed-compute]]", "$5.4325", "5,4325 $", "$5.4325"),
+    ("[[price 8xb200@massed-compute]]", "$43.46", "43,46 $", "$43.46"),
+    ("[[price rtx-4090]]", MISSING, SAME, SAME),  # never priced
+    # price_ratio: rounded half-up to a whole number (2.32 / 0.92 = 2.52 -> 3)
+    ("[[price_ratio 8xb200 a100-80gb]]", "40", SAME, SAME),
+    ("[[price_ratio h100 a100-80gb]]", "3", SAME, SAME),
+    ("[[price_ratio 8xb200@massed-compute a100-80gb@thunder-compute]]", "40", SAME, SAME),
+    # spec: each field; memory in GB
+    ("[[spec h100 bf16]]", "989.5", "989,5", "989.5"),
+    ("[[spec h100 bandwidth]]", "3,350", "3.350", "3,350"),
+    ("[[spec h100 memory]]", "80 GB", SAME, SAME),
+    # spec_ratio: to a tenth, half-up
+    ("[[spec_ratio h100 a100-80gb bf16]]", "3.2", "3,2", "3.2"),
+    ("[[spec_ratio h100 a100-80gb bandwidth]]", "1.6", "1,6", "1.6"),
+    ("[[spec_ratio h200 h100 memory]]", "1.8", "1,8", "1.8"),
+    # checked_on: ours by default (see also test_checked_on_reads_the_named_provider)
+    ("[[checked_on]]", "October 29, 2026", "29. Oktober 2026", "2026年10月29日"),
+    # smallest_gpu: the name by default, or its memory
+    ("[[smallest_gpu qlora]]", "A100 80GB", SAME, SAME),
+    ("[[smallest_gpu qlora name]]", "A100 80GB", SAME, SAME),
+    ("[[smallest_gpu qlora memory]]", "80 GB", SAME, SAME),
+    ("[[smallest_gpu lora]]", "B200", SAME, SAME),
+    ("[[smallest_gpu lora memory]]", "180 GB", SAME, SAME),
+    ("[[smallest_gpu full-adamw]]", MISSING, SAME, SAME),  # no single card holds 1,260 GB
+    # cheapest: among the fit table's configurations
+    ("[[cheapest qlora]]", "1× A100 80GB", SAME, "A100 80GBを1台"),
+    ("[[cheapest lora]]", "4× A100 80GB", SAME, "A100 80GBを4台"),
+    ("[[cheapest full-8bit-adam]]", "8× H200", SAME, "H200を8台"),
+    ("[[cheapest full-adamw]]", "8× B200", SAME, "B200を8台"),
+    # blocks: "and" by default
+    ("[[blocks]]", "10, 24, 168, and 720", "10, 24, 168 und 720", "10、24、168、720"),
+    ("[[blocks and]]", "10, 24, 168, and 720", "10, 24, 168 und 720", "10、24、168、720"),
+    ("[[blocks or]]", "10, 24, 168, or 720", "10, 24, 168 oder 720", "10、24、168、または720"),
+    ("[[scenario_blocks]]", "10, 24, and 168", "10, 24 und 168", "10、24、168"),
+    # fact, by its kind: usd keeps its $, percent is stored as 1 for 1 % (not x100)
+    ("[[fact minimum-top-up]]", "$25.00", "25,00 $", "$25.00"),
+    ("[[fact lora-adapter-overhead]]", "1%", "1 %", "1%"),
+    ("[[fact lora-trainable-reduction]]", "10,000", "10.000", "10,000"),
+    ("[[fact max-gpus-per-instance]]", "8", SAME, SAME),
+    # links: the exact href and text
+    (
+        "[[link vram]]",
+        '<a href="/en/vram/">How much VRAM do I need?</a>',
+        '<a href="/de/vram/">Wie viel VRAM brauche ich?</a>',
+        '<a href="/ja/vram/">VRAMはどれくらい必要ですか？</a>',
+    ),
+    (
+        "[[link gpus]]",
+        '<a href="/en/gpus/">GPU prices</a>',
+        '<a href="/de/gpus/">GPU-Preise</a>',
+        '<a href="/ja/gpus/">GPU料金</a>',
+    ),
+    (
+        "[[compare_link h100 a100-80gb]]",
+        '<a href="/en/compare/h100-vs-a100-80gb/">H100 vs A100 80GB</a>',
+        '<a href="/de/compare/h100-vs-a100-80gb/">H100 vs A100 80GB</a>',
+        '<a href="/ja/compare/h100-vs-a100-80gb/">H100 vs A100 80GB</a>',
+    ),
+    (
+        "[[compare_link b200 h200]]",
+        '<a href="/en/compare/b200-vs-h200/">B200 vs H200</a>',
+        '<a href="/de/compare/b200-vs-h200/">B200 vs H200</a>',
+        '<a href="/ja/compare/b200-vs-h200/">B200 vs H200</a>',
+    ),
+    ("[[compare_link h100 h999]]", MISSING, SAME, SAME),
+]
+
+
+@pytest.mark.parametrize(("token", "en", "de", "ja"), KINDS, ids=[row[0] for row in KINDS])
+def test_each_kind_and_option_in_each_language(figures, token, en, de, ja):
+    assert_renders(figures, token, en, en if de is SAME else de, en if ja is SAME else ja)
+
+
+def test_the_table_covers_every_kind_and_every_choice():
+    from guides.tokens.registry import Choice, registry
+
+    used = [row[0][2:-2].split() for row in KINDS]
+    for kind in registry:
+        words = [w for w in used if w[0] == kind.name]
+        assert words, kind.name
+        for position, arg in enumerate(kind.required + kind.optional, start=1):
+            if isinstance(arg, Choice):
+                seen = {w[position] for w in words if len(w) > position}
+                assert seen == set(arg.options), (kind.name, arg.options)
+        if kind.optional:
+            assert any(len(w) == 1 + len(kind.required) for w in words), f"{kind.name} default"
+
+
+def test_checked_on_reads_the_named_provider(figures):
+    later = dataclasses.replace(
+        figures, check_dates={**figures.check_dates, "massed-compute": date(2026, 11, 3)}
+    )
+    assert_renders(
+        later, "[[checked_on]]", "October 29, 2026", "29. Oktober 2026", "2026年10月29日"
+    )
+    assert_renders(
+        later,
+        "[[checked_on massed-compute]]",
+        "November 3, 2026",
+        "3. November 2026",
+        "2026年11月3日",
+    )
+    assert_renders(later, "[[checked_on nobody]]", MISSING, MISSING, MISSING)
+
+
+def test_without_a_model_size_memory_figures_are_a_dash(figures, caplog):
+    # estimate_memory refuses 0 parameters; the page shows a dash and logs why.
+    nothing = dataclasses.replace(figures, params_billion=D(0))
+    assert_renders(nothing, "[[memory qlora]]", MISSING, MISSING, MISSING)
+    assert "cannot fill [[memory qlora]]: a model needs a positive number of parameters" in (
+        caplog.text
+    )
+
+
+@pytest.mark.parametrize(
+    "token", ["[[nothing]]", "[[memory]]", "[[memory qlora sideways]]", "[[]]", "[[ ]]"]
+)
+def test_a_malformed_token_on_a_page_is_a_dash(figures, token, caplog):
+    assert rendered(token, figures, "en") == MISSING
+    assert f"cannot fill {token}" in caplog.text
+
+
+@pytest.fixture
+def bold_gpu(seeded):
+    """A rentable GPU named ``<b>``: 60 GB (holds QLoRA's 52.5), cheaper than the A100."""
+    Gpu.objects.create(
+        slug="bold", name="<b>", memory_gb=D(60), bandwidth_gb_s=D(1000),
+        bf16_dense_tflops=D(100), form_factor="sxm", spec_source=Source.objects.first(),
+    )  # fmt: skip
+    price_check_record(
+        provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 1), prices={"bold": D("0.50")}
+    )
+    return page_figures(
+        params_billion=D(70), at=date(2026, 11, 1), configurations=[*FIT_TABLE, ("bold", 1)]
+    )
+
+
+def test_a_gpu_name_is_escaped_wherever_a_token_shows_it(bold_gpu):
+    assert_renders(bold_gpu, "[[smallest_gpu qlora]]", "&lt;b&gt;", "&lt;b&gt;", "&lt;b&gt;")
+    assert_renders(bold_gpu, "[[cheapest qlora]]", "1× &lt;b&gt;", "1× &lt;b&gt;", "&lt;b&gt;を1台")
+    link = '<a href="/{}/compare/bold-vs-h100/">&lt;b&gt; vs H100</a>'
+    assert_renders(
+        bold_gpu,
+        "[[compare_link bold h100]]",
+        link.format("en"),
+        link.format("de"),
+        link.format("ja"),
+    )
+    html = render_prose("Try the [[smallest_gpu qlora]].", bold_gpu)
+    assert html == "<p>Try the &lt;b&gt;.</p>"
+
+
+def test_render_plain_leaves_no_tags(figures):
+    text = "See [[link vram]] or [[compare_link h100 a100-80gb]]: `--use_peft` & more"
+    with translation.override("de"):
+        plain = render_plain(text, figures)
+    assert plain == "See Wie viel VRAM brauche ich? or H100 vs A100 80GB: --use_peft & more"
+    assert "<a" not in plain and "<code>" not in plain
+
+
+def test_render_plain_gives_the_raw_name(bold_gpu):
+    # Meta descriptions and JSON-LD escape on output themselves: no double escaping here.
+    assert render_plain("[[smallest_gpu qlora]] & [[cheapest qlora]]", bold_gpu) == "<b> & 1× <b>"
