@@ -87,7 +87,7 @@ format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 
 # Refresh the .po files from the code (needs GNU gettext's xgettext).
-messages: $(VENV)/.installed-dev
+messages: $(VENV)/.installed-dev | .env
 	$(PY) manage.py makemessages --locale de --locale ja --no-obsolete --add-location file
 
 benchmark: $(VENV)/.installed-dev translations
