@@ -37,27 +37,45 @@ def test_valid_tokens_pass(text):
 
 
 @pytest.mark.parametrize(
-    ("text", "fragment"),
+    ("text", "message"),
     [
-        ("[[price_of h100]]", "unknown token kind “price_of”"),
-        ("[[memory]]", "wrong number of arguments"),
-        ("[[memory qlora sideways]]", "is not one of"),
-        ("[[memory dpo]]", "there is no method “dpo”"),
-        ("[[vram 8xh999]]", "there is no gpu “h999”"),
-        ("[[price h100@nobody]]", "there is no provider “nobody”"),
-        ("[[vram 8xH100]]", "is not a configuration"),
-        ("[[memory QLoRA]]", "“QLoRA” is not a slug"),
-        ("[[bytes qlora ２]]", "is not a rule number"),
-        ("[[bytes qlora zero]]", "is not a rule number"),
-        ("[[fact nothing]]", "there is no fact “nothing”"),
-        ("costs [[price h100]", "unclosed token"),
-        ("[[]]", "empty token"),
+        ("[[price_of h100]]", "[[price_of h100]]: unknown token kind “price_of”"),
+        (
+            "[[memory]]",
+            "[[memory]]: wrong number of arguments; write it like [[memory lora lower]]",
+        ),
+        (
+            "[[memory qlora sideways]]",
+            "[[memory qlora sideways]]: “sideways” is not one of planning, lower, upper, range",
+        ),
+        ("[[memory dpo]]", "[[memory dpo]]: there is no method “dpo”"),
+        ("[[vram 8xh999]]", "[[vram 8xh999]]: there is no gpu “h999”"),
+        ("[[price h100@nobody]]", "[[price h100@nobody]]: there is no provider “nobody”"),
+        (
+            "[[vram 8xH100]]",
+            "[[vram 8xH100]]: “8xH100” is not a configuration like 8xh200 or b200@massed-compute",
+        ),
+        ("[[memory QLoRA]]", "[[memory QLoRA]]: “QLoRA” is not a slug"),
+        ("[[bytes qlora ２]]", "[[bytes qlora ２]]: “２” is not a rule number (1, 2, …)"),
+        ("[[bytes qlora zero]]", "[[bytes qlora zero]]: “zero” is not a rule number (1, 2, …)"),
+        ("[[fact nothing]]", "[[fact nothing]]: there is no fact “nothing”"),
+        ("costs [[price h100]", "unclosed token: every “[[” needs a matching “]]”"),
+        ("costs ]] here", "unclosed token: every “[[” needs a matching “]]”"),
+        ("[[]]", "[[]]: empty token"),
     ],
 )
-def test_bad_tokens_are_named_in_the_error(text, fragment):
-    errors = token_errors(text, KNOWN)
-    assert len(errors) == 1
-    assert fragment in errors[0]
+def test_bad_tokens_are_named_in_the_error(text, message):
+    assert token_errors(text, KNOWN) == [message]
+
+
+def test_every_bad_token_is_reported_not_only_the_first():
+    errors = token_errors("[[memroy qlora]] [[memory dpo]] [[price 8xh999@nobody]]", KNOWN)
+    assert errors == [
+        "[[memroy qlora]]: unknown token kind “memroy”",
+        "[[memory dpo]]: there is no method “dpo”",
+        "[[price 8xh999@nobody]]: there is no gpu “h999”",
+        "[[price 8xh999@nobody]]: there is no provider “nobody”",
+    ]
 
 
 def test_saving_a_guide_with_a_bad_token_names_field_and_token(seeded):

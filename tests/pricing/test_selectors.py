@@ -4,7 +4,7 @@ from decimal import Decimal as D
 import pytest
 
 from pricing import selectors
-from pricing.models import Price, PriceCheck, Provider
+from pricing.models import Gpu, Price, PriceCheck, Provider
 from pricing.services import price_check_record
 
 from ..conftest import SEED_DAY
@@ -78,3 +78,105 @@ def test_price_history_is_oldest_first(house):
                        prices={"a100-80gb": D("0.95")})  # fmt: skip
     history = selectors.price_history(provider=house)
     assert history["a100-80gb"] == [(SEED_DAY, D("0.92")), (date(2026, 11, 1), D("0.95"))]
+
+
+def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
+    massed = Provider.objects.get(slug="massed-compute")
+    listings = selectors.gpu_listings_for_provider(provider=massed, at=SEED_DAY)
+    b200 = next(g for g in listings if g.slug == "b200")
+    assert b200 == selectors.GpuListing(
+        pk=b200.pk, slug="b200", name="B200", vendor="NVIDIA", memory_gb=D("180.0"),
+        bandwidth_gb_s=D("8000.0"), bf16_dense_tflops=D("2250.0"), form_factor="SXM",
+        rentable=True, usd_per_gpu_hour=D("5.4325"), checked_on=SEED_DAY,
+        quoted_usd_per_hour=D("43.4600"), gpus_in_quote=8,
+    )  # fmt: skip
+    assert b200.pk == Gpu.objects.get(slug="b200").pk
+    assert str(b200.quoted_usd_per_hour) == "43.4600"  # quantized like the field on every database
+    unpriced = next(g for g in listings if g.slug == "h100")
+    assert (unpriced.usd_per_gpu_hour, unpriced.quoted_usd_per_hour) == (None, None)
+    assert (unpriced.checked_on, unpriced.gpus_in_quote) == (None, None)
+    assert b200.configuration(8).usd_per_hour == D("43.46")
+
+
+def test_listings_by_default_include_gpus_we_do_not_rent(house):
+    every = [g.slug for g in selectors.gpu_listings_for_provider(provider=house, at=SEED_DAY)]
+    assert "rtx-4090" in every
+    rented = selectors.gpu_listings_for_provider(provider=house, at=SEED_DAY, rentable_only=True)
+    assert [g.slug for g in rented] == [s for s in every if s != "rtx-4090"]
+    chosen = selectors.gpu_listings_for_provider(provider=house, at=SEED_DAY, slugs=["h100"])
+    assert [g.slug for g in chosen] == ["h100"]
+
+
+def test_a_listing_as_of_a_day_ignores_later_checks_in_every_field(house):
+    later = SEED_DAY + timedelta(days=5)
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=later, prices={"h100": D("2.10")},
+                       gpus_in_quote={"h100": 2})  # fmt: skip
+    [before] = selectors.gpu_listings_for_provider(provider=house, at=SEED_DAY, slugs=["h100"])
+    assert (before.quoted_usd_per_hour, before.gpus_in_quote) == (D("2.3200"), 1)
+    assert before.checked_on == SEED_DAY
+    [after] = selectors.gpu_listings_for_provider(provider=house, at=later, slugs=["h100"])
+    assert (after.quoted_usd_per_hour, after.gpus_in_quote, after.checked_on) == (
+        D("2.1000"),
+        2,
+        later,
+    )
+    assert after.usd_per_gpu_hour == D("1.05")
+
+
+def test_method_listings_carry_names_rules_and_their_sources(seeded):
+    lora, adamw = (
+        m for m in selectors.method_listings() if m.slug in {"lora", "full-adamw"}
+    )  # fmt: skip
+    assert (adamw.name, adamw.short_name, adamw.rule.slug) == (
+        "Full fine-tuning, AdamW",
+        "Full, AdamW",
+        "full-adamw",
+    )
+    eleuther, hugging_face = adamw.sources
+    assert (eleuther.key, eleuther.publisher, eleuther.read_on) == (
+        "eleuther-transformer-math",
+        "EleutherAI",
+        SEED_DAY,
+    )
+    assert eleuther.title == "Transformer Math 101"
+    assert eleuther.url.startswith("https://")
+    assert hugging_face.publisher == "Hugging Face"
+    first_rule = adamw.rule.rules[0]
+    assert first_rule.source == "eleuther-transformer-math"
+    assert [(c.part, c.bytes_per_param) for c in first_rule.components] == [
+        ("weights", D("2.000")), ("optimizer", D("12.000")), ("gradients", D("2.000")),
+    ]  # fmt: skip
+    assert lora.rule.planning_margin == D("0.2")
+
+
+def test_facts_keep_their_values_and_kinds(seeded):
+    facts = selectors.facts()
+    assert facts["minimum-top-up"] == selectors.FactValue(D("25.0000"), "usd")
+    assert facts["lora-adapter-overhead"] == selectors.FactValue(D("1.0000"), "percent")
+
+
+def test_price_check_exists_for_that_provider_and_day_only(seeded):
+    house = selectors.house_provider()
+    massed = Provider.objects.get(slug="massed-compute")
+    Price.objects.filter(price_check__provider=massed).delete()
+    PriceCheck.objects.filter(provider=massed).delete()
+    assert selectors.price_check_exists(provider=house, checked_on=SEED_DAY)
+    assert not selectors.price_check_exists(provider=massed, checked_on=SEED_DAY)
+    assert not selectors.price_check_exists(provider=house, checked_on=SEED_DAY - timedelta(1))
+
+
+def test_sources_read_before_a_day_and_language_models(seeded):
+    stale = {s.key for s in selectors.sources_read_before(day=SEED_DAY + timedelta(days=1))}
+    assert "qlora-paper" in stale and "rtx-4090-specs" not in stale
+    assert selectors.sources_read_before(day=SEED_DAY) == []
+    assert "llama-3.1-70b" in [m.slug for m in selectors.language_models()]
+
+
+def test_price_history_covers_only_its_window_up_to_the_day(house):
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 1),
+                       prices={"a100-80gb": D("0.95")})  # fmt: skip
+    on_the_day = selectors.price_history(provider=house, at=date(2026, 11, 1), days=3)
+    assert on_the_day["a100-80gb"] == [(date(2026, 11, 1), D("0.95"))]
+    assert selectors.price_history(provider=house, at=date(2026, 10, 31))["a100-80gb"] == [
+        (SEED_DAY, D("0.92"))
+    ]
