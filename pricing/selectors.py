@@ -53,7 +53,7 @@ class GpuListing:
     def offer(self) -> calculations.GpuOffer:
         return calculations.GpuOffer(self.slug, self.name, self.memory_gb, self.usd_per_gpu_hour)
 
-    def configuration(self, count: int = 1) -> calculations.Configuration:
+    def configuration(self, count: int) -> calculations.Configuration:
         """``count`` of this GPU at this provider's price, as the calculations take it."""
         return calculations.Configuration(self.offer, count)
 

@@ -164,3 +164,14 @@ def test_published_seed_guide_has_only_valid_tokens(seeded):
     guide.full_clean()
     for section in guide.sections.all():
         section.full_clean()
+
+
+def test_prose_markup_around_tokens(figures, caplog):
+    assert render_prose(None, figures) == ""
+    assert render_prose("one\ntwo", figures) == "<p>one two</p>"
+    html = render_prose("`--use_peft` needs [[memory qlora]]\n\n- [[memory lora]]", figures)
+    assert html == (
+        "<p><code>--use_peft</code> needs 52.5\u00a0GB</p><ul><li>168\u00a0GB</li></ul>"
+    )
+    assert render_plain("[[memory dpo]]", figures) == "—"
+    assert "cannot fill [[memory dpo]]: method dpo" in caplog.text

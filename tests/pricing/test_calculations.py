@@ -459,3 +459,14 @@ def test_a_margin_scales_the_highest_rule():
 def test_an_unpriced_configuration_has_no_hourly_price():
     assert calc.Configuration(offer("x", "80", None), 4).usd_per_hour is None
     assert calc.Configuration(offer("x", "80", "1.25"), 4).usd_per_hour == D(5)
+
+
+def test_each_estimate_figure_names_its_rule_and_a_missing_method_its_key():
+    adamw = estimate("full-adamw")
+    assert [f.rule.source for f in adamw.figures] == [
+        "eleuther-transformer-math", "hf-memory-anatomy"
+    ]  # fmt: skip
+    row = calc.fit_matrix([config("h100")], [estimate("qlora")])[0]
+    with pytest.raises(KeyError) as missing:
+        row.cell("lora")
+    assert missing.value.args == ("lora",)

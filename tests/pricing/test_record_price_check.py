@@ -381,3 +381,42 @@ def test_a_lost_race_for_the_same_day_is_the_duplicate_message(seeded):
         "day": "2026-10-29",
     }
     assert (PriceCheck.objects.count(), Price.objects.count()) == before
+
+
+def test_parsing_a_date_checks_it_against_the_pinned_today():
+    with pytest.raises(services.PriceCheckError) as refused:
+        services.parse_check_date(value="2026-11-20", today=date(2026, 11, 19))
+    assert str(refused.value) == services.ERROR_FUTURE_DATE % {
+        "day": "2026-11-20", "today": "2026-11-19"
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("parse", "value", "message"),
+    [
+        (lambda v: services.parse_price(gpu="h100", value=v), "00100000.5", "'00100000.5'"),
+        (lambda v: services.parse_gpus_in_quote(value=v), "065", "'065'"),
+    ],
+)
+def test_a_refusal_quotes_the_value_as_typed(parse, value, message):
+    with pytest.raises(services.PriceCheckError) as refused:
+        parse(value)
+    assert str(refused.value).endswith(f"got {message}")
+
+
+def test_a_price_pair_splits_at_its_first_equals_sign():
+    with pytest.raises(services.PriceCheckError) as refused:
+        services.parse_price_pairs(pairs=["h100=1=2"])
+    assert "price for h100 must be" in str(refused.value)
+
+
+def test_a_second_check_on_a_day_is_refused_before_saving(seeded):
+    house = Provider.objects.get(slug="gpuwithcrypto")
+    with pytest.raises(services.PriceCheckError) as refused:
+        services.validate_new_check(provider=house, checked_on=date(2026, 10, 29))
+    assert str(refused.value) == services.ERROR_DUPLICATE_CHECK % {
+        "provider": "gpuwithcrypto", "day": "2026-10-29"
+    }  # fmt: skip
+    massed = Provider.objects.get(slug="massed-compute")
+    PriceCheck.objects.filter(provider=massed).delete()
+    services.validate_new_check(provider=massed, checked_on=date(2026, 10, 29))  # free
