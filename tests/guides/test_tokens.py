@@ -9,7 +9,16 @@ from django.utils import translation
 from guides import selectors
 from guides.models import Guide, Section
 from guides.services import page_figures
-from guides.tokens.registry import KnownSlugs, registry, token_errors, unknown_slug_errors
+from guides.tokens.registry import (
+    METHOD,
+    RULE_NUMBER,
+    KnownSlugs,
+    Registry,
+    TokenKind,
+    registry,
+    token_errors,
+    unknown_slug_errors,
+)
 from guides.tokens.render import render_plain, render_prose
 
 from ..conftest import SEED_DAY
@@ -175,3 +184,25 @@ def test_prose_markup_around_tokens(figures, caplog):
     )
     assert render_plain("[[memory dpo]]", figures) == "—"
     assert "cannot fill [[memory dpo]]: method dpo" in caplog.text
+
+
+def test_a_registry_declares_a_kind_beside_its_render_function():
+    fresh = Registry()
+    assert list(fresh) == []
+
+    def render(figures, method, rule=1):
+        return f"{method}/{rule}"
+
+    returned = fresh.kind(
+        "demo", example="[[demo qlora 2]]", help="a demo", required=(METHOD,),
+        optional=(RULE_NUMBER,), html=True,
+    )(render)  # fmt: skip
+    assert returned is render  # the function stays callable as written
+    assert list(fresh) == [
+        TokenKind("demo", (METHOD,), (RULE_NUMBER,), "[[demo qlora 2]]", "a demo", render, True)
+    ]
+    assert fresh.parse("demo qlora 2") == (list(fresh)[0], ["qlora", 2])
+    plain = fresh.kind("plain", example="[[plain]]", help="no arguments")(render)
+    assert list(fresh)[1] == TokenKind("plain", (), (), "[[plain]]", "no arguments", plain, False)
+    with pytest.raises(ValueError, match="token kind 'demo' is registered twice"):
+        fresh.kind("demo", example="[[demo]]", help="again")(render)
