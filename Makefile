@@ -25,8 +25,12 @@ $(VENV)/.installed-dev: requirements-dev.txt | $(BIN)/activate
 	@touch $@ $(VENV)/.installed-run
 
 # Babel's compiler is pure Python, so no gettext tools are needed to build the catalogues.
-translations: $(VENV)/.installed-run
-	$(BIN)/pybabel -q compile --domain django --directory locale
+# Each catalogue is compiled again only when its .po file changed.
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
+translations: $(MO_FILES)
+
+locale/%/LC_MESSAGES/django.mo: locale/%/LC_MESSAGES/django.po | $(VENV)/.installed-run
+	$(BIN)/pybabel -q compile --domain django --input-file $< --output-file $@
 
 # A development .env (DEBUG on, a fresh secret key), so that `make run` and every
 # `.venv/bin/python manage.py ...` command share one configuration. Written only when missing:

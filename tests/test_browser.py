@@ -54,13 +54,28 @@ def _screenshot(page, name: str) -> None:
         page.screenshot(path=SHOTS / f"{name}.png", full_page=True)
 
 
+@pytest.fixture(scope="module")
+def page(browser):
+    """One tab for the module's tests (a new browser context per test costs more than a test);
+    each test loads its own page into it."""
+    context = browser.new_context()
+    yield context.new_page()
+    context.close()
+
+
 def _open(page, url: str, viewport: dict) -> list[str]:
-    """Load ``url`` and return every request that left the live server."""
+    """Load ``url`` and return every request that left the live server while it loaded."""
     outside: list[str] = []
     host = urlsplit(url).netloc
-    page.on("request", lambda r: outside.append(r.url) if urlsplit(r.url).netloc != host else None)
+
+    def note(request) -> None:
+        if urlsplit(request.url).netloc != host:
+            outside.append(request.url)
+
+    page.on("request", note)
     page.set_viewport_size(viewport)
     response = page.goto(url)
+    page.remove_listener("request", note)
     assert response.status == 200
     return outside
 

@@ -63,6 +63,11 @@ def ran(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
             },
         ),
     }
+    return manage_all(cases)
+
+
+def manage_all(cases: dict[str, tuple[list[str], dict]]) -> dict[str, subprocess.CompletedProcess]:
+    """``manage`` for each (args, env), four at a time: name -> finished process."""
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {name: pool.submit(manage, *args, **env) for name, (args, env) in cases.items()}
         return {name: future.result() for name, future in futures.items()}
@@ -104,9 +109,13 @@ def test_production_settings_pass_the_deploy_checklist(ran):
     assert "no issues" in result.stdout
 
 
-def show_settings(**env: str) -> dict:
-    shell = "from django.conf import settings as s; print(s.DEBUG, ','.join(s.ALLOWED_HOSTS))"
-    result = manage("shell", "--no-imports", "-c", shell, **env)
+SHOW_SETTINGS = [
+    "shell", "--no-imports", "-c",
+    "from django.conf import settings as s; print(s.DEBUG, ','.join(s.ALLOWED_HOSTS))",
+]  # fmt: skip
+
+
+def shown_settings(result: subprocess.CompletedProcess) -> dict:
     assert result.returncode == 0, result.stderr
     debug, hosts = result.stdout.split()
     return {"DEBUG": debug == "True", "ALLOWED_HOSTS": hosts.split(",")}
@@ -132,10 +141,14 @@ def test_the_env_file_make_run_writes_lets_manage_py_commands_run(tmp_path):
 
     # DEBUG is not set outside (manage() drops it): only the file turns development mode on.
     db = {"ENV_FILE": str(env_file), "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}"}
-    for command in (["check"], ["createsuperuser", "--help"], ["record_price_check", "--help"]):
-        result = manage(*command, **db)
+    commands = [["check"], ["createsuperuser", "--help"], ["record_price_check", "--help"]]
+    results = manage_all({" ".join(c): (c, db) for c in [*commands, SHOW_SETTINGS]})
+    for command in commands:
+        result = results[" ".join(command)]
         assert result.returncode == 0, f"{command}: {result.stderr}"
-    assert show_settings(**db) == {"DEBUG": True, "ALLOWED_HOSTS": ["127.0.0.1", "localhost"]}
+    assert shown_settings(results[" ".join(SHOW_SETTINGS)]) == {
+        "DEBUG": True, "ALLOWED_HOSTS": ["127.0.0.1", "localhost"]
+    }  # fmt: skip
 
     # Never overwritten: a second run leaves the file (and its key) alone.
     again = subprocess.run(make, env=outer, capture_output=True, text=True, timeout=60)
@@ -149,9 +162,9 @@ def test_env_example_is_a_working_development_configuration(tmp_path):
         "ENV_FILE": str(ROOT / ".env.example"),
         "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}",
     }
-    result = manage("check", **env)
-    assert result.returncode == 0, result.stderr
-    settings = show_settings(**env)
+    results = manage_all({"check": (["check"], env), "show": (SHOW_SETTINGS, env)})
+    assert results["check"].returncode == 0, results["check"].stderr
+    settings = shown_settings(results["show"])
     assert settings["DEBUG"] is True
     assert "127.0.0.1" in settings["ALLOWED_HOSTS"]
     assert "localhost" in settings["ALLOWED_HOSTS"]
