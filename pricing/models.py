@@ -4,7 +4,6 @@ from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -188,12 +187,6 @@ class PriceCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
-
-    def clean(self) -> None:
-        if self.checked_on and self.checked_on > timezone.localdate():
-            raise ValidationError(
-                {"checked_on": _("Record a check on the day it was made, not in the future.")}
-            )
 
 
 class Price(models.Model):

@@ -14,6 +14,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
@@ -164,6 +165,8 @@ def parse_check_date(*, value: str, today: date | None = None) -> date:
 
 def validate_check_date(*, day: date, today: date | None = None) -> date:
     """``today`` defaults to the site's local day; tests pin it."""
+    if not isinstance(day, date):  # text goes through parse_check_date first
+        raise PriceCheckError(ERROR_BAD_DATE % {"value": repr(day)})
     today = today or timezone.localdate()
     if day < EARLIEST_CHECK_DAY:
         raise PriceCheckError(
@@ -194,8 +197,6 @@ def validate_source_url(*, value: str) -> str:
 
 def recorder_for_username(*, username: str) -> Any:
     """The user ``--recorded-by`` names, if they may record price checks."""
-    from django.contrib.auth import get_user_model
-
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise PriceCheckError(ERROR_UNKNOWN_RECORDER % {"username": repr(username)})
@@ -225,7 +226,7 @@ def _duplicate_check_error(*, provider: Provider, checked_on: date) -> PriceChec
 def price_check_record(
     *,
     provider_slug: str,
-    checked_on: date | str,
+    checked_on: date,
     prices: Mapping[str, Decimal],
     gpus_in_quote: Mapping[str, int] | None = None,
     recorded_by: Any = None,
@@ -238,10 +239,7 @@ def price_check_record(
     Callers may have validated already; the rules are applied again here because this is the
     one path every write takes.
     """
-    if isinstance(checked_on, str):
-        checked_on = parse_check_date(value=checked_on, today=today)
-    else:
-        validate_check_date(day=checked_on, today=today)
+    validate_check_date(day=checked_on, today=today)
     validate_gpu_slugs(gpu_slugs=list(prices))
     for slug, price in prices.items():
         validate_price(gpu=slug, price=price)

@@ -1,5 +1,6 @@
 """Visitors get cached pages that are never older than the data behind them."""
 
+from datetime import date
 from decimal import Decimal as D
 
 from django.db import connection
@@ -30,7 +31,7 @@ def test_a_repeated_visit_is_served_from_the_cache(client, seeded):
 
 def test_a_price_check_invalidates_cached_pages(client, seeded):
     queries_for(client, URL)
-    price_check_record(provider_slug="gpuwithcrypto", checked_on="2026-11-20",
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
                        prices={"a100-80gb": D("0.99")})  # fmt: skip
     _count, body = queries_for(client, URL)
     assert "0,99\u00a0$" in body
