@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
 from guides.tokens.registry import syntax_errors
+from pricing import training_memory
 from pricing.models import Gpu, LanguageModel, Method, Source
 
 
@@ -70,6 +71,19 @@ class Guide(ProseTokensMixin, models.Model):
     sources = models.ManyToManyField(
         Source, through="GuideSource", related_name="guides", verbose_name=_("sources")
     )
+    # The training run the guide's memory estimates assume (see pricing.training_memory).
+    seq_len = models.PositiveIntegerField(
+        _("sequence length (tokens)"),
+        default=2048,
+        validators=[MinValueValidator(1), MaxValueValidator(1_048_576)],
+    )
+    micro_batch_size = models.PositiveSmallIntegerField(
+        _("micro-batch size"), default=1, validators=[MinValueValidator(1), MaxValueValidator(1024)]
+    )
+    gradient_checkpointing = models.BooleanField(_("gradient checkpointing"), default=True)
+    lora_rank = models.PositiveSmallIntegerField(
+        _("LoRA rank"), default=16, validators=[MinValueValidator(1), MaxValueValidator(4096)]
+    )
 
     objects = GuideQuerySet.as_manager()
     prose_fields = ("short_answer", "meta_description")
@@ -89,6 +103,17 @@ class Guide(ProseTokensMixin, models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("guides:detail", kwargs={"slug": self.slug})
+
+    def training_setup(self, method: str, num_gpus: int = 1) -> training_memory.TrainingSetup:
+        """The guide's stated training assumptions for one method."""
+        return training_memory.TrainingSetup(
+            method=training_memory.Method(method),
+            seq_len=self.seq_len,
+            batch_size=self.micro_batch_size,
+            gradient_checkpointing=self.gradient_checkpointing,
+            lora_rank=self.lora_rank,
+            num_gpus=num_gpus,
+        )
 
 
 class Section(ProseTokensMixin, models.Model):

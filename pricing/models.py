@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from pricing import calculations
+from pricing import calculations, training_memory
 
 POSITIVE = MinValueValidator(Decimal("0.0001"))
 
@@ -270,6 +270,16 @@ class LanguageModel(models.Model):
     attention_heads = models.PositiveIntegerField(_("attention heads"))
     kv_heads = models.PositiveIntegerField(_("KV heads"))
     vocab_size = models.PositiveIntegerField(_("vocabulary size"))
+    intermediate_size = models.PositiveIntegerField(
+        _("MLP width"),
+        validators=[MinValueValidator(1)],
+        help_text=_("intermediate_size in the model's config.json, e.g. 28672 for Llama 3.1 70B."),
+    )
+    tie_word_embeddings = models.BooleanField(
+        _("output layer tied to the embeddings"),
+        default=False,
+        help_text=_("tie_word_embeddings in the model's config.json."),
+    )
     gated = models.BooleanField(_("gated download"), default=False)
     licence_note = models.TextField(_("licence note"), blank=True)
     source = models.ForeignKey(
@@ -289,6 +299,19 @@ class LanguageModel(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def architecture(self) -> training_memory.Architecture:
+        """The shape the peak-memory estimate works from, by config.json names."""
+        return training_memory.Architecture(
+            hidden_size=self.hidden_size,
+            num_hidden_layers=self.layers,
+            num_attention_heads=self.attention_heads,
+            num_key_value_heads=self.kv_heads,
+            intermediate_size=self.intermediate_size,
+            vocab_size=self.vocab_size,
+            tie_word_embeddings=self.tie_word_embeddings,
+        )
 
 
 class Method(models.Model):
