@@ -265,6 +265,9 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     lora_params = arch.lora_params(rank)
     logits = tokens * arch.vocab_size
     layer_params = arch.layer_linear_params + 2 * h
+    # Sharding gathers one unit at a time: a decoder layer, or the embeddings or output layer
+    # where those are larger.
+    unit_params = max(layer_params, arch.vocab_size * h)
     assumptions: list[str] = []
 
     # Weights and adapters, as stored.
@@ -272,18 +275,18 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         weights = arch.linear_params * NF4_BYTES_PER_PARAM + 4 * (
             arch.embedding_params + arch.norm_params
         )
-        unit = layer_params * NF4_BYTES_PER_PARAM
+        unit = max(layer_params * NF4_BYTES_PER_PARAM, Decimal(4 * arch.vocab_size * h))
         assumptions.append(
             "Base linear layers in 4-bit NF4 with double-quantised block scales; embeddings, "
             "norms and the output layer cast to fp32 (peft's prepare_model_for_kbit_training)."
         )
     elif method is Method.LORA:
         weights = Decimal(2 * arch.params)
-        unit = Decimal(2 * layer_params)
+        unit = Decimal(2 * unit_params)
         assumptions.append("Frozen base weights in bf16.")
     else:
         weights = Decimal(4 * arch.params)
-        unit = Decimal(4 * layer_params)
+        unit = Decimal(4 * unit_params)
         assumptions.append("fp32 master weights, bf16 autocast.")
     weights = _sharded(weights, unit, n)
     adapters = Decimal(4 * lora_params) / n
@@ -301,7 +304,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         assumptions.append("AdamW: two fp32 states, 8 bytes per trainable parameter.")
 
     gradients = Decimal(4 * trainable)
-    gradient_unit = Decimal(4 * (lora_params // layers if method.uses_adapters else layer_params))
+    gradient_unit = Decimal(4 * (lora_params // layers if method.uses_adapters else unit_params))
     all_gradients = _sharded(gradients, gradient_unit, n)
 
     materialised = method is Method.QLORA
@@ -323,7 +326,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     if not method.uses_adapters:
         # bf16 copies of every weight: cached by autocast during the forward pass, then kept by
         # the backward graph (without checkpointing) or only for the output layer (with it).
-        autocast_copies = _sharded(Decimal(2 * arch.params), Decimal(2 * layer_params), n)
+        autocast_copies = _sharded(Decimal(2 * arch.params), Decimal(2 * unit_params), n)
     output_layer_copy = Decimal(2 * arch.vocab_size * h) if not method.uses_adapters else Decimal(0)
 
     # What the backward pass through one layer holds beyond that layer's saved activations:
