@@ -18,8 +18,11 @@ from pricing.training_memory import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-MEASURED = ROOT / "content" / "measured" / "h200-peak-memory.jsonl"
-SHARED_MEASURED = ROOT.parent / "shared" / "reference" / "measured" / "h200-peak-memory.jsonl"
+MEASURED_DIR = ROOT / "content" / "measured"
+SHARED_DIR = ROOT.parent / "shared" / "reference" / "measured"
+MEASURED = MEASURED_DIR / "h200-peak-memory.jsonl"
+# Timed runs of other configurations: no peak recorded, but each of them fitted on the card.
+TIMED = MEASURED_DIR / "h200-throughput.jsonl"
 # What PyTorch could allocate on the measuring H200 (its README: 150.1 GB = 139.8 GiB).
 H200_USABLE_GB = Decimal("150.1")
 TOLERANCE = Decimal("0.10")
@@ -40,8 +43,9 @@ RECIPES = {
 }
 
 
-def _measured_points() -> list[dict]:
-    return [json.loads(line) for line in MEASURED.read_text().splitlines() if line.strip()]
+def _read_points(path: Path) -> list[dict]:
+    lines = (json.loads(line) for line in path.read_text().splitlines() if line.strip())
+    return [point for point in lines if "method" in point]
 
 
 def _point_id(point: dict) -> str:
@@ -63,16 +67,18 @@ def _estimate(point: dict):
     return estimate_peak_memory(ARCHITECTURES[point["model"]], setup)
 
 
-POINTS = _measured_points()
+POINTS = _read_points(MEASURED)
+TIMED_POINTS = _read_points(TIMED)
 
 
-def test_the_copy_of_the_measurements_matches_the_shared_reference():
-    if not SHARED_MEASURED.exists():
+@pytest.mark.parametrize("name", [MEASURED.name, TIMED.name])
+def test_the_copy_of_the_measurements_matches_the_shared_reference(name):
+    if not SHARED_DIR.exists():
         if os.environ.get("CI"):
-            pytest.fail(f"CI needs {SHARED_MEASURED} to check content/measured against it")
-        pytest.skip(f"{SHARED_MEASURED} is not on this machine")
-    assert MEASURED.read_bytes() == SHARED_MEASURED.read_bytes()
-    assert len(POINTS) == 27
+            pytest.fail(f"CI needs {SHARED_DIR} to check content/measured against it")
+        pytest.skip(f"{SHARED_DIR} is not on this machine")
+    assert (MEASURED_DIR / name).read_bytes() == (SHARED_DIR / name).read_bytes()
+    assert (len(POINTS), len(TIMED_POINTS)) == (27, 9)
 
 
 @pytest.mark.parametrize(
@@ -90,6 +96,12 @@ def test_every_measured_peak_is_estimated_within_ten_percent(point):
 def test_a_step_that_ran_out_of_memory_is_estimated_above_the_card(point):
     assert point["error"] == "OOM"
     assert _estimate(point).peak_gb > H200_USABLE_GB
+
+
+@pytest.mark.parametrize("point", TIMED_POINTS, ids=[_point_id(p) for p in TIMED_POINTS])
+def test_every_timed_configuration_is_estimated_to_fit_the_card_it_ran_on(point):
+    assert point["ok"]
+    assert _estimate(point).peak_gb <= H200_USABLE_GB
 
 
 def test_the_static_memory_of_every_measured_model_matches_within_half_a_percent():
