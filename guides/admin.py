@@ -241,6 +241,17 @@ class GuideAdmin(ProseHelpMixin, TabbedTranslationAdmin):
                 "description": lazy(token_reference, str)(),
             },
         ),
+        (
+            _("Training assumptions"),
+            {
+                "fields": ["seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank"],
+                "description": _(
+                    "The training run this guide's memory estimates assume: tokens per sequence, "
+                    "sequences per GPU in each step, whether activations are recomputed, and "
+                    "the rank of the LoRA adapters."
+                ),
+            },
+        ),
     ]  # fmt: skip
 
     def get_form(self, request, obj=None, **kwargs):

@@ -1,9 +1,10 @@
 """A guide as files an editor or translator can read and diff, and back.
 
 A guide's folder holds ``guide.json``, the structure no translator touches (status, model,
-which table each section places, fit-table rows, recommendations, cost scenarios, cited
-sources), and one Markdown-like file per language (``en.md``, ``de.md``, ``ja.md``) with all
-of that language's text and nothing else, so a translator gets exactly one file::
+the training run its memory estimates assume, which table each section places, fit-table rows,
+recommendations, cost scenarios, cited sources), and one Markdown-like file per language
+(``en.md``, ``de.md``, ``ja.md``) with all of that language's text and nothing else, so a
+translator gets exactly one file::
 
     ---
     title: Which GPU is best for fine-tuning Llama 70B?
@@ -34,6 +35,10 @@ places one) and splits the text before it from the text after it; ``### `` start
 entry, after the sections. These three kinds of line are structure, so prose never begins a
 line with them; ``write_guide`` refuses text it could not read back.
 
+``guide.json``'s ``training`` object states the run: ``seq_len``, ``micro_batch_size``,
+``gradient_checkpointing`` and ``lora_rank``, all four, within the Guide model's limits. A file
+without it is read with the model's defaults (and written with them).
+
 ``read_guide`` and ``write_guide`` are inverses: reading what was written gives the same guide,
 and writing what was read gives the same bytes.
 """
@@ -42,12 +47,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 STRUCTURE_FILE = "guide.json"
 FRONT_MATTER = ("title", "question", "meta_description")
@@ -111,6 +117,23 @@ class SectionStructure:
     compare: tuple[str, str] | None = None
 
 
+@dataclass(frozen=True)
+class TrainingAssumptions:
+    """The training run a guide's memory estimates assume; the names of the Guide's fields."""
+
+    seq_len: int
+    micro_batch_size: int
+    gradient_checkpointing: bool
+    lora_rank: int
+
+    @classmethod
+    def defaults(cls) -> TrainingAssumptions:
+        """The Guide model's defaults, for a guide.json that states no training run."""
+        from guides.models import Guide
+
+        return cls(**{f.name: Guide._meta.get_field(f.name).default for f in fields(cls)})
+
+
 @dataclass
 class GuideContent:
     slug: str
@@ -123,18 +146,23 @@ class GuideContent:
     cost_scenarios: list[tuple[str, str, int, Decimal]]
     sources: list[str]
     texts: dict[str, GuideText]
+    training: TrainingAssumptions
     structure_path: Path | None = None
 
     def structure_line(self, word: str) -> int | None:
         """The first line of guide.json that mentions ``"word"`` (for error messages)."""
         if self.structure_path is None:
             return None
-        needle = json.dumps(word, ensure_ascii=False)
-        text = self.structure_path.read_text(encoding="utf-8")
-        for number, line in enumerate(text.splitlines(), start=1):
-            if needle in line:
-                return number
-        return None
+        return _line_mentioning(self.structure_path, word)
+
+
+def _line_mentioning(path: Path, word: str) -> int | None:
+    needle = json.dumps(word, ensure_ascii=False)
+    text = path.read_text(encoding="utf-8")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return None
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -180,16 +208,27 @@ def _read_structure(path: Path) -> GuideContent:
         "cost_scenarios",
         "sources",
     }
-    if not isinstance(data, dict) or set(data) != expected:
-        got = set(data) if isinstance(data, dict) else set()
+    optional = {"training"}
+    got = set(data) if isinstance(data, dict) else set()
+    if not isinstance(data, dict) or not expected <= got <= expected | optional:
         raise ContentFileError(
             path,
             1,
             "keys must be exactly "
             + ", ".join(sorted(expected))
+            + f", and optionally {', '.join(sorted(optional))}"
             + (f" (missing: {', '.join(sorted(expected - got))})" if expected - got else "")
-            + (f" (unknown: {', '.join(sorted(got - expected))})" if got - expected else ""),
+            + (
+                f" (unknown: {', '.join(sorted(got - expected - optional))})"
+                if got - expected - optional
+                else ""
+            ),
         )
+    training = (
+        _read_training(path, data["training"])
+        if "training" in data
+        else TrainingAssumptions.defaults()
+    )
     try:
         return GuideContent(
             slug=data["slug"],
@@ -210,10 +249,56 @@ def _read_structure(path: Path) -> GuideContent:
             ],
             sources=list(data["sources"]),
             texts={},
+            training=training,
             structure_path=path,
         )
     except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
         raise ContentFileError(path, None, f"unexpected structure: {exc!r}") from exc
+
+
+def _field_limits(name: str) -> tuple[int, int]:
+    """The smallest and largest value the Guide model's field ``name`` accepts."""
+    from guides.models import Guide
+
+    validators = Guide._meta.get_field(name).validators
+    lowest = max(v.limit_value for v in validators if isinstance(v, MinValueValidator))
+    highest = min(v.limit_value for v in validators if isinstance(v, MaxValueValidator))
+    return lowest, highest
+
+
+def _read_training(path: Path, value: object) -> TrainingAssumptions:
+    """guide.json's ``training`` object, each value checked against the Guide model's limits."""
+    names = [f.name for f in fields(TrainingAssumptions)]
+    if not isinstance(value, dict) or set(value) != set(names):
+        got = set(value) if isinstance(value, dict) else set()
+        missing = [n for n in names if n not in got]
+        unknown = sorted(got - set(names))
+        raise ContentFileError(
+            path,
+            _line_mentioning(path, "training"),
+            "“training” is an object with exactly the keys "
+            + ", ".join(names)
+            + (f" (missing: {', '.join(missing)})" if isinstance(value, dict) and missing else "")
+            + (f" (unknown: {', '.join(unknown)})" if unknown else ""),
+        )
+    for name in names:
+        item, line = value[name], _line_mentioning(path, name)
+        if name == "gradient_checkpointing":
+            if not isinstance(item, bool):
+                raise ContentFileError(
+                    path, line, f"training.{name} is true or false, not {json.dumps(item)}"
+                )
+            continue
+        lowest, highest = _field_limits(name)
+        # bool is an int in Python, but true is no sequence length.
+        if type(item) is not int or not lowest <= item <= highest:
+            raise ContentFileError(
+                path,
+                line,
+                f"training.{name} is a whole number from {lowest} to {highest}, "
+                f"not {json.dumps(item)}",
+            )
+    return TrainingAssumptions(**{name: value[name] for name in names})
 
 
 def _read_language(path: Path, structure: list[SectionStructure]) -> GuideText:
@@ -366,6 +451,9 @@ def guide_content(guide) -> GuideContent:
         ],
         sources=[gs.source.key for gs in guide.guide_sources.select_related("source")],
         texts=texts,
+        training=TrainingAssumptions(
+            **{f.name: getattr(guide, f.name) for f in fields(TrainingAssumptions)}
+        ),
     )
 
 
@@ -392,6 +480,7 @@ def structure_text(content: GuideContent) -> str:
         "slug": content.slug,
         "status": content.status,
         "language_model": content.language_model,
+        "training": asdict(content.training),
         "published_on": content.published_on.isoformat() if content.published_on else None,
         "sections": [section(s) for s in content.sections],
         "configurations": [{"gpu": g, "count": n} for g, n in content.configurations],

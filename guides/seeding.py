@@ -14,6 +14,7 @@ the first problem stops the load with the file and line (callers wrap it in a tr
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from django.apps import apps
@@ -159,6 +160,7 @@ def load_guide(content: GuideContent) -> int:
         language_model=named(models, content.language_model, "language model"),
         status=content.status,
         published_on=content.published_on,
+        **asdict(content.training),
         **{
             f"{name}_{lang}": getattr(text, name) or ""
             for name in ("title", "meta_description", "short_answer")

@@ -400,11 +400,53 @@ class MethodAdmin(TabbedTranslationAdmin):
 
 @admin.register(LanguageModel)
 class LanguageModelAdmin(TabbedTranslationAdmin):
-    list_display = ["name", "slug", "params_billion", "layers", "hidden_size", "gated"]
+    list_display = [
+        "name",
+        "slug",
+        "params_billion",
+        "layers",
+        "hidden_size",
+        "intermediate_size",
+        "gated",
+    ]
     list_filter = ["gated"]
     search_fields = ["name", "slug"]
     autocomplete_fields = ["source"]
     prepopulated_fields = {"slug": ["name"]}
+    fieldsets = [
+        (None, {"fields": ["name", "slug", "params_billion", "source", "gated", "licence_note"]}),
+        (
+            _("Architecture (config.json)"),
+            {
+                # config.json lists its keys alphabetically; these follow its order, so an
+                # editor copies the values top to bottom.
+                "fields": [
+                    "hidden_size",
+                    "intermediate_size",
+                    "attention_heads",
+                    "layers",
+                    "kv_heads",
+                    "tie_word_embeddings",
+                    "vocab_size",
+                ],
+                "description": _(
+                    "Copy these from the model's config.json on Hugging Face. In the order "
+                    "shown, its keys are hidden_size, intermediate_size, num_attention_heads, "
+                    "num_hidden_layers, num_key_value_heads, tie_word_embeddings and "
+                    "vocab_size. The training memory estimates are computed from them."
+                ),
+            },
+        ),
+    ]
+
+    # Guides and the content files name a model by its slug, and the seeded slugs have dots
+    # ("llama-3.1-70b"), which a slug field's form refuses: fixed once the model exists, the
+    # slug no longer stops every later save of the model.
+    def get_readonly_fields(self, request, obj=None) -> list[str]:
+        return ["slug"] if obj else []
+
+    def get_prepopulated_fields(self, request, obj=None) -> dict:
+        return {} if obj else super().get_prepopulated_fields(request, obj)
 
 
 @admin.register(HourBlock)

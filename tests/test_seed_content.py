@@ -7,14 +7,25 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 
-from guides.content_files import ContentFileError, read_guide, write_content, write_guide
+from guides.content_files import (
+    ContentFileError,
+    TrainingAssumptions,
+    read_guide,
+    write_content,
+    write_guide,
+)
 from guides.models import FaqEntry, Guide, Section
-from guides.seeding import CONTENT_DIR
+from guides.seeding import CONTENT_DIR, load_guide
+from pricing import training_memory
 from pricing.models import Gpu, MemoryRule, Method, Price, PriceCheck, Source
 
 from .conftest import GUIDE_SLUG, SEED_DAY
 
 GUIDE_DIR = CONTENT_DIR / "guides" / GUIDE_SLUG
+TRAINING_LINE = (
+    '  "training": {"seq_len": 2048, "micro_batch_size": 1, "gradient_checkpointing": true, '
+    '"lora_rank": 16},\n'
+)
 
 
 def seed() -> str:
@@ -68,6 +79,14 @@ def test_seed_loads_exactly_what_the_files_say(seeded):
     assert Group.objects.filter(name__in=roles).count() == 3
     qlora_paper = Source.objects.get_by_natural_key("qlora-paper")
     assert qlora_paper.title_de == qlora_paper.title_en  # left untranslated: English
+    assert guide.training_setup("qlora") == training_memory.TrainingSetup(
+        method=training_memory.Method.QLORA,
+        seq_len=2048,
+        batch_size=1,
+        gradient_checkpointing=True,
+        lora_rank=16,
+        num_gpus=1,
+    )
 
 
 # --- the guide's files ---------------------------------------------------------------------
@@ -85,6 +104,22 @@ def test_reading_and_writing_the_files_gives_the_same_bytes(tmp_path):
     write_content(read_guide(GUIDE_DIR), tmp_path)
     for path in GUIDE_DIR.iterdir():
         assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_training_assumptions_go_through_the_files_and_the_seed(seeded, tmp_path):
+    Guide.objects.update(seq_len=8192, micro_batch_size=4, gradient_checkpointing=False,
+                         lora_rank=64)  # fmt: skip
+    write_guide(Guide.objects.get(), tmp_path)
+    structure = (tmp_path / "guide.json").read_text(encoding="utf-8")
+    assert ('  "training": {"seq_len": 8192, "micro_batch_size": 4, '
+            '"gradient_checkpointing": false, "lora_rank": 64},\n') in structure  # fmt: skip
+    content = read_guide(tmp_path)
+    assert content.training == TrainingAssumptions(8192, 4, False, 64)
+    content.slug = "a-copy"
+    load_guide(content)
+    copy = Guide.objects.get(slug="a-copy")
+    assert (copy.seq_len, copy.micro_batch_size, copy.gradient_checkpointing,
+            copy.lora_rank) == (8192, 4, False, 64)  # fmt: skip
 
 
 def test_the_writer_refuses_text_it_could_not_read_back(seeded, tmp_path):
@@ -172,3 +207,56 @@ def test_a_bad_reference_record_names_its_line(empty_database, tmp_path):
     assert int(reported) == record_start
     assert "\n" not in message
     assert counts() == (0,) * 8
+
+
+def test_a_guide_json_without_training_gets_the_model_defaults(tmp_path):
+    folder = tmp_path / GUIDE_SLUG
+    shutil.copytree(GUIDE_DIR, folder)
+    training_line = _replace(folder / "guide.json", TRAINING_LINE, "")
+    content = read_guide(folder)
+    assert content.training == TrainingAssumptions(
+        seq_len=2048, micro_batch_size=1, gradient_checkpointing=True, lora_rank=16
+    )
+    write_content(content, tmp_path / "written")  # written out in full
+    written = (tmp_path / "written" / "guide.json").read_text(encoding="utf-8").split("\n")
+    assert written[training_line - 1] + "\n" == TRAINING_LINE
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('"seq_len": 2048', '"seq_len": 0', "training.seq_len is a whole number from 1 to "
+         "1048576, not 0"),
+        ('"seq_len": 2048', '"seq_len": 1048577', "training.seq_len is a whole number from 1 to "
+         "1048576, not 1048577"),
+        ('"seq_len": 2048', '"seq_len": 2048.0', "training.seq_len is a whole number from 1 to "
+         "1048576, not 2048.0"),
+        ('"micro_batch_size": 1', '"micro_batch_size": true', "training.micro_batch_size is a "
+         "whole number from 1 to 1024, not true"),
+        ('"micro_batch_size": 1', '"micro_batch_size": 1025', "training.micro_batch_size is a "
+         "whole number from 1 to 1024, not 1025"),
+        ('"lora_rank": 16', '"lora_rank": "16"', 'training.lora_rank is a whole number from 1 to '
+         '4096, not "16"'),
+        ('"lora_rank": 16', '"lora_rank": 4097', "training.lora_rank is a whole number from 1 to "
+         "4096, not 4097"),
+        ('"gradient_checkpointing": true', '"gradient_checkpointing": 1',
+         "training.gradient_checkpointing is true or false, not 1"),
+        ('"gradient_checkpointing": true', '"gradient_checkpointing": "yes"',
+         'training.gradient_checkpointing is true or false, not "yes"'),
+        (', "lora_rank": 16', "", "“training” is an object with exactly the keys seq_len, "
+         "micro_batch_size, gradient_checkpointing, lora_rank (missing: lora_rank)"),
+        ('"lora_rank"', '"rank"', "“training” is an object with exactly the keys seq_len, "
+         "micro_batch_size, gradient_checkpointing, lora_rank (missing: lora_rank) "
+         "(unknown: rank)"),
+        (TRAINING_LINE, '  "training": null,\n', "“training” is an object with exactly the "
+         "keys seq_len, micro_batch_size, gradient_checkpointing, lora_rank"),
+    ],
+)  # fmt: skip
+def test_a_bad_training_value_names_its_file_line_and_key(tmp_path, old, new, message):
+    folder = tmp_path / GUIDE_SLUG
+    shutil.copytree(GUIDE_DIR, folder)
+    structure = folder / "guide.json"
+    line = _replace(structure, old, new)
+    with pytest.raises(ContentFileError) as caught:
+        read_guide(folder)
+    assert str(caught.value) == f"{structure}:{line}: {message}"

@@ -1,4 +1,5 @@
-"""Editors in the guide admin: roles, publishing, conflicts, token errors, dashboard."""
+"""Editors in the admin: roles, guides (publishing, conflicts, token errors, training
+assumptions), language models, dashboard."""
 
 from datetime import timedelta
 from decimal import Decimal as D
@@ -13,10 +14,10 @@ from django.utils import timezone
 
 from guides.dashboard import dashboard_warnings
 from guides.models import Guide
-from pricing.models import Source
+from pricing.models import LanguageModel, Source
 from pricing.services import price_check_record
 
-from .conftest import initial_form_data
+from .conftest import form_data, initial_form_data
 
 
 def change_url(guide: Guide) -> str:
@@ -34,6 +35,7 @@ def guide(seeded) -> Guide:
         ("editor", "/en/admin/guides/guide/", 200),
         ("editor", "/en/admin/pricing/source/add/", 200),
         ("editor", "/en/admin/pricing/gpu/add/", 200),
+        ("editor", "/en/admin/pricing/languagemodel/add/", 200),
         ("editor", "/en/admin/pricing/pricecheck/add/", 403),
         ("editor", "/en/admin/auth/user/", 403),
         ("recorder", "/en/admin/pricing/pricecheck/add/", 200),
@@ -77,11 +79,17 @@ def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
     client.force_login(editor)
     data = initial_form_data(client, change_url(guide))
     data["title_ja"] = "新しいタイトル"
+    # The training assumptions are on the form, as the seed states them, and saved with it.
+    assert [data[name] for name in ("seq_len", "micro_batch_size", "lora_rank")] == [2048, 1, 16]
+    assert data.pop("gradient_checkpointing") == "on"  # unticked from here on
+    data |= {"seq_len": "4096", "micro_batch_size": "2", "lora_rank": "64"}
     response = client.post(change_url(guide), data)
     assert response.status_code == 302
     guide.refresh_from_db()
     assert guide.title_ja == "新しいタイトル"
     assert guide.version == 1
+    assert (guide.seq_len, guide.micro_batch_size, guide.gradient_checkpointing,
+            guide.lora_rank) == (4096, 2, False, 64)  # fmt: skip
 
 
 def test_publishing_needs_every_language(client, editor, guide):
@@ -109,14 +117,17 @@ def test_publishing_checks_sections_and_faq_too(client, editor, guide):
     assert "question_ja" in response.content.decode()
 
 
-def test_a_bad_token_is_shown_on_its_field(client, editor, guide):
+def test_a_bad_token_or_training_value_is_shown_on_its_field(client, editor, guide):
     client.force_login(editor)
     data = initial_form_data(client, change_url(guide))
     data["short_answer_de"] = "QLoRA braucht [[memory qlroa]]."
+    data |= {"seq_len": "0", "lora_rank": "4097"}
     response = client.post(change_url(guide), data)
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
     assert "[[memory qlroa]]: there is no method “qlroa”" in errors["short_answer_de"][0]
+    assert errors["seq_len"] == ["Ensure this value is greater than or equal to 1."]
+    assert errors["lora_rank"] == ["Ensure this value is less than or equal to 4096."]
 
 
 def test_a_bad_token_in_a_section_is_shown_on_its_field(client, editor, guide):
@@ -173,10 +184,55 @@ def test_admin_history_records_who_changed_a_guide(client, editor, guide):
 
 def test_tabs_load_jquery_ui_from_our_own_static_files(client, editor, guide):
     client.force_login(editor)
-    body = client.get(change_url(guide)).content.decode()
+    response = client.get(change_url(guide))
+    body = response.content.decode()
     assert "/static/vendor/jquery-ui/jquery-ui.min.js" in body
     assert "ajax.googleapis.com" not in body
     assert "[[memory lora lower]]" in body  # the token reference for editors
+    fieldsets = _fieldsets(response)
+    assert fieldsets["Training assumptions"] == [
+        "seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank"
+    ]  # fmt: skip
+    assert "The training run this guide's memory estimates assume" in body
+
+
+def _fieldsets(response) -> dict[str | None, list[str]]:
+    """The fields of each fieldset of an admin change form, by the fieldset's name."""
+    return {name: options["fields"] for name, options in response.context["adminform"].fieldsets}
+
+
+def test_an_editor_edits_a_language_models_architecture(client, editor):
+    model = LanguageModel.objects.get(slug="llama-3.1-70b")
+    url = f"/en/admin/pricing/languagemodel/{model.pk}/change/"
+    client.force_login(editor)
+    response = client.get(url)
+    fieldsets = _fieldsets(response)
+    # In config.json's (alphabetical) order, which the description names.
+    assert fieldsets["Architecture (config.json)"] == [
+        "hidden_size", "intermediate_size", "attention_heads", "layers", "kv_heads",
+        "tie_word_embeddings", "vocab_size",
+    ]  # fmt: skip
+    assert "its keys are hidden_size, intermediate_size, num_attention_heads," in (
+        response.content.decode()
+    )
+    data = form_data(response)
+    assert "slug" not in data  # fixed: "llama-3.1-70b" has dots, which a slug field refuses
+    assert (data["intermediate_size"], "tie_word_embeddings" in data) == (28672, False)
+    data |= {"intermediate_size": "28673", "tie_word_embeddings": "on"}
+    assert client.post(url, data).status_code == 302
+    model.refresh_from_db()
+    assert (model.intermediate_size, model.tie_word_embeddings) == (28673, True)
+
+
+def test_the_language_model_form_speaks_german_and_japanese(client, editor):
+    model = LanguageModel.objects.get(slug="llama-3.1-70b")
+    client.force_login(editor)
+    german = client.get(f"/de/admin/pricing/languagemodel/{model.pk}/change/")
+    assert "Architektur (config.json)" in german.content.decode()
+    assert "MLP-Breite" in german.content.decode()
+    japanese = client.get(f"/ja/admin/pricing/languagemodel/{model.pk}/change/")
+    assert "アーキテクチャ（config.json）" in japanese.content.decode()
+    assert "出力層を埋め込みと共有" in japanese.content.decode()
 
 
 # --- dashboard -------------------------------------------------------------------------

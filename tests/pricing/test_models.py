@@ -6,7 +6,8 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from pricing.models import Gpu, Price, PriceCheck, Provider, Source
+from pricing.models import Gpu, LanguageModel, Price, PriceCheck, Provider, Source
+from pricing.training_memory import Architecture
 
 from ..conftest import SEED_DAY
 
@@ -54,3 +55,27 @@ def test_a_cited_source_cannot_be_deleted(seeded):
 def test_price_per_gpu_hour_divides_instance_quotes(seeded):
     price = Price.objects.get(price_check__provider__slug="massed-compute")
     assert price.usd_per_gpu_hour == D("5.4325")
+
+
+def test_the_seeded_70b_architecture_is_its_config_json(seeded):
+    assert LanguageModel.objects.get(slug="llama-3.1-70b").architecture == Architecture(
+        hidden_size=8192,
+        num_hidden_layers=80,
+        num_attention_heads=64,
+        num_key_value_heads=8,
+        intermediate_size=28672,
+        vocab_size=128256,
+        tie_word_embeddings=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("slug", "published_params"),
+    [  # the published parameter counts
+        ("llama-3.1-8b", 8_030_261_248),
+        ("llama-3.1-70b", 70_553_706_496),
+        ("llama-3.1-405b", 405_853_388_800),
+    ],
+)
+def test_each_seeded_architecture_counts_the_published_parameters(seeded, slug, published_params):
+    assert LanguageModel.objects.get(slug=slug).architecture.params == published_params
