@@ -47,6 +47,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
+    # django-ninja: listed so that its API docs page serves Swagger UI from our static files
+    # instead of a CDN.
+    "ninja",
     "pricing",
     "guides",
 ]

@@ -5,6 +5,7 @@ from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 from django.views.generic import TemplateView
 
+from gpuguide.api import api
 from guides.sitemaps import SITEMAPS
 
 admin.site.site_header = _("GPU Guide administration")
@@ -19,6 +20,7 @@ urlpatterns = [
         name="robots",
     ),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("api/v1/", api.urls),  # JSON, not per language
 ]
 
 urlpatterns += i18n_patterns(

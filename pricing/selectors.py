@@ -210,6 +210,11 @@ def language_models() -> list[LanguageModel]:
     return list(LanguageModel.objects.all())
 
 
+def language_model_by_slug(*, slug: str) -> LanguageModel | None:
+    """The language model with this slug, or None where there is none."""
+    return LanguageModel.objects.filter(slug=slug).first()
+
+
 def facts() -> dict[str, FactValue]:
     """Cited figures by key, for ``[[fact KEY]]`` tokens."""
     return {f.key: FactValue(f.value, f.kind) for f in Fact.objects.all()}

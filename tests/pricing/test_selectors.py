@@ -180,3 +180,10 @@ def test_price_history_covers_only_its_window_up_to_the_day(house):
     assert selectors.price_history(provider=house, at=date(2026, 10, 31))["a100-80gb"] == [
         (SEED_DAY, D("0.92"))
     ]
+
+
+def test_a_language_model_by_its_slug_in_one_query(seeded, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        found = selectors.language_model_by_slug(slug="llama-3.1-70b")
+    assert (found.slug, found.hidden_size) == ("llama-3.1-70b", 8192)
+    assert selectors.language_model_by_slug(slug="llama-9") is None

@@ -1,0 +1,46 @@
+"""The JSON API, version 1, at /api/v1/: its OpenAPI description at /api/v1/openapi.json and
+Swagger UI at /api/v1/docs, served from django-ninja's bundled static files (``ninja`` is in
+INSTALLED_APPS), so no page loads anything from the internet."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI, Swagger
+from ninja.errors import ValidationError
+
+from pricing import training_memory
+from pricing.api import router as pricing_router
+from pricing.schemas import QueryError, estimate_errors
+
+api = NinjaAPI(
+    title="GPU Guide API",
+    version="1",
+    description="Read-only figures behind the GPU Guide's pages.",
+    urls_namespace="api-v1",
+    # Swagger UI would show a badge fetched from validator.swagger.io; no outside requests.
+    docs=Swagger(settings={"validatorUrl": None}),
+)
+api.add_router("/memory/", pricing_router)
+
+
+def _errors(request: HttpRequest, errors: dict[str, str], status: int = 400) -> HttpResponse:
+    return api.create_response(request, {"errors": errors}, status=status)
+
+
+@api.exception_handler(QueryError)
+def _refused_parameters(request: HttpRequest, exc: QueryError) -> HttpResponse:
+    return _errors(request, exc.errors, exc.status)
+
+
+@api.exception_handler(training_memory.EstimateError)
+def _impossible_inputs(request: HttpRequest, exc: training_memory.EstimateError) -> HttpResponse:
+    return _errors(request, estimate_errors(exc))
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    """Ninja's own refusals, should any bypass the schemas' ``QueryError``, in the same shape."""
+    errors: dict[str, str] = {}
+    for error in exc.errors:
+        errors.setdefault(str(error["loc"][-1]) if error["loc"] else "parameters", error["msg"])
+    return _errors(request, errors)

@@ -1,0 +1,284 @@
+"""GET /api/v1/memory/: the estimate by model or by architecture, and every refusal."""
+
+from decimal import Decimal as D
+
+import pytest
+
+from guides.models import Guide
+from pricing import training_memory
+from pricing.models import LanguageModel
+from pricing.schemas import (
+    METHOD_CHOICES,
+    NOT_A_SLUG,
+    NOT_A_WHOLE_NUMBER,
+    NOT_TRUE_OR_FALSE,
+    NOT_WITH_MODEL,
+    REPEATED_PARAMETER,
+    REQUIRED,
+    REQUIRED_WITHOUT_MODEL,
+    UNKNOWN_PARAMETER,
+)
+
+from ..conftest import GUIDE_SLUG
+
+URL = "/api/v1/memory/"
+LLAMA_70B = {
+    "hidden_size": "8192",
+    "num_hidden_layers": "80",
+    "num_attention_heads": "64",
+    "num_key_value_heads": "8",
+    "intermediate_size": "28672",
+    "vocab_size": "128256",
+}
+QLORA_2048 = {"method": "qlora", "seq_len": "2048"}
+ARCHITECTURE_PARAMETERS = [*LLAMA_70B, "tie_word_embeddings"]
+RUN_PARAMETERS = ["method", "seq_len", "batch_size", "gradient_checkpointing", "lora_rank"]
+ALL_PARAMETERS = ["model", *ARCHITECTURE_PARAMETERS, *RUN_PARAMETERS, "num_gpus"]
+
+
+def _gb(value: D) -> float:
+    return float(value.quantize(D("0.001")))
+
+
+def _errors(response, status: int = 400) -> dict[str, str]:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    return response.json()["errors"]
+
+
+@pytest.mark.django_db
+def test_the_70b_qlora_answer_by_model_equals_by_architecture_and_the_estimate(client):
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    setup = guide.training_setup("qlora")
+    assumptions = {
+        "method": "qlora",
+        "seq_len": str(guide.seq_len),
+        "batch_size": str(guide.micro_batch_size),
+        "gradient_checkpointing": str(guide.gradient_checkpointing).lower(),
+        "lora_rank": str(guide.lora_rank),
+    }
+    by_model = client.get(URL, {"model": "llama-3.1-70b", **assumptions})
+    by_architecture = client.get(URL, {**LLAMA_70B, **assumptions})
+    assert by_model.status_code == by_architecture.status_code == 200
+    expected = training_memory.estimate_peak_memory(guide.language_model.architecture, setup)
+
+    answer = by_model.json()
+    assert answer["peak_gb"] == 57.514 == _gb(expected.peak_gb)
+    assert answer["breakdown"] == {k: _gb(v) for k, v in expected.breakdown().items()}
+    assert answer["moment"] == expected.moment == "backward pass through a layer"
+    assert answer["assumptions"] == list(expected.assumptions)
+    assert answer["inputs"] == {
+        "model": "llama-3.1-70b",
+        **{name: int(value) for name, value in LLAMA_70B.items()},
+        "tie_word_embeddings": False,
+        "method": "qlora",
+        "seq_len": 2048,
+        "batch_size": 1,
+        "gradient_checkpointing": True,
+        "lora_rank": 16,
+        "num_gpus": 1,
+    }
+    assert by_architecture.json() == {**answer, "inputs": {**answer["inputs"], "model": None}}
+
+
+@pytest.mark.parametrize("method", list(training_memory.Method))
+def test_every_method_and_setting_reaches_the_estimate(client, method):
+    query = {
+        **LLAMA_70B,
+        "tie_word_embeddings": "true",
+        "method": method.value,
+        "seq_len": "4096",
+        "batch_size": "2",
+        "gradient_checkpointing": "false",
+        "lora_rank": "64",
+        "num_gpus": "8",
+    }
+    architecture = training_memory.Architecture(
+        **{name: int(value) for name, value in LLAMA_70B.items()}, tie_word_embeddings=True
+    )
+    setup = training_memory.TrainingSetup(method, 4096, 2, False, 64, 8)
+    expected = training_memory.estimate_peak_memory(architecture, setup)
+
+    answer = client.get(URL, query).json()
+
+    assert answer["peak_gb"] == _gb(expected.peak_gb)
+    assert answer["breakdown"] == {k: _gb(v) for k, v in expected.breakdown().items()}
+    assert answer["assumptions"] == list(expected.assumptions)
+    assert answer["inputs"]["tie_word_embeddings"] is True
+    assert answer["inputs"]["gradient_checkpointing"] is False
+
+
+@pytest.mark.parametrize("extreme", ["smallest", "largest"])
+@pytest.mark.parametrize("method", list(training_memory.Method))
+def test_the_bounds_themselves_are_answered(client, method, extreme):
+    largest = {
+        **dict.fromkeys(LLAMA_70B, "1000000"),
+        "vocab_size": "10000000",
+        "seq_len": "1048576",
+        "batch_size": "1024",
+        "lora_rank": "4096",
+        "num_gpus": "4096",
+    }
+    numbers = largest if extreme == "largest" else dict.fromkeys(largest, "1")
+    for checkpointing in ("true", "false"):
+        query = {**numbers, "method": method.value, "gradient_checkpointing": checkpointing}
+        response = client.get(URL, query)
+        assert response.status_code == 200, response.content
+        assert response.json()["peak_gb"] > 0
+
+
+def test_numbers_are_json_numbers_rounded_half_up_to_three_decimals(client):
+    body = client.get(URL, {**LLAMA_70B, **QLORA_2048}).content.decode()
+    assert '"peak_gb": 57.514,' in body
+    assert '"workspace": 0.067}' in body  # 0.067108864 GB of cuBLAS workspace
+
+
+def test_an_answer_from_the_architecture_is_cacheable_for_an_hour(client):
+    response = client.get(URL, {**LLAMA_70B, **QLORA_2048})
+    assert response["Cache-Control"] == "public, max-age=3600"
+
+
+@pytest.mark.django_db
+def test_an_answer_for_a_model_on_file_is_revalidated_every_time(client):
+    response = client.get(URL, {"model": "llama-3.1-70b", **QLORA_2048})
+    assert response["Cache-Control"] == "no-cache"
+
+
+@pytest.mark.parametrize(
+    ("changes", "parameter", "why"),
+    [
+        ({"seq_len": "0"}, "seq_len", "must be at least 1"),
+        ({"seq_len": "1048577"}, "seq_len", "must be at most 1,048,576"),
+        ({"batch_size": "1025"}, "batch_size", "must be at most 1,024"),
+        ({"lora_rank": "4097"}, "lora_rank", "must be at most 4,096"),
+        ({"num_gpus": "0"}, "num_gpus", "must be at least 1"),
+        ({"num_gpus": "4097"}, "num_gpus", "must be at most 4,096"),
+        ({"hidden_size": "1000001"}, "hidden_size", "must be at most 1,000,000"),
+        ({"num_hidden_layers": "0"}, "num_hidden_layers", "must be at least 1"),
+        ({"intermediate_size": "1000001"}, "intermediate_size", "must be at most 1,000,000"),
+        ({"vocab_size": "10000001"}, "vocab_size", "must be at most 10,000,000"),
+        ({"method": "QLoRA"}, "method", METHOD_CHOICES),
+        ({"method": ""}, "method", METHOD_CHOICES),
+        ({"method": None}, "method", REQUIRED),
+        ({"seq_len": None}, "seq_len", REQUIRED),
+        ({"vocab_size": None}, "vocab_size", REQUIRED_WITHOUT_MODEL),
+        ({"seq_len": "1_000"}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": "２０４８"}, "seq_len", NOT_A_WHOLE_NUMBER),  # fullwidth digits
+        ({"seq_len": "٢٠٤٨"}, "seq_len", NOT_A_WHOLE_NUMBER),  # Arabic-Indic digits
+        ({"seq_len": "+2048"}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": " 2048"}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": "2048\n"}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": "2048.0"}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": "-1"}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": "2e3"}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": ""}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"seq_len": "9" * 5000}, "seq_len", NOT_A_WHOLE_NUMBER),
+        ({"gradient_checkpointing": "yes"}, "gradient_checkpointing", NOT_TRUE_OR_FALSE),
+        ({"gradient_checkpointing": "1"}, "gradient_checkpointing", NOT_TRUE_OR_FALSE),
+        ({"gradient_checkpointing": "True"}, "gradient_checkpointing", NOT_TRUE_OR_FALSE),
+        ({"tie_word_embeddings": "0"}, "tie_word_embeddings", NOT_TRUE_OR_FALSE),
+        (
+            {"num_attention_heads": "3"},
+            "hidden_size",
+            "must be a multiple of num_attention_heads",
+        ),
+        (
+            {"num_key_value_heads": "7"},
+            "num_attention_heads",
+            "must be a multiple of num_key_value_heads",
+        ),
+    ],
+)
+def test_a_bad_parameter_is_refused_by_name(client, changes, parameter, why):
+    query = {**LLAMA_70B, **QLORA_2048, **changes}
+    response = client.get(URL, {k: v for k, v in query.items() if v is not None})
+    assert _errors(response) == {parameter: why}
+
+
+def test_every_bad_parameter_is_named_at_once(client):
+    query = {**LLAMA_70B, "method": "sgd", "seq_len": "0", "lora_rank": "1_0"}
+    assert _errors(client.get(URL, query)) == {
+        "method": METHOD_CHOICES,
+        "seq_len": "must be at least 1",
+        "lora_rank": NOT_A_WHOLE_NUMBER,
+    }
+
+
+def test_without_model_each_missing_architecture_field_is_named(client):
+    errors = _errors(client.get(URL, QLORA_2048))
+    assert errors == dict.fromkeys(LLAMA_70B, REQUIRED_WITHOUT_MODEL)
+
+
+def test_an_unknown_parameter_is_refused_by_name(client):
+    errors = _errors(client.get(URL, {**LLAMA_70B, **QLORA_2048, "seqlen": "4096"}))
+    assert list(errors) == ["seqlen"]
+    assert errors["seqlen"].startswith(UNKNOWN_PARAMETER + " (known: model, hidden_size,")
+
+
+def test_a_repeated_parameter_is_refused(client):
+    response = client.get(URL, {**LLAMA_70B, "method": "qlora", "seq_len": ["2048", "4096"]})
+    assert _errors(response) == {"seq_len": REPEATED_PARAMETER}
+
+
+def test_model_and_architecture_fields_together_name_each_architecture_field(client):
+    query = {"model": "llama-3.1-70b", "hidden_size": "8192", "tie_word_embeddings": "false"}
+    errors = _errors(client.get(URL, {**query, **QLORA_2048}))
+    assert errors == {"hidden_size": NOT_WITH_MODEL, "tie_word_embeddings": NOT_WITH_MODEL}
+
+
+def test_a_malformed_model_slug_is_refused_without_a_lookup(client):
+    errors = _errors(client.get(URL, {"model": "llama 70b", **QLORA_2048}))
+    assert errors == {"model": f"{NOT_A_SLUG}, at most 50 characters"}
+
+
+@pytest.mark.django_db
+def test_an_unknown_model_is_a_404_naming_the_models_on_file(client):
+    errors = _errors(client.get(URL, {"model": "llama-9", **QLORA_2048}), status=404)
+    assert errors == {
+        "model": "no language model 'llama-9' on file "
+        "(known: llama-3.1-8b, llama-3.1-70b, llama-3.1-405b)"
+    }
+
+
+@pytest.mark.django_db
+def test_an_inconsistent_architecture_on_file_is_refused_naming_the_model(client):
+    LanguageModel.objects.filter(slug="llama-3.1-70b").update(hidden_size=8191)
+    errors = _errors(client.get(URL, {"model": "llama-3.1-70b", **QLORA_2048}))
+    assert errors == {
+        "model": "the architecture on file is inconsistent: "
+        "hidden_size must be a multiple of num_attention_heads"
+    }
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_only_get_and_head_are_allowed(client, method):
+    response = getattr(client, method)(URL)
+    assert response.status_code == 405
+    assert set(response["Allow"].split(", ")) == {"GET", "HEAD"}
+
+
+def test_head_answers_like_get_without_a_body(client):
+    response = client.head(URL, {**LLAMA_70B, **QLORA_2048})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    assert response["Cache-Control"] == "public, max-age=3600"
+    assert response.content == b""
+
+
+def test_the_openapi_description_lists_every_parameter_and_its_bounds(client):
+    spec = client.get("/api/v1/openapi.json").json()
+    operations = spec["paths"][URL]
+    assert list(operations) == ["get"]  # HEAD works but is not described twice
+    parameters = {p["name"]: p for p in operations["get"]["parameters"]}
+    assert list(parameters) == ALL_PARAMETERS
+    assert {name for name, p in parameters.items() if p["required"]} == {"method", "seq_len"}
+    assert parameters["method"]["schema"]["enum"] == [m.value for m in training_memory.Method]
+    assert parameters["seq_len"]["schema"]["maximum"] == 1_048_576
+    assert set(operations["get"]["responses"]) == {"200", "400", "404"}
+
+
+def test_the_docs_page_loads_swagger_ui_from_our_static_files(client):
+    page = client.get("/api/v1/docs").content.decode()
+    assert '<script src="/static/ninja/swagger-ui-bundle.js">' in page
+    assert "https://" not in page and "http://" not in page
+    assert '"validatorUrl": null' in page
