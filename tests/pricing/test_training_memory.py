@@ -254,8 +254,9 @@ setups = st.builds(
     lora_rank=st.integers(1, 512),
     num_gpus=st.integers(1, 64),
 )
-# 100 examples each keeps the file under 3 s; 3,000 each passed when the estimate was written
-MONOTONE = settings(max_examples=100, deadline=None)
+# 60 examples each keeps the properties near a second in all (the suite's budget is tight);
+# 3,000 each passed when the estimate was written.
+MONOTONE = settings(max_examples=60, deadline=None)
 
 
 def _peak(architecture, setup, **change):
