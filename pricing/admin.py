@@ -26,6 +26,7 @@ from pricing.models import (
     PriceCheck,
     Provider,
     Source,
+    ThroughputMeasurement,
 )
 
 
@@ -452,6 +453,22 @@ class LanguageModelAdmin(TabbedTranslationAdmin):
 @admin.register(HourBlock)
 class HourBlockAdmin(admin.ModelAdmin):
     list_display = ["hours"]
+
+
+@admin.register(ThroughputMeasurement)
+class ThroughputMeasurementAdmin(admin.ModelAdmin):
+    list_display = [
+        "language_model",
+        "method",
+        "gpu",
+        "seq_len",
+        "batch_size",
+        "gradient_checkpointing",
+        "tokens_per_s",
+        "measured_on",
+    ]
+    list_filter = ["gpu", "language_model", "method"]
+    list_select_related = ["gpu", "language_model", "method"]
 
 
 @admin.register(Fact)

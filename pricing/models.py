@@ -437,6 +437,84 @@ class MemoryComponent(models.Model):
         return f"{self.get_part_display()}: {self.bytes_per_param}"
 
 
+class ThroughputManager(models.Manager):
+    def get_by_natural_key(self, gpu, language_model, method, seq_len, batch_size, checkpointing):
+        return self.get(
+            gpu__slug=gpu,
+            language_model__slug=language_model,
+            method__slug=method,
+            seq_len=seq_len,
+            batch_size=batch_size,
+            gradient_checkpointing=checkpointing,
+        )
+
+
+class ThroughputMeasurement(models.Model):
+    """Training tokens per second measured for one recipe on one GPU: run time from tokens.
+
+    Only where a measurement exists; the planner marks anything else as an extrapolation.
+    """
+
+    gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
+    language_model = models.ForeignKey(
+        LanguageModel, on_delete=models.CASCADE, related_name="+", verbose_name=_("model")
+    )
+    method = models.ForeignKey(
+        Method, on_delete=models.CASCADE, related_name="+", verbose_name=_("method")
+    )
+    seq_len = models.PositiveIntegerField(_("sequence length (tokens)"))
+    batch_size = models.PositiveSmallIntegerField(_("micro-batch size"))
+    gradient_checkpointing = models.BooleanField(_("gradient checkpointing"))
+    lora_rank = models.PositiveSmallIntegerField(_("LoRA rank"), null=True, blank=True)
+    tokens_per_s = models.DecimalField(
+        _("tokens per second"), max_digits=10, decimal_places=1, validators=[POSITIVE]
+    )
+    measured_on = models.DateField(_("measured on"))
+    recipe = models.CharField(
+        _("recipe"),
+        max_length=300,
+        help_text=_("Software and script, e.g. transformers 5.17, peft 0.21, measure_memory.py."),
+    )
+
+    objects = ThroughputManager()
+
+    class Meta:
+        ordering = ["gpu", "language_model", "method", "seq_len", "batch_size"]
+        verbose_name = _("throughput measurement")
+        verbose_name_plural = _("throughput measurements")
+        constraints = [
+            models.UniqueConstraint(
+                fields=[
+                    "gpu",
+                    "language_model",
+                    "method",
+                    "seq_len",
+                    "batch_size",
+                    "gradient_checkpointing",
+                ],
+                name="one_throughput_per_recipe",
+            ),
+            models.CheckConstraint(condition=Q(tokens_per_s__gt=0), name="throughput_positive"),
+        ]
+
+    def natural_key(self) -> tuple:
+        return (
+            self.gpu.slug,
+            self.language_model.slug,
+            self.method.slug,
+            self.seq_len,
+            self.batch_size,
+            self.gradient_checkpointing,
+        )
+
+    natural_key.dependencies = ["pricing.gpu", "pricing.languagemodel", "pricing.method"]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.language_model} {self.method.slug} {self.seq_len}×{self.batch_size}: {self.gpu}"
+        )
+
+
 class Fact(models.Model):
     """A cited figure that is neither a price nor a spec (a $25 minimum top-up, LoRA's 10,000x).
 
