@@ -1,20 +1,274 @@
-from decimal import Decimal
+"""The planner's form (/vram/): strict numbers, localized messages, a pasted config.json checked.
+
+Numbers are ASCII digits only (Python's ``int()`` would take ``1_000`` and ``١٢``); a decimal
+may use the visitor's decimal comma (German) or a point. Messages state limits as the visitor's
+locale writes them ("10.000" in German).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal, InvalidOperation
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from guides import presentation
+from guides.planner import PlannerRequest
+from pricing import selectors
+from pricing.training_memory import Architecture, EstimateError, Method, TrainingSetup
 
-class ModelSizeForm(forms.Form):
-    """The /vram/ form: any model size, in billions of parameters."""
+MAX_CONFIG_CHARACTERS = 50_000
+WHOLE_NUMBER = re.compile(r"[0-9]{1,9}", re.ASCII)
+DECIMAL_POINT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,6})?", re.ASCII)
+DECIMAL_COMMA_OR_POINT = re.compile(r"[0-9]{1,9}([.,][0-9]{1,6})?", re.ASCII)
+# The config.json names the estimate reads; num_key_value_heads and tie_word_embeddings have
+# the defaults transformers gives them (as many KV heads as heads; untied for Llama).
+CONFIG_SIZES = (
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "intermediate_size",
+    "vocab_size",
+)
+CONFIG_LIMIT = 10_000_000
 
-    params = forms.DecimalField(
+
+def _range_message(low, high) -> str:
+    return _("Enter a number from %(low)s to %(high)s.") % {
+        "low": presentation.number(low),
+        "high": presentation.number(high),
+    }
+
+
+class StrictIntegerField(forms.Field):
+    """A whole number in ASCII digits within [min_value, max_value], blank meaning ``initial``."""
+
+    def __init__(self, *, min_value: int, max_value: int, **kwargs) -> None:
+        self.min_value, self.max_value = min_value, max_value
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        value = (value or "").strip()
+        if not value:
+            return self.initial
+        if not WHOLE_NUMBER.fullmatch(value):
+            raise forms.ValidationError(
+                _("Enter a whole number in digits 0–9, such as %(example)s.")
+                % {"example": self.initial},
+                code="invalid",
+            )
+        number = int(value)
+        if not self.min_value <= number <= self.max_value:
+            raise forms.ValidationError(
+                _range_message(self.min_value, self.max_value), code="range"
+            )
+        return number
+
+
+class LocalizedDecimalField(forms.Field):
+    """A decimal in ASCII digits with a point, or the visitor's decimal comma (German)."""
+
+    def __init__(self, *, min_value: Decimal, max_value: Decimal, example: str, **kwargs) -> None:
+        self.min_value, self.max_value, self.example = min_value, max_value, example
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        value = (value or "").strip()
+        if not value:
+            return None
+        comma = get_language() == "de"
+        pattern = DECIMAL_COMMA_OR_POINT if comma else DECIMAL_POINT
+        if not pattern.fullmatch(value):
+            raise forms.ValidationError(
+                _("Enter a number in digits 0–9, such as %(example)s.")
+                % {"example": presentation.number(Decimal(self.example))},
+                code="invalid",
+            )
+        try:
+            number = Decimal(value.replace(",", "."))
+        except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
+            raise forms.ValidationError(_("Enter a number."), code="invalid") from None
+        if not self.min_value <= number <= self.max_value:
+            raise forms.ValidationError(
+                _range_message(self.min_value, self.max_value), code="range"
+            )
+        return number
+
+
+def architecture_from_config(text: str) -> Architecture:
+    """A decoder's shape from its pasted config.json, or a ValidationError saying what it is."""
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise forms.ValidationError(
+            _("This is not valid JSON (line %(line)s: %(problem)s).")
+            % {"line": exc.lineno, "problem": exc.msg},
+            code="json",
+        ) from None
+    if not isinstance(config, dict):
+        raise forms.ValidationError(_("A config.json is a JSON object { … }."), code="json")
+    if "text_config" in config:
+        raise forms.ValidationError(
+            _("This is a multimodal model's config: paste the config of its text model."),
+            code="multimodal",
+        )
+    if config.get("is_encoder_decoder"):
+        raise forms.ValidationError(
+            _("This is an encoder-decoder config; the planner covers decoder-only models."),
+            code="not_decoder",
+        )
+    architectures = config.get("architectures") or []
+    if architectures and not any(str(a).endswith("ForCausalLM") for a in architectures):
+        raise forms.ValidationError(
+            _("This is not a causal language model (architectures: %(names)s).")
+            % {"names": ", ".join(map(str, architectures))},
+            code="not_decoder",
+        )
+    if any(key in config for key in ("num_local_experts", "num_experts", "n_routed_experts")):
+        raise forms.ValidationError(
+            _("Mixture-of-experts models are not covered by the estimate yet."), code="moe"
+        )
+    missing = [key for key in CONFIG_SIZES if key not in config]
+    if missing:
+        raise forms.ValidationError(
+            _("This config lacks %(keys)s, so it does not describe a decoder the planner knows.")
+            % {"keys": ", ".join(missing)},
+            code="missing",
+        )
+    values = {key: config[key] for key in CONFIG_SIZES}
+    values["num_key_value_heads"] = (
+        config.get("num_key_value_heads") or config["num_attention_heads"]
+    )
+    bad = [
+        key
+        for key, value in values.items()
+        if type(value) is not int or not 1 <= value <= CONFIG_LIMIT
+    ]
+    if bad:
+        raise forms.ValidationError(
+            _("%(keys)s must be whole numbers from 1 to %(high)s.")
+            % {"keys": ", ".join(bad), "high": presentation.number(CONFIG_LIMIT)},
+            code="range",
+        )
+    tied = config.get("tie_word_embeddings", False)
+    if not isinstance(tied, bool):
+        raise forms.ValidationError(_("tie_word_embeddings must be true or false."), code="tied")
+    head_dim = config.get("head_dim")
+    if head_dim is not None and head_dim != values["hidden_size"] // values["num_attention_heads"]:
+        raise forms.ValidationError(
+            _("A head_dim other than hidden_size / num_attention_heads is not covered yet."),
+            code="head_dim",
+        )
+    try:
+        return Architecture(**values, tie_word_embeddings=tied)
+    except EstimateError as exc:
+        raise forms.ValidationError(str(exc), code="inconsistent") from None
+
+
+class PlannerForm(forms.Form):
+    """Everything the /vram/ page takes; every field optional, defaults the guide's."""
+
+    params = LocalizedDecimalField(
         label=_("Model size (billions of parameters)"),
         min_value=Decimal("0.1"),
         max_value=Decimal("10000"),
-        max_digits=7,
-        decimal_places=2,
-        error_messages={
-            "invalid": _("Enter the model size as a number, such as 8, 70 or 405."),
-            "required": _("Enter a model size, such as 70."),
-        },
+        example="70",
     )
+    model = forms.ChoiceField(label=_("Model on file"), required=False)
+    config_json = forms.CharField(
+        label=_("…or paste its config.json"),
+        required=False,
+        max_length=MAX_CONFIG_CHARACTERS,
+        widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}),
+    )
+    method = forms.ChoiceField(label=_("Method"), required=False)
+    seq_len = StrictIntegerField(
+        label=_("Sequence length (tokens)"), min_value=1, max_value=1_048_576, initial=2048
+    )
+    batch_size = StrictIntegerField(
+        label=_("Micro-batch size"), min_value=1, max_value=1024, initial=1
+    )
+    gradient_checkpointing = forms.ChoiceField(
+        label=_("Gradient checkpointing"),
+        choices=[("on", _("on")), ("off", _("off"))],
+        required=False,
+    )
+    lora_rank = StrictIntegerField(label=_("LoRA rank"), min_value=1, max_value=4096, initial=16)
+    tokens_millions = LocalizedDecimalField(
+        label=_("Training tokens (millions, per epoch)"),
+        min_value=Decimal("0.001"),
+        max_value=Decimal("1000000"),
+        example="50",
+    )
+    epochs = StrictIntegerField(label=_("Epochs"), min_value=1, max_value=100, initial=1)
+    hours = LocalizedDecimalField(
+        label=_("Or an assumed run length (hours)"),
+        min_value=Decimal("0.1"),
+        max_value=Decimal("10000"),
+        example="10",
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.language_models = {m.slug: m for m in selectors.language_models()}
+        self.fields["model"].choices = [("", "—")] + [
+            (slug, m.name) for slug, m in self.language_models.items()
+        ]
+        self.fields["method"].choices = [
+            (m.slug, m.name) for m in selectors.method_listings() if m.slug in set(Method)
+        ]
+
+    def clean_config_json(self) -> Architecture | None:
+        text = self.cleaned_data.get("config_json", "").strip()
+        return architecture_from_config(text) if text else None
+
+    def clean(self):
+        data = super().clean()
+        if data.get("model") and data.get("config_json"):
+            self.add_error(
+                "config_json", _("Choose a model on file or paste a config.json, not both.")
+            )
+        return data
+
+    @property
+    def wants_estimate(self) -> bool:
+        return bool(self.cleaned_data.get("model") or self.cleaned_data.get("config_json"))
+
+    def planner_request(self) -> PlannerRequest:
+        """The valid form as the planner's input (call after ``is_valid()``)."""
+        data = self.cleaned_data
+        setup = TrainingSetup(
+            method=Method(data.get("method") or Method.QLORA),
+            seq_len=data["seq_len"],
+            batch_size=data["batch_size"],
+            gradient_checkpointing=data.get("gradient_checkpointing") != "off",
+            lora_rank=data["lora_rank"],
+        )
+        tokens = None
+        if data.get("tokens_millions"):
+            tokens = int(data["tokens_millions"] * 1_000_000) * data["epochs"]
+        common = {"setup": setup, "training_tokens": tokens}
+        if data.get("hours"):
+            common["assumed_hours"] = data["hours"]
+        if data.get("model"):
+            model = self.language_models[data["model"]]
+            return PlannerRequest(
+                architecture=model.architecture,
+                model_name=model.name,
+                language_model_slug=model.slug,
+                params_billion=model.params_billion,
+                **common,
+            )
+        architecture = data["config_json"]
+        return PlannerRequest(
+            architecture=architecture,
+            model_name=str(_("your config.json")),
+            language_model_slug=None,
+            params_billion=(Decimal(architecture.params) / 10**9).quantize(Decimal("0.01")),
+            **common,
+        )

@@ -5,10 +5,10 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from guides import selectors, services
+from guides import planner, selectors, services
 from guides.caching import cache_public_page
 from guides.figures import MissingFigure
-from guides.forms import ModelSizeForm
+from guides.forms import PlannerForm
 from guides.models import Guide
 from pricing.models import Provider
 
@@ -53,13 +53,28 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@cache_public_page
 def vram(request: HttpRequest) -> HttpResponse:
-    form = ModelSizeForm(request.GET if "params" in request.GET else None)
-    asked = form.cleaned_data["params"] if form.is_bound and form.is_valid() else None
-    table = services.vram_table(asked_params_billion=asked)
-    status = 400 if form.is_bound and not form.is_valid() else 200
-    return render(request, "guides/vram.html", {"form": form, "table": table}, status=status)
+    # The bare page and ?params= are cached like every page; a planner query is free-form
+    # and rendered each time, so that query strings cannot fill the cache.
+    if set(request.GET) <= {"params"}:
+        return _cached_vram(request)
+    return _vram(request)
+
+
+def _vram(request: HttpRequest) -> HttpResponse:
+    form = PlannerForm(request.GET or None)
+    valid = form.is_bound and form.is_valid()
+    asked = form.cleaned_data.get("params") if valid else None
+    context = {
+        "form": form,
+        "table": services.vram_table(asked_params_billion=asked),
+        "plan": planner.plan(form.planner_request()) if valid and form.wants_estimate else None,
+    }
+    status = 400 if form.is_bound and not valid else 200
+    return render(request, "guides/vram.html", context, status=status)
+
+
+_cached_vram = cache_public_page(_vram)
 
 
 @require_GET

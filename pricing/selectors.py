@@ -26,6 +26,7 @@ from pricing.models import (
     PriceCheck,
     Provider,
     Source,
+    ThroughputMeasurement,
 )
 
 HISTORY_DAYS = 365  # how far back price-history charts reach
@@ -213,6 +214,52 @@ def language_models() -> list[LanguageModel]:
 def language_model_by_slug(*, slug: str) -> LanguageModel | None:
     """The language model with this slug, or None where there is none."""
     return LanguageModel.objects.filter(slug=slug).first()
+
+
+@dataclass(frozen=True)
+class ThroughputListing:
+    """Training speed measured for one recipe on one GPU, with that GPU's specs for scaling."""
+
+    gpu_slug: str
+    gpu_name: str
+    bf16_dense_tflops: Decimal
+    bandwidth_gb_s: Decimal
+    tokens_per_s: Decimal
+    measured_on: date
+    recipe: str
+
+
+def throughput_for(
+    *,
+    language_model: str,
+    method: str,
+    seq_len: int,
+    batch_size: int,
+    gradient_checkpointing: bool,
+) -> ThroughputListing | None:
+    """The measurement of exactly this recipe, if there is one (one query)."""
+    found = (
+        ThroughputMeasurement.objects.select_related("gpu")
+        .filter(
+            language_model__slug=language_model,
+            method__slug=method,
+            seq_len=seq_len,
+            batch_size=batch_size,
+            gradient_checkpointing=gradient_checkpointing,
+        )
+        .first()
+    )
+    if found is None:
+        return None
+    return ThroughputListing(
+        gpu_slug=found.gpu.slug,
+        gpu_name=found.gpu.name,
+        bf16_dense_tflops=found.gpu.bf16_dense_tflops,
+        bandwidth_gb_s=found.gpu.bandwidth_gb_s,
+        tokens_per_s=found.tokens_per_s,
+        measured_on=found.measured_on,
+        recipe=found.recipe,
+    )
 
 
 def facts() -> dict[str, FactValue]:

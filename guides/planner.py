@@ -1,0 +1,196 @@
+"""The planner page: a model's peak training memory, what we rent that holds it, and its cost.
+
+Assembles plain values for the template from ``pricing.training_memory`` (the estimate),
+``pricing.calculations`` (the cited rule of thumb, configurations, costs) and the selectors;
+views and templates only present what it returns.
+
+Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded with ZeRO-3/FSDP
+when there is more than one; each GPU's usable memory (not its advertised size) must hold the
+per-GPU peak. For each GPU we rent, the page shows the fewest GPUs that fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.utils.translation import gettext_lazy as _
+
+from pricing import calculations as calc
+from pricing import selectors
+from pricing.training_memory import Architecture, PeakMemory, TrainingSetup, estimate_peak_memory
+
+GPU_COUNTS = (1, 2, 4, 8)
+SHOWN_GB = Decimal("0.1")  # figures on the page: 57.5 GB
+HOURS = Decimal(3600)
+# The bar's drawing box (SVG user units); the template scales it to the page width.
+BAR_WIDTH = Decimal(600)
+BREAKDOWN_LABELS = {
+    "weights": _("weights"),
+    "adapters": _("adapters"),
+    "optimizer_states": _("optimizer states"),
+    "gradients": _("gradients"),
+    "activations": _("activations"),
+    "logits_and_loss": _("logits and loss"),
+    "workspace": _("CUDA workspace"),
+}
+MOMENT_LABELS = {
+    "end of the forward pass": _("at the end of the forward pass"),
+    "start of the backward pass": _("at the start of the backward pass (the loss)"),
+    "backward pass through a layer": _("in the backward pass through a layer"),
+    "end of the backward pass": _("at the end of the backward pass (every gradient)"),
+}
+
+
+@dataclass(frozen=True)
+class PlannerRequest:
+    """What the visitor asked: a model (on file or pasted) and a training run."""
+
+    architecture: Architecture
+    setup: TrainingSetup
+    model_name: str
+    language_model_slug: str | None  # None for a pasted config.json
+    params_billion: Decimal  # for the rule of thumb
+    training_tokens: int | None = None  # tokens per epoch x epochs
+    assumed_hours: Decimal = Decimal(10)
+
+
+@dataclass(frozen=True)
+class BarSegment:
+    part: str
+    gb: Decimal
+    x: Decimal
+    width: Decimal
+
+    @property
+    def label(self) -> str:
+        return BREAKDOWN_LABELS[self.part]
+
+
+@dataclass(frozen=True)
+class RunTime:
+    hours: Decimal
+    measured: bool  # False: extrapolated from the H200 by compute and bandwidth
+
+
+@dataclass(frozen=True)
+class GpuFit:
+    """One GPU we rent: the fewest of it that hold the run, if up to eight do."""
+
+    gpu: selectors.GpuListing
+    usable_gb: Decimal
+    count: int | None  # None: not even eight fit
+    peak_per_gpu_gb: Decimal  # at ``count`` GPUs (or eight when none fit)
+    headroom_gb: Decimal | None
+    usd_per_hour: Decimal | None
+    run: RunTime | None
+    run_hours: Decimal | None  # the run's hours: from tokens where a throughput is known
+    run_usd: Decimal | None
+
+
+@dataclass(frozen=True)
+class PlannerResult:
+    request: PlannerRequest
+    estimate: PeakMemory
+    peak_gb: Decimal
+    segments: list[BarSegment]
+    fits: list[GpuFit]
+    rule: calc.MemoryEstimate
+    method: selectors.MethodListing
+    throughput: selectors.ThroughputListing | None
+
+    @property
+    def moment(self) -> str:
+        return MOMENT_LABELS[self.estimate.moment]
+
+
+def shown(gb: Decimal) -> Decimal:
+    return gb.quantize(SHOWN_GB, ROUND_HALF_UP)
+
+
+def breakdown_bar(estimate: PeakMemory) -> list[BarSegment]:
+    """The non-zero terms as consecutive segments of one bar, widths proportional to GB."""
+    parts = [(part, estimate.breakdown()[part]) for part in BREAKDOWN_LABELS]
+    total = sum((gb for _part, gb in parts), Decimal(0))
+    segments, x = [], Decimal(0)
+    for part, gb in parts:
+        if shown(gb) == 0:
+            continue  # under 0.05 GB: neither visible in the bar nor worth a legend entry
+        width = (BAR_WIDTH * gb / total).quantize(SHOWN_GB)
+        segments.append(BarSegment(part, shown(gb), x, width))
+        x += width
+    return segments
+
+
+def run_time(
+    throughput: selectors.ThroughputListing,
+    gpu: selectors.GpuListing,
+    count: int,
+    tokens: int,
+) -> RunTime:
+    """Hours for ``tokens`` on ``count`` of ``gpu``, from a measurement on one GPU.
+
+    Measured only on the measuring GPU and count; otherwise scaled by the slower of the two
+    ratios of dense BF16 compute and memory bandwidth, and by the GPU count (linear scaling,
+    an optimistic assumption), and marked as an extrapolation.
+    """
+    measured = gpu.slug == throughput.gpu_slug and count == 1
+    speed = throughput.tokens_per_s
+    if not measured:
+        speed *= count * min(
+            gpu.bf16_dense_tflops / throughput.bf16_dense_tflops,
+            gpu.bandwidth_gb_s / throughput.bandwidth_gb_s,
+        )
+    return RunTime((Decimal(tokens) / speed / HOURS).quantize(SHOWN_GB, ROUND_HALF_UP), measured)
+
+
+def gpu_fit(
+    request: PlannerRequest,
+    gpu: selectors.GpuListing,
+    throughput: selectors.ThroughputListing | None,
+) -> GpuFit:
+    usable = calc.usable_memory_gb(gpu.memory_gb)
+    count, peak = None, Decimal(0)
+    for candidate in GPU_COUNTS:
+        setup = replace(request.setup, num_gpus=candidate)
+        peak = estimate_peak_memory(request.architecture, setup).peak_gb
+        if peak <= usable:
+            count = candidate
+            break
+    if count is None:
+        return GpuFit(gpu, shown(usable), None, shown(peak), None, None, None, None, None)
+    price = gpu.configuration(count).usd_per_hour
+    run = None
+    if throughput is not None and request.training_tokens:
+        run = run_time(throughput, gpu, count, request.training_tokens)
+    hours = run.hours if run else request.assumed_hours
+    cost = calc.run_cost(count, hours, gpu.usd_per_gpu_hour) if price is not None else None
+    return GpuFit(
+        gpu, shown(usable), count, shown(peak), shown(usable - peak), price, run, hours, cost
+    )
+
+
+def plan(request: PlannerRequest) -> PlannerResult:
+    estimate = estimate_peak_memory(request.architecture, request.setup)
+    method = next(m for m in selectors.method_listings() if m.slug == request.setup.method)
+    throughput = None
+    if request.language_model_slug is not None:
+        throughput = selectors.throughput_for(
+            language_model=request.language_model_slug,
+            method=request.setup.method,
+            seq_len=request.setup.seq_len,
+            batch_size=request.setup.batch_size,
+            gradient_checkpointing=request.setup.gradient_checkpointing,
+        )
+    house = selectors.house_provider()
+    gpus = selectors.gpu_listings_for_provider(provider=house, rentable_only=True)
+    return PlannerResult(
+        request=request,
+        estimate=estimate,
+        peak_gb=shown(estimate.peak_gb),
+        segments=breakdown_bar(estimate),
+        fits=[gpu_fit(request, gpu, throughput) for gpu in gpus],
+        rule=calc.estimate_memory(method.rule, request.params_billion),
+        method=method,
+        throughput=throughput,
+    )
