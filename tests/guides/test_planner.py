@@ -1,0 +1,273 @@
+"""The planner page (/vram/): the estimate, what fits, run time and cost, bad input."""
+
+import json
+from decimal import Decimal as D
+from urllib.parse import urlencode
+
+import pytest
+from django.core.cache import cache
+
+from guides import planner
+from pricing import selectors
+from pricing.calculations import usable_memory_gb
+from pricing.training_memory import Architecture, Method, TrainingSetup, estimate_peak_memory
+
+from .test_views import page_text, table_cells, table_rows
+
+SEVENTY_B = Architecture(8192, 80, 64, 8, 28672, 128256)
+SEVENTY_B_CONFIG = {
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 8192,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "intermediate_size": 28672,
+    "vocab_size": 128256,
+    "tie_word_embeddings": False,
+}
+QLORA_70B = {"model": "llama-3.1-70b", "method": "qlora", "seq_len": "2048"}
+
+
+def vram(client, lang: str, **params):
+    return client.get(f"/{lang}/vram/?{urlencode(params)}")
+
+
+# --- The pure parts ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("advertised", "usable"),
+    [
+        # (advertised - 1) GiB in 10^9 bytes: (80 - 1) x 1.073741824
+        (D(80), D("84.826")),
+        (D(141), D("150.324")),  # the measuring H200 offered 150.1
+        (D(48), D("50.466")),
+    ],
+)
+def test_usable_memory_is_the_advertised_gib_less_one(advertised, usable):
+    assert usable_memory_gb(advertised) == usable
+
+
+def test_the_bar_segments_are_consecutive_and_proportional():
+    estimate = estimate_peak_memory(SEVENTY_B, TrainingSetup(Method.QLORA, seq_len=2048))
+    segments = planner.breakdown_bar(estimate)
+    # gradients (0.01 GB) round to 0.0 and are left out
+    assert [s.part for s in segments] == [
+        "weights",
+        "adapters",
+        "optimizer_states",
+        "activations",
+        "workspace",
+    ]
+    assert segments[0].x == 0
+    for before, after in zip(segments, segments[1:], strict=False):
+        assert after.x == before.x + before.width
+    # 43.72 of 57.51 GB of a 600-unit bar
+    assert segments[0].width == D("456.1")
+    assert segments[0].gb == D("43.7")
+
+
+@pytest.mark.django_db
+def test_run_time_is_measured_on_the_h200_and_extrapolated_elsewhere():
+    house = selectors.house_provider()
+    gpus = {g.slug: g for g in selectors.gpu_listings_for_provider(provider=house)}
+    throughput = selectors.throughput_for(
+        language_model="llama-3.1-70b",
+        method="qlora",
+        seq_len=2048,
+        batch_size=1,
+        gradient_checkpointing=True,
+    )
+    assert throughput.tokens_per_s == D("508.2")
+    # 50 M tokens at 508.2 tokens/s: 27.33 hours
+    measured = planner.run_time(throughput, gpus["h200"], 1, 50_000_000)
+    assert (measured.hours, measured.measured) == (D("27.3"), True)
+    # two H200s: linear scaling, marked as an extrapolation
+    doubled = planner.run_time(throughput, gpus["h200"], 2, 50_000_000)
+    assert (doubled.hours, doubled.measured) == (D("13.7"), False)
+    # an A100 80GB: the slower of 312/989 compute and 2039/4800 bandwidth (compute)
+    a100 = planner.run_time(throughput, gpus["a100-80gb"], 1, 50_000_000)
+    ratio = min(
+        gpus["a100-80gb"].bf16_dense_tflops / gpus["h200"].bf16_dense_tflops,
+        gpus["a100-80gb"].bandwidth_gb_s / gpus["h200"].bandwidth_gb_s,
+    )
+    expected = (D(50_000_000) / (D("508.2") * ratio) / 3600).quantize(D("0.1"))
+    assert (a100.hours, a100.measured) == (expected, False)
+
+
+# --- The page ------------------------------------------------------------------------------
+
+PLAN_CELLS = {
+    # the 70B guide's run: 57.5 GB per GPU; an L40S (50.5 GB usable) needs two
+    "en": {
+        ("L40S (48 GB)", "GPUs"): "2×",
+        ("L40S (48 GB)", "Peak per GPU"): "36.5 GB",
+        ("A100 80GB (80 GB)", "Usable per GPU"): "84.8 GB",
+        ("A100 80GB (80 GB)", "GPUs"): "1×",
+        ("A100 80GB (80 GB)", "Peak per GPU"): "57.5 GB",
+        ("A100 80GB (80 GB)", "Headroom"): "27.3 GB",
+        ("A100 80GB (80 GB)", "Per hour"): "$0.92",
+        ("H200 (141 GB)", "Run time"): "27.3 h",
+        ("H200 (141 GB)", "Run cost"): "$83.81",
+    },
+    "de": {
+        ("L40S (48 GB)", "GPUs"): "2×",
+        ("A100 80GB (80 GB)", "Nutzbar pro GPU"): "84,8 GB",
+        ("A100 80GB (80 GB)", "Spitze pro GPU"): "57,5 GB",
+        ("A100 80GB (80 GB)", "Reserve"): "27,3 GB",
+        ("A100 80GB (80 GB)", "Pro Stunde"): "0,92 $",
+        ("H200 (141 GB)", "Laufzeit"): "27,3 h",
+        ("H200 (141 GB)", "Kosten des Laufs"): "83,81 $",
+    },
+    "ja": {
+        ("A100 80GB (80 GB)", "GPUあたりのピーク"): "57.5 GB",
+        ("A100 80GB (80 GB)", "1時間あたり"): "$0.92",
+        ("H200 (141 GB)", "実行時間"): "27.3時間",
+        ("H200 (141 GB)", "実行費用"): "$83.81",
+    },
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_the_planner_shows_what_fits_what_it_costs_and_how_long_it_runs(client, lang):
+    response = vram(client, lang, **QLORA_70B, tokens_millions="50")
+    assert response.status_code == 200
+    cells = table_cells(response, "planner-fit")
+    for key, value in PLAN_CELLS[lang].items():
+        assert cells[key] == value, key
+
+
+@pytest.mark.django_db
+def test_the_planner_states_the_peak_its_moment_and_the_rule_beside_it(client):
+    text = page_text(vram(client, "en", **QLORA_70B))
+    assert "Llama 3.1 70B, QLoRA (4-bit base): 57.5 GB per GPU at the peak" in text
+    assert "the peak comes in the backward pass through a layer" in text
+    assert "weights 43.7 GB" in text and "activations 11.2 GB" in text
+    assert "The cited rule of thumb for 70 billion parameters: 52.5 GB" in text
+    # no tokens given: no run time, the assumed ten hours priced
+    assert "Run time measured on one H200: 508.2 tokens per second" in text
+
+
+@pytest.mark.django_db
+def test_a_run_that_fits_nowhere_says_so(client):
+    response = vram(client, "en", model="llama-3.1-405b", method="full-adamw", seq_len="2048")
+    rows = {row[0]: row[2:] for row in table_rows(response, "planner-fit")[1:]}
+    assert all("not offered" in cells[0] for cells in rows.values())
+
+
+@pytest.mark.django_db
+def test_a_pasted_config_gives_the_same_estimate_as_the_model_on_file(client):
+    on_file = table_rows(vram(client, "en", **QLORA_70B), "planner-fit")
+    pasted = vram(
+        client, "en", config_json=json.dumps(SEVENTY_B_CONFIG), method="qlora", seq_len="2048"
+    )
+    assert table_rows(pasted, "planner-fit") == on_file
+    assert "your config.json, QLoRA (4-bit base): 57.5 GB per GPU" in page_text(pasted)
+
+
+@pytest.mark.django_db
+def test_the_rule_table_shows_the_lora_lower_bound(client):
+    cells = table_cells(vram(client, "en", params="405"), "vram")
+    assert cells[("Llama 3.1 405B", "LoRA")] == "810–972 GB"
+    assert cells[("Your model (405B)", "LoRA")] == "810–972 GB"
+    assert cells[("Llama 3.1 70B", "QLoRA")] == "52.5 GB"
+
+
+@pytest.mark.django_db
+def test_the_form_submits_to_the_page_itself(client):
+    body = vram(client, "en").content.decode()
+    assert 'action="/en/vram/"' in body
+
+
+# --- Bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("lang", "params", "message"),
+    [
+        ("de", {"params": "20000"}, "Geben Sie eine Zahl von 0,1 bis 10.000 ein."),
+        ("en", {"params": "20000"}, "Enter a number from 0.1 to 10,000."),
+        ("ja", {"batch_size": "2000"}, "1～1,024の数値を入力してください。"),
+        ("en", {"seq_len": "2_048"}, "Enter a whole number in digits 0–9, such as 2048."),
+        ("en", {"seq_len": "٢٠٤٨"}, "Enter a whole number in digits 0–9, such as 2048."),
+        ("en", {"lora_rank": "0"}, "Enter a number from 1 to 4,096."),
+        ("de", {"hours": "1.000,5"}, "Geben Sie eine Zahl mit den Ziffern 0–9 ein, etwa 10."),
+        ("en", {"hours": "12,5"}, "Enter a number in digits 0–9, such as 10."),
+        ("en", {"method": "sgd"}, "Select a valid choice."),
+        ("en", {"model": "gpt-5"}, "Select a valid choice."),
+        ("en", {"config_json": "{not json"}, "This is not valid JSON (line 1:"),
+        ("en", {"config_json": "[1, 2]"}, "A config.json is a JSON object"),
+        (
+            "en",
+            {"config_json": json.dumps({"is_encoder_decoder": True})},
+            "This is an encoder-decoder config",
+        ),
+        (
+            "en",
+            {"config_json": json.dumps({"architectures": ["BertForMaskedLM"]})},
+            "This is not a causal language model (architectures: BertForMaskedLM).",
+        ),
+        (
+            "en",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"num_local_experts": 8})},
+            "Mixture-of-experts models are not covered",
+        ),
+        (
+            "en",
+            {"config_json": json.dumps({"hidden_size": 8192, "vocab_size": 1})},
+            "This config lacks num_hidden_layers, num_attention_heads, intermediate_size,",
+        ),
+        (
+            "en",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"hidden_size": "8192"})},
+            "hidden_size must be whole numbers from 1 to 10,000,000.",
+        ),
+        (
+            "en",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"head_dim": 256})},
+            "A head_dim other than hidden_size / num_attention_heads is not covered yet.",
+        ),
+        (
+            "en",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"num_key_value_heads": 7})},
+            "num_attention_heads must be a multiple of num_key_value_heads",
+        ),
+        (
+            "en",
+            {"config_json": json.dumps({"text_config": {}})},
+            "This is a multimodal model's config",
+        ),
+        (
+            "en",
+            {"model": "llama-3.1-8b", "config_json": json.dumps(SEVENTY_B_CONFIG)},
+            "Choose a model on file or paste a config.json, not both.",
+        ),
+    ],
+)
+def test_bad_input_gets_the_form_again_with_a_message_on_its_field(client, lang, params, message):
+    response = vram(client, lang, **params)
+    assert response.status_code == 400
+    assert message in page_text(response)
+    assert 'aria-invalid="true"' in response.content.decode() or "config_json" in params
+
+
+@pytest.mark.django_db
+def test_a_german_decimal_comma_is_read(client):
+    response = vram(client, "de", **QLORA_70B, hours="12,5")
+    assert response.status_code == 200
+    cells = table_cells(response, "planner-fit")
+    # no throughput for the A100 80GB... the H200 measured run needs tokens: 12.5 h assumed
+    assert cells[("A100 80GB (80 GB)", "Laufzeit")] == "12,5 h angenommen"
+    assert cells[("A100 80GB (80 GB)", "Kosten des Laufs")] == "11,50 $"
+
+
+@pytest.mark.django_db
+def test_planner_queries_are_not_stored_in_the_page_cache(client, settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    cache.clear()
+    vram(client, "en", **QLORA_70B, utm_source="x")
+    assert not cache._cache  # the locmem backend's store: nothing kept
+    vram(client, "en", params="70")
+    assert len(cache._cache) == 1
