@@ -58,6 +58,14 @@ def page_figures(
     return figures
 
 
+def price_history_start() -> date | None:
+    """The day of our first price check, where as-of pages begin; None before any check.
+
+    Raises Provider.DoesNotExist before the house provider is set up.
+    """
+    return selectors.first_check_date(provider=selectors.house_provider())
+
+
 # --- comparing two GPUs -------------------------------------------------------------------
 
 

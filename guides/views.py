@@ -1,7 +1,10 @@
 """Public pages: each parses its input, calls one service and renders what it returns."""
 
+from datetime import date
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -11,10 +14,50 @@ from guides.figures import MissingFigure
 from guides.forms import PlannerForm
 from guides.models import Guide
 from pricing.models import Provider
+from pricing.services import PriceCheckError, parse_check_date
+
+AS_OF = "as_of"  # ?as_of=YYYY-MM-DD: the guide, GPU and comparison pages as of that day
 
 
 def _no_prices_yet() -> Http404:
     return Http404(_("No prices have been recorded yet."))
+
+
+class AsOfRefused(Exception):
+    """``?as_of=`` is not one day from our first price check to today."""
+
+    def __init__(self, first: date) -> None:
+        super().__init__(first)
+        self.first = first
+
+
+def _as_of(request: HttpRequest) -> date | None:
+    """The day ``?as_of=`` names, or None for the current page.
+
+    The value must be one day by the price checks' own rule (``parse_check_date``: YYYY-MM-DD
+    in ASCII digits, a real day, not in the future) and not before our first price check.
+    Raises AsOfRefused for anything else, Provider.DoesNotExist before setup, and Http404 while
+    no price has been checked.
+    """
+    values = request.GET.getlist(AS_OF)
+    if not values:
+        return None
+    first = services.price_history_start()
+    if first is None:
+        raise _no_prices_yet()
+    try:
+        day = parse_check_date(value=values[0]) if len(values) == 1 else None
+    except PriceCheckError:
+        day = None
+    if day is None or day < first:
+        raise AsOfRefused(first)
+    return day
+
+
+def _as_of_refused(request: HttpRequest, refused: AsOfRefused) -> HttpResponse:
+    """A 400 in the page layout saying which days ``as_of`` takes (never cached: not a 200)."""
+    context = {"first": refused.first.isoformat(), "today": timezone.localdate().isoformat()}
+    return render(request, "guides/as_of_refused.html", context, status=400)
 
 
 def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
@@ -36,20 +79,27 @@ def index(request: HttpRequest) -> HttpResponse:
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
-        page = services.guide_page(guide)
+        at = _as_of(request)
+        page = services.guide_page(guide, at=at)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    return render(request, "guides/guide_detail.html", {"page": page, "guide": guide})
+    context = {"page": page, "guide": guide, "as_of": at}
+    return render(request, "guides/guide_detail.html", context)
 
 
 @require_GET
 @cache_public_page
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
-        prices = services.gpu_price_list()
+        at = _as_of(request)
+        prices = services.gpu_price_list(at=at)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    return render(request, "guides/gpu_list.html", {"prices": prices})
+    return render(request, "guides/gpu_list.html", {"prices": prices, "as_of": at})
 
 
 @require_GET
@@ -81,12 +131,15 @@ _cached_vram = cache_public_page(_vram)
 @cache_public_page
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
     try:
-        comparison = services.gpu_comparison(first=first, second=second)
+        at = _as_of(request)
+        comparison = services.gpu_comparison(first=first, second=second, at=at)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
     except MissingFigure:
         raise Http404(_("No such GPU.")) from None
-    return render(request, "guides/compare.html", {"comparison": comparison})
+    return render(request, "guides/compare.html", {"comparison": comparison, "as_of": at})
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db.models import Max, OuterRef, Prefetch, Subquery
+from django.db.models import Max, Min, OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
 from pricing import calculations
@@ -157,6 +157,11 @@ def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
         .annotate(latest=Max("checked_on"))
         .values_list("provider__slug", "latest")
     )
+
+
+def first_check_date(*, provider: Provider) -> date | None:
+    """The day of ``provider``'s earliest price check, or None where it has none."""
+    return PriceCheck.objects.filter(provider=provider).aggregate(first=Min("checked_on"))["first"]
 
 
 def method_listings() -> list[MethodListing]:

@@ -47,6 +47,17 @@ def test_a_newer_partial_check_moves_only_the_gpus_it_prices(house):
     assert selectors.latest_check_dates(at=later - timedelta(days=1))["gpuwithcrypto"] == SEED_DAY
 
 
+def test_first_check_date_is_the_earliest_check_of_that_provider(house):
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=SEED_DAY + timedelta(days=1),
+                       prices={"h100": D("2.10")})  # fmt: skip
+    assert selectors.first_check_date(provider=house) == SEED_DAY
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=SEED_DAY - timedelta(days=1),
+                       prices={"h100": D("2.40")})  # fmt: skip
+    assert selectors.first_check_date(provider=house) == SEED_DAY - timedelta(days=1)
+    unchecked = Provider.objects.create(slug="unchecked", name="Unchecked")
+    assert selectors.first_check_date(provider=unchecked) is None
+
+
 def test_competitor_instance_prices_become_per_gpu_prices(seeded):
     massed = Provider.objects.get(slug="massed-compute")
     listings = _prices(selectors.gpu_listings_for_provider(provider=massed, at=SEED_DAY))
