@@ -1,18 +1,39 @@
 """The JSON API, version 1, at /api/v1/: its OpenAPI description at /api/v1/openapi.json and
 Swagger UI at /api/v1/docs, served from django-ninja's bundled static files (``ninja`` is in
-INSTALLED_APPS), so no page loads anything from the internet."""
+INSTALLED_APPS), so no page loads anything from the internet. Every successful GET carries an
+ETag and is answered 304 when the client has it (``api_caching``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Swagger
 from ninja.errors import ValidationError
 
-from pricing import training_memory
+from gpuguide import api_caching
+from pricing import planning, training_memory
+from pricing.api import planner as planner_router
 from pricing.api import router as pricing_router
 from pricing.schemas import QueryError, estimate_errors
 
-api = NinjaAPI(
+
+class ConditionalNinjaAPI(NinjaAPI):
+    def create_response(
+        self,
+        request: HttpRequest,
+        data: Any,
+        *,
+        status: int | None = None,
+        temporal_response: HttpResponse | None = None,
+    ) -> HttpResponse:
+        response = super().create_response(
+            request, data, status=status, temporal_response=temporal_response
+        )
+        return api_caching.conditional(request, response)
+
+
+api = ConditionalNinjaAPI(
     title="GPU Guide API",
     version="1",
     description="Read-only figures behind the GPU Guide's pages.",
@@ -21,6 +42,7 @@ api = NinjaAPI(
     docs=Swagger(settings={"validatorUrl": None}),
 )
 api.add_router("/memory/", pricing_router)
+api.add_router("/", planner_router)
 
 
 def _errors(request: HttpRequest, errors: dict[str, str], status: int = 400) -> HttpResponse:
@@ -30,6 +52,13 @@ def _errors(request: HttpRequest, errors: dict[str, str], status: int = 400) -> 
 @api.exception_handler(QueryError)
 def _refused_parameters(request: HttpRequest, exc: QueryError) -> HttpResponse:
     return _errors(request, exc.errors, exc.status)
+
+
+@api.exception_handler(planning.PlanningError)
+def _not_plannable(request: HttpRequest, exc: planning.PlanningError) -> HttpResponse:
+    """Something named that is not on file (404), or on file but unusable (400)."""
+    status = 404 if isinstance(exc, planning.NotOnFile) else 400
+    return _errors(request, {exc.parameter: exc.message}, status)
 
 
 @api.exception_handler(training_memory.EstimateError)

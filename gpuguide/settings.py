@@ -50,12 +50,15 @@ INSTALLED_APPS = [
     # django-ninja: listed so that its API docs page serves Swagger UI from our static files
     # instead of a CDN.
     "ninja",
+    "corsheaders",
     "pricing",
     "guides",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything that can answer on its own, so that those answers carry CORS headers too.
+    "corsheaders.middleware.CorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -146,6 +149,13 @@ STORAGES = {
 JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The JSON API is public and read-only: any site's scripts may GET it, without credentials.
+# Pages and the admin send no CORS headers.
+CORS_URLS_REGEX = r"^/api/"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_ALLOW_CREDENTIALS = False
 
 # Staff are warned when the house prices have not been checked for this many days.
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)

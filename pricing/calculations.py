@@ -5,21 +5,30 @@ each figure of the published page can be reproduced and tested without a databas
 
 Units: memory in decimal gigabytes (10**9 bytes), model sizes in billions of parameters, so
 "bytes per parameter x billions of parameters" is gigabytes directly (70 x 2 = 140 GB).
-Money in US dollars.
+Money in US dollars. A card's advertised memory is binary (an "80 GB" card holds 80 GiB): the
+cited rules are compared with it as the guides publish them, the peak-memory estimate with what
+PyTorch can use of it (``usable_memory_gb``).
 
 Fit: an estimate exactly equal to the memory on hand fits (an 80 GB card fits an 80 GB plan).
-Every comparison against memory (``FitCell.fits``, ``cheapest_fit``, ``smallest_fitting_gpu``)
-and against a GPU-hour block (``covering_block``) is "at least", so the tests pin equality.
+Every comparison against memory (``FitCell.fits``, ``PlannedFit``, ``cheapest_fit``,
+``smallest_fitting_gpu``) and against a GPU-hour block (``covering_block``) is "at least", so
+the tests pin equality.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
+GB_BYTES = Decimal(10) ** 9
+GIB_BYTES = Decimal(2) ** 30
+# What PyTorch cannot allocate on a card: the CUDA context and the allocator's reserve.
+RESERVED_GIB = Decimal(1)
+# The GPU counts we rent per host; eight is the most one host holds.
+HOST_GPU_COUNTS = (1, 2, 4, 8)
 # Steps ratios between prices or specs are rounded to: "about 40x", "3.2x".
 WHOLE = Decimal(1)
 TENTH = Decimal("0.1")
@@ -244,6 +253,69 @@ def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
     return configuration.total_memory_gb - memory_gb
 
 
+def usable_memory_gb(advertised_gb: Decimal) -> Decimal:
+    """What PyTorch can allocate on one card, in GB (10**9 bytes), from its advertised size.
+
+    Vendors advertise binary gigabytes: an "80 GB" card holds 80 GiB = 85.899 x 10**9 bytes.
+    The CUDA context and the allocator's reserve take about 1 GiB of that, so
+    ``(80 - 1) x 2**30 / 10**9 = 84.825604096`` GB are left for the training step, the figure
+    a peak-memory estimate (in 10**9 bytes) is compared with. Exact: 2**30 / 10**9 has a
+    finite decimal expansion. The cited rules of thumb are compared with the advertised
+    figure instead, as the guides' fit tables do.
+    """
+    if advertised_gb <= RESERVED_GIB:
+        raise RuleError(f"a card of {advertised_gb} GB has no memory left to use")
+    return (advertised_gb - RESERVED_GIB) * GIB_BYTES / GB_BYTES
+
+
+def host_configurations(gpus: Iterable[GpuOffer]) -> list[Configuration]:
+    """Every configuration we rent: each GPU in 1, 2, 4 or 8 on one host
+    (``HOST_GPU_COUNTS``; never more than eight per host), GPU by GPU in the order given."""
+    return [Configuration(gpu, count) for gpu in gpus for count in HOST_GPU_COUNTS]
+
+
+@dataclass(frozen=True)
+class PlannedFit:
+    """One configuration against a method's cited-rule planning figure (the whole
+    configuration's advertised memory, as the guides' fit tables compare it) and against the
+    peak-memory estimate for a run sharded over its GPUs (each card's usable memory)."""
+
+    configuration: Configuration
+    planning_gb: Decimal
+    peak_gb_per_gpu: Decimal
+
+    @property
+    def fits_by_rule(self) -> bool:
+        return self.configuration.total_memory_gb >= self.planning_gb
+
+    @property
+    def rule_headroom_gb(self) -> Decimal:
+        return headroom_gb(self.configuration, self.planning_gb)
+
+    @property
+    def usable_gb_per_gpu(self) -> Decimal:
+        return usable_memory_gb(self.configuration.gpu.memory_gb)
+
+    @property
+    def fits_by_estimate(self) -> bool:
+        """An estimate exactly equal to the usable memory fits, as everywhere here."""
+        return self.usable_gb_per_gpu >= self.peak_gb_per_gpu
+
+    @property
+    def estimate_headroom_gb_per_gpu(self) -> Decimal:
+        return self.usable_gb_per_gpu - self.peak_gb_per_gpu
+
+
+def planned_fits(
+    configurations: Iterable[Configuration],
+    planning_gb: Decimal,
+    peak_gb_per_gpu: Mapping[int, Decimal],
+) -> list[PlannedFit]:
+    """Each configuration against the rule's ``planning_gb`` and the estimate's peak per GPU
+    for its GPU count (``peak_gb_per_gpu[count]``: the estimate depends on the sharding)."""
+    return [PlannedFit(c, planning_gb, peak_gb_per_gpu[c.count]) for c in configurations]
+
+
 def cheapest_fit(
     configurations: Iterable[Configuration], required_gb: Decimal
 ) -> Configuration | None:
@@ -294,6 +366,14 @@ class CostRow:
         if price is None:
             return None
         return run_cost(self.scenario.configuration.count, self.scenario.hours, price)
+
+    @property
+    def block_cost_usd(self) -> Decimal | None:
+        """The covering block at the GPU's hourly rate (None without a block or a price)."""
+        price = self.scenario.configuration.gpu.usd_per_gpu_hour
+        if price is None or self.block_hours is None:
+            return None
+        return run_cost(1, Decimal(self.block_hours), price)
 
 
 def run_cost(gpus: int, hours: Decimal, usd_per_gpu_hour: Decimal) -> Decimal:

@@ -4,18 +4,25 @@ generated from these classes.
 Query strings are parsed strictly: whole numbers in ASCII digits only (Python's ``int()``
 takes ``1_000`` and ``１２``, pydantic's lax mode ``+5``, `` 5`` and ``5.0``), booleans as
 ``true``/``false`` only (not ``1``, ``yes`` or ``True``), and every number the estimate computes
-with is capped. Every bad parameter is reported at once as ``{name: why}``; see ``QueryError``.
-Rules between architecture fields (hidden_size a multiple of num_attention_heads, ...) are
-``training_memory``'s own and are checked once each field is valid on its own.
+with is capped; hours as plain decimals with at most 2 places; ``as_of`` by the price checks' one
+date rule (``pricing.services.parse_check_date``). Every bad parameter is reported at once as
+``{name: why}``; see ``QueryError``. Rules between architecture fields (hidden_size a multiple
+of num_attention_heads, ...) are ``training_memory``'s own and are checked once each field is
+valid on its own.
+
+Answers carry every figure as a JSON number, rounded from its ``Decimal`` here and nowhere
+earlier: GB to 3 decimals, US dollars to 4 (as prices are stored), hours to 2.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
+from django.utils import timezone, translation
 from ninja import Schema
 from pydantic import (
     BaseModel,
@@ -23,11 +30,12 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    WithJsonSchema,
     model_validator,
 )
 from pydantic_core import ErrorDetails
 
-from pricing import training_memory
+from pricing import calculations, planning, selectors, services, training_memory
 from pricing.training_memory import Method
 
 GB_STEP = Decimal("0.001")  # answers in GB to 3 decimals
@@ -40,11 +48,22 @@ MAX_VOCAB_SIZE = 10_000_000
 MODEL_SLUG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 MODEL_SLUG_MAX_LENGTH = 50
 
+MIN_HOURS = Decimal("0.01")
+MAX_HOURS = Decimal(8760)  # a run of at most a year
+MONEY_STEP = Decimal("0.0001")  # prices as stored, to 4 decimals
+HOURS_STEP = Decimal("0.01")
+
 _DIGITS = re.compile(r"[0-9]{1,12}")
+_HOURS = re.compile(r"[0-9]{1,5}(\.[0-9]{1,2})?")
 NOT_A_WHOLE_NUMBER = "must be a whole number in plain ASCII digits (0-9)"
 NOT_TRUE_OR_FALSE = "must be true or false"
 METHOD_CHOICES = "must be one of " + ", ".join(m.value for m in Method)
-NOT_A_SLUG = "must be a model slug: ASCII letters, digits, '.', '-' and '_'"
+NOT_A_SLUG_OF = "must be a {noun} slug: ASCII letters, digits, '.', '-' and '_'"
+NOT_A_SLUG = NOT_A_SLUG_OF.format(noun="model")
+SLUG_NOUNS = {"gpu": "GPU"}  # otherwise the parameter's name: a provider slug
+COUNT_CHOICES = "must be one of " + ", ".join(map(str, calculations.HOST_GPU_COUNTS))
+NOT_HOURS = "must be a number of hours in plain ASCII digits with at most 2 decimals, e.g. 7.5"
+IN_THE_FUTURE = "must not be in the future"
 REQUIRED = "required"
 REQUIRED_WITHOUT_MODEL = "required unless model is given"
 NOT_WITH_MODEL = "cannot be combined with model: give either model or the architecture fields"
@@ -63,6 +82,10 @@ class QueryError(Exception):
         super().__init__(errors)
         self.errors = errors
         self.status = status
+
+
+def slug_message(parameter: str) -> str:
+    return NOT_A_SLUG_OF.format(noun=SLUG_NOUNS.get(parameter, parameter))
 
 
 def _plain_digits(value: Any) -> Any:
@@ -97,6 +120,44 @@ Flag = Annotated[bool, BeforeValidator(_true_or_false)]
 ModelSlug = Annotated[
     str, StringConstraints(pattern=MODEL_SLUG_PATTERN, max_length=MODEL_SLUG_MAX_LENGTH)
 ]
+Slug = ModelSlug  # a GPU's or a provider's, checked the same way
+
+
+def _day(value: Any) -> Any:
+    """``as_of``: the one date rule of price checks (``pricing.services``): a real calendar
+    day written YYYY-MM-DD, from 2000-01-01 to today. Its messages in English whatever the
+    request's language; a future day is refused as such, without the service's advice to
+    people recording checks."""
+    if not isinstance(value, str):
+        return value
+    with translation.override("en"):
+        try:
+            day = services.parse_check_date(value=value, today=date.max)
+        except services.PriceCheckError as exc:
+            raise ValueError(str(exc)) from None
+        today = timezone.localdate()
+        try:
+            return services.validate_check_date(day=day, today=today)
+        except services.PriceCheckError:
+            raise ValueError(f"{IN_THE_FUTURE} (today is {today.isoformat()})") from None
+
+
+def _plain_hours(value: Any) -> Any:
+    if isinstance(value, str):
+        if not _HOURS.fullmatch(value):
+            raise ValueError(NOT_HOURS)
+        return Decimal(value)
+    return value
+
+
+Day = Annotated[date, BeforeValidator(_day)]
+Hours = Annotated[
+    Decimal,
+    Field(ge=MIN_HOURS, le=MAX_HOURS),
+    BeforeValidator(_plain_hours),
+    WithJsonSchema({"type": "number", "minimum": float(MIN_HOURS), "maximum": float(MAX_HOURS)}),
+]
+HostGpuCount = Annotated[Literal[calculations.HOST_GPU_COUNTS], BeforeValidator(_plain_digits)]
 
 ARCHITECTURE_FIELDS = (
     "hidden_size",
@@ -108,7 +169,37 @@ ARCHITECTURE_FIELDS = (
 )
 
 
-class MemoryQuery(BaseModel):
+class StrictQuery(BaseModel):
+    """Query parameters parsed strictly: unknown, repeated and conflicting parameters and each
+    field's own errors are all reported at once in one ``QueryError``."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _every_problem_at_once(cls, data: Any, handler: Any, info: Any) -> StrictQuery:
+        request = (info.context or {}).get("request")
+        given = data if isinstance(data, dict) else {}
+        errors = {**_unknown_or_repeated(request, cls.model_fields), **cls._conflicts(given)}
+        try:
+            query = handler(data)
+        except ValidationError as exc:
+            for error in exc.errors():
+                parameter = _parameter(error)
+                errors.setdefault(parameter, _message(parameter, error))
+        if errors:
+            raise QueryError(errors)
+        query._check_together()
+        return query
+
+    @classmethod
+    def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
+        """Parameters refused for what else is given or missing, before each is parsed."""
+        return {}
+
+    def _check_together(self) -> None:
+        """Rules between parameters each valid on its own; raises ``QueryError``."""
+
+
+class MemoryQuery(StrictQuery):
     """A model (on file, or by its architecture) and a training run."""
 
     model: ModelSlug | None = Field(
@@ -132,26 +223,21 @@ class MemoryQuery(BaseModel):
     lora_rank: Rank = Field(16, description="LoRA rank (used by qlora and lora only).")
     num_gpus: GpuCount = Field(1, description="GPUs, with ZeRO-3/FSDP full sharding.")
 
-    @model_validator(mode="wrap")
     @classmethod
-    def _every_problem_at_once(cls, data: Any, handler: Any, info: Any) -> MemoryQuery:
-        """Unknown, repeated, conflicting and missing parameters and each field's own errors,
-        all in one ``QueryError``; then the architecture's own rules (``EstimateError``)."""
-        request = (info.context or {}).get("request")
-        errors = _parameter_errors(request, data if isinstance(data, dict) else {})
-        try:
-            query = handler(data)
-        except ValidationError as exc:
-            for error in exc.errors():
-                errors.setdefault(_parameter(error), _message(error))
-        if errors:
-            raise QueryError(errors)
-        if query.model is None:
+    def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
+        """``model`` or the architecture fields, not both; without it, every one of them."""
+        if "model" in given:
+            names = (*ARCHITECTURE_FIELDS, "tie_word_embeddings")
+            return {name: NOT_WITH_MODEL for name in names if name in given}
+        return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
+
+    def _check_together(self) -> None:
+        """The architecture's own rules (``EstimateError``)."""
+        if self.model is None:
             try:
-                query.architecture()
+                self.architecture()
             except training_memory.EstimateError as exc:
                 raise QueryError(estimate_errors(exc)) from exc
-        return query
 
     def architecture(self) -> training_memory.Architecture:
         """The architecture given by its fields (only when no ``model`` is given)."""
@@ -176,22 +262,14 @@ class MemoryQuery(BaseModel):
         )
 
 
-def _parameter_errors(request: HttpRequest | None, given: dict[str, Any]) -> dict[str, str]:
+def _unknown_or_repeated(request: HttpRequest | None, known: dict[str, Any]) -> dict[str, str]:
     errors: dict[str, str] = {}
     if request is not None:
-        known = MemoryQuery.model_fields
         for name in request.GET:
             if name not in known:
                 errors[name] = f"{UNKNOWN_PARAMETER} (known: {', '.join(known)})"
             elif len(request.GET.getlist(name)) > 1:
                 errors[name] = REPEATED_PARAMETER
-    architecture = (*ARCHITECTURE_FIELDS, "tie_word_embeddings")
-    if "model" in given:
-        errors.update({name: NOT_WITH_MODEL for name in architecture if name in given})
-    else:
-        errors.update(
-            {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
-        )
     return errors
 
 
@@ -199,7 +277,7 @@ def _parameter(error: ErrorDetails) -> str:
     return str(error["loc"][-1]) if error["loc"] else "parameters"
 
 
-def _message(error: ErrorDetails) -> str:
+def _message(parameter: str, error: ErrorDetails) -> str:
     kind, context = error["type"], error.get("ctx", {})
     if kind == "missing":
         return REQUIRED
@@ -209,8 +287,10 @@ def _message(error: ErrorDetails) -> str:
         return f"must be at most {context['le']:,}"
     if kind == "enum":
         return METHOD_CHOICES
+    if kind == "literal_error":
+        return COUNT_CHOICES
     if kind in ("string_pattern_mismatch", "string_too_long"):
-        return f"{NOT_A_SLUG}, at most {MODEL_SLUG_MAX_LENGTH} characters"
+        return f"{slug_message(parameter)}, at most {MODEL_SLUG_MAX_LENGTH} characters"
     if kind == "value_error":
         return str(context["error"])
     return error["msg"]
@@ -302,3 +382,295 @@ class MemoryEstimate(Schema):
 
 class Errors(Schema):
     errors: dict[str, str] = Field(description="Each refused parameter and why.")
+
+
+# --- the planner: /gpus/, /fit/, /cost/, /prices/<gpu>/ -----------------------------------
+
+AS_OF = (
+    "Prices as they stood after this day's checks: YYYY-MM-DD, from 2000-01-01 to today "
+    "(the default). A day before any check is answered with no prices."
+)
+
+
+def dollars(value: Decimal | None) -> float | None:
+    """US dollars to 4 decimals, as prices are stored (None stays None)."""
+    return None if value is None else float(value.quantize(MONEY_STEP, ROUND_HALF_UP))
+
+
+def hours(value: Decimal) -> float:
+    return float(value.quantize(HOURS_STEP, ROUND_HALF_UP))
+
+
+class GpusQuery(StrictQuery):
+    as_of: Day | None = Field(None, description=AS_OF)
+
+
+class PricesQuery(StrictQuery):
+    provider: Slug | None = Field(
+        None, description="A provider on file, e.g. massed-compute; ours by default."
+    )
+    as_of: Day | None = Field(None, description=AS_OF)
+
+
+class FitQuery(StrictQuery):
+    """A model on file, a method and the shape of the run (the estimate's inputs)."""
+
+    model: Slug = Field(description="A language model on file, e.g. llama-3.1-70b.")
+    method: Method = Field(description="The fine-tuning recipe.")
+    seq_len: SeqLen = Field(2048, description="Tokens per sequence.")
+    batch_size: BatchSize = Field(1, description="Sequences per micro-batch, per GPU.")
+    gradient_checkpointing: Flag = Field(True, description="true or false.")
+    lora_rank: Rank = Field(16, description="LoRA rank (used by qlora and lora only).")
+    as_of: Day | None = Field(None, description=AS_OF)
+
+    def training_setup(self) -> training_memory.TrainingSetup:
+        return training_memory.TrainingSetup(
+            method=self.method,
+            seq_len=self.seq_len,
+            batch_size=self.batch_size,
+            gradient_checkpointing=self.gradient_checkpointing,
+            lora_rank=self.lora_rank,
+        )
+
+
+class CostQuery(FitQuery):
+    hours: Hours = Field(description="Wall-clock hours of the run, at most 2 decimals.")
+    gpu: Slug | None = Field(None, description="Only this GPU, e.g. h100.")
+    count: HostGpuCount | None = Field(None, description="Only this many GPUs per host.")
+
+
+class GpuSpecs(Schema):
+    slug: str
+    name: str
+    vendor: str
+    memory_gb: float = Field(description="Memory as advertised (binary: 80 means 80 GiB).")
+    usable_memory_gb: float = Field(
+        description="What PyTorch can allocate, GB (10^9 bytes): the advertised GiB less 1 GiB."
+    )
+    bandwidth_gb_s: float
+    bf16_dense_tflops: float = Field(description="Peak BF16 tensor TFLOPS without sparsity.")
+    form_factor: str = Field(description="sxm, pcie or consumer.")
+    rentable: bool = Field(description="Whether we rent it.")
+    usd_per_gpu_hour: float | None = Field(
+        description="Our price per GPU-hour as of the day; null where we do not rent it or "
+        "had not priced it yet."
+    )
+    checked_on: date | None = Field(description="The day of that price's check.")
+
+    @classmethod
+    def of(cls, gpu: selectors.GpuListing) -> GpuSpecs:
+        return cls(
+            slug=gpu.slug,
+            name=gpu.name,
+            vendor=gpu.vendor,
+            memory_gb=gigabytes(gpu.memory_gb),
+            usable_memory_gb=gigabytes(calculations.usable_memory_gb(gpu.memory_gb)),
+            bandwidth_gb_s=gigabytes(gpu.bandwidth_gb_s),
+            bf16_dense_tflops=gigabytes(gpu.bf16_dense_tflops),
+            form_factor=gpu.form_factor_code,
+            rentable=gpu.rentable,
+            usd_per_gpu_hour=dollars(gpu.usd_per_gpu_hour),
+            checked_on=gpu.checked_on,
+        )
+
+
+class GpuCatalogue(Schema):
+    provider: str = Field(description="Whose prices: ours.")
+    as_of: date
+    gpus: list[GpuSpecs]
+
+    @classmethod
+    def of(cls, catalogue: planning.GpuCatalogue) -> GpuCatalogue:
+        return cls(
+            provider=catalogue.provider,
+            as_of=catalogue.as_of,
+            gpus=[GpuSpecs.of(gpu) for gpu in catalogue.gpus],
+        )
+
+
+class RunSettings(Schema):
+    seq_len: int
+    batch_size: int
+    gradient_checkpointing: bool
+    lora_rank: int
+
+    @classmethod
+    def of(cls, setup: training_memory.TrainingSetup) -> RunSettings:
+        return cls(
+            seq_len=setup.seq_len,
+            batch_size=setup.batch_size,
+            gradient_checkpointing=setup.gradient_checkpointing,
+            lora_rank=setup.lora_rank,
+        )
+
+
+class RuleFigure(Schema):
+    planning_gb: float = Field(
+        description="The cited rules' highest figure plus the method's planning margin, GB: "
+        "what the guides' fit tables check against."
+    )
+    sources: list[str] = Field(description="The rules' sources, by key.")
+
+
+class FitByRule(Schema):
+    fits: bool = Field(description="The configuration's advertised memory holds planning_gb.")
+    headroom_gb: float = Field(description="Advertised memory less planning_gb (may be < 0).")
+
+
+class FitByEstimate(Schema):
+    peak_gb_per_gpu: float = Field(
+        description="Peak memory per GPU of the run sharded over the configuration (ZeRO-3)."
+    )
+    usable_gb_per_gpu: float
+    fits: bool = Field(description="Each card's usable memory holds the peak.")
+    headroom_gb_per_gpu: float = Field(description="Usable less peak, per GPU (may be < 0).")
+
+
+class ConfigurationFit(Schema):
+    gpu: str
+    gpu_name: str
+    count: int
+    total_memory_gb: float = Field(description="Advertised memory of all its GPUs.")
+    by_rule: FitByRule
+    by_estimate: FitByEstimate
+    usd_per_gpu_hour: float | None
+    usd_per_hour: float | None = Field(description="The whole configuration per hour.")
+    checked_on: date | None
+
+    @classmethod
+    def of(cls, fit: calculations.PlannedFit, checked_on: date | None) -> ConfigurationFit:
+        configuration = fit.configuration
+        return cls(
+            gpu=configuration.gpu.slug,
+            gpu_name=configuration.gpu.name,
+            count=configuration.count,
+            total_memory_gb=gigabytes(configuration.total_memory_gb),
+            by_rule=FitByRule(fits=fit.fits_by_rule, headroom_gb=gigabytes(fit.rule_headroom_gb)),
+            by_estimate=FitByEstimate(
+                peak_gb_per_gpu=gigabytes(fit.peak_gb_per_gpu),
+                usable_gb_per_gpu=gigabytes(fit.usable_gb_per_gpu),
+                fits=fit.fits_by_estimate,
+                headroom_gb_per_gpu=gigabytes(fit.estimate_headroom_gb_per_gpu),
+            ),
+            usd_per_gpu_hour=dollars(configuration.gpu.usd_per_gpu_hour),
+            usd_per_hour=dollars(configuration.usd_per_hour),
+            checked_on=checked_on,
+        )
+
+
+class FitAnswer(Schema):
+    model: str
+    method: Method
+    provider: str = Field(description="Whose prices: ours.")
+    as_of: date
+    run: RunSettings
+    rule: RuleFigure
+    configurations: list[ConfigurationFit] = Field(
+        description="Each GPU we rent, 1, 2, 4 and 8 per host."
+    )
+
+    @classmethod
+    def of(cls, plan: planning.FitPlan) -> FitAnswer:
+        return cls(
+            model=plan.model,
+            method=plan.setup.method,
+            provider=plan.provider,
+            as_of=plan.as_of,
+            run=RunSettings.of(plan.setup),
+            rule=RuleFigure(
+                planning_gb=gigabytes(plan.estimate.planning_gb), sources=list(plan.sources)
+            ),
+            configurations=[
+                ConfigurationFit.of(fit, plan.checked_on[fit.configuration.gpu.slug])
+                for fit in plan.fits
+            ],
+        )
+
+
+class RunCost(Schema):
+    gpu: str
+    gpu_name: str
+    count: int
+    gpu_hours: float = Field(description="GPUs x hours.")
+    usd_per_gpu_hour: float | None
+    usd_per_hour: float | None
+    cost_usd: float | None = Field(description="GPUs x hours x price, to the cent.")
+    block_hours: int | None = Field(
+        description="The smallest GPU-hour block that covers gpu_hours; null if none does."
+    )
+    block_cost_usd: float | None = Field(description="That block at the GPU's hourly price.")
+    fits_by_rule: bool = Field(description="Whether the cited rule agrees that it fits.")
+    checked_on: date | None
+
+    @classmethod
+    def of(
+        cls, fit: calculations.PlannedFit, row: calculations.CostRow, checked_on: date | None
+    ) -> RunCost:
+        configuration = fit.configuration
+        return cls(
+            gpu=configuration.gpu.slug,
+            gpu_name=configuration.gpu.name,
+            count=configuration.count,
+            gpu_hours=hours(row.gpu_hours),
+            usd_per_gpu_hour=dollars(configuration.gpu.usd_per_gpu_hour),
+            usd_per_hour=dollars(configuration.usd_per_hour),
+            cost_usd=dollars(row.cost_usd),
+            block_hours=row.block_hours,
+            block_cost_usd=dollars(row.block_cost_usd),
+            fits_by_rule=fit.fits_by_rule,
+            checked_on=checked_on,
+        )
+
+
+class CostAnswer(Schema):
+    model: str
+    method: Method
+    provider: str = Field(description="Whose prices: ours.")
+    as_of: date
+    run: RunSettings
+    hours: float
+    blocks: list[int] = Field(description="The GPU-hour blocks we sell.")
+    rows: list[RunCost] = Field(
+        description="Each configuration (of gpu and count, if given) that fits the run by "
+        "the estimate; empty if none does."
+    )
+
+    @classmethod
+    def of(cls, plan: planning.CostPlan) -> CostAnswer:
+        fit = plan.fit
+        return cls(
+            model=fit.model,
+            method=fit.setup.method,
+            provider=fit.provider,
+            as_of=fit.as_of,
+            run=RunSettings.of(fit.setup),
+            hours=hours(plan.hours),
+            blocks=plan.blocks,
+            rows=[
+                RunCost.of(f, row, fit.checked_on[f.configuration.gpu.slug]) for f, row in plan.rows
+            ],
+        )
+
+
+class PricePoint(Schema):
+    checked_on: date
+    usd_per_gpu_hour: float
+
+
+class PriceHistory(Schema):
+    gpu: str
+    provider: str
+    as_of: date
+    prices: list[PricePoint] = Field(description="Oldest first; empty before the first check.")
+
+    @classmethod
+    def of(cls, history: planning.PriceHistory) -> PriceHistory:
+        return cls(
+            gpu=history.gpu,
+            provider=history.provider,
+            as_of=history.as_of,
+            prices=[
+                PricePoint(checked_on=day, usd_per_gpu_hour=dollars(price))
+                for day, price in history.points
+            ],
+        )

@@ -49,6 +49,7 @@ class GpuListing:
     checked_on: date | None
     quoted_usd_per_hour: Decimal | None = None  # as quoted: per GPU, or per instance
     gpus_in_quote: int | None = None
+    form_factor_code: str = ""  # a Gpu.FormFactor value (sxm, pcie, consumer), for the API
 
     @property
     def offer(self) -> calculations.GpuOffer:
@@ -133,6 +134,7 @@ def gpu_listings_for_provider(
             checked_on=gpu.priced_on,
             quoted_usd_per_hour=None if gpu.quoted is None else gpu.quoted.quantize(places),
             gpus_in_quote=gpu.quote_gpus,
+            form_factor_code=gpu.form_factor,
         )
         for gpu in gpus
     ]
@@ -206,6 +208,11 @@ def _method_listing(method: Method) -> MethodListing:
             for r in method.rules.all()
         ),
     )
+
+
+def gpu_slugs() -> list[str]:
+    """Every GPU's slug, in the GPUs' order."""
+    return list(Gpu.objects.values_list("slug", flat=True))
 
 
 def hour_blocks() -> list[int]:
@@ -295,6 +302,20 @@ def price_history(
     for slug, checked_on, quoted, gpus in prices:
         history.setdefault(slug, []).append((checked_on, calculations.per_gpu_price(quoted, gpus)))
     return history
+
+
+def gpu_price_history(
+    *, gpu_slug: str, provider: Provider, at: date | None = None
+) -> list[tuple[date, Decimal]]:
+    """One GPU's (date, USD per GPU-hour) points at ``provider`` up to ``at``, its whole
+    history, oldest first: one query."""
+    prices = (
+        Price.objects.filter(gpu__slug=gpu_slug, price_check__provider=provider)
+        .as_of(at)
+        .order_by("price_check__checked_on")
+        .values_list("price_check__checked_on", "quoted_usd_per_hour", "gpus_in_quote")
+    )
+    return [(day, calculations.per_gpu_price(quoted, gpus)) for day, quoted, gpus in prices]
 
 
 # --- recording price checks

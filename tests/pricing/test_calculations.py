@@ -418,6 +418,8 @@ REFUSALS = [
     (lambda: calc.MethodRule("m", ()), "m: a method needs at least one memory rule"),
     (lambda: calc.MethodRule("m", (calc.MemoryRule("s", PART),), D("-0.01")),
      "m: the planning margin cannot be negative"),
+    (lambda: calc.usable_memory_gb(D(1)), "a card of 1 GB has no memory left to use"),
+    (lambda: calc.usable_memory_gb(D("0.5")), "a card of 0.5 GB has no memory left to use"),
 ]  # fmt: skip
 
 
@@ -470,3 +472,74 @@ def test_each_estimate_figure_names_its_rule_and_a_missing_method_its_key():
     with pytest.raises(KeyError) as missing:
         row.cell("lora")
     assert missing.value.args == ("lora",)
+
+
+# --- the planner: usable memory, the configurations we rent, rule and estimate side by side
+
+
+@pytest.mark.parametrize(
+    ("advertised", "usable"),
+    [
+        ("80", "84.825604096"),  # (80 - 1) GiB in 10**9 bytes
+        ("80.0", "84.825604096"),
+        ("48", "50.465865728"),
+        ("141", "150.32385536"),
+        ("180", "192.199786496"),
+        ("24", "24.696061952"),
+        ("1.1", "0.1073741824"),  # just above the reserve
+    ],
+)
+def test_usable_memory_is_the_advertised_gib_less_one_in_decimal_gb(advertised, usable):
+    assert calc.usable_memory_gb(D(advertised)) == D(usable)
+
+
+def test_the_configurations_we_rent_are_each_gpu_in_1_2_4_and_8():
+    a, b = offer("a", "80", "1"), offer("b", "48", None)
+    assert [(c.gpu.slug, c.count) for c in calc.host_configurations([a, b])] == [
+        ("a", 1), ("a", 2), ("a", 4), ("a", 8), ("b", 1), ("b", 2), ("b", 4), ("b", 8),
+    ]  # fmt: skip
+    assert calc.HOST_GPU_COUNTS == (1, 2, 4, 8)
+
+
+@pytest.mark.parametrize(
+    ("planning", "peak", "by_rule", "rule_headroom", "by_estimate", "estimate_headroom"),
+    [
+        ("160", "84.825604096", True, "0", True, "0"),  # equal to the memory on hand fits
+        ("160.1", "84.825604097", False, "-0.1", False, "-1E-9"),
+        ("159.9", "84.825604095", True, "0.1", True, "1E-9"),
+        ("52.5", "57.514", True, "107.5", True, "27.311604096"),
+    ],
+)
+def test_a_planned_fit_compares_the_rule_with_all_memory_and_the_peak_with_each_card(
+    planning, peak, by_rule, rule_headroom, by_estimate, estimate_headroom
+):
+    [fit] = calc.planned_fits([calc.Configuration(GB80, 2)], D(planning), {2: D(peak)})
+    assert (fit.planning_gb, fit.peak_gb_per_gpu) == (D(planning), D(peak))
+    assert (fit.fits_by_rule, fit.rule_headroom_gb) == (by_rule, D(rule_headroom))
+    assert fit.usable_gb_per_gpu == D("84.825604096")
+    assert (fit.fits_by_estimate, fit.estimate_headroom_gb_per_gpu) == (
+        by_estimate,
+        D(estimate_headroom),
+    )
+
+
+def test_planned_fits_take_the_peak_for_each_configurations_gpu_count():
+    configurations = calc.host_configurations([GB80])
+    peaks = {1: D(90), 2: D(50), 4: D(30), 8: D(20)}
+    fits = calc.planned_fits(configurations, D(100), peaks)
+    assert [(f.configuration.count, f.peak_gb_per_gpu) for f in fits] == list(peaks.items())
+    assert [f.fits_by_estimate for f in fits] == [False, True, True, True]
+    assert [f.fits_by_rule for f in fits] == [False, True, True, True]
+
+
+def test_a_cost_rows_covering_block_at_the_gpus_rate():
+    scenario = calc.CostScenario("m", calc.Configuration(offer("x", "80", "0.92"), 2), D(6))
+    (row,) = calc.cost_table([scenario], [10, 24])
+    assert (row.gpu_hours, row.cost_usd, row.block_hours, row.block_cost_usd) == (
+        D(12), D("11.04"), 24, D("22.08"),
+    )  # fmt: skip
+    (beyond,) = calc.cost_table([scenario], [10])
+    assert (beyond.block_hours, beyond.block_cost_usd) == (None, None)
+    unpriced = calc.CostScenario("m", calc.Configuration(offer("x", "80", None), 2), D(6))
+    (row,) = calc.cost_table([unpriced], [24])
+    assert (row.block_hours, row.block_cost_usd) == (24, None)

@@ -99,7 +99,7 @@ def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
         pk=b200.pk, slug="b200", name="B200", vendor="NVIDIA", memory_gb=D("180.0"),
         bandwidth_gb_s=D("8000.0"), bf16_dense_tflops=D("2250.0"), form_factor="SXM",
         rentable=True, usd_per_gpu_hour=D("5.4325"), checked_on=SEED_DAY,
-        quoted_usd_per_hour=D("43.4600"), gpus_in_quote=8,
+        quoted_usd_per_hour=D("43.4600"), gpus_in_quote=8, form_factor_code="sxm",
     )  # fmt: skip
     assert b200.pk == Gpu.objects.get(slug="b200").pk
     assert str(b200.quoted_usd_per_hour) == "43.4600"  # quantized like the field on every database
@@ -198,3 +198,31 @@ def test_a_language_model_by_its_slug_in_one_query(seeded, django_assert_num_que
         found = selectors.language_model_by_slug(slug="llama-3.1-70b")
     assert (found.slug, found.hidden_size) == ("llama-3.1-70b", 8192)
     assert selectors.language_model_by_slug(slug="llama-9") is None
+
+
+def test_gpu_slugs_in_the_gpus_order(seeded, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        slugs = selectors.gpu_slugs()
+    assert slugs == ["l40s", "a100-80gb", "h100", "h200", "b200", "rtx-4090"]
+
+
+def test_a_gpus_whole_price_history_at_one_provider_up_to_the_day(house, django_assert_num_queries):
+    for day, price in ((date(2025, 1, 2), "0.99"), (date(2026, 11, 1), "0.95")):
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=day,
+                           prices={"a100-80gb": D(price), "h100": D("2.50")})  # fmt: skip
+    price_check_record(provider_slug="massed-compute", checked_on=date(2026, 11, 2),
+                       prices={"a100-80gb": D("3.00")}, gpus_in_quote={"a100-80gb": 2})  # fmt: skip
+    with django_assert_num_queries(1):
+        history = selectors.gpu_price_history(gpu_slug="a100-80gb", provider=house)
+    # More than a year back: the whole history, not the charts' window.
+    assert history == [
+        (date(2025, 1, 2), D("0.99")), (SEED_DAY, D("0.92")), (date(2026, 11, 1), D("0.95")),
+    ]  # fmt: skip
+    assert selectors.gpu_price_history(
+        gpu_slug="a100-80gb", provider=house, at=date(2026, 10, 31)
+    ) == [(date(2025, 1, 2), D("0.99")), (SEED_DAY, D("0.92"))]
+    massed = Provider.objects.get(slug="massed-compute")
+    assert selectors.gpu_price_history(gpu_slug="a100-80gb", provider=massed) == [
+        (date(2026, 11, 2), D("1.5"))
+    ]
+    assert selectors.gpu_price_history(gpu_slug="rtx-4090", provider=house) == []

@@ -1,0 +1,231 @@
+"""What the planner's JSON endpoints answer: our GPUs and prices, which configurations fit a
+run, what a run costs, a GPU's price history.
+
+Reads through ``selectors`` and computes with ``calculations`` and ``training_memory``; no
+queries, requests or formatting of its own. Each function takes ``at`` (prices as they stood
+after that day's checks; today by default) and reports the day it used. A day before any
+price check is answered like any other day: nothing was priced yet, so prices are None and
+histories empty. Something a parameter names that is not on file raises ``NotOnFile``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.utils import timezone
+
+from pricing import calculations as calc
+from pricing import selectors, training_memory
+from pricing.models import LanguageModel, Provider
+
+
+class PlanningError(Exception):
+    """A parameter whose value cannot be planned with, and why."""
+
+    def __init__(self, parameter: str, message: str) -> None:
+        super().__init__(f"{parameter}: {message}")
+        self.parameter = parameter
+        self.message = message
+
+
+class NotOnFile(PlanningError, LookupError):
+    """The parameter names a model, method, GPU or provider that is not on file."""
+
+
+class UnusableRecord(PlanningError, ValueError):
+    """The record the parameter names is on file but the estimate refuses it."""
+
+
+# --- what parameters name -----------------------------------------------------------------
+
+
+def language_model_on_file(*, slug: str) -> LanguageModel:
+    language_model = selectors.language_model_by_slug(slug=slug)
+    if language_model is None:
+        known = ", ".join(m.slug for m in selectors.language_models())
+        raise NotOnFile("model", f"no language model {slug!r} on file (known: {known})")
+    return language_model
+
+
+def architecture_of(language_model: LanguageModel) -> training_memory.Architecture:
+    try:
+        return language_model.architecture
+    except training_memory.EstimateError as exc:
+        raise UnusableRecord("model", f"the architecture on file is inconsistent: {exc}") from exc
+
+
+NO_HOUSE_PROVIDER = "no house provider on file: no prices recorded yet"
+
+
+def _house() -> Provider:
+    try:
+        return selectors.house_provider()
+    except Provider.DoesNotExist:
+        raise NotOnFile("provider", NO_HOUSE_PROVIDER) from None
+
+
+def _method(method: training_memory.Method) -> selectors.MethodListing:
+    listings = selectors.method_listings()
+    for listing in listings:
+        if listing.slug == method.value:
+            return listing
+    known = ", ".join(m.slug for m in listings)
+    raise NotOnFile("method", f"no memory rules on file for {method.value!r} (known: {known})")
+
+
+# --- GET /api/v1/gpus/ --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuCatalogue:
+    provider: str
+    as_of: date
+    gpus: list[selectors.GpuListing]
+
+
+def gpu_catalogue(*, at: date | None = None) -> GpuCatalogue:
+    """Every GPU with its specs and our price as of ``at``; a GPU we do not rent has no price
+    (and no check date), whatever an old check may have recorded for it."""
+    at = at or timezone.localdate()
+    house = _house()
+    listings = selectors.gpu_listings_for_provider(provider=house, at=at)
+    return GpuCatalogue(
+        provider=house.slug,
+        as_of=at,
+        gpus=[gpu if gpu.rentable else _unpriced(gpu) for gpu in listings],
+    )
+
+
+def _unpriced(gpu: selectors.GpuListing) -> selectors.GpuListing:
+    return dataclasses.replace(
+        gpu, usd_per_gpu_hour=None, checked_on=None, quoted_usd_per_hour=None, gpus_in_quote=None
+    )
+
+
+# --- GET /api/v1/fit/ ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """Every configuration we rent against a method's rule and the run's estimate."""
+
+    model: str
+    setup: training_memory.TrainingSetup  # num_gpus: 1; each configuration shards over its own
+    provider: str
+    as_of: date
+    estimate: calc.MemoryEstimate  # the cited rules' figures for the model's size
+    sources: tuple[str, ...]  # the rules' sources, in rule order
+    fits: list[calc.PlannedFit]
+    checked_on: dict[str, date | None]  # GPU slug -> the day of its price
+
+
+def run_fit(*, model: str, setup: training_memory.TrainingSetup, at: date | None = None) -> FitPlan:
+    """``setup``'s run of ``model`` on each GPU we rent in 1, 2, 4 and 8 (the estimate with
+    ``num_gpus`` set to the count, ZeRO-3 sharding), at our prices as of ``at``."""
+    at = at or timezone.localdate()
+    language_model = language_model_on_file(slug=model)
+    architecture = architecture_of(language_model)
+    method = _method(setup.method)
+    house = _house()
+    rented = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
+    estimate = calc.estimate_memory(method.rule, language_model.params_billion)
+    peaks = {
+        count: training_memory.estimate_peak_memory(
+            architecture, dataclasses.replace(setup, num_gpus=count)
+        ).peak_gb
+        for count in calc.HOST_GPU_COUNTS
+    }
+    return FitPlan(
+        model=language_model.slug,
+        setup=dataclasses.replace(setup, num_gpus=1),
+        provider=house.slug,
+        as_of=at,
+        estimate=estimate,
+        sources=tuple(source.key for source in method.sources),
+        fits=calc.planned_fits(
+            calc.host_configurations(gpu.offer for gpu in rented), estimate.planning_gb, peaks
+        ),
+        checked_on={gpu.slug: gpu.checked_on for gpu in rented},
+    )
+
+
+# --- GET /api/v1/cost/ --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CostPlan:
+    fit: FitPlan
+    hours: Decimal
+    blocks: list[int]
+    rows: list[tuple[calc.PlannedFit, calc.CostRow]]
+
+
+def run_costs(
+    *,
+    model: str,
+    setup: training_memory.TrainingSetup,
+    hours: Decimal,
+    gpu: str | None = None,
+    count: int | None = None,
+    at: date | None = None,
+) -> CostPlan:
+    """What ``hours`` of the run cost on each configuration that fits it by the estimate
+    (or only those of ``gpu`` / ``count``), with the smallest GPU-hour block that covers it.
+    A chosen configuration that does not fit gives no row."""
+    plan = run_fit(model=model, setup=setup, at=at)
+    if gpu is not None and gpu not in plan.checked_on:
+        rented = ", ".join(plan.checked_on)
+        raise NotOnFile("gpu", f"no GPU {gpu!r} that we rent (we rent: {rented})")
+    fitting = [
+        fit
+        for fit in plan.fits
+        if fit.fits_by_estimate
+        and gpu in (None, fit.configuration.gpu.slug)
+        and count in (None, fit.configuration.count)
+    ]
+    blocks = selectors.hour_blocks()
+    costs = calc.cost_table(
+        [calc.CostScenario(setup.method.value, fit.configuration, hours) for fit in fitting],
+        blocks,
+    )
+    return CostPlan(
+        fit=plan, hours=hours, blocks=blocks, rows=list(zip(fitting, costs, strict=True))
+    )
+
+
+# --- GET /api/v1/prices/<gpu>/ ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PriceHistory:
+    gpu: str
+    provider: str
+    as_of: date
+    points: list[tuple[date, Decimal]]  # (day of the check, USD per GPU-hour), oldest first
+
+
+def price_history(*, gpu: str, provider: str | None = None, at: date | None = None) -> PriceHistory:
+    """Every price ``provider`` (ours by default) recorded for ``gpu`` up to ``at``."""
+    at = at or timezone.localdate()
+    slugs = selectors.gpu_slugs()
+    if gpu not in slugs:
+        raise NotOnFile("gpu", f"no GPU {gpu!r} on file (known: {', '.join(slugs)})")
+    providers = selectors.providers()
+    if provider is None:
+        chosen = next((p for p in providers if p.is_house), None)
+        if chosen is None:
+            raise NotOnFile("provider", NO_HOUSE_PROVIDER)
+    else:
+        chosen = next((p for p in providers if p.slug == provider), None)
+        if chosen is None:
+            known = ", ".join(p.slug for p in providers)
+            raise NotOnFile("provider", f"no provider {provider!r} on file (known: {known})")
+    return PriceHistory(
+        gpu=gpu,
+        provider=chosen.slug,
+        as_of=at,
+        points=selectors.gpu_price_history(gpu_slug=gpu, provider=chosen, at=at),
+    )
