@@ -20,7 +20,6 @@ from pricing import calculations as calc
 from pricing import selectors
 from pricing.training_memory import Architecture, PeakMemory, TrainingSetup, estimate_peak_memory
 
-GPU_COUNTS = (1, 2, 4, 8)
 SHOWN_GB = Decimal("0.1")  # figures on the page: 57.5 GB
 HOURS = Decimal(3600)
 # The bar's drawing box (SVG user units); the template scales it to the page width.
@@ -151,7 +150,7 @@ def gpu_fit(
 ) -> GpuFit:
     usable = calc.usable_memory_gb(gpu.memory_gb)
     count, peak = None, Decimal(0)
-    for candidate in GPU_COUNTS:
+    for candidate in calc.HOST_GPU_COUNTS:
         setup = replace(request.setup, num_gpus=candidate)
         peak = estimate_peak_memory(request.architecture, setup).peak_gb
         if peak <= usable:

@@ -233,21 +233,6 @@ def fit_matrix(
     ]
 
 
-GIB = Decimal(2**30)
-# What the CUDA context and driver keep out of PyTorch's reach on each card, about 1 GiB.
-RESERVED_PER_GPU_GIB = Decimal(1)
-
-
-def usable_memory_gb(advertised_gb: Decimal) -> Decimal:
-    """What PyTorch can allocate on a card, in GB (10**9 bytes), from its advertised size.
-
-    Cards are sold in GiB ("80 GB" is 80 GiB = 85.9 x 10**9 bytes) while measured peaks are in
-    10**9 bytes; PyTorch sees about 1 GiB less than the card holds (the measuring H200, sold as
-    141 GB, offered 139.8 GiB). Tables keep the advertised size; fit checks use this.
-    """
-    return ((advertised_gb - RESERVED_PER_GPU_GIB) * GIB / 10**9).quantize(Decimal("0.001"))
-
-
 def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
     """What a configuration leaves after a given estimate (1,128 - 1,120 = 8 GB)."""
     return configuration.total_memory_gb - memory_gb

@@ -9,7 +9,6 @@ from django.core.cache import cache
 
 from guides import planner
 from pricing import selectors
-from pricing.calculations import usable_memory_gb
 from pricing.training_memory import Architecture, Method, TrainingSetup, estimate_peak_memory
 
 from .test_views import page_text, table_cells, table_rows
@@ -33,19 +32,6 @@ def vram(client, lang: str, **params):
 
 
 # --- The pure parts ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("advertised", "usable"),
-    [
-        # (advertised - 1) GiB in 10^9 bytes: (80 - 1) x 1.073741824
-        (D(80), D("84.826")),
-        (D(141), D("150.324")),  # the measuring H200 offered 150.1
-        (D(48), D("50.466")),
-    ],
-)
-def test_usable_memory_is_the_advertised_gib_less_one(advertised, usable):
-    assert usable_memory_gb(advertised) == usable
 
 
 def test_the_bar_segments_are_consecutive_and_proportional():
