@@ -111,11 +111,17 @@ def test_language_switcher_keeps_the_page(page, site):
     assert page.locator("html").get_attribute("lang") == "de"
 
 
-def test_vram_form_answers_bad_input_in_place(page, site):
+def test_the_planner_answers_bad_input_in_place_then_plans(page, site):
     _open(page, f"{site}/en/vram/", DESKTOP)
     page.get_by_label("Model size (billions of parameters)").fill("seventy")
     page.get_by_role("button", name="Estimate").click()
-    assert "Enter the model size as a number" in page.get_by_role("alert").inner_text()
+    assert "Please correct the fields marked below." in page.get_by_role("alert").inner_text()
+    assert page.get_by_text("Enter a number in digits 0–9, such as 70.").is_visible()
     page.get_by_label("Model size (billions of parameters)").fill("405")
+    page.get_by_label("Model on file").select_option("llama-3.1-70b")
+    page.get_by_label("Training tokens (millions, per epoch)").fill("50")
     page.get_by_role("button", name="Estimate").click()
     assert "Your model (405B)" in page.locator("table.vram").inner_text()
+    assert "57.5\u00a0GB per GPU at the peak" in page.get_by_role("heading", level=2).inner_text()
+    h200 = page.locator("table.planner-fit tr", has_text="H200").inner_text()
+    assert "27.3\u00a0h" in h200 and "$83.81" in h200
