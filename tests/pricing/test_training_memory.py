@@ -223,6 +223,290 @@ def test_the_assumptions_say_what_was_assumed():
         assert phrase in text
 
 
+# --- Pinned terms on a tiny decoder, counted by hand ----------------------------------------
+#
+# h 64, 2 layers, 4 heads of 16, 2 KV heads (kv 32), MLP width i 128, vocabulary V:
+#   one layer's projections  2 x 64^2 + 2 x 64 x 32 + 3 x 64 x 128 = 8,192 + 4,096 + 24,576 = 36,864
+#   with its two norms       36,864 + 2 x 64 = 36,992
+#   all norms                (2 x 2 + 1) x 64 = 320
+#   parameters P             2 x 36,864 + 320 + V x 64 per table = 74,048 + 64 V per table
+#   LoRA rank 16             16 x (9 x 64 + 2 x 32 + 3 x 128) = 16 x 1,024 = 16,384 a layer,
+#                            32,768 in all
+#   largest projection       64 x 128 = 8,192 (gate, up, down)
+# Activation bytes one layer keeps per token, without scores:
+#   qlora  32h + 16i + 28r      = 2,048 + 2,048 + 448        = 4,544
+#   lora   36h + 10i + 4kv + 28r = 2,304 + 1,280 + 128 + 448 = 4,160
+#   full   32h + 8i + 4kv       = 2,048 + 1,024 + 128        = 3,200
+
+WORKSPACE_BYTES = 2 * 32 * 2**20
+NF4 = Decimal("0.515869140625")  # 0.5 + 1/64 + 4/16,384
+
+
+def _tiny(vocab: int, tied: bool = False) -> Architecture:
+    return Architecture(64, 2, 4, 2, 128, vocab, tie_word_embeddings=tied)
+
+
+def _in_gb(**terms) -> dict[str, Decimal]:
+    """The breakdown from byte counts; terms not named are 0, the workspace is cuBLAS's."""
+    names = (
+        "weights",
+        "adapters",
+        "gradients",
+        "optimizer_states",
+        "activations",
+        "logits_and_loss",
+    )
+    breakdown = {name: Decimal(terms.get(name, 0)) / 10**9 for name in names}
+    return breakdown | {"workspace": Decimal(WORKSPACE_BYTES) / 10**9}
+
+
+def test_the_tiny_decoder_has_the_counts_used_below():
+    assert _tiny(64).params == 82_240  # 74,048 + 2 tables x 64 x 64
+    assert _tiny(64, tied=True).params == 78_144  # one table
+    assert _tiny(1024).params == 205_120  # 74,048 + 2 x 1,024 x 64
+    assert _tiny(64).lora_params(16) == 32_768
+
+
+def test_full_fine_tuning_can_peak_at_the_end_of_the_forward_pass():
+    """Short sequences, a vocabulary large against the model: autocast's bf16 copies of every
+    weight plus the 10 bytes a logit outweigh the 12 bytes a logit once only the output layer's
+    copy is left, and every gradient."""
+    estimate = estimate_peak_memory(_tiny(1024), TrainingSetup(Method.FULL_ADAMW, seq_len=64))
+    p = 205_120
+    # kept: 2 layers x 64 tokens x 4 bytes x 64 (fp32 checkpoints) + the final norm's 64 x 8 x 64
+    kept = 2 * 64 * 4 * 64 + 64 * 8 * 64  # 32,768 + 32,768 = 65,536
+    # the moments (without the fp32 weights and the optimizer states, alive at all four):
+    #   end of the forward pass  2P + kept + 10 x 64 x 1,024 = 410,240 + 65,536 + 655,360
+    #                            = 1,131,136
+    #   start of the backward    2 x 1,024 x 64 + kept + 12 x 64 x 1,024 = 983,040
+    #   through a layer          2 x 36,992 + 4 x 65,536 x 2 + kept + 64 x (3,200 - 256) = 852,224
+    #   end of the backward      4P = 820,480
+    assert estimate.moment == "end of the forward pass"
+    assert estimate.breakdown() == _in_gb(
+        weights=4 * p + 2 * p,
+        optimizer_states=8 * p,
+        activations=kept,
+        logits_and_loss=10 * 64 * 1024,
+    )
+    assert estimate.assumptions[-1] == "Peak at the end of the forward pass."
+
+
+def test_full_fine_tuning_with_checkpointing_keeps_only_the_output_layers_bf16_copy_for_the_loss():
+    estimate = estimate_peak_memory(_tiny(1024), TrainingSetup(Method.FULL_ADAMW, seq_len=256))
+    p = 205_120
+    kept = 2 * 256 * 4 * 64 + 256 * 8 * 64  # 131,072 + 131,072
+    # start of the backward pass: 2 x 1,024 x 64 + 262,144 + 12 x 256 x 1,024 = 3,538,944, above
+    # the end of the forward pass (2P + 262,144 + 10 x 262,144 = 3,293,824)
+    assert estimate.moment == "start of the backward pass"
+    assert estimate.breakdown() == _in_gb(
+        weights=4 * p + 2 * 1024 * 64,
+        optimizer_states=8 * p,
+        activations=kept,
+        logits_and_loss=12 * 256 * 1024,
+    )
+
+
+def test_full_fine_tuning_through_a_recomputed_layer_with_8bit_adam():
+    estimate = estimate_peak_memory(_tiny(64), TrainingSetup(Method.FULL_8BIT_ADAM, seq_len=64))
+    p = 82_240
+    kept = 2 * 64 * 4 * 64 + 64 * 8 * 64  # 65,536
+    # the layer's activations again, less its input (already kept, fp32): 64 x (3,200 - 4 x 64);
+    # no score matrix and no dequantised weight in full fine-tuning
+    through_layer = kept + 64 * (3200 - 4 * 64)  # 65,536 + 188,416 = 253,952
+    # gradients so far: the output layer's 4 x 64 x 64 and one gathered unit, a decoder layer
+    # (36,992 parameters, larger than the 4,096 of the output layer): 16,384 + 147,968
+    gradients = 4 * 64 * 64 + 4 * 36_992
+    # 2 x 36,992 + 164,352 + 253,952 = 492,288, above 4P = 328,960 at the end of the backward
+    assert estimate.moment == "backward pass through a layer"
+    assert estimate.breakdown() == _in_gb(
+        weights=4 * p + 2 * 36_992,  # the layer's bf16 copies
+        gradients=gradients,
+        optimizer_states=p * 2 + p // 32,  # 2 + 8/256 bytes: 164,480 + 2,570
+        activations=through_layer,
+    )
+
+
+@pytest.mark.parametrize("method", [Method.FULL_ADAMW, Method.FULL_8BIT_ADAM])
+def test_a_tied_embedding_gets_its_second_gradient_as_a_new_table(method):
+    estimate = estimate_peak_memory(_tiny(64, tied=True), TrainingSetup(method, seq_len=1))
+    p = 78_144
+    # every gradient, and the output layer's gradient of the shared table before it is added in
+    assert estimate.moment == "end of the backward pass"
+    assert estimate.gradients_gb == Decimal(4 * p + 4 * 64 * 64) / 10**9
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_lora_ends_the_backward_pass_with_the_adapters_gradients_only(tied):
+    estimate = estimate_peak_memory(_tiny(64, tied=tied), TrainingSetup(Method.LORA, seq_len=1))
+    assert estimate.moment == "end of the backward pass"
+    assert estimate.gradients_gb == Decimal(4 * 32_768) / 10**9  # tied or not: the base is frozen
+
+
+def test_full_fine_tuning_without_checkpointing_keeps_every_layer_and_every_bf16_copy():
+    estimate = estimate_peak_memory(
+        _tiny(64), TrainingSetup(Method.FULL_ADAMW, seq_len=256, gradient_checkpointing=False)
+    )
+    p = 82_240
+    # 2 layers x 256 tokens x 3,200 bytes, and the final norm's input and output (8 x 64)
+    kept = 2 * 256 * 3200 + 256 * 8 * 64  # 1,638,400 + 131,072 = 1,769,472
+    # start of the backward pass 2P + kept + 12 x 256 x 64 = 2,130,560, above the pass
+    # through a layer (2P + 164,352 + kept = 2,098,304) and the end of the forward pass
+    assert estimate.moment == "start of the backward pass"
+    assert estimate.breakdown() == _in_gb(
+        weights=4 * p + 2 * p,
+        optimizer_states=8 * p,
+        activations=kept,
+        logits_and_loss=12 * 256 * 64,
+    )
+
+
+def test_lora_without_checkpointing_keeps_every_layer():
+    estimate = estimate_peak_memory(
+        _tiny(64), TrainingSetup(Method.LORA, seq_len=128, gradient_checkpointing=False)
+    )
+    p = 82_240
+    # 2 layers x 128 tokens x 4,160 bytes, and the final norm's fp32 upcast (4 x 64)
+    kept = 2 * 128 * 4160 + 128 * 4 * 64  # 1,064,960 + 32,768 = 1,097,728
+    # start of the backward pass: kept + 12 x 128 x 64 = 1,196,032; through a layer: one layer's
+    # adapter gradients 4 x 16,384 + kept = 1,163,264
+    assert estimate.moment == "start of the backward pass"
+    assert estimate.breakdown() == _in_gb(
+        weights=2 * p,
+        adapters=4 * 32_768,
+        optimizer_states=8 * 32_768,
+        activations=kept,
+        logits_and_loss=12 * 128 * 64,
+    )
+
+
+def test_lora_through_a_recomputed_layer_keeps_its_own_fp32_copy_of_the_bf16_input():
+    estimate = estimate_peak_memory(_tiny(64), TrainingSetup(Method.LORA, seq_len=64))
+    # bf16 checkpoints (2 bytes) and the final norm's fp32 upcast
+    kept = 2 * 64 * 2 * 64 + 64 * 4 * 64  # 16,384 + 16,384 = 32,768
+    # the whole layer again, nothing shared with the bf16 input; FlashAttention, frozen bf16
+    # weights: no transients
+    through_layer = kept + 64 * 4160  # 32,768 + 266,240 = 299,008
+    assert estimate.moment == "backward pass through a layer"
+    assert estimate.breakdown() == _in_gb(
+        weights=2 * 82_240,
+        adapters=4 * 32_768,
+        gradients=4 * 16_384,  # one layer's adapters
+        optimizer_states=8 * 32_768,
+        activations=through_layer,
+    )
+
+
+def test_qlora_through_a_recomputed_layer_holds_the_scores_the_mask_and_a_dequantised_weight():
+    estimate = estimate_peak_memory(_tiny(64), TrainingSetup(Method.QLORA, seq_len=64))
+    kept = 2 * 64 * 4 * 64 + 64 * 4 * 64  # fp32 checkpoints and the final norm: 49,152
+    scores = 4 * 64**2  # 4 heads x 64^2 = 16,384
+    # the layer's 64 x 4,544 bytes and its kept fp32 softmax output, less the input it shares
+    # with the checkpoint (64 x 4 x 64)
+    layer = 64 * 4544 + 4 * scores - 64 * 4 * 64  # 290,816 + 65,536 - 16,384 = 339,968
+    transients = (
+        Decimal("10.5") * scores  # 14.5 bytes a score, 4 of them already kept: 172,032
+        + 5 * 64**2  # the causal mask: a bool tril and a float mask, 20,480
+        + 2 * 8192  # the largest projection dequantised to bf16, 16,384
+    )
+    assert estimate.moment == "backward pass through a layer"
+    assert estimate.breakdown() == _in_gb(
+        # 4-bit projections (73,728 x 0.515869140625 = 36,864 + 1,152 + 18) and fp32
+        # embeddings, output layer and norms (4 x (2 x 64 x 64 + 320))
+        weights=73_728 * NF4 + 4 * (2 * 64 * 64 + 320),  # 38,034 + 34,048
+        adapters=4 * 32_768,
+        gradients=4 * 16_384,
+        optimizer_states=8 * 32_768,
+        activations=kept + layer + transients,  # 49,152 + 339,968 + 208,896 = 598,016
+    )
+
+
+def test_the_counts_stay_exact_integers_beyond_float_precision():
+    """One layer's share of the adapters is an integer division: a float would round it."""
+    # hidden size 2^50, one head (kv = h), MLP width 1: rank 1 x (9h + 2h + 3 x 1) = 11 x 2^50 + 3
+    # adapter parameters, past 2^53, where a float keeps only even integers
+    architecture = Architecture(2**50, 1, 1, 1, 1, 1)
+    estimate = estimate_peak_memory(architecture, TrainingSetup(Method.LORA, 1, lora_rank=1))
+    assert estimate.moment == "backward pass through a layer"
+    assert estimate.gradients_gb == Decimal(4 * (11 * 2**50 + 3)) / 10**9
+
+
+@pytest.mark.parametrize(
+    ("method", "vocab", "checkpointing", "stored", "unit"),
+    [
+        # QLoRA: 4-bit projections (38,034 bytes) and fp32 embeddings, output layer and norms;
+        # the fp32 output layer, 4 x 1,024 x 64 = 262,144 bytes, is the largest unit
+        (Method.QLORA, 1024, True, 38_034 + 4 * (2 * 1024 * 64 + 320), 262_144),
+        # with 8 tokens of vocabulary the unit is a decoder layer, 36,992 parameters in 4-bit:
+        # 36,992 x 0.515869140625 = 18,496 + 578 + 9.03125 (more than the 4 x 8 x 64 = 2,048)
+        (Method.QLORA, 8, True, 38_034 + 4 * (2 * 8 * 64 + 320), Decimal("19083.03125")),
+        # LoRA: bf16, the output layer (1,024 x 64 = 65,536 > 36,992) is the unit
+        (Method.LORA, 1024, True, 2 * 205_120, 2 * 1024 * 64),
+        # full fine-tuning without checkpointing: fp32 weights and autocast's bf16 copies of
+        # them, each with a gathered decoder layer (36,992 parameters, more than 64 x 64)
+        (Method.FULL_ADAMW, 64, False, (4 + 2) * 82_240, (4 + 2) * 36_992),
+    ],
+)
+def test_sharding_over_two_gpus_halves_the_weights_and_gathers_the_larger_unit(
+    method, vocab, checkpointing, stored, unit
+):
+    setup = TrainingSetup(method, seq_len=64, gradient_checkpointing=checkpointing, num_gpus=2)
+    estimate = estimate_peak_memory(_tiny(vocab), setup)
+    # each GPU holds its half and, while gathering, the other half of one unit
+    assert estimate.weights_gb == (Decimal(stored) / 2 + Decimal(unit) / 2) / 10**9
+
+
+@pytest.mark.parametrize(
+    ("architecture", "setup", "assumptions"),
+    [
+        (
+            ARCHITECTURES["llama-3.1-70b"],
+            TrainingSetup(Method.QLORA, seq_len=2048, num_gpus=2),
+            (
+                "Base linear layers in 4-bit NF4 with double-quantised block scales; embeddings, "
+                "norms and the output layer cast to fp32 (peft's prepare_model_for_kbit_training).",
+                "LoRA rank 16 on all seven projections, adapters and their gradients in fp32.",
+                "AdamW: two fp32 states, 8 bytes per trainable parameter.",
+                "Attention in fp32 has no fused kernel: the score matrix (heads x tokens^2) is "
+                "materialised.",
+                "Gradient checkpointing (non-reentrant): one stored input per layer, "
+                "one layer recomputed at a time.",
+                "ZeRO-3/FSDP over 2 GPUs: weights, gradients and optimizer states sharded, one "
+                "layer gathered at a time; activations are per GPU (each runs its own "
+                "micro-batch).",
+                "Peak at the backward pass through a layer.",
+            ),
+        ),
+        (
+            ARCHITECTURES["llama-3.1-8b"],
+            TrainingSetup(Method.LORA, seq_len=2048, lora_rank=64, gradient_checkpointing=False),
+            (
+                "Frozen base weights in bf16.",
+                "LoRA rank 64 on all seven projections, adapters and their gradients in fp32.",
+                "AdamW: two fp32 states, 8 bytes per trainable parameter.",
+                "Attention in a fused kernel (FlashAttention): no score matrix kept.",
+                "No gradient checkpointing: every layer keeps its activations.",
+                "Peak at the start of the backward pass.",
+            ),
+        ),
+        (
+            ARCHITECTURES["llama-3.2-1b"],
+            TrainingSetup(Method.FULL_8BIT_ADAM, seq_len=2048),
+            (
+                "fp32 master weights, bf16 autocast.",
+                "bitsandbytes 8-bit AdamW: 2 bytes of state per parameter.",
+                "Attention in a fused kernel (FlashAttention): no score matrix kept.",
+                "Gradient checkpointing (non-reentrant): one stored input per layer, "
+                "one layer recomputed at a time.",
+                "Peak at the end of the backward pass.",
+            ),
+        ),
+    ],
+    ids=["qlora-2-gpus", "lora-no-checkpointing", "full-8bit-adam"],
+)
+def test_the_assumptions_are_spelled_out_in_full(architecture, setup, assumptions):
+    assert estimate_peak_memory(architecture, setup).assumptions == assumptions
+
+
 # --- Properties ------------------------------------------------------------------------------
 
 architectures = st.builds(
@@ -321,7 +605,10 @@ def test_the_breakdown_adds_up_to_the_peak_and_no_term_is_negative(architecture,
         ({"intermediate_size": 0}, "intermediate_size must be at least 1"),
         ({"vocab_size": 0}, "vocab_size must be at least 1"),
         ({"hidden_size": 8190}, "hidden_size must be a multiple of num_attention_heads"),
-        ({"num_key_value_heads": 7}, "num_attention_heads must be a multiple of"),
+        (
+            {"num_key_value_heads": 7},
+            "num_attention_heads must be a multiple of num_key_value_heads",
+        ),
     ],
 )
 def test_an_impossible_architecture_is_refused(fields, message):
@@ -333,12 +620,14 @@ def test_an_impossible_architecture_is_refused(fields, message):
         "intermediate_size": 28672,
         "vocab_size": 128256,
     } | fields
-    with pytest.raises(EstimateError, match=message):
+    with pytest.raises(EstimateError) as refused:
         Architecture(**shape)
+    assert str(refused.value) == message  # the whole message
 
 
 @pytest.mark.parametrize("name", ["seq_len", "batch_size", "lora_rank", "num_gpus"])
 def test_an_impossible_run_is_refused(name):
     fields = {"method": Method.QLORA, "seq_len": 2048} | {name: 0}
-    with pytest.raises(EstimateError, match=f"{name} must be at least 1"):
+    with pytest.raises(EstimateError) as refused:
         TrainingSetup(**fields)
+    assert str(refused.value) == f"{name} must be at least 1"
