@@ -148,29 +148,43 @@ class FaqEntryInline(ProseInlineMixin, ProseHelpMixin, TranslationStackedInline)
     fields = ["position", "question", "answer"]
 
 
-class GuideSourceInline(admin.TabularInline):
+class RelatedRowsInline(admin.TabularInline):
+    """A tabular inline whose rows name related records (their __str__ shows above each row):
+    those records come with the rows in one query instead of one query per row."""
+
+    related = ()
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related(*self.related)
+
+
+class GuideSourceInline(RelatedRowsInline):
     model = GuideSource
     extra = 0
     autocomplete_fields = ["source"]
     fields = ["position", "source"]
+    related = ("source",)
 
 
-class FitConfigurationInline(admin.TabularInline):
+class FitConfigurationInline(RelatedRowsInline):
     model = FitConfiguration
     extra = 0
     fields = ["position", "gpu", "count"]
+    related = ("gpu",)
 
 
-class RecommendationInline(admin.TabularInline):
+class RecommendationInline(RelatedRowsInline):
     model = Recommendation
     extra = 0
     fields = ["position", "method", "gpu", "count"]
+    related = ("method", "gpu")
 
 
-class CostScenarioInline(admin.TabularInline):
+class CostScenarioInline(RelatedRowsInline):
     model = CostScenario
     extra = 0
     fields = ["position", "method", "gpu", "count", "hours"]
+    related = ("method", "gpu")
 
 
 class GuideForm(ProseForm):
