@@ -92,9 +92,7 @@ def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
             guide.lora_rank) == (4096, 2, False, 64)  # fmt: skip
 
 
-def test_publishing_needs_every_language_in_the_guide_its_sections_and_faq(
-    client, editor, guide
-):
+def test_publishing_needs_every_language_in_the_guide_its_sections_and_faq(client, editor, guide):
     """One save with gaps in the guide and in an FAQ entry: each refused where it is."""
     client.force_login(editor)
     data = initial_form_data(client, change_url(guide))
