@@ -7,11 +7,12 @@ the pricing calculations. It never queries the database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
 from pricing import calculations as calc
+from pricing import training_memory as tm
 from pricing.selectors import FactValue, GpuListing, MethodListing
 
 
@@ -31,6 +32,10 @@ class PageFigures:
     blocks: list[int] = field(default_factory=list)
     scenario_gpu_hours: list[Decimal] = field(default_factory=list)
     facts: dict[str, FactValue] = field(default_factory=dict)
+    # The guide's model and training run, for the peak-memory estimate (None off guide pages).
+    architecture: tm.Architecture | None = None
+    training: tm.TrainingSetup | None = None
+    recommendations: dict[str, list[calc.Configuration]] = field(default_factory=dict)
 
     # --- memory -------------------------------------------------------------------------
 
@@ -60,6 +65,31 @@ class PageFigures:
         if weight_bytes is None:
             raise MissingFigure(f"weight bytes of {slug}")
         return calc.weights_only_gb(self.params_billion, weight_bytes)
+
+    def training_setup(self, method: str, num_gpus: int = 1) -> tm.TrainingSetup:
+        if self.architecture is None or self.training is None:
+            raise MissingFigure("the guide's model architecture and training run")
+        try:
+            return replace(self.training, method=tm.Method(method), num_gpus=num_gpus)
+        except ValueError:
+            raise MissingFigure(f"a peak-memory estimate for {method}") from None
+
+    def peak(self, method: str, num_gpus: int = 1) -> tm.PeakMemory:
+        """The estimated peak per GPU at the guide's stated training run."""
+        setup = self.training_setup(method, num_gpus)
+        return tm.estimate_peak_memory(self.architecture, setup)
+
+    def longest_sequence(self, method: str, configuration: calc.Configuration) -> int:
+        """The longest sequence the configuration holds at the guide's batch, by the estimate."""
+        setup = self.training_setup(method, configuration.count)
+        usable = calc.usable_memory_gb(configuration.gpu.memory_gb)
+        return tm.longest_sequence(self.architecture, setup, usable)
+
+    def recommended(self, method: str) -> list[calc.Configuration]:
+        configurations = self.recommendations.get(method)
+        if not configurations:
+            raise MissingFigure(f"a recommendation for {method}")
+        return configurations
 
     # --- GPUs, configurations, prices ---------------------------------------------------
 

@@ -123,6 +123,7 @@ class Section(ProseTokensMixin, models.Model):
         NONE = "", _("no table (prose only)")
         METHODS = "methods", _("which GPU for which method")
         MEMORY = "memory", _("memory per method")
+        ESTIMATE = "estimate", _("estimated peak at the guide's training run")
         FIT = "fit", _("fit table of the configurations")
         COST = "cost", _("cost table of the scenarios")
         COMPARISON = "comparison", _("GPU comparison (specs and prices)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
@@ -23,6 +23,7 @@ from guides.tokens.render import render_plain, render_prose
 from pricing import calculations as calc
 from pricing import selectors
 from pricing.models import Provider
+from pricing.training_memory import Architecture, Method, TrainingSetup
 
 # --- the figures every guide quotes -----------------------------------------------------
 
@@ -32,6 +33,8 @@ def page_figures(
     params_billion: Decimal,
     at: date | None = None,
     configurations: Iterable[tuple[str, int]] = (),
+    architecture: Architecture | None = None,
+    training: TrainingSetup | None = None,
 ) -> PageFigures:
     """Prices of every provider, every method's rules, blocks and facts, as of ``at``.
 
@@ -53,6 +56,8 @@ def page_figures(
         check_dates=selectors.latest_check_dates(at=at),
         blocks=selectors.hour_blocks(),
         facts=selectors.facts(),
+        architecture=architecture,
+        training=training,
     )
     figures.configurations = [figures.configuration(gpu, count) for gpu, count in configurations]
     return figures
@@ -121,6 +126,7 @@ def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Compar
 TABLE_TEMPLATES = {
     Section.Table.METHODS: "guides/includes/method_table.html",
     Section.Table.MEMORY: "guides/includes/memory_table.html",
+    Section.Table.ESTIMATE: "guides/includes/estimate_table.html",
     Section.Table.FIT: "guides/includes/fit_table.html",
     Section.Table.COST: "guides/includes/cost_table.html",
     Section.Table.COMPARISON: "guides/includes/comparison_table.html",
@@ -186,6 +192,15 @@ class FaqView:
 
 
 @dataclass(frozen=True)
+class EstimateRow:
+    """A method's estimated peak on one GPU at the guide's training run, beside its rule."""
+
+    column: MethodColumn
+    peak_gb: Decimal | None  # None where the method has no estimate (not one of its recipes)
+    rule_gb: Decimal
+
+
+@dataclass(frozen=True)
 class GuidePage:
     guide: Guide
     short_answer: SafeString
@@ -196,6 +211,8 @@ class GuidePage:
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
     memory_rules: list[MemoryRuleRow]
+    training: TrainingSetup  # the guide's stated run (its method is a placeholder)
+    estimates: list[EstimateRow]
     fit_rows: list[LabelledFitRow]
     cost_rows: list[LabelledCostRow]
     sections: list[SectionView]
@@ -215,12 +232,18 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         params_billion=guide.language_model.params_billion,
         at=at,
         configurations=[(c.gpu.slug, c.count) for c in configurations],
+        architecture=guide.language_model.architecture,
+        training=guide.training_setup(Method.QLORA),
     )
     columns = [
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
         for m in figures.methods.values()
     ]
     recommendations = list(guide.recommendations.all())
+    for r in recommendations:  # for [[longest_sequence METHOD]]
+        figures.recommendations.setdefault(r.method.slug, []).append(
+            figures.configuration(r.gpu.slug, r.count)
+        )
     fit = calc.fit_matrix(figures.configurations, [c.estimate for c in columns])
     cost = calc.cost_table(
         [
@@ -260,6 +283,11 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
                 column.estimate.figures, figures.methods[column.slug].sources, strict=True
             )
         ],
+        training=figures.training,
+        estimates=[
+            EstimateRow(column, _estimated_peak(figures, column.slug), column.estimate.planning_gb)
+            for column in columns
+        ],
         fit_rows=[
             LabelledFitRow(config_label(r.configuration.count, r.configuration.gpu.name), r)
             for r in fit
@@ -272,6 +300,13 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         faq=[FaqView(q, render_prose(a, figures)) for q, a in faq],
         sources=[gs.source for gs in guide.guide_sources.all()],
     )
+
+
+def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
+    try:
+        return figures.peak(method).peak_gb.quantize(Decimal("0.1"), ROUND_HALF_UP)
+    except MissingFigure:
+        return None
 
 
 def _section_view(section: Section, figures: PageFigures) -> SectionView:

@@ -405,3 +405,29 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         moment=peak.name,
         assumptions=tuple(assumptions),
     )
+
+
+def longest_sequence(
+    arch: Architecture, setup: TrainingSetup, usable_gb: Decimal, *, step: int = 256
+) -> int:
+    """The longest sequence, in multiples of ``step`` tokens up to 1,048,576, whose peak per GPU
+    fits in ``usable_gb`` with the rest of ``setup`` unchanged; 0 where not even ``step`` fits.
+
+    A binary search: the peak never falls as sequences grow (a tested property).
+    """
+    low, high = 0, 1_048_576 // step  # low fits (or is zero), high + 1 is known not to
+    while low < high:
+        middle = (low + high + 1) // 2
+        trial = TrainingSetup(
+            setup.method,
+            seq_len=middle * step,
+            batch_size=setup.batch_size,
+            gradient_checkpointing=setup.gradient_checkpointing,
+            lora_rank=setup.lora_rank,
+            num_gpus=setup.num_gpus,
+        )
+        if estimate_peak_memory(arch, trial).peak_gb <= usable_gb:
+            low = middle
+        else:
+            high = middle - 1
+    return low * step

@@ -73,7 +73,13 @@ def test_seed_loads_exactly_what_the_files_say(seeded):
     assert guide.slug == GUIDE_SLUG
     assert guide.published_on == SEED_DAY
     assert PriceCheck.objects.filter(checked_on=SEED_DAY).count() == 3
-    assert [s.table for s in guide.sections.all()][:4] == ["methods", "memory", "fit", "cost"]
+    assert [s.table for s in guide.sections.all()][:5] == [
+        "methods",
+        "memory",
+        "estimate",
+        "fit",
+        "cost",
+    ]
     assert guide.translation_stamps.count() == 3
     roles = ["Editors", "Price recorders", "Administrators"]
     assert Group.objects.filter(name__in=roles).count() == 3
@@ -169,7 +175,7 @@ def test_errors_name_project_files_as_people_type_them():
 @pytest.mark.parametrize(
     ("old", "new", "fragment"),
     [
-        ("## Ist die H100", "Ist die H100", "6 sections (##), but guide.json has 7"),
+        ("## Ist die H100", "Ist die H100", "7 sections (##), but guide.json has 8"),
         ("[table: Speicherregeln und Quellen]", "", "section 2 places a table"),
         ("### Kann ich die GPUs", "Kann ich die GPUs", "4 FAQ entries, but en.md has 5"),
         ("meta_description:", "description:", "front matter lines are"),

@@ -259,6 +259,27 @@ def scenario_blocks(f: PageFigures) -> str:
     return show.word_list(show.number(b) for b in f.scenario_blocks())
 
 
+@registry.kind(
+    "longest_sequence",
+    required=(METHOD,),
+    example="[[longest_sequence qlora]]",
+    help=_(
+        "how long a sequence each configuration recommended for a method holds at the guide's "
+        "micro-batch, by the peak-memory estimate: 1× A100 80GB up to 9,216 tokens"
+    ),
+)
+def longest_sequence(f: PageFigures, method: str) -> str:
+    items = []
+    for config in f.recommended(method):
+        tokens = f.longest_sequence(method, config)
+        words = {"count": config.count, "gpu": config.gpu.name, "tokens": show.number(tokens)}
+        if tokens:
+            items.append(gettext("%(count)s× %(gpu)s up to %(tokens)s tokens") % words)
+        else:
+            items.append(gettext("%(count)s× %(gpu)s: not even 256 tokens") % words)
+    return show.word_list(items)
+
+
 # --- cited facts and links --------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from guides import planner
 from pricing import selectors
 from pricing.training_memory import Architecture, Method, TrainingSetup, estimate_peak_memory
 
+from ..conftest import GUIDE_SLUG
 from .test_views import page_text, table_cells, table_rows
 
 SEVENTY_B = Architecture(8192, 80, 64, 8, 28672, 128256)
@@ -257,3 +258,45 @@ def test_planner_queries_are_not_stored_in_the_page_cache(client, settings):
     assert not cache._cache  # the locmem backend's store: nothing kept
     vram(client, "en", params="70")
     assert len(cache._cache) == 1
+
+
+# --- The guide uses the estimate ---------------------------------------------------------
+
+GUIDE_ESTIMATES = {
+    # the 70B guide's run: 2,048 tokens, batch 1, checkpointing on, rank 16
+    "en": {
+        ("QLoRA", "Estimated peak"): "57.5 GB",
+        ("QLoRA", "Cited rule"): "52.5 GB",
+        ("LoRA", "Estimated peak"): "149.6 GB",
+        ("Full, AdamW", "Estimated peak"): "1,128.9 GB",
+    },
+    "de": {
+        ("QLoRA", "Geschätzte Spitze"): "57,5 GB",
+        ("Full, 8-Bit-Adam", "Geschätzte Spitze"): "707,8 GB",
+        ("Full, AdamW", "Zitierte Regel"): "1.260 GB",
+    },
+    "ja": {("LoRA", "推定ピーク"): "149.6 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
+}
+GUIDE_SENTENCE = {
+    "en": "QLoRA: 1× A100 80GB up to 4,608 tokens and 1× H100 up to 4,608 tokens. "
+    "LoRA: 1× B200 up to 16,640 tokens and 2× H200 up to 26,624 tokens.",
+    "de": "QLoRA: 1× A100 80GB bis 4.608 Tokens und 1× H100 bis 4.608 Tokens. "
+    "LoRA: 1× B200 bis 16.640 Tokens und 2× H200 bis 26.624 Tokens.",
+    "ja": "QLoRA：A100 80GB 1台は4,608トークンまで、H100 1台は4,608トークンまで。",
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_the_guide_states_its_run_and_the_estimate_beside_the_rules(client, lang):
+    response = client.get(f"/{lang}/guides/{GUIDE_SLUG}/")
+    cells = table_cells(response, "memory-estimate")
+    for key, value in GUIDE_ESTIMATES[lang].items():
+        assert cells[key] == value, key
+    text = page_text(response)
+    assert GUIDE_SENTENCE[lang] in text
+    if lang == "en":
+        assert (
+            "Estimated peak on one GPU for this guide's run: 2,048 tokens per sequence, "
+            "micro-batch 1, gradient checkpointing on, LoRA rank 16"
+        ) in text

@@ -17,6 +17,7 @@ from guides.services import page_figures
 from guides.tokens.render import MISSING, render_inline, render_plain, render_prose
 from pricing.models import Gpu, Source
 from pricing.services import price_check_record
+from pricing.training_memory import Architecture, Method, TrainingSetup
 
 from ..conftest import SEED_DAY
 
@@ -171,6 +172,8 @@ KINDS = [
         '<a href="/ja/compare/b200-vs-h200/">B200 vs H200</a>',
     ),
     ("[[compare_link h100 h999]]", MISSING, SAME, SAME),
+    # longest_sequence: off a guide (no model architecture, no recommendations) a dash
+    ("[[longest_sequence qlora]]", MISSING, SAME, SAME),
 ]
 
 
@@ -192,6 +195,45 @@ def test_the_table_covers_every_kind_and_every_choice():
                 assert seen == set(arg.options), (kind.name, arg.options)
         if kind.optional:
             assert any(len(w) == 1 + len(kind.required) for w in words), f"{kind.name} default"
+
+
+def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
+    """The 70B guide's run (2,048 tokens, batch 1, checkpointing, rank 16): QLoRA's 57.5 GB
+    peak leaves room up to 4,608 tokens on an 80 GB card (84.8 GB usable); the 48 GB L40S
+    (50.5 GB usable) holds 768."""
+    guide_run = dataclasses.replace(
+        figures,
+        architecture=Architecture(8192, 80, 64, 8, 28672, 128256),
+        training=TrainingSetup(Method.QLORA, seq_len=2048),
+        recommendations={
+            "qlora": [figures.configuration("a100-80gb"), figures.configuration("l40s")],
+            "lora": [figures.configuration("h200", 2)],
+            "full-adamw": [figures.configuration("l40s")],
+        },
+    )
+    assert_renders(
+        guide_run,
+        "[[longest_sequence qlora]]",
+        "1× A100 80GB up to 4,608 tokens and 1× L40S up to 768 tokens",
+        "1× A100 80GB bis 4.608 Tokens und 1× L40S bis 768 Tokens",
+        "A100 80GB 1台は4,608トークンまで、L40S 1台は768トークンまで",
+    )
+    # two H200s shard LoRA's bf16 weights: 26,624 tokens
+    assert_renders(
+        guide_run,
+        "[[longest_sequence lora]]",
+        "2× H200 up to 26,624 tokens",
+        "2× H200 bis 26.624 Tokens",
+        "H200 2台は26,624トークンまで",
+    )
+    assert_renders(
+        guide_run,
+        "[[longest_sequence full-adamw]]",
+        "1× L40S: not even 256 tokens",
+        "1× L40S: nicht einmal 256 Tokens",
+        "L40S 1台では256トークンも扱えません",
+    )
+    assert_renders(guide_run, "[[longest_sequence full-8bit-adam]]", MISSING, MISSING, MISSING)
 
 
 def test_checked_on_reads_the_named_provider(figures):
