@@ -12,6 +12,7 @@ per-GPU peak. For each GPU we rent, the page shows the fewest GPUs that fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import gettext_lazy as _
@@ -169,7 +170,8 @@ def gpu_fit(
     )
 
 
-def plan(request: PlannerRequest) -> PlannerResult:
+def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
+    """The estimate and, with our prices as of ``at`` (today by default), what holds it."""
     estimate = estimate_peak_memory(request.architecture, request.setup)
     method = next(m for m in selectors.method_listings() if m.slug == request.setup.method)
     throughput = None
@@ -182,7 +184,7 @@ def plan(request: PlannerRequest) -> PlannerResult:
             gradient_checkpointing=request.setup.gradient_checkpointing,
         )
     house = selectors.house_provider()
-    gpus = selectors.gpu_listings_for_provider(provider=house, rentable_only=True)
+    gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
     return PlannerResult(
         request=request,
         estimate=estimate,

@@ -112,13 +112,19 @@ def vram(request: HttpRequest) -> HttpResponse:
 
 
 def _vram(request: HttpRequest) -> HttpResponse:
+    try:
+        at = _as_of(request)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
     form = PlannerForm(request.GET or None)
     valid = form.is_bound and form.is_valid()
     asked = form.cleaned_data.get("params") if valid else None
+    wants_plan = valid and form.wants_estimate
     context = {
         "form": form,
         "table": services.vram_table(asked_params_billion=asked),
-        "plan": planner.plan(form.planner_request()) if valid and form.wants_estimate else None,
+        "plan": planner.plan(form.planner_request(), at=at) if wants_plan else None,
+        "as_of": at,
     }
     status = 400 if form.is_bound and not valid else 200
     return render(request, "guides/vram.html", context, status=status)

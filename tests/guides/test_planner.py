@@ -1,6 +1,7 @@
 """The planner page (/vram/): the estimate, what fits, run time and cost, bad input."""
 
 import json
+from datetime import timedelta
 from decimal import Decimal as D
 from urllib.parse import urlencode
 
@@ -9,9 +10,10 @@ from django.core.cache import cache
 
 from guides import planner
 from pricing import selectors
+from pricing.services import price_check_record
 from pricing.training_memory import Architecture, Method, TrainingSetup, estimate_peak_memory
 
-from ..conftest import GUIDE_SLUG
+from ..conftest import GUIDE_SLUG, SEED_DAY
 from .test_views import page_text, table_cells, table_rows
 
 SEVENTY_B = Architecture(8192, 80, 64, 8, 28672, 128256)
@@ -300,3 +302,22 @@ def test_the_guide_states_its_run_and_the_estimate_beside_the_rules(client, lang
             "Estimated peak on one GPU for this guide's run: 2,048 tokens per sequence, "
             "micro-batch 1, gradient checkpointing on, LoRA rank 16"
         ) in text
+
+
+@pytest.mark.django_db
+def test_the_planner_prices_as_of_a_day(client):
+    price_check_record(
+        provider_slug="gpuwithcrypto",
+        checked_on=SEED_DAY + timedelta(days=1),
+        prices={"a100-80gb": D("0.99")},
+    )
+    now = vram(client, "en", **QLORA_70B)
+    then = vram(client, "en", **QLORA_70B, as_of=SEED_DAY.isoformat())
+    a100 = ("A100 80GB (80 GB)", "Per hour")
+    assert table_cells(now, "planner-fit")[a100] == "$0.99"
+    assert table_cells(then, "planner-fit")[a100] == "$0.92"
+    body = then.content.decode()
+    assert '<meta name="robots" content="noindex">' in body
+    assert f'<input type="hidden" name="as_of" value="{SEED_DAY.isoformat()}">' in body
+    assert "These are the prices as they stood on October 29, 2026" in page_text(then)
+    assert vram(client, "en", **QLORA_70B, as_of="2026-13-01").status_code == 400

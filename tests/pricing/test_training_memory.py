@@ -15,6 +15,7 @@ from pricing.training_memory import (
     Method,
     TrainingSetup,
     estimate_peak_memory,
+    longest_sequence,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -631,3 +632,27 @@ def test_an_impossible_run_is_refused(name):
     with pytest.raises(EstimateError) as refused:
         TrainingSetup(**fields)
     assert str(refused.value) == f"{name} must be at least 1"
+
+
+# --- The longest sequence that fits --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "usable", "count", "tokens"),
+    [
+        # QLoRA on 70B, one 80 GB card (84.83 GB usable): 4,608 fits, 4,864 does not
+        (Method.QLORA, Decimal("84.825604096"), 1, 4608),
+        (Method.QLORA, Decimal("50.465865728"), 1, 768),  # a 48 GB L40S
+        (Method.LORA, Decimal("150.323855360"), 2, 26624),  # two H200s, sharded
+        (Method.FULL_ADAMW, Decimal("50.465865728"), 1, 0),  # nothing fits
+    ],
+)
+def test_the_longest_sequence_fits_and_one_step_more_does_not(method, usable, count, tokens):
+    setup = TrainingSetup(method, seq_len=2048, num_gpus=count)
+    seventy_b = ARCHITECTURES["llama-3.1-70b"]
+    assert longest_sequence(seventy_b, setup, usable) == tokens
+    longer = TrainingSetup(method, seq_len=tokens + 256, num_gpus=count)
+    assert estimate_peak_memory(seventy_b, longer).peak_gb > usable
+    if tokens:
+        fitting = TrainingSetup(method, seq_len=tokens, num_gpus=count)
+        assert estimate_peak_memory(seventy_b, fitting).peak_gb <= usable
