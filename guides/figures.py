@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from pricing import calculations as calc
 from pricing import training_memory as tm
-from pricing.selectors import FactValue, GpuListing, MethodListing
+from pricing.selectors import FactValue, GpuListing, MethodListing, ThroughputListing
 
 
 class MissingFigure(LookupError):
@@ -36,6 +36,7 @@ class PageFigures:
     architecture: tm.Architecture | None = None
     training: tm.TrainingSetup | None = None
     recommendations: dict[str, list[calc.Configuration]] = field(default_factory=dict)
+    throughputs: dict[str, ThroughputListing] = field(default_factory=dict)  # at the guide's run
 
     # --- memory -------------------------------------------------------------------------
 
@@ -84,6 +85,13 @@ class PageFigures:
         setup = self.training_setup(method, configuration.count)
         usable = calc.usable_memory_gb(configuration.gpu.memory_gb)
         return tm.longest_sequence(self.architecture, setup, usable)
+
+    def throughput(self, method: str) -> ThroughputListing:
+        """Training speed measured for the guide's model and run; only where it was measured."""
+        try:
+            return self.throughputs[method]
+        except KeyError:
+            raise MissingFigure(f"a throughput measured for {method} at the guide's run") from None
 
     def recommended(self, method: str) -> list[calc.Configuration]:
         configurations = self.recommendations.get(method)

@@ -239,6 +239,12 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
         for m in figures.methods.values()
     ]
+    figures.throughputs = selectors.throughputs_for_run(
+        language_model=guide.language_model.slug,
+        seq_len=guide.seq_len,
+        batch_size=guide.micro_batch_size,
+        gradient_checkpointing=guide.gradient_checkpointing,
+    )
     recommendations = list(guide.recommendations.all())
     for r in recommendations:  # for [[longest_sequence METHOD]]
         figures.recommendations.setdefault(r.method.slug, []).append(

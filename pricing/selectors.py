@@ -261,8 +261,23 @@ def throughput_for(
         )
         .first()
     )
-    if found is None:
-        return None
+    return None if found is None else _throughput_listing(found)
+
+
+def throughputs_for_run(
+    *, language_model: str, seq_len: int, batch_size: int, gradient_checkpointing: bool
+) -> dict[str, ThroughputListing]:
+    """Each method's measurement of exactly this run, by method slug (one query)."""
+    found = ThroughputMeasurement.objects.select_related("gpu", "method").filter(
+        language_model__slug=language_model,
+        seq_len=seq_len,
+        batch_size=batch_size,
+        gradient_checkpointing=gradient_checkpointing,
+    )
+    return {m.method.slug: _throughput_listing(m) for m in found}
+
+
+def _throughput_listing(found: ThroughputMeasurement) -> ThroughputListing:
     return ThroughputListing(
         gpu_slug=found.gpu.slug,
         gpu_name=found.gpu.name,

@@ -280,6 +280,23 @@ def longest_sequence(f: PageFigures, method: str) -> str:
     return show.word_list(items)
 
 
+@registry.kind(
+    "throughput",
+    required=(METHOD,),
+    example="[[throughput qlora]]",
+    help=_(
+        "training speed measured for the guide's model and run, where it was measured: "
+        "508.2 tokens per second on one H200"
+    ),
+)
+def throughput(f: PageFigures, method: str) -> str:
+    measured = f.throughput(method)
+    return gettext("%(speed)s tokens per second on one %(gpu)s") % {
+        "speed": show.number(measured.tokens_per_s),
+        "gpu": measured.gpu_name,
+    }
+
+
 # --- cited facts and links --------------------------------------------------------------
 
 

@@ -286,6 +286,11 @@ GUIDE_SENTENCE = {
     "LoRA: 1× B200 bis 16.640 Tokens und 2× H200 bis 26.624 Tokens.",
     "ja": "QLoRA：A100 80GB 1台は4,608トークンまで、H100 1台は4,608トークンまで。",
 }
+GUIDE_THROUGHPUT = {
+    "en": "no data loading or evaluation): 508.2 tokens per second on one H200.",
+    "de": "ohne Datenladen und Evaluierung): 508,2 Tokens pro Sekunde auf einer H200.",
+    "ja": "データ読み込みと評価なし）：H200 1基で毎秒508.2トークン。",
+}
 
 
 @pytest.mark.django_db
@@ -297,6 +302,7 @@ def test_the_guide_states_its_run_and_the_estimate_beside_the_rules(client, lang
         assert cells[key] == value, key
     text = page_text(response)
     assert GUIDE_SENTENCE[lang] in text
+    assert GUIDE_THROUGHPUT[lang] in text  # the FAQ on run time, from the H200 measurement
     if lang == "en":
         assert (
             "Estimated peak on one GPU for this guide's run: 2,048 tokens per sequence, "

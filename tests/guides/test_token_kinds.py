@@ -16,6 +16,7 @@ from django.utils import translation
 from guides.services import page_figures
 from guides.tokens.render import MISSING, render_inline, render_plain, render_prose
 from pricing.models import Gpu, Source
+from pricing.selectors import ThroughputListing
 from pricing.services import price_check_record
 from pricing.training_memory import Architecture, Method, TrainingSetup
 
@@ -174,6 +175,8 @@ KINDS = [
     ("[[compare_link h100 h999]]", MISSING, SAME, SAME),
     # longest_sequence: off a guide (no model architecture, no recommendations) a dash
     ("[[longest_sequence qlora]]", MISSING, SAME, SAME),
+    # throughput: only the guide's own run, where measured; none off a guide
+    ("[[throughput qlora]]", MISSING, SAME, SAME),
 ]
 
 
@@ -234,6 +237,27 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
         "L40S 1台では256トークンも扱えません",
     )
     assert_renders(guide_run, "[[longest_sequence full-8bit-adam]]", MISSING, MISSING, MISSING)
+
+
+def test_throughput_quotes_the_measurement_of_the_guides_run(figures):
+    measured = ThroughputListing(
+        gpu_slug="h200",
+        gpu_name="H200",
+        bf16_dense_tflops=D(989),
+        bandwidth_gb_s=D(4800),
+        tokens_per_s=D("508.2"),
+        measured_on=date(2026, 11, 29),
+        recipe="measure_memory.py",
+    )
+    guide_run = dataclasses.replace(figures, throughputs={"qlora": measured})
+    assert_renders(
+        guide_run,
+        "[[throughput qlora]]",
+        "508.2 tokens per second on one H200",
+        "508,2 Tokens pro Sekunde auf einer H200",
+        "H200 1基で毎秒508.2トークン",
+    )
+    assert_renders(guide_run, "[[throughput lora]]", MISSING, MISSING, MISSING)
 
 
 def test_checked_on_reads_the_named_provider(figures):
