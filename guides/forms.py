@@ -213,15 +213,16 @@ class PlannerForm(forms.Form):
         example="10",
     )
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, language_models=None, methods=None, **kwargs) -> None:
+        """``language_models`` and ``methods``: the page's own reads, where it has them."""
         super().__init__(*args, **kwargs)
-        self.language_models = {m.slug: m for m in selectors.language_models()}
+        models = selectors.language_models() if language_models is None else language_models
+        self.language_models = {m.slug: m for m in models}
         self.fields["model"].choices = [("", "—")] + [
             (slug, m.name) for slug, m in self.language_models.items()
         ]
-        self.fields["method"].choices = [
-            (m.slug, m.name) for m in selectors.method_listings() if m.slug in set(Method)
-        ]
+        methods = selectors.method_listings() if methods is None else methods
+        self.fields["method"].choices = [(m.slug, m.name) for m in methods if m.slug in set(Method)]
 
     def clean_config_json(self) -> Architecture | None:
         text = self.cleaned_data.get("config_json", "").strip()

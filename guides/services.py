@@ -389,12 +389,19 @@ class VramTable:
     rows: list[VramRow]
 
 
-def vram_table(*, asked_params_billion: Decimal | None = None) -> VramTable:
-    """Every method's estimate for each model on file, the visitor's size first if given."""
-    methods = selectors.method_listings()
-    sizes: list[tuple[str | None, Decimal]] = [
-        (m.name, m.params_billion) for m in selectors.language_models()
-    ]
+def vram_table(
+    *,
+    asked_params_billion: Decimal | None = None,
+    methods: list[selectors.MethodListing] | None = None,
+    language_models: list | None = None,
+) -> VramTable:
+    """Every method's estimate for each model on file, the visitor's size first if given.
+
+    ``methods`` and ``language_models``: the selectors' lists where the page already read them.
+    """
+    methods = selectors.method_listings() if methods is None else methods
+    models = selectors.language_models() if language_models is None else language_models
+    sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in models]
     if asked_params_billion is not None:
         sizes.insert(0, (None, asked_params_billion))
     return VramTable(

@@ -13,6 +13,7 @@ from guides.caching import cache_public_page
 from guides.figures import MissingFigure
 from guides.forms import PlannerForm
 from guides.models import Guide
+from pricing import selectors as pricing_selectors
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
@@ -116,13 +117,16 @@ def _vram(request: HttpRequest) -> HttpResponse:
         at = _as_of(request)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
-    form = PlannerForm(request.GET or None)
+    models, methods = pricing_selectors.language_models(), pricing_selectors.method_listings()
+    form = PlannerForm(request.GET or None, language_models=models, methods=methods)
     valid = form.is_bound and form.is_valid()
     asked = form.cleaned_data.get("params") if valid else None
     wants_plan = valid and form.wants_estimate
     context = {
         "form": form,
-        "table": services.vram_table(asked_params_billion=asked),
+        "table": services.vram_table(
+            asked_params_billion=asked, methods=methods, language_models=models
+        ),
         "plan": planner.plan(form.planner_request(), at=at) if wants_plan else None,
         "as_of": at,
     }
