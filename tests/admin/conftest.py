@@ -49,16 +49,32 @@ def form_data(response) -> dict:
     return {k: ("" if v is None else v) for k, v in data.items()}
 
 
-_INITIAL_FORM_DATA: dict[tuple[str, str], dict] = {}
+_INITIAL_PAGES: dict[tuple[str, str], tuple[str, dict, dict]] = {}
 
 
-def initial_form_data(client, url: str) -> dict:
-    """``form_data`` of ``url`` as first shown to the signed-in user, fetched once per run.
+def _initial_page(client, url: str) -> tuple[str, dict, dict]:
+    """``url`` as first shown to the signed-in user, fetched once per run: its HTML, its
+    ``form_data`` and its fieldsets.
 
     Every test starts from the same seed on the same pinned day, so an admin form renders the
     same way each time; rendering the guide form takes about a second, so tests share it.
     """
     key = (url, auth.get_user(client).username)
-    if key not in _INITIAL_FORM_DATA:
-        _INITIAL_FORM_DATA[key] = form_data(client.get(url))
-    return dict(_INITIAL_FORM_DATA[key])
+    if key not in _INITIAL_PAGES:
+        response = client.get(url)
+        fieldsets = {
+            name: options["fields"] for name, options in response.context["adminform"].fieldsets
+        }
+        _INITIAL_PAGES[key] = (response.content.decode(), form_data(response), fieldsets)
+    return _INITIAL_PAGES[key]
+
+
+def initial_form_data(client, url: str) -> dict:
+    """The POST data of ``url``'s form as first shown (a copy: change it freely)."""
+    return dict(_initial_page(client, url)[1])
+
+
+def initial_page(client, url: str) -> tuple[str, dict]:
+    """The HTML of ``url`` as first shown, and its fieldsets' field names by fieldset name."""
+    body, _data, fieldsets = _initial_page(client, url)
+    return body, fieldsets

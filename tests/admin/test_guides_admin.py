@@ -17,7 +17,7 @@ from guides.models import Guide
 from pricing.models import LanguageModel, Source
 from pricing.services import price_check_record
 
-from .conftest import form_data, initial_form_data
+from .conftest import form_data, initial_form_data, initial_page
 
 
 def change_url(guide: Guide) -> str:
@@ -172,12 +172,10 @@ def test_admin_history_records_who_changed_a_guide(client, editor, guide):
 
 def test_tabs_load_jquery_ui_from_our_own_static_files(client, editor, guide):
     client.force_login(editor)
-    response = client.get(change_url(guide))
-    body = response.content.decode()
+    body, fieldsets = initial_page(client, change_url(guide))
     assert "/static/vendor/jquery-ui/jquery-ui.min.js" in body
     assert "ajax.googleapis.com" not in body
     assert "[[memory lora lower]]" in body  # the token reference for editors
-    fieldsets = _fieldsets(response)
     assert fieldsets["Training assumptions"] == [
         "seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank"
     ]  # fmt: skip
