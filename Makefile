@@ -68,10 +68,14 @@ createsuperuser: migrate
 shell: migrate
 	$(PY) manage.py shell $(ARGS)
 
+# One pytest-xdist worker per core, whole files to a worker (each worker migrates and seeds
+# its own test database; the browser tests, one file, share one Chromium). TEST_WORKERS=0 runs
+# the suite in one process.
+TEST_WORKERS ?= auto
 test: $(VENV)/.installed-dev translations
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Full-page screenshots of every page the browser tests open, in screenshots/ (needs chromium).
 screenshots: $(VENV)/.installed-dev translations
