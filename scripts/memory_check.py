@@ -10,7 +10,6 @@ configurations that script builds. Needs no database.
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from decimal import Decimal
@@ -19,25 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pricing.training_memory import (  # noqa: E402 - after the path is set
-    Architecture,
-    Method,
-    TrainingSetup,
-    estimate_peak_memory,
-)
-
-ARCHITECTURES = {
-    "llama-3.1-70b": Architecture(8192, 80, 64, 8, 28672, 128256, tie_word_embeddings=False),
-    "llama-3.1-8b": Architecture(4096, 32, 32, 8, 14336, 128256, tie_word_embeddings=False),
-    "llama-3.2-3b": Architecture(3072, 28, 24, 8, 8192, 128256, tie_word_embeddings=True),
-    "llama-3.2-1b": Architecture(2048, 16, 32, 8, 8192, 128256, tie_word_embeddings=True),
-}
-RECIPES = {
-    "qlora": Method.QLORA,
-    "lora": Method.LORA,
-    "full": Method.FULL_ADAMW,
-    "full8bit": Method.FULL_8BIT_ADAM,
-}
+from pricing.measurements import PEAK_MEMORY, estimate_for, read_points  # noqa: E402
 
 
 def main(path: Path) -> None:
@@ -47,18 +28,8 @@ def main(path: Path) -> None:
         "estimate GB | error | peak at |"
     )
     print("|---|---|---|---|---|---:|---:|---:|---|")
-    for line in path.read_text().splitlines():
-        point = json.loads(line)
-        if "method" not in point or point.get("skipped"):
-            continue
-        setup = TrainingSetup(
-            RECIPES[point["method"]],
-            seq_len=point["seq"],
-            batch_size=point["batch"],
-            gradient_checkpointing=point["checkpointing"],
-            lora_rank=point["lora_rank"] or 16,
-        )
-        estimate = estimate_peak_memory(ARCHITECTURES[point["model"]], setup)
+    for point in read_points(path):
+        estimate = estimate_for(point)
         peak = estimate.peak_gb.quantize(Decimal("0.1"))
         if point["ok"]:
             measured = Decimal(str(point["peak_gb"]))
@@ -80,6 +51,4 @@ def main(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(
-        Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "content/measured/h200-peak-memory.jsonl"
-    )
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else PEAK_MEMORY)

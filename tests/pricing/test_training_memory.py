@@ -1,6 +1,5 @@
 """The peak-memory estimate against measured runs, pinned terms and its properties."""
 
-import json
 import os
 from decimal import Decimal
 from pathlib import Path
@@ -9,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pricing import measurements
 from pricing.training_memory import (
     Architecture,
     EstimateError,
@@ -19,34 +19,18 @@ from pricing.training_memory import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-MEASURED_DIR = ROOT / "content" / "measured"
 SHARED_DIR = ROOT.parent / "shared" / "reference" / "measured"
-MEASURED = MEASURED_DIR / "h200-peak-memory.jsonl"
+MEASURED_DIR, MEASURED = measurements.MEASURED_DIR, measurements.PEAK_MEMORY
 # Timed runs of other configurations: no peak recorded, but each of them fitted on the card.
-TIMED = MEASURED_DIR / "h200-throughput.jsonl"
+TIMED = measurements.THROUGHPUT
 # What PyTorch could allocate on the measuring H200 (its README: 150.1 GB = 139.8 GiB).
 H200_USABLE_GB = Decimal("150.1")
 TOLERANCE = Decimal("0.10")
 
 # The published configurations the measurements were built from (measure_memory.py's SIZES).
-ARCHITECTURES = {
-    "llama-3.1-70b": Architecture(8192, 80, 64, 8, 28672, 128256, tie_word_embeddings=False),
-    "llama-3.1-8b": Architecture(4096, 32, 32, 8, 14336, 128256, tie_word_embeddings=False),
-    "llama-3.2-3b": Architecture(3072, 28, 24, 8, 8192, 128256, tie_word_embeddings=True),
-    "llama-3.2-1b": Architecture(2048, 16, 32, 8, 8192, 128256, tie_word_embeddings=True),
-}
+ARCHITECTURES, RECIPES = measurements.ARCHITECTURES, measurements.RECIPES
 LLAMA_405B = Architecture(16384, 126, 128, 8, 53248, 128256)
-RECIPES = {
-    "qlora": Method.QLORA,
-    "lora": Method.LORA,
-    "full": Method.FULL_ADAMW,
-    "full8bit": Method.FULL_8BIT_ADAM,
-}
-
-
-def _read_points(path: Path) -> list[dict]:
-    lines = (json.loads(line) for line in path.read_text().splitlines() if line.strip())
-    return [point for point in lines if "method" in point]
+_read_points, _estimate = measurements.read_points, measurements.estimate_for
 
 
 def _point_id(point: dict) -> str:
@@ -55,17 +39,6 @@ def _point_id(point: dict) -> str:
     return (
         f"{point['method']}-{point['model']}-{point['seq']}x{point['batch']}-{checkpointing}{rank}"
     )
-
-
-def _estimate(point: dict):
-    setup = TrainingSetup(
-        RECIPES[point["method"]],
-        seq_len=point["seq"],
-        batch_size=point["batch"],
-        gradient_checkpointing=point["checkpointing"],
-        lora_rank=point["lora_rank"] or 16,
-    )
-    return estimate_peak_memory(ARCHITECTURES[point["model"]], setup)
 
 
 POINTS = _read_points(MEASURED)

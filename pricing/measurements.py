@@ -1,0 +1,54 @@
+"""The fine-tuning steps measured on an H200 (``content/measured/``) as the estimate's inputs.
+
+The measured models are the published Llama configurations ``measure_memory.py`` builds; its
+recipe names map onto the estimate's methods. Read by the estimate's tests and by
+``scripts/memory_check.py``; plain Python, no database.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pricing.training_memory import (
+    Architecture,
+    Method,
+    PeakMemory,
+    TrainingSetup,
+    estimate_peak_memory,
+)
+
+MEASURED_DIR = Path(__file__).resolve().parents[1] / "content" / "measured"
+PEAK_MEMORY = MEASURED_DIR / "h200-peak-memory.jsonl"
+THROUGHPUT = MEASURED_DIR / "h200-throughput.jsonl"
+
+ARCHITECTURES = {
+    "llama-3.1-70b": Architecture(8192, 80, 64, 8, 28672, 128256, tie_word_embeddings=False),
+    "llama-3.1-8b": Architecture(4096, 32, 32, 8, 14336, 128256, tie_word_embeddings=False),
+    "llama-3.2-3b": Architecture(3072, 28, 24, 8, 8192, 128256, tie_word_embeddings=True),
+    "llama-3.2-1b": Architecture(2048, 16, 32, 8, 8192, 128256, tie_word_embeddings=True),
+}
+RECIPES = {
+    "qlora": Method.QLORA,
+    "lora": Method.LORA,
+    "full": Method.FULL_ADAMW,
+    "full8bit": Method.FULL_8BIT_ADAM,
+}
+
+
+def read_points(path: Path) -> list[dict]:
+    """The measured configurations of a file (its first line, the environment, left out)."""
+    lines = (json.loads(line) for line in path.read_text().splitlines() if line.strip())
+    return [point for point in lines if "method" in point and not point.get("skipped")]
+
+
+def estimate_for(point: dict) -> PeakMemory:
+    """The estimate for one measured configuration."""
+    setup = TrainingSetup(
+        RECIPES[point["method"]],
+        seq_len=point["seq"],
+        batch_size=point["batch"],
+        gradient_checkpointing=point["checkpointing"],
+        lora_rank=point["lora_rank"] or 16,
+    )
+    return estimate_peak_memory(ARCHITECTURES[point["model"]], setup)
