@@ -170,6 +170,12 @@ def architecture_from_config(text: str) -> Architecture:
         raise forms.ValidationError(str(exc), code="inconsistent") from None
 
 
+def _billions(params: int) -> Decimal:
+    """A parameter count in billions to two decimals (70.55), or exact where that rounds to 0."""
+    billions = Decimal(params) / 10**9
+    return billions.quantize(Decimal("0.01")) or billions.normalize()
+
+
 class PlannerForm(forms.Form):
     """Everything the /vram/ page takes; every field optional, defaults the guide's."""
 
@@ -270,6 +276,6 @@ class PlannerForm(forms.Form):
             architecture=architecture,
             model_name=str(_("your config.json")),
             language_model_slug=None,
-            params_billion=(Decimal(architecture.params) / 10**9).quantize(Decimal("0.01")),
+            params_billion=_billions(architecture.params),
             **common,
         )

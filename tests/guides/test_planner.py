@@ -156,6 +156,16 @@ def test_a_pasted_config_gives_the_same_estimate_as_the_model_on_file(client):
 
 
 @pytest.mark.django_db
+def test_a_tiny_pasted_model_is_planned_not_refused(client):
+    # 16,896 parameters: 0.00 billion to two decimals, so the rule gets the exact size
+    tiny = {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 64,
+            "intermediate_size": 1, "vocab_size": 1}  # fmt: skip
+    response = vram(client, "en", config_json=json.dumps(tiny), method="qlora", seq_len="8")
+    assert response.status_code == 200
+    assert "The cited rule of thumb for 0.000016896 billion parameters:" in page_text(response)
+
+
+@pytest.mark.django_db
 def test_the_rule_table_shows_the_lora_lower_bound(client):
     cells = table_cells(vram(client, "en", params="405"), "vram")
     assert cells[("Llama 3.1 405B", "LoRA")] == "810–972 GB"
