@@ -6,7 +6,8 @@ views and templates only present what it returns.
 
 Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded with ZeRO-3/FSDP
 when there is more than one; each GPU's usable memory (not its advertised size) must hold the
-per-GPU peak. For each GPU we rent, the page shows the fewest GPUs that fit.
+per-GPU peak (``calculations.planned_fits``, as /api/v1/fit/ answers). For each GPU we rent,
+the page shows the fewest GPUs that fit.
 """
 
 from __future__ import annotations
@@ -147,19 +148,17 @@ def run_time(
 def gpu_fit(
     request: PlannerRequest,
     gpu: selectors.GpuListing,
+    fits: list[calc.PlannedFit],
     throughput: selectors.ThroughputListing | None,
 ) -> GpuFit:
+    """The fewest of ``gpu`` that hold the run, from ``fits`` (its 1, 2, 4 and 8 in order)."""
     usable = calc.usable_memory_gb(gpu.memory_gb)
-    count, peak = None, Decimal(0)
-    for candidate in calc.HOST_GPU_COUNTS:
-        setup = replace(request.setup, num_gpus=candidate)
-        peak = estimate_peak_memory(request.architecture, setup).peak_gb
-        if peak <= usable:
-            count = candidate
-            break
-    if count is None:
+    holding = next((fit for fit in fits if fit.fits_by_estimate), None)
+    if holding is None:
+        peak = fits[-1].peak_gb_per_gpu
         return GpuFit(gpu, shown(usable), None, shown(peak), None, None, None, None, None)
-    price = gpu.configuration(count).usd_per_hour
+    count, peak = holding.configuration.count, holding.peak_gb_per_gpu
+    price = holding.configuration.usd_per_hour
     run = None
     if throughput is not None and request.training_tokens:
         run = run_time(throughput, gpu, count, request.training_tokens)
@@ -185,13 +184,29 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
         )
     house = selectors.house_provider()
     gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
+    rule = calc.estimate_memory(method.rule, request.params_billion)
+    # The same fit rule as /api/v1/fit/: the peak per GPU depends only on the GPU count.
+    peaks = {
+        count: estimate_peak_memory(
+            request.architecture, replace(request.setup, num_gpus=count)
+        ).peak_gb
+        for count in calc.HOST_GPU_COUNTS
+    }
+    fits = calc.planned_fits(
+        calc.host_configurations(g.offer for g in gpus), rule.planning_gb, peaks
+    )
     return PlannerResult(
         request=request,
         estimate=estimate,
         peak_gb=shown(estimate.peak_gb),
         segments=breakdown_bar(estimate),
-        fits=[gpu_fit(request, gpu, throughput) for gpu in gpus],
-        rule=calc.estimate_memory(method.rule, request.params_billion),
+        fits=[
+            gpu_fit(
+                request, gpu, [f for f in fits if f.configuration.gpu.slug == gpu.slug], throughput
+            )
+            for gpu in gpus
+        ],
+        rule=rule,
         method=method,
         throughput=throughput,
     )
