@@ -56,7 +56,7 @@ run: migrate translations
 	@echo ""
 	@echo "  GPU Guide is starting at http://127.0.0.1:$(PORT)/"
 	@echo "  Create an admin user with:  make createsuperuser"
-	@echo "  then sign in at http://127.0.0.1:$(PORT)/admin/"
+	@echo "  then sign in at http://127.0.0.1:$(PORT)/en/$${ADMIN_URL:-admin/}"
 	@echo ""
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 

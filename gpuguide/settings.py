@@ -1,7 +1,9 @@
 """Settings for GPU Guide, read from the environment (see .env.example and the README)."""
 
 import os
+import re
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -170,6 +172,40 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+
+# --- Accounts and sign-in (issue 18): roles in the admin, login throttling, two-factor, the
+# admin's path. Kept in one block on purpose; see "Accounts and sign-in" in the README.
+# Our admin site (a second factor at sign-in) replaces Django's as admin.site.
+INSTALLED_APPS[INSTALLED_APPS.index("django.contrib.admin")] = "accounts.apps.AccountsAdminConfig"
+INSTALLED_APPS += ["axes", "django_otp", "django_otp.plugins.otp_totp", "accounts"]
+# OTPMiddleware tells whether this session entered a code (request.user.is_verified()).
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "django_otp.middleware.OTPMiddleware",
+)
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as django-axes requires
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Five failures lock the account (from anywhere) and, separately, the address (for any
+# account), for 15 minutes: per account stops guessing one password from many addresses, per
+# address stops trying one password on many accounts.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_ip"
+AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
+AXES_VERBOSE = False
+# Administrators (and superusers) must set up an authenticator app before using the admin.
+REQUIRE_2FA_FOR_ADMINISTRATORS = env.bool("REQUIRE_2FA_FOR_ADMINISTRATORS", default=not DEBUG)
+OTP_TOTP_ISSUER = "GPU Guide"
+# The admin's path under each language prefix (/en/<ADMIN_URL>).
+ADMIN_URL = env.str("ADMIN_URL", default="admin/")
+if not re.fullmatch(r"(?:[A-Za-z0-9._~-]+/)+", ADMIN_URL):
+    exit_with(f"ADMIN_URL must be a path such as admin/ or team-desk/ (ending in /): {ADMIN_URL!r}")
+# --- end of accounts and sign-in ---
 
 LOGGING = {
     "version": 1,

@@ -1,22 +1,22 @@
+from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
-from django.utils.translation import gettext_lazy as _
 from django.views.generic import TemplateView
 
 from gpuguide.api import api
 from guides.sitemaps import SITEMAPS
 
-admin.site.site_header = _("GPU Guide administration")
-admin.site.site_title = _("GPU Guide admin")
-admin.site.index_title = _("Guides, prices and sources")
-
 urlpatterns = [
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
         "robots.txt",
-        TemplateView.as_view(template_name="robots.txt", content_type="text/plain"),
+        TemplateView.as_view(
+            template_name="robots.txt",
+            content_type="text/plain",
+            extra_context={"admin_url": settings.ADMIN_URL},
+        ),
         name="robots",
     ),
     path("i18n/", include("django.conf.urls.i18n")),
@@ -24,7 +24,7 @@ urlpatterns = [
 ]
 
 urlpatterns += i18n_patterns(
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_URL, admin.site.urls),
     path("", include("guides.urls")),
 )
 

@@ -1,0 +1,68 @@
+from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+from django_otp import devices_for_user, user_has_device
+
+TOKEN_REQUIRED = _("Enter the six-digit code from your authenticator app.")
+TOKEN_INVALID = _("That code is not valid (or was already used). Try the next one.")
+
+
+def _token_field() -> forms.CharField:
+    return forms.CharField(
+        label=_("Authentication code"),
+        required=False,
+        max_length=6,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "pattern": "[0-9]*"}
+        ),
+    )
+
+
+def _verified_device(user, token: str):
+    """The user's confirmed device that accepts ``token`` (each device throttles failures)."""
+    with transaction.atomic():
+        for device in devices_for_user(user, for_verify=True):
+            if device.verify_token(token):
+                return device
+    return None
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    """Password, then a code from the user's authenticator app if they have set one up.
+
+    The verified device is left on the user; django-otp's ``user_logged_in`` receiver stores it
+    in the session, which marks the session verified.
+    """
+
+    otp_token = _token_field()
+
+    def clean(self):
+        cleaned = super().clean()  # the password (and django-axes' lockout) first
+        user = self.get_user()
+        if user is not None and user_has_device(user):
+            token = (cleaned.get("otp_token") or "").strip()
+            if not token:
+                raise forms.ValidationError(TOKEN_REQUIRED, code="token_required")
+            user.otp_device = _verified_device(user, token)
+            if user.otp_device is None:
+                raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
+        return cleaned
+
+
+class TokenForm(forms.Form):
+    """The first code from a new device, which proves it was scanned correctly."""
+
+    otp_token = _token_field()
+
+    def __init__(self, *args, device, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.device = device
+
+    def clean_otp_token(self):
+        token = self.cleaned_data["otp_token"].strip()
+        if not token:
+            raise forms.ValidationError(TOKEN_REQUIRED, code="token_required")
+        if not self.device.verify_token(token):
+            raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
+        return token

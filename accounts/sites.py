@@ -1,0 +1,37 @@
+from django.contrib import admin
+from django.http import HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+
+from accounts import views
+from accounts.forms import AdminLoginForm
+from accounts.two_factor import must_set_up, second_factor_ok
+
+
+class AdminSite(admin.AdminSite):
+    """The admin, where a user with an authenticator app must also have entered its code.
+
+    An Administrator without one, while ``REQUIRE_2FA_FOR_ADMINISTRATORS`` is on, is sent from
+    the sign-in page to the set-up page instead of the admin.
+    """
+
+    site_header = _("GPU Guide administration")
+    site_title = _("GPU Guide admin")
+    index_title = _("Guides, prices and sources")
+    login_form = AdminLoginForm
+    login_template = "admin/otp_login.html"
+
+    def has_permission(self, request) -> bool:
+        return super().has_permission(request) and second_factor_ok(request.user)
+
+    def login(self, request, extra_context=None):
+        user = request.user
+        if request.method == "GET" and user.is_active and user.is_staff and must_set_up(user):
+            return HttpResponseRedirect(reverse("admin:two_factor", current_app=self.name))
+        return super().login(request, extra_context)
+
+    def get_urls(self):
+        return [
+            path("two-factor/", views.two_factor_setup, {"site": self}, name="two_factor"),
+            *super().get_urls(),
+        ]

@@ -1,0 +1,238 @@
+"""Accounts and sign-in: who may change users and groups, login lockout, two-factor sign-in."""
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.contrib.auth.models import Group, Permission, User
+from django.test import RequestFactory
+from django.utils import timezone
+from django_otp.oath import totp
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from accounts.throttling import client_ip
+
+ADMIN = "/en/admin/"
+LOGIN = f"{ADMIN}login/?next={ADMIN}"
+PASSWORD = "pw-for-tests-only"
+
+
+def user_url(user: User, action: str = "change") -> str:
+    return f"{ADMIN}auth/user/{user.pk}/{action}/"
+
+
+def user_post(user: User, **changes) -> dict:
+    """What the change form posts for ``user`` (an Administrator's form), plus ``changes``."""
+    data = {
+        "username": user.username,
+        "is_active": "on",
+        "is_staff": "on",
+        "groups": [str(pk) for pk in user.groups.values_list("pk", flat=True)],
+        "date_joined_0": "2026-11-29",
+        "date_joined_1": "12:00:00",
+    }
+    return data | changes
+
+
+@pytest.fixture
+def superuser(seeded) -> User:
+    return User.objects.create_superuser("root", password=PASSWORD)
+
+
+# --- Roles ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("who", "action", "status"),
+    [
+        ("administrator", "list users", 200),
+        ("administrator", "add user", 200),
+        ("administrator", "change staff user", 302),
+        ("administrator", "change superuser", 403),
+        ("administrator", "delete superuser", 403),
+        ("administrator", "list groups", 200),
+        ("administrator", "add group", 403),
+        ("administrator", "change group", 403),
+        ("editor", "list users", 403),
+        ("editor", "change staff user", 403),
+        ("editor", "list groups", 403),
+        ("recorder", "add user", 403),
+        ("recorder", "change group", 403),
+        ("superuser", "change superuser", 302),
+        ("superuser", "change group", 302),
+    ],
+)
+def test_who_may_change_users_and_groups(client, request, recorder, superuser, who, action, status):
+    client.force_login(request.getfixturevalue(who))
+    editors = Group.objects.get(name="Editors")
+    target = superuser if "superuser" in action else recorder
+    get_url, post = {
+        "list users": (f"{ADMIN}auth/user/", None),
+        "add user": (f"{ADMIN}auth/user/add/", None),
+        "change staff user": (user_url(target), user_post(target)),
+        "change superuser": (user_url(target), user_post(target, is_superuser="on")),
+        "delete superuser": (user_url(target, "delete"), {"post": "yes"}),
+        "list groups": (f"{ADMIN}auth/group/", None),
+        "add group": (f"{ADMIN}auth/group/add/", {"name": "Friends"}),
+        "change group": (f"{ADMIN}auth/group/{editors.pk}/change/", {"name": "Editors"}),
+    }[action]
+    response = client.post(get_url, post) if post is not None else client.get(get_url)
+    assert response.status_code == status
+    assert User.objects.filter(pk=superuser.pk, is_superuser=True).exists()
+
+
+@pytest.mark.parametrize("target", ["editor", "administrator"])  # another user, or oneself
+def test_an_administrator_cannot_make_a_superuser_or_grant_permissions(
+    client, request, administrator, target
+):
+    client.force_login(administrator)
+    user = request.getfixturevalue(target)
+    form = client.get(user_url(user)).context["adminform"].form
+    assert not {"is_superuser", "user_permissions"} & set(form.fields)
+    anything = Permission.objects.get(codename="delete_totpdevice")  # in no role
+    data = user_post(user, is_superuser="on", user_permissions=[str(anything.pk)])
+    assert client.post(user_url(user), data).status_code == 302  # saved, those fields ignored
+    user.refresh_from_db()
+    assert not user.is_superuser
+    assert not user.user_permissions.exists()
+    assert not user.has_perm("otp_totp.delete_totpdevice")
+
+
+def test_a_superuser_still_sees_every_field(client, superuser, editor):
+    client.force_login(superuser)
+    form = client.get(user_url(editor)).context["adminform"].form
+    assert {"is_superuser", "user_permissions"} <= set(form.fields)
+
+
+def test_an_administrator_creates_an_editor_in_one_step(client, administrator):
+    client.force_login(administrator)
+    editors = Group.objects.get(name="Editors")
+    response = client.post(
+        f"{ADMIN}auth/user/add/",
+        {
+            "username": "neu",
+            "usable_password": "true",
+            "password1": "a-long-passphrase-9",
+            "password2": "a-long-passphrase-9",
+            "groups": [str(editors.pk)],
+            "is_superuser": "on",
+        },
+    )
+    assert response.status_code == 302
+    user = User.objects.get(username="neu")
+    assert (user.is_staff, user.is_superuser, list(user.groups.all())) == (True, False, [editors])
+
+
+# --- Login lockout --------------------------------------------------------------------------
+
+
+def sign_in(client, username: str, password: str = PASSWORD, ip: str = "10.0.0.1", **extra):
+    data = {"username": username, "password": password, **extra}
+    return client.post(LOGIN, data, REMOTE_ADDR=ip)
+
+
+def test_five_failures_lock_the_account_until_the_cool_off_ends(client, editor, recorder):
+    assert [sign_in(client, "erika", "wrong").status_code for _ in range(5)] == [200] * 4 + [429]
+    locked = sign_in(client, "erika")
+    assert locked.status_code == 429
+    assert "Too many failed sign-ins" in locked.content.decode()
+    assert "_auth_user_id" not in client.session
+    # From elsewhere the same account stays locked; another account from there signs in.
+    assert sign_in(client, "erika", ip="10.0.0.2").status_code == 429
+    assert sign_in(client, "ramon", ip="10.0.0.2").status_code == 302
+    client.logout()
+    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
+        assert sign_in(client, "erika").status_code == 302
+
+
+def test_five_failures_from_one_address_lock_the_address(client, editor, recorder):
+    for name in ["a", "b", "c", "d", "e"]:
+        sign_in(client, name, "wrong", ip="10.0.0.9")
+    assert sign_in(client, "erika", ip="10.0.0.9").status_code == 429
+    assert sign_in(client, "erika", ip="10.0.0.8").status_code == 302
+
+
+def test_the_lockout_page_speaks_german(client, editor):
+    for _attempt in range(5):
+        sign_in(client, "erika", "wrong")
+    response = client.post(
+        "/de/admin/login/", {"username": "erika", "password": PASSWORD}, REMOTE_ADDR="10.0.0.1"
+    )
+    assert response.status_code == 429
+    assert "Zu viele fehlgeschlagene Anmeldungen" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("remote", "forwarded", "counted"),
+    [
+        ("203.0.113.5", "", "203.0.113.5"),
+        ("203.0.113.5", "198.51.100.1", "203.0.113.5"),  # not from our proxy: header ignored
+        ("127.0.0.1", "198.51.100.1, 203.0.113.7", "203.0.113.7"),  # the proxy's own entry
+        ("127.0.0.1", "", "127.0.0.1"),
+    ],
+)
+def test_failures_count_against_the_address_our_proxy_saw(remote, forwarded, counted):
+    request = RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
+    assert client_ip(request) == counted
+
+
+# --- Two-factor sign-in ---------------------------------------------------------------------
+
+
+def code(device: TOTPDevice, steps: int = 0) -> str:
+    token = totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits)
+    return f"{(token + steps) % 10**6:06d}" if steps else f"{token:06d}"
+
+
+@pytest.fixture
+def editor_device(editor) -> TOTPDevice:
+    return TOTPDevice.objects.create(user=editor, name="phone", confirmed=True)
+
+
+def test_with_a_device_the_code_is_required_at_sign_in(client, editor_device):
+    assert "Enter the six-digit code" in sign_in(client, "erika").content.decode()
+    assert (
+        "not valid" in sign_in(client, "erika", otp_token=code(editor_device, 1)).content.decode()
+    )
+    # After a wrong code the device waits a second before it accepts even the right one.
+    assert sign_in(client, "erika", otp_token=code(editor_device)).status_code == 200
+    with time_machine.travel(timezone.now() + timedelta(seconds=2)):
+        assert sign_in(client, "erika", otp_token=code(editor_device)).status_code == 302
+    assert client.get(ADMIN).status_code == 200
+
+
+def test_a_session_without_the_code_is_sent_to_sign_in(client, editor, editor_device):
+    client.force_login(editor)  # password only, as before the device was added
+    assert client.get(ADMIN)["Location"].startswith(f"{ADMIN}login/")
+
+
+def test_a_staff_user_sets_up_an_authenticator_app(client, editor):
+    client.force_login(editor)
+    page = client.get(f"{ADMIN}two-factor/")
+    body = page.content.decode()
+    assert "<svg" in body and page.context["secret"]
+    device = TOTPDevice.objects.get(user=editor, confirmed=False)
+    assert "otpauth://totp/" in device.config_url
+    assert client.post(f"{ADMIN}two-factor/", {"otp_token": code(device, 1)}).status_code == 200
+    with time_machine.travel(timezone.now() + timedelta(seconds=2)):  # past the throttle
+        response = client.post(f"{ADMIN}two-factor/", {"otp_token": code(device)})
+    assert response["Location"] == ADMIN
+    device.refresh_from_db()
+    assert device.confirmed
+    assert client.get(ADMIN).status_code == 200  # this session proved the code
+
+
+def test_administrators_must_set_up_two_factor_when_required(
+    client, settings, administrator, editor
+):
+    settings.REQUIRE_2FA_FOR_ADMINISTRATORS = True
+    client.force_login(administrator)
+    assert client.get(ADMIN)["Location"].startswith(f"{ADMIN}login/")
+    assert client.get(f"{ADMIN}login/")["Location"] == f"{ADMIN}two-factor/"
+    assert client.get(f"{ADMIN}two-factor/").status_code == 200
+    client.force_login(editor)  # optional for the other roles
+    assert client.get(ADMIN).status_code == 200
+
+
+def test_robots_txt_names_the_configured_admin_path(client, db):
+    assert "Disallow: /de/admin/" in client.get("/robots.txt").content.decode()
