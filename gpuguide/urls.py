@@ -3,8 +3,10 @@ from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 
+from gpuguide import outages
 from gpuguide.api import api
 from guides.sitemaps import SITEMAPS
 
@@ -13,10 +15,13 @@ admin.site.site_title = _("GPU Guide admin")
 admin.site.index_title = _("Guides, prices and sources")
 
 urlpatterns = [
-    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    # Health probes: not per language, never cached, no database for /healthz.
+    path("healthz", outages.healthz, name="healthz"),
+    path("readyz", outages.readyz, name="readyz"),
+    path("sitemap.xml", require_safe(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
         "robots.txt",
-        TemplateView.as_view(template_name="robots.txt", content_type="text/plain"),
+        require_safe(TemplateView.as_view(template_name="robots.txt", content_type="text/plain")),
         name="robots",
     ),
     path("i18n/", include("django.conf.urls.i18n")),
@@ -29,3 +34,5 @@ urlpatterns += i18n_patterns(
 )
 
 handler404 = "guides.views.page_not_found"
+# Static, translated, no database: also answers 503 when the database cannot be reached.
+handler500 = "gpuguide.outages.server_error"
