@@ -181,9 +181,8 @@ LOGGING = {
 # --- Security and reliability (issue 18): outage pages, health probes, CSP, Permissions-Policy.
 # Kept in one block so that it merges cleanly; see gpuguide/outages.py and gpuguide/security.py.
 INSTALLED_APPS += ["csp"]  # django-csp's system checks
-# django-csp right after SecurityMiddleware; ours at the end (innermost), so that the admin's
-# CSP allowance is set before CSPMiddleware builds the header, and so that a view that cannot
-# reach the database answers the branded 503 (handler500 covers errors outside views).
+# django-csp right after SecurityMiddleware; ours at the end (innermost), so that a view that
+# cannot reach the database answers the branded 503 (handler500 covers errors outside views).
 MIDDLEWARE.insert(
     MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
     "csp.middleware.CSPMiddleware",
@@ -193,8 +192,8 @@ MIDDLEWARE += [
     "gpuguide.outages.DatabaseUnavailableMiddleware",
 ]
 # Strict and nonce-free, so that whole pages stay cacheable. JSON-LD blocks are data and need
-# no allowance. The admin adds style-src 'unsafe-inline' (gpuguide.security); the API docs
-# (Swagger UI, served from our static files) need nothing more.
+# no allowance. The same policy holds for the admin and the API docs (Swagger UI from our static
+# files): checked in Chromium, neither needs more (see gpuguide/security.py).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],

@@ -63,20 +63,31 @@ def page(browser):
     context.close()
 
 
-def _open(page, url: str, viewport: dict) -> list[str]:
-    """Load ``url`` and return every request that left the live server while it loaded."""
+def _open(page, url: str, viewport: dict, ready: str | None = None) -> list[str]:
+    """Load ``url`` (and wait for ``ready``, a selector, if given); return every request that
+    left the live server meanwhile. Fails if the Content-Security-Policy blocked anything."""
     outside: list[str] = []
+    blocked: list[str] = []
     host = urlsplit(url).netloc
 
     def note(request) -> None:
         if urlsplit(request.url).netloc != host:
             outside.append(request.url)
 
+    def console(message) -> None:
+        if message.type == "error" and "Content Security Policy" in message.text:
+            blocked.append(message.text)
+
     page.on("request", note)
+    page.on("console", console)
     page.set_viewport_size(viewport)
     response = page.goto(url)
+    if ready:
+        page.wait_for_selector(ready)
     page.remove_listener("request", note)
+    page.remove_listener("console", console)
     assert response.status == 200
+    assert blocked == [], f"CSP violations on {url}"
     return outside
 
 
@@ -125,3 +136,7 @@ def test_the_planner_answers_bad_input_in_place_then_plans(page, site):
     assert "57.5\u00a0GB per GPU at the peak" in page.get_by_role("heading", level=2).inner_text()
     h200 = page.locator("table.planner-fit tr", has_text="H200").inner_text()
     assert "27.3\u00a0h" in h200 and "$83.81" in h200
+
+
+def test_api_docs_work_under_the_content_security_policy(page, site):
+    assert _open(page, f"{site}/api/v1/docs", DESKTOP, ready=".swagger-ui .opblock") == []
