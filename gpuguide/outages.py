@@ -20,6 +20,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
@@ -39,15 +40,29 @@ def language_from_path(path: str) -> str:
 def outage_response(path: str, status: int) -> HttpResponse:
     """The branded static page for ``status`` (500 or 503) in the language of ``path``."""
     language = language_from_path(path)
+    home = f"/{language}/"
     with translation.override(language):
-        # No request: no context processors run, so nothing can query or read the session.
-        body = render_to_string(f"{status}.html", {"home": f"/{language}/"})
+        try:
+            # No request: no context processors run, so nothing can query or read the session.
+            body = render_to_string(f"{status}.html", {"home": home})
+        except Exception:  # e.g. a missing static manifest: an error page must not fail
+            logger.exception("The %s page could not be rendered", status)
+            body = _plain_page(status, home)
     response = HttpResponse(body, status=status, content_type="text/html; charset=utf-8")
     response["Content-Language"] = language
     response["Cache-Control"] = "no-store"
     if status == 503:
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
+
+
+def _plain_page(status: int, home: str) -> str:
+    title = _("Temporarily unavailable") if status == 503 else _("Something went wrong")
+    return (
+        f'<!DOCTYPE html><html lang="{translation.get_language()}"><meta charset="utf-8">'
+        f"<title>{title} · GPUwithCrypto</title><h1>{title}</h1>"
+        f'<p><a href="{home}">{_("Back to the GPU Guide home page")}</a></p></html>'
+    )
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -60,6 +60,13 @@ def test_a_database_error_outside_a_view_is_a_503_too(seeded):
     assert "Vorübergehend nicht verfügbar" in response.content.decode()
 
 
+def test_the_outage_page_survives_its_own_template_failing():
+    with mock.patch.object(outages, "render_to_string", side_effect=ValueError("no manifest")):
+        response = outages.outage_response("/ja/gpus/", 503)
+    assert response.status_code == 503
+    assert "<h1>一時的にご利用いただけません</h1>" in response.content.decode()
+
+
 @pytest.mark.urls("tests.reliability.test_outages")
 @pytest.mark.parametrize(
     ("lang", "title"), [("en", "Something went wrong"), ("ja", "問題が発生しました"),
