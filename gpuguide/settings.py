@@ -213,3 +213,36 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
+
+# --- Security and reliability (issue 18): outage pages, health probes, CSP, Permissions-Policy.
+# Kept in one block so that it merges cleanly; see gpuguide/outages.py and gpuguide/security.py.
+INSTALLED_APPS += ["csp"]  # django-csp's system checks
+# django-csp right after SecurityMiddleware; ours at the end (innermost), so that a view that
+# cannot reach the database answers the branded 503 (handler500 covers errors outside views).
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+    "csp.middleware.CSPMiddleware",
+)
+MIDDLEWARE += [
+    "gpuguide.security.SecurityHeadersMiddleware",
+    "gpuguide.outages.DatabaseUnavailableMiddleware",
+]
+# Strict and nonce-free, so that whole pages stay cacheable. JSON-LD blocks are data and need
+# no allowance. The same policy holds for the admin and the API docs (Swagger UI from our static
+# files): checked in Chromium, neither needs more (see gpuguide/security.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    },
+}
+# Load balancers probe over plain HTTP from inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]

@@ -3,19 +3,26 @@ from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path
+from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 
+from gpuguide import outages
 from gpuguide.api import api
 from guides.sitemaps import SITEMAPS
 
 urlpatterns = [
-    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    # Health probes: not per language, never cached, no database for /healthz.
+    path("healthz", outages.healthz, name="healthz"),
+    path("readyz", outages.readyz, name="readyz"),
+    path("sitemap.xml", require_safe(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
         "robots.txt",
-        TemplateView.as_view(
-            template_name="robots.txt",
-            content_type="text/plain",
-            extra_context={"admin_url": settings.ADMIN_URL},
+        require_safe(
+            TemplateView.as_view(
+                template_name="robots.txt",
+                content_type="text/plain",
+                extra_context={"admin_url": settings.ADMIN_URL},
+            )
         ),
         name="robots",
     ),
@@ -29,3 +36,5 @@ urlpatterns += i18n_patterns(
 )
 
 handler404 = "guides.views.page_not_found"
+# Static, translated, no database: also answers 503 when the database cannot be reached.
+handler500 = "gpuguide.outages.server_error"

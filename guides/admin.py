@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
 from modeltranslation.utils import build_localized_fieldname
 
+from gpuguide.editor_input import EditorInputMixin
 from guides import editing, selectors
 from guides.models import (
     CostScenario,
@@ -123,7 +124,7 @@ class FaqFormSet(RequiredTranslationsFormSet):
     required = editing.FAQ_REQUIRED
 
 
-class SectionInline(ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
+class SectionInline(EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
     model = Section
     form = ProseForm
     formset = SectionFormSet
@@ -140,7 +141,7 @@ class SectionInline(ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
     ]
 
 
-class FaqEntryInline(ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
+class FaqEntryInline(EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
     model = FaqEntry
     form = ProseForm
     formset = FaqFormSet
@@ -148,7 +149,7 @@ class FaqEntryInline(ProseInlineMixin, ProseHelpMixin, TranslationStackedInline)
     fields = ["position", "question", "answer"]
 
 
-class RelatedRowsInline(admin.TabularInline):
+class RelatedRowsInline(EditorInputMixin, admin.TabularInline):
     """A tabular inline whose rows name related records (their __str__ shows above each row):
     those records come with the rows in one query instead of one query per row."""
 
@@ -222,7 +223,7 @@ class GuideForm(ProseForm):
 
 
 @admin.register(Guide)
-class GuideAdmin(ProseHelpMixin, TabbedTranslationAdmin):
+class GuideAdmin(EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
     form = GuideForm
     inlines = [
         SectionInline,

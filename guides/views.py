@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from guides import planner, selectors, services
 from guides.caching import cache_public_page
@@ -69,13 +69,13 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
         raise Http404(_("No such guide.")) from None
 
 
-@require_GET
+@require_safe
 @cache_public_page
 def index(request: HttpRequest) -> HttpResponse:
     return render(request, "guides/index.html", {"guides": selectors.published_guides()})
 
 
-@require_GET
+@require_safe
 @cache_public_page
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
@@ -90,7 +90,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "guides/guide_detail.html", context)
 
 
-@require_GET
+@require_safe
 @cache_public_page
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
@@ -103,7 +103,7 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
     return render(request, "guides/gpu_list.html", {"prices": prices, "as_of": at})
 
 
-@require_GET
+@require_safe
 def vram(request: HttpRequest) -> HttpResponse:
     # The bare page and ?params= are cached like every page; a planner query is free-form
     # and rendered each time, so that query strings cannot fill the cache.
@@ -137,7 +137,7 @@ def _vram(request: HttpRequest) -> HttpResponse:
 _cached_vram = cache_public_page(_vram)
 
 
-@require_GET
+@require_safe
 @cache_public_page
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
     try:

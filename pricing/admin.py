@@ -12,6 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
 
+from gpuguide.editor_input import EditorInputMixin, VisibleTextValidator
 from pricing import selectors, services
 from pricing.formatting import trim
 from pricing.models import (
@@ -31,7 +32,7 @@ from pricing.models import (
 
 
 @admin.register(Source)
-class SourceAdmin(TabbedTranslationAdmin):
+class SourceAdmin(EditorInputMixin, TabbedTranslationAdmin):
     list_display = ["title", "publisher", "read_on", "key"]
     list_filter = ["publisher", "read_on"]
     search_fields = ["title_en", "title_de", "title_ja", "publisher", "url", "key"]
@@ -40,7 +41,7 @@ class SourceAdmin(TabbedTranslationAdmin):
 
 
 @admin.register(Gpu)
-class GpuAdmin(admin.ModelAdmin):
+class GpuAdmin(EditorInputMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "slug",
@@ -71,7 +72,7 @@ class GpuAdmin(admin.ModelAdmin):
 
 
 @admin.register(Provider)
-class ProviderAdmin(admin.ModelAdmin):
+class ProviderAdmin(EditorInputMixin, admin.ModelAdmin):
     list_display = ["name", "slug", "is_house", "last_check", "check_count"]
     list_filter = ["is_house"]
     search_fields = ["name", "slug"]
@@ -183,7 +184,7 @@ class PriceFormSet(forms.BaseInlineFormSet):
         super().clean()
 
 
-class PriceInline(admin.TabularInline):
+class PriceInline(EditorInputMixin, admin.TabularInline):
     model = Price
     form = PriceForm
     formset = PriceFormSet
@@ -230,7 +231,11 @@ class PriceCheckForm(forms.ModelForm):
         **_model_label(PriceCheck, "checked_on"),
     )
     source_url = RawTextField(
-        required=False, widget=forms.URLInput, **_model_label(PriceCheck, "source_url")
+        required=False,
+        widget=forms.URLInput,
+        # URLValidator lets bidi and zero-width characters through.
+        validators=[VisibleTextValidator(_model_label(PriceCheck, "source_url")["label"])],
+        **_model_label(PriceCheck, "source_url"),
     )
 
     class Meta:
@@ -261,7 +266,7 @@ class PriceCheckForm(forms.ModelForm):
 
 
 @admin.register(PriceCheck)
-class PriceCheckAdmin(admin.ModelAdmin):
+class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
     """Append-only: staff add checks; only superusers may change or delete one.
 
     A new check is validated by the service's rules in the forms and saved by the service's
@@ -346,14 +351,14 @@ class PriceCheckAdmin(admin.ModelAdmin):
         prices_formset.changed_objects, prices_formset.deleted_objects = [], []
 
 
-class MemoryComponentInline(admin.TabularInline):
+class MemoryComponentInline(EditorInputMixin, admin.TabularInline):
     model = MemoryComponent
     extra = 0
     fields = ["part", "bytes_per_param", "position"]
 
 
 @admin.register(MemoryRule)
-class MemoryRuleAdmin(admin.ModelAdmin):
+class MemoryRuleAdmin(EditorInputMixin, admin.ModelAdmin):
     inlines = [MemoryComponentInline]
     list_display = ["method", "source", "position", "bytes_or_ratio"]
     list_filter = ["method", "source__publisher"]
@@ -382,7 +387,7 @@ class MemoryRuleAdmin(admin.ModelAdmin):
         return " + ".join(str(c.bytes_per_param.normalize()) for c in rule.components.all())
 
 
-class MemoryRuleInline(admin.TabularInline):
+class MemoryRuleInline(EditorInputMixin, admin.TabularInline):
     model = MemoryRule
     extra = 0
     fields = ["source", "position", "reference_memory_gb", "reference_params_billion"]
@@ -391,7 +396,7 @@ class MemoryRuleInline(admin.TabularInline):
 
 
 @admin.register(Method)
-class MethodAdmin(TabbedTranslationAdmin):
+class MethodAdmin(EditorInputMixin, TabbedTranslationAdmin):
     inlines = [MemoryRuleInline]
     list_display = ["name", "slug", "planning_margin_percent", "weight_bytes_per_param", "position"]
     list_editable = ["position"]
@@ -400,7 +405,7 @@ class MethodAdmin(TabbedTranslationAdmin):
 
 
 @admin.register(LanguageModel)
-class LanguageModelAdmin(TabbedTranslationAdmin):
+class LanguageModelAdmin(EditorInputMixin, TabbedTranslationAdmin):
     list_display = [
         "name",
         "slug",
@@ -451,12 +456,12 @@ class LanguageModelAdmin(TabbedTranslationAdmin):
 
 
 @admin.register(HourBlock)
-class HourBlockAdmin(admin.ModelAdmin):
+class HourBlockAdmin(EditorInputMixin, admin.ModelAdmin):
     list_display = ["hours"]
 
 
 @admin.register(ThroughputMeasurement)
-class ThroughputMeasurementAdmin(admin.ModelAdmin):
+class ThroughputMeasurementAdmin(EditorInputMixin, admin.ModelAdmin):
     list_display = [
         "language_model",
         "method",
@@ -472,7 +477,7 @@ class ThroughputMeasurementAdmin(admin.ModelAdmin):
 
 
 @admin.register(Fact)
-class FactAdmin(admin.ModelAdmin):
+class FactAdmin(EditorInputMixin, admin.ModelAdmin):
     list_display = ["key", "value", "kind", "description", "source"]
     list_filter = ["kind"]
     search_fields = ["key", "description"]

@@ -63,20 +63,31 @@ def page(browser):
     context.close()
 
 
-def _open(page, url: str, viewport: dict) -> list[str]:
-    """Load ``url`` and return every request that left the live server while it loaded."""
+def _open(page, url: str, viewport: dict, ready: str | None = None) -> list[str]:
+    """Load ``url`` (and wait for ``ready``, a selector, if given); return every request that
+    left the live server meanwhile. Fails if the Content-Security-Policy blocked anything."""
     outside: list[str] = []
+    blocked: list[str] = []
     host = urlsplit(url).netloc
 
     def note(request) -> None:
         if urlsplit(request.url).netloc != host:
             outside.append(request.url)
 
+    def console(message) -> None:
+        if message.type == "error" and "Content Security Policy" in message.text:
+            blocked.append(message.text)
+
     page.on("request", note)
+    page.on("console", console)
     page.set_viewport_size(viewport)
     response = page.goto(url)
+    if ready:
+        page.wait_for_selector(ready)
     page.remove_listener("request", note)
+    page.remove_listener("console", console)
     assert response.status == 200
+    assert blocked == [], f"CSP violations on {url}"
     return outside
 
 
