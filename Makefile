@@ -12,7 +12,7 @@ ARGS ?=
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run migrate createsuperuser shell test lint format messages translations benchmark \
-	screenshots mutation clean
+	screenshots mutation clean backup restore audit security
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -101,6 +101,15 @@ format: $(VENV)/.installed-dev
 # Refresh the .po files from the code (needs GNU gettext's xgettext).
 messages: $(VENV)/.installed-dev | .env
 	$(PY) manage.py makemessages --locale de --locale ja --no-obsolete --add-location file
+
+# The whole database to backups/gpuguide-<engine>-<UTC time>.<dump|sqlite3> (ARGS="--output PATH"),
+# and back: make restore FILE=backups/... (ARGS=--yes to replace a database that holds data).
+backup: $(VENV)/.installed-run | .env
+	$(PY) manage.py backup $(ARGS)
+
+restore: $(VENV)/.installed-run | .env
+	@[ -n "$(FILE)" ] || { echo "make restore needs FILE=path/to/backup" >&2; exit 2; }
+	$(PY) manage.py restore "$(FILE)" $(ARGS)
 
 benchmark: $(VENV)/.installed-dev translations
 	$(PY) scripts/benchmark.py

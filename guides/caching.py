@@ -8,6 +8,7 @@ get a fresh render: they preview drafts, which visitors must never receive from 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from functools import wraps
 
@@ -54,3 +55,26 @@ def cache_public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRe
         return response
 
     return wrapper
+
+
+def renew_content_version(*, at_least: int = 0) -> int:
+    """Move the version past every value it can have had, after a restore put an old one back.
+
+    A restore brings back the version the backup was taken at; the pages cached since then (in
+    every worker's cache, which ``cache.clear()`` in one process cannot reach) carry the values
+    after it, so counting on from the restored value would serve them again. The new value is
+    above the restored one, above ``at_least`` (the value before the restore) and at least the
+    current time in milliseconds, which ordinary bumps (one per write) never reach: it is new
+    even when the pre-restore value could not be read.
+    """
+    from django.db import transaction
+
+    from guides.models import ContentVersion
+
+    with transaction.atomic():
+        row, _ = ContentVersion.objects.select_for_update().get_or_create(
+            pk=1, defaults={"value": 0}
+        )
+        row.value = max(row.value + 1, at_least + 1, time.time_ns() // 1_000_000)
+        row.save(update_fields=["value"])
+    return row.value
