@@ -111,6 +111,11 @@ restore: $(VENV)/.installed-run | .env
 	@[ -n "$(FILE)" ] || { echo "make restore needs FILE=path/to/backup" >&2; exit 2; }
 	$(PY) manage.py restore "$(FILE)" $(ARGS)
 
+# Known vulnerabilities in requirements.txt (pip-audit in a throwaway venv under /tmp). Fails on
+# one; says "dependencies NOT audited" and passes when the vulnerability service is unreachable.
+audit:
+	PYTHON=$(PYTHON) scripts/audit_dependencies.sh requirements.txt
+
 benchmark: $(VENV)/.installed-dev translations
 	$(PY) scripts/benchmark.py
 
