@@ -8,6 +8,7 @@ get a fresh render: they preview drafts, which visitors must never receive from 
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from functools import wraps
@@ -42,7 +43,10 @@ def cache_public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRe
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.user.is_authenticated:
             return view(request, *args, **kwargs)
-        key = f"gpuguide:page:{content_version()}:{get_language()}:{request.get_full_path()}"
+        # The path and query hashed: visitors choose them, and a key must stay short and
+        # plain whatever they send (memcached refuses keys over 250 bytes or with spaces).
+        path = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+        key = f"gpuguide:page:{content_version()}:{get_language()}:{path}"
         cached = cache.get(key)
         if cached is not None:
             status, content_type, body = cached
