@@ -116,6 +116,11 @@ restore: $(VENV)/.installed-run | .env
 audit:
 	PYTHON=$(PYTHON) scripts/audit_dependencies.sh requirements.txt
 
+# Fuzzed requests, escaping and database-down figures for docs/security.md (about 2 minutes;
+# ARGS="--requests 500", or ARGS="--url http://127.0.0.1:8000" for a running server).
+security: $(VENV)/.installed-run translations
+	$(PY) scripts/security_check.py $(ARGS)
+
 benchmark: $(VENV)/.installed-dev translations
 	$(PY) scripts/benchmark.py
 
