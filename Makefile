@@ -12,7 +12,7 @@ ARGS ?=
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run migrate createsuperuser shell test lint format messages translations benchmark \
-	screenshots mutation clean
+	screenshots mutation clean backup restore audit security
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -101,6 +101,25 @@ format: $(VENV)/.installed-dev
 # Refresh the .po files from the code (needs GNU gettext's xgettext).
 messages: $(VENV)/.installed-dev | .env
 	$(PY) manage.py makemessages --locale de --locale ja --no-obsolete --add-location file
+
+# The whole database to backups/gpuguide-<engine>-<UTC time>.<dump|sqlite3> (ARGS="--output PATH"),
+# and back: make restore FILE=backups/... (ARGS=--yes to replace a database that holds data).
+backup: $(VENV)/.installed-run | .env
+	$(PY) manage.py backup $(ARGS)
+
+restore: $(VENV)/.installed-run | .env
+	@[ -n "$(FILE)" ] || { echo "make restore needs FILE=path/to/backup" >&2; exit 2; }
+	$(PY) manage.py restore "$(FILE)" $(ARGS)
+
+# Known vulnerabilities in requirements.txt (pip-audit in a throwaway venv under /tmp). Fails on
+# one; says "dependencies NOT audited" and passes when the vulnerability service is unreachable.
+audit:
+	PYTHON=$(PYTHON) scripts/audit_dependencies.sh requirements.txt
+
+# Fuzzed requests, escaping and database-down figures for docs/security.md (about 2 minutes;
+# ARGS="--requests 500", or ARGS="--url http://127.0.0.1:8000" for a running server).
+security: $(VENV)/.installed-run translations
+	$(PY) scripts/security_check.py $(ARGS)
 
 benchmark: $(VENV)/.installed-dev translations
 	$(PY) scripts/benchmark.py

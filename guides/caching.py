@@ -8,6 +8,8 @@ get a fresh render: they preview drafts, which visitors must never receive from 
 
 from __future__ import annotations
 
+import hashlib
+import time
 from collections.abc import Callable
 from functools import wraps
 
@@ -41,7 +43,10 @@ def cache_public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRe
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.user.is_authenticated:
             return view(request, *args, **kwargs)
-        key = f"gpuguide:page:{content_version()}:{get_language()}:{request.get_full_path()}"
+        # The path and query hashed: visitors choose them, and a key must stay short and
+        # plain whatever they send (memcached refuses keys over 250 bytes or with spaces).
+        path = hashlib.sha256(request.get_full_path().encode()).hexdigest()
+        key = f"gpuguide:page:{content_version()}:{get_language()}:{path}"
         cached = cache.get(key)
         if cached is not None:
             status, content_type, body = cached
@@ -54,3 +59,26 @@ def cache_public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRe
         return response
 
     return wrapper
+
+
+def renew_content_version(*, at_least: int = 0) -> int:
+    """Move the version past every value it can have had, after a restore put an old one back.
+
+    A restore brings back the version the backup was taken at; the pages cached since then (in
+    every worker's cache, which ``cache.clear()`` in one process cannot reach) carry the values
+    after it, so counting on from the restored value would serve them again. The new value is
+    above the restored one, above ``at_least`` (the value before the restore) and at least the
+    current time in milliseconds, which ordinary bumps (one per write) never reach: it is new
+    even when the pre-restore value could not be read.
+    """
+    from django.db import transaction
+
+    from guides.models import ContentVersion
+
+    with transaction.atomic():
+        row, _ = ContentVersion.objects.select_for_update().get_or_create(
+            pk=1, defaults={"value": 0}
+        )
+        row.value = max(row.value + 1, at_least + 1, time.time_ns() // 1_000_000)
+        row.save(update_fields=["value"])
+    return row.value

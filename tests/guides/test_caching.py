@@ -1,8 +1,10 @@
 """Visitors get cached pages that are never older than the data behind them."""
 
+import warnings
 from datetime import date
 from decimal import Decimal as D
 
+from django.core.cache import CacheKeyWarning
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -61,3 +63,15 @@ def test_languages_and_queries_are_cached_apart(client, seeded):
     assert "Your model (405B)" in client.get("/en/vram/?params=405").content.decode()
     small = client.get("/en/vram/?params=8").content.decode()
     assert "Your model (8B)" in small and "Your model (405B)" not in small
+
+
+def test_cache_keys_stay_short_and_plain_whatever_the_query(client, seeded):
+    """Visitors choose the query string; the key hashes it (memcached refuses keys over 250
+    bytes or with spaces and control characters, and Django warns of any such key)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheKeyWarning)
+        response = client.get("/en/gpus/", {"q": "\u202e<x> \r\n" + "é" * 300})
+        assert response.status_code == 200
+        assert client.get("/en/gpus/", {"q": "\u202e<x> \r\n" + "é" * 300}).content == (
+            response.content
+        )

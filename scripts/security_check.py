@@ -1,0 +1,342 @@
+"""Hostile requests against every public page and API endpoint; figures for docs/security.md.
+
+    .venv/bin/python scripts/security_check.py                   # throwaway SQLite, in process
+    .venv/bin/python scripts/security_check.py --requests 500 --seed 7
+    .venv/bin/python scripts/security_check.py --url http://127.0.0.1:8000   # a running server
+
+Without --url it creates a SQLite database in a temporary folder, migrates it, loads the seed
+content and sends the requests through Django's test client with the test settings (DEBUG off,
+so errors are real 500s). With --url it sends them over HTTP, to loopback addresses only.
+
+It measures (a) status classes of fuzzed requests (random unicode, bidi controls, huge numbers,
+`1_000`, Arabic-Indic and full-width digits, SQL and HTML snippets; fixed seed) and lists every
+5xx; (b) whether any hostile string containing HTML-significant characters comes back unescaped
+in an HTML response; (c) the status of every page with the database down (DATABASE_URL pointed
+at a closed port, in a second process). It prints Markdown tables and exits 1 on any 5xx under
+(a) or any unescaped reflection under (b); (c) is reported, not judged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import ipaddress
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LANGS = ("en", "de", "ja")
+GUIDE = "best-gpu-for-llama-70b-fine-tuning"
+HTML_PAGES = [
+    "/{lang}/",
+    f"/{{lang}}/guides/{GUIDE}/",
+    "/{lang}/gpus/",
+    "/{lang}/vram/",
+    "/{lang}/compare/h100-vs-a100-80gb/",
+    "/{lang}/guides/no-such-guide/",
+]
+OTHER_PAGES = ["/sitemap.xml", "/robots.txt", "/api/v1/openapi.json", "/api/v1/docs"]
+# The planner's fields and the pages' as_of / params; the API's come from its OpenAPI schema.
+HTML_PARAMS = [
+    "as_of", "params", "model", "config_json", "method", "seq_len", "batch_size",
+    "gradient_checkpointing", "lora_rank", "tokens_millions", "epochs", "hours", "page", "q",
+]  # fmt: skip
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "'><svg/onload=alert(1)>",
+    "javascript:alert(1)",
+    "{{ settings.SECRET_KEY }}",
+    "{% debug %}",
+    "[[price h100]]",
+    "' OR '1'='1",
+    "1; DROP TABLE guides_guide; --",
+    "1 UNION SELECT password FROM auth_user",
+    "1_000",
+    "1e308",
+    "-1",
+    "0",
+    "+5",
+    "9" * 400,
+    "1" + "0" * 30,
+    "NaN",
+    "Infinity",
+    "٣٢",  # Arabic-Indic digits
+    "۱۲۸",  # Extended Arabic-Indic
+    "１２",  # full-width digits
+    "१२",  # Devanagari
+    "2026-02-30",
+    "2026-11-29T00:00",
+    "9999-12-31",
+    "0000-00-00",
+    "\u202eevil\u202c",  # bidi override
+    "\u2066x\u2069\u200f\u200e",
+    "\x00",
+    "\r\nSet-Cookie: a=b",
+    "%00%0d%0a",
+    "../../etc/passwd",
+    "😀" * 50,
+    "a" * 5000,
+    "1,5",
+    "1.5",
+    "true",
+    "TRUE",
+    '{"hidden_size": 8192}',
+    "llama-3.1-70b",
+    "qlora",
+]
+UNICODE_RANGES = [
+    (0x20, 0x7E),
+    (0xA0, 0x24F),
+    (0x300, 0x36F),
+    (0x590, 0x6FF),
+    (0x200B, 0x206F),
+    (0x3040, 0x30FF),
+    (0xFF00, 0xFFEF),
+    (0x1F300, 0x1F6FF),
+    (0xD7FF, 0xD7FF),
+]
+SIGNIFICANT = set("<>\"'")
+# Shorter strings (a lone ">", "'a") occur in any page by chance; these cannot.
+MIN_CHECKED_LENGTH = 6
+
+
+def random_text(rng: random.Random) -> str:
+    length = rng.choice([1, 2, 5, 20, 200])
+    chars = []
+    for _ in range(length):
+        low, high = rng.choice(UNICODE_RANGES)
+        chars.append(chr(rng.randint(low, high)))
+    return "".join(chars)
+
+
+def hostile_value(rng: random.Random) -> str:
+    value = rng.choice(HOSTILE) if rng.random() < 0.7 else random_text(rng)
+    if rng.random() < 0.15:
+        value = rng.choice(HOSTILE) + random_text(rng)
+    return value
+
+
+# Requests ------------------------------------------------------------------------------------
+
+
+class InProcess:
+    def __init__(self) -> None:
+        from django.test import Client
+
+        self.client = Client(raise_request_exception=False)
+
+    def get(self, path: str, query: list[tuple[str, str]]) -> tuple[int, str, bytes]:
+        url = path + ("?" + urllib.parse.urlencode(query) if query else "")
+        response = self.client.get(url)
+        body = response.content if not getattr(response, "streaming", False) else b""
+        return response.status_code, response.get("Content-Type", ""), body
+
+
+class OverHttp:
+    def __init__(self, base: str) -> None:
+        host = urllib.parse.urlsplit(base).hostname or ""
+        try:
+            loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback:
+            sys.exit(f"security_check: refusing {base}: only loopback addresses are allowed")
+        self.base = base.rstrip("/")
+
+    def get(self, path: str, query: list[tuple[str, str]]) -> tuple[int, str, bytes]:
+        url = self.base + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        request = urllib.request.Request(url, headers={"Accept-Language": "en"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.headers.get("Content-Type", ""), response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get("Content-Type", ""), exc.read()
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            return 0, "", str(exc).encode()
+
+
+def api_endpoints(agent) -> list[tuple[str, list[str]]]:
+    """GET paths and their query parameters, from the API's own OpenAPI description."""
+    status, _type, body = agent.get("/api/v1/openapi.json", [])
+    if status != 200:
+        return [("/api/v1/memory/", ["model", "method", "seq_len"])]
+    schema = json.loads(body)
+    endpoints = []
+    for path, operations in schema["paths"].items():
+        get = operations.get("get")
+        if not get:
+            continue
+        names = [p["name"] for p in get.get("parameters", []) if p.get("in") == "query"]
+        path = path.replace("{gpu}", "h100")
+        endpoints.append((path, names))
+    return endpoints
+
+
+def targets(agent) -> list[tuple[str, list[str]]]:
+    pages = [(page.format(lang=lang), HTML_PARAMS) for page in HTML_PAGES for lang in LANGS]
+    return pages + [(page, ["q"]) for page in OTHER_PAGES] + api_endpoints(agent)
+
+
+def fuzz(agent, count: int, seed: int) -> dict:
+    import warnings
+
+    rng = random.Random(seed)
+    endpoints = targets(agent)
+    classes = collections.Counter()
+    errors = []
+    reflected = []
+    html_checked = 0
+    started = time.perf_counter()
+    caught = warnings.catch_warnings(record=True)
+    recorded = caught.__enter__()
+    warnings.simplefilter("always")
+    for _ in range(count):
+        path, names = rng.choice(endpoints)
+        query = []
+        for _ in range(rng.choice([1, 1, 2, 3, 5])):
+            name = rng.choice(names + ["x", random_text(rng)]) if names else "x"
+            query.append((name, hostile_value(rng)))
+            if rng.random() < 0.1:
+                query.append(query[-1])  # a repeated parameter
+        status, content_type, body = agent.get(path, query)
+        classes[f"{status // 100}xx" if status else "no answer"] += 1
+        if status >= 500 or status == 0:
+            errors.append((status, path, query))
+        if content_type.startswith("text/html"):
+            text = body.decode("utf-8", "replace")
+            for name, value in query:
+                for raw in (name, value):
+                    if SIGNIFICANT & set(raw) and len(raw) >= MIN_CHECKED_LENGTH:
+                        html_checked += 1
+                        if raw in text:
+                            reflected.append((path, raw))
+    caught.__exit__(None, None, None)
+    cache_key_warnings = sum("CacheKeyWarning" in type(w.message).__name__ for w in recorded)
+    return {
+        "cache_key_warnings": cache_key_warnings,
+        "requests": count,
+        "endpoints": len(endpoints),
+        "seconds": time.perf_counter() - started,
+        "classes": classes,
+        "errors": errors,
+        "html_checked": html_checked,
+        "reflected": reflected,
+    }
+
+
+def every_page(agent) -> list[tuple[str, int]]:
+    return [(path, agent.get(path, [])[0]) for path, _names in targets(agent)]
+
+
+# Setup ---------------------------------------------------------------------------------------
+
+
+def django_in_process(database_url: str, seed_content: bool) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ["DJANGO_SETTINGS_MODULE"] = "tests.settings"  # DEBUG off; a test key and hosts
+    sys.path.insert(0, str(ROOT))
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    if seed_content:
+        call_command("migrate", verbosity=0)
+        call_command("seed_content", stdout=io.StringIO())
+    import warnings
+
+    warnings.filterwarnings("ignore", message="No directory at")  # no collectstatic here
+
+
+def database_down_figures() -> list[tuple[str, int]]:
+    """Run in a child process: every page with DATABASE_URL at a closed port."""
+    result = subprocess.run(
+        [sys.executable, __file__, "--database-down-child"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        cwd=ROOT,
+    )
+    try:
+        return [tuple(row) for row in json.loads(result.stdout.splitlines()[-1])]
+    except (IndexError, ValueError):
+        sys.exit(f"security_check: the database-down run failed:\n{result.stderr[-2000:]}")
+
+
+# Report --------------------------------------------------------------------------------------
+
+
+def report(fuzzed: dict, down: list[tuple[str, int]] | None, args) -> int:
+    classes = fuzzed["classes"]
+    print(f"## Fuzzed requests (seed {args.seed}, {fuzzed['requests']:,} requests, "
+          f"{fuzzed['endpoints']} endpoints, {fuzzed['seconds']:.1f} s)\n")  # fmt: skip
+    print("| Status | Requests |\n|---|---:|")
+    for name in sorted(classes):
+        print(f"| {name} | {classes[name]:,} |")
+    print(f"| **5xx or no answer** | **{len(fuzzed['errors'])}** |\n")
+    for status, path, query in fuzzed["errors"][:20]:
+        print(f"- {status} {path}?{urllib.parse.urlencode(query)[:200]}")
+    print(f"Cache keys memcached would refuse (Django's CacheKeyWarning): "
+          f"{fuzzed['cache_key_warnings']}\n")  # fmt: skip
+    print("## Escaping\n")
+    print("| Hostile strings (6+ characters, with `<>\"'`) checked in HTML responses "
+          "| Found unescaped |")  # fmt: skip
+    print("|---:|---:|")
+    print(f"| {fuzzed['html_checked']:,} | {len(fuzzed['reflected'])} |\n")
+    for path, raw in fuzzed["reflected"][:20]:
+        print(f"- {path}: {raw[:120]!r}")
+    if down is not None:
+        print("## Database down (DATABASE_URL at a closed port)\n")
+        print("| Page | Status |\n|---|---:|")
+        for path, status in down:
+            print(f"| `{path}` | {status or 'no answer'} |")
+        counts = collections.Counter(status for _path, status in down)
+        summary = ", ".join(f"{count} × {status}" for status, count in sorted(counts.items()))
+        print(f"\n{len(down)} pages: {summary}\n")
+    return 1 if fuzzed["errors"] or fuzzed["reflected"] else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", "-n", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--url", help="a running server on a loopback address")
+    parser.add_argument("--skip-database-down", action="store_true")
+    parser.add_argument("--database-down-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if not 1 <= args.requests <= 100_000:
+        parser.error("--requests must be from 1 to 100,000")
+
+    if args.database_down_child:
+        # Nothing listens on port 9 of 127.0.0.1 (discard); every query fails at once.
+        django_in_process("postgres://gpuguide@127.0.0.1:9/gpuguide", seed_content=False)
+        print(json.dumps(every_page(InProcess())))
+        return 0
+
+    if args.url:
+        agent = OverHttp(args.url)
+        return report(fuzz(agent, args.requests, args.seed), None, args)
+
+    with tempfile.TemporaryDirectory(prefix="gpuguide-security-") as folder:
+        django_in_process(f"sqlite:///{folder}/db.sqlite3", seed_content=True)
+        import logging
+
+        logging.disable(logging.CRITICAL)  # 4xx/5xx log lines would drown the figures
+        fuzzed = fuzz(InProcess(), args.requests, args.seed)
+    down = None if args.skip_database_down else database_down_figures()
+    return report(fuzzed, down, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
