@@ -235,6 +235,28 @@ def fuzz(agent, count: int, seed: int) -> dict:
     }
 
 
+def cache_entries_from_random_queries(agent, count: int, seed: int) -> int:
+    """Page-cache entries left by ``count`` visits to one cacheable page, each with a random
+    ``?utm_source=`` (a crawler's or an attacker's); counted in a local-memory cache large
+    enough never to cull."""
+    from django.core.cache import cache
+    from django.test.utils import override_settings
+
+    rng = random.Random(seed)
+    roomy = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "security-check",
+            "OPTIONS": {"MAX_ENTRIES": count * 10},
+        }
+    }
+    with override_settings(CACHES=roomy):
+        cache.clear()
+        for _ in range(count):
+            agent.get("/en/gpus/", [("utm_source", f"{rng.getrandbits(64):016x}")])
+        return len(cache._cache)
+
+
 def every_page(agent) -> list[tuple[str, int]]:
     return [(path, agent.get(path, [])[0]) for path, _names in targets(agent)]
 
@@ -289,6 +311,9 @@ def report(fuzzed: dict, down: list[tuple[str, int]] | None, args) -> int:
         print(f"- {status} {path}?{urllib.parse.urlencode(query)[:200]}")
     print(f"Cache keys memcached would refuse (Django's CacheKeyWarning): "
           f"{fuzzed['cache_key_warnings']}\n")  # fmt: skip
+    if "cache_entries" in fuzzed:
+        print(f"Page-cache entries left by {fuzzed['requests']:,} visits to `/en/gpus/` with a "
+              f"random `?utm_source=`: {fuzzed['cache_entries']:,} (goal 0)\n")  # fmt: skip
     print("## Escaping\n")
     print("| Hostile strings (6+ characters, with `<>\"'`) checked in HTML responses "
           "| Found unescaped |")  # fmt: skip
@@ -334,6 +359,9 @@ def main() -> int:
 
         logging.disable(logging.CRITICAL)  # 4xx/5xx log lines would drown the figures
         fuzzed = fuzz(InProcess(), args.requests, args.seed)
+        fuzzed["cache_entries"] = cache_entries_from_random_queries(
+            InProcess(), args.requests, args.seed
+        )
     down = None if args.skip_database_down else database_down_figures()
     return report(fuzzed, down, args)
 
