@@ -107,6 +107,13 @@ if DATABASES["default"].get("ENGINE") not in _SUPPORTED_ENGINES or not DATABASES
         "sqlite:///path/to/file.sqlite3 or postgres://user:password@host:5432/name"
     )
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Writers take SQLite's lock when their transaction begins and wait for it (up to 20 s),
+    # instead of failing with "database is locked" when two saves meet (two price recorders
+    # at once): the second then gets the service's "already recorded" message.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
 
 try:
     CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}

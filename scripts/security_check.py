@@ -257,6 +257,47 @@ def cache_entries_from_random_queries(agent, count: int, seed: int) -> int:
         return len(cache._cache)
 
 
+def concurrent_price_checks(pairs: int) -> collections.Counter:
+    """``pairs`` times, two recorders record the same provider's check for the same day at the
+    same instant (threads released by a barrier, each with its own database connection).
+    Outcomes: "recorded", "refused" (the service's one-line message) or the exception's name."""
+    import threading
+    from datetime import timedelta
+    from decimal import Decimal
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from pricing.services import PriceCheckError, price_check_record
+
+    outcomes: collections.Counter = collections.Counter()
+    today = timezone.localdate()
+
+    def record(day, barrier) -> None:
+        try:
+            barrier.wait()
+            price_check_record(
+                provider_slug="massed-compute", checked_on=day, prices={"h100": Decimal("2.50")}
+            )
+            outcomes["recorded"] += 1
+        except PriceCheckError:
+            outcomes["refused"] += 1
+        except Exception as exc:  # noqa: BLE001 - the figure counts whatever else happens
+            outcomes[type(exc).__name__] += 1
+        finally:
+            connection.close()
+
+    for pair in range(pairs):
+        barrier = threading.Barrier(2)
+        day = today - timedelta(days=1 + pair)
+        threads = [threading.Thread(target=record, args=(day, barrier)) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    return outcomes
+
+
 def every_page(agent) -> list[tuple[str, int]]:
     return [(path, agent.get(path, [])[0]) for path, _names in targets(agent)]
 
@@ -311,6 +352,10 @@ def report(fuzzed: dict, down: list[tuple[str, int]] | None, args) -> int:
         print(f"- {status} {path}?{urllib.parse.urlencode(query)[:200]}")
     print(f"Cache keys memcached would refuse (Django's CacheKeyWarning): "
           f"{fuzzed['cache_key_warnings']}\n")  # fmt: skip
+    if "concurrent" in fuzzed:
+        outcomes = ", ".join(f"{n} {name}" for name, n in sorted(fuzzed["concurrent"].items()))
+        print(f"Concurrent price checks, {fuzzed['pairs']} pairs of two recorders recording the "
+              f"same provider and day at once: {outcomes}\n")  # fmt: skip
     if "cache_entries" in fuzzed:
         print(f"Page-cache entries left by {fuzzed['requests']:,} visits to `/en/gpus/` with a "
               f"random `?utm_source=`: {fuzzed['cache_entries']:,} (goal 0)\n")  # fmt: skip
@@ -362,6 +407,8 @@ def main() -> int:
         fuzzed["cache_entries"] = cache_entries_from_random_queries(
             InProcess(), args.requests, args.seed
         )
+        fuzzed["pairs"] = 10
+        fuzzed["concurrent"] = concurrent_price_checks(fuzzed["pairs"])
     down = None if args.skip_database_down else database_down_figures()
     return report(fuzzed, down, args)
 

@@ -16,3 +16,8 @@ from gpuguide.settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
+# The test database is SQLite in memory and every test runs inside a transaction: with
+# "BEGIN IMMEDIATE" that transaction would hold the write lock, and a second connection (the
+# live server, a backup) would wait for it. scripts/security_check.py measures the setting on a
+# real file (concurrent price checks).
+DATABASES["default"].get("OPTIONS", {}).pop("transaction_mode", None)  # noqa: F405
