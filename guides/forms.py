@@ -123,6 +123,8 @@ def architecture_from_config(text: str) -> Architecture:
             code="not_decoder",
         )
     architectures = config.get("architectures") or []
+    if isinstance(architectures, str):  # a single name where a list belongs
+        architectures = [architectures]
     if architectures and not any(str(a).endswith("ForCausalLM") for a in architectures):
         raise forms.ValidationError(
             _("This is not a causal language model (architectures: %(names)s).")

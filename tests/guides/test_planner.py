@@ -156,6 +156,14 @@ def test_a_pasted_config_gives_the_same_estimate_as_the_model_on_file(client):
 
 
 @pytest.mark.django_db
+def test_a_single_architecture_name_instead_of_a_list_is_read(client):
+    config = SEVENTY_B_CONFIG | {"architectures": "LlamaForCausalLM"}
+    response = vram(client, "en", config_json=json.dumps(config), method="qlora", seq_len="2048")
+    assert response.status_code == 200
+    assert "your config.json, QLoRA (4-bit base): 57.5 GB per GPU" in page_text(response)
+
+
+@pytest.mark.django_db
 def test_a_tiny_pasted_model_is_planned_not_refused(client):
     # 16,896 parameters: 0.00 billion to two decimals, so the rule gets the exact size
     tiny = {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 64,
