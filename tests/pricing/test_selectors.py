@@ -226,3 +226,83 @@ def test_a_gpus_whole_price_history_at_one_provider_up_to_the_day(house, django_
         (date(2026, 11, 2), D("1.5"))
     ]
     assert selectors.gpu_price_history(gpu_slug="rtx-4090", provider=house) == []
+
+
+# The seed's throughput measurements, copied from content/reference.json: all on the H200
+# (989.5 BF16 dense TFLOPS, 4800 GB/s), measured on 2026-11-29 with one recipe.
+RECIPE = (
+    "transformers 5.17.0, peft 0.21.0, bitsandbytes 0.50.2, torch 2.11.0, attention sdpa; "
+    "measure_memory.py --throughput 4 (random weights and tokens, no data loading)"
+)
+
+
+def _on_h200(tokens_per_s: str) -> selectors.ThroughputListing:
+    return selectors.ThroughputListing(
+        gpu_slug="h200", gpu_name="H200", bf16_dense_tflops=D("989.5"),
+        bandwidth_gb_s=D("4800.0"), tokens_per_s=D(tokens_per_s),
+        measured_on=date(2026, 11, 29), recipe=RECIPE,
+    )  # fmt: skip
+
+
+def test_the_throughput_of_exactly_one_recipe_in_one_query(seeded, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        found = selectors.throughput_for(
+            language_model="llama-3.1-70b",
+            method="qlora",
+            seq_len=2048,
+            batch_size=1,
+            gradient_checkpointing=True,
+        )
+    assert found == _on_h200("508.2")
+
+
+@pytest.mark.parametrize(
+    ("model", "method", "seq_len", "batch", "checkpointing", "tokens_per_s"),
+    [
+        ("llama-3.1-70b", "qlora", 4096, 1, True, "376.0"),  # the same recipe but the length
+        ("llama-3.1-8b", "lora", 2048, 4, True, "6519.7"),  # with checkpointing ...
+        ("llama-3.1-8b", "lora", 2048, 4, False, "9178.7"),  # ... and without
+        ("llama-3.1-8b", "qlora", 2048, 4, True, "2925.5"),  # another method, same run
+        ("llama-3.1-8b", "full-8bit-adam", 2048, 1, True, "3706.8"),
+        ("llama-3.1-70b", "qlora", 2048, 2, True, None),  # no measurement at batch 2
+        ("llama-3.1-70b", "qlora", 2048, 4, True, None),  # only the 8B ran at batch 4
+        ("llama-3.1-70b", "qlora", 2048, 1, False, None),  # nor without checkpointing
+        ("llama-3.1-70b", "full-8bit-adam", 2048, 1, True, None),  # nor full fine-tuning
+        ("llama-3.1-70b", "lora", 1024, 1, True, None),  # the LoRA run is at 512 only
+    ],
+)
+def test_each_part_of_the_recipe_picks_the_measurement(
+    seeded, model, method, seq_len, batch, checkpointing, tokens_per_s
+):
+    found = selectors.throughput_for(
+        language_model=model,
+        method=method,
+        seq_len=seq_len,
+        batch_size=batch,
+        gradient_checkpointing=checkpointing,
+    )
+    assert found == (None if tokens_per_s is None else _on_h200(tokens_per_s))
+
+
+def test_every_methods_throughput_for_one_run_in_one_query(seeded, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        found = selectors.throughputs_for_run(
+            language_model="llama-3.1-8b", seq_len=2048, batch_size=4, gradient_checkpointing=True
+        )
+    assert found == {"qlora": _on_h200("2925.5"), "lora": _on_h200("6519.7")}
+    assert selectors.throughputs_for_run(
+        language_model="llama-3.1-8b", seq_len=2048, batch_size=4, gradient_checkpointing=False
+    ) == {"lora": _on_h200("9178.7")}
+    assert selectors.throughputs_for_run(
+        language_model="llama-3.1-70b", seq_len=2048, batch_size=1, gradient_checkpointing=True
+    ) == {"qlora": _on_h200("508.2")}
+    assert selectors.throughputs_for_run(
+        language_model="llama-3.1-70b", seq_len=512, batch_size=1, gradient_checkpointing=True
+    ) == {"lora": _on_h200("422.7")}
+    assert selectors.throughputs_for_run(
+        language_model="llama-3.1-8b", seq_len=2048, batch_size=1, gradient_checkpointing=True
+    ) == {"full-8bit-adam": _on_h200("3706.8")}
+    for other in ({"seq_len": 1024}, {"batch_size": 2}, {"language_model": "llama-3.1-70b"}):
+        run = {"language_model": "llama-3.1-8b", "seq_len": 2048, "batch_size": 4,
+               "gradient_checkpointing": True} | other  # fmt: skip
+        assert selectors.throughputs_for_run(**run) == {}
