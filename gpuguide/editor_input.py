@@ -47,39 +47,31 @@ class VisibleTextValidator:
         return isinstance(other, VisibleTextValidator) and other.label == self.label
 
 
-def _refuse_non_ascii(value, pattern: re.Pattern, message) -> None:
-    if isinstance(value, str) and value.strip() and not pattern.fullmatch(value.strip()):
-        raise ValidationError(message, code="invalid")
+class _AsciiDigits:
+    """A number form field that refuses anything but ASCII digits before Django parses it."""
 
+    pattern = DECIMAL_NUMBER
+    message = _("Enter a number in digits 0–9, such as %(example)s.")
+    example = "1.5"
 
-class AsciiIntegerField(forms.IntegerField):
     def to_python(self, value):
-        _refuse_non_ascii(
-            value,
-            WHOLE_NUMBER,
-            _("Enter a whole number in digits 0–9, such as %(example)s.") % {"example": "42"},
-        )
+        if isinstance(value, str) and value.strip() and not self.pattern.fullmatch(value.strip()):
+            raise ValidationError(self.message % {"example": self.example}, code="invalid")
         return super().to_python(value)
 
 
-class AsciiDecimalField(forms.DecimalField):
-    def to_python(self, value):
-        _refuse_non_ascii(
-            value,
-            DECIMAL_NUMBER,
-            _("Enter a number in digits 0–9, such as %(example)s.") % {"example": "1.5"},
-        )
-        return super().to_python(value)
+class AsciiIntegerField(_AsciiDigits, forms.IntegerField):
+    pattern = WHOLE_NUMBER
+    message = _("Enter a whole number in digits 0–9, such as %(example)s.")
+    example = "42"
 
 
-class AsciiFloatField(forms.FloatField):
-    def to_python(self, value):
-        _refuse_non_ascii(
-            value,
-            DECIMAL_NUMBER,
-            _("Enter a number in digits 0–9, such as %(example)s.") % {"example": "1.5"},
-        )
-        return super().to_python(value)
+class AsciiDecimalField(_AsciiDigits, forms.DecimalField):
+    pass
+
+
+class AsciiFloatField(_AsciiDigits, forms.FloatField):
+    pass
 
 
 STRICT_NUMBER_FIELDS = (
