@@ -63,7 +63,7 @@ class GpuAdmin(EditorInputMixin, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .annotate(last_checked_on=Max("prices__price_check__checked_on"))
+            .annotate(last_checked_on=Max("prices__checked_on"))
         )
 
     @admin.display(description=_("last price check"), ordering="last_checked_on")

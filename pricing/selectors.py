@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db.models import Max, Min, OuterRef, Prefetch, Subquery
+from django.db.models import OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
 from pricing import calculations
@@ -107,7 +107,7 @@ def gpu_listings_for_provider(
     gpus = Gpu.objects.annotate(
         quoted=_latest_price(provider.pk, at, "quoted_usd_per_hour"),
         quote_gpus=_latest_price(provider.pk, at, "gpus_in_quote"),
-        priced_on=_latest_price(provider.pk, at, "price_check__checked_on"),
+        priced_on=_latest_price(provider.pk, at, "checked_on"),
     )
     if rentable_only:
         gpus = gpus.filter(rentable=True)
@@ -141,29 +141,40 @@ def gpu_listings_for_provider(
 
 
 def _latest_price(provider_id: int, at: date, field: str) -> Subquery:
-    """A subquery for one field of a GPU's latest price at a provider on or before ``at``."""
+    """A subquery for one field of a GPU's latest price at a provider on or before ``at``:
+    one seek in the ``price_latest_per_gpu`` index, also for a GPU the provider never priced."""
     return Subquery(
-        Price.objects.filter(gpu=OuterRef("pk"), price_check__provider_id=provider_id)
+        Price.objects.filter(gpu=OuterRef("pk"), provider_id=provider_id)
         .as_of(at)
-        .order_by("-price_check__checked_on")
+        .order_by("-checked_on")
         .values(field)[:1]
     )
 
 
 def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
-    """Provider slug -> the day of its most recent price check on or before ``at``."""
+    """Provider slug -> the day of its most recent price check on or before ``at``.
+
+    One seek per provider in the (provider, day) unique index, rather than a GROUP BY over
+    every check ever recorded.
+    """
     at = at or timezone.localdate()
-    return dict(
-        PriceCheck.objects.filter(checked_on__lte=at)
-        .values("provider__slug")
-        .annotate(latest=Max("checked_on"))
-        .values_list("provider__slug", "latest")
+    latest = (
+        PriceCheck.objects.filter(provider=OuterRef("pk"), checked_on__lte=at)
+        .order_by("-checked_on")
+        .values("checked_on")[:1]
     )
+    found = Provider.objects.annotate(latest=Subquery(latest)).values_list("slug", "latest")
+    return {slug: day for slug, day in found if day is not None}
 
 
 def first_check_date(*, provider: Provider) -> date | None:
-    """The day of ``provider``'s earliest price check, or None where it has none."""
-    return PriceCheck.objects.filter(provider=provider).aggregate(first=Min("checked_on"))["first"]
+    """The day of ``provider``'s earliest price check, or None where it has none (one seek)."""
+    return (
+        PriceCheck.objects.filter(provider=provider)
+        .order_by("checked_on")
+        .values_list("checked_on", flat=True)
+        .first()
+    )
 
 
 def method_listings() -> list[MethodListing]:
@@ -307,12 +318,10 @@ def price_history(
     at = at or timezone.localdate()
     history: dict[str, list[tuple]] = {}
     prices = (
-        Price.objects.filter(
-            price_check__provider=provider, price_check__checked_on__gt=at - timedelta(days=days)
-        )
+        Price.objects.filter(provider=provider, checked_on__gt=at - timedelta(days=days))
         .as_of(at)
-        .order_by("price_check__checked_on")
-        .values_list("gpu__slug", "price_check__checked_on", "quoted_usd_per_hour", "gpus_in_quote")
+        .order_by("checked_on")
+        .values_list("gpu__slug", "checked_on", "quoted_usd_per_hour", "gpus_in_quote")
     )
     for slug, checked_on, quoted, gpus in prices:
         history.setdefault(slug, []).append((checked_on, calculations.per_gpu_price(quoted, gpus)))
@@ -325,10 +334,10 @@ def gpu_price_history(
     """One GPU's (date, USD per GPU-hour) points at ``provider`` up to ``at``, its whole
     history, oldest first: one query."""
     prices = (
-        Price.objects.filter(gpu__slug=gpu_slug, price_check__provider=provider)
+        Price.objects.filter(gpu__slug=gpu_slug, provider=provider)
         .as_of(at)
-        .order_by("price_check__checked_on")
-        .values_list("price_check__checked_on", "quoted_usd_per_hour", "gpus_in_quote")
+        .order_by("checked_on")
+        .values_list("checked_on", "quoted_usd_per_hour", "gpus_in_quote")
     )
     return [(day, calculations.per_gpu_price(quoted, gpus)) for day, quoted, gpus in prices]
 
