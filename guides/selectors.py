@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
+from gpuguide import cache_tags
 from guides.models import (
     CostScenario,
     FitConfiguration,
@@ -17,6 +18,7 @@ from pricing.models import Fact, Gpu, Method, Provider
 
 
 def published_guides() -> list[Guide]:
+    cache_tags.record(cache_tags.GUIDES)
     return list(Guide.objects.published().select_related("language_model"))
 
 
@@ -36,7 +38,9 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
     )
     if not include_drafts:
         guides = guides.published()
-    return guides.get(slug=slug)
+    guide = guides.get(slug=slug)
+    cache_tags.record(cache_tags.guide(guide.pk))
+    return guide
 
 
 def guides_with_recommendations() -> list[Guide]:

@@ -15,6 +15,7 @@ from django.utils.functional import Promise
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
+from guides import catalogue
 from guides.charts import PriceChart, price_chart
 from guides.figures import MissingFigure, PageFigures
 from guides.models import Guide, Section
@@ -38,24 +39,24 @@ def page_figures(
 ) -> PageFigures:
     """Prices of every provider, every method's rules, blocks and facts, as of ``at``.
 
-    ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: house 1,
-    providers 1, one per provider for prices, check dates 1, methods 3, blocks 1, facts 1;
-    none grows with the price history.
+    ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: providers
+    1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
+    the price history.
     """
-    house = selectors.house_provider()
+    providers, house = catalogue.providers(), catalogue.house_provider()
     listings = {
-        p.slug: {g.slug: g for g in selectors.gpu_listings_for_provider(provider=p, at=at)}
-        for p in selectors.providers()
+        slug: {g.slug: g for g in gpus}
+        for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
     }
     figures = PageFigures(
         params_billion=params_billion,
         house=house.slug,
         house_name=house.name,
-        methods={m.slug: m for m in selectors.method_listings()},
+        methods={m.slug: m for m in catalogue.method_listings()},
         listings=listings,
         check_dates=selectors.latest_check_dates(at=at),
-        blocks=selectors.hour_blocks(),
-        facts=selectors.facts(),
+        blocks=catalogue.hour_blocks(),
+        facts=catalogue.facts(),
         architecture=architecture,
         training=training,
     )
@@ -68,7 +69,7 @@ def price_history_start() -> date | None:
 
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    return selectors.first_check_date(provider=selectors.house_provider())
+    return selectors.first_check_date(provider=catalogue.house_provider())
 
 
 # --- comparing two GPUs -------------------------------------------------------------------
@@ -110,7 +111,7 @@ def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
 
 def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Comparison:
     """The comparison page of two GPUs at our prices; raises MissingFigure for an unknown GPU."""
-    house = selectors.house_provider()
+    house = catalogue.house_provider()
     listings = {
         g.slug: g
         for g in selectors.gpu_listings_for_provider(provider=house, at=at, slugs=[first, second])
@@ -357,14 +358,14 @@ class GpuPriceList:
 
 def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
     """Every GPU we rent with specs, price, block prices and a year of price history."""
-    house = selectors.house_provider()
+    house = catalogue.house_provider()
     history = selectors.price_history(provider=house, at=at)
-    blocks = selectors.hour_blocks()
+    blocks = catalogue.hour_blocks()
     gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
     return GpuPriceList(
         house=house,
         blocks=blocks,
-        checked_on=selectors.latest_check_dates(at=at).get(house.slug),
+        checked_on=selectors.latest_check_date(provider=house, at=at),
         rows=[
             GpuPriceRow(
                 gpu,
@@ -399,8 +400,8 @@ def vram_table(
 
     ``methods`` and ``language_models``: the selectors' lists where the page already read them.
     """
-    methods = selectors.method_listings() if methods is None else methods
-    models = selectors.language_models() if language_models is None else language_models
+    methods = catalogue.method_listings() if methods is None else methods
+    models = catalogue.language_models() if language_models is None else language_models
     sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in models]
     if asked_params_billion is not None:
         sizes.insert(0, (None, asked_params_billion))

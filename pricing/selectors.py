@@ -14,6 +14,7 @@ from decimal import Decimal
 from django.db.models import OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
+from gpuguide import cache_tags
 from pricing import calculations
 from pricing.models import (
     Fact,
@@ -103,41 +104,74 @@ def gpu_listings_for_provider(
 ) -> list[GpuListing]:
     """Every GPU (or those in ``slugs``) with its latest price at ``provider`` as of ``at``:
     one query, any history."""
-    at = at or timezone.localdate()
-    gpus = Gpu.objects.annotate(
-        quoted=_latest_price(provider.pk, at, "quoted_usd_per_hour"),
-        quote_gpus=_latest_price(provider.pk, at, "gpus_in_quote"),
-        priced_on=_latest_price(provider.pk, at, "checked_on"),
+    listings = gpu_listings_for_providers(
+        providers=[provider], at=at, rentable_only=rentable_only, slugs=slugs
     )
+    return listings[provider.slug]
+
+
+def gpu_listings_for_providers(
+    *,
+    providers: Sequence[Provider],
+    at: date | None = None,
+    rentable_only: bool = False,
+    slugs: Sequence[str] | None = None,
+) -> dict[str, list[GpuListing]]:
+    """Per provider slug, every GPU (or those in ``slugs``) with its latest price there as of
+    ``at``: one query for all the providers, an index seek per GPU and provider."""
+    at = at or timezone.localdate()
+    cache_tags.record(*(cache_tags.prices(provider.pk) for provider in providers))
+    latest = {}
+    for provider in providers:
+        latest |= {
+            f"quoted_{provider.pk}": _latest_price(provider.pk, at, "quoted_usd_per_hour"),
+            f"quote_gpus_{provider.pk}": _latest_price(provider.pk, at, "gpus_in_quote"),
+            f"priced_on_{provider.pk}": _latest_price(provider.pk, at, "checked_on"),
+        }
+    gpus = Gpu.objects.annotate(**latest)
     if rentable_only:
         gpus = gpus.filter(rentable=True)
     if slugs is not None:
         gpus = gpus.filter(slug__in=slugs)
-    # Subquery annotations skip the DecimalField converter on SQLite; quantize like the field.
-    places = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").decimal_places)
-    return [
-        GpuListing(
-            pk=gpu.pk,
-            slug=gpu.slug,
-            name=gpu.name,
-            vendor=gpu.vendor,
-            memory_gb=gpu.memory_gb,
-            bandwidth_gb_s=gpu.bandwidth_gb_s,
-            bf16_dense_tflops=gpu.bf16_dense_tflops,
-            form_factor=gpu.get_form_factor_display(),
-            rentable=gpu.rentable,
-            usd_per_gpu_hour=(
-                None
-                if gpu.quoted is None
-                else calculations.per_gpu_price(gpu.quoted.quantize(places), gpu.quote_gpus)
-            ),
-            checked_on=gpu.priced_on,
-            quoted_usd_per_hour=None if gpu.quoted is None else gpu.quoted.quantize(places),
-            gpus_in_quote=gpu.quote_gpus,
-            form_factor_code=gpu.form_factor,
-        )
-        for gpu in gpus
-    ]
+    gpus = list(gpus)
+    return {
+        provider.slug: [
+            _listing(
+                gpu,
+                quoted=getattr(gpu, f"quoted_{provider.pk}"),
+                gpus_in_quote=getattr(gpu, f"quote_gpus_{provider.pk}"),
+                checked_on=getattr(gpu, f"priced_on_{provider.pk}"),
+            )
+            for gpu in gpus
+        ]
+        for provider in providers
+    }
+
+
+# Subquery annotations skip the DecimalField converter on SQLite; quantize like the field.
+_PRICE_PLACES = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").decimal_places)
+
+
+def _listing(gpu: Gpu, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuListing:
+    quoted = None if quoted is None else quoted.quantize(_PRICE_PLACES)
+    return GpuListing(
+        pk=gpu.pk,
+        slug=gpu.slug,
+        name=gpu.name,
+        vendor=gpu.vendor,
+        memory_gb=gpu.memory_gb,
+        bandwidth_gb_s=gpu.bandwidth_gb_s,
+        bf16_dense_tflops=gpu.bf16_dense_tflops,
+        form_factor=gpu.get_form_factor_display(),
+        rentable=gpu.rentable,
+        usd_per_gpu_hour=(
+            None if quoted is None else calculations.per_gpu_price(quoted, gpus_in_quote)
+        ),
+        checked_on=checked_on,
+        quoted_usd_per_hour=quoted,
+        gpus_in_quote=gpus_in_quote,
+        form_factor_code=gpu.form_factor,
+    )
 
 
 def _latest_price(provider_id: int, at: date, field: str) -> Subquery:
@@ -163,12 +197,25 @@ def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
         .order_by("-checked_on")
         .values("checked_on")[:1]
     )
-    found = Provider.objects.annotate(latest=Subquery(latest)).values_list("slug", "latest")
-    return {slug: day for slug, day in found if day is not None}
+    found = Provider.objects.annotate(latest=Subquery(latest)).values_list("pk", "slug", "latest")
+    cache_tags.record(*(cache_tags.prices(pk) for pk, _slug, _day in found))
+    return {slug: day for _pk, slug, day in found if day is not None}
+
+
+def latest_check_date(*, provider: Provider, at: date | None = None) -> date | None:
+    """The day of ``provider``'s most recent price check on or before ``at`` (one seek)."""
+    cache_tags.record(cache_tags.prices(provider.pk))
+    return (
+        PriceCheck.objects.filter(provider=provider, checked_on__lte=at or timezone.localdate())
+        .order_by("-checked_on")
+        .values_list("checked_on", flat=True)
+        .first()
+    )
 
 
 def first_check_date(*, provider: Provider) -> date | None:
     """The day of ``provider``'s earliest price check, or None where it has none (one seek)."""
+    cache_tags.record(cache_tags.prices(provider.pk))
     return (
         PriceCheck.objects.filter(provider=provider)
         .order_by("checked_on")
@@ -316,6 +363,7 @@ def price_history(
     """Per GPU slug, its (date, USD per GPU-hour) points at ``provider`` over the ``days`` up
     to ``at``, oldest first. The window keeps the work bounded however long the history."""
     at = at or timezone.localdate()
+    cache_tags.record(cache_tags.prices(provider.pk))
     history: dict[str, list[tuple]] = {}
     prices = (
         Price.objects.filter(provider=provider, checked_on__gt=at - timedelta(days=days))
@@ -333,6 +381,7 @@ def gpu_price_history(
 ) -> list[tuple[date, Decimal]]:
     """One GPU's (date, USD per GPU-hour) points at ``provider`` up to ``at``, its whole
     history, oldest first: one query."""
+    cache_tags.record(cache_tags.prices(provider.pk))
     prices = (
         Price.objects.filter(gpu__slug=gpu_slug, provider=provider)
         .as_of(at)

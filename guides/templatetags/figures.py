@@ -46,11 +46,9 @@ def or_list(items) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def alternates(context) -> list[tuple[str, str]]:
-    """(language, absolute URL) of the current page in every language, for hreflang."""
-    request = context["request"]
-    path = request.path
-    return [
-        (code, request.build_absolute_uri(translate_url(path, code)))
-        for code, _name in settings.LANGUAGES
-    ]
+def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
+    """(language, URL) of the current page in every language: absolute for hreflang, from
+    SITE_URL and never the Host header (the page may be cached and served to anyone)."""
+    path = context["request"].path
+    prefix = settings.SITE_URL if absolute else ""
+    return [(code, prefix + translate_url(path, code)) for code, _name in settings.LANGUAGES]

@@ -14,7 +14,7 @@ from guides.models import Guide
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
 
-from ..conftest import GUIDE_SLUG, SEED_DAY
+from ..conftest import GUIDE_SLUG, SEED_DAY, forget_cached_pages
 
 
 def page_text(response) -> str:
@@ -294,12 +294,14 @@ def test_a_new_price_check_changes_prose_and_tables_in_every_language(client, se
 
 def test_guide_page_queries_do_not_grow_with_price_history(client, seeded):
     def count() -> int:
+        client.get(guide_url("en"))  # the version tokens and reference data in the cache
+        forget_cached_pages()  # and the page not: it renders, as after a write
         with CaptureQueriesContext(connection) as queries:
             assert client.get(guide_url("en")).status_code == 200
         return len(queries)
 
     before = count()
-    assert 10 < before < 40  # measured, not vacuous: the page does query, a fixed number of times
+    assert 5 < before <= 12  # measured, not vacuous: the page does query, a fixed number of times
     house = Provider.objects.get(is_house=True)
     for days in range(1, 40):
         check = PriceCheck.objects.create(
@@ -324,7 +326,7 @@ def test_hreflang_canonical_and_meta_description(client, seeded):
 
 def test_language_switcher_keeps_the_page(client, seeded):
     body = client.get(guide_url("ja")).content.decode()
-    assert f'href="http://testserver{guide_url("de")}" hreflang="de" lang="de"' in body
+    assert f'href="{guide_url("de")}" hreflang="de" lang="de"' in body  # on whichever host
 
 
 def test_faq_json_ld_lists_the_questions_with_filled_figures(client, seeded):
