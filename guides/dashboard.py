@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import cache
 
 from django.conf import settings
 from django.urls import reverse
@@ -11,7 +12,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from guides import catalogue
 from guides import selectors as guide_selectors
+from guides.models import Guide
 from guides.presentation import config_label
 from pricing import calculations as calc
 from pricing import selectors
@@ -47,7 +50,7 @@ def stale_price_warnings(today: date) -> list[DashboardWarning]:
     limit = today - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
     latest = selectors.latest_check_dates(at=today)
     warnings = []
-    for provider in selectors.providers():
+    for provider in catalogue.providers():
         last = latest.get(provider.slug)
         if last is None or last < limit:
             warnings.append(
@@ -75,9 +78,9 @@ def stale_source_warnings(today: date) -> list[DashboardWarning]:
     ]
 
 
-def stale_translation_warnings() -> list[DashboardWarning]:
+def stale_translation_warnings(guides: list[Guide]) -> list[DashboardWarning]:
     warnings = []
-    for guide in guide_selectors.guides_with_translation_stamps():
+    for guide in guides:
         stamps = {s.language: s.changed_at for s in guide.translation_stamps.all()}
         english = stamps.get(settings.LANGUAGE_CODE)
         for code, name in settings.LANGUAGES:
@@ -91,17 +94,17 @@ def stale_translation_warnings() -> list[DashboardWarning]:
     return warnings
 
 
-def recommendation_warnings(today: date) -> list[DashboardWarning]:
+def recommendation_warnings(today: date, guides: list[Guide]) -> list[DashboardWarning]:
     """A method's first recommendation should be the cheapest fit among configurations with
     no more GPUs; otherwise prices have moved and the advice has gone stale."""
     try:
-        house = selectors.house_provider()
+        house = catalogue.house_provider()
     except Provider.DoesNotExist:
         return []
     listings = {g.slug: g for g in selectors.gpu_listings_for_provider(provider=house, at=today)}
-    methods = {m.slug: m for m in selectors.method_listings()}
+    methods = {m.slug: m for m in catalogue.method_listings()}
     warnings = []
-    for guide in guide_selectors.guides_with_recommendations():
+    for guide in guides:
         configs = [listings[c.gpu.slug].configuration(c.count) for c in guide.configurations.all()]
         first_by_method = {}
         for rec in guide.recommendations.all():
@@ -129,11 +132,16 @@ def recommendation_warnings(today: date) -> list[DashboardWarning]:
 def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
     """Warnings by topic; with ``user``, only the topics that user can act on."""
     today = today or timezone.localdate()
+    guides = cache(guide_selectors.guides_for_dashboard)  # read once, for the two topics
     topics = [
         (_("Prices"), "pricing.add_pricecheck", lambda: stale_price_warnings(today)),
         (_("Sources"), "pricing.change_source", lambda: stale_source_warnings(today)),
-        (_("Translations"), "guides.change_guide", stale_translation_warnings),
-        (_("Recommendations"), "guides.change_guide", lambda: recommendation_warnings(today)),
+        (_("Translations"), "guides.change_guide", lambda: stale_translation_warnings(guides())),
+        (
+            _("Recommendations"),
+            "guides.change_guide",
+            lambda: recommendation_warnings(today, guides()),
+        ),
     ]
     return {
         topic: warnings()

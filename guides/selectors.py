@@ -43,17 +43,18 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
     return guide
 
 
-def guides_with_recommendations() -> list[Guide]:
-    """Every guide with its fit-table configurations and recommendations, in four queries."""
+def guides_for_dashboard() -> list[Guide]:
+    """Every guide with its fit-table configurations, recommendations and translation stamps,
+    in four queries."""
     return list(
         Guide.objects.select_related("language_model").prefetch_related(
-            "configurations__gpu", "recommendations__gpu", "recommendations__method"
+            Prefetch("configurations", queryset=FitConfiguration.objects.select_related("gpu")),
+            Prefetch(
+                "recommendations", queryset=Recommendation.objects.select_related("gpu", "method")
+            ),
+            "translation_stamps",
         )
     )
-
-
-def guides_with_translation_stamps() -> list[Guide]:
-    return list(Guide.objects.prefetch_related("translation_stamps"))
 
 
 def published_comparison_pairs() -> list[tuple[str, str]]:

@@ -28,6 +28,7 @@ RENDERED_EACH_TIME = [
     "/en/vram/?params=405",
     "/en/vram/?params=70&method=qlora&model=llama-3.1-70b",
 ]
+ADMIN = ["/en/admin/", "/en/admin/pricing/pricecheck/", "/en/admin/pricing/pricecheck/add/"]
 HISTORY_DAYS = 600  # per provider that prices: a few thousand rows, enough to show a scan
 
 
@@ -91,3 +92,22 @@ def test_the_counts_stay_the_same_with_a_long_history(client, seeded):
     small = all_counts(client)
     assert add_long_history() > 5_000
     assert all_counts(client) == small
+
+
+def admin_counts(client) -> dict[str, int]:
+    counts = {}
+    for url in ADMIN:
+        client.get(url)
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200, url
+        counts[url] = len(queries)
+    return counts
+
+
+def test_the_admins_price_pages_and_dashboard_stay_at_12_queries(client, seeded, admin_user):
+    client.force_login(admin_user)
+    small = admin_counts(client)
+    assert max(small.values()) <= 12, small
+    add_long_history()
+    assert admin_counts(client) == small
+    assert "paginator" in client.get("/en/admin/pricing/pricecheck/").content.decode()
