@@ -233,11 +233,15 @@ def explain() -> list[str]:
         .order_by("-checked_on")
         .values("quoted_usd_per_hour")[:1]
     )
-    check = PriceCheck.objects.filter(provider=house).order_by("-checked_on").values("checked_on")
-    assert selectors.latest_check_dates()  # runs
+    check = (
+        PriceCheck.objects.filter(provider=house)
+        .order_by(*selectors._BY_PROVIDER_NEWEST)
+        .values("checked_on")
+    )
+    options = {"analyze": True} if connection.vendor == "postgresql" else {}
     return [
-        "latest price of a GPU the provider never priced:\n" + latest.explain(),
-        "latest check of a provider:\n" + check[:1].explain(),
+        "latest price of a GPU the provider never priced:\n" + latest.explain(**options),
+        "latest check of a provider:\n" + check[:1].explain(**options),
     ]
 
 
