@@ -174,8 +174,6 @@ class PriceCheck(models.Model):
         get_latest_by = "checked_on"
         verbose_name = _("price check")
         verbose_name_plural = _("price checks")
-        # The admin's list, newest first, a page at a time.
-        indexes = [models.Index(fields=["-checked_on"], name="pricecheck_newest_first")]
         constraints = [
             models.UniqueConstraint(
                 fields=["provider", "checked_on"], name="one_check_per_provider_and_day"

@@ -185,12 +185,6 @@ def _latest_price(provider_id: int, at: date, field: str) -> Subquery:
     )
 
 
-# Ordering by the provider too (one provider is selected, so it changes nothing) matches the
-# unique (provider, day) index exactly, so PostgreSQL seeks there instead of walking the
-# newest-first index until it meets that provider (long, for one that stopped being checked).
-_BY_PROVIDER_NEWEST = ("-provider_id", "-checked_on")
-
-
 def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
     """Provider slug -> the day of its most recent price check on or before ``at``.
 
@@ -200,7 +194,7 @@ def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
     at = at or timezone.localdate()
     latest = (
         PriceCheck.objects.filter(provider=OuterRef("pk"), checked_on__lte=at)
-        .order_by(*_BY_PROVIDER_NEWEST)
+        .order_by("-checked_on")
         .values("checked_on")[:1]
     )
     found = Provider.objects.annotate(latest=Subquery(latest)).values_list("pk", "slug", "latest")
@@ -213,7 +207,7 @@ def latest_check_date(*, provider: Provider, at: date | None = None) -> date | N
     cache_tags.record(cache_tags.prices(provider.pk))
     return (
         PriceCheck.objects.filter(provider=provider, checked_on__lte=at or timezone.localdate())
-        .order_by(*_BY_PROVIDER_NEWEST)
+        .order_by("-checked_on")
         .values_list("checked_on", flat=True)
         .first()
     )
@@ -224,7 +218,7 @@ def first_check_date(*, provider: Provider) -> date | None:
     cache_tags.record(cache_tags.prices(provider.pk))
     return (
         PriceCheck.objects.filter(provider=provider)
-        .order_by("provider_id", "checked_on")  # see _BY_PROVIDER_NEWEST
+        .order_by("checked_on")
         .values_list("checked_on", flat=True)
         .first()
     )
