@@ -37,11 +37,7 @@ from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
-from django.utils.cache import (
-    add_never_cache_headers,
-    get_conditional_response,
-    patch_cache_control,
-)
+from django.utils.cache import add_never_cache_headers, get_conditional_response
 from django.utils.http import http_date
 from django.utils.translation import get_language
 
@@ -293,11 +289,16 @@ def _render_and_store(key: str, render: Callable[[], HttpResponse]) -> HttpRespo
     return response
 
 
+_CONDITIONAL_HEADERS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE")
+
+
 def _response(request: HttpRequest, page: CachedPage, status: str) -> HttpResponse:
     """The cached page, or 304 where the request's ETag or date shows it has this one."""
     response = HttpResponse(page.body, content_type=page.content_type)
     _add_http_caching(response, page)
     response["X-Page-Cache"] = status
+    if not any(header in request.META for header in _CONDITIONAL_HEADERS):
+        return response  # the usual visit: nothing to compare
     return get_conditional_response(
         request, etag=page.etag, last_modified=int(page.stored_at), response=response
     )
@@ -306,11 +307,10 @@ def _response(request: HttpRequest, page: CachedPage, status: str) -> HttpRespon
 def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
     response["ETag"] = page.etag
     response["Last-Modified"] = http_date(page.stored_at)
-    patch_cache_control(
-        response,
-        public=True,
-        max_age=settings.PAGE_BROWSER_MAX_AGE,
-        stale_while_revalidate=settings.PAGE_BROWSER_STALE_SECONDS,
+    # Set whole rather than patched: a cached page has no Cache-Control of its own to merge.
+    response["Cache-Control"] = (
+        f"public, max-age={settings.PAGE_BROWSER_MAX_AGE}, "
+        f"stale-while-revalidate={settings.PAGE_BROWSER_STALE_SECONDS}"
     )
 
 

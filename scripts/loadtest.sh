@@ -56,7 +56,9 @@ run() {  # workers, label, cache URL
   for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
   curl -fs -o /dev/null "http://127.0.0.1:$PORT$PAGE"  # warm: the cached run serves hits
   local out
-  out=$(wrk -t 2 -c "$CONNECTIONS" -d "${DURATION}s" --latency "http://127.0.0.1:$PORT$PAGE")
+  # A 30 s client timeout: a slow answer counts in the latency, not as an error.
+  out=$(wrk -t 2 -c "$CONNECTIONS" -d "${DURATION}s" --timeout 30s --latency \
+    "http://127.0.0.1:$PORT$PAGE")
   local rss
   rss=$(ps -o rss= --ppid "$SERVER" | awk '{s+=$1; n++} END {printf "%.0f", s/n/1024}')
   local rps p50 p99 errors
