@@ -115,7 +115,8 @@ def _replace_tokens(tags: Iterable[str]) -> None:
 
     token, tags = new_token(), sorted(set(tags))
     for tag in tags:
-        ContentVersion.objects.update_or_create(tag=tag, defaults={"token": token})
+        if not ContentVersion.objects.filter(tag=tag).update(token=token):  # a tag's first write
+            ContentVersion.objects.get_or_create(tag=tag, defaults={"token": token})
     cache.set_many({TOKEN_PREFIX + tag: token for tag in tags}, None)
 
 
@@ -136,22 +137,27 @@ def invalidate(tags: Iterable[str]) -> None:
     """New tokens now, inside the writer's transaction (no page rendered from here on counts
     as current), and again once it commits (pages rendered meanwhile read the old data)."""
     tags = set(tags)
-    _replace_tokens(tags)
     if not connection.in_atomic_block:  # autocommit: already committed
+        _replace_tokens(tags)
         _enqueue_refresh(tags)
         return
-    for _savepoints, callback, _robust in connection.run_on_commit:
-        if isinstance(callback, _AfterCommit):
-            callback.tags |= tags
-            return
-    transaction.on_commit(_AfterCommit(tags))
+    pending = next(
+        (c for _savepoints, c, _robust in connection.run_on_commit if isinstance(c, _AfterCommit)),
+        None,
+    )
+    if pending is None:
+        pending = _AfterCommit()
+        transaction.on_commit(pending)
+    # Once per tag and transaction: a guide saved with its 30 inline rows is one replacement.
+    _replace_tokens(tags - pending.tags)
+    pending.tags |= tags
 
 
 class _AfterCommit:
     """Runs once when the transaction commits, for every tag it wrote."""
 
-    def __init__(self, tags: set[str]) -> None:
-        self.tags = set(tags)
+    def __init__(self) -> None:
+        self.tags: set[str] = set()
 
     def __call__(self) -> None:
         _replace_tokens(self.tags)
