@@ -5,8 +5,10 @@ import re
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
+from django.http.request import validate_host
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.config import exit_with, redact_url
@@ -270,6 +272,9 @@ if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?", SITE_URL):
         f"SITE_URL must be the site's address such as https://guide.example.com (no path): "
         f"{SITE_URL!r}"
     )
+if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOSTS):
+    # The background re-render asks for pages at SITE_URL; a host Django refuses would fail it.
+    exit_with(f"SITE_URL's host is not in ALLOWED_HOSTS: {SITE_URL!r}")
 TEMPLATES[0]["OPTIONS"]["context_processors"].append("gpuguide.context_processors.site_url")
 # A page whose data changed this recently is still served from the cache while a background
 # task renders it again (stale-while-revalidate); an older change is rendered on the spot.
