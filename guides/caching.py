@@ -92,7 +92,9 @@ def current_tokens(tags: Iterable[str]) -> dict[str, str] | None:
             loaded = _tokens_from_database(missing)
         except DatabaseError:
             return None
-        cache.set_many({TOKEN_PREFIX + tag: token for tag, token in loaded.items()}, None)
+        for tag, token in loaded.items():
+            # add, not set: a writer may have put a newer token there since we read ours.
+            cache.add(TOKEN_PREFIX + tag, token, None)
         found.update(loaded)
     return found
 
