@@ -118,22 +118,15 @@ def gpu_listings_for_providers(
     slugs: Sequence[str] | None = None,
 ) -> dict[str, list[GpuListing]]:
     """Per provider slug, every GPU (or those in ``slugs``) with its latest price there as of
-    ``at``: one query for all the providers, an index seek per GPU and provider."""
+    ``at``: one query for all the providers, an index seek per GPU and provider.
+
+    Written as SQL: the same query through the ORM (nine correlated subqueries for three
+    providers) took Django 8 ms of CPU to compile on every page render, the database well
+    under one to answer; this takes 0.6 ms.
+    """
     at = at or timezone.localdate()
     cache_tags.record(*(cache_tags.prices(provider.pk) for provider in providers))
-    latest = {}
-    for provider in providers:
-        latest |= {
-            f"quoted_{provider.pk}": _latest_price(provider.pk, at, "quoted_usd_per_hour"),
-            f"quote_gpus_{provider.pk}": _latest_price(provider.pk, at, "gpus_in_quote"),
-            f"priced_on_{provider.pk}": _latest_price(provider.pk, at, "checked_on"),
-        }
-    gpus = Gpu.objects.annotate(**latest)
-    if rentable_only:
-        gpus = gpus.filter(rentable=True)
-    if slugs is not None:
-        gpus = gpus.filter(slug__in=slugs)
-    gpus = list(gpus)
+    gpus = list(Gpu.objects.raw(*_latest_prices_sql(providers, at, rentable_only, slugs)))
     return {
         provider.slug: [
             _listing(
@@ -148,12 +141,47 @@ def gpu_listings_for_providers(
     }
 
 
-# Subquery annotations skip the DecimalField converter on SQLite; quantize like the field.
+def _latest_prices_sql(
+    providers: Sequence[Provider], at: date, rentable_only: bool, slugs: Sequence[str] | None
+) -> tuple[str, list]:
+    """GPU rows, each joined to its latest price at each provider (the ``price_latest_per_gpu``
+    index: provider, GPU, day descending), as columns ``quoted_<pk>``, ``quote_gpus_<pk>`` and
+    ``priced_on_<pk>``: NULL where the provider never priced that GPU by ``at``."""
+    columns, joins, params = ["g.*"], [], []
+    for provider in providers:
+        alias = f"p{int(provider.pk)}"
+        columns += [
+            f"{alias}.quoted_usd_per_hour AS quoted_{int(provider.pk)}",
+            f"{alias}.gpus_in_quote AS quote_gpus_{int(provider.pk)}",
+            f"{alias}.checked_on AS priced_on_{int(provider.pk)}",
+        ]
+        joins.append(
+            f"LEFT JOIN pricing_price {alias} ON {alias}.id = ("
+            "SELECT latest.id FROM pricing_price latest WHERE latest.provider_id = %s "
+            "AND latest.gpu_id = g.id AND latest.checked_on <= %s "
+            "ORDER BY latest.checked_on DESC LIMIT 1)"
+        )
+        params += [provider.pk, at]
+    where = ["1 = 1"]
+    if rentable_only:
+        where.append("g.rentable = %s")
+        params.append(True)
+    if slugs is not None:
+        where.append(f"g.slug IN ({', '.join(['%s'] * len(slugs))})" if slugs else "1 = 0")
+        params += list(slugs)
+    sql = (
+        f"SELECT {', '.join(columns)} FROM pricing_gpu g {' '.join(joins)} "
+        f"WHERE {' AND '.join(where)} ORDER BY g.position, g.memory_gb, g.slug"  # Gpu's order
+    )
+    return sql, params
+
+
+# Raw columns skip the DecimalField converter (SQLite answers a float): quantize like the field.
 _PRICE_PLACES = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").decimal_places)
 
 
 def _listing(gpu: Gpu, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuListing:
-    quoted = None if quoted is None else quoted.quantize(_PRICE_PLACES)
+    quoted = None if quoted is None else Decimal(str(quoted)).quantize(_PRICE_PLACES)
     return GpuListing(
         pk=gpu.pk,
         slug=gpu.slug,
@@ -171,17 +199,6 @@ def _listing(gpu: Gpu, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuL
         quoted_usd_per_hour=quoted,
         gpus_in_quote=gpus_in_quote,
         form_factor_code=gpu.form_factor,
-    )
-
-
-def _latest_price(provider_id: int, at: date, field: str) -> Subquery:
-    """A subquery for one field of a GPU's latest price at a provider on or before ``at``:
-    one seek in the ``price_latest_per_gpu`` index, also for a GPU the provider never priced."""
-    return Subquery(
-        Price.objects.filter(gpu=OuterRef("pk"), provider_id=provider_id)
-        .as_of(at)
-        .order_by("-checked_on")
-        .values(field)[:1]
     )
 
 
