@@ -45,7 +45,10 @@ from gpuguide import cache_tags
 
 logger = logging.getLogger(__name__)
 
-PAGE_PREFIX = "gpuguide:page:"
+# Cached values are pickled objects (CachedPage, the selectors' dataclasses and models): raise
+# this when one of them changes shape, so that a deploy never unpickles the previous shape.
+CACHE_FORMAT = 1
+PAGE_PREFIX = f"gpuguide:page:{CACHE_FORMAT}:"
 TOKEN_PREFIX = "gpuguide:version:"
 REFRESH_PREFIX = "gpuguide:refreshing:"
 REFRESH_LOCK_SECONDS = 60  # one background re-render per page at a time
@@ -358,7 +361,7 @@ def page_is_current(language: str, path: str, tags: Iterable[str]) -> bool:
 
 # --- reference data ----------------------------------------------------------------------
 
-CATALOGUE_PREFIX = "gpuguide:catalogue:"
+CATALOGUE_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
 
 
 def from_catalogue(name: str, load: Callable[[], object]) -> object:
