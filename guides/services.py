@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from guides.charts import PriceChart, price_chart
-from guides.figures import MissingFigure, PageFigures
+from guides.charts import Series, StepChart, step_chart
+from guides.figures import MissingFigure, PageFigures, PriceDates, price_dates
 from guides.models import Guide, Section
 from guides.presentation import config_label, faq_page_json_ld
 from guides.tokens.render import render_plain, render_prose
@@ -88,6 +89,11 @@ class Comparison:
     first: selectors.GpuListing
     second: selectors.GpuListing
     rows: list[ComparisonRow]
+
+    @property
+    def checked(self) -> PriceDates | None:
+        """The check days of the two prices it quotes."""
+        return price_dates([self.first.checked_on, self.second.checked_on])
 
 
 def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
@@ -206,7 +212,7 @@ class GuidePage:
     short_answer: SafeString
     meta_description: str
     faq_json_ld: SafeString
-    checked_on: date | None
+    checked: PriceDates | None  # every price the page quotes, in tables and prose
     house_name: str
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
@@ -218,6 +224,8 @@ class GuidePage:
     sections: list[SectionView]
     faq: list[FaqView]
     sources: list
+    fit_checked: PriceDates | None  # the prices in the fit table
+    cost_checked: PriceDates | None  # the prices in the cost table
 
 
 def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
@@ -260,12 +268,20 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     )
     figures.scenario_gpu_hours = [row.gpu_hours for row in cost]  # for [[scenario_blocks]]
     faq = [(entry.question, entry.answer) for entry in guide.faq_entries.all()]
+    # Prose first: the figures note the check day of each price it quotes.
+    short_answer = render_prose(guide.short_answer, figures)
+    meta_description = render_plain(guide.meta_description, figures)
+    faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
+    sections = [_section_view(s, figures) for s in guide.sections.all()]
+    faq_views = [FaqView(q, render_prose(a, figures)) for q, a in faq]
     return GuidePage(
         guide=guide,
-        short_answer=render_prose(guide.short_answer, figures),
-        meta_description=render_plain(guide.meta_description, figures),
-        faq_json_ld=faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq]),
-        checked_on=figures.check_dates.get(figures.house),
+        short_answer=short_answer,
+        meta_description=meta_description,
+        faq_json_ld=faq_json_ld,
+        checked=price_dates(figures.quoted_on),
+        fit_checked=price_dates(figures.listing(c.gpu.slug).checked_on for c in configurations),
+        cost_checked=price_dates(figures.listing(s.gpu.slug).checked_on for s in scenarios),
         house_name=figures.house_name,
         methods=columns,
         method_summary=[
@@ -302,8 +318,8 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
             for s, row in zip(scenarios, cost, strict=True)
         ],
-        sections=[_section_view(s, figures) for s in guide.sections.all()],
-        faq=[FaqView(q, render_prose(a, figures)) for q, a in faq],
+        sections=sections,
+        faq=faq_views,
         sources=[gs.source for gs in guide.guide_sources.all()],
     )
 
@@ -341,37 +357,96 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """One provider's latest price for a GPU, with the day it was checked and where."""
+
+    provider: str
+    house: bool
+    usd_per_gpu_hour: Decimal
+    quoted_usd_per_hour: Decimal
+    gpus_in_quote: int
+    checked_on: date
+    source_url: str  # the page the price was read from ('' where none was recorded)
+
+
+@dataclass(frozen=True)
 class GpuPriceRow:
-    gpu: selectors.GpuListing
-    chart: PriceChart | None
-    block_prices: list[Decimal | None]
+    gpu: selectors.GpuListing  # at our prices
+    chart: StepChart | None
+    block_prices: list[tuple[int, Decimal | None]]  # (hours, price of the block)
+    offers: list[Offer]  # ours first, then each other provider that prices it
 
 
 @dataclass(frozen=True)
 class GpuPriceList:
     house: Provider
     blocks: list[int]
-    checked_on: date | None
+    checked: PriceDates | None  # every price the page quotes, ours and the others'
     rows: list[GpuPriceRow]
+
+    @property
+    def compared(self) -> list[GpuPriceRow]:
+        """The GPUs that some other provider prices too."""
+        return [row for row in self.rows if len(row.offers) > 1]
 
 
 def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
-    """Every GPU we rent with specs, price, block prices and a year of price history."""
+    """Every GPU we rent with specs, price, block prices, the other providers' prices and a
+    year of everyone's price history.
+
+    Queries: house 1, blocks 1, providers 1, and per provider its prices and its history,
+    then the checks' sources 1; none grows with the price history.
+    """
     house = selectors.house_provider()
-    history = selectors.price_history(provider=house, at=at)
     blocks = selectors.hour_blocks()
-    gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
+    end = at or timezone.localdate()
+    providers = selectors.providers()  # ours first
+    listings = {
+        p.slug: {g.slug: g for g in selectors.gpu_listings_for_provider(provider=p, at=at)}
+        for p in providers
+    }
+    histories = {p.slug: selectors.price_history(provider=p, at=at) for p in providers}
+    ours = [g for g in listings[house.slug].values() if g.rentable]
+    priced = [
+        (p, listings[p.slug][g.slug])
+        for g in ours
+        for p in providers
+        if g.slug in listings[p.slug] and listings[p.slug][g.slug].usd_per_gpu_hour is not None
+    ]
+    sources = selectors.price_check_sources(
+        checks=[(p.slug, listing.checked_on) for p, listing in priced]
+    )
+    offers: dict[str, list[Offer]] = {}
+    for p, listing in priced:
+        offers.setdefault(listing.slug, []).append(
+            Offer(
+                provider=p.name,
+                house=p.is_house,
+                usd_per_gpu_hour=listing.usd_per_gpu_hour,
+                quoted_usd_per_hour=listing.quoted_usd_per_hour,
+                gpus_in_quote=listing.gpus_in_quote,
+                checked_on=listing.checked_on,
+                source_url=sources.get((p.slug, listing.checked_on)) or p.url,
+            )
+        )
     return GpuPriceList(
         house=house,
         blocks=blocks,
-        checked_on=selectors.latest_check_dates(at=at).get(house.slug),
+        checked=price_dates(listing.checked_on for _p, listing in priced),
         rows=[
             GpuPriceRow(
                 gpu,
-                price_chart(history.get(gpu.slug, [])),
-                calc.block_prices(gpu.usd_per_gpu_hour, blocks),
+                step_chart(
+                    [
+                        Series(p.name, p.is_house, histories[p.slug].get(gpu.slug, []))
+                        for p in providers
+                    ],
+                    end=end,
+                ),
+                list(zip(blocks, calc.block_prices(gpu.usd_per_gpu_hour, blocks), strict=True)),
+                offers.get(gpu.slug, []),
             )
-            for gpu in gpus
+            for gpu in ours
         ],
     )
 
