@@ -4,6 +4,7 @@ Each wraps a ``guides.presentation`` function, the same ones prose tokens use; a
 (None) renders as an empty string so templates can add their own ``default``.
 """
 
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from urllib.parse import urlsplit
@@ -11,6 +12,8 @@ from urllib.parse import urlsplit
 from django import template
 from django.conf import settings
 from django.urls import translate_url
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from guides import presentation
@@ -47,6 +50,15 @@ def provider_name(item) -> str:
     """A provider's name, marked as ours for the house: a chart series or an offer."""
     name = getattr(item, "name", None) or item.provider
     return gettext("%(provider)s (ours)") % {"provider": name} if item.house else name
+
+
+FLAG_RE = re.compile(r"(?<!\S)(--?[\w.=-]+)")
+
+
+@register.filter
+def whole_flags(text: str) -> SafeString:
+    """``text`` escaped, each command-line flag (``--throughput``) kept on one line."""
+    return mark_safe(FLAG_RE.sub(r'<span class="nowrap">\1</span>', str(escape(text))))
 
 
 @register.filter
