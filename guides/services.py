@@ -394,13 +394,16 @@ def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
     """Every GPU we rent with specs, price, block prices, the other providers' prices and a
     year of everyone's price history.
 
-    Queries: house 1, blocks 1, providers 1, and per provider its prices and its history,
-    then the checks' sources 1; none grows with the price history.
+    Queries: blocks 1, providers 1, and per provider its prices and its history, then the
+    checks' sources 1; none grows with the price history. Raises Provider.DoesNotExist before
+    the house provider is set up.
     """
-    house = selectors.house_provider()
     blocks = selectors.hour_blocks()
     end = at or timezone.localdate()
     providers = selectors.providers()  # ours first
+    house = next((p for p in providers if p.is_house), None)
+    if house is None:
+        raise Provider.DoesNotExist("No provider is marked as ours.")
     listings = {
         p.slug: {g.slug: g for g in selectors.gpu_listings_for_provider(provider=p, at=at)}
         for p in providers

@@ -310,6 +310,29 @@ def test_guide_page_queries_do_not_grow_with_price_history(client, seeded):
     assert count() == before
 
 
+def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seeded):
+    def count() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/en/gpus/").status_code == 200
+        return len(queries)
+
+    # content version, blocks, providers; per provider (3) its prices and its history; sources
+    assert count() == 10
+    for days in range(1, 40):
+        for provider in Provider.objects.all():
+            check = PriceCheck.objects.create(
+                provider=provider, checked_on=SEED_DAY - timedelta(days=days),
+                source_url=f"https://example.com/{days}",
+            )  # fmt: skip
+            Price.objects.create(price_check=check, gpu_id=house_gpu_id(),
+                                 quoted_usd_per_hour=D("1.5"))  # fmt: skip
+    assert count() == 10
+
+
+def house_gpu_id() -> int:
+    return PriceCheck.objects.filter(provider__is_house=True).first().prices.first().gpu_id
+
+
 def test_hreflang_canonical_and_meta_description(client, seeded):
     body = client.get(guide_url("de")).content.decode()
     for lang in ("en", "de", "ja"):
