@@ -5,7 +5,7 @@ Each wraps a ``guides.presentation`` function, the same ones prose tokens use; a
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -17,6 +17,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from guides import presentation
+from guides.charts import ChartPoint, DrawnSeries
+from guides.services import Offer
 
 register = template.Library()
 
@@ -36,7 +38,7 @@ register.filter("mediumdate", _blank_if_none(presentation.medium_date))
 
 
 @register.filter
-def price_steps(points) -> str:
+def price_steps(points: Iterable[ChartPoint]) -> str:
     """'$0.92 from October 29, 2026 and $0.99 from November 15, 2026': a chart line in words."""
     return presentation.word_list(
         gettext("%(price)s from %(date)s")
@@ -46,7 +48,7 @@ def price_steps(points) -> str:
 
 
 @register.filter
-def provider_name(item) -> str:
+def provider_name(item: DrawnSeries | Offer) -> str:
     """A provider's name, marked as ours for the house: a chart series or an offer."""
     name = getattr(item, "name", None) or item.provider
     return gettext("%(provider)s (ours)") % {"provider": name} if item.house else name
