@@ -23,6 +23,7 @@ from guides.models import (
     Recommendation,
     Section,
 )
+from guides.prose_rules import typed_figures
 from guides.tokens.registry import KnownSlugs, registry, token_errors
 from pricing import selectors as pricing_selectors
 from pricing.models import Provider
@@ -81,11 +82,15 @@ class ProseForm(forms.ModelForm):
         cleaned = super().clean()
         if self.token_slugs is None:
             return cleaned
-        for base in self._meta.model.prose_fields:
+        model = self._meta.model
+        for base in (*model.prose_fields, *model.plain_text_fields):
             for code in editing.LANGUAGES:
                 name = build_localized_fieldname(base, code)
-                for message in token_errors(cleaned.get(name) or "", self.token_slugs):
+                text = cleaned.get(name) or ""
+                for message in token_errors(text, self.token_slugs):
                     self.add_error(name, message)
+                for typed in typed_figures(text, self.token_slugs.gpu_names):
+                    self.add_error(name, typed.message)
         return cleaned
 
 

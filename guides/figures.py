@@ -35,6 +35,10 @@ def price_dates(days: Iterable[date | None]) -> PriceDates | None:
     return PriceDates(min(known), max(known)) if known else None
 
 
+class NothingFits(MissingFigure):
+    """No priced configuration of the guide's fit table (one host) holds a method."""
+
+
 @dataclass
 class PageFigures:
     params_billion: Decimal
@@ -50,10 +54,13 @@ class PageFigures:
     # The guide's model and training run, for the peak-memory estimate (None off guide pages).
     architecture: tm.Architecture | None = None
     training: tm.TrainingSetup | None = None
+    # The editor's override per method; without one, recommendations are computed.
     recommendations: dict[str, list[calc.Configuration]] = field(default_factory=dict)
     throughputs: dict[str, ThroughputListing] = field(default_factory=dict)  # at the guide's run
     # The check day of every price handed out so far, for the page's "prices checked on".
     quoted_on: set[date] = field(default_factory=set)
+    model_name: str = ""  # the guide's language model, for [[model]]
+    licence_notes: dict[str, str] = field(default_factory=dict)  # language code -> note
 
     # --- memory -------------------------------------------------------------------------
 
@@ -110,11 +117,24 @@ class PageFigures:
         except KeyError:
             raise MissingFigure(f"a throughput measured for {method} at the guide's run") from None
 
+    def ranked(self, method: str) -> list[calc.Configuration]:
+        """The fit table's configurations that hold a method, in the recommendation policy's
+        order (``calc.ranked_fits``: priced, one host, cheapest per hour, then fewest GPUs)."""
+        return calc.ranked_fits(self.configurations, self.memory(method))
+
     def recommended(self, method: str) -> list[calc.Configuration]:
-        configurations = self.recommendations.get(method)
-        if not configurations:
-            raise MissingFigure(f"a recommendation for {method}")
-        return configurations
+        """The editor's override, or the first and (as the alternative) the runner-up."""
+        override = self.recommendations.get(method)
+        if override:
+            return override
+        ranked = self.ranked(method)
+        if not ranked:
+            raise NothingFits(f"a configuration on one host that holds {method}")
+        return ranked[:2]
+
+    def closest_miss(self, method: str) -> calc.Configuration | None:
+        """The fit table's largest configuration that is still too small for a method."""
+        return calc.closest_miss(self.configurations, self.memory(method))
 
     # --- GPUs, configurations, prices ---------------------------------------------------
 
@@ -157,7 +177,7 @@ class PageFigures:
     def cheapest(self, slug: str) -> calc.Configuration:
         config = calc.cheapest_fit(self.configurations, self.memory(slug))
         if config is None:
-            raise MissingFigure(f"a configuration that fits {slug}")
+            raise NothingFits(f"a configuration that fits {slug}")
         return config
 
     def scenario_blocks(self) -> list[int]:

@@ -11,15 +11,16 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.conf import settings
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from guides.charts import Series, StepChart, step_chart
-from guides.figures import MissingFigure, PageFigures, PriceDates, price_dates
+from guides.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
 from guides.models import Guide, Section
-from guides.presentation import config_label, faq_page_json_ld
+from guides.presentation import beyond_one_host, config_label, faq_page_json_ld
 from guides.tokens.render import render_plain, render_prose
 from pricing import calculations as calc
 from pricing import selectors
@@ -156,7 +157,8 @@ class Recommended:
 @dataclass(frozen=True)
 class MethodSummaryRow:
     method: MethodColumn
-    recommended: list[Recommended]
+    recommended: list[Recommended]  # empty where nothing on one host holds the method
+    not_offered: str  # what the row says then
 
 
 @dataclass(frozen=True)
@@ -228,36 +230,44 @@ class GuidePage:
     cost_checked: PriceDates | None  # the prices in the cost table
 
 
-def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
-    """Everything the guide's page shows, for the active language, with prices as of ``at``.
+def guide_figures(guide: Guide, *, at: date | None = None) -> PageFigures:
+    """Everything the guide's prose and tables quote, with prices as of ``at``.
 
     ``guide`` comes from ``selectors.guide_for_page``, which prefetches what is read here.
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    configurations = list(guide.configurations.all())
-    scenarios = list(guide.cost_scenarios.all())
     figures = page_figures(
         params_billion=guide.language_model.params_billion,
         at=at,
-        configurations=[(c.gpu.slug, c.count) for c in configurations],
+        configurations=[(c.gpu.slug, c.count) for c in guide.configurations.all()],
         architecture=guide.language_model.architecture,
         training=guide.training_setup(Method.QLORA),
     )
-    columns = [
-        MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
-        for m in figures.methods.values()
-    ]
     figures.throughputs = selectors.throughputs_for_run(
         language_model=guide.language_model.slug,
         seq_len=guide.seq_len,
         batch_size=guide.micro_batch_size,
         gradient_checkpointing=guide.gradient_checkpointing,
     )
-    recommendations = list(guide.recommendations.all())
-    for r in recommendations:  # for [[longest_sequence METHOD]]
-        figures.recommendations.setdefault(r.method.slug, []).append(
-            figures.configuration(r.gpu.slug, r.count)
-        )
+    figures.model_name = guide.language_model.name
+    figures.licence_notes = {
+        code: getattr(guide.language_model, f"licence_note_{code}") or ""
+        for code, _name in settings.LANGUAGES
+    }
+    figures.recommendations = recommendation_overrides(guide, figures)
+    # for [[scenario_blocks]]
+    figures.scenario_gpu_hours = [s.hours * s.count for s in guide.cost_scenarios.all()]
+    return figures
+
+
+def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
+    """Everything the guide's page shows, for the active language, with prices as of ``at``."""
+    figures = guide_figures(guide, at=at)
+    scenarios = list(guide.cost_scenarios.all())
+    columns = [
+        MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
+        for m in figures.methods.values()
+    ]
     fit = calc.fit_matrix(figures.configurations, [c.estimate for c in columns])
     cost = calc.cost_table(
         [
@@ -266,38 +276,39 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         ],
         figures.blocks,
     )
-    figures.scenario_gpu_hours = [row.gpu_hours for row in cost]  # for [[scenario_blocks]]
-    faq = [(entry.question, entry.answer) for entry in guide.faq_entries.all()]
+    faq = [
+        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
+    ]
     # Prose first: the figures note the check day of each price it quotes.
     short_answer = render_prose(guide.short_answer, figures)
     meta_description = render_plain(guide.meta_description, figures)
     faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
     sections = [_section_view(s, figures) for s in guide.sections.all()]
     faq_views = [FaqView(q, render_prose(a, figures)) for q, a in faq]
+    method_summary = [
+        MethodSummaryRow(
+            column,
+            [
+                Recommended(config_label(c.count, c.gpu.name), c.usd_per_hour)
+                for c in _recommended_or_none(figures, column.slug)
+            ],
+            beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
+        )
+        for column in columns
+    ]
     return GuidePage(
         guide=guide,
         short_answer=short_answer,
         meta_description=meta_description,
         faq_json_ld=faq_json_ld,
         checked=price_dates(figures.quoted_on),
-        fit_checked=price_dates(figures.listing(c.gpu.slug).checked_on for c in configurations),
+        fit_checked=price_dates(
+            figures.listing(c.gpu.slug).checked_on for c in figures.configurations
+        ),
         cost_checked=price_dates(figures.listing(s.gpu.slug).checked_on for s in scenarios),
         house_name=figures.house_name,
         methods=columns,
-        method_summary=[
-            MethodSummaryRow(
-                column,
-                [
-                    Recommended(
-                        config_label(r.count, r.gpu.name),
-                        figures.configuration(r.gpu.slug, r.count).usd_per_hour,
-                    )
-                    for r in recommendations
-                    if r.method.slug == column.slug
-                ],
-            )
-            for column in columns
-        ],
+        method_summary=method_summary,
         memory_rules=[
             MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
             for column in columns
@@ -324,6 +335,24 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     )
 
 
+def recommendation_overrides(
+    guide: Guide, figures: PageFigures
+) -> dict[str, list[calc.Configuration]]:
+    """The editor's recommendations by method, where an editor set any (see Recommendation)."""
+    overrides: dict[str, list[calc.Configuration]] = {}
+    for r in guide.recommendations.all():
+        overrides.setdefault(r.method.slug, []).append(figures.configuration(r.gpu.slug, r.count))
+    return overrides
+
+
+def _recommended_or_none(figures: PageFigures, method: str) -> list[calc.Configuration]:
+    """The method table's row: empty where nothing on one host holds the method."""
+    try:
+        return figures.recommended(method)
+    except NothingFits:
+        return []
+
+
 def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
     try:
         return figures.peak(method).peak_gb.quantize(Decimal("0.1"), ROUND_HALF_UP)
@@ -343,11 +372,11 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
         else:
             table_template = None  # nothing to compare yet
     return SectionView(
-        heading=section.heading,
+        heading=render_plain(section.heading, figures),
         anchor=f"section-{section.position}",
         body=render_prose(section.body, figures),
         table_template=table_template,
-        caption=section.table_caption,
+        caption=render_plain(section.table_caption, figures),
         closing=render_prose(section.closing, figures),
         comparison=compared,
     )

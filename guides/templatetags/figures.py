@@ -35,6 +35,7 @@ register.filter("gb", _blank_if_none(presentation.gigabytes))
 register.filter("usd", _blank_if_none(presentation.usd))
 register.filter("longdate", _blank_if_none(presentation.long_date))
 register.filter("mediumdate", _blank_if_none(presentation.medium_date))
+register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
 
 
 @register.filter

@@ -48,7 +48,7 @@ def test_an_edit_invalidates_cached_pages(client, seeded):
 
 
 def test_staff_previews_are_never_cached_for_visitors(client, seeded, admin_user):
-    guide = Guide.objects.get()
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
     guide.status = Guide.Status.DRAFT
     guide.save()
     client.force_login(admin_user)

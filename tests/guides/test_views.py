@@ -98,7 +98,7 @@ SEED_FIGURES = {
         "2 + 12 + 2 = 16", "6 + 8 + 4 = 18", "6 + 2 + 4 = 12", "70 × 12 = 840 GB", "20 %",
         "0,82 $", "0,92 $", "2,32 $", "3,07 $", "4,61 $", "6,14 $", "3,68 $", "18,56 $",
         "24,56 $", "36,88 $", "9,20 $", "23,20 $", "110,64 $", "73,68 $", "515,76 $", "774,48 $",
-        "43,46 $", "5,4325 $", "1,09 $", "Etwa 40-mal", "3,2-fachen", "989,5", "3.350 GB/s",
+        "43,46 $", "5,4325 $", "1,09 $", "das 40-Fache", "3,2-fachen", "989,5", "3.350 GB/s",
         "2.039 GB/s", "35 GB", "24 GB", "8 GB für Aktivierungen", "180 GB übrig", "10.000-mal",
         "10, 24 und 168", "10, 24, 168 oder 720", "29. Oktober 2026", "Preise geprüft am",
     ],
@@ -108,12 +108,12 @@ SEED_FIGURES = {
         "$0.82", "$0.92", "$2.32", "$3.07", "$4.61", "$6.14", "$3.68", "$18.56", "$24.56",
         "$36.88", "$9.20", "$23.20", "$110.64", "$73.68", "$515.76", "$774.48", "$43.46",
         "$5.4325", "$1.09", "約40倍", "3.2倍", "989.5", "3,350 GB/s", "2,039 GB/s", "35 GB",
-        "24 GB", "8 GB", "180 GB", "2026年10月29日", "価格確認日", "A100 80GBを1台",
+        "24 GB", "8 GB", "180 GB", "2026年10月29日", "価格確認日", "A100 80GBを1基",
     ],
     "en": [
         "52.5 GB", "140 GB", "168 GB", "840 GB", "1,120–1,260 GB", "1,128 GB", "1,440 GB",
         "48 ÷ 65 = 0.74", "$0.92", "$36.88", "$774.48", "$43.46", "$5.4325", "$1.09",
-        "About 40 times", "3.2×", "October 29, 2026", "Prices checked on", "1× A100 80GB",
+        "about 40 times", "3.2×", "October 29, 2026", "Prices checked on", "1× A100 80GB",
     ],
 }  # fmt: skip
 
@@ -137,19 +137,24 @@ def test_every_seed_figure_appears_in_the_locale_format(client, seeded, lang, ca
 # Figures that a longer one contains ("8 GB" in "168 GB"), each in its own sentence.
 SEED_SENTENCES = {
     "de": [
-        "8× H200 deckt die 16-Byte-Schätzung (1.120 GB) auf dem Papier ab, lässt aber nur 8 GB "
-        "für Aktivierungen, daher ist es für AdamW mit ✗ markiert.",
+        "8× H200 deckt die 16-Byte-Schätzung (1.120 GB) rechnerisch ab, lässt aber nur 8 GB für "
+        "Aktivierungen übrig und ist deshalb in der Spalte Vollständig, AdamW mit ✗ markiert.",
         "8× B200 lässt nach der 18-Byte-Schätzung 180 GB übrig.",
-        "Selbst in 4-Bit nehmen allein die 70B-Gewichte 35 GB ein, mehr als die 24 GB der "
-        "RTX 4090.",
+        "Selbst in 4 Bit nehmen allein die Gewichte 35 GB ein, mehr als die 24 GB der RTX 4090.",
     ],
     "ja": [
-        "8× H200は16バイト見積もり（1,120 GB）を計算上は収まりますが、活性化用に8 GBしか残らない"
-        "ため、AdamWでは✗としています。",
-        "8× B200は18バイト見積もりの後でも180 GB残ります。",
-        "4ビットでも70Bの重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
+        "H200 8基は16バイトの見積もり（1,120 GB）を計算上は満たしますが、アクティベーション用に"
+        "8 GBしか残らないため、フル、AdamWの列では✗としています。",
+        "B200 8基なら18バイトの見積もりの後も180 GB残ります。",
+        "4ビットでも重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
     ],
-    "en": ["About 40 times more per hour of hardware."],
+    "en": [
+        "At our prices, about 40 times as much per hour of hardware: eight B200s ($36.88/hour) "
+        "against one A100 80GB ($0.92/hour).",
+        "8× H200 covers the 16-byte estimate (1,120 GB) on paper but leaves only 8 GB for "
+        "activations, so it is marked ✗ in the Full, AdamW column.",
+        "Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX 4090.",
+    ],
 }
 
 
@@ -180,12 +185,12 @@ def test_fit_table_cells_de(client, seeded):
     for row, total, price in zip(FIT_ROWS, FIT_TOTALS, FIT_PRICES, strict=True):
         assert cells[(row, "Gesamter VRAM")] == f"{_number(total, 'de')} GB", row
         assert cells[(row, "GPUwithCrypto pro Stunde")] == _usd(price, "de"), row
-    assert cells[("8× H200", "Full, AdamW (1.260 GB)")] == "✗"
-    assert cells[("8× B200", "Full, AdamW (1.260 GB)")] == "✓"
+    assert cells[("8× H200", "Vollständig, AdamW (1.260 GB)")] == "✗"
+    assert cells[("8× B200", "Vollständig, AdamW (1.260 GB)")] == "✓"
     assert cells[("1× L40S", "QLoRA (52,5 GB)")] == "✗"
     assert cells[("1× A100 80GB", "QLoRA (52,5 GB)")] == "✓"
     assert cells[("1× B200", "LoRA (168 GB)")] == "✓"
-    assert cells[("8× H200", "Full, 8-Bit-Adam (840 GB)")] == "✓"
+    assert cells[("8× H200", "Vollständig, 8-Bit-Adam (840 GB)")] == "✓"
 
 
 COST_ROWS = [  # method, configuration, hours, GPU-hours, cost
@@ -193,8 +198,8 @@ COST_ROWS = [  # method, configuration, hours, GPU-hours, cost
     ("QLoRA", "1× H100", "10", "10", "23.20"),
     ("LoRA", "1× B200", "24", "24", "110.64"),
     ("LoRA", "2× H200", "12", "24", "73.68"),
-    ("Full, 8-Bit-Adam", "8× H200", "21", "168", "515.76"),
-    ("Full, AdamW", "8× B200", "21", "168", "774.48"),
+    ("Vollständig, 8-Bit-Adam", "8× H200", "21", "168", "515.76"),
+    ("Vollständig, AdamW", "8× B200", "21", "168", "774.48"),
 ]
 
 
@@ -224,12 +229,19 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
     ("lang", "row", "column", "value"),
     [
         ("en", "Full, AdamW", "Memory", "1,120–1,260 GB"),
-        ("de", "Full Fine-Tuning, AdamW", "Speicher", "1.120–1.260 GB"),
+        ("de", "Vollständiges Fine-Tuning, AdamW", "Speicher", "1.120–1.260 GB"),
         ("de", "QLoRA (4-Bit-Basis)", "Speicher", "≈ 52,5 GB"),
         ("de", "LoRA (BF16-Basis)", "Speicher", "140 GB als Untergrenze, ≈ 168 GB zum Planen"),
         ("de", "QLoRA (4-Bit-Basis)", "Mieten",
          "1× A100 80GB (0,92 $/Stunde) oder 1× H100 (2,32 $/Stunde)"),
-        ("de", "Full Fine-Tuning, AdamW", "Mieten", "8× B200 (36,88 $/Stunde)"),
+        ("de", "Vollständiges Fine-Tuning, AdamW", "Mieten", "8× B200 (36,88 $/Stunde)"),
+        # computed: four A100s ($3.68) are cheaper per hour than one B200 ($4.61) and fit
+        ("de", "LoRA (BF16-Basis)", "Mieten",
+         "4× A100 80GB (3,68 $/Stunde) oder 1× B200 (4,61 $/Stunde)"),
+        ("ja", "LoRA（BF16ベース）", "レンタル",
+         "A100 80GBを4基 （$3.68/時間）または B200を1基 （$4.61/時間）"),  # tags read as spaces
+        ("de", "Vollständiges Fine-Tuning, 8-Bit-Adam", "Mieten",
+         "8× H200 (24,56 $/Stunde) oder 8× B200 (36,88 $/Stunde)"),
     ],
 )  # fmt: skip
 def test_methods_table_cells(client, seeded, lang, row, column, value):
@@ -244,9 +256,9 @@ def test_memory_table_cells_de(client, seeded):
     assert [(r[0], r[1], r[3]) for r in rows] == [
         ("QLoRA", "48 GB für 65B, geplant mit 0,75 GB pro Milliarde", "52,5 GB"),
         ("LoRA", "2 Byte pro Parameter", "140 GB"),
-        ("Full, 8-Bit-Adam", "6 + 2 + 4 = 12 Byte pro Parameter", "840 GB"),
-        ("Full, AdamW", "2 + 12 + 2 = 16 Byte pro Parameter", "1.120 GB"),
-        ("Full, AdamW", "6 + 8 + 4 = 18 Byte pro Parameter", "1.260 GB"),
+        ("Vollständig, 8-Bit-Adam", "6 + 2 + 4 = 12 Byte pro Parameter", "840 GB"),
+        ("Vollständig, AdamW", "2 + 12 + 2 = 16 Byte pro Parameter", "1.120 GB"),
+        ("Vollständig, AdamW", "6 + 8 + 4 = 18 Byte pro Parameter", "1.260 GB"),
     ]
 
 
@@ -278,7 +290,7 @@ def test_a_new_price_check_changes_prose_and_tables_in_every_language(client, se
     price_check_record(provider_slug="gpuwithcrypto", checked_on=later,
                        prices={"a100-80gb": D("0.99"), "b200": D("4.00")})  # fmt: skip
     german = page_text(client.get(guide_url("de")))
-    assert "A100 80GB für 0,99 $/Stunde" in german  # short answer
+    assert "vermietet GPUwithCrypto eine A100 80GB (0,99 $/Stunde)" in german  # short answer
     assert "8. November 2026" in german
     response = client.get(guide_url("de"))
     fit = table_cells(response, "fit")
@@ -342,7 +354,10 @@ def test_hreflang_canonical_and_meta_description(client, seeded):
         )
     assert f'hreflang="x-default" href="http://testserver{guide_url("en")}"' in body
     assert f'<link rel="canonical" href="http://testserver{guide_url("de")}">' in body
-    assert '<meta name="description" content="QLoRA, LoRA oder Full Fine-Tuning' in body
+    assert (
+        '<meta name="description" content="QLoRA, LoRA oder vollständiges Fine-Tuning von '
+        "Llama 3.1 70B: Speicherbedarf je Methode" in body
+    )
 
 
 def test_language_switcher_keeps_the_page(client, seeded):
@@ -357,7 +372,7 @@ def test_faq_json_ld_lists_the_questions_with_filled_figures(client, seeded):
     assert data["@type"] == "FAQPage"
     assert len(data["mainEntity"]) == 5
     first = data["mainEntity"][0]
-    assert first["name"] == "Kann ich Llama 70B auf einer GPU fine-tunen?"
+    assert first["name"] == "Kann ich Llama 3.1 70B auf einer GPU fine-tunen?"
     assert "52,5\u00a0GB" in first["acceptedAnswer"]["text"]
     assert "[[" not in raw
 
