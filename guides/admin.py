@@ -185,7 +185,11 @@ class FitConfigurationInline(RelatedRowsInline):
 
 
 class RecommendationInline(RelatedRowsInline):
+    """Recommendations are computed from the fit table; a row here overrides them for its
+    method, and the dashboard says when an override stops being the cheapest that fits."""
+
     model = Recommendation
+    verbose_name_plural = _("recommendation overrides (leave empty: they are computed)")
     extra = 0
     fields = ["position", "method", "gpu", "count"]
     related = ("method", "gpu")
