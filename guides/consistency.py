@@ -22,7 +22,7 @@ from guides.prose_rules import typed_figures
 from guides.selectors import token_slugs
 from guides.services import guide_figures
 from guides.tokens import kinds  # noqa: F401 - registers every kind
-from guides.tokens.registry import TOKEN_RE, TokenError, registry
+from guides.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
 from pricing import calculations as calc
 
 SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s*")
@@ -67,29 +67,38 @@ def _texts(guide: Guide):
 def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str]) -> list[Problem]:
     """Tokens that cannot be filled and figures typed, in every language."""
     problems = []
+    texts = list(_texts(guide))
     for code, language in settings.LANGUAGES:
+        # where each problem is, said in the reader's language (before switching to the page's)
+        places = [
+            f"{label}, {instance._meta.get_field(name).verbose_name} ({_(language)})"
+            for label, instance, name in texts
+        ]
+        unfilled, typed = [], []
         with translation.override(code):
-            for label, instance, name in _texts(guide):
+            for (_label, instance, name), where in zip(texts, places, strict=True):
                 text = getattr(instance, f"{name}_{code}") or ""
-                field = instance._meta.get_field(name).verbose_name
-                where = f"{label}, {field} ({_(language)})"
                 for match in TOKEN_RE.finditer(text):
                     try:
                         kind, args = registry.parse(match.group(1))
                         kind.render(figures, *args)
                     except (TokenError, MissingFigure, calc.RuleError) as exc:
-                        problems.append(
-                            Problem(
-                                where,
-                                _sentence_around(text, match.start(), match.end()),
-                                _("%(token)s cannot be filled: %(reason)s")
-                                % {"token": match.group(0), "reason": exc},
-                            )
-                        )
-                for typed in typed_figures(text, gpu_names):
-                    position = text.find(typed.text)
-                    sentence = _sentence_around(text, position, position + len(typed.text))
-                    problems.append(Problem(where, sentence, typed.message))
+                        unfilled.append((where, text, match, exc))
+                typed.append((where, text))
+        for where, text, match, reason in unfilled:
+            problems.append(
+                Problem(
+                    where,
+                    _sentence_around(text, match.start(), match.end()),
+                    _("%(token)s cannot be filled: %(reason)s")
+                    % {"token": match.group(0), "reason": reason},
+                )
+            )
+        for where, text in typed:
+            for figure in typed_figures(text, gpu_names):
+                position = text.find(figure.text)
+                sentence = _sentence_around(text, position, position + len(figure.text))
+                problems.append(Problem(where, sentence, figure.message))
     return problems
 
 
@@ -121,10 +130,14 @@ def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
     return problems
 
 
-def guide_problems(guide: Guide, *, at: date | None = None) -> list[Problem]:
+def guide_problems(
+    guide: Guide, *, at: date | None = None, known: KnownSlugs | None = None
+) -> list[Problem]:
     """Everything wrong with a guide as of ``at``; empty when it may be published.
 
-    ``guide`` comes from ``selectors.guide_for_page`` (everything prefetched).
+    ``guide`` comes from ``selectors.guide_for_page`` (everything prefetched); ``known``, the
+    slugs and GPU names where the caller has read them already.
     """
     figures = guide_figures(guide, at=at)
-    return advice_problems(guide, figures) + text_problems(guide, figures, token_slugs().gpu_names)
+    gpu_names = (known or token_slugs()).gpu_names
+    return advice_problems(guide, figures) + text_problems(guide, figures, gpu_names)

@@ -50,6 +50,7 @@ class PageFigures:
     configurations: list[calc.Configuration] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
     scenario_gpu_hours: list[Decimal] = field(default_factory=list)
+    scenarios: list[calc.CostScenario] = field(default_factory=list)  # the cost table's runs
     facts: dict[str, FactValue] = field(default_factory=dict)
     # The guide's model and training run, for the peak-memory estimate (None off guide pages).
     architecture: tm.Architecture | None = None

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from guides.tokens.registry import TOKEN_RE
 
-NUMBER = r"\d[\d.,\u00a0\u202f ]*"
+NUMBER = r"\d(?:[\d.,\u00a0\u202f]*\d)?"  # 1,120 or 52,5 or 1 120; ends in a digit
 CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 MEMORY_RE = re.compile(rf"{NUMBER}\s*-?\s*(?:GB|GiB|TB)(?![A-Za-z])")
 MONEY_RE = re.compile(rf"(?:US\$|\$|USD)\s*{NUMBER}|{NUMBER}\s*(?:US\$|\$|USD|ドル)")

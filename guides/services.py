@@ -257,6 +257,10 @@ def guide_figures(guide: Guide, *, at: date | None = None) -> PageFigures:
     figures.recommendations = recommendation_overrides(guide, figures)
     # for [[scenario_blocks]]
     figures.scenario_gpu_hours = [s.hours * s.count for s in guide.cost_scenarios.all()]
+    figures.scenarios = [  # for [[run_cost METHOD]]
+        calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
+        for s in guide.cost_scenarios.all()
+    ]
     return figures
 
 

@@ -28,7 +28,8 @@ class ByKeyManager(models.Manager):
 class Source(models.Model):
     """A cited document; rules, specs and guides point at it, so it cannot be deleted."""
 
-    key = models.SlugField(_("key"), max_length=80, unique=True)
+    # Dots allowed, as in model slugs: the seeded "llama-3.1-70b-card" must save in the admin.
+    key = ModelSlugField(_("key"), max_length=80, unique=True)
     title = models.CharField(_("title"), max_length=300)
     publisher = models.CharField(_("publisher"), max_length=120)
     url = models.URLField(_("URL"), max_length=500)

@@ -265,6 +265,54 @@ def smallest_gpu(f: PageFigures, method: str, which: str = "name") -> str:
 
 
 @registry.kind(
+    "weights_gpu",
+    required=(METHOD,),
+    optional=(Choice(("name", "memory")),),
+    example="[[weights_gpu lora]]",
+    help=_(
+        "the smallest GPU we rent that holds a method's base weights alone (not the whole "
+        "run): its name or memory"
+    ),
+)
+def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
+    offer = calc.smallest_fitting_gpu(f.rentable_offers(), f.weights_gb(method))
+    if offer is None:
+        raise MissingFigure(f"a single GPU that holds the weights of {method}")
+    gpu = f.listing(offer.slug)
+    return show.gigabytes(gpu.memory_gb) if which == "memory" else gpu.name
+
+
+@registry.kind(
+    "run_cost",
+    required=(METHOD,),
+    example="[[run_cost qlora]]",
+    help=_(
+        "the cost of the cost table's first run of a method and the block that covers it: "
+        "$9.20 for 10 hours on one A100 80GB, within a 10 GPU-hour block"
+    ),
+)
+def run_cost(f: PageFigures, method: str) -> str:
+    scenario = next((s for s in f.scenarios if s.method == method), None)
+    if scenario is None:
+        raise MissingFigure(f"a cost scenario for {method}")
+    row = calc.cost_table([scenario], f.blocks)[0]
+    if row.cost_usd is None:
+        raise MissingFigure(f"a price for the {method} scenario")
+    words = {
+        "cost": show.usd(row.cost_usd),
+        "hours": show.number(scenario.hours),
+        "gpus": show.gpu_count(scenario.configuration.count, scenario.configuration.gpu.name),
+        "block": show.number(row.block_hours or 0),
+    }
+    if row.block_hours is None:
+        return gettext("%(cost)s for %(hours)s hours on %(gpus)s") % words
+    return (
+        gettext("%(cost)s for %(hours)s hours on %(gpus)s, within a %(block)s GPU-hour block")
+        % words
+    )
+
+
+@registry.kind(
     "cheapest",
     required=(METHOD,),
     example="[[cheapest full-adamw]]",

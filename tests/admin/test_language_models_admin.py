@@ -2,7 +2,7 @@
 
 import pytest
 
-from pricing.models import LanguageModel
+from pricing.models import LanguageModel, Source
 
 from .conftest import form_data
 
@@ -139,3 +139,16 @@ def test_the_form_explains_the_slug_and_each_architecture_field(client, editor):
     assert "Punkte bleiben" in german.content.decode()
     japanese = client.get(f"/ja/admin/pricing/languagemodel/{model.pk}/change/")
     assert "ドットはそのまま" in japanese.content.decode()
+
+
+def test_an_editor_saves_a_seeded_source_whose_key_has_dots(client, editor):
+    """The 70B model card's key, ``llama-3.1-70b-card``, is valid as it stands."""
+    source = Source.objects.get(key="llama-3.1-70b-card")
+    client.force_login(editor)
+    url = f"/en/admin/pricing/source/{source.pk}/change/"
+    data = form_data(client.get(url))
+    saved = client.post(url, data)
+    assert saved.status_code == 302, saved.context["adminform"].form.errors
+    data["key"] = "llama..card"
+    refused = client.post(url, data)
+    assert "Enter a valid slug" in str(refused.context["adminform"].form.errors["key"])

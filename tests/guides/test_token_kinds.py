@@ -15,6 +15,7 @@ from django.utils import translation
 
 from guides.services import page_figures
 from guides.tokens.render import MISSING, render_inline, render_plain, render_prose
+from pricing import calculations as calc
 from pricing.models import Gpu, Source
 from pricing.selectors import ThroughputListing
 from pricing.services import price_check_record
@@ -234,6 +235,12 @@ KINDS = [
     ),
     ("[[recommend_ratio full-adamw qlora]]", "40", SAME, SAME),  # 36.88 / 0.92 = 40.09
     ("[[config 8xb200]]", "8× B200", SAME, "B200 8基"),
+    # weights_gpu: the weights alone, not the run: LoRA's 140 GB of BF16 weights fit an H200
+    ("[[weights_gpu lora]]", "H200", SAME, SAME),
+    ("[[weights_gpu lora name]]", "H200", SAME, SAME),
+    ("[[weights_gpu lora memory]]", "141 GB", SAME, SAME),
+    ("[[weights_gpu qlora]]", "L40S", SAME, SAME),  # 35 GB in 4 bits
+    ("[[weights_gpu full-adamw]]", "H200", SAME, SAME),  # its BF16 weights alone: 140 GB
     ("[[config h100@massed-compute]]", "1× H100", SAME, "H100 1基"),
     # verdict: the weights alone, or the whole estimate, against one card
     (
@@ -254,6 +261,19 @@ KINDS = [
 
 # Sentences that name methods: rendered with figures gathered in each language, as a page is.
 SENTENCES = [
+    (
+        "[[run_cost qlora]]",
+        "$9.20 for 10 hours on one A100 80GB, within a 10 GPU-hour block",
+        "9,20 $: eine A100 80GB, 10 Stunden lang, innerhalb eines Blocks von 10 GPU-Stunden",
+        "A100 80GBを1基で10時間、$9.20（10 GPU時間のブロック内）",
+    ),
+    (
+        "[[run_cost full-adamw]]",  # 8 x 21 = 168 GPU-hours: the 168-hour block
+        "$774.48 for 21 hours on eight B200s, within a 168 GPU-hour block",
+        "774,48 $: acht B200, 21 Stunden lang, innerhalb eines Blocks von 168 GPU-Stunden",
+        "B200を8基で21時間、$774.48（168 GPU時間のブロック内）",
+    ),
+    ("[[run_cost lora]]", MISSING, SAME, SAME),  # no LoRA run in this table
     ("[[model]]", "Llama 3.1 70B", SAME, SAME),
     ("[[licence]]", "Gated.", "Zugangsbeschränkt.", "ゲート付き。"),
     (
@@ -392,8 +412,13 @@ def figures_by_language(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         for lang in ("en", "de", "ja"):
             with translation.override(lang):
+                figures = page_figures(params_billion=D(70), at=SEED_DAY, configurations=FIT_TABLE)
                 gathered[lang] = dataclasses.replace(
-                    page_figures(params_billion=D(70), at=SEED_DAY, configurations=FIT_TABLE),
+                    figures,
+                    scenarios=[  # two of the seed guide's cost scenarios
+                        calc.CostScenario("qlora", figures.configuration("a100-80gb"), D(10)),
+                        calc.CostScenario("full-adamw", figures.configuration("b200", 8), D(21)),
+                    ],
                     model_name="Llama 3.1 70B",
                     licence_notes={
                         "en": "Gated.",
