@@ -20,10 +20,9 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 PRINT_WIDTH = {"width": 718, "height": 1000}  # A4 less 1.5 cm margins, at 96 px to the inch
 
-# Every public page, the planner with its results: (name, path, HTTP status).
+# The public pages besides the index and the guides (see below), the planner with its results:
+# (name, path, HTTP status).
 PUBLIC_PAGES = [
-    pytest.param("index", "/{lang}/", 200, id="index"),
-    pytest.param("guide", f"/{{lang}}/guides/{GUIDE_SLUG}/", 200, id="guide"),
     pytest.param("gpus", "/{lang}/gpus/", 200, id="gpus"),
     pytest.param("compare", "/{lang}/compare/h100-vs-a100-80gb/", 200, id="compare"),
     pytest.param(
@@ -41,7 +40,6 @@ FITS = """() => ({
   wide: [...document.querySelectorAll("table")]
     .filter(t => t.getBoundingClientRect().width > window.innerWidth)
     .map(t => t.className),
-  tables: document.querySelectorAll("main table").length,
 })"""
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
@@ -159,11 +157,26 @@ def test_no_table_is_wider_than_a_phone_and_no_page_scrolls_sideways(
     page, site, lang, name, path, status
 ):
     assert _open(page, site + path.format(lang=lang), PHONE, status=status) == []
+    _fits_the_phone(page, f"{name}-{lang}")
+    if name == "planner":
+        assert page.locator("main table").count() == 2  # its results were laid out too
+
+
+def _fits_the_phone(page, name: str) -> None:
     found = page.evaluate(FITS)
-    assert (found["scrolls"], found["wide"]) == (False, [])
-    if "vram" in path:
-        assert found["tables"] == 2  # the planner's results were laid out too
-    _screenshot(page, f"{name}-{lang}-phone")
+    assert (found["scrolls"], found["wide"]) == (False, []), name
+    _screenshot(page, f"{name}-phone")
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_the_index_and_every_guide_fit_a_phone(page, site, lang):
+    assert _open(page, f"{site}/{lang}/", PHONE) == []
+    _fits_the_phone(page, f"index-{lang}")
+    guides = page.eval_on_selector_all(".cards a", "links => links.map(a => a.href)")
+    assert len(guides) >= 2  # the seed's guide and its clones
+    for url in guides:
+        assert _open(page, url, PHONE) == []
+        _fits_the_phone(page, f"{url.rstrip('/').rsplit('/', 1)[-1]}-{lang}")
 
 
 def test_print_drops_navigation_and_keeps_every_column(page, site):
