@@ -2,8 +2,11 @@
 
 from django import forms
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db.models import DateField, Value
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject, lazy
@@ -14,6 +17,8 @@ from modeltranslation.utils import build_localized_fieldname
 
 from gpuguide.editor_input import EditorInputMixin
 from guides import editing, selectors
+from guides.cloning import CloneRefused, clone_guide, guide_slug_for
+from guides.consistency import guide_problems
 from guides.models import (
     CostScenario,
     FaqEntry,
@@ -23,9 +28,10 @@ from guides.models import (
     Recommendation,
     Section,
 )
+from guides.prose_rules import typed_figures
 from guides.tokens.registry import KnownSlugs, registry, token_errors
 from pricing import selectors as pricing_selectors
-from pricing.models import Provider
+from pricing.models import LanguageModel, Provider
 
 TOKEN_HELP = _(
     "Live figures: write [[kind args]], e.g. [[memory qlora]]; the kinds are listed "
@@ -81,11 +87,15 @@ class ProseForm(forms.ModelForm):
         cleaned = super().clean()
         if self.token_slugs is None:
             return cleaned
-        for base in self._meta.model.prose_fields:
+        model = self._meta.model
+        for base in (*model.prose_fields, *model.plain_text_fields):
             for code in editing.LANGUAGES:
                 name = build_localized_fieldname(base, code)
-                for message in token_errors(cleaned.get(name) or "", self.token_slugs):
+                text = cleaned.get(name) or ""
+                for message in token_errors(text, self.token_slugs):
                     self.add_error(name, message)
+                for typed in typed_figures(text, self.token_slugs.gpu_names):
+                    self.add_error(name, typed.message)
         return cleaned
 
 
@@ -175,7 +185,11 @@ class FitConfigurationInline(RelatedRowsInline):
 
 
 class RecommendationInline(RelatedRowsInline):
+    """Recommendations are computed from the fit table; a row here overrides them for its
+    method, and the dashboard says when an override stops being the cheapest that fits."""
+
     model = Recommendation
+    verbose_name_plural = _("recommendation overrides (leave empty: they are computed)")
     extra = 0
     fields = ["position", "method", "gpu", "count"]
     related = ("method", "gpu")
@@ -217,6 +231,7 @@ class GuideForm(ProseForm):
                 )
         if cleaned.get("status") == Guide.Status.PUBLISHED:
             missing = editing.missing_translations(cleaned, editing.GUIDE_REQUIRED)
+            missing = [name for name in missing if name not in self.errors]  # said once
             if missing:
                 raise forms.ValidationError(editing.publish_error(_("The guide"), missing))
         return cleaned
@@ -313,11 +328,105 @@ class GuideAdmin(EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
 
     def save_model(self, request, obj: Guide, form, change: bool) -> None:
         obj.version += 1
+        before = Guide.objects.filter(pk=obj.pk).values("status", "published_on").first()
+        obj._live_before = before if before and before["status"] == Guide.Status.PUBLISHED else None
+        obj._published_on_before = before["published_on"] if before else None
         super().save_model(request, obj, form, change)
 
     def save_related(self, request, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        editing.translation_stamps_update(form.instance)
+        guide = form.instance
+        editing.translation_stamps_update(guide)
+        if guide.status == Guide.Status.PUBLISHED:
+            self._check_publication(request, guide)
+
+    def _check_publication(self, request, guide: Guide) -> None:
+        """A guide that fails its checks is not published: saved as a draft, nothing lost.
+
+        A guide that was live stays live (taking it offline would be worse than the sentence
+        that fails), and the editor and the dashboard are told what to fix.
+        """
+        problems = guide_problems(
+            selectors.guide_for_page(slug=guide.slug, include_drafts=True),
+            known=token_slugs_for(request),
+        )
+        if not problems:
+            return
+        listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in problems[:10]))
+        if guide._live_before:
+            message = _("Saved, and still live, but it fails its checks; fix these:")
+            level = messages.WARNING
+        else:
+            Guide.objects.filter(pk=guide.pk).update(
+                status=Guide.Status.DRAFT, published_on=guide._published_on_before
+            )
+            guide.status = Guide.Status.DRAFT
+            message = _("Saved as a draft, not published: it fails its checks. Fix these:")
+            level = messages.ERROR
+        self.message_user(request, format_html("{}<ul>{}</ul>", message, listed), level)
+
+    # --- duplicating a guide for another model ----------------------------------------------
+
+    actions = ["duplicate_for_another_model"]
+
+    @admin.action(description=_("Duplicate for another model"), permissions=["add"])
+    def duplicate_for_another_model(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(
+                request, _("Select exactly one guide to duplicate."), messages.WARNING
+            )
+            return None
+        source = selectors.guide_for_page(slug=queryset.get().slug, include_drafts=True)
+        form = DuplicateGuideForm(request.POST if "duplicate" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            try:
+                guide = clone_guide(
+                    source,
+                    form.cleaned_data["language_model"],
+                    slug=form.cleaned_data["slug"] or None,
+                    publish=form.cleaned_data["publish"],
+                )
+            except CloneRefused as refused:
+                form.add_error(None, str(refused))
+            else:
+                self.message_user(
+                    request,
+                    _("“%(title)s” was made from “%(source)s”.")
+                    % {"title": guide.title, "source": source.title},
+                    messages.SUCCESS,
+                )
+                return redirect("admin:guides_guide_change", guide.pk)
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/duplicate.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Duplicate “%(title)s” for another model") % {"title": source.title},
+                "source": source,
+                "form": form,
+                "opts": self.model._meta,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "selected": source.pk,
+                "slug_example": guide_slug_for(source.language_model),
+            },
+        )
+
+
+class DuplicateGuideForm(forms.Form):
+    language_model = forms.ModelChoiceField(
+        LanguageModel.objects.all(), label=_("Model of the new guide")
+    )
+    slug = forms.SlugField(
+        label=_("Slug"),
+        required=False,
+        max_length=120,
+        help_text=_("Leave empty to derive it from the model, without dots."),
+    )
+    publish = forms.BooleanField(
+        label=_("Publish it"),
+        required=False,
+        help_text=_("Refused if the new guide fails its checks; otherwise it is a draft."),
+    )
 
 
 def _house_check_date():

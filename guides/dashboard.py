@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import cache
 
 from django.conf import settings
 from django.urls import reverse
@@ -12,11 +11,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from guides import catalogue
 from guides import selectors as guide_selectors
-from guides.models import Guide
+from guides.consistency import advice_problems, text_problems
 from guides.presentation import config_label
-from pricing import calculations as calc
+from guides.services import guide_figures
 from pricing import selectors
 from pricing.models import Provider
 
@@ -33,6 +31,7 @@ STALE_RECOMMENDATION = gettext_lazy(
     "“%(guide)s”: for %(method)s, %(best)s is now cheaper than the recommended %(recommended)s "
     "and fits."
 )
+GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: %(problem)s")
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ def stale_price_warnings(today: date) -> list[DashboardWarning]:
     limit = today - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
     latest = selectors.latest_check_dates(at=today)
     warnings = []
-    for provider in catalogue.providers():
+    for provider in selectors.providers():
         last = latest.get(provider.slug)
         if last is None or last < limit:
             warnings.append(
@@ -78,9 +77,9 @@ def stale_source_warnings(today: date) -> list[DashboardWarning]:
     ]
 
 
-def stale_translation_warnings(guides: list[Guide]) -> list[DashboardWarning]:
+def stale_translation_warnings() -> list[DashboardWarning]:
     warnings = []
-    for guide in guides:
+    for guide in guide_selectors.guides_with_translation_stamps():
         stamps = {s.language: s.changed_at for s in guide.translation_stamps.all()}
         english = stamps.get(settings.LANGUAGE_CODE)
         for code, name in settings.LANGUAGES:
@@ -94,36 +93,38 @@ def stale_translation_warnings(guides: list[Guide]) -> list[DashboardWarning]:
     return warnings
 
 
-def recommendation_warnings(today: date, guides: list[Guide]) -> list[DashboardWarning]:
-    """A method's first recommendation should be the cheapest fit among configurations with
-    no more GPUs; otherwise prices have moved and the advice has gone stale."""
-    try:
-        house = catalogue.house_provider()
-    except Provider.DoesNotExist:
-        return []
-    listings = {g.slug: g for g in selectors.gpu_listings_for_provider(provider=house, at=today)}
-    methods = {m.slug: m for m in catalogue.method_listings()}
+def guide_check_warnings(today: date) -> list[DashboardWarning]:
+    """Each published guide's problems as of today (``guides.consistency``): a price change
+    can make a sentence untrue or an editor's recommendation wrong; each names the guide and
+    the sentence. An editor's recommendation that still fits but is no longer the cheapest is
+    named too."""
     warnings = []
-    for guide in guides:
-        configs = [listings[c.gpu.slug].configuration(c.count) for c in guide.configurations.all()]
-        first_by_method = {}
-        for rec in guide.recommendations.all():
-            first_by_method.setdefault(rec.method.slug, rec)
-        for slug, rec in first_by_method.items():
-            needed = calc.estimate_memory(methods[slug].rule, guide.language_model.params_billion)
-            candidates = [c for c in configs if c.count <= rec.count]
-            best = calc.cheapest_fit(candidates, needed.planning_gb)
-            if best is not None and (best.gpu.slug, best.count) != (rec.gpu.slug, rec.count):
+    for guide in guide_selectors.published_guides_for_checking():
+        url = reverse("admin:guides_guide_change", args=[guide.pk])
+        try:
+            figures = guide_figures(guide, at=today)
+        except Provider.DoesNotExist:
+            return []  # nothing is priced before the house provider is set up
+        problems = advice_problems(guide, figures) + text_problems(
+            guide, figures, guide_selectors.token_slugs().gpu_names
+        )
+        warnings += [
+            DashboardWarning(GUIDE_PROBLEM % {"guide": guide.title, "problem": p}, url)
+            for p in problems
+        ]
+        for method, override in figures.recommendations.items():
+            cheapest = figures.ranked(method)[:1]
+            if cheapest and cheapest[0] != override[0]:
                 warnings.append(
                     DashboardWarning(
                         STALE_RECOMMENDATION
                         % {
                             "guide": guide.title,
-                            "method": methods[slug].name,
-                            "best": config_label(best.count, best.gpu.name),
-                            "recommended": config_label(rec.count, rec.gpu.name),
+                            "method": figures.method(method).name,
+                            "best": config_label(cheapest[0].count, cheapest[0].gpu.name),
+                            "recommended": config_label(override[0].count, override[0].gpu.name),
                         },
-                        reverse("admin:guides_guide_change", args=[guide.pk]),
+                        url,
                     )
                 )
     return warnings
@@ -132,16 +133,11 @@ def recommendation_warnings(today: date, guides: list[Guide]) -> list[DashboardW
 def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
     """Warnings by topic; with ``user``, only the topics that user can act on."""
     today = today or timezone.localdate()
-    guides = cache(guide_selectors.guides_for_dashboard)  # read once, for the two topics
     topics = [
         (_("Prices"), "pricing.add_pricecheck", lambda: stale_price_warnings(today)),
         (_("Sources"), "pricing.change_source", lambda: stale_source_warnings(today)),
-        (_("Translations"), "guides.change_guide", lambda: stale_translation_warnings(guides())),
-        (
-            _("Recommendations"),
-            "guides.change_guide",
-            lambda: recommendation_warnings(today, guides()),
-        ),
+        (_("Translations"), "guides.change_guide", stale_translation_warnings),
+        (_("Published guides"), "guides.change_guide", lambda: guide_check_warnings(today)),
     ]
     return {
         topic: warnings()

@@ -7,6 +7,7 @@ the pricing calculations. It never queries the database.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
@@ -20,6 +21,24 @@ class MissingFigure(LookupError):
     """The data a figure needs is not on file (a GPU never priced at that provider, say)."""
 
 
+@dataclass(frozen=True)
+class PriceDates:
+    """The check days of the prices a page (or a table) quotes: the oldest and the newest."""
+
+    oldest: date
+    newest: date
+
+
+def price_dates(days: Iterable[date | None]) -> PriceDates | None:
+    """The span of ``days`` (None, for a GPU never priced, is left out); None if none."""
+    known = [day for day in days if day is not None]
+    return PriceDates(min(known), max(known)) if known else None
+
+
+class NothingFits(MissingFigure):
+    """No priced configuration of the guide's fit table (one host) holds a method."""
+
+
 @dataclass
 class PageFigures:
     params_billion: Decimal
@@ -31,12 +50,18 @@ class PageFigures:
     configurations: list[calc.Configuration] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
     scenario_gpu_hours: list[Decimal] = field(default_factory=list)
+    scenarios: list[calc.CostScenario] = field(default_factory=list)  # the cost table's runs
     facts: dict[str, FactValue] = field(default_factory=dict)
     # The guide's model and training run, for the peak-memory estimate (None off guide pages).
     architecture: tm.Architecture | None = None
     training: tm.TrainingSetup | None = None
+    # The editor's override per method; without one, recommendations are computed.
     recommendations: dict[str, list[calc.Configuration]] = field(default_factory=dict)
     throughputs: dict[str, ThroughputListing] = field(default_factory=dict)  # at the guide's run
+    # The check day of every price handed out so far, for the page's "prices checked on".
+    quoted_on: set[date] = field(default_factory=set)
+    model_name: str = ""  # the guide's language model, for [[model]]
+    licence_notes: dict[str, str] = field(default_factory=dict)  # language code -> note
 
     # --- memory -------------------------------------------------------------------------
 
@@ -93,19 +118,36 @@ class PageFigures:
         except KeyError:
             raise MissingFigure(f"a throughput measured for {method} at the guide's run") from None
 
+    def ranked(self, method: str) -> list[calc.Configuration]:
+        """The fit table's configurations that hold a method, in the recommendation policy's
+        order (``calc.ranked_fits``: priced, one host, cheapest per hour, then fewest GPUs)."""
+        return calc.ranked_fits(self.configurations, self.memory(method))
+
     def recommended(self, method: str) -> list[calc.Configuration]:
-        configurations = self.recommendations.get(method)
-        if not configurations:
-            raise MissingFigure(f"a recommendation for {method}")
-        return configurations
+        """The editor's override, or the first and (as the alternative) the runner-up."""
+        override = self.recommendations.get(method)
+        if override:
+            return override
+        ranked = self.ranked(method)
+        if not ranked:
+            raise NothingFits(f"a configuration on one host that holds {method}")
+        return ranked[:2]
+
+    def closest_miss(self, method: str) -> calc.Configuration | None:
+        """The fit table's largest configuration that is still too small for a method."""
+        return calc.closest_miss(self.configurations, self.memory(method))
 
     # --- GPUs, configurations, prices ---------------------------------------------------
 
     def listing(self, gpu: str, provider: str | None = None) -> GpuListing:
+        """The GPU at the provider (ours by default); its price's check day counts as quoted."""
         try:
-            return self.listings[provider or self.house][gpu]
+            found = self.listings[provider or self.house][gpu]
         except KeyError:
             raise MissingFigure(f"GPU {gpu} at {provider or self.house}") from None
+        if found.checked_on is not None:
+            self.quoted_on.add(found.checked_on)
+        return found
 
     def configuration(
         self, gpu: str, count: int = 1, *, provider: str | None = None
@@ -136,7 +178,7 @@ class PageFigures:
     def cheapest(self, slug: str) -> calc.Configuration:
         config = calc.cheapest_fit(self.configurations, self.memory(slug))
         if config is None:
-            raise MissingFigure(f"a configuration that fits {slug}")
+            raise NothingFits(f"a configuration that fits {slug}")
         return config
 
     def scenario_blocks(self) -> list[int]:

@@ -24,6 +24,8 @@ class ProseTokensMixin:
     """
 
     prose_fields: tuple[str, ...] = ()
+    # One-line text without tokens that must not state figures either (see prose_rules).
+    plain_text_fields: tuple[str, ...] = ()
 
     def clean_fields(self, exclude=None) -> None:
         errors: dict[str, list] = {}
@@ -87,6 +89,7 @@ class Guide(ProseTokensMixin, models.Model):
 
     objects = GuideQuerySet.as_manager()
     prose_fields = ("short_answer", "meta_description")
+    plain_text_fields = ("title", "question")
 
     class Meta:
         ordering = ["title"]
@@ -156,7 +159,7 @@ class Section(ProseTokensMixin, models.Model):
         help_text=_("For the comparison table: the GPU it is compared with."),
     )
 
-    prose_fields = ("body", "closing")
+    prose_fields = ("heading", "body", "table_caption", "closing")
 
     class Meta:
         ordering = ["guide", "position", "pk"]
@@ -179,7 +182,7 @@ class FaqEntry(ProseTokensMixin, models.Model):
     question = models.CharField(_("question"), max_length=300)
     answer = models.TextField(_("answer"))
 
-    prose_fields = ("answer",)
+    prose_fields = ("question", "answer")
 
     class Meta:
         ordering = ["guide", "position", "pk"]

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, gettext, to_locale
+from django.utils.translation import get_language, gettext, pgettext, to_locale
 
 from pricing import formatting
 
@@ -42,6 +42,10 @@ def long_date(value: date) -> str:
     return formatting.long_date(value, current_locale())
 
 
+def medium_date(value: date) -> str:
+    return formatting.medium_date(value, current_locale())
+
+
 def word_list(items: Iterable[str], style: str = "standard") -> str:
     return formatting.word_list(list(items), current_locale(), style)
 
@@ -55,8 +59,57 @@ def figure(value: Decimal, kind: str) -> str:
 
 
 def config_label(count: int, gpu_name: str) -> str:
-    """'1× A100 80GB' (en, de); 'A100 80GBを1台' (ja)."""
+    """'1× A100 80GB' (en, de); 'A100 80GBを1基' (ja): for tables."""
     return gettext("%(count)s× %(gpu)s") % {"count": count, "gpu": gpu_name}
+
+
+# Counts of GPUs as prose says them; past eight (one host) in digits.
+NUMBER_WORDS = {
+    "en": ("one", "two", "three", "four", "five", "six", "seven", "eight"),
+    "de": ("eine", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht"),
+}
+
+
+def gpu_count(count: int, gpu_name: str) -> str:
+    """A count of GPUs in words: 'one A100 80GB', 'two H200s' (en); 'eine A100 80GB',
+    'zwei H200' (de); 'H200を2基' (ja, with the counter for machines)."""
+    language = (get_language() or "en")[:2]
+    words = NUMBER_WORDS.get(language)
+    if language == "ja" or words is None or count > len(words):
+        return config_label(count, gpu_name)
+    word = words[count - 1]
+    if language == "en" and count > 1:
+        # "two H200s", but "four A100 80GB GPUs" where a plural s would read as "GBs"
+        gpu_name = f"{gpu_name} GPUs" if gpu_name.endswith("GB") else f"{gpu_name}s"
+    return f"{word} {gpu_name}"
+
+
+def config_name(count: int, gpu_name: str) -> str:
+    """A configuration as a noun in a sentence: '8× B200' (en, de); 'B200 8基' (ja)."""
+    return pgettext("a configuration as a noun", "%(count)s× %(gpu)s") % {
+        "count": count,
+        "gpu": gpu_name,
+    }
+
+
+def parenthesized(text: str) -> str:
+    """' (text)' after a word; full-width and unspaced in Japanese: '（text）'."""
+    if (get_language() or "en").startswith("ja"):
+        return f"（{text}）"
+    return f" ({text})"
+
+
+def sentences(items: Iterable[str]) -> str:
+    """Sentences joined as the language writes them: spaced, or not in Japanese."""
+    separator = "" if (get_language() or "en").startswith("ja") else " "
+    return separator.join(items)
+
+
+def beyond_one_host(gpus_per_host: int) -> str:
+    """What a method needs when no configuration on one host holds it."""
+    return gettext("more than one %(count)s-GPU host, which we do not offer") % {
+        "count": number(gpus_per_host)
+    }
 
 
 def gigabyte_range(low: Decimal, high: Decimal) -> str:

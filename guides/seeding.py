@@ -35,6 +35,7 @@ from guides.models import (
     Recommendation,
     Section,
 )
+from guides.prose_rules import typed_figures
 from guides.selectors import token_slugs
 from guides.tokens.registry import TOKEN_RE, KnownSlugs, syntax_errors, token_errors
 from pricing.models import Gpu, LanguageModel, Method, Source
@@ -56,6 +57,50 @@ def load_content(content_dir: Path | None = None) -> int:
     guides_dir = content_dir / "guides"
     for folder in sorted(p for p in guides_dir.iterdir() if p.is_dir()):
         created += load_guide(read_guide(folder))
+    clones = content_dir / CLONES_FILE
+    if clones.exists():
+        created += load_clones(clones)
+    return created
+
+
+# --- guides made by cloning ------------------------------------------------------------------
+
+CLONES_FILE = "clones.json"
+
+
+def load_clones(path: Path) -> int:
+    """Make each guide ``clones.json`` lists from its source, unless its slug exists.
+
+    The file is a list of ``{"source": SLUG, "model": MODEL_SLUG, "publish": true}``: guides
+    kept as a source guide plus a model, so that they follow every edit of the source's
+    structure until an editor takes one over (it is then the editors', like any guide).
+    """
+    from guides.cloning import CloneRefused, clone_guide, guide_slug_for
+    from guides.consistency import guide_problems
+    from guides.selectors import guide_for_page
+
+    created, checked = 0, set()
+    for line, record in _records(path):
+        try:
+            language_model = LanguageModel.objects.get(slug=record["model"])
+            slug = record.get("slug") or guide_slug_for(language_model)
+            if Guide.objects.filter(slug=slug).exists():
+                continue
+            source = guide_for_page(slug=record["source"], include_drafts=True)
+            if source.slug not in checked:  # once per source, not once per clone
+                if problems := guide_problems(source):
+                    raise CloneRefused(f"the source guide fails its own checks: {problems[0]}")
+                checked.add(source.slug)
+            clone_guide(
+                source,
+                language_model,
+                slug=slug,
+                publish=record.get("publish", False),
+                source_checked=True,
+            )
+        except (KeyError, LanguageModel.DoesNotExist, Guide.DoesNotExist, CloneRefused) as exc:
+            raise ContentFileError(path, line, f"cannot clone {record}: {exc}") from exc
+        created += 1
     return created
 
 
@@ -126,6 +171,11 @@ def token_problems(content: GuideContent, known: KnownSlugs | None) -> list[Cont
                 errors = syntax_errors(token) if known is None else token_errors(token, known)
                 line = first_line + value.count("\n", 0, match.start())
                 problems += [ContentFileError(text.path, line, error) for error in errors]
+            if known is None:
+                continue  # telling "A100 80GB" from a typed "80 GB" needs the GPU names
+            for typed in typed_figures(value, known.gpu_names):
+                line = first_line + value.count("\n", 0, max(value.find(typed.text), 0))
+                problems.append(ContentFileError(text.path, line, typed.message))
     return problems
 
 

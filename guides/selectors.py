@@ -18,13 +18,27 @@ from pricing.models import Fact, Gpu, Method, Provider
 
 
 def published_guides() -> list[Guide]:
+    """Smallest model first: the order a reader scans sizes in."""
     cache_tags.record(cache_tags.GUIDES)
-    return list(Guide.objects.published().select_related("language_model"))
+    return list(
+        Guide.objects.published()
+        .select_related("language_model")
+        .order_by("language_model__params_billion", "language_model__name")
+    )
 
 
 def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
     """The guide with everything its page lists, prefetched; raises Guide.DoesNotExist."""
-    guides = Guide.objects.select_related("language_model").prefetch_related(
+    guides = _guides_for_pages()
+    if not include_drafts:
+        guides = guides.published()
+    guide = guides.get(slug=slug)
+    cache_tags.record(cache_tags.guide(guide.pk))
+    return guide
+
+
+def _guides_for_pages():
+    return Guide.objects.select_related("language_model").prefetch_related(
         Prefetch(
             "sections", queryset=Section.objects.select_related("compare_gpu", "compare_with_gpu")
         ),
@@ -36,25 +50,15 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
         ),
         Prefetch("cost_scenarios", queryset=CostScenario.objects.select_related("gpu", "method")),
     )
-    if not include_drafts:
-        guides = guides.published()
-    guide = guides.get(slug=slug)
-    cache_tags.record(cache_tags.guide(guide.pk))
-    return guide
 
 
-def guides_for_dashboard() -> list[Guide]:
-    """Every guide with its fit-table configurations, recommendations and translation stamps,
-    in four queries."""
-    return list(
-        Guide.objects.select_related("language_model").prefetch_related(
-            Prefetch("configurations", queryset=FitConfiguration.objects.select_related("gpu")),
-            Prefetch(
-                "recommendations", queryset=Recommendation.objects.select_related("gpu", "method")
-            ),
-            "translation_stamps",
-        )
-    )
+def published_guides_for_checking() -> list[Guide]:
+    """Every published guide with everything its page reads, prefetched (see guide_for_page)."""
+    return list(_guides_for_pages().published())
+
+
+def guides_with_translation_stamps() -> list[Guide]:
+    return list(Guide.objects.prefetch_related("translation_stamps"))
 
 
 def published_comparison_pairs() -> list[tuple[str, str]]:
@@ -71,9 +75,11 @@ def published_comparison_pairs() -> list[tuple[str, str]]:
 
 def token_slugs() -> KnownSlugs:
     """What token arguments may name, in four queries: loaded once per admin form."""
+    gpus = list(Gpu.objects.values_list("slug", "name"))
     return KnownSlugs(
         methods=frozenset(Method.objects.values_list("slug", flat=True)),
-        gpus=frozenset(Gpu.objects.values_list("slug", flat=True)),
+        gpus=frozenset(slug for slug, _name in gpus),
+        gpu_names=frozenset(name for _slug, name in gpus),
         providers=frozenset(Provider.objects.values_list("slug", flat=True)),
         facts=frozenset(Fact.objects.values_list("key", flat=True)),
     )

@@ -11,15 +11,17 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.conf import settings
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from guides import catalogue
-from guides.charts import PriceChart, price_chart
-from guides.figures import MissingFigure, PageFigures
+from guides.charts import Series, StepChart, step_chart
+from guides.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
 from guides.models import Guide, Section
-from guides.presentation import config_label, faq_page_json_ld
+from guides.presentation import beyond_one_host, config_label, faq_page_json_ld
 from guides.tokens.render import render_plain, render_prose
 from pricing import calculations as calc
 from pricing import selectors
@@ -90,6 +92,11 @@ class Comparison:
     second: selectors.GpuListing
     rows: list[ComparisonRow]
 
+    @property
+    def checked(self) -> PriceDates | None:
+        """The check days of the two prices it quotes."""
+        return price_dates([self.first.checked_on, self.second.checked_on])
+
 
 def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
     """Specs and our prices of two GPUs side by side, with the ratio of each."""
@@ -151,7 +158,8 @@ class Recommended:
 @dataclass(frozen=True)
 class MethodSummaryRow:
     method: MethodColumn
-    recommended: list[Recommended]
+    recommended: list[Recommended]  # empty where nothing on one host holds the method
+    not_offered: str  # what the row says then
 
 
 @dataclass(frozen=True)
@@ -207,7 +215,7 @@ class GuidePage:
     short_answer: SafeString
     meta_description: str
     faq_json_ld: SafeString
-    checked_on: date | None
+    checked: PriceDates | None  # every price the page quotes, in tables and prose
     house_name: str
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
@@ -219,38 +227,52 @@ class GuidePage:
     sections: list[SectionView]
     faq: list[FaqView]
     sources: list
+    fit_checked: PriceDates | None  # the prices in the fit table
+    cost_checked: PriceDates | None  # the prices in the cost table
 
 
-def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
-    """Everything the guide's page shows, for the active language, with prices as of ``at``.
+def guide_figures(guide: Guide, *, at: date | None = None) -> PageFigures:
+    """Everything the guide's prose and tables quote, with prices as of ``at``.
 
     ``guide`` comes from ``selectors.guide_for_page``, which prefetches what is read here.
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    configurations = list(guide.configurations.all())
-    scenarios = list(guide.cost_scenarios.all())
     figures = page_figures(
         params_billion=guide.language_model.params_billion,
         at=at,
-        configurations=[(c.gpu.slug, c.count) for c in configurations],
+        configurations=[(c.gpu.slug, c.count) for c in guide.configurations.all()],
         architecture=guide.language_model.architecture,
         training=guide.training_setup(Method.QLORA),
     )
-    columns = [
-        MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
-        for m in figures.methods.values()
-    ]
     figures.throughputs = selectors.throughputs_for_run(
         language_model=guide.language_model.slug,
         seq_len=guide.seq_len,
         batch_size=guide.micro_batch_size,
         gradient_checkpointing=guide.gradient_checkpointing,
     )
-    recommendations = list(guide.recommendations.all())
-    for r in recommendations:  # for [[longest_sequence METHOD]]
-        figures.recommendations.setdefault(r.method.slug, []).append(
-            figures.configuration(r.gpu.slug, r.count)
-        )
+    figures.model_name = guide.language_model.name
+    figures.licence_notes = {
+        code: getattr(guide.language_model, f"licence_note_{code}") or ""
+        for code, _name in settings.LANGUAGES
+    }
+    figures.recommendations = recommendation_overrides(guide, figures)
+    # for [[scenario_blocks]]
+    figures.scenario_gpu_hours = [s.hours * s.count for s in guide.cost_scenarios.all()]
+    figures.scenarios = [  # for [[run_cost METHOD]]
+        calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
+        for s in guide.cost_scenarios.all()
+    ]
+    return figures
+
+
+def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
+    """Everything the guide's page shows, for the active language, with prices as of ``at``."""
+    figures = guide_figures(guide, at=at)
+    scenarios = list(guide.cost_scenarios.all())
+    columns = [
+        MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
+        for m in figures.methods.values()
+    ]
     fit = calc.fit_matrix(figures.configurations, [c.estimate for c in columns])
     cost = calc.cost_table(
         [
@@ -259,30 +281,39 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         ],
         figures.blocks,
     )
-    figures.scenario_gpu_hours = [row.gpu_hours for row in cost]  # for [[scenario_blocks]]
-    faq = [(entry.question, entry.answer) for entry in guide.faq_entries.all()]
+    faq = [
+        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
+    ]
+    # Prose first: the figures note the check day of each price it quotes.
+    short_answer = render_prose(guide.short_answer, figures)
+    meta_description = render_plain(guide.meta_description, figures)
+    faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
+    sections = [_section_view(s, figures) for s in guide.sections.all()]
+    faq_views = [FaqView(q, render_prose(a, figures)) for q, a in faq]
+    method_summary = [
+        MethodSummaryRow(
+            column,
+            [
+                Recommended(config_label(c.count, c.gpu.name), c.usd_per_hour)
+                for c in _recommended_or_none(figures, column.slug)
+            ],
+            beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
+        )
+        for column in columns
+    ]
     return GuidePage(
         guide=guide,
-        short_answer=render_prose(guide.short_answer, figures),
-        meta_description=render_plain(guide.meta_description, figures),
-        faq_json_ld=faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq]),
-        checked_on=figures.check_dates.get(figures.house),
+        short_answer=short_answer,
+        meta_description=meta_description,
+        faq_json_ld=faq_json_ld,
+        checked=price_dates(figures.quoted_on),
+        fit_checked=price_dates(
+            figures.listing(c.gpu.slug).checked_on for c in figures.configurations
+        ),
+        cost_checked=price_dates(figures.listing(s.gpu.slug).checked_on for s in scenarios),
         house_name=figures.house_name,
         methods=columns,
-        method_summary=[
-            MethodSummaryRow(
-                column,
-                [
-                    Recommended(
-                        config_label(r.count, r.gpu.name),
-                        figures.configuration(r.gpu.slug, r.count).usd_per_hour,
-                    )
-                    for r in recommendations
-                    if r.method.slug == column.slug
-                ],
-            )
-            for column in columns
-        ],
+        method_summary=method_summary,
         memory_rules=[
             MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
             for column in columns
@@ -303,10 +334,28 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
             for s, row in zip(scenarios, cost, strict=True)
         ],
-        sections=[_section_view(s, figures) for s in guide.sections.all()],
-        faq=[FaqView(q, render_prose(a, figures)) for q, a in faq],
+        sections=sections,
+        faq=faq_views,
         sources=[gs.source for gs in guide.guide_sources.all()],
     )
+
+
+def recommendation_overrides(
+    guide: Guide, figures: PageFigures
+) -> dict[str, list[calc.Configuration]]:
+    """The editor's recommendations by method, where an editor set any (see Recommendation)."""
+    overrides: dict[str, list[calc.Configuration]] = {}
+    for r in guide.recommendations.all():
+        overrides.setdefault(r.method.slug, []).append(figures.configuration(r.gpu.slug, r.count))
+    return overrides
+
+
+def _recommended_or_none(figures: PageFigures, method: str) -> list[calc.Configuration]:
+    """The method table's row: empty where nothing on one host holds the method."""
+    try:
+        return figures.recommended(method)
+    except NothingFits:
+        return []
 
 
 def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
@@ -328,11 +377,11 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
         else:
             table_template = None  # nothing to compare yet
     return SectionView(
-        heading=section.heading,
+        heading=render_plain(section.heading, figures),
         anchor=f"section-{section.position}",
         body=render_prose(section.body, figures),
         table_template=table_template,
-        caption=section.table_caption,
+        caption=render_plain(section.table_caption, figures),
         closing=render_prose(section.closing, figures),
         comparison=compared,
     )
@@ -342,37 +391,99 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """One provider's latest price for a GPU, with the day it was checked and where."""
+
+    provider: str
+    house: bool
+    usd_per_gpu_hour: Decimal
+    quoted_usd_per_hour: Decimal
+    gpus_in_quote: int
+    checked_on: date
+    source_url: str  # the page the price was read from ('' where none was recorded)
+
+
+@dataclass(frozen=True)
 class GpuPriceRow:
-    gpu: selectors.GpuListing
-    chart: PriceChart | None
-    block_prices: list[Decimal | None]
+    gpu: selectors.GpuListing  # at our prices
+    chart: StepChart | None
+    block_prices: list[tuple[int, Decimal | None]]  # (hours, price of the block)
+    offers: list[Offer]  # ours first, then each other provider that prices it
 
 
 @dataclass(frozen=True)
 class GpuPriceList:
     house: Provider
     blocks: list[int]
-    checked_on: date | None
+    checked: PriceDates | None  # every price the page quotes, ours and the others'
     rows: list[GpuPriceRow]
+
+    @property
+    def compared(self) -> list[GpuPriceRow]:
+        """The GPUs that some other provider prices too."""
+        return [row for row in self.rows if len(row.offers) > 1]
 
 
 def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
-    """Every GPU we rent with specs, price, block prices and a year of price history."""
-    house = catalogue.house_provider()
-    history = selectors.price_history(provider=house, at=at)
+    """Every GPU we rent with specs, price, block prices, the other providers' prices and a
+    year of everyone's price history.
+
+    Queries: blocks 1, providers 1, and per provider its prices and its history, then the
+    checks' sources 1; none grows with the price history. Raises Provider.DoesNotExist before
+    the house provider is set up.
+    """
     blocks = catalogue.hour_blocks()
-    gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
+    end = at or timezone.localdate()
+    providers = catalogue.providers()  # ours first
+    house = next((p for p in providers if p.is_house), None)
+    if house is None:
+        raise Provider.DoesNotExist("No provider is marked as ours.")
+    listings = {
+        slug: {g.slug: g for g in gpus}
+        for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
+    }
+    histories = {p.slug: selectors.price_history(provider=p, at=at) for p in providers}
+    ours = [g for g in listings[house.slug].values() if g.rentable]
+    priced = [
+        (p, listings[p.slug][g.slug])
+        for g in ours
+        for p in providers
+        if g.slug in listings[p.slug] and listings[p.slug][g.slug].usd_per_gpu_hour is not None
+    ]
+    sources = selectors.price_check_sources(
+        checks=[(p.slug, listing.checked_on) for p, listing in priced]
+    )
+    offers: dict[str, list[Offer]] = {}
+    for p, listing in priced:
+        offers.setdefault(listing.slug, []).append(
+            Offer(
+                provider=p.name,
+                house=p.is_house,
+                usd_per_gpu_hour=listing.usd_per_gpu_hour,
+                quoted_usd_per_hour=listing.quoted_usd_per_hour,
+                gpus_in_quote=listing.gpus_in_quote,
+                checked_on=listing.checked_on,
+                source_url=sources.get((p.slug, listing.checked_on)) or p.url,
+            )
+        )
     return GpuPriceList(
         house=house,
         blocks=blocks,
-        checked_on=selectors.latest_check_date(provider=house, at=at),
+        checked=price_dates(listing.checked_on for _p, listing in priced),
         rows=[
             GpuPriceRow(
                 gpu,
-                price_chart(history.get(gpu.slug, [])),
-                calc.block_prices(gpu.usd_per_gpu_hour, blocks),
+                step_chart(
+                    [
+                        Series(p.name, p.is_house, histories[p.slug].get(gpu.slug, []))
+                        for p in providers
+                    ],
+                    end=end,
+                ),
+                list(zip(blocks, calc.block_prices(gpu.usd_per_gpu_hour, blocks), strict=True)),
+                offers.get(gpu.slug, []),
             )
-            for gpu in gpus
+            for gpu in ours
         ],
     )
 

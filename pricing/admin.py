@@ -429,15 +429,23 @@ class LanguageModelAdmin(EditorInputMixin, TabbedTranslationAdmin):
         "params_billion",
         "layers",
         "hidden_size",
+        "attention_heads",
+        "kv_heads",
         "intermediate_size",
+        "vocab_size",
+        "tie_word_embeddings",
         "gated",
+        "source",
     ]
-    list_filter = ["gated"]
-    search_fields = ["name", "slug"]
+    list_filter = ["gated", "tie_word_embeddings", "source__publisher"]
+    list_select_related = ["source"]
+    search_fields = ["name", "slug", "source__title_en", "source__publisher"]
     autocomplete_fields = ["source"]
-    prepopulated_fields = {"slug": ["name"]}
+    # No slug pre-filled from the name: the admin's slugify drops dots ("Llama 3.1 8B" would
+    # become "llama-31-8b"), and the slug's help text says how to write it.
     fieldsets = [
-        (None, {"fields": ["name", "slug", "params_billion", "source", "gated", "licence_note"]}),
+        (None, {"fields": ["name", "slug", "params_billion", "source"]}),
+        (_("Licence"), {"fields": ["gated", "licence_note"]}),
         (
             _("Architecture (config.json)"),
             {
@@ -461,15 +469,6 @@ class LanguageModelAdmin(EditorInputMixin, TabbedTranslationAdmin):
             },
         ),
     ]
-
-    # Guides and the content files name a model by its slug, and the seeded slugs have dots
-    # ("llama-3.1-70b"), which a slug field's form refuses: fixed once the model exists, the
-    # slug no longer stops every later save of the model.
-    def get_readonly_fields(self, request, obj=None) -> list[str]:
-        return ["slug"] if obj else []
-
-    def get_prepopulated_fields(self, request, obj=None) -> dict:
-        return {} if obj else super().get_prepopulated_fields(request, obj)
 
 
 @admin.register(HourBlock)

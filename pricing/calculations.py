@@ -301,16 +301,37 @@ def planned_fits(
     return [PlannedFit(c, planning_gb, peak_gb_per_gpu[c.count]) for c in configurations]
 
 
+def ranked_fits(
+    configurations: Iterable[Configuration], required_gb: Decimal
+) -> list[Configuration]:
+    """The recommendation policy: the configurations on one host (at most eight GPUs) that have
+    a price and hold the requirement, cheapest per hour first, then fewest GPUs."""
+    fitting = [
+        c
+        for c in configurations
+        if c.total_memory_gb >= required_gb
+        and c.usd_per_hour is not None
+        and c.count <= HOST_GPU_COUNTS[-1]
+    ]
+    return sorted(fitting, key=lambda c: (c.usd_per_hour, c.count))
+
+
 def cheapest_fit(
     configurations: Iterable[Configuration], required_gb: Decimal
 ) -> Configuration | None:
-    """The priced configuration that holds the requirement for the least money per hour."""
-    fitting = [
-        c for c in configurations if c.total_memory_gb >= required_gb and c.usd_per_hour is not None
-    ]
-    if not fitting:
+    """The first of ``ranked_fits``: the least money per hour that holds the requirement."""
+    ranked = ranked_fits(configurations, required_gb)
+    return ranked[0] if ranked else None
+
+
+def closest_miss(
+    configurations: Iterable[Configuration], required_gb: Decimal
+) -> Configuration | None:
+    """The configuration with the most memory that is still too small (fewest GPUs on ties)."""
+    short = [c for c in configurations if c.total_memory_gb < required_gb]
+    if not short:
         return None
-    return min(fitting, key=lambda c: (c.usd_per_hour, c.count))
+    return max(short, key=lambda c: (c.total_memory_gb, -c.count))
 
 
 def smallest_fitting_gpu(gpus: Iterable[GpuOffer], required_gb: Decimal) -> GpuOffer | None:

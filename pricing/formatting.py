@@ -59,6 +59,11 @@ def long_date(value: date, locale: str) -> str:
     return babel_format_date(value, format="long", locale=_parsed(locale)).replace(" ", NBSP)
 
 
+def medium_date(value: date, locale: str) -> str:
+    """Oct 29, 2026 / 29.10.2026 / 2026/10/29: short enough for a chart's axis."""
+    return babel_format_date(value, format="medium", locale=locale).replace(" ", NBSP)
+
+
 def word_list(items: Sequence[str], locale: str, style: str = "standard") -> str:
     """'10, 24 and 168' ('standard') or '10, 24 or 168' ('or') in the locale's words."""
     return babel_format_list(list(items), style=style, locale=_parsed(locale))

@@ -4,6 +4,7 @@ from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -11,8 +12,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from pricing import calculations, training_memory
+from pricing.fields import ModelSlugField
 
 POSITIVE = MinValueValidator(Decimal("0.0001"))
+AT_LEAST_ONE = MinValueValidator(1)
 
 
 class ByKeyManager(models.Manager):
@@ -25,7 +28,8 @@ class ByKeyManager(models.Manager):
 class Source(models.Model):
     """A cited document; rules, specs and guides point at it, so it cannot be deleted."""
 
-    key = models.SlugField(_("key"), max_length=80, unique=True)
+    # Dots allowed, as in model slugs: the seeded "llama-3.1-70b-card" must save in the admin.
+    key = ModelSlugField(_("key"), max_length=80, unique=True)
     title = models.CharField(_("title"), max_length=300)
     publisher = models.CharField(_("publisher"), max_length=120)
     url = models.URLField(_("URL"), max_length=500)
@@ -278,8 +282,17 @@ class HourBlock(models.Model):
 
 
 class LanguageModel(models.Model):
-    slug = models.SlugField(_("slug"), unique=True)
-    name = models.CharField(_("name"), max_length=80)
+    slug = ModelSlugField(
+        _("slug"),
+        unique=True,
+        help_text=_(
+            "How guides, content files and the API name the model: its name in lowercase, "
+            "hyphens for spaces, dots kept, e.g. llama-3.1-8b."
+        ),
+    )
+    name = models.CharField(
+        _("name"), max_length=80, help_text=_("As its makers write it, e.g. Llama 3.1 8B.")
+    )
     params_billion = models.DecimalField(
         _("parameters (billions)"),
         max_digits=8,
@@ -287,14 +300,40 @@ class LanguageModel(models.Model):
         validators=[POSITIVE],
         help_text=_("The nominal size the rules are applied to, e.g. 70."),
     )
-    layers = models.PositiveIntegerField(_("layers"))
-    hidden_size = models.PositiveIntegerField(_("hidden size"))
-    attention_heads = models.PositiveIntegerField(_("attention heads"))
-    kv_heads = models.PositiveIntegerField(_("KV heads"))
-    vocab_size = models.PositiveIntegerField(_("vocabulary size"))
+    layers = models.PositiveIntegerField(
+        _("layers"),
+        validators=[AT_LEAST_ONE],
+        help_text=_("num_hidden_layers in the model's config.json, e.g. 80 for Llama 3.1 70B."),
+    )
+    hidden_size = models.PositiveIntegerField(
+        _("hidden size"),
+        validators=[AT_LEAST_ONE],
+        help_text=_("hidden_size in the model's config.json, e.g. 8192 for Llama 3.1 70B."),
+    )
+    attention_heads = models.PositiveIntegerField(
+        _("attention heads"),
+        validators=[AT_LEAST_ONE],
+        help_text=_(
+            "num_attention_heads in the model's config.json, e.g. 64 for Llama 3.1 70B. "
+            "The hidden size must be a multiple of it."
+        ),
+    )
+    kv_heads = models.PositiveIntegerField(
+        _("KV heads"),
+        validators=[AT_LEAST_ONE],
+        help_text=_(
+            "num_key_value_heads in the model's config.json, e.g. 8 for Llama 3.1 70B. "
+            "The attention heads must be a multiple of it."
+        ),
+    )
+    vocab_size = models.PositiveIntegerField(
+        _("vocabulary size"),
+        validators=[AT_LEAST_ONE],
+        help_text=_("vocab_size in the model's config.json, e.g. 128256 for Llama 3.1 70B."),
+    )
     intermediate_size = models.PositiveIntegerField(
         _("MLP width"),
-        validators=[MinValueValidator(1)],
+        validators=[AT_LEAST_ONE],
         help_text=_("intermediate_size in the model's config.json, e.g. 28672 for Llama 3.1 70B."),
     )
     tie_word_embeddings = models.BooleanField(
@@ -302,8 +341,16 @@ class LanguageModel(models.Model):
         default=False,
         help_text=_("tie_word_embeddings in the model's config.json."),
     )
-    gated = models.BooleanField(_("gated download"), default=False)
-    licence_note = models.TextField(_("licence note"), blank=True)
+    gated = models.BooleanField(
+        _("gated download"),
+        default=False,
+        help_text=_("Hugging Face asks for a licence or contact details before the download."),
+    )
+    licence_note = models.TextField(
+        _("licence note"),
+        blank=True,
+        help_text=_("One sentence for readers: the licence, and what to accept before download."),
+    )
     source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="language_models", verbose_name=_("source")
     )
@@ -321,6 +368,17 @@ class LanguageModel(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        heads, kv_heads = self.attention_heads, self.kv_heads
+        errors = {}
+        if self.hidden_size and heads and self.hidden_size % heads:
+            errors["hidden_size"] = _("The hidden size must be a multiple of the attention heads.")
+        if heads and kv_heads and heads % kv_heads:
+            errors["kv_heads"] = _("The attention heads must be a multiple of the KV heads.")
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def architecture(self) -> training_memory.Architecture:

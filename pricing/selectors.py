@@ -408,6 +408,18 @@ def gpu_price_history(
     return [(day, calculations.per_gpu_price(quoted, gpus)) for day, quoted, gpus in prices]
 
 
+def price_check_sources(*, checks: Sequence[tuple[str, date]]) -> dict[tuple[str, date], str]:
+    """(provider slug, check day) -> the page its prices were read from, for ``checks``: one
+    query over those days only."""
+    if not checks:
+        return {}
+    wanted = set(checks)
+    found = PriceCheck.objects.filter(checked_on__in={day for _slug, day in wanted}).values_list(
+        "provider__slug", "checked_on", "source_url"
+    )
+    return {(slug, day): url for slug, day, url in found if (slug, day) in wanted}
+
+
 # --- recording price checks
 
 

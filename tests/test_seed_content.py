@@ -45,7 +45,7 @@ def test_seed_content_is_idempotent(empty_database):
     assert "nothing to do" in seed()
     assert counts() == first
     assert first[:2] == (6, 4)
-    assert Guide.objects.get().status == Guide.Status.PUBLISHED
+    assert Guide.objects.get(slug=GUIDE_SLUG).status == Guide.Status.PUBLISHED
 
 
 def test_seed_content_never_overwrites_an_editors_edit(seeded):
@@ -53,7 +53,7 @@ def test_seed_content_never_overwrites_an_editors_edit(seeded):
     Gpu.objects.filter(slug="h100").update(name="H100 SXM")
     Section.objects.filter(position=1).delete()
     seed()
-    assert Guide.objects.get().title_de == "Von einer Redakteurin geändert"
+    assert Guide.objects.get(slug=GUIDE_SLUG).title_de == "Von einer Redakteurin geändert"
     assert Gpu.objects.get(slug="h100").name == "H100 SXM"
     assert not Section.objects.filter(position=1).exists()
 
@@ -69,7 +69,7 @@ def test_a_deleted_rule_or_price_stays_deleted(empty_database):
 
 
 def test_seed_loads_exactly_what_the_files_say(seeded):
-    guide = Guide.objects.get()
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
     assert guide.slug == GUIDE_SLUG
     assert guide.published_on == SEED_DAY
     assert PriceCheck.objects.filter(checked_on=SEED_DAY).count() == 3
@@ -99,7 +99,7 @@ def test_seed_loads_exactly_what_the_files_say(seeded):
 
 
 def test_writing_the_seeded_guide_gives_the_files_byte_for_byte(seeded, tmp_path):
-    write_guide(Guide.objects.get(), tmp_path)
+    write_guide(Guide.objects.get(slug=GUIDE_SLUG), tmp_path)
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == sorted(p.name for p in GUIDE_DIR.iterdir())
     for name in written:
@@ -115,7 +115,7 @@ def test_reading_and_writing_the_files_gives_the_same_bytes(tmp_path):
 def test_training_assumptions_go_through_the_files_and_the_seed(seeded, tmp_path):
     Guide.objects.update(seq_len=8192, micro_batch_size=4, gradient_checkpointing=False,
                          lora_rank=64)  # fmt: skip
-    write_guide(Guide.objects.get(), tmp_path)
+    write_guide(Guide.objects.get(slug=GUIDE_SLUG), tmp_path)
     structure = (tmp_path / "guide.json").read_text(encoding="utf-8")
     assert ('  "training": {"seq_len": 8192, "micro_batch_size": 4, '
             '"gradient_checkpointing": false, "lora_rank": 64},\n') in structure  # fmt: skip
@@ -131,7 +131,7 @@ def test_training_assumptions_go_through_the_files_and_the_seed(seeded, tmp_path
 def test_the_writer_refuses_text_it_could_not_read_back(seeded, tmp_path):
     Section.objects.filter(position=2).update(body_de="Erst dies.\n## Kein Abschnitt")
     with pytest.raises(ContentFileError, match="reads as structure"):
-        write_guide(Guide.objects.get(), tmp_path)
+        write_guide(Guide.objects.get(slug=GUIDE_SLUG), tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -12,11 +12,11 @@ from decimal import Decimal
 
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from guides import presentation as show
-from guides.figures import MissingFigure, PageFigures
+from guides.figures import MissingFigure, NothingFits, PageFigures
 from guides.tokens.registry import (
     CONFIG,
     FACT,
@@ -29,9 +29,12 @@ from guides.tokens.registry import (
     registry,
 )
 from pricing import calculations as calc
+from pricing.formatting import trim
 
 WHICH_ESTIMATE = Choice(("planning", "lower", "upper", "range"))
 SPEC_FIELDS = Choice(("bf16", "bandwidth", "memory"))
+WHICH_RECOMMENDED = Choice(("both", "first", "alternative"))
+RECOMMENDED_DETAIL = Choice(("price", "plain", "memory"))
 LINK_TARGETS = {
     "vram": ("guides:vram", _("How much VRAM do I need?")),
     "gpus": ("guides:gpus", _("GPU prices")),
@@ -44,6 +47,25 @@ LINK_TARGETS = {
 @registry.kind("params", example="[[params]]", help=_("the guide's model size in billions: 70"))
 def params(f: PageFigures) -> str:
     return show.number(f.params_billion)
+
+
+@registry.kind("model", example="[[model]]", help=_("the guide's model by name: Llama 3.1 70B"))
+def model(f: PageFigures) -> str:
+    if not f.model_name:
+        raise MissingFigure("the guide's model")
+    return f.model_name
+
+
+@registry.kind(
+    "licence",
+    example="[[licence]]",
+    help=_("how the model's weights are licensed and downloaded, from the model's licence note"),
+)
+def licence(f: PageFigures) -> str:
+    note = f.licence_notes.get(get_language() or "en") or f.licence_notes.get("en")
+    if not note:
+        raise MissingFigure("a licence note for the guide's model")
+    return note
 
 
 @registry.kind(
@@ -93,6 +115,20 @@ def breakdown(f: PageFigures, method: str, rule_number: int = 1) -> str:
         )
     parts = " + ".join(show.number(c.bytes_per_param) for c in rule.components)
     return f"{parts} = {show.number(rule.bytes_per_param)}"
+
+
+@registry.kind(
+    "part_bytes",
+    required=(METHOD, Choice(("weights", "optimizer", "gradients"))),
+    optional=(RULE_NUMBER,),
+    example="[[part_bytes full-8bit-adam optimizer]]",
+    help=_("bytes per parameter of one part of a method's rule (rule 1 by default): 2"),
+)
+def part_bytes(f: PageFigures, method: str, part: str, rule: int = 1) -> str:
+    for component in f.rule(method, rule).components:
+        if component.part == part:
+            return show.number(component.bytes_per_param)
+    raise MissingFigure(f"the {part} part of rule {rule} of {method}")
 
 
 @registry.kind(
@@ -229,6 +265,54 @@ def smallest_gpu(f: PageFigures, method: str, which: str = "name") -> str:
 
 
 @registry.kind(
+    "weights_gpu",
+    required=(METHOD,),
+    optional=(Choice(("name", "memory")),),
+    example="[[weights_gpu lora]]",
+    help=_(
+        "the smallest GPU we rent that holds a method's base weights alone (not the whole "
+        "run): its name or memory"
+    ),
+)
+def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
+    offer = calc.smallest_fitting_gpu(f.rentable_offers(), f.weights_gb(method))
+    if offer is None:
+        raise MissingFigure(f"a single GPU that holds the weights of {method}")
+    gpu = f.listing(offer.slug)
+    return show.gigabytes(gpu.memory_gb) if which == "memory" else gpu.name
+
+
+@registry.kind(
+    "run_cost",
+    required=(METHOD,),
+    example="[[run_cost qlora]]",
+    help=_(
+        "the cost of the cost table's first run of a method and the block that covers it: "
+        "$9.20 for 10 hours on one A100 80GB, within a 10 GPU-hour block"
+    ),
+)
+def run_cost(f: PageFigures, method: str) -> str:
+    scenario = next((s for s in f.scenarios if s.method == method), None)
+    if scenario is None:
+        raise MissingFigure(f"a cost scenario for {method}")
+    row = calc.cost_table([scenario], f.blocks)[0]
+    if row.cost_usd is None:
+        raise MissingFigure(f"a price for the {method} scenario")
+    words = {
+        "cost": show.usd(row.cost_usd),
+        "hours": show.number(scenario.hours),
+        "gpus": show.gpu_count(scenario.configuration.count, scenario.configuration.gpu.name),
+        "block": show.number(row.block_hours or 0),
+    }
+    if row.block_hours is None:
+        return gettext("%(cost)s for %(hours)s hours on %(gpus)s") % words
+    return (
+        gettext("%(cost)s for %(hours)s hours on %(gpus)s, within a %(block)s GPU-hour block")
+        % words
+    )
+
+
+@registry.kind(
     "cheapest",
     required=(METHOD,),
     example="[[cheapest full-adamw]]",
@@ -251,6 +335,17 @@ def blocks(f: PageFigures, joined_by: str = "and") -> str:
 
 
 @registry.kind(
+    "smallest_block",
+    example="[[smallest_block]]",
+    help=_("our smallest GPU-hour block: 10"),
+)
+def smallest_block(f: PageFigures) -> str:
+    if not f.blocks:
+        raise MissingFigure("an hour block")
+    return show.number(min(f.blocks))
+
+
+@registry.kind(
     "scenario_blocks",
     example="[[scenario_blocks]]",
     help=_("the blocks the cost scenarios fill: 10, 24 and 168"),
@@ -269,8 +364,12 @@ def scenario_blocks(f: PageFigures) -> str:
     ),
 )
 def longest_sequence(f: PageFigures, method: str) -> str:
+    try:
+        recommended = f.recommended(method)
+    except NothingFits:
+        return _nothing_fits()
     items = []
-    for config in f.recommended(method):
+    for config in recommended:
         tokens = f.longest_sequence(method, config)
         words = {"count": config.count, "gpu": config.gpu.name, "tokens": show.number(tokens)}
         if tokens:
@@ -292,6 +391,376 @@ def longest_sequence(f: PageFigures, method: str) -> str:
 def throughput(f: PageFigures, method: str) -> str:
     measured = f.throughput(method)
     return gettext("%(speed)s tokens per second on one %(gpu)s") % {
+        "speed": show.number(measured.tokens_per_s),
+        "gpu": measured.gpu_name,
+    }
+
+
+# --- claims about configurations: sentences that follow the data -------------------------
+# Each of these says in words what the guide's figures imply, so that a guide cloned for
+# another model, or a price change, never leaves a sentence that is no longer true.
+
+
+def _nothing_fits() -> str:
+    return show.beyond_one_host(calc.HOST_GPU_COUNTS[-1])
+
+
+def _method_name(f: PageFigures, method: str) -> str:
+    return f.method(method).short_name
+
+
+@registry.kind(
+    "recommend",
+    required=(METHOD,),
+    optional=(WHICH_RECOMMENDED, RECOMMENDED_DETAIL),
+    example="[[recommend qlora]]",
+    help=_(
+        "the configurations we recommend for a method, computed from the fit table (cheapest "
+        "per hour that fits, then fewest GPUs): both (default), first or alternative; with "
+        "price (default), plain or memory: one A100 80GB ($0.92/hour) or one H100 ($2.32/hour)"
+    ),
+)
+def recommend(f: PageFigures, method: str, which: str = "both", detail: str = "price") -> str:
+    try:
+        configurations = f.recommended(method)
+    except NothingFits:
+        return _nothing_fits()
+    if which == "first":
+        configurations = configurations[:1]
+    elif which == "alternative":
+        if len(configurations) < 2:
+            raise MissingFigure(f"a second configuration that holds {method}")
+        configurations = configurations[1:2]
+    return show.word_list((_described(c, detail) for c in configurations), "or")
+
+
+def _described(config: calc.Configuration, detail: str) -> str:
+    words = show.gpu_count(config.count, config.gpu.name)
+    if detail == "memory":
+        return words + show.parenthesized(show.gigabytes(config.total_memory_gb))
+    if detail == "plain":
+        return words
+    if config.usd_per_hour is None:
+        return gettext("%(gpus)s (not rented)") % {"gpus": words}
+    return gettext("%(gpus)s (%(price)s/hour)") % {
+        "gpus": words,
+        "price": show.usd(config.usd_per_hour),
+    }
+
+
+@registry.kind(
+    "recommend_ratio",
+    required=(METHOD, METHOD),
+    example="[[recommend_ratio full-adamw qlora]]",
+    help=_("how many times the first method's recommended price per hour is the second's: 40"),
+)
+def recommend_ratio(f: PageFigures, first: str, second: str) -> str:
+    prices = []
+    for method in (first, second):
+        price = f.recommended(method)[0].usd_per_hour
+        if price is None:
+            raise MissingFigure(f"a price for the configuration recommended for {method}")
+        prices.append(price)
+    return show.number(calc.ratio(prices[0], prices[1], calc.WHOLE))
+
+
+@registry.kind(
+    "cost_gap",
+    required=(METHOD, METHOD),
+    example="[[cost_gap full-adamw qlora]]",
+    help=_(
+        "a sentence: how many times the first method's recommended configuration costs per "
+        "hour what the second's does, or that we cannot price it"
+    ),
+)
+def cost_gap(f: PageFigures, first: str, second: str) -> str:
+    try:
+        ratio = recommend_ratio(f, first, second)
+    except NothingFits:
+        return gettext("We cannot price it: %(method)s needs %(beyond)s.") % {
+            "method": _method_name(f, first),
+            "beyond": _nothing_fits(),
+        }
+    return gettext(
+        "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s against "
+        "%(second)s."
+    ) % {
+        "ratio": ratio,
+        "first": recommend(f, first, "first"),
+        "second": recommend(f, second, "first"),
+    }
+
+
+@registry.kind(
+    "config",
+    required=(CONFIG,),
+    example="[[config 8xb200]]",
+    help=_("a configuration's name as tables write it: 8× B200"),
+)
+def config(f: PageFigures, config: ConfigRef) -> str:
+    found = _configuration(f, config)
+    return show.config_name(found.count, found.gpu.name)
+
+
+@registry.kind(
+    "too_small",
+    required=(METHOD,),
+    example="[[too_small qlora]]",
+    help=_(
+        "a sentence: the fit table's largest configuration that misses a method's estimate, "
+        "and by how much (or that every configuration holds it)"
+    ),
+)
+def too_small(f: PageFigures, method: str) -> str:
+    need = f.memory(method)
+    miss = f.closest_miss(method)
+    if miss is None:
+        return gettext(
+            "Every configuration in the table holds the %(method)s estimate of %(need)s."
+        ) % {
+            "method": _method_name(f, method),
+            "need": show.gigabytes(need),
+        }
+    gpus = show.gpu_count(miss.count, miss.gpu.name)
+    return ngettext(
+        "Too small: %(gpus)s with %(memory)s misses the %(method)s estimate of %(need)s by "
+        "%(short)s.",
+        "Too small: %(gpus)s with %(memory)s miss the %(method)s estimate of %(need)s by "
+        "%(short)s.",
+        miss.count,
+    ) % {
+        "gpus": gpus,
+        "memory": show.gigabytes(miss.total_memory_gb),
+        "method": _method_name(f, method),
+        "need": show.gigabytes(need),
+        "short": show.gigabytes(need - miss.total_memory_gb),
+    }
+
+
+@registry.kind(
+    "fit_note",
+    required=(METHOD,),
+    example="[[fit_note full-adamw]]",
+    help=_(
+        "sentences on a method's range: the configuration that holds only the lower rule "
+        "(marked ✗), and what the first recommendation leaves after the upper one"
+    ),
+)
+def fit_note(f: PageFigures, method: str) -> str:
+    estimate = f.estimate(method)
+    lower = min(estimate.figures, key=lambda figure: figure.memory_gb)
+    upper = max(estimate.figures, key=lambda figure: figure.memory_gb)
+    words = {"method": _method_name(f, method)}
+    sentences = []
+    near = [
+        c for c in f.configurations if estimate.lower_gb <= c.total_memory_gb < estimate.planning_gb
+    ]
+    if near:
+        closest = max(near, key=lambda c: (c.total_memory_gb, -c.count))
+        sentences.append(
+            gettext(
+                "%(config)s covers the %(bytes)s-byte estimate (%(memory)s) on paper but leaves "
+                "only %(headroom)s for activations, so it is marked ✗ in the %(method)s column."
+            )
+            % {
+                **words,
+                "config": show.config_name(closest.count, closest.gpu.name),
+                "bytes": show.number(lower.rule.bytes_per_param),
+                "memory": show.gigabytes(lower.memory_gb),
+                "headroom": show.gigabytes(calc.headroom_gb(closest, lower.memory_gb)),
+            }
+        )
+    try:
+        first = f.recommended(method)[0]
+    except NothingFits:
+        sentences.append(
+            gettext("No configuration on one host holds the %(bytes)s-byte estimate (%(memory)s).")
+            % {
+                "bytes": show.number(upper.rule.bytes_per_param),
+                "memory": show.gigabytes(upper.memory_gb),
+            }
+        )
+    else:
+        sentences.append(
+            gettext("%(config)s leaves %(headroom)s after the %(bytes)s-byte estimate.")
+            % {
+                "config": show.config_name(first.count, first.gpu.name),
+                "headroom": show.gigabytes(calc.headroom_gb(first, upper.memory_gb)),
+                "bytes": show.number(upper.rule.bytes_per_param),
+            }
+        )
+    return show.sentences(sentences)
+
+
+@registry.kind(
+    "single_gpu",
+    required=(METHOD,),
+    example="[[single_gpu qlora]]",
+    help=_(
+        "a sentence: the smallest single GPU we rent that holds a method, or what it needs instead"
+    ),
+)
+def single_gpu(f: PageFigures, method: str) -> str:
+    words = {"method": _method_name(f, method), "need": show.gigabytes(f.memory(method))}
+    try:
+        gpu = f.smallest_gpu(method)
+    except MissingFigure:
+        try:
+            first = f.recommended(method)[0]
+        except NothingFits:
+            needs = _nothing_fits()
+        else:
+            needs = show.gpu_count(first.count, first.gpu.name)
+        return gettext(
+            "%(method)s does not fit on one GPU we rent: its estimate of %(need)s needs %(needs)s."
+        ) % {**words, "needs": needs}
+    words |= {"gpu": gpu.name, "memory": show.gigabytes(gpu.memory_gb)}
+    if _names_its_memory(gpu.name, gpu.memory_gb):  # not "the A100 80GB with 80 GB"
+        return (
+            gettext(
+                "%(method)s fits on one GPU: the smallest we rent that holds its estimate of "
+                "%(need)s is the %(gpu)s."
+            )
+            % words
+        )
+    return (
+        gettext(
+            "%(method)s fits on one GPU: the smallest we rent that holds its estimate of %(need)s "
+            "is the %(gpu)s with %(memory)s."
+        )
+        % words
+    )
+
+
+def _names_its_memory(gpu_name: str, memory_gb: Decimal) -> bool:
+    """Whether a GPU's name already says its memory, as "A100 80GB" does."""
+    return f"{trim(memory_gb)}GB" in gpu_name.replace(" ", "")
+
+
+@registry.kind(
+    "verdict",
+    required=(METHOD, GPU),
+    example="[[verdict qlora rtx-4090]]",
+    help=_(
+        "a sentence: whether one GPU holds a method, and why (the weights alone or the estimate)"
+    ),
+)
+def verdict(f: PageFigures, method: str, gpu: str) -> str:
+    card = f.listing(gpu)
+    need = f.memory(method)
+    weights = f.weights_gb(method)
+    words = {
+        "method": _method_name(f, method),
+        "need": show.gigabytes(need),
+        "gpu": card.name,
+        "memory": show.gigabytes(card.memory_gb),
+        "weights": show.gigabytes(weights),
+        "bits": show.number(f.method(method).rule.weight_bytes_per_param * 8),
+    }
+    if card.memory_gb >= need:
+        sentence = (
+            gettext(
+                "Yes, by memory: the %(method)s estimate of %(need)s fits in the %(memory)s of the "
+                "%(gpu)s."
+            )
+            % words
+        )
+        if card.usd_per_gpu_hour is None:
+            not_rented = gettext("We do not rent the %(gpu)s, though.") % words
+            return show.sentences([sentence, not_rented])
+        return sentence
+    if weights > card.memory_gb:
+        return (
+            gettext(
+                "No. Even at %(bits)s bits, the weights alone take %(weights)s, more than the "
+                "%(memory)s of the %(gpu)s."
+            )
+            % words
+        )
+    return (
+        gettext(
+            "No. The weights alone take %(weights)s, but the %(method)s estimate of %(need)s is "
+            "more than the %(memory)s of the %(gpu)s."
+        )
+        % words
+    )
+
+
+@registry.kind(
+    "holds",
+    required=(METHOD, GPU, GPU),
+    example="[[holds qlora h100 a100-80gb]]",
+    help=_("a sentence: which of two GPUs holds a method's estimate on one card"),
+)
+def holds(f: PageFigures, method: str, first: str, second: str) -> str:
+    need = f.memory(method)
+    a, b = f.listing(first), f.listing(second)
+    words = {
+        "method": _method_name(f, method),
+        "need": show.gigabytes(need),
+        "first": a.name,
+        "second": b.name,
+        "first_memory": show.gigabytes(a.memory_gb),
+        "second_memory": show.gigabytes(b.memory_gb),
+    }
+    a_holds, b_holds = a.memory_gb >= need, b.memory_gb >= need
+    if a_holds and b_holds and a.memory_gb == b.memory_gb:
+        return gettext("Both hold the %(method)s estimate of %(need)s in %(first_memory)s.") % words
+    if a_holds and b_holds:
+        return (
+            gettext(
+                "Both hold the %(method)s estimate of %(need)s on one card: the %(first)s in "
+                "%(first_memory)s, the %(second)s in %(second_memory)s."
+            )
+            % words
+        )
+    if not (a_holds or b_holds):
+        return (
+            gettext(
+                "Neither holds the %(method)s estimate of %(need)s on one card: the %(first)s has "
+                "%(first_memory)s, the %(second)s %(second_memory)s; both need several cards."
+            )
+            % words
+        )
+    if b_holds:
+        words = {
+            **words,
+            "first": b.name,
+            "second": a.name,
+            "first_memory": words["second_memory"],
+            "second_memory": words["first_memory"],
+        }
+    return (
+        gettext(
+            "Only the %(first)s holds the %(method)s estimate of %(need)s on one card, in "
+            "%(first_memory)s; the %(second)s has %(second_memory)s."
+        )
+        % words
+    )
+
+
+@registry.kind(
+    "speed",
+    required=(METHOD,),
+    example="[[speed qlora]]",
+    help=_(
+        "sentences: the training speed measured for the guide's model and run and how to use "
+        "it, or that it has not been measured"
+    ),
+)
+def speed(f: PageFigures, method: str) -> str:
+    try:
+        measured = f.throughput(method)
+    except MissingFigure:
+        return gettext(
+            "We have not measured this guide's %(method)s run yet, so we publish no time for it."
+        ) % {"method": _method_name(f, method)}
+    return gettext(
+        "We measured this guide's %(method)s run (random weights and tokens, no data loading "
+        "or evaluation): %(speed)s tokens per second on one %(gpu)s. Divide your tokens per "
+        "epoch by that rate for a lower bound on the hours."
+    ) % {
+        "method": _method_name(f, method),
         "speed": show.number(measured.tokens_per_s),
         "gpu": measured.gpu_name,
     }

@@ -34,6 +34,7 @@ class KnownSlugs:
     gpus: frozenset[str]
     providers: frozenset[str]
     facts: frozenset[str]
+    gpu_names: frozenset[str] = frozenset()  # to tell "A100 80GB" from a typed "80 GB"
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ from django.utils import timezone
 
 from guides.dashboard import dashboard_warnings
 from guides.models import Guide
-from pricing.models import LanguageModel, Source
+from pricing.models import Gpu, LanguageModel, Method, Source
 from pricing.services import price_check_record
 
+from ..conftest import GUIDE_SLUG
 from .conftest import form_data, initial_form_data, initial_page
 
 
@@ -26,7 +27,7 @@ def change_url(guide: Guide) -> str:
 
 @pytest.fixture
 def guide(seeded) -> Guide:
-    return Guide.objects.get()
+    return Guide.objects.get(slug=GUIDE_SLUG)
 
 
 @pytest.mark.parametrize(
@@ -135,7 +136,10 @@ def test_bad_tokens_and_training_values_are_shown_on_their_fields(client, editor
         "[[memory lora sideways]]: “sideways” is not one of planning, lower, upper, range",
         "[[price 8xb200@nobody]]: there is no provider “nobody”",
     ]
-    assert Guide.objects.get().sections.filter(closing_ja__contains="nobody").count() == 0
+    assert (
+        Guide.objects.get(slug=GUIDE_SLUG).sections.filter(closing_ja__contains="nobody").count()
+        == 0
+    )
 
 
 def test_a_guide_save_loads_the_known_slugs_once(client, editor, guide):
@@ -144,8 +148,8 @@ def test_a_guide_save_loads_the_known_slugs_once(client, editor, guide):
     data = initial_form_data(client, change_url(guide))
     with CaptureQueriesContext(connection) as queries:
         assert client.post(change_url(guide), data).status_code == 302
-    fact_reads = [q for q in queries if 'FROM "pricing_fact"' in q["sql"]]
-    assert len(fact_reads) == 1
+    slug_reads = [q for q in queries if q["sql"].startswith('SELECT "pricing_fact"."key" AS')]
+    assert len(slug_reads) == 1
 
 
 def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, guide):
@@ -202,7 +206,7 @@ def test_an_editor_edits_a_language_models_architecture(client, editor):
         response.content.decode()
     )
     data = form_data(response)
-    assert "slug" not in data  # fixed: "llama-3.1-70b" has dots, which a slug field refuses
+    assert data["slug"] == "llama-3.1-70b"  # editable: a model slug may have dots
     assert (data["intermediate_size"], "tie_word_embeddings" in data) == (28672, False)
     data |= {"intermediate_size": "28673", "tie_word_embeddings": "on"}
     assert client.post(url, data).status_code == 302
@@ -253,14 +257,36 @@ def test_dashboard_warns_when_translations_fall_behind_english(client, editor, g
     assert len(_messages("Translations")) == 2  # German and Japanese now lag behind
 
 
-def test_dashboard_warns_when_a_recommendation_is_no_longer_cheapest(seeded):
+def _gpu(slug: str) -> Gpu:
+    return Gpu.objects.get(slug=slug)
+
+
+def test_dashboard_warns_when_an_editors_recommendation_is_no_longer_cheapest(seeded):
     today = timezone.datetime(2026, 11, 20).date()
-    assert _messages("Recommendations", today) == []
+    assert _messages("Published guides", today) == []
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.recommendations.create(method=Method.objects.get(slug="qlora"), gpu=_gpu("a100-80gb"))
+    assert _messages("Published guides", today) == []  # the override is the cheapest that fits
     price_check_record(provider_slug="gpuwithcrypto", checked_on=today,
                        prices={"h100": D("0.80")})  # fmt: skip
-    stale = _messages("Recommendations", today)
-    assert len(stale) == 1
-    assert "1× H100 is now cheaper than the recommended 1× A100 80GB" in stale[0]
+    stale = _messages("Published guides", today)
+    assert stale == [
+        "“Which GPU is best for fine-tuning Llama 3.1 70B?”: for QLoRA (4-bit base), 1× H100 "
+        "is now cheaper than the recommended 1× A100 80GB and fits."
+    ]
+
+
+def test_dashboard_names_the_guide_and_sentence_a_price_change_makes_untrue(seeded):
+    """An editor's recommendation of a GPU we stop pricing, and a sentence that needs it."""
+    today = timezone.datetime(2026, 11, 20).date()
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.recommendations.create(method=Method.objects.get(slug="lora"), gpu=_gpu("l40s"))
+    problems = _messages("Published guides", today)
+    assert problems[0] == (
+        "“Which GPU is best for fine-tuning Llama 3.1 70B?” is published but no longer right: "
+        "recommendation 0: LoRA, 1× L40S: its 48\u00a0GB do not hold the 168\u00a0GB the method "
+        "needs"
+    )
 
 
 def test_admin_index_shows_the_dashboard(client, recorder, editor):
@@ -274,4 +300,4 @@ def test_admin_index_shows_the_dashboard(client, recorder, editor):
 
 def test_the_dashboard_shows_each_role_only_what_it_can_fix(client, recorder, editor):
     assert set(dashboard_warnings(user=recorder)) == {"Prices"}
-    assert set(dashboard_warnings(user=editor)) == {"Sources", "Translations", "Recommendations"}
+    assert set(dashboard_warnings(user=editor)) == {"Sources", "Translations", "Published guides"}

@@ -236,7 +236,8 @@ def test_an_unknown_model_is_a_404_naming_the_models_on_file(client):
     errors = _errors(client.get(URL, {"model": "llama-9", **QLORA_2048}), status=404)
     assert errors == {
         "model": "no language model 'llama-9' on file "
-        "(known: llama-3.1-8b, llama-3.1-70b, llama-3.1-405b)"
+        "(known: llama-3.2-1b, llama-3.2-3b, mistral-7b, qwen-2.5-7b, llama-3.1-8b, "
+        "qwen-2.5-32b, llama-3.1-70b, qwen-2.5-72b, llama-3.1-405b)"
     }
 
 
@@ -282,3 +283,18 @@ def test_the_docs_page_loads_swagger_ui_from_our_static_files(client):
     assert '<script src="/static/ninja/swagger-ui-bundle.js">' in page
     assert "https://" not in page and "http://" not in page
     assert '"validatorUrl": null' in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug", ["llama-3.2-1b", "qwen-2.5-32b", "mistral-7b"])
+def test_a_seeded_models_dotted_slug_answers_with_its_architecture(client, slug):
+    model = LanguageModel.objects.get(slug=slug)
+    response = client.get(URL, {"model": slug, **QLORA_2048})
+    assert response.status_code == 200, response.content
+    answer = response.json()
+    assert answer["inputs"]["model"] == slug
+    assert answer["inputs"]["num_hidden_layers"] == model.layers
+    assert answer["inputs"]["tie_word_embeddings"] is model.tie_word_embeddings
+    setup = training_memory.TrainingSetup(method=training_memory.Method.QLORA, seq_len=2048)
+    expected = training_memory.estimate_peak_memory(model.architecture, setup)
+    assert answer["peak_gb"] == _gb(expected.peak_gb)

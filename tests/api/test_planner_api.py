@@ -281,7 +281,8 @@ def test_every_bad_parameter_is_named_at_once(client):
 def test_what_is_not_on_file_is_a_404_naming_the_parameter(client):
     assert _errors(client.get(FIT, {**QLORA_70B, "model": "llama-9"}), FIT, 404) == {
         "model": "no language model 'llama-9' on file "
-        "(known: llama-3.1-8b, llama-3.1-70b, llama-3.1-405b)"
+        "(known: llama-3.2-1b, llama-3.2-3b, mistral-7b, qwen-2.5-7b, llama-3.1-8b, "
+        "qwen-2.5-32b, llama-3.1-70b, qwen-2.5-72b, llama-3.1-405b)"
     }
     query = {**QLORA_70B, "hours": "1"}
     assert _errors(client.get(COST, {**query, "gpu": "rtx-4090"}), COST, 404) == {

@@ -42,10 +42,13 @@ def test_guide_as_of_the_seed_day_quotes_that_days_prices_everywhere(client, nex
     assert table_rows(then, "cost")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,20 $"]
     assert table_rows(now, "cost")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,90 $"]
     then_text, now_text = page_text(then), page_text(now)
-    assert "A100 80GB für 0,92 $/Stunde" in then_text  # the short answer's price token
-    assert "A100 80GB für 0,99 $/Stunde" in now_text
+    assert "eine A100 80GB (0,92 $/Stunde)" in then_text  # the short answer's price token
+    assert "eine A100 80GB (0,99 $/Stunde)" in now_text
     assert "Preise geprüft am 29. Oktober 2026." in then_text
-    assert "Preise geprüft am 30. Oktober 2026." in now_text
+    # Now only the A100 80GB has the later price: each "checked" line spans both days.
+    assert "Preise geprüft am" not in now_text
+    # Under the fit, cost and comparison tables and at the end of the page.
+    assert now_text.count("Preise geprüft zwischen 29. Oktober 2026 und 30. Oktober 2026.") == 4
     # Nothing on the as-of page, prose or table, comes from the later check.
     for later in ("0,99 $", "9,90 $", "30. Oktober 2026"):
         assert not as_figure(later).search(then_text), later

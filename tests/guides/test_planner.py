@@ -290,17 +290,17 @@ GUIDE_ESTIMATES = {
     },
     "de": {
         ("QLoRA", "Geschätzte Spitze"): "57,5 GB",
-        ("Full, 8-Bit-Adam", "Geschätzte Spitze"): "707,8 GB",
-        ("Full, AdamW", "Zitierte Regel"): "1.260 GB",
+        ("Vollständig, 8-Bit-Adam", "Geschätzte Spitze"): "707,8 GB",
+        ("Vollständig, AdamW", "Zitierte Regel"): "1.260 GB",
     },
     "ja": {("LoRA", "推定ピーク"): "149.6 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
 }
 GUIDE_SENTENCE = {
     "en": "QLoRA: 1× A100 80GB up to 4,608 tokens and 1× H100 up to 4,608 tokens. "
-    "LoRA: 1× B200 up to 16,640 tokens and 2× H200 up to 26,624 tokens.",
+    "LoRA: 4× A100 80GB up to 16,384 tokens and 1× B200 up to 16,640 tokens.",
     "de": "QLoRA: 1× A100 80GB bis 4.608 Tokens und 1× H100 bis 4.608 Tokens. "
-    "LoRA: 1× B200 bis 16.640 Tokens und 2× H200 bis 26.624 Tokens.",
-    "ja": "QLoRA：A100 80GB 1台は4,608トークンまで、H100 1台は4,608トークンまで。",
+    "LoRA: 4× A100 80GB bis 16.384 Tokens und 1× B200 bis 16.640 Tokens.",
+    "ja": "QLoRA：A100 80GB 1基は4,608トークンまで、H100 1基は4,608トークンまで。",
 }
 GUIDE_THROUGHPUT = {
     "en": "no data loading or evaluation): 508.2 tokens per second on one H200.",

@@ -15,6 +15,7 @@ from django.utils import translation
 
 from guides.services import page_figures
 from guides.tokens.render import MISSING, render_inline, render_plain, render_prose
+from pricing import calculations as calc
 from pricing.models import Gpu, Source
 from pricing.selectors import ThroughputListing
 from pricing.services import price_check_record
@@ -133,10 +134,10 @@ KINDS = [
     ("[[smallest_gpu lora memory]]", "180 GB", SAME, SAME),
     ("[[smallest_gpu full-adamw]]", MISSING, SAME, SAME),  # no single card holds 1,260 GB
     # cheapest: among the fit table's configurations
-    ("[[cheapest qlora]]", "1× A100 80GB", SAME, "A100 80GBを1台"),
-    ("[[cheapest lora]]", "4× A100 80GB", SAME, "A100 80GBを4台"),
-    ("[[cheapest full-8bit-adam]]", "8× H200", SAME, "H200を8台"),
-    ("[[cheapest full-adamw]]", "8× B200", SAME, "B200を8台"),
+    ("[[cheapest qlora]]", "1× A100 80GB", SAME, "A100 80GBを1基"),
+    ("[[cheapest lora]]", "4× A100 80GB", SAME, "A100 80GBを4基"),
+    ("[[cheapest full-8bit-adam]]", "8× H200", SAME, "H200を8基"),
+    ("[[cheapest full-adamw]]", "8× B200", SAME, "B200を8基"),
     # blocks: "and" by default
     ("[[blocks]]", "10, 24, 168, and 720", "10, 24, 168 und 720", "10、24、168、720"),
     ("[[blocks and]]", "10, 24, 168, and 720", "10, 24, 168 und 720", "10、24、168、720"),
@@ -177,7 +178,262 @@ KINDS = [
     ("[[longest_sequence qlora]]", MISSING, SAME, SAME),
     # throughput: only the guide's own run, where measured; none off a guide
     ("[[throughput qlora]]", MISSING, SAME, SAME),
+    # model and licence: only on a guide page (see SENTENCES for a guide's)
+    ("[[model]]", MISSING, SAME, SAME),
+    ("[[licence]]", MISSING, SAME, SAME),
+    # part_bytes: one component of a rule; a measured rule has none
+    ("[[part_bytes full-8bit-adam optimizer]]", "2", SAME, SAME),
+    ("[[part_bytes full-adamw optimizer 2]]", "8", SAME, SAME),
+    ("[[part_bytes full-adamw weights]]", "2", SAME, SAME),
+    ("[[part_bytes full-adamw gradients 1]]", "2", SAME, SAME),
+    ("[[part_bytes qlora weights]]", MISSING, SAME, SAME),
+    ("[[smallest_block]]", "10", SAME, SAME),
+    # recommend: the fit table's priced configurations that hold the plan, cheapest per hour
+    # first (four A100s at $3.68 before one B200 at $4.61 for LoRA's 168 GB)
+    (
+        "[[recommend qlora]]",
+        "one A100 80GB ($0.92/hour) or one H100 ($2.32/hour)",
+        "eine A100 80GB (0,92 $/Stunde) oder eine H100 (2,32 $/Stunde)",
+        "A100 80GBを1基（$0.92/時間）またはH100を1基（$2.32/時間）",
+    ),
+    (
+        "[[recommend lora both]]",
+        "four A100 80GB GPUs ($3.68/hour) or one B200 ($4.61/hour)",
+        "vier A100 80GB (3,68 $/Stunde) oder eine B200 (4,61 $/Stunde)",
+        "A100 80GBを4基（$3.68/時間）またはB200を1基（$4.61/時間）",
+    ),
+    (
+        "[[recommend lora first]]",
+        "four A100 80GB GPUs ($3.68/hour)",
+        "vier A100 80GB (3,68 $/Stunde)",
+        "A100 80GBを4基（$3.68/時間）",
+    ),
+    (
+        "[[recommend lora alternative]]",
+        "one B200 ($4.61/hour)",
+        "eine B200 (4,61 $/Stunde)",
+        "B200を1基（$4.61/時間）",
+    ),
+    ("[[recommend full-adamw alternative]]", MISSING, SAME, SAME),  # only 8x B200 holds it
+    (
+        "[[recommend lora both plain]]",
+        "four A100 80GB GPUs or one B200",
+        "vier A100 80GB oder eine B200",
+        "A100 80GBを4基またはB200を1基",
+    ),
+    (
+        "[[recommend lora both memory]]",
+        "four A100 80GB GPUs (320 GB) or one B200 (180 GB)",
+        "vier A100 80GB (320 GB) oder eine B200 (180 GB)",
+        "A100 80GBを4基（320 GB）またはB200を1基（180 GB）",
+    ),
+    (
+        "[[recommend full-8bit-adam both price]]",
+        "eight H200s ($24.56/hour) or eight B200s ($36.88/hour)",
+        "acht H200 (24,56 $/Stunde) oder acht B200 (36,88 $/Stunde)",
+        "H200を8基（$24.56/時間）またはB200を8基（$36.88/時間）",
+    ),
+    ("[[recommend_ratio full-adamw qlora]]", "40", SAME, SAME),  # 36.88 / 0.92 = 40.09
+    ("[[config 8xb200]]", "8× B200", SAME, "B200 8基"),
+    # weights_gpu: the weights alone, not the run: LoRA's 140 GB of BF16 weights fit an H200
+    ("[[weights_gpu lora]]", "H200", SAME, SAME),
+    ("[[weights_gpu lora name]]", "H200", SAME, SAME),
+    ("[[weights_gpu lora memory]]", "141 GB", SAME, SAME),
+    ("[[weights_gpu qlora]]", "L40S", SAME, SAME),  # 35 GB in 4 bits
+    ("[[weights_gpu full-adamw]]", "H200", SAME, SAME),  # its BF16 weights alone: 140 GB
+    ("[[config h100@massed-compute]]", "1× H100", SAME, "H100 1基"),
+    # verdict: the weights alone, or the whole estimate, against one card
+    (
+        "[[verdict qlora rtx-4090]]",
+        "No. Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX 4090.",
+        "Nein. Selbst in 4 Bit nehmen allein die Gewichte 35 GB ein, mehr als die 24 GB der "
+        "RTX 4090.",
+        "いいえ。4ビットでも重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
+    ),
+    (
+        "[[verdict lora h100]]",
+        "No. Even at 16 bits, the weights alone take 140 GB, more than the 80 GB of the H100.",
+        "Nein. Selbst in 16 Bit nehmen allein die Gewichte 140 GB ein, mehr als die 80 GB der "
+        "H100.",
+        "いいえ。16ビットでも重みだけで140 GBを占め、H100の80 GBを超えます。",
+    ),
 ]
+
+# Sentences that name methods: rendered with figures gathered in each language, as a page is.
+SENTENCES = [
+    (
+        "[[run_cost qlora]]",
+        "$9.20 for 10 hours on one A100 80GB, within a 10 GPU-hour block",
+        "9,20 $: eine A100 80GB, 10 Stunden lang, innerhalb eines Blocks von 10 GPU-Stunden",
+        "A100 80GBを1基で10時間、$9.20（10 GPU時間のブロック内）",
+    ),
+    (
+        "[[run_cost full-adamw]]",  # 8 x 21 = 168 GPU-hours: the 168-hour block
+        "$774.48 for 21 hours on eight B200s, within a 168 GPU-hour block",
+        "774,48 $: acht B200, 21 Stunden lang, innerhalb eines Blocks von 168 GPU-Stunden",
+        "B200を8基で21時間、$774.48（168 GPU時間のブロック内）",
+    ),
+    ("[[run_cost lora]]", MISSING, SAME, SAME),  # no LoRA run in this table
+    ("[[model]]", "Llama 3.1 70B", SAME, SAME),
+    ("[[licence]]", "Gated.", "Zugangsbeschränkt.", "ゲート付き。"),
+    (
+        "[[cost_gap full-adamw qlora]]",
+        "At our prices, about 40 times as much per hour of hardware: eight B200s ($36.88/hour) "
+        "against one A100 80GB ($0.92/hour).",
+        "Zu unseren Preisen etwa das 40-Fache pro Stunde Hardware; empfohlen sind acht B200 "
+        "(36,88 $/Stunde) und eine A100 80GB (0,92 $/Stunde).",
+        "当社の価格では、ハードウェア1時間あたり約40倍です：A100 80GBを1基（$0.92/時間）に対して"
+        "B200を8基（$36.88/時間）。",
+    ),
+    (
+        "[[too_small qlora]]",
+        "Too small: one L40S with 48 GB misses the QLoRA estimate of 52.5 GB by 4.5 GB.",
+        "Zu klein: Mit 48 GB verfehlt eine L40S die QLoRA-Schätzung von 52,5 GB um 4,5 GB.",
+        "小さすぎる構成：L40Sを1基（48 GB）ではQLoRAの見積もり52.5 GBに4.5 GB足りません。",
+    ),
+    (
+        "[[too_small lora]]",
+        "Too small: one H200 with 141 GB misses the LoRA estimate of 168 GB by 27 GB.",
+        "Zu klein: Mit 141 GB verfehlt eine H200 die LoRA-Schätzung von 168 GB um 27 GB.",
+        "小さすぎる構成：H200を1基（141 GB）ではLoRAの見積もり168 GBに27 GB足りません。",
+    ),
+    (
+        "[[fit_note full-adamw]]",
+        "8× H200 covers the 16-byte estimate (1,120 GB) on paper but leaves only 8 GB for "
+        "activations, so it is marked ✗ in the Full, AdamW column. 8× B200 leaves 180 GB after "
+        "the 18-byte estimate.",
+        "8× H200 deckt die 16-Byte-Schätzung (1.120 GB) rechnerisch ab, lässt aber nur 8 GB für "
+        "Aktivierungen übrig und ist deshalb in der Spalte Vollständig, AdamW mit ✗ markiert. "
+        "8× B200 lässt nach der 18-Byte-Schätzung 180 GB übrig.",
+        "H200 8基は16バイトの見積もり（1,120 GB）を計算上は満たしますが、アクティベーション用に"
+        "8 GBしか残らないため、フル、AdamWの列では✗としています。B200 8基なら18バイトの見積もりの"
+        "後も180 GB残ります。",
+    ),
+    (
+        "[[fit_note lora]]",
+        "1× H200 covers the 2-byte estimate (140 GB) on paper but leaves only 1 GB for "
+        "activations, so it is marked ✗ in the LoRA column. 4× A100 80GB leaves 180 GB after "
+        "the 2-byte estimate.",
+        "1× H200 deckt die 2-Byte-Schätzung (140 GB) rechnerisch ab, lässt aber nur 1 GB für "
+        "Aktivierungen übrig und ist deshalb in der Spalte LoRA mit ✗ markiert. 4× A100 80GB "
+        "lässt nach der 2-Byte-Schätzung 180 GB übrig.",
+        "H200 1基は2バイトの見積もり（140 GB）を計算上は満たしますが、アクティベーション用に"
+        "1 GBしか残らないため、LoRAの列では✗としています。A100 80GB 4基なら2バイトの見積もりの"
+        "後も180 GB残ります。",
+    ),
+    (
+        "[[single_gpu qlora]]",
+        "QLoRA fits on one GPU: the smallest we rent that holds its estimate of 52.5 GB is the "
+        "A100 80GB.",
+        "QLoRA passt auf eine GPU: Die kleinste in unserem Angebot, die die Schätzung von "
+        "52,5 GB fasst, ist die A100 80GB.",
+        "QLoRAはGPU1基に収まります：見積もり52.5 GBを満たす当社の最小のGPUはA100 80GBです。",
+    ),
+    (
+        "[[single_gpu lora]]",
+        "LoRA fits on one GPU: the smallest we rent that holds its estimate of 168 GB is the "
+        "B200 with 180 GB.",
+        "LoRA passt auf eine GPU: Die kleinste in unserem Angebot, die die Schätzung von 168 GB "
+        "fasst, ist die B200 mit 180 GB.",
+        "LoRAはGPU1基に収まります：見積もり168 GBを満たす当社の最小のGPUは180 GBのB200です。",
+    ),
+    (
+        "[[single_gpu full-adamw]]",
+        "Full, AdamW does not fit on one GPU we rent: its estimate of 1,260 GB needs eight B200s.",
+        "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Die Schätzung von "
+        "1.260 GB braucht acht B200.",
+        "フル、AdamWは当社のGPU1基には収まりません：見積もり1,260 GBにはB200を8基が必要です。",
+    ),
+    (
+        "[[verdict qlora h100]]",
+        "Yes, by memory: the QLoRA estimate of 52.5 GB fits in the 80 GB of the H100.",
+        "Ja, vom Speicher her: Die QLoRA-Schätzung von 52,5 GB passt in die 80 GB der H100.",
+        "メモリの上では可能です：QLoRAの見積もり52.5 GBはH100の80 GBに収まります。",
+    ),
+    (
+        "[[verdict lora h200]]",
+        "No. The weights alone take 140 GB, but the LoRA estimate of 168 GB is more than the "
+        "141 GB of the H200.",
+        "Nein. Die Gewichte allein nehmen 140 GB ein, aber die LoRA-Schätzung von 168 GB "
+        "übersteigt die 141 GB der H200.",
+        "いいえ。重みだけなら140 GBですが、LoRAの見積もり168 GBはH200の141 GBを超えます。",
+    ),
+    (
+        "[[holds qlora h100 a100-80gb]]",
+        "Both hold the QLoRA estimate of 52.5 GB in 80 GB.",
+        "Beide fassen die QLoRA-Schätzung von 52,5 GB in 80 GB.",
+        "どちらもQLoRAの見積もり52.5 GBを80 GBに収められます。",
+    ),
+    (
+        "[[holds qlora h200 h100]]",
+        "Both hold the QLoRA estimate of 52.5 GB on one card: the H200 in 141 GB, the H100 in "
+        "80 GB.",
+        "Beide fassen die QLoRA-Schätzung von 52,5 GB allein: die H200 in 141 GB, die H100 in "
+        "80 GB.",
+        "どちらも1基でQLoRAの見積もり52.5 GBを満たします：H200は141 GB、H100は80 GBです。",
+    ),
+    (
+        "[[holds lora b200 h200]]",
+        "Only the B200 holds the LoRA estimate of 168 GB on one card, in 180 GB; the H200 has "
+        "141 GB.",
+        "Nur die B200 fasst die LoRA-Schätzung von 168 GB allein, in 180 GB; die H200 hat 141 GB.",
+        "1基でLoRAの見積もり168 GBを満たすのはB200（180 GB）だけで、H200は141 GBです。",
+    ),
+    (
+        "[[holds lora h200 b200]]",  # the one that holds it is named first either way
+        "Only the B200 holds the LoRA estimate of 168 GB on one card, in 180 GB; the H200 has "
+        "141 GB.",
+        "Nur die B200 fasst die LoRA-Schätzung von 168 GB allein, in 180 GB; die H200 hat 141 GB.",
+        "1基でLoRAの見積もり168 GBを満たすのはB200（180 GB）だけで、H200は141 GBです。",
+    ),
+    (
+        "[[holds full-adamw h100 a100-80gb]]",
+        "Neither holds the Full, AdamW estimate of 1,260 GB on one card: the H100 has 80 GB, "
+        "the A100 80GB 80 GB; both need several cards.",
+        "Keine der beiden fasst die Vollständig, AdamW-Schätzung von 1.260 GB allein: Die H100 "
+        "hat 80 GB, die A100 80GB 80 GB; beide brauchen mehrere Karten.",
+        "どちらも1基ではフル、AdamWの見積もり1,260 GBを満たしません：H100は80 GB、A100 80GBは"
+        "80 GBで、いずれも複数基が必要です。",
+    ),
+    (
+        "[[speed qlora]]",
+        "We have not measured this guide&#x27;s QLoRA run yet, so we publish no time for it.",
+        "Den QLoRA-Lauf dieses Ratgebers haben wir noch nicht gemessen, daher veröffentlichen "
+        "wir keine Zeitangabe.",
+        "このガイドのQLoRAの学習条件はまだ実測していないため、所要時間は掲載していません。",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def figures_by_language(django_db_setup, django_db_blocker):
+    """The seed's figures as a guide page gathers them in each language."""
+    gathered = {}
+    with django_db_blocker.unblock():
+        for lang in ("en", "de", "ja"):
+            with translation.override(lang):
+                figures = page_figures(params_billion=D(70), at=SEED_DAY, configurations=FIT_TABLE)
+                gathered[lang] = dataclasses.replace(
+                    figures,
+                    scenarios=[  # two of the seed guide's cost scenarios
+                        calc.CostScenario("qlora", figures.configuration("a100-80gb"), D(10)),
+                        calc.CostScenario("full-adamw", figures.configuration("b200", 8), D(21)),
+                    ],
+                    model_name="Llama 3.1 70B",
+                    licence_notes={
+                        "en": "Gated.",
+                        "de": "Zugangsbeschränkt.",
+                        "ja": "ゲート付き。",
+                    },
+                )
+    return gathered
+
+
+@pytest.mark.parametrize(("token", "en", "de", "ja"), SENTENCES, ids=[r[0] for r in SENTENCES])
+def test_each_sentence_kind_in_each_language(figures_by_language, token, en, de, ja):
+    got = {lang: rendered(token, figures_by_language[lang], lang) for lang in ("en", "de", "ja")}
+    expected = {"en": en, "de": en if de is SAME else de, "ja": en if ja is SAME else ja}
+    assert got == expected, token
 
 
 @pytest.mark.parametrize(("token", "en", "de", "ja"), KINDS, ids=[row[0] for row in KINDS])
@@ -188,7 +444,7 @@ def test_each_kind_and_option_in_each_language(figures, token, en, de, ja):
 def test_the_table_covers_every_kind_and_every_choice():
     from guides.tokens.registry import Choice, registry
 
-    used = [row[0][2:-2].split() for row in KINDS]
+    used = [row[0][2:-2].split() for row in KINDS + SENTENCES]
     for kind in registry:
         words = [w for w in used if w[0] == kind.name]
         assert words, kind.name
@@ -219,7 +475,7 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
         "[[longest_sequence qlora]]",
         "1× A100 80GB up to 4,608 tokens and 1× L40S up to 768 tokens",
         "1× A100 80GB bis 4.608 Tokens und 1× L40S bis 768 Tokens",
-        "A100 80GB 1台は4,608トークンまで、L40S 1台は768トークンまで",
+        "A100 80GB 1基は4,608トークンまで、L40S 1基は768トークンまで",
     )
     # two H200s shard LoRA's bf16 weights: 26,624 tokens
     assert_renders(
@@ -227,16 +483,99 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
         "[[longest_sequence lora]]",
         "2× H200 up to 26,624 tokens",
         "2× H200 bis 26.624 Tokens",
-        "H200 2台は26,624トークンまで",
+        "H200 2基は26,624トークンまで",
     )
     assert_renders(
         guide_run,
         "[[longest_sequence full-adamw]]",
         "1× L40S: not even 256 tokens",
         "1× L40S: nicht einmal 256 Tokens",
-        "L40S 1台では256トークンも扱えません",
+        "L40S 1基では256トークンも扱えません",
     )
-    assert_renders(guide_run, "[[longest_sequence full-8bit-adam]]", MISSING, MISSING, MISSING)
+    # no override for 8-bit Adam: the computed recommendations
+    assert_renders(
+        guide_run,
+        "[[longest_sequence full-8bit-adam]]",
+        "8× H200 up to 18,432 tokens and 8× B200 up to 28,928 tokens",
+        "8× H200 bis 18.432 Tokens und 8× B200 bis 28.928 Tokens",
+        "H200 8基は18,432トークンまで、B200 8基は28,928トークンまで",
+    )
+
+
+def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures):
+    """405 B: full fine-tuning needs 4,860-7,290 GB against 1,440 GB for 8x B200."""
+    big = dataclasses.replace(figures, params_billion=D(405))
+    beyond = (
+        "more than one 8-GPU host, which we do not offer",
+        "mehr als einen Host mit 8 GPUs, den wir nicht anbieten",
+        "GPU8基のホスト1台を超える構成（当社では提供していません）",
+    )
+    for token in ("[[recommend full-adamw]]", "[[recommend full-8bit-adam first plain]]"):
+        assert_renders(big, token, *beyond)
+    assert_renders(
+        big,
+        "[[fit_note full-adamw]]",
+        "No configuration on one host holds the 18-byte estimate (7,290 GB).",
+        "Keine Konfiguration auf einem Host deckt die 18-Byte-Schätzung (7.290 GB) ab.",
+        "1台のホストで18バイトの見積もり（7,290 GB）を満たす構成はありません。",
+    )
+    # and QLoRA's 303.75 GB still has configurations that hold it
+    assert_renders(
+        big,
+        "[[recommend qlora both plain]]",
+        "four A100 80GB GPUs or eight H100s",
+        "vier A100 80GB oder acht H100",
+        "A100 80GBを4基またはH100を8基",
+    )
+    assert_renders(
+        big,
+        "[[cost_gap full-adamw qlora]]",
+        *(
+            f"{start}{b}{end}"
+            for start, b, end in zip(
+                (
+                    "We cannot price it: Full, AdamW needs ",
+                    "Einen Preis können wir nicht nennen: Full, AdamW braucht ",
+                    "価格は示せません：Full, AdamWには",
+                ),
+                beyond,
+                (".", ".", "が必要です。"),
+                strict=True,
+            )
+        ),
+    )
+
+
+def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures):
+    """8 B: QLoRA's 6 GB fits the RTX 4090's 24 GB, which we do not rent."""
+    small = dataclasses.replace(figures, params_billion=D(8))
+    assert_renders(
+        small,
+        "[[verdict qlora rtx-4090]]",
+        "Yes, by memory: the QLoRA estimate of 6 GB fits in the 24 GB of the RTX 4090. We do "
+        "not rent the RTX 4090, though.",
+        "Ja, vom Speicher her: Die QLoRA-Schätzung von 6 GB passt in die 24 GB der RTX 4090. "
+        "Die RTX 4090 vermieten wir allerdings nicht.",
+        "メモリの上では可能です：QLoRAの見積もり6 GBはRTX 4090の24 GBに収まります。ただし、"
+        "当社ではRTX 4090をレンタルしていません。",
+    )
+    with_4090 = dataclasses.replace(
+        small, configurations=[figures.configuration("rtx-4090"), *small.configurations]
+    )
+    assert_renders(
+        with_4090,
+        "[[recommend qlora]]",
+        "one L40S ($0.82/hour) or one A100 80GB ($0.92/hour)",
+        "eine L40S (0,82 $/Stunde) oder eine A100 80GB (0,92 $/Stunde)",
+        "L40Sを1基（$0.82/時間）またはA100 80GBを1基（$0.92/時間）",
+    )
+    assert_renders(
+        with_4090,
+        "[[too_small qlora]]",
+        "Every configuration in the table holds the QLoRA estimate of 6 GB.",
+        "Jede Konfiguration der Tabelle deckt die QLoRA-Schätzung von 6 GB ab.",
+        "表のどの構成もQLoRAの見積もり6 GBを満たします。",
+    )
 
 
 def test_throughput_quotes_the_measurement_of_the_guides_run(figures):
@@ -311,7 +650,7 @@ def bold_gpu(seeded):
 
 def test_a_gpu_name_is_escaped_wherever_a_token_shows_it(bold_gpu):
     assert_renders(bold_gpu, "[[smallest_gpu qlora]]", "&lt;b&gt;", "&lt;b&gt;", "&lt;b&gt;")
-    assert_renders(bold_gpu, "[[cheapest qlora]]", "1× &lt;b&gt;", "1× &lt;b&gt;", "&lt;b&gt;を1台")
+    assert_renders(bold_gpu, "[[cheapest qlora]]", "1× &lt;b&gt;", "1× &lt;b&gt;", "&lt;b&gt;を1基")
     link = '<a href="/{}/compare/bold-vs-h100/">&lt;b&gt; vs H100</a>'
     assert_renders(
         bold_gpu,

@@ -21,7 +21,7 @@ from guides.tokens.registry import (
 )
 from guides.tokens.render import render_plain, render_prose
 
-from ..conftest import SEED_DAY
+from ..conftest import GUIDE_SLUG, SEED_DAY
 
 KNOWN = KnownSlugs(
     methods=frozenset({"qlora", "lora"}),
@@ -97,7 +97,7 @@ def test_saving_a_guide_with_a_bad_token_names_field_and_token(seeded):
 
 
 def test_checking_token_syntax_needs_no_database(seeded):
-    guide = Guide.objects.get()
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
     guide.short_answer_ja = "[[memory nothing-like-this]] [[price 8xb200@nobody]]"
     with CaptureQueriesContext(connection) as queries:
         guide.clean_fields(exclude=["language_model"])  # its foreign key check is a query
@@ -128,7 +128,7 @@ def figures(seeded):
         ("[[checked_on]]", "October 29, 2026", "29. Oktober 2026", "2026年10月29日"),
         ("[[spec_ratio h100 a100-80gb bf16]]", "3.2", "3,2", "3.2"),
         ("[[breakdown qlora]]", "48 ÷ 65 = 0.74", "48 ÷ 65 = 0,74", "48 ÷ 65 = 0.74"),
-        ("[[cheapest full-adamw]]", "8× B200", "8× B200", "B200を8台"),
+        ("[[cheapest full-adamw]]", "8× B200", "8× B200", "B200を8基"),
         ("[[weights qlora]]", "35 GB", "35 GB", "35 GB"),
         ("[[margin lora]]", "20%", "20 %", "20%"),
         ("[[blocks or]]", "10, 24, 168, or 720", "10, 24, 168 oder 720", "10、24、168、または720"),
@@ -169,7 +169,7 @@ def test_every_token_kind_documents_an_example_that_validates(seeded):
 
 
 def test_published_seed_guide_has_only_valid_tokens(seeded):
-    guide = Guide.objects.get()
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
     guide.full_clean()
     for section in guide.sections.all():
         section.full_clean()

@@ -307,6 +307,38 @@ def test_cheapest_fit_skips_unpriced_and_prefers_fewer_gpus_at_the_same_price():
     assert calc.cheapest_fit([dearer, two_halves], D(80)) == two_halves
 
 
+def test_ranked_fits_is_the_recommendation_policy():
+    """Priced, at most eight GPUs (one host), holding the requirement (equal memory fits);
+    cheapest per hour first, then fewest GPUs."""
+    l40s, a100 = offer("l40s", "48", "0.82"), offer("a100", "80", "0.92")
+    h200, rtx = offer("h200", "141", "3.07"), offer("rtx", "24", None)
+    candidates = [
+        calc.Configuration(h200, 1),  # 141 GB exactly, $3.07
+        calc.Configuration(a100, 4),  # 320 GB, $3.68
+        calc.Configuration(l40s, 16),  # 768 GB, $13.12: two hosts
+        calc.Configuration(rtx, 8),  # 192 GB, not rented
+        calc.Configuration(l40s, 3),  # 144 GB, $2.46
+        calc.Configuration(a100, 1),  # 80 GB: too small
+    ]
+    ranked = calc.ranked_fits(candidates, D(141))
+    assert [(c.gpu.slug, c.count) for c in ranked] == [("l40s", 3), ("h200", 1), ("a100", 4)]
+    assert calc.ranked_fits(candidates, D("768.01")) == []
+    same_price = [calc.Configuration(offer("two", "40", "0.50"), 2), calc.Configuration(a100)]
+    assert calc.ranked_fits(same_price, D(80))[0].gpu.slug == "a100"  # $1.00 each: fewer GPUs
+    assert calc.ranked_fits([calc.Configuration(a100, 8)], D(640))[0].count == 8  # one host
+
+
+def test_closest_miss_is_the_largest_configuration_still_too_small():
+    a100, l40s = offer("a100", "80", "0.92"), offer("l40s", "48", "0.82")
+    table = [calc.Configuration(l40s), calc.Configuration(a100), calc.Configuration(l40s, 2)]
+    assert calc.closest_miss(table, D("52.5")) == calc.Configuration(l40s)
+    assert calc.closest_miss(table, D(96)) == calc.Configuration(a100)  # 2x48 = 96 holds it
+    assert calc.closest_miss(table, D("96.01")) == calc.Configuration(l40s, 2)
+    assert calc.closest_miss(table, D(48)) is None
+    twins = [calc.Configuration(l40s, 2), calc.Configuration(offer("x", "96", "9"))]
+    assert calc.closest_miss(twins, D(100)).count == 1  # same memory: fewer GPUs
+
+
 @pytest.mark.parametrize(
     ("offers", "required", "expected"),
     [

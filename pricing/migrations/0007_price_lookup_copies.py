@@ -15,7 +15,7 @@ def copy_from_checks(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("pricing", "0004_throughput_measurements"),
+        ("pricing", "0006_source_key_with_dots"),
     ]
 
     operations = [

@@ -1,0 +1,193 @@
+"""A guide for another model, made from an existing one with no prose edited.
+
+The prose says every figure, configuration and model name through tokens, so a copy with
+another language model is right as it stands: the copy gets the source's text, sections, FAQ,
+sources, fit table and training run; its own title and slug; the new model's card instead of
+the old one's among the sources; and cost scenarios re-derived for its recommendations. The
+editor's recommendation overrides are not copied: they were about the old model.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import translation
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+
+from guides import editing, selectors
+from guides.consistency import guide_problems
+from guides.figures import NothingFits
+from guides.models import (
+    CostScenario,
+    FaqEntry,
+    FitConfiguration,
+    Guide,
+    GuideSource,
+    Section,
+)
+from guides.services import guide_figures
+from pricing.models import Gpu, LanguageModel, Method
+
+HOURS_STEP = Decimal("0.1")  # CostScenario.hours has one decimal place
+TRANSLATED_GUIDE_FIELDS = ("question", "short_answer", "meta_description")
+COPIED_GUIDE_FIELDS = ("seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank")
+
+
+class CloneRefused(Exception):
+    """The clone cannot be made; the message says why in one line."""
+
+
+def guide_slug_for(language_model: LanguageModel) -> str:
+    """best-gpu-for-llama-3-1-8b-fine-tuning: the model's slug, dots made hyphens."""
+    return slugify(f"best-gpu-for-{language_model.slug.replace('.', '-')}-fine-tuning")
+
+
+def guide_title_for(language_model: LanguageModel, language: str) -> str:
+    with translation.override(language):
+        return _("Which GPU is best for fine-tuning %(model)s?") % {"model": language_model.name}
+
+
+def _check(source: Guide, language_model: LanguageModel, slug: str, source_checked: bool) -> None:
+    if Guide.objects.filter(slug=slug).exists():
+        raise CloneRefused(_("the slug “%(slug)s” is taken") % {"slug": slug})
+    if source.language_model_id == language_model.pk:
+        raise CloneRefused(
+            _("the source guide is already about %(model)s") % {"model": language_model}
+        )
+    problems = [] if source_checked else guide_problems(source)
+    if problems:
+        raise CloneRefused(
+            _("the source guide fails its own checks (%(count)s problems), first: %(first)s")
+            % {"count": len(problems), "first": problems[0]}
+        )
+
+
+def clone_guide(
+    source: Guide,
+    language_model: LanguageModel,
+    *,
+    slug: str | None = None,
+    publish: bool = False,
+    source_checked: bool = False,
+) -> Guide:
+    """A new guide about ``language_model`` made from ``source``; raises CloneRefused.
+
+    ``source`` comes from ``selectors.guide_for_page`` (everything prefetched). A published
+    clone is checked like any publication and refused if it fails. ``source_checked``: the
+    caller has just run ``guide_problems`` on the source and found nothing.
+    """
+    slug = slug or guide_slug_for(language_model)
+    _check(source, language_model, slug, source_checked)
+    with transaction.atomic():
+        guide = Guide(
+            slug=slug,
+            language_model=language_model,
+            status=Guide.Status.PUBLISHED if publish else Guide.Status.DRAFT,
+            **{name: getattr(source, name) for name in COPIED_GUIDE_FIELDS},
+        )
+        for code, _name in settings.LANGUAGES:
+            setattr(guide, f"title_{code}", guide_title_for(language_model, code))
+            for name in TRANSLATED_GUIDE_FIELDS:
+                setattr(guide, f"{name}_{code}", getattr(source, f"{name}_{code}"))
+        guide.title = guide.title_en
+        guide.full_clean()
+        guide.save()
+        _copy_rows(source, guide)
+        _copy_sources(source, guide, language_model)
+        _derive_scenarios(source, guide)
+        editing.translation_stamps_update(guide)
+        if publish:
+            problems = guide_problems(selectors.guide_for_page(slug=slug, include_drafts=True))
+            if problems:
+                transaction.set_rollback(True)
+                raise CloneRefused(
+                    _("the new guide would fail its checks, first: %(first)s")
+                    % {"first": problems[0]}
+                )
+    return guide
+
+
+def _copy_rows(source: Guide, guide: Guide) -> None:
+    translated = ("heading", "body", "table_caption", "closing")
+    Section.objects.bulk_create(
+        Section(
+            guide=guide,
+            position=s.position,
+            table=s.table,
+            compare_gpu=s.compare_gpu,
+            compare_with_gpu=s.compare_with_gpu,
+            **{
+                f"{name}_{code}": getattr(s, f"{name}_{code}")
+                for name in translated
+                for code, _name in settings.LANGUAGES
+            },
+        )
+        for s in source.sections.all()
+    )
+    FaqEntry.objects.bulk_create(
+        FaqEntry(
+            guide=guide,
+            position=e.position,
+            **{
+                f"{name}_{code}": getattr(e, f"{name}_{code}")
+                for name in ("question", "answer")
+                for code, _name in settings.LANGUAGES
+            },
+        )
+        for e in source.faq_entries.all()
+    )
+    FitConfiguration.objects.bulk_create(
+        FitConfiguration(guide=guide, gpu=c.gpu, count=c.count, position=c.position)
+        for c in source.configurations.all()
+    )
+
+
+def _copy_sources(source: Guide, guide: Guide, language_model: LanguageModel) -> None:
+    """The source's citations, with the new model's card in place of the old model's."""
+    cited = []
+    for link in source.guide_sources.all():
+        cited_source = link.source
+        if cited_source.pk == source.language_model.source_id:
+            cited_source = language_model.source
+        if cited_source.pk not in {s.pk for s in cited}:
+            cited.append(cited_source)
+    if language_model.source not in cited:
+        cited.append(language_model.source)
+    GuideSource.objects.bulk_create(
+        GuideSource(guide=guide, source=s, position=position)
+        for position, s in enumerate(cited, start=1)
+    )
+
+
+def _derive_scenarios(source: Guide, guide: Guide) -> None:
+    """Each method's GPU-hours as the source assumed them, on the new guide's recommended
+    configurations (hours = GPU-hours / GPUs): the same work, sized for the new model."""
+    gpu_hours: dict[str, Decimal] = {}
+    for s in source.cost_scenarios.all():
+        gpu_hours.setdefault(s.method.slug, s.hours * s.count)
+    figures = guide_figures(selectors.guide_for_page(slug=guide.slug, include_drafts=True))
+    methods = Method.objects.in_bulk(list(gpu_hours), field_name="slug")
+    gpus = Gpu.objects.in_bulk(field_name="slug")
+    rows = []
+    for method, hours in gpu_hours.items():
+        try:
+            configurations = figures.recommended(method)
+        except NothingFits:
+            continue  # nothing we rent holds it: no run to cost
+        for config in configurations:
+            rows.append(
+                CostScenario(
+                    guide=guide,
+                    method=methods[method],
+                    gpu=gpus[config.gpu.slug],
+                    count=config.count,
+                    hours=max(
+                        (hours / config.count).quantize(HOURS_STEP, ROUND_HALF_UP), HOURS_STEP
+                    ),
+                    position=len(rows) + 1,
+                )
+            )
+    CostScenario.objects.bulk_create(rows)

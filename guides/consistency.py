@@ -1,0 +1,143 @@
+"""Is a guide right? Every token filled in every language, nothing typed, every advice true.
+
+Run on publish (the admin keeps a failing guide a draft), by ``clone_guide`` (a source that fails
+is not cloned) and by the dashboard for every published guide, so that a price change that makes
+a published sentence untrue names the guide and the sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from guides.figures import MissingFigure, PageFigures
+from guides.models import Guide
+from guides.presentation import config_label, gigabytes
+from guides.prose_rules import typed_figures
+from guides.selectors import token_slugs
+from guides.services import guide_figures
+from guides.tokens import kinds  # noqa: F401 - registers every kind
+from guides.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
+from pricing import calculations as calc
+
+SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+@dataclass(frozen=True)
+class Problem:
+    where: str  # "FAQ entry 3, answer (German)"
+    sentence: str  # the sentence as the editor wrote it, tokens and all
+    message: str
+
+    def __str__(self) -> str:
+        said = f" — “{self.sentence}”" if self.sentence else ""
+        return f"{self.where}: {self.message}{said}"
+
+
+def _sentence_around(text: str, start: int, end: int) -> str:
+    sentences = SENTENCE_END_RE.split(text)
+    position = 0
+    for sentence in sentences:
+        found = text.find(sentence, position)
+        if found <= start < found + len(sentence) or found < end <= found + len(sentence):
+            return " ".join(sentence.split())
+        position = found + len(sentence)
+    return " ".join(text[start:end].split())
+
+
+def _texts(guide: Guide):
+    """(label, model instance, field name) of every text field of the guide, in page order."""
+    for name in (*Guide.prose_fields, *Guide.plain_text_fields):
+        yield _("the guide"), guide, name
+    for section in guide.sections.all():
+        label = _("section %(position)s") % {"position": section.position}
+        for name in section.prose_fields:
+            yield label, section, name
+    for entry in guide.faq_entries.all():
+        label = _("FAQ entry %(position)s") % {"position": entry.position}
+        for name in entry.prose_fields:
+            yield label, entry, name
+
+
+def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str]) -> list[Problem]:
+    """Tokens that cannot be filled and figures typed, in every language."""
+    problems = []
+    texts = list(_texts(guide))
+    for code, language in settings.LANGUAGES:
+        # where each problem is, said in the reader's language (before switching to the page's)
+        places = [
+            f"{label}, {instance._meta.get_field(name).verbose_name} ({_(language)})"
+            for label, instance, name in texts
+        ]
+        unfilled, typed = [], []
+        with translation.override(code):
+            for (_label, instance, name), where in zip(texts, places, strict=True):
+                text = getattr(instance, f"{name}_{code}") or ""
+                for match in TOKEN_RE.finditer(text):
+                    try:
+                        kind, args = registry.parse(match.group(1))
+                        kind.render(figures, *args)
+                    except (TokenError, MissingFigure, calc.RuleError) as exc:
+                        unfilled.append((where, text, match, exc))
+                typed.append((where, text))
+        for where, text, match, reason in unfilled:
+            problems.append(
+                Problem(
+                    where,
+                    _sentence_around(text, match.start(), match.end()),
+                    _("%(token)s cannot be filled: %(reason)s")
+                    % {"token": match.group(0), "reason": reason},
+                )
+            )
+        for where, text in typed:
+            for figure in typed_figures(text, gpu_names):
+                position = text.find(figure.text)
+                sentence = _sentence_around(text, position, position + len(figure.text))
+                problems.append(Problem(where, sentence, figure.message))
+    return problems
+
+
+def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
+    """Configurations the editor set (recommendation overrides, cost scenarios) that do not
+    hold their method by the guide's own figures, or that we do not rent."""
+    rows = [(_("recommendation"), r) for r in guide.recommendations.all()]
+    rows += [(_("cost scenario"), s) for s in guide.cost_scenarios.all()]
+    problems = []
+    for what, row in rows:
+        configuration = figures.configuration(row.gpu.slug, row.count)
+        need = figures.memory(row.method.slug)
+        label = config_label(row.count, row.gpu.name)
+        where = f"{what} {row.position}: {row.method.short_name}, {label}"
+        if configuration.usd_per_hour is None:
+            problems.append(Problem(where, "", _("we do not rent this configuration")))
+        if configuration.total_memory_gb < need:
+            problems.append(
+                Problem(
+                    where,
+                    "",
+                    _("its %(memory)s do not hold the %(need)s the method needs")
+                    % {
+                        "memory": gigabytes(configuration.total_memory_gb),
+                        "need": gigabytes(need),
+                    },
+                )
+            )
+    return problems
+
+
+def guide_problems(
+    guide: Guide, *, at: date | None = None, known: KnownSlugs | None = None
+) -> list[Problem]:
+    """Everything wrong with a guide as of ``at``; empty when it may be published.
+
+    ``guide`` comes from ``selectors.guide_for_page`` (everything prefetched); ``known``, the
+    slugs and GPU names where the caller has read them already.
+    """
+    figures = guide_figures(guide, at=at)
+    gpu_names = (known or token_slugs()).gpu_names
+    return advice_problems(guide, figures) + text_problems(guide, figures, gpu_names)

@@ -1,0 +1,84 @@
+"""Figures typed into prose: refused, with the token that says it instead.
+
+Every figure a guide states comes from the data through a token, so that a price change or a
+guide cloned for another model never leaves a stale number behind. These rules catch what an
+editor might type instead, in English, German and Japanese: memory ("52.5 GB"), money ("$0.92",
+"9,20 $"), hours ("10 hours", "10-Stunden-Block", "10時間") and GPU counts with a GPU name
+("2× H200", "two H200s", "zwei H200", "H200を2基"). GPU names themselves ("A100 80GB"), model
+names with their size ("Llama 3.1 8B"), bit widths ("4-bit") and code spans (`--lora_r 16`)
+stay. Pure functions: the GPU names come from the caller (``KnownSlugs.gpu_names``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from guides.tokens.registry import TOKEN_RE
+
+NUMBER = r"\d(?:[\d.,\u00a0\u202f]*\d)?"  # 1,120 or 52,5 or 1 120; ends in a digit
+CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
+MEMORY_RE = re.compile(rf"{NUMBER}\s*-?\s*(?:GB|GiB|TB)(?![A-Za-z])")
+MONEY_RE = re.compile(rf"(?:US\$|\$|USD)\s*{NUMBER}|{NUMBER}\s*(?:US\$|\$|USD|ドル)")
+HOURS_RE = re.compile(
+    rf"{NUMBER}\s*-?\s*(?:hours?\b|hrs?\b|h\b|Stunden\w*|Stunde\b|Std\.|時間)", re.IGNORECASE
+)
+# "1時間あたり" and "1時間[[price …]]" say "per hour" in Japanese: a unit, not a figure.
+PER_HOUR = {"1時間"}
+COUNT_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|sixteen|"
+    "zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|sechzehn"
+)
+
+
+@dataclass(frozen=True)
+class TypedFigure:
+    text: str  # what the editor typed
+    message: str  # what to write instead
+
+
+def _fix(kind: str, typed: str) -> str:
+    hints = {
+        "memory": _("write [[memory METHOD]], [[spec GPU memory]] or [[vram CONFIG]] instead"),
+        "money": _("write [[price CONFIG]] or [[recommend METHOD]] instead"),
+        "hours": _("write [[blocks]], [[scenario_blocks]] or [[smallest_block]] instead"),
+        "count": _("write [[recommend METHOD]] or [[config CONFIG]] instead"),
+    }
+    return _("“%(typed)s” is a typed figure: %(fix)s.") % {"typed": typed, "fix": hints[kind]}
+
+
+def _count_re(gpu_names: Iterable[str]) -> re.Pattern | None:
+    names = sorted({re.escape(n) for n in gpu_names if n}, key=len, reverse=True)
+    if not names:
+        return None
+    name = "(?:" + "|".join(names) + ")"
+    return re.compile(
+        rf"\d+\s*[×xX]\s*{name}"  # 2× H200, 8x B200
+        rf"|\b(?:{COUNT_WORDS})\s+{name}"  # two H200s, zwei H200
+        rf"|{name}\s*(?:を|が)?\s*[0-9０-９一二三四五六七八]+\s*[基台枚]",  # H200を2基
+        re.IGNORECASE,
+    )
+
+
+def typed_figures(text: str, gpu_names: Iterable[str]) -> list[TypedFigure]:
+    """Every figure typed into ``text`` (tokens and code spans are not looked at)."""
+    text = CODE_SPAN_RE.sub(" ", TOKEN_RE.sub(" ⟦⟧ ", text or ""))
+    found: list[TypedFigure] = []
+    count_re = _count_re(gpu_names)
+    if count_re is not None:
+        found += [TypedFigure(m[0], _fix("count", m[0])) for m in count_re.finditer(text)]
+        # A GPU name's own digits ("A100 80GB", "RTX 4090") are not figures.
+        text = re.sub(
+            "|".join(re.escape(n) for n in sorted(gpu_names, key=len, reverse=True) if n),
+            " GPU ",
+            text,
+        )
+    for kind, pattern in (("memory", MEMORY_RE), ("money", MONEY_RE), ("hours", HOURS_RE)):
+        for match in pattern.finditer(text):
+            typed = match.group(0).strip()
+            if typed not in PER_HOUR:
+                found.append(TypedFigure(typed, _fix(kind, typed)))
+    return found
