@@ -7,7 +7,7 @@ and formats figures. The pricing maths is entered here and nowhere else on the w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -231,25 +231,41 @@ class GuidePage:
     cost_checked: PriceDates | None  # the prices in the cost table
 
 
-def guide_figures(guide: Guide, *, at: date | None = None) -> PageFigures:
+def guide_figures(
+    guide: Guide,
+    *,
+    at: date | None = None,
+    catalogue_figures: PageFigures | None = None,
+    throughputs: list[selectors.ThroughputRun] | None = None,
+) -> PageFigures:
     """Everything the guide's prose and tables quote, with prices as of ``at``.
 
     ``guide`` comes from ``selectors.guide_for_page``, which prefetches what is read here.
+    Checking many guides at once, pass what they share, read once: ``catalogue_figures``
+    (``page_figures`` as of ``at``) and ``throughputs`` (``selectors.throughput_runs()``).
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    figures = page_figures(
-        params_billion=guide.language_model.params_billion,
-        at=at,
-        configurations=[(c.gpu.slug, c.count) for c in guide.configurations.all()],
-        architecture=guide.language_model.architecture,
-        training=guide.training_setup(Method.QLORA),
-    )
-    figures.throughputs = selectors.throughputs_for_run(
-        language_model=guide.language_model.slug,
-        seq_len=guide.seq_len,
-        batch_size=guide.micro_batch_size,
-        gradient_checkpointing=guide.gradient_checkpointing,
-    )
+    own = {
+        "params_billion": guide.language_model.params_billion,
+        "architecture": guide.language_model.architecture,
+        "training": guide.training_setup(Method.QLORA),
+    }
+    configurations = [(c.gpu.slug, c.count) for c in guide.configurations.all()]
+    if catalogue_figures is None:
+        figures = page_figures(at=at, configurations=configurations, **own)
+    else:
+        figures = replace(catalogue_figures, **own, quoted_on=set())
+        figures.configurations = [figures.configuration(g, n) for g, n in configurations]
+    run = {
+        "language_model": guide.language_model.slug,
+        "seq_len": guide.seq_len,
+        "batch_size": guide.micro_batch_size,
+        "gradient_checkpointing": guide.gradient_checkpointing,
+    }
+    if throughputs is None:
+        figures.throughputs = selectors.throughputs_for_run(**run)
+    else:
+        figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
     figures.model_name = guide.language_model.name
     figures.licence_notes = {
         code: getattr(guide.language_model, f"licence_note_{code}") or ""

@@ -352,6 +352,33 @@ def throughputs_for_run(
     return {m.method.slug: _throughput_listing(m) for m in found}
 
 
+@dataclass(frozen=True)
+class ThroughputRun:
+    """One measurement with the run it measured, keyed as ``throughputs_for_run`` asks."""
+
+    run: dict  # language_model (slug), seq_len, batch_size, gradient_checkpointing
+    method: str
+    listing: ThroughputListing
+
+
+def throughput_runs() -> list[ThroughputRun]:
+    """Every throughput measurement with its run, in one query (for checking many guides)."""
+    found = ThroughputMeasurement.objects.select_related("gpu", "method", "language_model")
+    return [
+        ThroughputRun(
+            run={
+                "language_model": m.language_model.slug,
+                "seq_len": m.seq_len,
+                "batch_size": m.batch_size,
+                "gradient_checkpointing": m.gradient_checkpointing,
+            },
+            method=m.method.slug,
+            listing=_throughput_listing(m),
+        )
+        for m in found
+    ]
+
+
 def _throughput_listing(found: ThroughputMeasurement) -> ThroughputListing:
     return ThroughputListing(
         gpu_slug=found.gpu.slug,
