@@ -84,6 +84,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "guides.context_processors.public_face",
             ],
         },
     },
@@ -167,6 +168,9 @@ CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_ALLOW_CREDENTIALS = False
 
 # Staff are warned when the house prices have not been checked for this many days.
+# The site's name in every header and title, and the address the footer offers for contact.
+SITE_NAME = env.str("SITE_NAME", default="GPU Guide")
+CONTACT_EMAIL = env.str("CONTACT_EMAIL", default="support@gpuwithcrypto.com")
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # ...and when a cited source has not been re-read for this many months.
 SOURCE_STALE_AFTER_MONTHS = env.int("SOURCE_STALE_AFTER_MONTHS", default=12)

@@ -116,7 +116,7 @@ def seeded(db):
 @pytest.fixture
 def empty_database(db):
     """No content and no prices, as on a fresh install (rolled back after the test)."""
-    from guides.models import Guide
+    from guides.models import ComparisonPair, Guide, LegalPage
     from pricing.models import (
         Fact,
         Gpu,
@@ -128,7 +128,18 @@ def empty_database(db):
         Source,
     )
 
-    for model in (Guide, PriceCheck, Provider, Method, LanguageModel, Gpu, Fact, HourBlock):
+    for model in (
+        ComparisonPair,
+        LegalPage,
+        Guide,
+        PriceCheck,
+        Provider,
+        Method,
+        LanguageModel,
+        Gpu,
+        Fact,
+        HourBlock,
+    ):
         model.objects.all().delete()
     Source.objects.all().delete()
 

@@ -16,7 +16,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
-from guides import presentation
+from guides import presentation, site
 from guides.charts import ChartPoint, DrawnSeries
 from guides.services import Offer
 
@@ -92,6 +92,20 @@ def alternates(context) -> list[tuple[str, str]]:
     request = context["request"]
     path = request.path
     return [
-        (code, request.build_absolute_uri(translate_url(path, code)))
+        (code, site.absolute(request, translate_url(path, code)))
         for code, _name in settings.LANGUAGES
     ]
+
+
+@register.simple_tag
+def comparison_title(first: str, second: str) -> str:
+    return presentation.comparison_title(first, second)
+
+
+OG_LOCALES = {"en": "en_US", "de": "de_DE", "ja": "ja_JP"}
+
+
+@register.simple_tag
+def og_locale(language: str) -> str:
+    """Open Graph's locale for a language code: 'de' -> 'de_DE'."""
+    return OG_LOCALES.get(language, language)
