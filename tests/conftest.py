@@ -173,6 +173,14 @@ def pytest_terminal_summary(terminalreporter) -> None:
             "Browser tests were SKIPPED: install Debian's chromium "
             "(apt-get install chromium fonts-ipafont-gothic)."
         )
+    from .page_checks import INSTALL, missing_tools
+
+    missing = missing_tools()
+    if missing:
+        notes.append(
+            f"Nu HTML checker and axe-core page checks were SKIPPED ({', '.join(missing)} "
+            f"missing): {INSTALL}."
+        )
     if notes:
         terminalreporter.section("not covered by this run")
         for note in notes:
