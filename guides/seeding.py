@@ -56,14 +56,15 @@ def load_content(content_dir: Path | None = None) -> int:
     """Load reference data, then every guide folder; return how many rows were created."""
     content_dir = Path(content_dir or CONTENT_DIR)
     created = load_reference(content_dir / "reference.json")
+    # Before the guides: a guide's check refuses links to comparisons not published.
+    created += load_comparisons(content_dir / COMPARISONS_FILE)
+    created += load_legal_pages(content_dir / LEGAL_DIR)
     guides_dir = content_dir / "guides"
     for folder in sorted(p for p in guides_dir.iterdir() if p.is_dir()):
         created += load_guide(read_guide(folder))
     clones = content_dir / CLONES_FILE
     if clones.exists():
         created += load_clones(clones)
-    created += load_comparisons(content_dir / COMPARISONS_FILE)
-    created += load_legal_pages(content_dir / LEGAL_DIR)
     return created
 
 

@@ -440,3 +440,14 @@ def test_editors_may_publish_comparisons(client):
     editor.groups.add(Group.objects.get(name="Editors"))
     assert editor.has_perm("guides.change_comparisonpair")
     assert not editor.has_perm("guides.change_legalpage")
+
+
+def test_a_guide_linking_to_an_unpublished_comparison_fails_its_check():
+    from guides.consistency import guide_problems
+    from guides.selectors import guide_for_page
+
+    assert guide_problems(guide_for_page(slug=GUIDE_SLUG)) == []
+    ComparisonPair.objects.update(published=False)
+    problems = [str(p) for p in guide_problems(guide_for_page(slug=GUIDE_SLUG))]
+    assert len(problems) == 3  # the link, in each language
+    assert "the comparison of h100 and a100-80gb is not published" in problems[0]
