@@ -1,4 +1,5 @@
 from django.urls import path
+from django.views.decorators.http import require_safe
 
 from guides import feeds, views
 
@@ -11,6 +12,6 @@ urlpatterns = [
     path("vram/", views.vram, name="vram"),
     path("compare/<slug:first>-vs-<slug:second>/", views.compare, name="compare"),
     path("legal/<slug:kind>/", views.legal, name="legal"),
-    path("feeds/guides.xml", feeds.GuideFeed(), name="guide_feed"),
-    path("feeds/prices/<slug:gpu>.xml", feeds.PriceFeed(), name="price_feed"),
+    path("feeds/guides.xml", require_safe(feeds.GuideFeed()), name="guide_feed"),
+    path("feeds/prices/<slug:gpu>.xml", require_safe(feeds.PriceFeed()), name="price_feed"),
 ]

@@ -451,3 +451,9 @@ def test_a_guide_linking_to_an_unpublished_comparison_fails_its_check():
     problems = [str(p) for p in guide_problems(guide_for_page(slug=GUIDE_SLUG))]
     assert len(problems) == 3  # the link, in each language
     assert "the comparison of h100 and a100-80gb is not published" in problems[0]
+
+
+@pytest.mark.parametrize("path", ["/en/feeds/guides.xml", "/en/feeds/prices/h100.xml"])
+def test_feeds_answer_get_and_head_only(client, path):
+    assert client.head(path).status_code == 200
+    assert client.post(path).status_code == 405
