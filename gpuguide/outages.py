@@ -20,6 +20,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
@@ -44,7 +45,9 @@ def outage_response(path: str, status: int) -> HttpResponse:
     with translation.override(language):
         try:
             # No request: no context processors run, so nothing can query or read the session.
-            body = render_to_string(f"{status}.html", {"home": home})
+            body = render_to_string(
+                f"{status}.html", {"home": home, "site_name": settings.SITE_NAME}
+            )
         except Exception:  # e.g. a missing static manifest: an error page must not fail
             logger.exception("The %s page could not be rendered", status)
             body = _plain_page(status, home)
@@ -60,7 +63,7 @@ def _plain_page(status: int, home: str) -> str:
     title = _("Temporarily unavailable") if status == 503 else _("Something went wrong")
     return (
         f'<!DOCTYPE html><html lang="{translation.get_language()}"><meta charset="utf-8">'
-        f"<title>{title} · GPUwithCrypto</title><h1>{title}</h1>"
+        f"<title>{title} · {escape(settings.SITE_NAME)}</title><h1>{title}</h1>"
         f'<p><a href="{home}">{_("Back to the GPU Guide home page")}</a></p></html>'
     )
 

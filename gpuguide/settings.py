@@ -86,6 +86,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "guides.context_processors.public_face",
             ],
         },
     },
@@ -169,6 +170,9 @@ CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_ALLOW_CREDENTIALS = False
 
 # Staff are warned when the house prices have not been checked for this many days.
+# The site's name in every header and title, and the address the footer offers for contact.
+SITE_NAME = env.str("SITE_NAME", default="GPU Guide")
+CONTACT_EMAIL = env.str("CONTACT_EMAIL", default="support@gpuwithcrypto.com")
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # ...and when a cited source has not been re-read for this many months.
 SOURCE_STALE_AFTER_MONTHS = env.int("SOURCE_STALE_AFTER_MONTHS", default=12)
@@ -275,7 +279,6 @@ if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?", SITE_URL):
 if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOSTS):
     # The background re-render asks for pages at SITE_URL; a host Django refuses would fail it.
     exit_with(f"SITE_URL's host is not in ALLOWED_HOSTS: {SITE_URL!r}")
-TEMPLATES[0]["OPTIONS"]["context_processors"].append("gpuguide.context_processors.site_url")
 # A page whose data changed this recently is still served from the cache while a background
 # task renders it again (stale-while-revalidate); an older change is rendered on the spot.
 PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=60)

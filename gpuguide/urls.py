@@ -2,6 +2,8 @@ from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
@@ -25,6 +27,10 @@ urlpatterns = [
             )
         ),
         name="robots",
+    ),
+    # Browsers and crawlers ask for /favicon.ico whatever the pages link; the icon is a static file.
+    path(
+        "favicon.ico", require_safe(lambda request: redirect(static("favicon.ico"))), name="favicon"
     ),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", api.urls),  # JSON, not per language

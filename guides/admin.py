@@ -20,11 +20,13 @@ from guides import editing, selectors
 from guides.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.consistency import guide_problems
 from guides.models import (
+    ComparisonPair,
     CostScenario,
     FaqEntry,
     FitConfiguration,
     Guide,
     GuideSource,
+    LegalPage,
     Recommendation,
     Section,
 )
@@ -436,3 +438,23 @@ def _house_check_date():
     except Provider.DoesNotExist:
         return None
     return pricing_selectors.latest_check_dates().get(house.slug)
+
+
+# --- issue 16: the public face's pages --------------------------------------------------
+
+
+@admin.register(ComparisonPair)
+class ComparisonPairAdmin(EditorInputMixin, admin.ModelAdmin):
+    """Which comparison pages exist: a pair's page answers only while it is published."""
+
+    list_display = ["__str__", "published"]
+    list_editable = ["published"]
+    list_filter = ["published"]
+    list_select_related = ["first", "second"]
+
+
+@admin.register(LegalPage)
+class LegalPageAdmin(EditorInputMixin, TabbedTranslationAdmin):
+    list_display = ["__str__", "title", "reviewed", "updated_at"]
+    list_filter = ["reviewed"]
+    fields = ["kind", "title", "body", "reviewed"]

@@ -19,7 +19,7 @@ from guides.figures import MissingFigure, PageFigures
 from guides.models import Guide
 from guides.presentation import config_label, gigabytes
 from guides.prose_rules import typed_figures
-from guides.selectors import token_slugs
+from guides.selectors import published_comparison_pairs, token_slugs
 from guides.services import guide_figures
 from guides.tokens import kinds  # noqa: F401 - registers every kind
 from guides.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
@@ -140,4 +140,30 @@ def guide_problems(
     """
     figures = guide_figures(guide, at=at)
     gpu_names = (known or token_slugs()).gpu_names
-    return advice_problems(guide, figures) + text_problems(guide, figures, gpu_names)
+    return (
+        advice_problems(guide, figures)
+        + text_problems(guide, figures, gpu_names)
+        + comparison_link_problems(guide)
+    )
+
+
+def comparison_link_problems(guide: Guide) -> list[Problem]:
+    """``[[compare_link A B]]`` to a comparison editors have not published (a 404 page)."""
+    published = set(published_comparison_pairs())
+    problems = []
+    for label, instance, name in _texts(guide):
+        for code, language in settings.LANGUAGES:
+            text = getattr(instance, f"{name}_{code}", "") or ""
+            for match in TOKEN_RE.finditer(text):
+                kind, *args = match.group(1).split()
+                if kind == "compare_link" and len(args) == 2 and tuple(args) not in published:
+                    field = instance._meta.get_field(name).verbose_name
+                    where = f"{label}, {field} ({_(language)})"
+                    message = _(
+                        "the comparison of %(a)s and %(b)s is not published (admin: GPU "
+                        "comparisons), so its link would lead nowhere"
+                    ) % {"a": args[0], "b": args[1]}
+                    problems.append(
+                        Problem(where, _sentence_around(text, match.start(), match.end()), message)
+                    )
+    return problems

@@ -332,3 +332,75 @@ class ContentVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tag}: {self.token}"
+
+
+class ComparisonPairQuerySet(models.QuerySet):
+    def published(self) -> "ComparisonPairQuerySet":
+        return self.filter(published=True)
+
+
+class ComparisonPair(models.Model):
+    """Two GPUs whose comparison page editors publish; any other pair's page is a 404."""
+
+    first = models.ForeignKey(
+        Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU")
+    )
+    second = models.ForeignKey(
+        Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("compared with")
+    )
+    published = models.BooleanField(_("published"), default=False)
+
+    objects = ComparisonPairQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["first__position", "second__position", "pk"]
+        verbose_name = _("GPU comparison")
+        verbose_name_plural = _("GPU comparisons")
+        constraints = [
+            models.UniqueConstraint(fields=["first", "second"], name="comparison_pair_once"),
+            models.CheckConstraint(
+                condition=~models.Q(first=models.F("second")), name="comparison_of_two_gpus"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first} – {self.second}"
+
+    def clean(self) -> None:
+        if self.first_id and self.first_id == self.second_id:
+            raise ValidationError({"second": _("Pick a different GPU to compare with.")})
+
+    def get_absolute_url(self) -> str:
+        return reverse(
+            "guides:compare", kwargs={"first": self.first.slug, "second": self.second.slug}
+        )
+
+
+class LegalPage(models.Model):
+    """Imprint, privacy notice and terms: translated text the company's editors keep."""
+
+    class Kind(models.TextChoices):
+        IMPRINT = "imprint", _("Imprint")
+        PRIVACY = "privacy", _("Privacy notice")
+        TERMS = "terms", _("Terms of use")
+
+    kind = models.CharField(_("page"), max_length=10, choices=Kind.choices, unique=True)
+    title = models.CharField(_("title"), max_length=200)
+    body = models.TextField(_("text"), help_text=_("Plain text: a blank line starts a paragraph."))
+    reviewed = models.BooleanField(
+        _("reviewed by the company"),
+        default=False,
+        help_text=_("Until ticked, the page says that its text is still to be reviewed."),
+    )
+    updated_at = models.DateTimeField(_("last edited"), auto_now=True)
+
+    class Meta:
+        ordering = ["kind"]
+        verbose_name = _("legal page")
+        verbose_name_plural = _("legal pages")
+
+    def __str__(self) -> str:
+        return self.get_kind_display()
+
+    def get_absolute_url(self) -> str:
+        return reverse("guides:legal", kwargs={"kind": self.kind})

@@ -112,6 +112,11 @@ def beyond_one_host(gpus_per_host: int) -> str:
     }
 
 
+def comparison_title(first: str, second: str) -> str:
+    """'H100 vs A100 80GB', 'H100 vs. A100 80GB', 'H100とA100 80GBの比較'."""
+    return gettext("%(a)s vs %(b)s") % {"a": first, "b": second}
+
+
 def gigabyte_range(low: Decimal, high: Decimal) -> str:
     """'1,120–1,260 GB' (en), '1.120–1.260 GB' (de), '1,120〜1,260 GB' (ja)."""
     return gettext("%(low)s–%(high)s GB") % {"low": number(low), "high": number(high)}

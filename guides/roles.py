@@ -7,7 +7,7 @@ role, add a migration as well if existing databases must follow without re-seedi
 
 CONTENT = [
     "guide", "section", "faqentry", "guidesource", "fitconfiguration", "recommendation",
-    "costscenario",
+    "costscenario", "comparisonpair",
 ]  # fmt: skip
 EDITABLE_PRICING = ["source", "method", "memoryrule", "memorycomponent", "languagemodel", "fact"]
 READABLE_PRICING = ["provider", "pricecheck", "price", "hourblock"]

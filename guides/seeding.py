@@ -27,11 +27,13 @@ from django.core.serializers.json import DjangoJSONEncoder
 from guides.content_files import ContentFileError, GuideContent, read_guide
 from guides.editing import translation_stamps_update
 from guides.models import (
+    ComparisonPair,
     CostScenario,
     FaqEntry,
     FitConfiguration,
     Guide,
     GuideSource,
+    LegalPage,
     Recommendation,
     Section,
 )
@@ -54,12 +56,59 @@ def load_content(content_dir: Path | None = None) -> int:
     """Load reference data, then every guide folder; return how many rows were created."""
     content_dir = Path(content_dir or CONTENT_DIR)
     created = load_reference(content_dir / "reference.json")
+    # Before the guides: a guide's check refuses links to comparisons not published.
+    created += load_comparisons(content_dir / COMPARISONS_FILE)
+    created += load_legal_pages(content_dir / LEGAL_DIR)
     guides_dir = content_dir / "guides"
     for folder in sorted(p for p in guides_dir.iterdir() if p.is_dir()):
         created += load_guide(read_guide(folder))
     clones = content_dir / CLONES_FILE
     if clones.exists():
         created += load_clones(clones)
+    return created
+
+
+# --- comparison pages and legal pages ---------------------------------------------------------
+
+COMPARISONS_FILE = "comparisons.json"
+LEGAL_DIR = "legal"
+
+
+def load_comparisons(path: Path) -> int:
+    """``comparisons.json``: ``[{"first": GPU, "second": GPU, "published": true}]``; a pair
+    already on file is left as the editors set it."""
+    if not path.exists():
+        return 0
+    created = 0
+    for row in json.loads(path.read_text(encoding="utf-8")):
+        try:
+            first, second = Gpu.objects.get(slug=row["first"]), Gpu.objects.get(slug=row["second"])
+        except Gpu.DoesNotExist:
+            raise ContentFileError(path, None, f"unknown GPU in {row}") from None
+        _pair, made = ComparisonPair.objects.get_or_create(
+            first=first, second=second, defaults={"published": bool(row.get("published"))}
+        )
+        created += made
+    return created
+
+
+def load_legal_pages(folder: Path) -> int:
+    """``legal/<kind>.json``: the title and text per language of each legal page, seeded as
+    not yet reviewed by the company; a page on file is never overwritten."""
+    if not folder.is_dir():
+        return 0
+    created = 0
+    for path in sorted(folder.glob("*.json")):
+        kind = path.stem
+        if kind not in LegalPage.Kind.values:
+            raise ContentFileError(
+                path, None, f"not a legal page ({', '.join(LegalPage.Kind.values)})"
+            )
+        fields = json.loads(path.read_text(encoding="utf-8"))
+        _page, made = LegalPage.objects.get_or_create(
+            kind=kind, defaults={**fields, "reviewed": False}
+        )
+        created += made
     return created
 
 

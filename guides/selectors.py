@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
+from dataclasses import dataclass
+
+from django.db.models import Prefetch, Q
+from django.urls import reverse
 
 from gpuguide import cache_tags
 from guides.models import (
+    ComparisonPair,
     CostScenario,
     FitConfiguration,
     Guide,
     GuideSource,
+    LegalPage,
     Recommendation,
     Section,
 )
@@ -61,16 +66,71 @@ def guides_with_translation_stamps() -> list[Guide]:
     return list(Guide.objects.prefetch_related("translation_stamps"))
 
 
+@dataclass(frozen=True)
+class ComparisonLink:
+    """A published comparison page: its two GPUs' slugs and names."""
+
+    first: str
+    first_name: str
+    second: str
+    second_name: str
+
+    @property
+    def url(self) -> str:
+        return reverse("guides:compare", kwargs={"first": self.first, "second": self.second})
+
+
+def published_comparisons(*, gpu: str | None = None) -> list[ComparisonLink]:
+    """Every comparison editors published (those of one GPU, either side, if given)."""
+    pairs = ComparisonPair.objects.published()
+    if gpu is not None:
+        pairs = pairs.filter(Q(first__slug=gpu) | Q(second__slug=gpu))
+    return [
+        ComparisonLink(*row)
+        for row in pairs.values_list("first__slug", "first__name", "second__slug", "second__name")
+    ]
+
+
 def published_comparison_pairs() -> list[tuple[str, str]]:
-    """(GPU slug, GPU slug) of every comparison table in a published guide."""
-    return list(
-        Section.objects.filter(guide__status=Guide.Status.PUBLISHED, table=Section.Table.COMPARISON)
-        .exclude(compare_gpu=None)
-        .exclude(compare_with_gpu=None)
-        .values_list("compare_gpu__slug", "compare_with_gpu__slug")
-        .distinct()
-        .order_by("compare_gpu__slug", "compare_with_gpu__slug")
+    """(GPU slug, GPU slug) of every published comparison page."""
+    return [(link.first, link.second) for link in published_comparisons()]
+
+
+def comparison_is_published(*, first: str, second: str) -> bool:
+    return (
+        ComparisonPair.objects.published().filter(first__slug=first, second__slug=second).exists()
     )
+
+
+def legal_page(*, kind: str) -> LegalPage:
+    """Raises LegalPage.DoesNotExist."""
+    return LegalPage.objects.get(kind=kind)
+
+
+def legal_page_kinds() -> list[str]:
+    return list(LegalPage.objects.order_by("kind").values_list("kind", flat=True))
+
+
+def published_guides_with_configurations() -> list[Guide]:
+    """Published guides (smallest model first) with their fit tables and overrides.
+
+    The home page's cards read each guide's rows: a page built from them is stale when the
+    list changes or any of those guides does.
+    """
+    cache_tags.record(cache_tags.GUIDES)
+    guides = list(
+        Guide.objects.published()
+        .select_related("language_model")
+        .prefetch_related(
+            Prefetch("configurations", queryset=FitConfiguration.objects.select_related("gpu")),
+            Prefetch(
+                "recommendations", queryset=Recommendation.objects.select_related("gpu", "method")
+            ),
+        )
+        .order_by("language_model__params_billion", "language_model__name")
+    )
+    cache_tags.record(*(cache_tags.guide(guide.pk) for guide in guides))
+    return guides
 
 
 def token_slugs() -> KnownSlugs:

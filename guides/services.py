@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from guides import catalogue
+from guides import selectors as guide_selectors
 from guides.charts import Series, StepChart, step_chart
 from guides.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
 from guides.models import Guide, Section
@@ -538,4 +539,84 @@ def vram_table(
             VramRow(name, params, [calc.estimate_memory(m.rule, params) for m in methods])
             for name, params in sizes
         ],
+    )
+
+
+# --- the home page ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheapestFit:
+    method_name: str
+    label: str  # "1× H100"
+    usd_per_hour: Decimal
+
+
+@dataclass(frozen=True)
+class GuideCard:
+    guide: Guide
+    model_name: str
+    method_names: list[str]
+    cheapest: CheapestFit | None  # None where no priced configuration holds any method
+    checked: PriceDates | None  # the check days of the prices in its fit table
+
+
+@dataclass(frozen=True)
+class HomePage:
+    house: Provider
+    cards: list[GuideCard]
+    prices: list[selectors.GpuListing]  # every GPU we rent that has our price
+    checked: PriceDates | None
+    comparisons: list[guide_selectors.ComparisonLink]
+
+
+def home_page() -> HomePage:
+    """The guides as cards (model, methods, cheapest fit, last checked) and today's prices.
+
+    The prices and rules are read once and shared by every card. Raises
+    Provider.DoesNotExist before the house provider is set up.
+    """
+    guides = guide_selectors.published_guides_with_configurations()
+    base = page_figures(params_billion=Decimal(1))
+    cards = [_guide_card(guide, base) for guide in guides]
+    ours = [g for g in base.listings[base.house].values() if g.rentable and g.usd_per_gpu_hour]
+    return HomePage(
+        house=selectors.house_provider(),
+        cards=cards,
+        prices=ours,
+        checked=price_dates(g.checked_on for g in ours),
+        comparisons=guide_selectors.published_comparisons(),
+    )
+
+
+def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
+    figures = replace(
+        base,
+        params_billion=guide.language_model.params_billion,
+        configurations=[],
+        recommendations={},
+        quoted_on=set(),
+    )
+    figures.configurations = [
+        figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
+    ]
+    figures.recommendations = recommendation_overrides(guide, figures)
+    options = []
+    for method in figures.methods.values():
+        first = next(iter(_recommended_or_none(figures, method.slug)), None)
+        if first is not None and first.usd_per_hour is not None:
+            options.append((first.usd_per_hour, method.short_name, first))
+    cheapest = None
+    if options:
+        price, method_name, configuration = min(options, key=lambda option: option[0])
+        label = config_label(configuration.count, configuration.gpu.name)
+        cheapest = CheapestFit(method_name, label, price)
+    return GuideCard(
+        guide=guide,
+        model_name=guide.language_model.name,
+        method_names=[m.short_name for m in figures.methods.values()],
+        cheapest=cheapest,
+        checked=price_dates(
+            figures.listing(c.gpu.slug).checked_on for c in guide.configurations.all()
+        ),
     )

@@ -2,7 +2,7 @@
 
 from modeltranslation.translator import TranslationOptions, register
 
-from guides.models import FaqEntry, Guide, Section
+from guides.models import FaqEntry, Guide, LegalPage, Section
 
 
 @register(Guide)
@@ -18,3 +18,8 @@ class SectionTranslationOptions(TranslationOptions):
 @register(FaqEntry)
 class FaqEntryTranslationOptions(TranslationOptions):
     fields = ("question", "answer")
+
+
+@register(LegalPage)
+class LegalPageTranslationOptions(TranslationOptions):
+    fields = ("title", "body")

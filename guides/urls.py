@@ -1,6 +1,7 @@
 from django.urls import path
+from django.views.decorators.http import require_safe
 
-from guides import views
+from guides import feeds, views
 
 app_name = "guides"
 
@@ -10,4 +11,7 @@ urlpatterns = [
     path("gpus/", views.gpu_list, name="gpus"),
     path("vram/", views.vram, name="vram"),
     path("compare/<slug:first>-vs-<slug:second>/", views.compare, name="compare"),
+    path("legal/<slug:kind>/", views.legal, name="legal"),
+    path("feeds/guides.xml", require_safe(feeds.GuideFeed()), name="guide_feed"),
+    path("feeds/prices/<slug:gpu>.xml", require_safe(feeds.PriceFeed()), name="price_feed"),
 ]

@@ -8,11 +8,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from guides import catalogue, planner, selectors, services
+from guides import catalogue, page_meta, planner, selectors, services
 from guides.caching import cache_public_page
 from guides.figures import MissingFigure
 from guides.forms import PlannerForm
-from guides.models import Guide
+from guides.models import Guide, LegalPage
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
@@ -71,7 +71,12 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
 @require_safe
 @cache_public_page
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "guides/index.html", {"guides": selectors.published_guides()})
+    try:
+        home = services.home_page()
+    except Provider.DoesNotExist:
+        raise _no_prices_yet() from None
+    context = {"home": home, **page_meta.home(request, home)}
+    return render(request, "guides/index.html", context)
 
 
 @require_safe
@@ -85,7 +90,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    context = {"page": page, "guide": guide, "as_of": at}
+    context = {"page": page, "guide": guide, "as_of": at, **page_meta.guide(request, guide, page)}
     return render(request, "guides/guide_detail.html", context)
 
 
@@ -99,7 +104,13 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
         return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    return render(request, "guides/gpu_list.html", {"prices": prices, "as_of": at})
+    context = {
+        "prices": prices,
+        "as_of": at,
+        "comparisons": selectors.published_comparisons(),
+        **page_meta.gpu_list(request, prices, at),
+    }
+    return render(request, "guides/gpu_list.html", context)
 
 
 @require_safe
@@ -129,6 +140,7 @@ def _vram(request: HttpRequest) -> HttpResponse:
         ),
         "plan": planner.plan(form.planner_request(), at=at) if wants_plan else None,
         "as_of": at,
+        **page_meta.vram(methods),
     }
     status = 400 if form.is_bound and not valid else 200
     return render(request, "guides/vram.html", context, status=status)
@@ -140,6 +152,11 @@ _cached_vram = cache_public_page(_vram)
 @require_safe
 @cache_public_page(query=[AS_OF])
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
+    # Only pairs editors published have a page (staff preview the others).
+    if not request.user.is_staff and not selectors.comparison_is_published(
+        first=first, second=second
+    ):
+        raise Http404(_("No such comparison."))
     try:
         at = _as_of(request)
         comparison = services.gpu_comparison(first=first, second=second, at=at)
@@ -149,7 +166,19 @@ def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
         raise _no_prices_yet() from None
     except MissingFigure:
         raise Http404(_("No such GPU.")) from None
-    return render(request, "guides/compare.html", {"comparison": comparison, "as_of": at})
+    context = {"comparison": comparison, "as_of": at, **page_meta.comparison(request, comparison)}
+    return render(request, "guides/compare.html", context)
+
+
+@require_safe
+@cache_public_page
+def legal(request: HttpRequest, kind: str) -> HttpResponse:
+    try:
+        page = selectors.legal_page(kind=kind)
+    except LegalPage.DoesNotExist:
+        raise Http404(_("No such page.")) from None
+    context = {"legal": page, **page_meta.legal(request, page)}
+    return render(request, "guides/legal.html", context)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

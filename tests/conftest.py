@@ -158,7 +158,7 @@ def seeded(db):
 @pytest.fixture
 def empty_database(db):
     """No content and no prices, as on a fresh install (rolled back after the test)."""
-    from guides.models import Guide
+    from guides.models import ComparisonPair, Guide, LegalPage
     from pricing.models import (
         Fact,
         Gpu,
@@ -170,7 +170,18 @@ def empty_database(db):
         Source,
     )
 
-    for model in (Guide, PriceCheck, Provider, Method, LanguageModel, Gpu, Fact, HourBlock):
+    for model in (
+        ComparisonPair,
+        LegalPage,
+        Guide,
+        PriceCheck,
+        Provider,
+        Method,
+        LanguageModel,
+        Gpu,
+        Fact,
+        HourBlock,
+    ):
         model.objects.all().delete()
     Source.objects.all().delete()
 
@@ -208,6 +219,14 @@ def pytest_terminal_summary(terminalreporter) -> None:
         notes.append(
             "Browser tests were SKIPPED: install Debian's chromium "
             "(apt-get install chromium fonts-ipafont-gothic)."
+        )
+    from .page_checks import INSTALL, missing_tools
+
+    missing = missing_tools()
+    if missing:
+        notes.append(
+            f"Nu HTML checker and axe-core page checks were SKIPPED ({', '.join(missing)} "
+            f"missing): {INSTALL}."
         )
     if notes:
         terminalreporter.section("not covered by this run")

@@ -13,6 +13,8 @@ import pytest
 from pytest_django.live_server_helper import LiveServer
 
 from .conftest import GUIDE_SLUG
+from .page_checks import AXE_JS, LANGS, skip_or_fail
+from .page_checks import PAGES as CHECKED_PAGES
 
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
 WANT_SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in {"", "0"}
@@ -32,6 +34,7 @@ PUBLIC_PAGES = [
         id="planner",
     ),
     pytest.param("not-found", "/{lang}/guides/no-such-guide/", 404, id="not-found"),
+    pytest.param("legal", "/{lang}/legal/privacy/", 200, id="legal"),
 ]
 # One expression per page: whether the page scrolls sideways, and which tables are wider than
 # the window (a table inside a scrolling box still counts: on a phone nothing should hide).
@@ -196,3 +199,39 @@ def test_print_drops_navigation_and_keeps_every_column(page, site):
     finally:
         page.emulate_media(media="screen")
     assert printed == {"hidden": ["none"] * 3, "wide": [], "headings": "table-header-group"}
+
+
+# axe-core's findings, a few elements each: enough to find what to fix.
+AXE_RUN = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
+  }));
+}"""
+
+
+@pytest.fixture(scope="module")
+def axe_page(browser):
+    """A tab that lets axe-core's script in: the site's CSP (rightly) refuses injected code."""
+    if not AXE_JS.exists():
+        skip_or_fail("axe-core (node_modules/axe-core) is")
+    context = browser.new_context(bypass_csp=True)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_public_page_passes_axe_core(axe_page, site, lang):
+    """WCAG checks of axe-core on every public page (desktop width), 0 violations."""
+    source = AXE_JS.read_text(encoding="utf-8")
+    axe_page.set_viewport_size(DESKTOP)
+    found = {}
+    for path, status in CHECKED_PAGES:
+        url = site + path.format(lang=lang)
+        assert axe_page.goto(url).status == status, url
+        axe_page.add_script_tag(content=source)
+        violations = axe_page.evaluate(AXE_RUN)
+        if violations:
+            found[path.format(lang=lang)] = violations
+    assert found == {}

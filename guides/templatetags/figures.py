@@ -16,7 +16,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
-from guides import presentation
+from guides import presentation, site
 from guides.charts import ChartPoint, DrawnSeries
 from guides.services import Offer
 
@@ -91,5 +91,26 @@ def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
     """(language, URL) of the current page in every language: absolute for hreflang, from
     SITE_URL and never the Host header (the page may be cached and served to anyone)."""
     path = context["request"].path
-    prefix = settings.SITE_URL if absolute else ""
-    return [(code, prefix + translate_url(path, code)) for code, _name in settings.LANGUAGES]
+    return [
+        (
+            code,
+            site.absolute(None, translate_url(path, code))
+            if absolute
+            else translate_url(path, code),
+        )
+        for code, _name in settings.LANGUAGES
+    ]
+
+
+@register.simple_tag
+def comparison_title(first: str, second: str) -> str:
+    return presentation.comparison_title(first, second)
+
+
+OG_LOCALES = {"en": "en_US", "de": "de_DE", "ja": "ja_JP"}
+
+
+@register.simple_tag
+def og_locale(language: str) -> str:
+    """Open Graph's locale for a language code: 'de' -> 'de_DE'."""
+    return OG_LOCALES.get(language, language)

@@ -85,12 +85,12 @@ def test_a_competitors_price_check_leaves_pages_that_quote_only_ours_cached(clie
 
 def test_an_edit_invalidates_that_guide_and_not_the_other_pages(client, seeded):
     queries_for(client, URL)
-    queries_for(client, "/de/")
+    queries_for(client, "/de/gpus/")
     section = Section.objects.filter(guide__slug=GUIDE_SLUG).first()
     section.heading_de = "Neue Überschrift"
     section.save()
     assert "Neue Überschrift" in queries_for(client, URL)[1]
-    assert queries_for(client, "/de/")[0] == 0  # the index lists guides, not their sections
+    assert queries_for(client, "/de/gpus/")[0] == 0  # the GPU page reads no guide
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     guide.title_de = "Ein neuer Titel"
     guide.save()
@@ -201,7 +201,8 @@ def test_a_write_queues_the_re_render_of_the_pages_it_affects(
     assert job.kwargs == {"tags": [f"prices:{other.pk}"]}
     entries = {path: cache.get(caching.page_key(lang, path, QueryDict())) for lang, path in listed}
     affected = [path for path, page in entries.items() if f"prices:{other.pk}" in page.tokens]
-    assert URL in affected and "/de/" not in affected  # the index reads no prices
+    # the index shows today's prices and each guide's cheapest fit; the bare planner no prices
+    assert URL in affected and "/de/" in affected and "/de/vram/" not in affected
     assert job.task.call(*job.args, **job.kwargs) == len(affected)  # only those rendered again
     count, body = queries_for(client, URL)
     assert count == 0 and body.encode() != before  # the new check, rendered in the background

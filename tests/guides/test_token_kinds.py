@@ -164,14 +164,14 @@ KINDS = [
     (
         "[[compare_link h100 a100-80gb]]",
         '<a href="/en/compare/h100-vs-a100-80gb/">H100 vs A100 80GB</a>',
-        '<a href="/de/compare/h100-vs-a100-80gb/">H100 vs A100 80GB</a>',
-        '<a href="/ja/compare/h100-vs-a100-80gb/">H100 vs A100 80GB</a>',
+        '<a href="/de/compare/h100-vs-a100-80gb/">H100 vs. A100 80GB</a>',
+        '<a href="/ja/compare/h100-vs-a100-80gb/">H100とA100 80GBの比較</a>',
     ),
     (
         "[[compare_link b200 h200]]",
         '<a href="/en/compare/b200-vs-h200/">B200 vs H200</a>',
-        '<a href="/de/compare/b200-vs-h200/">B200 vs H200</a>',
-        '<a href="/ja/compare/b200-vs-h200/">B200 vs H200</a>',
+        '<a href="/de/compare/b200-vs-h200/">B200 vs. H200</a>',
+        '<a href="/ja/compare/b200-vs-h200/">B200とH200の比較</a>',
     ),
     ("[[compare_link h100 h999]]", MISSING, SAME, SAME),
     # longest_sequence: off a guide (no model architecture, no recommendations) a dash
@@ -651,13 +651,13 @@ def bold_gpu(seeded):
 def test_a_gpu_name_is_escaped_wherever_a_token_shows_it(bold_gpu):
     assert_renders(bold_gpu, "[[smallest_gpu qlora]]", "&lt;b&gt;", "&lt;b&gt;", "&lt;b&gt;")
     assert_renders(bold_gpu, "[[cheapest qlora]]", "1× &lt;b&gt;", "1× &lt;b&gt;", "&lt;b&gt;を1基")
-    link = '<a href="/{}/compare/bold-vs-h100/">&lt;b&gt; vs H100</a>'
+    link = '<a href="/{}/compare/bold-vs-h100/">{}</a>'
     assert_renders(
         bold_gpu,
         "[[compare_link bold h100]]",
-        link.format("en"),
-        link.format("de"),
-        link.format("ja"),
+        link.format("en", "&lt;b&gt; vs H100"),
+        link.format("de", "&lt;b&gt; vs. H100"),
+        link.format("ja", "&lt;b&gt;とH100の比較"),
     )
     html = render_prose("Try the [[smallest_gpu qlora]].", bold_gpu)
     assert html == "<p>Try the &lt;b&gt;.</p>"
@@ -667,7 +667,7 @@ def test_render_plain_leaves_no_tags(figures):
     text = "See [[link vram]] or [[compare_link h100 a100-80gb]]: `--use_peft` & more"
     with translation.override("de"):
         plain = render_plain(text, figures)
-    assert plain == "See Wie viel VRAM brauche ich? or H100 vs A100 80GB: --use_peft & more"
+    assert plain == "See Wie viel VRAM brauche ich? or H100 vs. A100 80GB: --use_peft & more"
     assert "<a" not in plain and "<code>" not in plain
 
 

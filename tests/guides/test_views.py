@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from guides.models import Guide
+from guides.models import ComparisonPair, Guide
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
 
@@ -332,9 +332,9 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
             assert client.get("/en/gpus/").status_code == 200
         return len(queries)
 
-    # every provider's prices 1, per provider (3) its history, the checks' sources 1 (blocks
-    # and providers come from the cache, see guides/catalogue.py)
-    assert count() == 5
+    # every provider's prices 1, per provider (3) its history, the checks' sources 1, the
+    # published comparisons 1 (blocks and providers come from the cache, guides/catalogue.py)
+    assert count() == 6
     for days in range(1, 40):
         for provider in Provider.objects.all():
             check = PriceCheck.objects.create(
@@ -343,7 +343,7 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
             )  # fmt: skip
             Price.objects.create(price_check=check, gpu_id=house_gpu_id(),
                                  quoted_usd_per_hour=D("1.5"))  # fmt: skip
-    assert count() == 5
+    assert count() == 6
 
 
 def house_gpu_id() -> int:
@@ -372,14 +372,13 @@ def test_language_switcher_keeps_the_page(client, seeded):
 
 def test_faq_json_ld_lists_the_questions_with_filled_figures(client, seeded):
     body = client.get(guide_url("de")).content.decode()
-    raw = re.search(r'<script type="application/ld\+json">(.*?)</script>', body, re.S).group(1)
-    data = json.loads(raw)
-    assert data["@type"] == "FAQPage"
+    blocks = re.findall(r'<script type="application/ld\+json">(.*?)</script>', body, re.S)
+    [data] = [d for d in map(json.loads, blocks) if d["@type"] == "FAQPage"]
     assert len(data["mainEntity"]) == 5
     first = data["mainEntity"][0]
     assert first["name"] == "Kann ich Llama 3.1 70B auf einer GPU fine-tunen?"
     assert "52,5\u00a0GB" in first["acceptedAnswer"]["text"]
-    assert "[[" not in raw
+    assert all("[[" not in block for block in blocks)
 
 
 def test_sitemap_lists_every_language_with_alternates(client, seeded):
@@ -452,15 +451,19 @@ def test_vram_page_answers_bad_sizes_with_the_form_and_a_400(client, seeded, bad
 
 def test_compare_page_computes_ratios(client, seeded):
     response = client.get("/de/compare/h100-vs-a100-80gb/")
-    assert "H100 vs A100 80GB" in page_text(response)
+    assert "H100 vs. A100 80GB" in page_text(response)
     cells = table_cells(response, "comparison")
     assert cells[("Peak BF16 Tensor, dicht (TFLOPS)", "Verhältnis")] == "3,2×"
     assert cells[("Unser Preis pro GPU-Stunde", "Verhältnis")] == "2,5×"  # 2.32 / 0.92
 
 
 @pytest.mark.parametrize(
-    "url", ["/en/", "/en/gpus/", "/en/vram/", "/en/compare/h100-vs-a100-80gb/"]
-)
+    "url",
+    [
+        "/en/", "/en/gpus/", "/en/vram/", "/en/compare/h100-vs-a100-80gb/", "/en/legal/imprint/",
+        "/en/feeds/guides.xml", "/en/feeds/prices/h100.xml", "/sitemap.xml",
+    ],
+)  # fmt: skip
 def test_an_empty_database_answers_without_server_errors(client, empty_database, url):
     assert client.get(url).status_code in {200, 404}
 
@@ -610,8 +613,8 @@ def test_a_check_that_prices_one_gpu_dates_only_the_tables_that_quote_it(client,
     assert guide.count(old) == 1  # the H100 vs A100 comparison
 
 
-def test_sitemap_lists_the_comparisons_guides_link_to(client, seeded):
+def test_sitemap_lists_the_comparisons_editors_published(client, seeded):
     body = client.get("/sitemap.xml").content.decode()
     assert "http://testserver/de/compare/h100-vs-a100-80gb/" in body
-    Guide.objects.update(status=Guide.Status.DRAFT)
+    ComparisonPair.objects.update(published=False)
     assert "/compare/" not in client.get("/sitemap.xml").content.decode()

@@ -46,7 +46,12 @@ def test_a_page_without_its_database_answers_the_branded_503_in_the_visitors_lan
     body = response.content.decode()
     assert f'<html lang="{lang}">' in body
     assert f"<h1>{TITLES[lang]}</h1>" in body
-    assert "GPU&nbsp;Guide" in body and f'href="/{lang}/"' in body
+    assert (
+        "<span>GPU Guide</span>" in body
+        and "<title>" in body
+        and " · GPU Guide</title>" in body
+        and f'href="/{lang}/"' in body
+    )
     assert "Server Error" not in body
 
 

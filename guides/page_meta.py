@@ -1,0 +1,174 @@
+"""What each public page says to search engines and link previews: its title, description,
+breadcrumb trail and schema.org data.
+
+Views call the one function for their page and add what it returns to the template context;
+``base.html`` lays out the title, description, canonical, hreflang and Open Graph tags from it.
+Every title and description is built from data, so each is unique per page and language.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from guides import presentation, site, structured_data
+from guides.models import Guide, LegalPage
+from guides.services import Comparison, GpuPriceList, GuidePage, HomePage
+
+Trail = list[tuple[str, str]]  # (name, path), home first, the page itself last
+
+
+def _json_ld(*blocks: dict) -> SafeString:
+    return SafeString("".join(presentation.json_ld(block) for block in blocks))
+
+
+def _trail(*steps: tuple[str, str]) -> Trail:
+    """The visible breadcrumb: home, then ``steps``."""
+    return [(settings.SITE_NAME, reverse("guides:index")), *steps]
+
+
+def _breadcrumbs(request: HttpRequest, trail: Trail) -> dict:
+    return structured_data.breadcrumbs([(name, site.absolute(request, p)) for name, p in trail])
+
+
+def _usd_or_dash(value: Decimal | None) -> str:
+    return "—" if value is None else presentation.usd(value)
+
+
+def home(request: HttpRequest, page: HomePage) -> dict:
+    publisher = site.publisher(request, page.house)
+    description = _(
+        "Which GPU to rent for fine-tuning %(models)s: memory, fit and cost per method, "
+        "computed from %(provider)s's prices of %(date)s."
+    ) % {
+        "models": presentation.word_list(card.model_name for card in page.cards),
+        "provider": page.house.name,
+        "date": presentation.long_date(page.checked.newest) if page.checked else "—",
+    }
+    return {
+        "meta_title": _("Which GPU to rent for fine-tuning"),
+        "meta_description": description,
+        "json_ld": _json_ld(
+            structured_data.organization(publisher),
+            structured_data.website(
+                name=settings.SITE_NAME,
+                url=site.absolute(request, request.path),
+                language=get_language(),
+                publisher=publisher,
+            ),
+        ),
+    }
+
+
+def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
+    trail = _trail((guide.title, request.path))
+    edited = timezone.localdate(guide.updated_at)
+    checked = page.checked.newest if page.checked else edited
+    article = structured_data.tech_article(
+        headline=guide.title,
+        description=page.meta_description,
+        url=site.absolute(request, request.path),
+        language=get_language(),
+        published=guide.published_on,
+        modified=max(edited, checked),  # the last edit or the newest price it quotes
+        publisher=site.publisher(request),
+        image_url=site.absolute(request, static(site.SHARE_IMAGE)),
+    )
+    return {
+        "trail": trail,
+        "og_type": "article",
+        "meta_title": guide.title,
+        "meta_description": page.meta_description,
+        "cites_sources": True,
+        "json_ld": _json_ld(article, _breadcrumbs(request, trail)) + page.faq_json_ld,
+    }
+
+
+def gpu_list(request: HttpRequest, prices: GpuPriceList, at: date | None) -> dict:
+    description = _(
+        "Every GPU %(provider)s rents (%(gpus)s), with specs, current price per GPU-hour, "
+        "hour blocks and price history."
+    ) % {
+        "provider": prices.house.name,
+        "gpus": presentation.word_list(row.gpu.name for row in prices.rows),
+    }
+    return {
+        "meta_title": _("GPU prices"),
+        "meta_description": description,
+        # Offers are today's prices: a past day's page (noindex) offers nothing.
+        "json_ld": "" if at else _json_ld(*_gpu_products(request, prices)),
+    }
+
+
+def _gpu_products(request: HttpRequest, prices: GpuPriceList) -> list[dict]:
+    today = timezone.localdate()
+    offers = [
+        structured_data.GpuOffer(
+            name=row.gpu.name,
+            vendor=row.gpu.vendor,
+            usd_per_gpu_hour=row.gpu.usd_per_gpu_hour,
+            checked_on=row.gpu.checked_on,
+            # A price holds until the next check; we re-check within this many days.
+            valid_until=max(row.gpu.checked_on, today)
+            + timedelta(days=settings.PRICE_STALE_AFTER_DAYS),
+        )
+        for row in prices.rows
+        if row.gpu.usd_per_gpu_hour is not None and row.gpu.checked_on is not None
+    ]
+    return structured_data.gpu_products(
+        offers=offers,
+        url=site.absolute(request, request.path),
+        seller=site.publisher(request, prices.house),
+    )
+
+
+def vram(methods: list) -> dict:
+    description = _(
+        "How much GPU memory fine-tuning a model takes with %(methods)s, by model size: "
+        "cited rules of thumb and an estimate for your own run."
+    ) % {"methods": presentation.word_list(m.name for m in methods)}
+    return {
+        "meta_title": _("How much VRAM do I need?"),
+        "meta_description": description,
+        "cites_sources": True,
+    }
+
+
+def comparison(request: HttpRequest, comparison: Comparison) -> dict:
+    first, second = comparison.first, comparison.second
+    title = presentation.comparison_title(first.name, second.name)
+    trail = _trail((_("GPU prices"), reverse("guides:gpus")), (title, request.path))
+    description = _(
+        "%(a)s or %(b)s for fine-tuning: memory, peak BF16 throughput, memory bandwidth "
+        "and our price per GPU-hour (%(price_a)s and %(price_b)s) side by side."
+    ) % {
+        "a": first.name,
+        "b": second.name,
+        "price_a": _usd_or_dash(first.usd_per_gpu_hour),
+        "price_b": _usd_or_dash(second.usd_per_gpu_hour),
+    }
+    return {
+        "title": title,
+        "trail": trail,
+        "meta_title": title,
+        "meta_description": description,
+        "json_ld": _json_ld(_breadcrumbs(request, trail)),
+    }
+
+
+def legal(request: HttpRequest, page: LegalPage) -> dict:
+    return {
+        "trail": _trail((page.title, request.path)),
+        "meta_title": page.title,
+        "meta_description": _("%(page)s of %(site)s.")
+        % {"page": page.title, "site": settings.SITE_NAME},
+    }

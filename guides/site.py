@@ -1,0 +1,45 @@
+"""The site as the outside world names it: its name, its address, its publisher.
+
+Absolute URLs (canonical, hreflang, sitemap, feeds, JSON-LD, Open Graph) are built here and
+nowhere else, from ``settings.SITE_URL`` (issue 17).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.templatetags.static import static
+
+from guides.structured_data import Publisher
+from pricing import selectors as pricing_selectors
+from pricing.models import Provider
+
+LOGO = "img/logo.svg"
+LOGO_RASTER = "img/apple-touch-icon.png"  # 180 px: what search engines take as a logo
+SHARE_IMAGE = "img/share.png"  # 1200 x 630, for Open Graph and Twitter cards
+
+
+def site_url(request: HttpRequest | None = None) -> str:
+    """'https://guide.example.com': the configured SITE_URL, never the request's Host (a
+    forged Host must not decide anyone's canonical links). ``request`` is accepted so that
+    callers need not know that."""
+    return settings.SITE_URL.rstrip("/")
+
+
+def absolute(request: HttpRequest | None, path: str) -> str:
+    """The absolute URL of a path on this site ('/en/gpus/' -> 'https://…/en/gpus/')."""
+    if urlsplit(path).scheme:  # a static file on a CDN is absolute already
+        return path
+    return site_url(request) + path
+
+
+def publisher(request: HttpRequest | None, house: Provider | None = None) -> Publisher:
+    """The company that publishes the site: our house provider (read unless given)."""
+    house = house or pricing_selectors.house_provider()
+    return Publisher(
+        name=house.name,
+        url=house.url or site_url(request) + "/",
+        logo_url=absolute(request, static(LOGO_RASTER)),
+    )
