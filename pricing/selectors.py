@@ -404,8 +404,9 @@ def sources_read_before(*, day: date) -> list[Source]:
 def price_history(
     *, provider: Provider, at: date | None = None, days: int = HISTORY_DAYS
 ) -> dict[str, list[tuple]]:
-    """Per GPU slug, its (date, USD per GPU-hour) points at ``provider`` over the ``days`` up
-    to ``at``, oldest first. The window keeps the work bounded however long the history."""
+    """Per GPU slug, the (date, USD per GPU-hour) points where its price at ``provider``
+    changed over the ``days`` up to ``at``, oldest first (a check that repeats the price before
+    it adds no point). The window keeps the work bounded however long the history."""
     at = at or timezone.localdate()
     cache_tags.record(cache_tags.prices(provider.pk))
     history: dict[str, list[tuple]] = {}
@@ -416,7 +417,11 @@ def price_history(
         .values_list("gpu__slug", "checked_on", "quoted_usd_per_hour", "gpus_in_quote")
     )
     for slug, checked_on, quoted, gpus in prices:
-        history.setdefault(slug, []).append((checked_on, calculations.per_gpu_price(quoted, gpus)))
+        points = history.setdefault(slug, [])
+        price = calculations.per_gpu_price(quoted, gpus)
+        if points and points[-1][1] == price:
+            continue  # a step chart needs the changes only: daily checks at one price are one step
+        points.append((checked_on, price))
     return history
 
 

@@ -42,7 +42,8 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
 from django.urls import path  # noqa: E402
 
-GUIDE = "/en/guides/best-gpu-for-llama-70b-fine-tuning/"
+SEED_GUIDE = "best-gpu-for-llama-70b-fine-tuning"
+GUIDE = f"/en/guides/{SEED_GUIDE}/"
 PAGES = [
     GUIDE,
     "/de/guides/best-gpu-for-llama-70b-fine-tuning/",
@@ -155,14 +156,15 @@ def measure_admin(client: Client, repeats: int) -> dict:
 
 
 def copy_guides(count: int) -> None:
-    """The seed's guide copied to ``count`` guides in all, with its sections, FAQ and tables."""
+    """The seed's 70B guide copied until there are ``count`` guides in all (the seed itself
+    publishes five), with its sections, FAQ and tables."""
     from guides.models import Guide
 
-    original = Guide.objects.get()
+    original = Guide.objects.get(slug=SEED_GUIDE)
     related = ["sections", "faq_entries", "guide_sources", "configurations", "recommendations",
                "cost_scenarios"]  # fmt: skip
     children = {name: list(getattr(original, name).all()) for name in related}
-    for n in range(2, count + 1):
+    for n in range(Guide.objects.count() + 1, count + 1):
         guide = Guide.objects.get(pk=original.pk)
         guide.pk = None
         guide.slug = f"{original.slug}-copy-{n}"

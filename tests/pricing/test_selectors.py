@@ -91,6 +91,17 @@ def test_price_history_is_oldest_first(house):
     assert history["a100-80gb"] == [(SEED_DAY, D("0.92")), (date(2026, 11, 1), D("0.95"))]
 
 
+def test_price_history_keeps_only_the_changes(house):
+    """Daily checks at an unchanged price are one step of the chart, not a point a day."""
+    for day, price in ((3, "0.92"), (5, "0.92"), (7, "0.99"), (9, "0.99"), (11, "0.92")):
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, day),
+                           prices={"a100-80gb": D(price)})  # fmt: skip
+    history = selectors.price_history(provider=house)
+    assert history["a100-80gb"] == [
+        (SEED_DAY, D("0.92")), (date(2026, 11, 7), D("0.99")), (date(2026, 11, 11), D("0.92"))
+    ]  # fmt: skip
+
+
 def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
     massed = Provider.objects.get(slug="massed-compute")
     listings = selectors.gpu_listings_for_provider(provider=massed, at=SEED_DAY)
