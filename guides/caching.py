@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import wraps
 
 from django.core.cache import cache
@@ -28,9 +30,26 @@ def content_version() -> int:
     return version or 0
 
 
+# Set while writes are rehearsed (a working copy applied in a savepoint that is rolled back):
+# they never reach visitors, so they leave the cached pages alone.
+_writes_not_live: ContextVar[bool] = ContextVar("gpuguide_writes_not_live", default=False)
+
+
+@contextmanager
+def writes_not_live() -> Iterator[None]:
+    token = _writes_not_live.set(True)
+    try:
+        yield
+    finally:
+        _writes_not_live.reset(token)
+
+
 def bump_content_version(**_signal_kwargs) -> None:
     """Invalidate every cached page at once (old keys simply expire)."""
     from guides.models import ContentVersion
+
+    if _writes_not_live.get():
+        return
 
     if not ContentVersion.objects.filter(pk=1).update(value=F("value") + 1):
         ContentVersion.objects.get_or_create(pk=1, defaults={"value": 1})
