@@ -31,23 +31,29 @@ document.addEventListener("DOMContentLoaded", function () {
     search.setAttribute("aria-label", data.filter);
     details.appendChild(search);
     var list = document.createElement("ul");
-    data.kinds.forEach(function (kind) {
-      var item = document.createElement("li");
-      var button = document.createElement("button");
-      button.type = "button";
-      button.className = "token-choice";
-      button.textContent = kind.token;
-      button.title = kind.help;
-      button.addEventListener("click", function () {
-        insertAt(field, kind.token);
-        details.open = false;
+    function fill() {  // on first opening: 39 fields x every kind would slow the page down
+      if (list.children.length) {
+        return;
+      }
+      data.kinds.forEach(function (kind) {
+        var item = document.createElement("li");
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "token-choice";
+        button.textContent = kind.token;
+        button.title = kind.help;
+        button.addEventListener("click", function () {
+          insertAt(field, kind.token);
+          details.open = false;
+        });
+        var help = document.createElement("span");
+        help.textContent = " " + kind.help;
+        item.appendChild(button);
+        item.appendChild(help);
+        list.appendChild(item);
       });
-      var help = document.createElement("span");
-      help.textContent = " " + kind.help;
-      item.appendChild(button);
-      item.appendChild(help);
-      list.appendChild(item);
-    });
+    }
+    details.addEventListener("toggle", fill);
     details.appendChild(list);
     search.addEventListener("input", function () {
       var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
