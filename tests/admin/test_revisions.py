@@ -249,3 +249,19 @@ def test_a_row_added_in_a_draft_is_previewed_and_published(client, editor, guide
     client.post(_action(guide, draft, "publish"))
     assert FaqEntry.objects.filter(guide=guide).count() == n + 1
     assert "Gibt es eine Probezeit?" in _page(Client()).content.decode()
+
+
+def test_the_editing_manual_is_linked_from_the_admin_header(client, editor):
+    client.force_login(editor)
+    index = client.get("/en/admin/").content.decode()
+    assert '<a href="/en/admin/manual/">Editing manual</a>' in index
+    manual = client.get("/en/admin/manual/").content.decode()
+    assert "<h2>Working copies: editing a live guide</h2>" in manual
+    assert '<img src="editing/working-copy.png" alt="The guide form editing a working copy"' in (
+        manual
+    )
+    shot = client.get("/en/admin/manual/editing/working-copy.png")
+    assert shot.status_code == 200 and shot["Content-Type"] == "image/png"
+    assert client.get("/en/admin/manual/editing/nothing.png").status_code == 404
+    client.logout()
+    assert client.get("/en/admin/manual/").status_code == 302  # to the sign-in page
