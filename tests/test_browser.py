@@ -196,7 +196,7 @@ def _save_a_draft(staff, site, guide) -> int:
     _change(staff, site, guide)
     field = staff.locator("#id_short_answer_en")
     field.fill(field.input_value() + " " + ADDED)
-    picker = staff.locator("#id_short_answer_en + details.token-picker")
+    picker = staff.locator(".field-short_answer_en details.token-picker")
     picker.locator("summary").click()
     picker.get_by_role("searchbox").fill("checked")
     picker.get_by_role("searchbox").press("Enter")

@@ -71,7 +71,8 @@ document.addEventListener("DOMContentLoaded", function () {
         }
       }
     });
-    field.insertAdjacentElement("afterend", details);
+    // Below the field's row (label and input), not squeezed beside the input.
+    (field.closest(".flex-container") || field).insertAdjacentElement("afterend", details);
   }
 
   document.querySelectorAll("[data-token-picker]").forEach(function (field) {
