@@ -12,7 +12,7 @@ ARGS ?=
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run migrate createsuperuser shell test lint format messages translations benchmark \
-	screenshots mutation clean backup restore audit security
+	screenshots mutation clean backup restore audit security loadtest
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -57,8 +57,11 @@ run: migrate translations
 	@echo "  GPU Guide is starting at http://127.0.0.1:$(PORT)/"
 	@echo "  Create an admin user with:  make createsuperuser"
 	@echo "  then sign in at http://127.0.0.1:$(PORT)/en/$${ADMIN_URL:-admin/}"
+	@echo "  A task worker (manage.py db_worker) runs beside the server: it renders the pages a"
+	@echo "  write affected again, in the background. Ctrl-C stops both."
 	@echo ""
-	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+	@$(PY) manage.py db_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+		$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # ARGS are passed on: make createsuperuser ARGS="--noinput --username ada --email ada@example.com"
 # (with DJANGO_SUPERUSER_PASSWORD set) creates one without questions.
@@ -121,8 +124,14 @@ audit:
 security: $(VENV)/.installed-run translations
 	$(PY) scripts/security_check.py $(ARGS)
 
+# Queries and time of every public page on the seed and at 1,000,000 price rows (a few minutes;
+# ARGS="--rows 50000" for a quick run). DATABASE_URL and CACHE_URL choose PostgreSQL and Redis.
 benchmark: $(VENV)/.installed-dev translations
-	$(PY) scripts/benchmark.py
+	$(PY) scripts/benchmark.py $(ARGS)
+
+# gunicorn with 2 and 4 workers on PostgreSQL + Redis under wrk, loopback only (about 2 minutes).
+loadtest: $(VENV)/.installed-run translations
+	scripts/loadtest.sh
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache mutants

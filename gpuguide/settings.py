@@ -5,8 +5,10 @@ import re
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
+from django.http.request import validate_host
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.config import exit_with, redact_url
@@ -256,3 +258,37 @@ CONTENT_SECURITY_POLICY = {
 }
 # Load balancers probe over plain HTTP from inside the network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+# --- Speed and caching (issue 17): the page cache, HTTP caching, background re-rendering.
+# Kept in one block; see guides/caching.py, guides/tasks.py and docs/performance.md.
+# The site's own address: canonical, hreflang and sitemap URLs are built from it, never from
+# the request's Host header (which a visitor chooses, and which a cached page would keep).
+SITE_URL = env.str("SITE_URL", default="").rstrip("/")
+if not SITE_URL:
+    _public_hosts = [h for h in ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
+    if DEBUG:
+        SITE_URL = "http://127.0.0.1:8000"
+    elif _public_hosts:
+        SITE_URL = f"https://{_public_hosts[0]}"
+if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?", SITE_URL):
+    exit_with(
+        f"SITE_URL must be the site's address such as https://guide.example.com (no path): "
+        f"{SITE_URL!r}"
+    )
+if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOSTS):
+    # The background re-render asks for pages at SITE_URL; a host Django refuses would fail it.
+    exit_with(f"SITE_URL's host is not in ALLOWED_HOSTS: {SITE_URL!r}")
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("gpuguide.context_processors.site_url")
+# A page whose data changed this recently is still served from the cache while a background
+# task renders it again (stale-while-revalidate); an older change is rendered on the spot.
+PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=60)
+# What browsers and proxies are told about public pages (Cache-Control).
+PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=60)
+PAGE_BROWSER_STALE_SECONDS = env.int("PAGE_BROWSER_STALE_SECONDS", default=300)
+# Compressed HTML. First, so that it compresses what every other middleware produced. (The
+# page cache answers conditional requests with 304 itself, from each page's ETag.)
+MIDDLEWARE.insert(0, "django.middleware.gzip.GZipMiddleware")
+# Background re-rendering: Django's task framework (the django-tasks backport) with its
+# database backend; `manage.py db_worker` runs the queue (`make run` starts one).
+INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}

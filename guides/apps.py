@@ -12,15 +12,15 @@ class GuidesConfig(AppConfig):
         from django.db.models.signals import m2m_changed, post_delete, post_save
 
         from guides import revisions  # noqa: F401 - registers guides with django-reversion
-        from guides.caching import bump_content_version
+        from guides.caching import note_sources_changed, note_write
         from guides.tokens import kinds  # noqa: F401 - fills the token registry
 
-        # Every write to content or prices invalidates the cached pages.
+        # Every write to content or prices makes the cached pages that read it stale.
         for app_label in ("guides", "pricing"):
             for model in apps.get_app_config(app_label).get_models():
                 if model._meta.model_name in {"contentversion", "guiderevision"}:
                     continue
-                post_save.connect(bump_content_version, sender=model, weak=False)
-                post_delete.connect(bump_content_version, sender=model, weak=False)
+                post_save.connect(note_write, sender=model, weak=False)
+                post_delete.connect(note_write, sender=model, weak=False)
         guide = apps.get_model("guides", "Guide")
-        m2m_changed.connect(bump_content_version, sender=guide.sources.through, weak=False)
+        m2m_changed.connect(note_sources_changed, sender=guide.sources.through, weak=False)

@@ -280,16 +280,6 @@ def check_restorable(alias: str, path: Path) -> str:
     return engine
 
 
-def previous_content_version(alias: str = "default") -> int:
-    """The target's content version before the restore (0 on an empty database)."""
-    connection = connections[alias]
-    with connection.cursor() as cursor:
-        if "guides_contentversion" not in connection.introspection.table_names(cursor):
-            return 0
-        cursor.execute("SELECT MAX(value) FROM guides_contentversion")
-        return cursor.fetchone()[0] or 0
-
-
 def restore(alias: str, path: Path) -> None:
     engine = vendor(alias)
     if engine == "postgresql":

@@ -1,37 +1,145 @@
-"""Whole-page caching for visitors, keyed on a content version that every write bumps.
+"""Whole-page caching for visitors: keyed on what a page shows, versioned by what it read.
 
-Any save or delete of a pricing or guides model (admin, commands, services) bumps the version
-in the same transaction, so a cached page is never older than the data behind it, in any
-worker process. A cached visit costs one query (reading the version). Signed-in staff always
-get a fresh render: they preview drafts, which visitors must never receive from the cache.
+- **Key**: the language, the path and only the query parameters the page uses (the view
+  declares them; any other parameter is dropped before the view runs, so it can neither make
+  an entry nor show up in the page). The host is not part of it: absolute URLs come from
+  ``SITE_URL``.
+- **Versions**: a page records the tags of the data it reads (``gpuguide.cache_tags``), each
+  with the tag's current token, and is stored with them. A write replaces the tokens of the
+  tags it touches, so only the pages that read that data go stale (a price check: the pages
+  quoting that provider; an edit: that guide). Tokens are random (never repeated, even after a
+  restore), kept in the cache so that a cached visit reads no table, and in the database as
+  the fallback when the cache has lost them.
+- **After a write commits**, a background task (``guides.tasks``) renders the affected pages
+  again. A visitor who comes first gets the previous page for up to
+  ``PAGE_CACHE_STALE_SECONDS`` after the change (stale-while-revalidate), and the page is
+  re-rendered in the background; after that, a stale page is rendered on the spot.
+- Entries expire at the next local midnight ("today" moves on), at the latest.
+- Signed-in staff (previews, drafts) are never served from or stored in the cache, and their
+  responses say ``private, no-store``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import timedelta
 from functools import wraps
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db.models import F
-from django.http import HttpRequest, HttpResponse
+from django.db import DatabaseError, connection, transaction
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.utils import timezone
+from django.utils.cache import add_never_cache_headers, get_conditional_response
+from django.utils.http import http_date
 from django.utils.translation import get_language
 
-PAGE_TIMEOUT = 60 * 60 * 24  # a day; the version, not the timeout, keeps pages fresh
+from gpuguide import cache_tags
+
+logger = logging.getLogger(__name__)
+
+# Cached values are pickled objects (CachedPage, the selectors' dataclasses and models): raise
+# this when one of them changes shape, so that a deploy never unpickles the previous shape.
+CACHE_FORMAT = 1
+PAGE_PREFIX = f"gpuguide:page:{CACHE_FORMAT}:"
+TOKEN_PREFIX = "gpuguide:version:"
+REFRESH_PREFIX = "gpuguide:refreshing:"
+REFRESH_LOCK_SECONDS = 60  # one background re-render per page at a time
+
+# Set while a background task re-renders pages: skip the lookup, render and store.
+_refreshing: ContextVar[bool] = ContextVar("gpuguide_refreshing", default=False)
 
 
-def content_version() -> int:
+@dataclass(frozen=True)
+class CachedPage:
+    body: bytes
+    content_type: str
+    tokens: dict[str, str]  # tag -> the token the page was rendered under
+    etag: str
+    stored_at: float  # Unix time
+
+
+# --- version tokens ----------------------------------------------------------------------
+
+
+def new_token() -> str:
+    """A random token, prefixed with the time in milliseconds (how long ago data changed)."""
+    return f"{time.time_ns() // 1_000_000}-{secrets.token_hex(8)}"
+
+
+def _token_age_seconds(token: str) -> float:
+    milliseconds, _, _random = token.partition("-")
+    return time.time() - int(milliseconds) / 1000 if milliseconds.isdigit() else float("inf")
+
+
+def current_tokens(tags: Iterable[str]) -> dict[str, str] | None:
+    """Each tag's current token, from the cache, else from the database (and cached again).
+
+    None when the cache lacks one and the database cannot be reached.
+    """
+    tags = list(tags)
+    found = {
+        key.removeprefix(TOKEN_PREFIX): token
+        for key, token in cache.get_many([TOKEN_PREFIX + tag for tag in tags]).items()
+    }
+    missing = [tag for tag in tags if tag not in found]
+    if missing:
+        try:
+            loaded = _tokens_from_database(missing)
+        except DatabaseError:
+            return None
+        for tag, token in loaded.items():
+            # add, not set: a writer may have put a newer token there since we read ours.
+            cache.add(TOKEN_PREFIX + tag, token, None)
+        found.update(loaded)
+    return found
+
+
+def _tokens_from_database(tags: list[str]) -> dict[str, str]:
     from guides.models import ContentVersion
 
-    version = ContentVersion.objects.filter(pk=1).values_list("value", flat=True).first()
-    return version or 0
+    rows = dict(ContentVersion.objects.filter(tag__in=tags).values_list("tag", "token"))
+    unseen = [tag for tag in tags if tag not in rows]
+    if unseen:  # never written: a first token (the row a concurrent worker wrote first wins)
+        ContentVersion.objects.bulk_create(
+            [ContentVersion(tag=tag, token=new_token()) for tag in unseen], ignore_conflicts=True
+        )
+        rows.update(ContentVersion.objects.filter(tag__in=unseen).values_list("tag", "token"))
+    return rows
 
 
-# Set while writes are rehearsed (a working copy applied in a savepoint that is rolled back):
-# they never reach visitors, so they leave the cached pages alone.
+def _replace_tokens(tags: Iterable[str]) -> None:
+    from guides.models import ContentVersion
+
+    token, tags = new_token(), sorted(set(tags))
+    for tag in tags:
+        if not ContentVersion.objects.filter(tag=tag).update(token=token):  # a tag's first write
+            ContentVersion.objects.get_or_create(tag=tag, defaults={"token": token})
+    cache.set_many({TOKEN_PREFIX + tag: token for tag in tags}, None)
+
+
+# --- writes ------------------------------------------------------------------------------
+
+
+def note_write(sender, instance, created: bool = True, raw: bool = False, **_kwargs) -> None:
+    """post_save / post_delete of a guides or pricing model: its pages are stale."""
+    invalidate(cache_tags.tags_for_write(instance, created=created))
+
+
+def note_sources_changed(sender, instance, **_kwargs) -> None:
+    """m2m_changed of a guide's sources."""
+    invalidate(cache_tags.tags_for_write(instance))
+
+
+# Set while writes are rehearsed (a working copy applied in a savepoint that is rolled back,
+# see guides.revisions): they never reach visitors, so they leave the cached pages alone.
 _writes_not_live: ContextVar[bool] = ContextVar("gpuguide_writes_not_live", default=False)
 
 
@@ -44,60 +152,248 @@ def writes_not_live() -> Iterator[None]:
         _writes_not_live.reset(token)
 
 
-def bump_content_version(**_signal_kwargs) -> None:
-    """Invalidate every cached page at once (old keys simply expire)."""
-    from guides.models import ContentVersion
-
+def invalidate(tags: Iterable[str]) -> None:
+    """New tokens now, inside the writer's transaction (no page rendered from here on counts
+    as current), and again once it commits (pages rendered meanwhile read the old data)."""
     if _writes_not_live.get():
         return
-
-    if not ContentVersion.objects.filter(pk=1).update(value=F("value") + 1):
-        ContentVersion.objects.get_or_create(pk=1, defaults={"value": 1})
-
-
-def cache_public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Serve anonymous GETs from the cache; store successful renders."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.user.is_authenticated:
-            return view(request, *args, **kwargs)
-        # The path and query hashed: visitors choose them, and a key must stay short and
-        # plain whatever they send (memcached refuses keys over 250 bytes or with spaces).
-        path = hashlib.sha256(request.get_full_path().encode()).hexdigest()
-        key = f"gpuguide:page:{content_version()}:{get_language()}:{path}"
-        cached = cache.get(key)
-        if cached is not None:
-            status, content_type, body = cached
-            return HttpResponse(body, status=status, content_type=content_type)
-        response = view(request, *args, **kwargs)
-        if response.status_code == 200:
-            if hasattr(response, "render"):
-                response.render()
-            cache.set(key, (200, response["Content-Type"], response.content), PAGE_TIMEOUT)
-        return response
-
-    return wrapper
+    tags = set(tags)
+    if not connection.in_atomic_block:  # autocommit: already committed
+        _replace_tokens(tags)
+        _enqueue_refresh(tags)
+        return
+    pending = next(
+        (c for _savepoints, c, _robust in connection.run_on_commit if isinstance(c, _AfterCommit)),
+        None,
+    )
+    if pending is None:
+        pending = _AfterCommit()
+        transaction.on_commit(pending)
+    # Once per tag and transaction: a guide saved with its 30 inline rows is one replacement.
+    _replace_tokens(tags - pending.tags)
+    pending.tags |= tags
 
 
-def renew_content_version(*, at_least: int = 0) -> int:
-    """Move the version past every value it can have had, after a restore put an old one back.
+class _AfterCommit:
+    """Runs once when the transaction commits, for every tag it wrote."""
 
-    A restore brings back the version the backup was taken at; the pages cached since then (in
-    every worker's cache, which ``cache.clear()`` in one process cannot reach) carry the values
-    after it, so counting on from the restored value would serve them again. The new value is
-    above the restored one, above ``at_least`` (the value before the restore) and at least the
-    current time in milliseconds, which ordinary bumps (one per write) never reach: it is new
-    even when the pre-restore value could not be read.
+    def __init__(self) -> None:
+        self.tags: set[str] = set()
+
+    def __call__(self) -> None:
+        _replace_tokens(self.tags)
+        _enqueue_refresh(self.tags)
+
+
+def invalidate_everything() -> None:
+    """Every page stale (after bulk loads, which send no signals)."""
+    invalidate({cache_tags.SITE, cache_tags.GUIDES})
+
+
+def renew_after_restore() -> int:
+    """New tokens for every tag after a restore put old ones back, and an empty cache.
+
+    The restored tokens are ones pages may have been cached under; random new ones match none.
+    Returns how many tags were renewed.
     """
-    from django.db import transaction
-
     from guides.models import ContentVersion
 
+    tags = set(ContentVersion.objects.values_list("tag", flat=True)) | {cache_tags.SITE}
     with transaction.atomic():
-        row, _ = ContentVersion.objects.select_for_update().get_or_create(
-            pk=1, defaults={"value": 0}
-        )
-        row.value = max(row.value + 1, at_least + 1, time.time_ns() // 1_000_000)
-        row.save(update_fields=["value"])
-    return row.value
+        _replace_tokens(tags)
+    cache.clear()  # this process's cache, which is every worker's with a shared CACHE_URL
+    return len(tags)
+
+
+def _enqueue_refresh(tags: set[str]) -> None:
+    from guides import tasks
+
+    try:
+        tasks.refresh_affected_pages.enqueue(tags=sorted(tags))
+    except Exception:  # the write stands; the pages render on their next visit instead
+        logger.exception("could not queue the re-render of pages for %s", sorted(tags))
+
+
+# --- reads -------------------------------------------------------------------------------
+
+
+def page_key(language: str, path: str, query: QueryDict) -> str:
+    # Hashed: visitors choose the path, and a key must stay short and plain (memcached
+    # refuses keys over 250 bytes or with spaces).
+    canonical_query = "&".join(
+        f"{name}={value}" for name, values in sorted(query.lists()) for value in values
+    )
+    raw = "\n".join((language, path, canonical_query))
+    return PAGE_PREFIX + hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _only(query: QueryDict, names: Iterable[str]) -> QueryDict:
+    kept = QueryDict(mutable=True)
+    for name in names:
+        if name in query:
+            kept.setlist(name, query.getlist(name))
+    kept._mutable = False
+    return kept
+
+
+def cache_public_page(view: Callable | None = None, *, query: Iterable[str] = ()) -> Callable:
+    """Serve anonymous GETs from the cache; store successful renders.
+
+    ``query``: the parameters the page reads. The others are dropped before the view runs.
+    """
+    names = tuple(query)
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            request.GET = _only(request.GET, names)
+            if request.user.is_authenticated:
+                response = view(request, *args, **kwargs)
+                add_never_cache_headers(response)  # private, no-store: may be a draft
+                return response
+            return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
+
+        return wrapper
+
+    return decorate(view) if view is not None else decorate
+
+
+# Page key -> the tags its cached page read, as last seen by this process: lets a visit fetch
+# the page and its tokens in one round trip to a shared cache instead of two.
+_tags_seen: dict[str, tuple[str, ...]] = {}
+_TAGS_SEEN_MAX = 10_000
+
+
+def _lookup(key: str) -> tuple[CachedPage | None, dict[str, str] | None]:
+    """The cached page at ``key`` and the current tokens of the tags it read."""
+    tags = _tags_seen.get(key, ())
+    found = cache.get_many([key, *(TOKEN_PREFIX + tag for tag in tags)])
+    page = found.pop(key, None)
+    if page is None:
+        return None, None
+    tokens = {k.removeprefix(TOKEN_PREFIX): token for k, token in found.items()}
+    if set(tokens) != set(page.tokens):  # first visit here, or tags changed: ask for them
+        if len(_tags_seen) >= _TAGS_SEEN_MAX:
+            _tags_seen.clear()
+        _tags_seen[key] = tuple(page.tokens)
+        tokens = current_tokens(page.tokens)
+    return page, tokens
+
+
+def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]) -> HttpResponse:
+    key = page_key(get_language(), request.path, request.GET)
+    page, tokens = (None, None) if _refreshing.get() else _lookup(key)
+    if page is not None:
+        if tokens is None:  # the database is down and the cache lost a token: still serve
+            return _response(request, page, "hit")
+        changed = [token for tag, token in tokens.items() if token != page.tokens[tag]]
+        if not changed:
+            return _response(request, page, "hit")
+        if min(map(_token_age_seconds, changed)) < settings.PAGE_CACHE_STALE_SECONDS:
+            _refresh_later(key, request.get_full_path())
+            return _response(request, page, "stale")
+    return _render_and_store(key, render)
+
+
+def _render_and_store(key: str, render: Callable[[], HttpResponse]) -> HttpResponse:
+    with cache_tags.recording(current_tokens) as tokens:
+        response = render()
+        if hasattr(response, "render"):
+            response.render()  # inside the recording: templates may still read
+    if response.status_code != 200 or tokens is None or None in tokens.values():
+        return response
+    body = response.content
+    page = CachedPage(
+        body=body,
+        content_type=response["Content-Type"],
+        tokens=dict(tokens),
+        etag=f'"{hashlib.sha256(body).hexdigest()[:32]}"',
+        stored_at=time.time(),
+    )
+    cache.set(key, page, _seconds_until_tomorrow())
+    _add_http_caching(response, page)
+    response["X-Page-Cache"] = "miss"
+    return response
+
+
+_CONDITIONAL_HEADERS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE")
+
+
+def _response(request: HttpRequest, page: CachedPage, status: str) -> HttpResponse:
+    """The cached page, or 304 where the request's ETag or date shows it has this one."""
+    response = HttpResponse(page.body, content_type=page.content_type)
+    _add_http_caching(response, page)
+    response["X-Page-Cache"] = status
+    if not any(header in request.META for header in _CONDITIONAL_HEADERS):
+        return response  # the usual visit: nothing to compare
+    return get_conditional_response(
+        request, etag=page.etag, last_modified=int(page.stored_at), response=response
+    )
+
+
+def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
+    response["ETag"] = page.etag
+    response["Last-Modified"] = http_date(page.stored_at)
+    # Set whole rather than patched: a cached page has no Cache-Control of its own to merge.
+    response["Cache-Control"] = (
+        f"public, max-age={settings.PAGE_BROWSER_MAX_AGE}, "
+        f"stale-while-revalidate={settings.PAGE_BROWSER_STALE_SECONDS}"
+    )
+
+
+def _seconds_until_tomorrow() -> int:
+    now = timezone.localtime()
+    midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(1, int((midnight - now).total_seconds()))
+
+
+def _refresh_later(key: str, full_path: str) -> None:
+    from guides import tasks
+
+    if not cache.add(REFRESH_PREFIX + key, 1, REFRESH_LOCK_SECONDS):
+        return  # already queued
+    try:
+        tasks.refresh_pages.enqueue(paths=[full_path])
+    except Exception:  # the visitor still gets the previous page; the next one renders it
+        cache.delete(REFRESH_PREFIX + key)
+        logger.exception("could not queue the re-render of %s", full_path)
+
+
+@contextmanager
+def refreshing() -> Iterator[None]:
+    """Inside: cached pages are rendered and stored again, never served from the cache."""
+    token = _refreshing.set(True)
+    try:
+        yield
+    finally:
+        _refreshing.reset(token)
+
+
+def page_is_current(language: str, path: str, tags: Iterable[str]) -> bool:
+    """Whether the cached page at ``path`` exists and read none of ``tags``' data."""
+    page = cache.get(page_key(language, path, QueryDict()))
+    return page is not None and not (set(page.tokens) & set(tags))
+
+
+# --- reference data ----------------------------------------------------------------------
+
+CATALOGUE_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
+
+
+def from_catalogue(name: str, load: Callable[[], object]) -> object:
+    """``load()``'s result, cached under the ``site`` token and the language.
+
+    For the small tables every page reads (providers, methods, blocks, facts): a write to any
+    of them replaces the ``site`` token, so what is cached here is never older than the data.
+    The token is read before the data, so a write committing meanwhile leaves it unused.
+    """
+    tokens = current_tokens([cache_tags.SITE])
+    if tokens is None:  # the database is down or the cache lost the token: read directly
+        return load()
+    cache_tags.record(cache_tags.SITE)
+    key = f"{CATALOGUE_PREFIX}{name}:{get_language()}:{tokens[cache_tags.SITE]}"
+    value = cache.get(key)
+    if value is None:
+        value = load()
+        cache.set(key, value, _seconds_until_tomorrow())
+    return value

@@ -1,15 +1,40 @@
-"""Price-history charts drawn server-side as SVG coordinates (no JavaScript, no library)."""
+"""Price-history step charts drawn server-side as SVG coordinates (no JavaScript, no library).
+
+A chart holds one GPU's price per GPU-hour at several providers on shared axes: dates across,
+US dollars up from zero, so a 7.6 % rise looks like one. Each price holds until the next check
+changed it, hence steps: a horizontal run at each price, a vertical jump on the day it changed,
+and the last price carried to the chart's end (today, or the as-of day). Everything here is
+numbers and dates; the template formats the labels for the visitor's language.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 
-WIDTH = Decimal(320)
-HEIGHT = Decimal(120)
-PAD = Decimal(12)
+WIDTH = Decimal(360)
+HEIGHT = Decimal(200)
+LEFT = Decimal(56)  # room for the price labels
+RIGHT = Decimal(14)
+TOP = Decimal(26)  # room for the axis title
+BOTTOM = Decimal(30)  # room for the date labels
+PLOT_WIDTH = WIDTH - LEFT - RIGHT
+PLOT_HEIGHT = HEIGHT - TOP - BOTTOM
+MAX_INTERVALS = 4  # price gridlines above zero, at most
+NICE_STEPS = (Decimal(1), Decimal(2), Decimal("2.5"), Decimal(5))
+MIN_TICK_GAP = Decimal(90)  # chart units between two date labels, so that they never overlap
 TENTH = Decimal("0.1")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One provider's prices for the GPU: (check date, USD per GPU-hour), oldest first."""
+
+    name: str
+    house: bool
+    points: list[tuple[date, Decimal]]
 
 
 @dataclass(frozen=True)
@@ -21,32 +46,137 @@ class ChartPoint:
 
 
 @dataclass(frozen=True)
-class PriceChart:
+class DrawnSeries:
+    name: str
+    house: bool
+    index: int  # its line style: 0 for ours, then 1, 2, … for the others
     points: list[ChartPoint]
-    low: Decimal
-    high: Decimal
-    width: Decimal = WIDTH
-    height: Decimal = HEIGHT
+    path: str  # the SVG path of the steps
 
     @property
-    def polyline(self) -> str:
-        return " ".join(f"{p.x},{p.y}" for p in self.points)
+    def last(self) -> ChartPoint:
+        return self.points[-1]
 
 
-def price_chart(history: list[tuple[date, Decimal]]) -> PriceChart | None:
-    """Scale (date, price) points into the chart box; a flat line when the price never moved."""
-    if not history:
+@dataclass(frozen=True)
+class DateTick:
+    x: Decimal
+    on: date
+    anchor: str  # SVG text-anchor: start, middle or end
+
+
+@dataclass(frozen=True)
+class PriceTick:
+    y: Decimal
+    usd: Decimal
+
+
+@dataclass(frozen=True)
+class StepChart:
+    series: list[DrawnSeries]
+    date_ticks: list[DateTick]
+    price_ticks: list[PriceTick]
+    start: date
+    end: date
+    width: Decimal = WIDTH
+    height: Decimal = HEIGHT
+    left: Decimal = LEFT
+    right: Decimal = WIDTH - RIGHT
+    top: Decimal = TOP
+    bottom: Decimal = HEIGHT - BOTTOM
+
+    @property
+    def price_label_x(self) -> Decimal:
+        return self.left - 6
+
+    @property
+    def tick_end(self) -> Decimal:
+        return self.bottom + 5
+
+    @property
+    def date_label_y(self) -> Decimal:
+        return self.bottom + 20
+
+    @property
+    def high(self) -> Decimal:
+        """The top of the price axis."""
+        return self.price_ticks[-1].usd
+
+
+def nice_step(high: Decimal, intervals: int = MAX_INTERVALS) -> Decimal:
+    """The smallest 1, 2, 2.5 or 5 times a power of ten that covers ``high`` in ``intervals``."""
+    if high <= 0:
+        return Decimal(1)
+    exponent = (high / intervals).adjusted()
+    for power in (exponent, exponent + 1):
+        for step in NICE_STEPS:
+            if step.scaleb(power) * intervals >= high:
+                return step.scaleb(power)
+    raise AssertionError("unreachable: 10 ** (exponent + 1) * intervals > high")
+
+
+def price_ticks(high: Decimal) -> list[Decimal]:
+    """Zero and the gridline prices up to the first multiple of the step at or above ``high``."""
+    step = nice_step(high)
+    count = max(int((high / step).to_integral_value(ROUND_CEILING)), 1)
+    return [step * i for i in range(count + 1)]
+
+
+def step_path(points: list[ChartPoint], end_x: Decimal) -> str:
+    """M to the first check, then across to each change and up or down to its price."""
+    first, *rest = points
+    parts = [f"M{first.x} {first.y}"]
+    for point in rest:
+        parts.append(f"H{point.x} V{point.y}")
+    parts.append(f"H{end_x}")
+    return " ".join(parts)
+
+
+def step_chart(series: list[Series], *, end: date) -> StepChart | None:
+    """The chart of ``series`` from the earliest check to ``end``; None when nothing is priced.
+
+    Series without points are left out; the first series keeps style 0 (ours).
+    """
+    drawn_series = [s for s in series if s.points]
+    if not drawn_series:
         return None
-    first, last = history[0][0], history[-1][0]
-    low = min(p for _d, p in history)
-    high = max(p for _d, p in history)
-    span_days = Decimal(max((last - first).days, 1))
-    span_usd = high - low
-    points = []
-    for on, usd in history:
-        x = PAD + (WIDTH - 2 * PAD) * Decimal((on - first).days) / span_days
-        if len(history) == 1:
-            x = WIDTH / 2
-        y = HEIGHT / 2 if not span_usd else PAD + (HEIGHT - 2 * PAD) * (high - usd) / span_usd
-        points.append(ChartPoint(x.quantize(TENTH), y.quantize(TENTH), on, usd))
-    return PriceChart(points, low, high)
+    start = min(s.points[0][0] for s in drawn_series)
+    end = max(end, *(s.points[-1][0] for s in drawn_series))
+    span_days = Decimal(max((end - start).days, 1))
+    ticks = price_ticks(max(usd for s in drawn_series for _on, usd in s.points))
+    high = ticks[-1]
+
+    def x_of(on: date) -> Decimal:
+        return (LEFT + PLOT_WIDTH * Decimal((on - start).days) / span_days).quantize(TENTH)
+
+    def y_of(usd: Decimal) -> Decimal:
+        return (TOP + PLOT_HEIGHT * (high - usd) / high).quantize(TENTH)
+
+    end_x = (LEFT + PLOT_WIDTH).quantize(TENTH)
+    drawn = []
+    for index, s in enumerate(series):
+        if not s.points:
+            continue
+        points = [ChartPoint(x_of(on), y_of(usd), on, usd) for on, usd in s.points]
+        drawn.append(DrawnSeries(s.name, s.house, index, points, step_path(points, end_x)))
+    return StepChart(
+        series=drawn,
+        date_ticks=date_ticks(start, end, sorted({p.on for s in drawn for p in s.points}), x_of),
+        price_ticks=[PriceTick(y_of(usd), usd) for usd in ticks],
+        start=start,
+        end=end,
+    )
+
+
+def date_ticks(
+    start: date, end: date, checks: list[date], x_of: Callable[[date], Decimal]
+) -> list[DateTick]:
+    """The first check and the end, plus each check day far enough from the labels chosen."""
+    chosen = [DateTick(x_of(start), start, "start")]
+    if end != start:
+        chosen.append(DateTick(x_of(end), end, "end"))
+    for on in checks:
+        x = x_of(on)
+        if all(abs(x - tick.x) >= MIN_TICK_GAP for tick in chosen):
+            chosen.append(DateTick(x, on, "middle"))
+    return sorted(chosen, key=lambda tick: tick.x)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.urls import reverse
@@ -14,7 +15,7 @@ from django.utils.translation import gettext_lazy
 from guides import selectors as guide_selectors
 from guides.consistency import advice_problems, text_problems
 from guides.presentation import config_label
-from guides.services import guide_figures
+from guides.services import guide_figures, page_figures
 from pricing import selectors
 from pricing.models import Provider
 
@@ -98,16 +99,21 @@ def guide_check_warnings(today: date) -> list[DashboardWarning]:
     can make a sentence untrue or an editor's recommendation wrong; each names the guide and
     the sentence. An editor's recommendation that still fits but is no longer the cheapest is
     named too."""
+    guides = guide_selectors.published_guides_for_checking()
+    if not guides:
+        return []
+    try:  # what every guide shares, read once: prices, methods, facts, measurements
+        shared = page_figures(params_billion=Decimal(1), at=today)
+    except Provider.DoesNotExist:
+        return []  # nothing is priced before the house provider is set up
+    throughputs = selectors.throughput_runs()
+    # every GPU is listed at every provider (priced or not): their names, with no query
+    gpu_names = frozenset(g.name for gpus in shared.listings.values() for g in gpus.values())
     warnings = []
-    for guide in guide_selectors.published_guides_for_checking():
+    for guide in guides:
         url = reverse("admin:guides_guide_change", args=[guide.pk])
-        try:
-            figures = guide_figures(guide, at=today)
-        except Provider.DoesNotExist:
-            return []  # nothing is priced before the house provider is set up
-        problems = advice_problems(guide, figures) + text_problems(
-            guide, figures, guide_selectors.token_slugs().gpu_names
-        )
+        figures = guide_figures(guide, at=today, catalogue_figures=shared, throughputs=throughputs)
+        problems = advice_problems(guide, figures) + text_problems(guide, figures, gpu_names)
         warnings += [
             DashboardWarning(GUIDE_PROBLEM % {"guide": guide.title, "problem": p}, url)
             for p in problems

@@ -7,6 +7,7 @@ the pricing calculations. It never queries the database.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
@@ -18,6 +19,20 @@ from pricing.selectors import FactValue, GpuListing, MethodListing, ThroughputLi
 
 class MissingFigure(LookupError):
     """The data a figure needs is not on file (a GPU never priced at that provider, say)."""
+
+
+@dataclass(frozen=True)
+class PriceDates:
+    """The check days of the prices a page (or a table) quotes: the oldest and the newest."""
+
+    oldest: date
+    newest: date
+
+
+def price_dates(days: Iterable[date | None]) -> PriceDates | None:
+    """The span of ``days`` (None, for a GPU never priced, is left out); None if none."""
+    known = [day for day in days if day is not None]
+    return PriceDates(min(known), max(known)) if known else None
 
 
 class NothingFits(MissingFigure):
@@ -43,6 +58,8 @@ class PageFigures:
     # The editor's override per method; without one, recommendations are computed.
     recommendations: dict[str, list[calc.Configuration]] = field(default_factory=dict)
     throughputs: dict[str, ThroughputListing] = field(default_factory=dict)  # at the guide's run
+    # The check day of every price handed out so far, for the page's "prices checked on".
+    quoted_on: set[date] = field(default_factory=set)
     model_name: str = ""  # the guide's language model, for [[model]]
     licence_notes: dict[str, str] = field(default_factory=dict)  # language code -> note
 
@@ -123,10 +140,14 @@ class PageFigures:
     # --- GPUs, configurations, prices ---------------------------------------------------
 
     def listing(self, gpu: str, provider: str | None = None) -> GpuListing:
+        """The GPU at the provider (ours by default); its price's check day counts as quoted."""
         try:
-            return self.listings[provider or self.house][gpu]
+            found = self.listings[provider or self.house][gpu]
         except KeyError:
             raise MissingFigure(f"GPU {gpu} at {provider or self.house}") from None
+        if found.checked_on is not None:
+            self.quoted_on.add(found.checked_on)
+        return found
 
     def configuration(
         self, gpu: str, count: int = 1, *, provider: str | None = None

@@ -317,19 +317,21 @@ class TranslationStamp(models.Model):
 
 
 class ContentVersion(models.Model):
-    """One row counting writes to content and prices; cached pages are keyed on it.
+    """The version token of one cache tag (see gpuguide/cache_tags.py and guides/caching.py).
 
-    Kept in the database rather than the cache so every worker process agrees on it, whatever
-    cache backend each one has.
+    Written in the same transaction as the data it versions, and random, so that a restored
+    backup can never bring back a token that pages were cached under. The cache holds a copy
+    (a cached visit reads no table); this row is the fallback when the cache has lost it.
     """
 
-    value = models.PositiveBigIntegerField(default=1)
+    tag = models.CharField(max_length=64, unique=True)
+    token = models.CharField(max_length=64)
 
     class Meta:
         verbose_name = _("content version")
 
     def __str__(self) -> str:
-        return str(self.value)
+        return f"{self.tag}: {self.token}"
 
 
 class GuideRevision(models.Model):

@@ -18,6 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import gettext_lazy as _
 
+from guides.figures import PriceDates, price_dates
 from pricing import calculations as calc
 from pricing import selectors
 from pricing.training_memory import Architecture, PeakMemory, TrainingSetup, estimate_peak_memory
@@ -103,6 +104,11 @@ class PlannerResult:
     @property
     def moment(self) -> str:
         return MOMENT_LABELS[self.estimate.moment]
+
+    @property
+    def checked(self) -> PriceDates | None:
+        """The check days of the prices in the fit table."""
+        return price_dates(fit.gpu.checked_on for fit in self.fits if fit.usd_per_hour is not None)
 
 
 def shown(gb: Decimal) -> Decimal:

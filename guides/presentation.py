@@ -42,6 +42,10 @@ def long_date(value: date) -> str:
     return formatting.long_date(value, current_locale())
 
 
+def medium_date(value: date) -> str:
+    return formatting.medium_date(value, current_locale())
+
+
 def word_list(items: Iterable[str], style: str = "standard") -> str:
     return formatting.word_list(list(items), current_locale(), style)
 

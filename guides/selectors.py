@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
+from gpuguide import cache_tags
 from guides.models import (
     CostScenario,
     FitConfiguration,
@@ -18,6 +19,7 @@ from pricing.models import Fact, Gpu, Method, Provider
 
 def published_guides() -> list[Guide]:
     """Smallest model first: the order a reader scans sizes in."""
+    cache_tags.record(cache_tags.GUIDES)
     return list(
         Guide.objects.published()
         .select_related("language_model")
@@ -30,7 +32,9 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
     guides = _guides_for_pages()
     if not include_drafts:
         guides = guides.published()
-    return guides.get(slug=slug)
+    guide = guides.get(slug=slug)
+    cache_tags.record(cache_tags.guide(guide.pk))
+    return guide
 
 
 def _guides_for_pages():

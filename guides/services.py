@@ -7,17 +7,19 @@ and formats figures. The pricing maths is entered here and nowhere else on the w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from guides.charts import PriceChart, price_chart
-from guides.figures import MissingFigure, NothingFits, PageFigures
+from guides import catalogue
+from guides.charts import Series, StepChart, step_chart
+from guides.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
 from guides.models import Guide, Section
 from guides.presentation import beyond_one_host, config_label, faq_page_json_ld
 from guides.tokens.render import render_plain, render_prose
@@ -39,24 +41,24 @@ def page_figures(
 ) -> PageFigures:
     """Prices of every provider, every method's rules, blocks and facts, as of ``at``.
 
-    ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: house 1,
-    providers 1, one per provider for prices, check dates 1, methods 3, blocks 1, facts 1;
-    none grows with the price history.
+    ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: providers
+    1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
+    the price history.
     """
-    house = selectors.house_provider()
+    providers, house = catalogue.providers(), catalogue.house_provider()
     listings = {
-        p.slug: {g.slug: g for g in selectors.gpu_listings_for_provider(provider=p, at=at)}
-        for p in selectors.providers()
+        slug: {g.slug: g for g in gpus}
+        for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
     }
     figures = PageFigures(
         params_billion=params_billion,
         house=house.slug,
         house_name=house.name,
-        methods={m.slug: m for m in selectors.method_listings()},
+        methods={m.slug: m for m in catalogue.method_listings()},
         listings=listings,
         check_dates=selectors.latest_check_dates(at=at),
-        blocks=selectors.hour_blocks(),
-        facts=selectors.facts(),
+        blocks=catalogue.hour_blocks(),
+        facts=catalogue.facts(),
         architecture=architecture,
         training=training,
     )
@@ -69,7 +71,7 @@ def price_history_start() -> date | None:
 
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    return selectors.first_check_date(provider=selectors.house_provider())
+    return selectors.first_check_date(provider=catalogue.house_provider())
 
 
 # --- comparing two GPUs -------------------------------------------------------------------
@@ -89,6 +91,11 @@ class Comparison:
     first: selectors.GpuListing
     second: selectors.GpuListing
     rows: list[ComparisonRow]
+
+    @property
+    def checked(self) -> PriceDates | None:
+        """The check days of the two prices it quotes."""
+        return price_dates([self.first.checked_on, self.second.checked_on])
 
 
 def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
@@ -111,7 +118,7 @@ def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
 
 def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Comparison:
     """The comparison page of two GPUs at our prices; raises MissingFigure for an unknown GPU."""
-    house = selectors.house_provider()
+    house = catalogue.house_provider()
     listings = {
         g.slug: g
         for g in selectors.gpu_listings_for_provider(provider=house, at=at, slugs=[first, second])
@@ -208,7 +215,7 @@ class GuidePage:
     short_answer: SafeString
     meta_description: str
     faq_json_ld: SafeString
-    checked_on: date | None
+    checked: PriceDates | None  # every price the page quotes, in tables and prose
     house_name: str
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
@@ -220,27 +227,45 @@ class GuidePage:
     sections: list[SectionView]
     faq: list[FaqView]
     sources: list
+    fit_checked: PriceDates | None  # the prices in the fit table
+    cost_checked: PriceDates | None  # the prices in the cost table
 
 
-def guide_figures(guide: Guide, *, at: date | None = None) -> PageFigures:
+def guide_figures(
+    guide: Guide,
+    *,
+    at: date | None = None,
+    catalogue_figures: PageFigures | None = None,
+    throughputs: list[selectors.ThroughputRun] | None = None,
+) -> PageFigures:
     """Everything the guide's prose and tables quote, with prices as of ``at``.
 
     ``guide`` comes from ``selectors.guide_for_page``, which prefetches what is read here.
+    Checking many guides at once, pass what they share, read once: ``catalogue_figures``
+    (``page_figures`` as of ``at``) and ``throughputs`` (``selectors.throughput_runs()``).
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    figures = page_figures(
-        params_billion=guide.language_model.params_billion,
-        at=at,
-        configurations=[(c.gpu.slug, c.count) for c in guide.configurations.all()],
-        architecture=guide.language_model.architecture,
-        training=guide.training_setup(Method.QLORA),
-    )
-    figures.throughputs = selectors.throughputs_for_run(
-        language_model=guide.language_model.slug,
-        seq_len=guide.seq_len,
-        batch_size=guide.micro_batch_size,
-        gradient_checkpointing=guide.gradient_checkpointing,
-    )
+    own = {
+        "params_billion": guide.language_model.params_billion,
+        "architecture": guide.language_model.architecture,
+        "training": guide.training_setup(Method.QLORA),
+    }
+    configurations = [(c.gpu.slug, c.count) for c in guide.configurations.all()]
+    if catalogue_figures is None:
+        figures = page_figures(at=at, configurations=configurations, **own)
+    else:
+        figures = replace(catalogue_figures, **own, quoted_on=set())
+        figures.configurations = [figures.configuration(g, n) for g, n in configurations]
+    run = {
+        "language_model": guide.language_model.slug,
+        "seq_len": guide.seq_len,
+        "batch_size": guide.micro_batch_size,
+        "gradient_checkpointing": guide.gradient_checkpointing,
+    }
+    if throughputs is None:
+        figures.throughputs = selectors.throughputs_for_run(**run)
+    else:
+        figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
     figures.model_name = guide.language_model.name
     figures.licence_notes = {
         code: getattr(guide.language_model, f"licence_note_{code}") or ""
@@ -275,25 +300,36 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     faq = [
         (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
     ]
+    # Prose first: the figures note the check day of each price it quotes.
+    short_answer = render_prose(guide.short_answer, figures)
+    meta_description = render_plain(guide.meta_description, figures)
+    faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
+    sections = [_section_view(s, figures) for s in guide.sections.all()]
+    faq_views = [FaqView(q, render_prose(a, figures)) for q, a in faq]
+    method_summary = [
+        MethodSummaryRow(
+            column,
+            [
+                Recommended(config_label(c.count, c.gpu.name), c.usd_per_hour)
+                for c in _recommended_or_none(figures, column.slug)
+            ],
+            beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
+        )
+        for column in columns
+    ]
     return GuidePage(
         guide=guide,
-        short_answer=render_prose(guide.short_answer, figures),
-        meta_description=render_plain(guide.meta_description, figures),
-        faq_json_ld=faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq]),
-        checked_on=figures.check_dates.get(figures.house),
+        short_answer=short_answer,
+        meta_description=meta_description,
+        faq_json_ld=faq_json_ld,
+        checked=price_dates(figures.quoted_on),
+        fit_checked=price_dates(
+            figures.listing(c.gpu.slug).checked_on for c in figures.configurations
+        ),
+        cost_checked=price_dates(figures.listing(s.gpu.slug).checked_on for s in scenarios),
         house_name=figures.house_name,
         methods=columns,
-        method_summary=[
-            MethodSummaryRow(
-                column,
-                [
-                    Recommended(config_label(c.count, c.gpu.name), c.usd_per_hour)
-                    for c in _recommended_or_none(figures, column.slug)
-                ],
-                beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
-            )
-            for column in columns
-        ],
+        method_summary=method_summary,
         memory_rules=[
             MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
             for column in columns
@@ -314,8 +350,8 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
             for s, row in zip(scenarios, cost, strict=True)
         ],
-        sections=[_section_view(s, figures) for s in guide.sections.all()],
-        faq=[FaqView(q, render_prose(a, figures)) for q, a in faq],
+        sections=sections,
+        faq=faq_views,
         sources=[gs.source for gs in guide.guide_sources.all()],
     )
 
@@ -371,37 +407,99 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
 
 
 @dataclass(frozen=True)
+class Offer:
+    """One provider's latest price for a GPU, with the day it was checked and where."""
+
+    provider: str
+    house: bool
+    usd_per_gpu_hour: Decimal
+    quoted_usd_per_hour: Decimal
+    gpus_in_quote: int
+    checked_on: date
+    source_url: str  # the page the price was read from ('' where none was recorded)
+
+
+@dataclass(frozen=True)
 class GpuPriceRow:
-    gpu: selectors.GpuListing
-    chart: PriceChart | None
-    block_prices: list[Decimal | None]
+    gpu: selectors.GpuListing  # at our prices
+    chart: StepChart | None
+    block_prices: list[tuple[int, Decimal | None]]  # (hours, price of the block)
+    offers: list[Offer]  # ours first, then each other provider that prices it
 
 
 @dataclass(frozen=True)
 class GpuPriceList:
     house: Provider
     blocks: list[int]
-    checked_on: date | None
+    checked: PriceDates | None  # every price the page quotes, ours and the others'
     rows: list[GpuPriceRow]
+
+    @property
+    def compared(self) -> list[GpuPriceRow]:
+        """The GPUs that some other provider prices too."""
+        return [row for row in self.rows if len(row.offers) > 1]
 
 
 def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
-    """Every GPU we rent with specs, price, block prices and a year of price history."""
-    house = selectors.house_provider()
-    history = selectors.price_history(provider=house, at=at)
-    blocks = selectors.hour_blocks()
-    gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
+    """Every GPU we rent with specs, price, block prices, the other providers' prices and a
+    year of everyone's price history.
+
+    Queries: blocks 1, providers 1, and per provider its prices and its history, then the
+    checks' sources 1; none grows with the price history. Raises Provider.DoesNotExist before
+    the house provider is set up.
+    """
+    blocks = catalogue.hour_blocks()
+    end = at or timezone.localdate()
+    providers = catalogue.providers()  # ours first
+    house = next((p for p in providers if p.is_house), None)
+    if house is None:
+        raise Provider.DoesNotExist("No provider is marked as ours.")
+    listings = {
+        slug: {g.slug: g for g in gpus}
+        for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
+    }
+    histories = {p.slug: selectors.price_history(provider=p, at=at) for p in providers}
+    ours = [g for g in listings[house.slug].values() if g.rentable]
+    priced = [
+        (p, listings[p.slug][g.slug])
+        for g in ours
+        for p in providers
+        if g.slug in listings[p.slug] and listings[p.slug][g.slug].usd_per_gpu_hour is not None
+    ]
+    sources = selectors.price_check_sources(
+        checks=[(p.slug, listing.checked_on) for p, listing in priced]
+    )
+    offers: dict[str, list[Offer]] = {}
+    for p, listing in priced:
+        offers.setdefault(listing.slug, []).append(
+            Offer(
+                provider=p.name,
+                house=p.is_house,
+                usd_per_gpu_hour=listing.usd_per_gpu_hour,
+                quoted_usd_per_hour=listing.quoted_usd_per_hour,
+                gpus_in_quote=listing.gpus_in_quote,
+                checked_on=listing.checked_on,
+                source_url=sources.get((p.slug, listing.checked_on)) or p.url,
+            )
+        )
     return GpuPriceList(
         house=house,
         blocks=blocks,
-        checked_on=selectors.latest_check_dates(at=at).get(house.slug),
+        checked=price_dates(listing.checked_on for _p, listing in priced),
         rows=[
             GpuPriceRow(
                 gpu,
-                price_chart(history.get(gpu.slug, [])),
-                calc.block_prices(gpu.usd_per_gpu_hour, blocks),
+                step_chart(
+                    [
+                        Series(p.name, p.is_house, histories[p.slug].get(gpu.slug, []))
+                        for p in providers
+                    ],
+                    end=end,
+                ),
+                list(zip(blocks, calc.block_prices(gpu.usd_per_gpu_hour, blocks), strict=True)),
+                offers.get(gpu.slug, []),
             )
-            for gpu in gpus
+            for gpu in ours
         ],
     )
 
@@ -429,8 +527,8 @@ def vram_table(
 
     ``methods`` and ``language_models``: the selectors' lists where the page already read them.
     """
-    methods = selectors.method_listings() if methods is None else methods
-    models = selectors.language_models() if language_models is None else language_models
+    methods = catalogue.method_listings() if methods is None else methods
+    models = catalogue.language_models() if language_models is None else language_models
     sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in models]
     if asked_params_billion is not None:
         sizes.insert(0, (None, asked_params_billion))

@@ -1,8 +1,21 @@
-from django.contrib.sitemaps import Sitemap
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.sitemaps import Sitemap as DjangoSitemap
 from django.urls import reverse
 
 from guides import selectors
 from guides.models import Guide
+
+
+class Sitemap(DjangoSitemap):
+    """URLs on SITE_URL, whatever Host the request named."""
+
+    def get_domain(self, site=None) -> str:
+        return urlsplit(settings.SITE_URL).netloc
+
+    def get_protocol(self, protocol=None) -> str:
+        return urlsplit(settings.SITE_URL).scheme
 
 
 class GuideSitemap(Sitemap):

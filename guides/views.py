@@ -9,12 +9,11 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from guides import planner, revisions, selectors, services
+from guides import catalogue, planner, revisions, selectors, services
 from guides.caching import cache_public_page
 from guides.figures import MissingFigure
 from guides.forms import PlannerForm
 from guides.models import Guide, GuideRevision
-from pricing import selectors as pricing_selectors
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
@@ -105,7 +104,7 @@ def _revision_preview(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-@cache_public_page
+@cache_public_page(query=[AS_OF])
 def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
@@ -120,7 +119,7 @@ def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
-@cache_public_page
+@cache_public_page(query=[AS_OF])
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
         at = _as_of(request)
@@ -134,11 +133,12 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def vram(request: HttpRequest) -> HttpResponse:
-    # The bare page and ?params= are cached like every page; a planner query is free-form
-    # and rendered each time, so that query strings cannot fill the cache.
-    if set(request.GET) <= {"params"}:
-        return _cached_vram(request)
-    return _vram(request)
+    # The bare page is cached like every page. Planner input (``?params=`` included) and
+    # ``as_of`` are free-form, so such a page is rendered each time: query strings cannot
+    # fill the cache.
+    if set(request.GET) & (set(PlannerForm.base_fields) | {AS_OF}):
+        return _vram(request)
+    return _cached_vram(request)
 
 
 def _vram(request: HttpRequest) -> HttpResponse:
@@ -146,7 +146,7 @@ def _vram(request: HttpRequest) -> HttpResponse:
         at = _as_of(request)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
-    models, methods = pricing_selectors.language_models(), pricing_selectors.method_listings()
+    models, methods = catalogue.language_models(), catalogue.method_listings()
     form = PlannerForm(request.GET or None, language_models=models, methods=methods)
     valid = form.is_bound and form.is_valid()
     asked = form.cleaned_data.get("params") if valid else None
@@ -167,7 +167,7 @@ _cached_vram = cache_public_page(_vram)
 
 
 @require_safe
-@cache_public_page
+@cache_public_page(query=[AS_OF])
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
     try:
         at = _as_of(request)

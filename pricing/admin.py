@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, Max
+from django.db.models import Count, Max, OuterRef, Subquery
 from django.http import HttpResponseRedirect
 from django.utils import timezone
 from django.utils.text import capfirst
@@ -60,11 +60,7 @@ class GpuAdmin(EditorInputMixin, admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(last_checked_on=Max("prices__price_check__checked_on"))
-        )
+        return super().get_queryset(request).annotate(last_checked_on=Max("prices__checked_on"))
 
     @admin.display(description=_("last price check"), ordering="last_checked_on")
     def last_checked(self, gpu: Gpu):
@@ -190,6 +186,15 @@ class PriceInline(EditorInputMixin, admin.TabularInline):
     formset = PriceFormSet
     fields = ["gpu", "quoted_usd_per_hour", "gpus_in_quote"]
 
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        # The GPU menu read once for all rows, not once per row (eight queries on a new check).
+        gpu = formset.form.base_fields["gpu"]
+        gpu.choices = list(gpu.choices)
+        inner = getattr(gpu.widget, "widget", gpu.widget)  # inside the admin's "+" wrapper
+        inner.choices = gpu.choices
+        return formset
+
     def get_extra(self, request, obj=None, **kwargs) -> int:
         # On a new check: one row per last known price, plus two blank rows for new GPUs.
         return len(_last_known_prices(request)) + 2 if obj is None else 0
@@ -283,8 +288,20 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
     readonly_fields = ["recorded_by", "recorded_at"]
     fields = ["provider", "checked_on", "source_url", "note", "recorded_by", "recorded_at"]
 
+    # Pages of 100 checks; no "N total" beside a filtered count (one count per page view).
+    show_full_result_count = False
+
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(prices_total=Count("prices"))
+        # A subquery per listed check rather than a join grouped over every price ever
+        # recorded: the count and the date filters then read the checks alone.
+        prices = (
+            Price.objects.filter(price_check=OuterRef("pk"))
+            .order_by()
+            .values("price_check")
+            .annotate(total=Count("pk"))
+            .values("total")
+        )
+        return super().get_queryset(request).annotate(prices_total=Subquery(prices))
 
     @admin.display(description=_("prices"), ordering="prices_total")
     def price_count(self, check: PriceCheck) -> int:

@@ -6,3 +6,12 @@ class PricingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "pricing"
     verbose_name = _("GPUs and pricing")
+
+    def ready(self) -> None:
+        from django.db.models.signals import post_save, pre_save
+
+        from pricing import signals
+        from pricing.models import Price, PriceCheck
+
+        pre_save.connect(signals.fill_price_from_check, sender=Price, weak=False)
+        post_save.connect(signals.copy_check_to_prices, sender=PriceCheck, weak=False)

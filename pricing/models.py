@@ -127,7 +127,7 @@ class Provider(models.Model):
 
 class PriceQuerySet(models.QuerySet):
     def as_of(self, at: date | None = None) -> "PriceQuerySet":
-        return self.filter(price_check__checked_on__lte=at or timezone.localdate())
+        return self.filter(checked_on__lte=at or timezone.localdate())
 
 
 class PriceCheckManager(models.Manager):
@@ -211,6 +211,13 @@ class Price(models.Model):
         validators=[MinValueValidator(1)],
         help_text=_("1 for a per-GPU price; 8 where a provider quotes an 8-GPU instance."),
     )
+    # Copies of the check's provider and day (filled on save, see fill_from_check), so that
+    # "the latest price of a GPU at a provider as of a day" is one index seek however long the
+    # history, and whether or not the provider ever priced that GPU.
+    provider = models.ForeignKey(
+        Provider, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
+    )
+    checked_on = models.DateField(editable=False)
 
     objects = PriceManager()
 
@@ -218,6 +225,12 @@ class Price(models.Model):
         ordering = ["price_check", "gpu"]
         verbose_name = _("price")
         verbose_name_plural = _("prices")
+        indexes = [
+            # A GPU's latest price at a provider as of a day (the pages, the add form).
+            models.Index(fields=["provider", "gpu", "-checked_on"], name="price_latest_per_gpu"),
+            # A provider's prices over a window of days (the price-history charts).
+            models.Index(fields=["provider", "checked_on"], name="price_provider_days"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["price_check", "gpu"], name="one_price_per_gpu_per_check"
@@ -237,6 +250,15 @@ class Price(models.Model):
     @property
     def usd_per_gpu_hour(self) -> Decimal:
         return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
+
+    def fill_from_check(self, check: PriceCheck | None = None) -> None:
+        """Copy the check's provider and day (bulk_create skips save, so callers call this)."""
+        check = check or self.price_check
+        self.provider_id, self.checked_on = check.provider_id, check.checked_on
+
+    def save(self, *args, **kwargs) -> None:
+        self.fill_from_check()
+        super().save(*args, **kwargs)
 
 
 class HourBlock(models.Model):

@@ -273,6 +273,8 @@ def price_check_record(
             Price.objects.bulk_create(
                 Price(
                     price_check=check,
+                    provider=provider,
+                    checked_on=checked_on,
                     gpu=gpus[slug],
                     quoted_usd_per_hour=price,
                     gpus_in_quote=counts[slug],

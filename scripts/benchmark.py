@@ -1,122 +1,332 @@
 #!/usr/bin/env python
-"""Measure how the public pages scale with the price history: queries and time, as ratios.
+"""How the public pages and the admin scale with the price history: queries and time, as ratios.
 
-    make benchmark                                       # SQLite
+    make benchmark                                        # SQLite, 1,000,000 price rows
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/gpuguide make benchmark
+    CACHE_URL=redis://127.0.0.1:6379/1 make benchmark     # the page cache on Redis
+    make benchmark ARGS="--rows 50000"                    # a quick run
 
-Creates a throwaway test database (test_<name>, dropped afterwards), loads the seed content,
-renders each page with 1 house price check, then again after adding a year and then ten years
-of daily checks for every GPU. Timings are medians of repeated renders, quoted as ratios to
-the 1-check run, because absolute times on a shared machine say little. Query counts must not
-move at all.
+Creates a throwaway test database (test_<name>, dropped afterwards), loads the seed content and
+copies its guide into 10 guides, then measures every public page on the seed (1 check per
+provider) and again after adding daily price checks before the seed's until the catalogue holds
+``--rows`` prices: every provider, every GPU but one it never prices (the shape that used to
+cost a scan of the provider's history per GPU). Timings are medians of repeated requests
+through the whole middleware stack, quoted as ratios: to the same page on the seed, and to a
+"static copy" (the same bytes returned by a trivial view through the same middleware), because
+absolute times on a shared machine say little. Query counts must not move at all.
 """
 
+import argparse
 import os
 import statistics
 import sys
 import time
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+os.environ["PAGE_CACHE_STALE_SECONDS"] = "0"
 
 import django  # noqa: E402
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.core import signals  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import close_old_connections, connection, reset_queries  # noqa: E402
+from django.http import HttpResponse  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
+from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
+from django.urls import path  # noqa: E402
 
+GUIDE = "/en/guides/best-gpu-for-llama-70b-fine-tuning/"
 PAGES = [
-    "/en/guides/best-gpu-for-llama-70b-fine-tuning/",
+    GUIDE,
     "/de/guides/best-gpu-for-llama-70b-fine-tuning/",
+    "/en/guides/best-gpu-for-llama-70b-fine-tuning/?as_of=2026-10-29",
     "/ja/gpus/",
+    "/en/vram/",
     "/en/vram/?params=405",
     "/en/compare/h100-vs-a100-80gb/",
+    "/en/",
 ]
-REPEATS = 15
+ADMIN_PAGES = ["/en/admin/", "/en/admin/pricing/pricecheck/", "/en/admin/pricing/pricecheck/add/"]
+GUIDES = 10
+STATIC_BODY = {"bytes": b""}
 
 
-def add_daily_history(days: int, offset: int) -> None:
-    from pricing.models import Gpu, Price, PriceCheck, Provider
-
-    house = Provider.objects.get(is_house=True)
-    first = PriceCheck.objects.filter(provider=house).order_by("checked_on").first().checked_on
-    gpus = list(Gpu.objects.filter(rentable=True))
-    for day in range(offset + 1, offset + days + 1):
-        check = PriceCheck.objects.create(provider=house, checked_on=first - timedelta(days=day))
-        Price.objects.bulk_create(
-            Price(price_check=check, gpu=gpu, quoted_usd_per_hour=Decimal("1.0") + day % 7)
-            for gpu in gpus
-        )
+def static_copy(request):
+    """The benchmark's yardstick: a page's bytes with no work behind them."""
+    return HttpResponse(STATIC_BODY["bytes"], content_type="text/html; charset=utf-8")
 
 
-def measure(client: Client) -> dict[str, tuple[int, float, float]]:
+# The site's URLs plus the static copy, through the same middleware.
+urlpatterns = [path("static-copy/", static_copy), *__import__("gpuguide.urls").urls.urlpatterns]
+handler404 = "guides.views.page_not_found"
+handler500 = "gpuguide.outages.server_error"
+
+
+def forget_pages() -> None:
+    """Drop the cached pages, keep the version tokens and reference data: a render after a
+    write. (Drops everything but tokens on Redis as well.)"""
+    from guides.caching import PAGE_PREFIX
+
+    backend = cache._cache
+    if hasattr(backend, "get_client"):
+        client = backend.get_client(write=True)
+        keys = list(client.scan_iter(match=f"*{PAGE_PREFIX}*"))
+        if keys:
+            client.delete(*keys)
+    else:
+        with cache._lock:
+            for key in [key for key in backend if PAGE_PREFIX in key]:
+                del backend[key], cache._expire_info[key]
+
+
+def median_ms(request, repeats: int, before=None) -> float:
+    """The median time of ``request()``: this process's CPU time (what a busy shared machine
+    does not distort), plus on PostgreSQL the time its queries took (the server's share)."""
+    timings = []
+    for _ in range(repeats):
+        if before:
+            before()
+        with CaptureQueriesContext(connection) as queries:
+            start = time.process_time()
+            response = request()
+            cpu = time.process_time() - start
+        if connection.vendor == "postgresql":
+            cpu += sum(float(query["time"]) for query in queries.captured_queries)
+        timings.append(cpu)
+        assert response.status_code == 200, response.status_code
+    return statistics.median(timings) * 1000
+
+
+def queries_of(request) -> int:
+    reset_queries()
+    with CaptureQueriesContext(connection) as queries:
+        response = request()
+    assert response.status_code == 200, response.status_code
+    return len(queries)
+
+
+def measure_pages(client: Client, repeats: int) -> dict:
     results = {}
     for url in PAGES:
-        cache.clear()  # measure rendering, not the page cache
-        reset_queries()  # the log is a bounded deque: a full one would capture nothing
-        with CaptureQueriesContext(connection) as queries:
-            assert client.get(url).status_code == 200, url
-        count = len(queries)  # read now: the log keeps changing while we time
-        timings = []
-        cached = []
-        for _ in range(REPEATS):
-            cache.clear()
-            start = time.perf_counter()
-            client.get(url)
-            timings.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            client.get(url)  # the same page again, now from the page cache
-            cached.append(time.perf_counter() - start)
-        results[url] = (count, statistics.median(timings), statistics.median(cached))
+        client.get(url)  # tokens and reference data cached, as on a running site
+
+        def get(url=url):
+            return client.get(url)
+
+        forget_pages()
+        queries = queries_of(get)
+        uncached = median_ms(get, repeats, before=forget_pages)
+        get()
+        hit_queries = queries_of(get)
+        hit = median_ms(get, repeats)
+        STATIC_BODY["bytes"] = get().content
+        static = median_ms(lambda: client.get("/static-copy/"), repeats)
+        results[url] = {
+            "queries": queries,
+            "hit_queries": hit_queries,
+            "uncached": uncached,
+            "hit": hit,
+            "static": static,
+        }
     return results
 
 
+def measure_admin(client: Client, repeats: int) -> dict:
+    from pricing.models import Provider
+
+    house = Provider.objects.get(is_house=True)
+    results = {}
+    for url in ADMIN_PAGES:
+        full = url + (f"?provider={house.pk}" if url.endswith("/add/") else "")
+
+        def get(full=full):
+            return client.get(full)
+
+        get()
+        results[url] = {"queries": queries_of(get), "ms": median_ms(get, max(3, repeats // 3))}
+    return results
+
+
+def copy_guides(count: int) -> None:
+    """The seed's guide copied to ``count`` guides in all, with its sections, FAQ and tables."""
+    from guides.models import Guide
+
+    original = Guide.objects.get()
+    related = ["sections", "faq_entries", "guide_sources", "configurations", "recommendations",
+               "cost_scenarios"]  # fmt: skip
+    children = {name: list(getattr(original, name).all()) for name in related}
+    for n in range(2, count + 1):
+        guide = Guide.objects.get(pk=original.pk)
+        guide.pk = None
+        guide.slug = f"{original.slug}-copy-{n}"
+        guide.save()
+        for rows in children.values():
+            for row in rows:
+                row.pk, row.guide_id = None, guide.pk
+                row.save()
+
+
+def add_history(target_rows: int) -> tuple[int, int]:
+    """Daily checks before the seed's, at every provider, until about ``target_rows`` prices.
+
+    Each provider prices every GPU but one (the house never prices the first GPU by slug,
+    the others the last). Raw bulk inserts: the ORM would take minutes for a million rows.
+    Returns (checks, prices) added.
+    """
+    from guides.caching import invalidate_everything
+    from pricing.models import Gpu, PriceCheck, Provider
+
+    providers = list(Provider.objects.all())
+    gpus = list(Gpu.objects.order_by("slug").values_list("pk", flat=True))
+    first = PriceCheck.objects.order_by("checked_on").first().checked_on
+    per_day = {p.pk: (gpus[1:] if p.is_house else gpus[:-1]) for p in providers}
+    rows_per_day = sum(len(g) for g in per_day.values())
+    days = -(-target_rows // rows_per_day)
+    next_check = (PriceCheck.objects.order_by("-pk").first().pk or 0) + 1
+    checks, prices = [], []
+    for day in range(1, days + 1):
+        checked_on = first - timedelta(days=day)
+        for provider in providers:
+            checks.append((next_check, provider.pk, checked_on))
+            prices += [
+                (next_check, gpu, provider.pk, checked_on, f"{1 + (day * 7 + gpu) % 40 / 10:.4f}")
+                for gpu in per_day[provider.pk]
+            ]
+            next_check += 1
+    check_sql = (
+        "INSERT INTO pricing_pricecheck (id, provider_id, checked_on, source_url, note, "
+        "recorded_at) VALUES (%s, %s, %s, '', '', CURRENT_TIMESTAMP)"
+    )
+    price_sql = (
+        "INSERT INTO pricing_price (price_check_id, gpu_id, provider_id, checked_on, "
+        "quoted_usd_per_hour, gpus_in_quote) VALUES (%s, %s, %s, %s, %s, 1)"
+    )
+    with connection.cursor() as cursor:
+        for sql, rows in ((check_sql, checks), (price_sql, prices)):
+            for start in range(0, len(rows), 50_000):
+                cursor.executemany(sql, rows[start : start + 50_000])
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT setval('pricing_pricecheck_id_seq', %s)", [next_check])
+        cursor.execute("ANALYZE")
+    invalidate_everything()  # raw inserts send no signals
+    return len(checks), len(prices)
+
+
+def explain() -> list[str]:
+    """The query plans of the two lookups that used to scan the history."""
+    from pricing.models import Gpu, Price, PriceCheck, Provider
+
+    provider = Provider.objects.filter(is_house=False).first()
+    unpriced = Gpu.objects.exclude(pk__in=Price.objects.filter(provider=provider).values("gpu"))
+    latest = (
+        Price.objects.filter(gpu=unpriced.first(), provider=provider)
+        .as_of(None)
+        .order_by("-checked_on")
+        .values("quoted_usd_per_hour")[:1]
+    )
+    check = PriceCheck.objects.filter(provider=provider).order_by("-checked_on")
+    options = {"analyze": True} if connection.vendor == "postgresql" else {}
+    return [
+        "latest price of a GPU the provider never priced:\n" + latest.explain(**options),
+        "latest check of a provider:\n" + check.values("checked_on")[:1].explain(**options),
+    ]
+
+
+def print_pages(label_runs: list[tuple[str, dict]]) -> None:
+    base = label_runs[0][1]
+    print(
+        f"{'page':58} {'run':>14} {'queries':>7} {'hit q':>5} {'render':>8} "
+        f"{'vs seed':>7} {'vs static':>9} {'hit/static':>10}"
+    )
+    for label, results in label_runs:
+        for url, r in results.items():
+            print(
+                f"{url:58} {label:>14} {r['queries']:>7} {r['hit_queries']:>5} "
+                f"{r['uncached']:>6.1f}ms {r['uncached'] / base[url]['uncached']:>6.2f}x "
+                f"{r['uncached'] / r['static']:>8.1f}x {r['hit'] / r['static']:>9.2f}x"
+            )
+
+
 def main() -> None:
-    setup_test_environment()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="price rows to reach")
+    parser.add_argument("--repeats", type=int, default=15, help="requests per median")
+    args = parser.parse_args()
+    # No setup_test_environment(): it instruments every template render, which production
+    # does not pay. tests.settings already allows the test client's host.
     # Keep one connection for the whole run, so that every query is captured and counted.
     signals.request_started.disconnect(close_old_connections)
     signals.request_started.disconnect(reset_queries)
     signals.request_finished.disconnect(close_old_connections)
     test_database = connection.creation.create_test_db(verbosity=0)
     try:
-        run_benchmark()
+        with override_settings(ROOT_URLCONF=__name__):
+            run(args)
     finally:
         connection.creation.destroy_test_db(test_database, verbosity=0)
 
 
-def run_benchmark() -> None:
-    call_command("seed_content", verbosity=0)
-    client = Client()
-    runs = [("1 check", measure(client))]
-    add_daily_history(365, 0)
-    runs.append(("+365 daily checks", measure(client)))
-    add_daily_history(3285, 365)
-    runs.append(("+3,650 daily checks", measure(client)))
+def run(args) -> None:
+    from django.contrib.auth.models import User
 
-    print(f"database: {connection.vendor}; median of {REPEATS} renders per page\n")
-    print(f"{'page':48} {'history':>20} {'queries':>8} {'render':>8} {'cached':>8}")
-    base = dict(runs[0][1])
-    for label, results in runs:
-        for url, (queries, seconds, cached) in results.items():
-            render_ratio = seconds / base[url][1]
-            cached_ratio = cached / seconds
-            print(f"{url:48} {label:>20} {queries:>8} {render_ratio:>7.2f}x {cached_ratio:>7.2f}x")
+    from pricing.models import Price
+
+    cache.clear()
+    call_command("seed_content", verbosity=0)
+    copy_guides(GUIDES)
+    client = Client()
+    seed = measure_pages(client, args.repeats)
+    started = time.perf_counter()
+    checks, prices = add_history(args.rows - Price.objects.count())
+    loaded = time.perf_counter() - started
+    big = measure_pages(client, args.repeats)
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("bench", "bench@example.com", "x"))
+    admin_pages = measure_admin(admin, args.repeats)
+
+    backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
     print(
-        "\nrender: median render time relative to the same page with 1 check; "
-        "cached: a cached visit relative to that render"
+        f"database: {connection.vendor}; cache: {backend}; {GUIDES} guides x 3 languages; "
+        f"median of {args.repeats} requests, CPU time"
+        + (" + query time" if connection.vendor == "postgresql" else "")
     )
     print(
-        "\nbaseline medians (for scale only): "
-        + ", ".join(f"{url.split('/')[2] or url}: {base[url][1] * 1000:.1f} ms" for url in PAGES)
+        f"history: +{checks:,} checks, +{prices:,} prices (total {Price.objects.count():,}) "
+        f"loaded in {loaded:.0f} s\n"
     )
+    print_pages([("seed", seed), (f"{Price.objects.count():,} rows", big)])
+    print(
+        "\nqueries: an uncached render (version tokens cached); hit q: a cached visit. render: "
+        "median uncached time; vs seed: that time over the seed's; vs static: over the same "
+        "bytes from a trivial view; hit/static: a cached visit over the static copy"
+    )
+    print("\nadmin (signed in, at the large history):")
+    for url, r in admin_pages.items():
+        print(f"  {url:45} {r['queries']:>3} queries {r['ms']:>8.1f} ms")
+    print()
+    for plan in explain():
+        print(plan, "\n")
+    # What must hold at any size (CI runs a small catalogue): the counts of docs/performance.md.
+    failures = []
+    for url, r in big.items():
+        if r["queries"] != seed[url]["queries"] or r["queries"] > 12:
+            failures.append(f"{url}: {seed[url]['queries']} queries, then {r['queries']}")
+        if r["hit_queries"]:
+            failures.append(f"{url}: a cached visit made {r['hit_queries']} queries")
+    for url, r in admin_pages.items():
+        # The dashboard checks every published guide: 20 queries, pinned by
+        # tests/guides/test_query_counts.py (docs/performance.md).
+        if r["queries"] > (20 if url == "/en/admin/" else 12):
+            failures.append(f"{url}: {r['queries']} queries")
+    if failures:
+        sys.exit("benchmark: " + "; ".join(failures))
 
 
 if __name__ == "__main__":

@@ -254,7 +254,8 @@ def cache_entries_from_random_queries(agent, count: int, seed: int) -> int:
         cache.clear()
         for _ in range(count):
             agent.get("/en/gpus/", [("utm_source", f"{rng.getrandbits(64):016x}")])
-        return len(cache._cache)
+        # Pages only: the cache also holds version tokens and reference data, a fixed few.
+        return sum("gpuguide:page:" in key for key in cache._cache)
 
 
 def concurrent_price_checks(pairs: int) -> collections.Counter:
@@ -358,7 +359,7 @@ def report(fuzzed: dict, down: list[tuple[str, int]] | None, args) -> int:
               f"same provider and day at once: {outcomes}\n")  # fmt: skip
     if "cache_entries" in fuzzed:
         print(f"Page-cache entries left by {fuzzed['requests']:,} visits to `/en/gpus/` with a "
-              f"random `?utm_source=`: {fuzzed['cache_entries']:,} (goal 0)\n")  # fmt: skip
+              f"random `?utm_source=`: {fuzzed['cache_entries']:,} (goal 1)\n")  # fmt: skip
     print("## Escaping\n")
     print("| Hostile strings (6+ characters, with `<>\"'`) checked in HTML responses "
           "| Found unescaped |")  # fmt: skip

@@ -33,7 +33,41 @@ def pytest_report_header(config) -> list[str]:
 
     engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
     chromium = shutil.which("chromium") or "MISSING (browser tests will skip)"
-    return [f"gpuguide: database={engine}, chromium={chromium}"]
+    cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+    return [f"gpuguide: database={engine}, cache={cache_backend}, chromium={chromium}"]
+
+
+def on_redis() -> bool:
+    from django.conf import settings
+
+    return settings.CACHES["default"]["BACKEND"].endswith("RedisCache")
+
+
+def page_entries() -> int:
+    """How many pages the page cache holds, on the local-memory cache or on Redis."""
+    from guides.caching import PAGE_PREFIX
+
+    if on_redis():
+        client = cache._cache.get_client(write=False)
+        return sum(1 for _ in client.scan_iter(match=f"*{PAGE_PREFIX}*"))
+    return sum(PAGE_PREFIX in key for key in cache._cache)
+
+
+def forget_cached_pages() -> None:
+    """Drop every cached page but keep the version tokens: the next visit renders, as after
+    a write (the usual uncached visit)."""
+    from guides.caching import PAGE_PREFIX
+
+    if on_redis():
+        client = cache._cache.get_client(write=True)
+        keys = list(client.scan_iter(match=f"*{PAGE_PREFIX}*"))
+        if keys:
+            client.delete(*keys)
+        return
+    with cache._lock:
+        for key in [key for key in cache._cache if PAGE_PREFIX in key]:
+            del cache._cache[key]
+            del cache._expire_info[key]
 
 
 @pytest.hookimpl(trylast=True)
@@ -76,7 +110,15 @@ def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker, test_data
 
 @pytest.fixture(scope="session", autouse=True)
 def _demanded_database(django_db_setup, django_db_blocker, test_database):
-    """CI sets REQUIRE_POSTGRES=1 for its second run: fail loudly if that run is not on it."""
+    """CI sets REQUIRE_POSTGRES=1 for its second run: fail loudly if that run is not on it;
+    likewise REQUIRE_REDIS=1 and the page cache on a Redis that answers."""
+    if _required("REQUIRE_REDIS"):
+        assert on_redis(), (
+            "REQUIRE_REDIS is set but the page cache is not Redis; set "
+            "CACHE_URL=redis://127.0.0.1:6379/1"
+        )
+    if on_redis():
+        cache._cache.get_client(write=True).ping()  # raises at once if Redis is not there
     if _required("REQUIRE_POSTGRES"):
         with django_db_blocker.unblock():
             assert connection.vendor == "postgresql", (
@@ -107,6 +149,18 @@ def _english():
     """Each test starts in English; a request in another language must not leak into the next."""
     with translation.override("en"):
         yield
+
+
+def as_if_committed() -> None:
+    """Run and forget the on-commit callbacks of the test's transaction, as if it had committed.
+
+    In production each request commits; a test is one transaction, and the page cache replaces
+    a tag's token once per transaction (and again on commit), so a second write to the same
+    guide in one test would otherwise leave its cached page current.
+    """
+    callbacks, connection.run_on_commit = connection.run_on_commit, []
+    for _savepoints, callback, _robust in callbacks:
+        callback()
 
 
 @pytest.fixture
@@ -157,6 +211,11 @@ def pytest_terminal_summary(terminalreporter) -> None:
         notes.append(
             "PostgreSQL was not tested in this run: set "
             "DATABASE_URL=postgres://user@127.0.0.1:5432/gpuguide to run the suite there."
+        )
+    if not on_redis():
+        notes.append(
+            "Redis was not tested in this run (the page cache ran on Django's local-memory "
+            "cache): set CACHE_URL=redis://127.0.0.1:6379/1 to run the suite there."
         )
     if shutil.which("chromium") is None:
         notes.append(

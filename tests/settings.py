@@ -11,6 +11,10 @@ os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
 os.environ.setdefault("REQUIRE_2FA_FOR_ADMINISTRATORS", "false")
 # Playwright's session-long event loop shares the test thread with the (sync) ORM.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# Canonical and hreflang URLs as the test client's host; stale pages are re-rendered at once
+# (tests/guides/test_caching.py turns stale-while-revalidate on where it is tested).
+os.environ.setdefault("SITE_URL", "http://testserver")
+os.environ.setdefault("PAGE_CACHE_STALE_SECONDS", "0")
 
 from gpuguide.settings import *  # noqa: E402, F403
 
@@ -21,3 +25,13 @@ STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticF
 # live server, a backup) would wait for it. scripts/security_check.py measures the setting on a
 # real file (concurrent price checks).
 DATABASES["default"].get("OPTIONS", {}).pop("transaction_mode", None)  # noqa: F405
+# Queued tasks are kept, not run: a test runs a task itself where it tests one (the seed's
+# re-render of every page would otherwise run in each test worker).
+TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+
+# With CACHE_URL=redis://host:port/N each pytest-xdist worker takes its own database (N, N+1,
+# ...), since the tests empty the cache between tests (FLUSHDB) and must not empty another's.
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":  # noqa: F405
+    _base, _, _db = CACHES["default"]["LOCATION"].rpartition("/")  # noqa: F405
+    _worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    CACHES["default"]["LOCATION"] = f"{_base}/{(int(_db or 0) + _worker) % 16}"  # noqa: F405

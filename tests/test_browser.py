@@ -23,12 +23,35 @@ from reversion.models import Revision
 from guides import revisions
 from guides.models import Guide
 
-from .conftest import GUIDE_SLUG
+from .conftest import GUIDE_SLUG, as_if_committed
 
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
 WANT_SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in {"", "0"}
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+PRINT_WIDTH = {"width": 718, "height": 1000}  # A4 less 1.5 cm margins, at 96 px to the inch
+
+# The public pages besides the index and the guides (see below), the planner with its results:
+# (name, path, HTTP status).
+PUBLIC_PAGES = [
+    pytest.param("gpus", "/{lang}/gpus/", 200, id="gpus"),
+    pytest.param("compare", "/{lang}/compare/h100-vs-a100-80gb/", 200, id="compare"),
+    pytest.param(
+        "planner",
+        "/{lang}/vram/?model=llama-3.1-70b&method=qlora&tokens_millions=50&params=405",
+        200,
+        id="planner",
+    ),
+    pytest.param("not-found", "/{lang}/guides/no-such-guide/", 404, id="not-found"),
+]
+# One expression per page: whether the page scrolls sideways, and which tables are wider than
+# the window (a table inside a scrolling box still counts: on a phone nothing should hide).
+FITS = """() => ({
+  scrolls: document.documentElement.scrollWidth > window.innerWidth,
+  wide: [...document.querySelectorAll("table")]
+    .filter(t => t.getBoundingClientRect().width > window.innerWidth)
+    .map(t => t.className),
+})"""
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
@@ -48,7 +71,7 @@ def page(browser):
     context.close()
 
 
-def _open(page, url: str, viewport: dict, ready: str | None = None) -> list[str]:
+def _open(page, url: str, viewport: dict, ready: str | None = None, status: int = 200) -> list[str]:
     """Load ``url`` (and wait for ``ready``, a selector, if given); return every request that
     left the live server meanwhile. Fails if the Content-Security-Policy blocked anything."""
     outside: list[str] = []
@@ -71,7 +94,7 @@ def _open(page, url: str, viewport: dict, ready: str | None = None) -> list[str]
         page.wait_for_selector(ready)
     page.remove_listener("request", note)
     page.remove_listener("console", console)
-    assert response.status == 200
+    assert response.status == status
     assert blocked == [], f"CSP violations on {url}"
     return outside
 
@@ -85,19 +108,9 @@ def test_guide_reads_well_on_desktop_and_phone_and_loads_nothing_from_outside(pa
     assert page.get_by_role("img", name=fits, exact=True).count() == 18
     for form, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(viewport)  # the layout follows without a reload
-        # The page itself never scrolls sideways; wide tables scroll inside their own box.
+        # The page itself never scrolls sideways (on a phone each table row is a card).
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), form
         _screenshot(page, f"guide-{lang}-{form}")
-
-
-@pytest.mark.parametrize(
-    "path", ["/de/gpus/", "/ja/vram/?params=405", "/en/compare/h100-vs-a100-80gb/"]
-)
-def test_other_pages_render_without_outside_requests(page, site, path):
-    assert _open(page, f"{site}{path}", PHONE) == []
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    name = path.strip("/").replace("/", "-").replace("?", "-").replace("=", "-")
-    _screenshot(page, f"{name}-phone")
 
 
 def test_language_switcher_keeps_the_page(page, site):
@@ -121,6 +134,53 @@ def test_the_planner_answers_bad_input_in_place_then_plans(page, site):
     assert "57.5\u00a0GB per GPU at the peak" in page.get_by_role("heading", level=2).inner_text()
     h200 = page.locator("table.planner-fit tr", has_text="H200").inner_text()
     assert "27.3\u00a0h" in h200 and "$83.81" in h200
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+@pytest.mark.parametrize(("name", "path", "status"), PUBLIC_PAGES)
+def test_no_table_is_wider_than_a_phone_and_no_page_scrolls_sideways(
+    page, site, lang, name, path, status
+):
+    assert _open(page, site + path.format(lang=lang), PHONE, status=status) == []
+    _fits_the_phone(page, f"{name}-{lang}")
+    if name == "planner":
+        assert page.locator("main table").count() == 2  # its results were laid out too
+
+
+def _fits_the_phone(page, name: str) -> None:
+    found = page.evaluate(FITS)
+    assert (found["scrolls"], found["wide"]) == (False, []), name
+    _screenshot(page, f"{name}-phone")
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_the_index_and_every_guide_fit_a_phone(page, site, lang):
+    assert _open(page, f"{site}/{lang}/", PHONE) == []
+    _fits_the_phone(page, f"index-{lang}")
+    guides = page.eval_on_selector_all(".cards a", "links => links.map(a => a.href)")
+    assert len(guides) >= 2  # the seed's guide and its clones
+    for url in guides:
+        assert _open(page, url, PHONE) == []
+        _fits_the_phone(page, f"{url.rstrip('/').rsplit('/', 1)[-1]}-{lang}")
+
+
+def test_print_drops_navigation_and_keeps_every_column(page, site):
+    _open(page, f"{site}/de/guides/{GUIDE_SLUG}/", PRINT_WIDTH)
+    page.emulate_media(media="print")
+    try:
+        printed = page.evaluate(
+            """() => ({
+              hidden: ["header.site-header", "footer.site-footer", "nav.languages"]
+                .map(s => getComputedStyle(document.querySelector(s)).display),
+              wide: [...document.querySelectorAll("main table")]
+                .filter(t => t.getBoundingClientRect().width > window.innerWidth)
+                .map(t => t.className),
+              headings: getComputedStyle(document.querySelector("table.fit thead")).display,
+            })"""
+        )
+    finally:
+        page.emulate_media(media="screen")
+    assert printed == {"hidden": ["none"] * 3, "wide": [], "headings": "table-header-group"}
 
 
 # --- an editor's round in the guide admin ---------------------------------------------------
@@ -183,6 +243,7 @@ def guide(django_db_blocker):
 
 
 def _live_text(visitor, site) -> str:
+    as_if_committed()  # on SQLite the live server's writes are in the test's transaction
     visitor.goto(f"{site}/en/guides/{SLUG}/")
     return visitor.locator("section.short-answer").inner_text()
 

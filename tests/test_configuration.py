@@ -21,7 +21,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     # read no .env file (a developer's own, written by `make run`) unless a test names one.
     ours = {
         "DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS",
-        "DJANGO_ALLOW_ASYNC_UNSAFE", "ENV_FILE",
+        "DJANGO_ALLOW_ASYNC_UNSAFE", "ENV_FILE", "SITE_URL", "PAGE_CACHE_STALE_SECONDS",
     }  # fmt: skip
     clean = {k: v for k, v in os.environ.items() if k not in ours}
     clean.update({"ENV_FILE": ""}, **env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
@@ -175,3 +175,16 @@ def test_a_missing_env_file_is_one_line(tmp_path):
     assert result.returncode != 0
     assert "ENV_FILE names" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_site_url_outside_the_allowed_hosts_is_one_line():
+    """Canonical URLs and the background re-render use SITE_URL: a host Django refuses is a
+    configuration error, said at start."""
+    result = manage(
+        "check", DEBUG="false", SECRET_KEY=DEPLOY_SECRET_KEY, ALLOWED_HOSTS="guide.example.com",
+        SITE_URL="https://elsewhere.example.com",
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        "gpuguide: SITE_URL's host is not in ALLOWED_HOSTS: 'https://elsewhere.example.com'"
+    ]

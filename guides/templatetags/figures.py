@@ -4,14 +4,21 @@ Each wraps a ``guides.presentation`` function, the same ones prose tokens use; a
 (None) renders as an empty string so templates can add their own ``default``.
 """
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from decimal import Decimal
+from urllib.parse import urlsplit
 
 from django import template
 from django.conf import settings
 from django.urls import translate_url
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 from guides import presentation
+from guides.charts import ChartPoint, DrawnSeries
+from guides.services import Offer
 
 register = template.Library()
 
@@ -27,7 +34,40 @@ register.filter("num", _blank_if_none(presentation.number))
 register.filter("gb", _blank_if_none(presentation.gigabytes))
 register.filter("usd", _blank_if_none(presentation.usd))
 register.filter("longdate", _blank_if_none(presentation.long_date))
+register.filter("mediumdate", _blank_if_none(presentation.medium_date))
 register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
+
+
+@register.filter
+def price_steps(points: Iterable[ChartPoint]) -> str:
+    """'$0.92 from October 29, 2026 and $0.99 from November 15, 2026': a chart line in words."""
+    return presentation.word_list(
+        gettext("%(price)s from %(date)s")
+        % {"price": presentation.usd(p.usd), "date": presentation.long_date(p.on)}
+        for p in points
+    )
+
+
+@register.filter
+def provider_name(item: DrawnSeries | Offer) -> str:
+    """A provider's name, marked as ours for the house: a chart series or an offer."""
+    name = getattr(item, "name", None) or item.provider
+    return gettext("%(provider)s (ours)") % {"provider": name} if item.house else name
+
+
+FLAG_RE = re.compile(r"(?<!\S)(--?[\w.=-]+)")
+
+
+@register.filter
+def whole_flags(text: str) -> SafeString:
+    """``text`` escaped, each command-line flag (``--throughput``) kept on one line."""
+    return mark_safe(FLAG_RE.sub(r'<span class="nowrap">\1</span>', str(escape(text))))
+
+
+@register.filter
+def host(url: str) -> str:
+    """'vm.massedcompute.com' for https://vm.massedcompute.com/pricing: a source's short name."""
+    return urlsplit(url).hostname or ""
 
 
 @register.filter
@@ -47,11 +87,9 @@ def or_list(items) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def alternates(context) -> list[tuple[str, str]]:
-    """(language, absolute URL) of the current page in every language, for hreflang."""
-    request = context["request"]
-    path = request.path
-    return [
-        (code, request.build_absolute_uri(translate_url(path, code)))
-        for code, _name in settings.LANGUAGES
-    ]
+def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
+    """(language, URL) of the current page in every language: absolute for hreflang, from
+    SITE_URL and never the Host header (the page may be cached and served to anyone)."""
+    path = context["request"].path
+    prefix = settings.SITE_URL if absolute else ""
+    return [(code, prefix + translate_url(path, code)) for code, _name in settings.LANGUAGES]

@@ -10,7 +10,7 @@ from django.test import Client
 from guides import revisions
 from guides.models import FaqEntry, Guide, GuideRevision, TranslationStamp
 
-from ..conftest import GUIDE_SLUG
+from ..conftest import GUIDE_SLUG, as_if_committed
 from .conftest import initial_form_data
 
 CHANGE = "/en/admin/guides/guide/{}/change/"
@@ -24,6 +24,7 @@ def guide(seeded) -> Guide:
 
 
 def _page(client, lang: str = "de", query: str = ""):
+    as_if_committed()  # each earlier request committed
     return client.get(f"/{lang}/guides/{GUIDE_SLUG}/{query}")
 
 

@@ -1,58 +1,111 @@
-"""Visitors get cached pages that are never older than the data behind them."""
+"""The page cache: current pages, no query on a hit, keys visitors cannot multiply, only the
+pages a write affects go stale, and they are rendered again in the background."""
 
+import gzip
 import warnings
 from datetime import date
 from decimal import Decimal as D
+from unittest import mock
 
-from django.core.cache import CacheKeyWarning
-from django.db import connection
+import pytest
+from django.core.cache import CacheKeyWarning, cache
+from django.db import OperationalError, connection
+from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
+from django_tasks import default_task_backend
 
+from guides import caching, tasks
 from guides.models import Guide, Section
+from pricing.models import Provider
 from pricing.services import price_check_record
 
-from ..conftest import GUIDE_SLUG
+from ..conftest import GUIDE_SLUG, page_entries
 
 URL = f"/de/guides/{GUIDE_SLUG}/"
+GPUS = "/de/gpus/"
+COMPARE = "/de/compare/h100-vs-a100-80gb/"
 
 
-def queries_for(client, url: str) -> tuple[int, str]:
+def queries_for(client, url: str, **headers) -> tuple[int, str]:
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
+        response = client.get(url, headers=headers)
     assert response.status_code == 200
     return len(queries), response.content.decode()
 
 
-def test_a_repeated_visit_is_served_from_the_cache(client, seeded):
+def record_competitor_price(day=date(2026, 11, 20)):
+    price_check_record(provider_slug="massed-compute", checked_on=day,
+                       prices={"h100": D("9.99")})  # fmt: skip
+
+
+def record_house_price(day=date(2026, 11, 20)):
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=day,
+                       prices={"a100-80gb": D("0.99")})  # fmt: skip
+
+
+@pytest.fixture
+def queued():
+    """The tasks queued during the test (the test settings keep them instead of running)."""
+    default_task_backend.clear()
+    yield default_task_backend.results
+    default_task_backend.clear()
+
+
+def test_a_repeated_visit_is_served_from_the_cache_without_a_query(client, seeded):
     first, body = queries_for(client, URL)
     again, cached_body = queries_for(client, URL)
     assert first > 10
-    assert again == 1  # reading the content version
+    assert again == 0  # the version tokens live in the cache too
     assert cached_body == body
+    assert client.get(URL)["X-Page-Cache"] == "hit"
 
 
-def test_a_price_check_invalidates_cached_pages(client, seeded):
+def test_a_cache_that_lost_the_tokens_falls_back_to_the_database(client, seeded):
+    _count, body = queries_for(client, URL)
+    cache.delete_many([caching.TOKEN_PREFIX + tag for tag in ("site", "guides")])
+    cache.delete_many([caching.TOKEN_PREFIX + f"prices:{p.pk}" for p in Provider.objects.all()])
+    count, cached_body = queries_for(client, URL)
+    assert 1 <= count <= 2 and cached_body == body  # read back, still the same page
+
+
+def test_a_price_check_invalidates_the_pages_quoting_that_provider(client, seeded):
     queries_for(client, URL)
-    price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
-                       prices={"a100-80gb": D("0.99")})  # fmt: skip
+    record_house_price()
     _count, body = queries_for(client, URL)
     assert "0,99\u00a0$" in body
 
 
-def test_an_edit_invalidates_cached_pages(client, seeded):
+def test_a_competitors_price_check_leaves_pages_that_quote_only_ours_cached(client, seeded):
+    queries_for(client, COMPARE)
     queries_for(client, URL)
+    record_competitor_price()
+    assert queries_for(client, COMPARE)[0] == 0  # the comparison quotes our prices only
+    assert client.get(URL)["X-Page-Cache"] == "miss"  # the guide compares providers
+
+
+def test_an_edit_invalidates_that_guide_and_not_the_other_pages(client, seeded):
+    queries_for(client, URL)
+    queries_for(client, "/de/")
     section = Section.objects.filter(guide__slug=GUIDE_SLUG).first()
     section.heading_de = "Neue Überschrift"
     section.save()
     assert "Neue Überschrift" in queries_for(client, URL)[1]
+    assert queries_for(client, "/de/")[0] == 0  # the index lists guides, not their sections
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.title_de = "Ein neuer Titel"
+    guide.save()
+    assert "Ein neuer Titel" in queries_for(client, "/de/")[1]
 
 
-def test_staff_previews_are_never_cached_for_visitors(client, seeded, admin_user):
+def test_staff_previews_are_private_and_never_cached(client, seeded, admin_user):
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     guide.status = Guide.Status.DRAFT
     guide.save()
     client.force_login(admin_user)
-    assert client.get(URL).status_code == 200
+    response = client.get(URL)
+    assert response.status_code == 200
+    assert {"private", "no-store"} <= set(response["Cache-Control"].replace(" ", "").split(","))
+    assert page_entries() == 0
     client.logout()
     assert client.get(URL).status_code == 404
 
@@ -65,13 +118,113 @@ def test_languages_and_queries_are_cached_apart(client, seeded):
     assert "Your model (8B)" in small and "Your model (405B)" not in small
 
 
-def test_cache_keys_stay_short_and_plain_whatever_the_query(client, seeded):
-    """Visitors choose the query string; the key hashes it (memcached refuses keys over 250
-    bytes or with spaces and control characters, and Django warns of any such key)."""
+def test_parameters_a_page_does_not_use_make_no_entry_and_never_reach_the_page(client, seeded):
+    for n in range(50):
+        response = client.get(GPUS, {"utm_source": f"crawler-{n}"})
+        assert response.status_code == 200
+        assert "crawler" not in response.content.decode()  # not in the language links either
+    assert page_entries() == 1
+    client.get(GPUS, {"as_of": "2026-11-01"})  # a parameter the page reads: its own entry
+    assert page_entries() == 2
+
+
+def test_cache_keys_stay_short_and_plain_whatever_the_path(client, seeded):
+    """Visitors choose the path; the key hashes it (memcached refuses keys over 250 bytes or
+    with spaces and control characters, and Django warns of any such key)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheKeyWarning)
-        response = client.get("/en/gpus/", {"q": "\u202e<x> \r\n" + "é" * 300})
-        assert response.status_code == 200
-        assert client.get("/en/gpus/", {"q": "\u202e<x> \r\n" + "é" * 300}).content == (
-            response.content
-        )
+        response = client.get("/en/compare/h100-vs-a100-80gb/", {"as_of": "\u202e<x> \r\n" * 30})
+        assert response.status_code == 400
+        assert client.get("/en/gpus/", {"q": "\u202e<x> \r\n" + "é" * 300}).status_code == 200
+
+
+def test_absolute_urls_come_from_site_url_not_the_host_header(client, seeded, settings):
+    settings.SITE_URL = "https://guide.example.com"
+    body = client.get(GPUS, headers={"host": "localhost"}).content.decode()
+    assert '<link rel="canonical" href="https://guide.example.com/de/gpus/">' in body
+    assert 'hreflang="en" href="https://guide.example.com/en/gpus/"' in body
+    assert "localhost" not in body
+    sitemap = client.get("/sitemap.xml", headers={"host": "localhost"}).content.decode()
+    assert "https://guide.example.com/en/" in sitemap and "localhost" not in sitemap
+
+
+def test_cached_pages_are_served_while_the_database_is_down(client, seeded):
+    _count, body = queries_for(client, URL)
+    with mock.patch.object(
+        connection, "ensure_connection", side_effect=OperationalError("connection refused")
+    ):
+        response = client.get(URL)
+        assert response.status_code == 200 and response.content.decode() == body
+        assert client.get("/de/vram/").status_code == 503  # never cached: the branded 503
+
+
+def test_entries_expire_at_the_next_midnight():
+    # The tests' clock stands at noon UTC (tests/conftest.py) and ticks on.
+    assert 43_000 < caching._seconds_until_tomorrow() <= 43_200
+
+
+# --- after a write -----------------------------------------------------------------------
+
+
+def test_a_stale_page_is_served_while_it_is_rendered_again_in_the_background(
+    client, seeded, settings, queued
+):
+    settings.PAGE_CACHE_STALE_SECONDS = 60
+    _count, before = queries_for(client, URL)
+    record_house_price()
+    response = client.get(URL)
+    assert response["X-Page-Cache"] == "stale" and response.content.decode() == before
+    assert client.get(URL)["X-Page-Cache"] == "stale"
+    [refresh] = [r for r in queued if r.task.name == "refresh_pages"]  # queued once
+    refresh.task.call(*refresh.args, **refresh.kwargs)
+    count, after = queries_for(client, URL)
+    assert count == 0 and "0,99\u00a0$" in after
+
+
+def test_a_write_queues_the_re_render_of_the_pages_it_affects(
+    client, seeded, queued, django_capture_on_commit_callbacks, monkeypatch
+):
+    before = client.get(URL).content
+    # Four of the listed pages in three languages (rendering every guide would take seconds).
+    listed = [
+        (lang, path)
+        for lang, path in tasks.canonical_paths()
+        if path.removeprefix(f"/{lang}") in ("/", "/gpus/", "/vram/", URL.removeprefix("/de"))
+    ]
+    monkeypatch.setattr(tasks, "canonical_paths", lambda: listed)
+    for _language, path in listed:
+        client.get(path)
+    with django_capture_on_commit_callbacks(execute=True):
+        record_competitor_price()
+    [job] = [r for r in queued if r.task.name == "refresh_affected_pages"]
+    other = Provider.objects.get(slug="massed-compute")
+    assert job.kwargs == {"tags": [f"prices:{other.pk}"]}
+    entries = {path: cache.get(caching.page_key(lang, path, QueryDict())) for lang, path in listed}
+    affected = [path for path, page in entries.items() if f"prices:{other.pk}" in page.tokens]
+    assert URL in affected and "/de/" not in affected  # the index reads no prices
+    assert job.task.call(*job.args, **job.kwargs) == len(affected)  # only those rendered again
+    count, body = queries_for(client, URL)
+    assert count == 0 and body.encode() != before  # the new check, rendered in the background
+
+
+# --- HTTP caching ------------------------------------------------------------------------
+
+
+def test_public_pages_are_cacheable_and_answer_conditional_requests(client, seeded):
+    response = client.get(URL)
+    assert response["Cache-Control"] == "public, max-age=60, stale-while-revalidate=300"
+    assert response["ETag"] and response["Last-Modified"]
+    assert "Accept-Language" not in response.get("Vary", "")  # the language is in the path
+    again = client.get(URL, headers={"if-none-match": response["ETag"]})
+    assert again.status_code == 304 and again.content == b""
+    since = client.get(URL, headers={"if-modified-since": response["Last-Modified"]})
+    assert since.status_code == 304
+    assert "Accept-Language" in client.get("/").get("Vary", "")  # the redirect reads it
+
+
+def test_pages_are_compressed_for_clients_that_accept_it(client, seeded):
+    plain = client.get(URL).content
+    response = client.get(URL, headers={"accept-encoding": "gzip"})
+    assert response["Content-Encoding"] == "gzip"
+    assert gzip.decompress(response.content) == plain
+    assert len(response.content) < len(plain) / 3

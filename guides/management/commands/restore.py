@@ -2,12 +2,11 @@
 
 from pathlib import Path
 
-from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError, no_translations
 from django.db import DatabaseError
 
 from guides import backups
-from guides.caching import renew_content_version
+from guides.caching import renew_after_restore
 
 
 class Command(BaseCommand):
@@ -35,17 +34,15 @@ class Command(BaseCommand):
                     f"{target} holds {held.describe()}; restoring {path} replaces all of it. "
                     "Run again with --yes (make restore FILE=... ARGS=--yes) to go ahead."
                 )
-            before = backups.previous_content_version()
             backups.restore("default", path)
-            # Every cached page is stale now: a version no cache has seen, and this process's
+            # Every cached page is stale now: tokens no cache has seen, and this process's
             # cache (the shared one, with CACHE_URL) emptied as well.
-            version = renew_content_version(at_least=before)
-            cache.clear()
+            renewed = renew_after_restore()
         except (backups.BackupError, DatabaseError) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
             self.style.SUCCESS(
-                f"Restored {path} into {target}; cached pages invalidated (content version "
-                f"{version})."
+                f"Restored {path} into {target}; cached pages invalidated ({renewed} "
+                "version tokens renewed)."
             )
         )

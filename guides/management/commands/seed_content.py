@@ -2,7 +2,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from guides.caching import bump_content_version
+from guides.caching import invalidate_everything
 from guides.content_files import ContentFileError
 from guides.roles import ensure_roles
 from guides.seeding import load_content
@@ -28,7 +28,8 @@ class Command(BaseCommand):
             with transaction.atomic():
                 created = load_content(options["content_dir"])
                 ensure_roles(Group, Permission)
-                bump_content_version()  # bulk inserts send no save signals
+                if created:
+                    invalidate_everything()  # bulk inserts send no save signals
         except ContentFileError as exc:
             raise CommandError(str(exc)) from exc
         if created:

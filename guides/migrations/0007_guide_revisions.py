@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('guides', '0005_estimate_table'),
+        ('guides', '0006_content_version_per_tag'),
         ('reversion', '0002_add_index_on_version_for_content_type_and_db'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

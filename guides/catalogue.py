@@ -1,0 +1,40 @@
+"""The small reference tables every page reads, from the cache (see caching.from_catalogue).
+
+Rendering a guide would otherwise spend six of its queries on providers, methods with their
+rules and components, hour blocks and facts, identical for every page and visitor.
+"""
+
+from __future__ import annotations
+
+from guides.caching import from_catalogue
+from pricing import selectors
+from pricing.models import LanguageModel, Provider
+
+
+def providers() -> list[Provider]:
+    """Every provider, ours first."""
+    return from_catalogue("providers", selectors.providers)
+
+
+def house_provider() -> Provider:
+    """The provider whose prices our pages quote; raises Provider.DoesNotExist before setup."""
+    house = next((provider for provider in providers() if provider.is_house), None)
+    if house is None:
+        raise Provider.DoesNotExist("there is no house provider yet")
+    return house
+
+
+def method_listings() -> list[selectors.MethodListing]:
+    return from_catalogue("methods", selectors.method_listings)
+
+
+def hour_blocks() -> list[int]:
+    return from_catalogue("hour-blocks", selectors.hour_blocks)
+
+
+def facts() -> dict[str, selectors.FactValue]:
+    return from_catalogue("facts", selectors.facts)
+
+
+def language_models() -> list[LanguageModel]:
+    return from_catalogue("language-models", selectors.language_models)

@@ -1,0 +1,67 @@
+"""Background re-rendering of cached pages, on Django's task framework (the django-tasks
+backport; its database backend in production, run by `manage.py db_worker`).
+
+No visitor waits for these: after a write commits, the pages it affected are rendered again
+here while visitors get the previous version (see guides/caching.py).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+from django_tasks import task
+
+from guides import caching
+from guides import selectors as guide_selectors
+
+
+def canonical_paths() -> list[tuple[str, str]]:
+    """(language, path) of every page the sitemap lists, without query parameters."""
+    comparisons = guide_selectors.published_comparison_pairs()
+    guides = guide_selectors.published_guides()
+    paths = []
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            paths += [
+                (language, reverse("guides:index")),
+                (language, reverse("guides:gpus")),
+                (language, reverse("guides:vram")),
+                *((language, guide.get_absolute_url()) for guide in guides),
+                *(
+                    (language, reverse("guides:compare", kwargs={"first": a, "second": b}))
+                    for a, b in comparisons
+                ),
+            ]
+    return paths
+
+
+def _render(paths: list[str]) -> int:
+    """Render each path through the whole stack, as a visitor at SITE_URL would ask for it."""
+    site = urlsplit(settings.SITE_URL)
+    client = Client(HTTP_HOST=site.netloc, raise_request_exception=False)
+    with caching.refreshing():
+        for path in paths:
+            client.get(path, secure=site.scheme == "https")
+    return len(paths)
+
+
+@task()
+def refresh_pages(paths: list[str]) -> int:
+    """Render these pages again and store them (a stale page a visitor was just served)."""
+    return _render(paths)
+
+
+@task()
+def refresh_affected_pages(tags: list[str]) -> int:
+    """After a write: render again every listed page that read data under ``tags``, or that
+    is not cached at all, so that no visitor pays the first render."""
+    stale = [
+        path
+        for language, path in canonical_paths()
+        if not caching.page_is_current(language, path, tags)
+    ]
+    return _render(stale)

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Load test: gunicorn with 2 and 4 workers on PostgreSQL + Redis, the guide page cached and
+# uncached, measured with wrk on the loopback interface only. Bounded: DURATION seconds per
+# run (4 runs), plus a minute of setup. Prints req/s, p50/p99 latency, errors and memory per
+# worker, for docs/performance.md.
+#
+#   make loadtest                      # needs wrk (apt-get install -y wrk), PostgreSQL, Redis
+#   DURATION=30 CONNECTIONS=50 make loadtest
+#
+# It creates (and drops at the end) the database gpuguide_loadtest and uses Redis database 14,
+# which it empties. "Uncached" runs the same server with Django's dummy cache: every request
+# renders the page (and reads the version tokens and reference data from the database).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=${PY:-.venv/bin/python}
+PG_ADMIN_URL=${PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+DB_URL=${LOADTEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpuguide_loadtest}
+REDIS_URL=${LOADTEST_REDIS_URL:-redis://127.0.0.1:6379/14}
+PORT=${LOADTEST_PORT:-8765}
+DURATION=${DURATION:-20}
+CONNECTIONS=${CONNECTIONS:-50}
+PAGE=/en/guides/best-gpu-for-llama-70b-fine-tuning/
+
+command -v wrk >/dev/null || { echo "loadtest: wrk is missing (apt-get install -y wrk)" >&2; exit 1; }
+psql "$PG_ADMIN_URL" -Atqc 'select 1' >/dev/null ||
+  { echo "loadtest: no PostgreSQL at $PG_ADMIN_URL" >&2; exit 1; }
+"$PY" -c "import redis, sys; redis.Redis.from_url(sys.argv[1]).ping()" "$REDIS_URL" ||
+  { echo "loadtest: no Redis at $REDIS_URL" >&2; exit 1; }
+
+# Production settings (DEBUG off), on loopback only.
+export ENV_FILE="" DEBUG=false DATABASE_URL="$DB_URL" CONN_MAX_AGE=60 \
+  SECRET_KEY="loadtest-$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')" \
+  ALLOWED_HOSTS=127.0.0.1 SITE_URL="http://127.0.0.1:$PORT" SECURE_SSL_REDIRECT=false \
+  LOG_LEVEL=WARNING
+
+db_name=${DB_URL##*/}
+psql "$PG_ADMIN_URL" -qc "DROP DATABASE IF EXISTS $db_name" -qc "CREATE DATABASE $db_name"
+SERVER=""
+# collectstatic fills staticfiles/; remove it afterwards unless it was there before (WhiteNoise
+# scans it whenever a middleware stack is built, which slows the test suite by ~15 s).
+[ -d staticfiles ] && KEEP_STATIC=1 || KEEP_STATIC=""
+cleanup() {
+  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+  psql "$PG_ADMIN_URL" -qc "DROP DATABASE IF EXISTS $db_name" || true
+  [ -n "$KEEP_STATIC" ] || rm -rf staticfiles
+}
+trap cleanup EXIT
+
+CACHE_URL="$REDIS_URL" "$PY" manage.py migrate --no-input -v 0
+CACHE_URL="$REDIS_URL" "$PY" manage.py seed_content -v 0
+CACHE_URL="$REDIS_URL" "$PY" manage.py collectstatic --no-input -v 0
+"$PY" -c "import redis, sys; redis.Redis.from_url(sys.argv[1]).flushdb()" "$REDIS_URL"
+
+run() {  # workers, label, cache URL
+  local workers=$1 label=$2
+  CACHE_URL=$3 .venv/bin/gunicorn gpuguide.wsgi --workers "$workers" \
+    --bind "127.0.0.1:$PORT" --log-level warning &
+  SERVER=$!
+  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
+  curl -fs -o /dev/null "http://127.0.0.1:$PORT$PAGE"  # warm: the cached run serves hits
+  local out
+  # A 30 s client timeout: a slow answer counts in the latency, not as an error.
+  out=$(wrk -t 2 -c "$CONNECTIONS" -d "${DURATION}s" --timeout 30s --latency \
+    "http://127.0.0.1:$PORT$PAGE")
+  local rss
+  rss=$(ps -o rss= --ppid "$SERVER" | awk '{s+=$1; n++} END {printf "%.0f", s/n/1024}')
+  local rps p50 p99 errors
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+  errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
+  printf '%-8s %-9s %10s %10s %10s %8s MB  %s\n' "$workers" "$label" "$rps" "$p50" "$p99" \
+    "$rss" "${errors:-0 errors}"
+  kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+}
+
+echo "wrk: ${CONNECTIONS} connections, ${DURATION} s per run, $PAGE on 127.0.0.1"
+printf '%-8s %-9s %10s %10s %10s %11s  %s\n' workers page req/s p50 p99 "RSS/worker" errors
+for workers in 2 4; do
+  run "$workers" cached "$REDIS_URL"
+  run "$workers" uncached "dummycache://"
+done

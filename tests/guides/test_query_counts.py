@@ -1,0 +1,136 @@
+"""Each public page's queries: at most 12, the same on the seed and on a long price history
+(with a GPU one provider never priced, the shape that used to cost a scan per GPU), and none
+for a page served from the cache. Counts, not timings: timings are in docs/performance.md."""
+
+from datetime import timedelta
+from decimal import Decimal as D
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from guides.caching import invalidate_everything
+from guides.cloning import clone_guide
+from guides.selectors import guide_for_page
+from pricing.models import Gpu, LanguageModel, Price, PriceCheck, Provider
+
+from ..conftest import GUIDE_SLUG, SEED_DAY, forget_cached_pages
+
+CACHED = [
+    "/en/",
+    f"/en/guides/{GUIDE_SLUG}/",
+    f"/de/guides/{GUIDE_SLUG}/?as_of=2026-11-01",
+    "/ja/gpus/",
+    "/en/gpus/?as_of=2026-11-01",
+    "/en/vram/",
+    "/en/compare/h100-vs-a100-80gb/",
+    "/de/compare/h100-vs-a100-80gb/?as_of=2026-11-01",
+]
+RENDERED_EACH_TIME = [
+    "/en/vram/?params=405",
+    "/en/vram/?params=70&method=qlora&model=llama-3.1-70b",
+]
+# The dashboard (the admin index) is pinned on its own below: its guide checks read every
+# published guide with its rows.
+ADMIN = ["/en/admin/pricing/pricecheck/", "/en/admin/pricing/pricecheck/add/"]
+HISTORY_DAYS = 300  # per provider that prices: a few thousand rows, enough to show a scan
+
+
+def uncached_queries(client, url: str) -> int:
+    """Queries of a render with the version tokens cached but not the page (after a write)."""
+    assert client.get(url).status_code == 200, url
+    forget_cached_pages()
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200, url
+    return len(queries)
+
+
+def hit_queries(client, url: str) -> int:
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response["X-Page-Cache"] == "hit", url
+    return len(queries)
+
+
+def all_counts(client) -> dict[str, int]:
+    return {url: uncached_queries(client, url) for url in CACHED + RENDERED_EACH_TIME}
+
+
+def add_long_history() -> int:
+    """Daily checks before the seed's for every provider, each pricing every GPU but one."""
+    gpus = list(Gpu.objects.order_by("slug"))
+    checks = PriceCheck.objects.bulk_create(
+        PriceCheck(provider=provider, checked_on=SEED_DAY - timedelta(days=day))
+        for provider in Provider.objects.all()
+        for day in range(1, HISTORY_DAYS + 1)
+    )
+    if connection.vendor == "sqlite":  # SQLite's bulk insert returns no keys: read them back
+        checks = list(PriceCheck.objects.filter(checked_on__lt=SEED_DAY).select_related("provider"))
+    rows = [
+        Price(
+            price_check=check,
+            provider=check.provider,
+            checked_on=check.checked_on,
+            gpu=gpu,
+            quoted_usd_per_hour=D("1.5") + check.checked_on.day % 7,
+        )  # fmt: skip
+        for check in checks
+        # one GPU that each provider never prices
+        for gpu in (gpus[1:] if check.provider.is_house else gpus[:-1])
+    ]
+    Price.objects.bulk_create(rows, batch_size=2000)
+    invalidate_everything()  # bulk inserts send no signals
+    return len(rows)
+
+
+def test_every_public_page_makes_at_most_12_queries_and_a_cache_hit_none(client, seeded):
+    counts = all_counts(client)
+    assert max(counts.values()) <= 12, counts
+    assert min(counts.values()) >= 0
+    assert {url: hit_queries(client, url) for url in CACHED} == dict.fromkeys(CACHED, 0)
+
+
+@pytest.mark.django_db
+def test_the_counts_stay_the_same_with_a_long_history(client, seeded):
+    small = all_counts(client)
+    assert add_long_history() > 2_500
+    assert all_counts(client) == small
+
+
+def admin_counts(client) -> dict[str, int]:
+    counts = {}
+    for url in ADMIN:
+        client.get(url)
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200, url
+        counts[url] = len(queries)
+    return counts
+
+
+def test_the_admins_price_pages_stay_at_12_queries(client, seeded, admin_user):
+    client.force_login(admin_user)
+    small = admin_counts(client)
+    assert max(small.values()) <= 12, small
+    add_long_history()
+    assert admin_counts(client) == small
+    assert "paginator" in client.get("/en/admin/pricing/pricecheck/").content.decode()
+
+
+def dashboard_queries(client) -> int:
+    client.get("/en/admin/")
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/en/admin/").status_code == 200
+    return len(queries)
+
+
+def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, seeded, admin_user):
+    """20 for five published guides: 6 to sign in (session, user, two-factor, permissions), 8
+    for the guides with their rows, the rest read once for all of them (prices, check dates,
+    measurements, stale sources and translations). More guides or more history add none."""
+    client.force_login(admin_user)
+    assert dashboard_queries(client) == 20
+    source = guide_for_page(slug=GUIDE_SLUG)
+    clone_guide(source, LanguageModel.objects.get(slug="qwen-2.5-7b"), publish=True)
+    add_long_history()
+    assert dashboard_queries(client) == 20
