@@ -312,12 +312,19 @@ def apply_due_changes(now: datetime | None = None) -> list[str]:
     going_live, expiring = due_changes(now)
     done = []
     for guide_revision in going_live:
-        problems = publish(guide_revision, user=None)
-        if problems:
-            GuideRevision.objects.filter(pk=guide_revision.pk).update(go_live_at=None)
-            done.append(f"{guide_revision.guide.slug}: revision {guide_revision.pk} not published")
-        else:
-            done.append(f"{guide_revision.guide.slug}: revision {guide_revision.pk} published")
+        with transaction.atomic():
+            # Another process may have published it since due_changes read it: once is enough.
+            locked = GuideRevision.objects.select_for_update().filter(
+                pk=guide_revision.pk, published_at__isnull=True
+            )
+            if not locked.exists():
+                continue
+            problems = publish(guide_revision, user=None)
+            if problems:
+                GuideRevision.objects.filter(pk=guide_revision.pk).update(go_live_at=None)
+        slug = guide_revision.guide.slug
+        verb = "not published" if problems else "published"
+        done.append(f"{slug}: revision {guide_revision.pk} {verb}")
     for guide_revision in expiring:
         guide = guide_revision.guide
         guide.status = Guide.Status.DRAFT

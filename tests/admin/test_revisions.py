@@ -1,10 +1,12 @@
 """Working copies of live guides: draft revisions, preview, publish, diff, revert, schedule."""
 
 from datetime import UTC, datetime, timedelta
+from io import StringIO
 
 import pytest
 import time_machine
 from django.contrib.admin.models import LogEntry
+from django.core.management import call_command
 from django.test import Client
 
 from guides import revisions
@@ -266,3 +268,19 @@ def test_the_editing_manual_is_linked_from_the_admin_header(client, editor):
     assert client.get("/en/admin/manual/editing/nothing.png").status_code == 404
     client.logout()
     assert client.get("/en/admin/manual/").status_code == 302  # to the sign-in page
+
+
+def test_publish_scheduled_applies_what_is_due_once(client, editor, guide):
+    client.force_login(editor)
+    _save_draft(client, guide)
+    draft = revisions.working_copy(guide)
+    go_live = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+    revisions.schedule(draft, go_live_at=go_live, expire_at=None)
+    out = StringIO()
+    call_command("publish_scheduled", stdout=out)
+    assert out.getvalue() == "Nothing was due.\n"
+    with time_machine.travel(go_live, tick=False):
+        call_command("publish_scheduled", stdout=out)
+        assert out.getvalue().endswith(f"{GUIDE_SLUG}: revision {draft.pk} published\n")
+        assert revisions.apply_due_changes() == []  # done once
+    assert FaqEntry.objects.filter(guide=guide, answer_de__contains=NEW).count() == 1
