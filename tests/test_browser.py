@@ -216,10 +216,23 @@ def editor_cookie(site, django_db_blocker) -> dict:
 
 @pytest.fixture
 def staff(browser, editor_cookie):
+    """A signed-in editor's tab; at the end, nothing on the admin pages was blocked by the CSP
+    (the token picker and folding rows are a static script: no inline code)."""
     context = browser.new_context(viewport=DESKTOP)
     context.add_cookies([editor_cookie])
-    yield context.new_page()
+    page = context.new_page()
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda m: (
+            blocked.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
+    yield page
     context.close()
+    assert blocked == []
 
 
 @pytest.fixture
