@@ -55,6 +55,8 @@ INSTALLED_APPS = [
     # instead of a CDN.
     "ninja",
     "corsheaders",
+    # django-reversion: the revisions (working copies, history, diff, revert) of guides.
+    "reversion",
     "pricing",
     "guides",
 ]
@@ -197,6 +199,7 @@ MIDDLEWARE.insert(
     "django_otp.middleware.OTPMiddleware",
 )
 MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as django-axes requires
+
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
     "django.contrib.auth.backends.ModelBackend",

@@ -4,19 +4,23 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.db.models import DateField, Value
-from django.shortcuts import redirect
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import DateField, F, Value
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject, lazy
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
 from modeltranslation.utils import build_localized_fieldname
 
 from gpuguide.editor_input import EditorInputMixin
-from guides import editing, selectors
+from guides import editing, revisions, selectors
 from guides.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.consistency import guide_problems
 from guides.models import (
@@ -25,6 +29,7 @@ from guides.models import (
     FaqEntry,
     FitConfiguration,
     Guide,
+    GuideRevision,
     GuideSource,
     LegalPage,
     Recommendation,
@@ -56,6 +61,15 @@ def token_reference() -> str:
     )
 
 
+def token_picker_data() -> dict:
+    """What the token picker beside each prose field lists (read by static/js/guide-editor.js)."""
+    return {
+        "label": str(_("Insert a token")),
+        "filter": str(_("Filter the tokens")),
+        "kinds": [{"token": k.example, "help": str(k.help)} for k in registry],
+    }
+
+
 class ProseHelpMixin:
     """Adds the token hint to every prose field, in every language tab."""
 
@@ -66,6 +80,7 @@ class ProseHelpMixin:
             base = db_field.name
         if field is not None and base in getattr(db_field.model, "prose_fields", ()):
             field.help_text = TOKEN_HELP
+            field.widget.attrs["data-token-picker"] = ""  # static/js/guide-editor.js
         return field
 
 
@@ -123,9 +138,10 @@ class RequiredTranslationsFormSet(forms.BaseInlineFormSet):
             if not getattr(form, "cleaned_data", None) or form.cleaned_data.get("DELETE"):
                 continue
             missing = editing.missing_translations(form.cleaned_data, self.required)
+            missing = [name for name in missing if name not in form.errors]  # said once, there
             if missing:
-                label = f"{self.model._meta.verbose_name} {index}"
-                raise forms.ValidationError(editing.publish_error(label, missing))
+                label = f"{capfirst(self.model._meta.verbose_name)} {index}"
+                raise forms.ValidationError(editing.publish_error(label, self.model, missing))
 
 
 class SectionFormSet(RequiredTranslationsFormSet):
@@ -235,7 +251,7 @@ class GuideForm(ProseForm):
             missing = editing.missing_translations(cleaned, editing.GUIDE_REQUIRED)
             missing = [name for name in missing if name not in self.errors]  # said once
             if missing:
-                raise forms.ValidationError(editing.publish_error(_("The guide"), missing))
+                raise forms.ValidationError(editing.publish_error(_("The guide"), Guide, missing))
         return cleaned
 
 
@@ -291,6 +307,15 @@ class GuideAdmin(EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
         form.token_slugs = token_slugs_for(request)  # a new class on every call
         return form
 
+    class Media:
+        css = {"all": ["css/admin-editor.css"]}
+        js = ["js/guide-editor.js"]
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        context["working_copy_mode"] = getattr(request, "_working_copy", False)
+        context["token_picker"] = token_picker_data()
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
     def get_queryset(self, request):
         return (
             super()
@@ -328,6 +353,107 @@ class GuideAdmin(EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
                 links.append((reverse("guides:detail", kwargs={"slug": guide.slug}), name))
         return format_html_join(" · ", '<a href="{}" target="_blank" rel="noopener">{}</a>', links)
 
+    # --- saving: a live guide's edit is a working copy (see guides.revisions) ---------------
+
+    change_form_template = "admin/guides/guide/change_form.html"
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if request.method == "POST":
+            request.POST = _normalised(request.POST)
+        live = (
+            Guide.objects.filter(pk=unquote(object_id), status=Guide.Status.PUBLISHED).first()
+            if object_id
+            else None
+        )
+        # Taking a live guide offline (status set to draft) is saved to the rows at once.
+        request._working_copy = live is not None and request.POST.get("status") != "draft"
+        if not request._working_copy:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        if request.method == "POST":
+            revisions.ensure_baseline(live)
+        draft = revisions.working_copy(live)
+        extra_context = {**(extra_context or {}), **self._revision_context(request, live, draft)}
+        with revisions.rehearsal():  # the form edits the working copy; the rows stay live
+            if draft is not None:
+                revisions.apply(draft)
+            response = super().changeform_view(request, object_id, form_url, extra_context)
+            if hasattr(response, "render"):
+                response.render()
+        if getattr(request, "_draft_snapshot", None):
+            return self._after_draft_saved(request, live)
+        return response
+
+    def _revision_context(self, request, guide: Guide, draft) -> dict:
+        return {
+            "working_copy": draft,
+            "live_revision": revisions.live_revision(guide),
+            "preview_links": _preview_links(guide, draft) if draft else [],
+            "revisions_url": reverse("admin:guides_guide_revisions", args=[guide.pk]),
+        }
+
+    def _after_draft_saved(self, request, live: Guide) -> HttpResponseRedirect:
+        draft = revisions.store(
+            request._draft_snapshot, guide=live, user=request.user, comment=_("Draft saved")
+        )
+        Guide.objects.filter(pk=live.pk).update(version=F("version") + 1)
+        super().log_change(request, live, request._draft_log_message)
+        if "_publish" in request.POST and not request._draft_problems:
+            problems = revisions.publish(draft, user=request.user, known=token_slugs_for(request))
+            if not problems:
+                self.message_user(
+                    request,
+                    _("Published: the live page now shows revision %(number)s.")
+                    % {"number": draft.pk},
+                    messages.SUCCESS,
+                )
+                return redirect("admin:guides_guide_change", live.pk)
+            request._draft_problems = problems
+        links = format_html_join(" · ", '<a href="{}">{}</a>', _preview_links(live, draft))
+        if request._draft_problems:
+            listed = format_html_join(
+                "", "<li>{}</li>", ((str(p),) for p in request._draft_problems[:10])
+            )
+            self.message_user(
+                request,
+                format_html(
+                    "{} {}<ul>{}</ul>",
+                    _(
+                        "Saved as draft revision %(number)s; the live page is unchanged. It "
+                        "cannot be published until these are fixed:"
+                    )
+                    % {"number": draft.pk},
+                    links,
+                    listed,
+                ),
+                messages.WARNING,
+            )
+        else:
+            self.message_user(
+                request,
+                format_html(
+                    "{} {}",
+                    _(
+                        "Saved as draft revision %(number)s; the live page is unchanged until "
+                        "you publish it. Preview:"
+                    )
+                    % {"number": draft.pk},
+                    links,
+                ),
+                messages.SUCCESS,
+            )
+        return redirect("admin:guides_guide_change", live.pk)
+
+    def log_change(self, request, obj, message):
+        if getattr(request, "_working_copy", False):
+            request._draft_log_message = message  # written once the rehearsal is rolled back
+            return None
+        return super().log_change(request, obj, message)
+
+    def response_change(self, request, obj):
+        if getattr(request, "_working_copy", False):
+            return HttpResponseRedirect(request.path)  # replaced by _after_draft_saved
+        return super().response_change(request, obj)
+
     def save_model(self, request, obj: Guide, form, change: bool) -> None:
         obj.version += 1
         before = Guide.objects.filter(pk=obj.pk).values("status", "published_on").first()
@@ -338,34 +464,179 @@ class GuideAdmin(EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
     def save_related(self, request, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         guide = form.instance
+        if getattr(request, "_working_copy", False):
+            # Inside the rehearsal: check the working copy, then keep it as a revision.
+            request._draft_problems = guide_problems(
+                selectors.guide_for_page(slug=guide.slug, include_drafts=True),
+                known=token_slugs_for(request),
+            )
+            request._draft_snapshot = revisions.snapshot(guide)  # stored after the rollback
+            return
         editing.translation_stamps_update(guide)
-        if guide.status == Guide.Status.PUBLISHED:
-            self._check_publication(request, guide)
+        published = guide.status == Guide.Status.PUBLISHED and self._check_publication(
+            request, guide
+        )
+        revisions.store(
+            revisions.snapshot(guide),
+            guide=guide,
+            user=request.user,
+            comment=_("Published") if published else _("Draft saved"),
+            published=published,
+        )
 
-    def _check_publication(self, request, guide: Guide) -> None:
-        """A guide that fails its checks is not published: saved as a draft, nothing lost.
-
-        A guide that was live stays live (taking it offline would be worse than the sentence
-        that fails), and the editor and the dashboard are told what to fix.
-        """
+    def _check_publication(self, request, guide: Guide) -> bool:
+        """A guide that fails its checks is not published: saved as a draft, nothing lost."""
         problems = guide_problems(
             selectors.guide_for_page(slug=guide.slug, include_drafts=True),
             known=token_slugs_for(request),
         )
         if not problems:
-            return
+            return True
         listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in problems[:10]))
-        if guide._live_before:
-            message = _("Saved, and still live, but it fails its checks; fix these:")
-            level = messages.WARNING
-        else:
-            Guide.objects.filter(pk=guide.pk).update(
-                status=Guide.Status.DRAFT, published_on=guide._published_on_before
+        Guide.objects.filter(pk=guide.pk).update(
+            status=Guide.Status.DRAFT, published_on=guide._published_on_before
+        )
+        guide.status = Guide.Status.DRAFT
+        message = _("Saved as a draft, not published: it fails its checks. Fix these:")
+        self.message_user(request, format_html("{}<ul>{}</ul>", message, listed), messages.ERROR)
+        return False
+
+    # --- revisions: list, compare, publish, revert, schedule ----------------------------------
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<path:object_id>/revisions/", view(self.revisions_view),
+                 name="guides_guide_revisions"),
+            path("<path:object_id>/revisions/compare/", view(self.compare_view),
+                 name="guides_guide_compare"),
+            path("<path:object_id>/revisions/<int:revision_id>/<str:action>/",
+                 view(self.revision_action_view), name="guides_guide_revision_action"),
+            *super().get_urls(),
+        ]  # fmt: skip
+
+    def _guide_for(self, request, object_id, *, change: bool = False) -> Guide:
+        guide = get_object_or_404(Guide, pk=unquote(object_id))
+        allowed = (
+            self.has_change_permission(request, guide)
+            if change
+            else (self.has_view_or_change_permission(request, guide))
+        )
+        if not allowed:
+            raise PermissionDenied
+        return guide
+
+    def revisions_view(self, request, object_id):
+        guide = self._guide_for(request, object_id)
+        every = revisions.revisions_of(guide)
+        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        draft = revisions.working_copy(guide) if guide.status == Guide.Status.PUBLISHED else None
+        rows = [
+            {
+                "revision": r,
+                "is_live": live is not None and r.pk == live.pk,
+                "is_draft": draft is not None and r.pk == draft.pk,
+                "previews": _preview_links(guide, r),
+                "schedule_form": ScheduleForm(
+                    prefix=f"r{r.pk}",
+                    initial={"go_live_at": r.go_live_at, "expire_at": r.expire_at},
+                ),
+            }
+            for r in every
+        ]
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/revisions.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Revisions of “%(title)s”") % {"title": guide.title},
+                "guide": guide,
+                "rows": rows,
+                "opts": self.model._meta,
+                "can_change": self.has_change_permission(request, guide),
+            },
+        )
+
+    def compare_view(self, request, object_id):
+        guide = self._guide_for(request, object_id)
+        try:
+            old, new = (
+                GuideRevision.objects.select_related("revision__user").get(
+                    guide=guide, pk=int(request.GET.get(name, ""))
+                )
+                for name in ("from", "to")
             )
-            guide.status = Guide.Status.DRAFT
-            message = _("Saved as a draft, not published: it fails its checks. Fix these:")
-            level = messages.ERROR
-        self.message_user(request, format_html("{}<ul>{}</ul>", message, listed), level)
+        except (ValueError, GuideRevision.DoesNotExist):
+            raise Http404(_("Choose two revisions of this guide to compare.")) from None
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/compare.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Changes from revision %(old)s to revision %(new)s")
+                % {"old": old.pk, "new": new.pk},
+                "guide": guide,
+                "old": old,
+                "new": new,
+                "changes": revisions.compare(old, new),
+                "opts": self.model._meta,
+            },
+        )
+
+    def revision_action_view(self, request, object_id, revision_id: int, action: str):
+        if request.method != "POST":
+            raise Http404
+        guide = self._guide_for(request, object_id, change=True)
+        revision = get_object_or_404(GuideRevision, guide=guide, pk=revision_id)
+        back = redirect("admin:guides_guide_revisions", guide.pk)
+        if action == "publish":
+            problems = revisions.publish(revision, user=request.user)
+            if problems:
+                listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in problems[:10]))
+                self.message_user(
+                    request,
+                    format_html(
+                        "{}<ul>{}</ul>",
+                        _("Revision %(number)s was not published: it fails its checks.")
+                        % {"number": revision.pk},
+                        listed,
+                    ),
+                    messages.ERROR,
+                )
+                return back
+            self.message_user(
+                request,
+                _("Published: the live page now shows revision %(number)s.")
+                % {"number": revision.pk},
+                messages.SUCCESS,
+            )
+            return (
+                redirect("admin:guides_guide_change", guide.pk) if "next" in request.POST else back
+            )
+        if action == "revert":
+            draft = revisions.copy_as_draft(revision, user=request.user)
+            Guide.objects.filter(pk=guide.pk).update(version=F("version") + 1)
+            self.message_user(
+                request,
+                _("Revision %(new)s is a copy of revision %(old)s: a draft until you publish it.")
+                % {"new": draft.pk, "old": revision.pk},
+                messages.SUCCESS,
+            )
+            return back
+        if action == "schedule":
+            form = ScheduleForm(request.POST, prefix=f"r{revision.pk}")
+            if not form.is_valid():
+                errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
+                self.message_user(request, errors, messages.ERROR)
+                return back
+            revisions.schedule(revision, **form.cleaned_data)
+            self.message_user(
+                request,
+                _("Schedule of revision %(number)s saved.") % {"number": revision.pk},
+                messages.SUCCESS,
+            )
+            return back
+        raise Http404
 
     # --- duplicating a guide for another model ----------------------------------------------
 
@@ -412,6 +683,44 @@ class GuideAdmin(EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
                 "slug_example": guide_slug_for(source.language_model),
             },
         )
+
+
+class ScheduleForm(forms.Form):
+    go_live_at = forms.DateTimeField(
+        label=_("Go live at"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+    expire_at = forms.DateTimeField(
+        label=_("Expire at"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        go_live, expire = cleaned.get("go_live_at"), cleaned.get("expire_at")
+        if go_live and expire and expire <= go_live:
+            raise forms.ValidationError(_("A revision must expire after it goes live."))
+        return cleaned
+
+
+def _normalised(data):
+    """The submitted form with CRLF line endings made LF (see revisions.normalise_newlines)."""
+    data = data.copy()
+    for key, values in data.lists():
+        data.setlist(key, [revisions.normalise_newlines(v) for v in values])
+    return data
+
+
+def _preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[str, str]]:
+    """(URL, language name) of the guide's page in each language, showing ``revision``."""
+    links = []
+    for code, name in settings.LANGUAGES:
+        with translation.override(code):
+            url = reverse("guides:detail", kwargs={"slug": guide.slug})
+        links.append((f"{url}?revision={revision.pk}" if revision else url, str(name)))
+    return links
 
 
 class DuplicateGuideForm(forms.Form):

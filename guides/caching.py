@@ -138,9 +138,25 @@ def note_sources_changed(sender, instance, **_kwargs) -> None:
     invalidate(cache_tags.tags_for_write(instance))
 
 
+# Set while writes are rehearsed (a working copy applied in a savepoint that is rolled back,
+# see guides.revisions): they never reach visitors, so they leave the cached pages alone.
+_writes_not_live: ContextVar[bool] = ContextVar("gpuguide_writes_not_live", default=False)
+
+
+@contextmanager
+def writes_not_live() -> Iterator[None]:
+    token = _writes_not_live.set(True)
+    try:
+        yield
+    finally:
+        _writes_not_live.reset(token)
+
+
 def invalidate(tags: Iterable[str]) -> None:
     """New tokens now, inside the writer's transaction (no page rendered from here on counts
     as current), and again once it commits (pages rendered meanwhile read the old data)."""
+    if _writes_not_live.get():
+        return
     tags = set(tags)
     if not connection.in_atomic_block:  # autocommit: already committed
         _replace_tokens(tags)

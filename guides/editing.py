@@ -6,6 +6,7 @@ import hashlib
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from guides.models import Guide, TranslationStamp
@@ -27,10 +28,20 @@ def missing_translations(values: dict[str, str], fields: list[str]) -> list[str]
     ]
 
 
-def publish_error(label: str, missing: list[str]) -> str:
+def field_label(model, name: str) -> str:
+    """The label an editor sees: “Answer (German)” for ``answer_de``."""
+    field = model._meta.get_field(name)
+    translated = getattr(field, "translated_field", None)
+    if translated is None:
+        return str(capfirst(field.verbose_name))
+    language = dict(settings.LANGUAGES)[field.language]
+    return f"{capfirst(translated.verbose_name)} ({_(language)})"
+
+
+def publish_error(label: str, model, missing: list[str]) -> str:
     return _("%(what)s cannot be published while these are empty: %(fields)s") % {
         "what": label,
-        "fields": ", ".join(missing),
+        "fields": ", ".join(field_label(model, name) for name in missing),
     }
 
 

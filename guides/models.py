@@ -404,3 +404,47 @@ class LegalPage(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("guides:legal", kwargs={"kind": self.kind})
+
+
+class GuideRevision(models.Model):
+    """What this project adds to one of django-reversion's revisions of a guide.
+
+    The revision holds the guide with its sections, FAQ entries, sources and tables as saved;
+    this row says whose guide it is, when it went live and who made it so, and its schedule.
+    A guide's rows are its live content (or its draft, while it was never published); a
+    revision newer than the one last published is its working copy (see guides.revisions).
+    """
+
+    revision = models.OneToOneField(
+        "reversion.Revision",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="guide_revision",
+        verbose_name=_("revision"),
+    )
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="revisions", verbose_name=_("guide")
+    )
+    go_live_at = models.DateTimeField(_("go live at"), null=True, blank=True)
+    expire_at = models.DateTimeField(_("expire at"), null=True, blank=True)
+    published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("published by"),
+    )
+
+    class Meta:
+        ordering = ["-revision_id"]
+        verbose_name = _("guide revision")
+        verbose_name_plural = _("guide revisions")
+        indexes = [
+            models.Index(fields=["go_live_at"], name="guiderevision_go_live"),
+            models.Index(fields=["expire_at"], name="guiderevision_expire"),
+        ]
+
+    def __str__(self) -> str:
+        return _("Revision %(number)s") % {"number": self.pk}

@@ -5,17 +5,19 @@ from datetime import date
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from guides import catalogue, page_meta, planner, selectors, services
+from guides import catalogue, page_meta, planner, revisions, selectors, services
 from guides.caching import cache_public_page
 from guides.figures import MissingFigure
 from guides.forms import PlannerForm
-from guides.models import Guide, LegalPage
+from guides.models import Guide, GuideRevision, LegalPage
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
+REVISION = "revision"  # ?revision=N: staff preview that revision of a guide
 AS_OF = "as_of"  # ?as_of=YYYY-MM-DD: the guide, GPU and comparison pages as of that day
 
 
@@ -69,6 +71,7 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
 
 
 @require_safe
+@revisions.live_now
 @cache_public_page
 def index(request: HttpRequest) -> HttpResponse:
     try:
@@ -80,8 +83,40 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-@cache_public_page(query=[AS_OF])
+@revisions.live_now
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    # ?revision=N: staff preview a revision at the page's real URL; never cached anywhere.
+    if REVISION in request.GET and request.user.is_staff:
+        return _revision_preview(request, slug)
+    return _guide_detail(request, slug)
+
+
+def _revision_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        revision = GuideRevision.objects.get(pk=int(request.GET[REVISION]), guide__slug=slug)
+    except (ValueError, GuideRevision.DoesNotExist):
+        raise Http404(_("No such revision of this guide.")) from None
+    with revisions.rehearsal():  # the revision applied to the rows, then rolled back
+        guide = revisions.apply(revision)
+        guide = selectors.guide_for_page(slug=guide.slug, include_drafts=True)
+        try:
+            page = services.guide_page(guide)
+        except Provider.DoesNotExist:
+            raise _no_prices_yet() from None
+        context = {
+            "page": page,
+            "guide": guide,
+            "as_of": None,
+            "preview_revision": revision,
+            **page_meta.guide(request, guide, page),
+        }
+        response = render(request, "guides/guide_detail.html", context)
+    add_never_cache_headers(response)  # private, no-store: a draft
+    return response
+
+
+@cache_public_page(query=[AS_OF])
+def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
         at = _as_of(request)

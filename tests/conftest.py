@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.utils import translation
+from pytest_django.live_server_helper import LiveServer
 
 SEED_DAY = date(2026, 10, 29)  # the day of the seed's price checks
 TODAY = date(2026, 11, 29)  # "today" for every test
@@ -150,6 +151,18 @@ def _english():
         yield
 
 
+def as_if_committed() -> None:
+    """Run and forget the on-commit callbacks of the test's transaction, as if it had committed.
+
+    In production each request commits; a test is one transaction, and the page cache replaces
+    a tag's token once per transaction (and again on commit), so a second write to the same
+    guide in one test would otherwise leave its cached page current.
+    """
+    callbacks, connection.run_on_commit = connection.run_on_commit, []
+    for _savepoints, callback, _robust in callbacks:
+        callback()
+
+
 @pytest.fixture
 def seeded(db):
     """The published seed content (roles included), loaded once per run; see django_db_setup."""
@@ -232,3 +245,33 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.section("not covered by this run")
         for note in notes:
             terminalreporter.write_line(note)
+
+
+# --- the browser tests' shared Chromium and live server (tests/test_browser*.py) ---------
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args, chromium_path):
+    return {
+        **browser_type_launch_args,
+        "executable_path": chromium_path,
+        "headless": True,
+        "args": [
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run",
+        ],
+    }  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def site(django_db_setup, django_db_blocker):
+    """One live server on the seeded test database for every browser test.
+
+    The browser tests share the seed as loaded once per run, without pytest-django's
+    ``live_server``, which empties the database after every test: they only read, except the
+    editing tests (tests/test_browser_editing.py), which put back what they change.
+    """
+    with django_db_blocker.unblock():
+        server = LiveServer("localhost")
+        yield server.url
+        server.stop()

@@ -1,4 +1,5 @@
-"""The pages as a visitor sees them, in Debian's headless Chromium (through Playwright).
+"""The pages as a visitor sees them, and an editor's round in the guide admin, in Debian's headless
+Chromium (through Playwright).
 
 ``make screenshots`` (SCREENSHOTS=1) also saves each page to screenshots/ for a person to look
 at; plain test runs skip that, as it costs more than the checks. These tests skip, loudly,
@@ -6,13 +7,23 @@ where Chromium is missing; CI sets REQUIRE_BROWSER=1 and fails instead.
 """
 
 import os
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from pytest_django.live_server_helper import LiveServer
+import time_machine
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from playwright.sync_api import expect
+from reversion.models import Revision
 
-from .conftest import GUIDE_SLUG
+from guides import revisions
+from guides.models import Guide
+
+from .conftest import GUIDE_SLUG, as_if_committed
 from .page_checks import AXE_JS, LANGS, skip_or_fail
 from .page_checks import PAGES as CHECKED_PAGES
 
@@ -46,32 +57,6 @@ FITS = """() => ({
 })"""
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args, chromium_path):
-    return {
-        **browser_type_launch_args,
-        "executable_path": chromium_path,
-        "headless": True,
-        "args": [
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run",
-        ],
-    }  # fmt: skip
-
-
-@pytest.fixture(scope="session")
-def site(django_db_setup, django_db_blocker):
-    """One live server on the seeded test database for every browser test.
-
-    The browser tests only read, so they share the seed as loaded once per run, without
-    pytest-django's ``live_server``, which empties the database after every test.
-    """
-    with django_db_blocker.unblock():
-        server = LiveServer("localhost")
-        yield server.url
-        server.stop()
 
 
 def _screenshot(page, name: str) -> None:
@@ -235,3 +220,160 @@ def test_every_public_page_passes_axe_core(axe_page, site, lang):
         if violations:
             found[path.format(lang=lang)] = violations
     assert found == {}
+
+
+# --- an editor's round in the guide admin ---------------------------------------------------
+# A working copy previewed, scheduled, compared and reverted, with the token picker. Here, not in
+# a file of its own, so that it shares this file's worker, Chromium and live server. It edits the
+# Llama 3.1 8B guide (no other browser test reads it) and puts it back as it was: on SQLite the
+# live server shares the test's transaction anyway; on PostgreSQL its writes commit.
+# ``make screenshots`` also saves the admin views that docs/editing.md shows, to docs/editing/.
+
+SLUG = "best-gpu-for-llama-3-1-8b-fine-tuning"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "editing"
+ADDED = "Prices as of "
+SEEDED_DAY = "October\xa029,\xa02026"  # [[checked_on]], with no-break spaces
+
+
+def _shot(page, name: str) -> None:
+    if WANT_SCREENSHOTS:
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=DOCS / f"{name}.png")
+
+
+@pytest.fixture(scope="module")
+def editor_cookie(site, django_db_blocker) -> dict:
+    """A signed-in editor's session cookie for the live server."""
+    with django_db_blocker.unblock():
+        user, _created = User.objects.get_or_create(username="browser-editor", is_staff=True)
+        user.groups.add(Group.objects.get(name="Editors"))
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+
+
+@pytest.fixture
+def staff(browser, editor_cookie):
+    """A signed-in editor's tab; at the end, nothing on the admin pages was blocked by the CSP
+    (the token picker and folding rows are a static script: no inline code)."""
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_cookies([editor_cookie])
+    page = context.new_page()
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda m: (
+            blocked.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
+    yield page
+    context.close()
+    assert blocked == []
+
+
+@pytest.fixture
+def visitor(browser):
+    context = browser.new_context(viewport=DESKTOP)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def guide(django_db_blocker):
+    """The 8B guide, put back as it was (its first revision published, the others gone)."""
+    guide = Guide.objects.get(slug=SLUG)
+    yield guide
+    with django_db_blocker.unblock():
+        first = guide.revisions.order_by("pk").first()
+        if first is not None:
+            revisions.publish(first)
+            Revision.objects.filter(guide_revision__guide=guide).delete()
+        revisions.forget_schedule()
+
+
+def _live_text(visitor, site) -> str:
+    as_if_committed()  # on SQLite the live server's writes are in the test's transaction
+    visitor.goto(f"{site}/en/guides/{SLUG}/")
+    return visitor.locator("section.short-answer").inner_text()
+
+
+def _change(staff, site, guide) -> None:
+    staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/change/")
+
+
+def _save_a_draft(staff, site, guide) -> int:
+    """Add a sentence with the token picker and save; the draft revision's number."""
+    _change(staff, site, guide)
+    field = staff.locator("#id_short_answer_en")
+    field.fill(field.input_value() + " " + ADDED)
+    picker = staff.locator(".field-short_answer_en details.token-picker")
+    picker.locator("summary").click()
+    picker.get_by_role("searchbox").fill("checked")
+    picker.get_by_role("searchbox").press("Enter")
+    assert field.input_value().endswith(ADDED + "[[checked_on]]")
+    staff.get_by_role("button", name="Save draft").click()
+    expect(staff.locator("ul.messagelist")).to_contain_text("Saved as draft revision")
+    message = staff.locator("ul.messagelist li").first.inner_text()
+    number = re.search(r"Saved as draft revision (\d+)", message)
+    assert number, message
+    return int(number.group(1))
+
+
+def test_a_working_copy_previewed_scheduled_compared_and_reverted(staff, visitor, site, guide):
+    """One editor's round, in as few page loads as it takes (each admin page costs a second)."""
+    before = _live_text(visitor, site)
+    number = _save_a_draft(staff, site, guide)
+    assert (
+        "the live page is unchanged until you publish it"
+        in staff.locator("ul.messagelist").inner_text()
+    )
+    assert _live_text(visitor, site) == before  # the working copy: the live page is unchanged
+    banner = staff.locator(".working-copy")
+    assert f"You are editing draft revision {number}" in banner.inner_text()
+    _shot(staff, "working-copy")
+
+    # Preview at the page's real URL.
+    staff.goto(site + banner.get_by_role("link", name="English").get_attribute("href"))
+    assert f"Preview of revision {number}" in staff.locator(".draft-banner").inner_text()
+    assert ADDED + SEEDED_DAY in staff.locator("section.short-answer").inner_text()
+    _shot(staff, "preview")
+
+    # Scheduled: live at 18:00, not before.
+    staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/revisions/")
+    row = staff.locator(f"#revision-{number}")
+    row.get_by_label("Go live at").fill("2026-11-29T18:00")
+    row.get_by_role("button", name="Save schedule").click()
+    expect(staff.locator("ul.messagelist")).to_contain_text(f"Schedule of revision {number} saved.")
+    _shot(staff, "revisions")
+    assert _live_text(visitor, site) == before  # and now in the page cache
+    with time_machine.travel(datetime(2026, 11, 29, 18, 0, 1, tzinfo=UTC), tick=False):
+        assert ADDED + SEEDED_DAY in _live_text(visitor, site)
+
+    # The diff between the first revision and the one now live.
+    staff.reload()
+    staff.get_by_role("button", name="Compare the chosen revisions").click()
+    diff = staff.locator("#revision-diff")
+    expect(diff.locator("tbody tr")).to_have_count(1)
+    assert "Short answer (English)" in diff.inner_text()
+    assert diff.locator("ins").inner_text() == " " + ADDED + "[[checked_on]]"
+    _shot(staff, "diff")
+
+    # Revert: a new draft made from the first revision, live once published.
+    staff.go_back()
+    first = guide.revisions.order_by("pk").first()
+    staff.locator(f"#revision-{first.pk}").get_by_role(
+        "button", name="Revert to this revision"
+    ).click()
+    expect(staff.locator("ul.messagelist")).to_contain_text("is a copy of revision")
+    message = staff.locator("ul.messagelist").inner_text()
+    copy = int(re.search(r"Revision (\d+) is a copy of revision", message).group(1))
+    assert ADDED in _live_text(visitor, site)  # a draft until published
+    staff.locator(f"#revision-{copy}").get_by_role("button", name="Publish").click()
+    assert (
+        f"Published: the live page now shows revision {copy}."
+        in staff.locator("ul.messagelist").inner_text()
+    )
+    assert _live_text(visitor, site) == before

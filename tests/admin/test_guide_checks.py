@@ -2,6 +2,7 @@
 
 import pytest
 
+from guides import revisions
 from guides.models import Guide, Recommendation
 from pricing.models import Gpu, LanguageModel, Method
 
@@ -84,13 +85,26 @@ def test_a_draft_that_fails_its_checks_is_saved_but_not_published(client, editor
 
 
 def test_a_live_guide_stays_live_and_the_editor_is_told(client, editor, guide):
+    """A failing edit of a live guide is kept as a draft revision; the live page is unchanged."""
     client.force_login(editor)
     data = initial_form_data(client, CHANGE.format(guide.pk))
+    live_text = guide.short_answer_ja
     data["short_answer_ja"] += "[[recommend full-adamw alternative]]"
     response = client.post(CHANGE.format(guide.pk), data, follow=True)
     guide.refresh_from_db()
     assert guide.status == Guide.Status.PUBLISHED
-    assert "Saved, and still live, but it fails its checks" in response.content.decode()
+    assert guide.short_answer_ja == live_text
+    draft = revisions.working_copy(guide)
+    body = response.content.decode()
+    assert (
+        f"Saved as draft revision {draft.pk}; the live page is unchanged. It cannot be "
+        "published until these are fixed:" in body
+    )
+    assert "the guide, short answer (Japanese): [[recommend full-adamw alternative]]" in body
+    # Publishing it is refused with the same problem; the live page stays as it was.
+    response = client.post(f"{CHANGE.format(guide.pk)[:-7]}revisions/{draft.pk}/publish/", {})
+    guide.refresh_from_db()
+    assert guide.short_answer_ja == live_text
 
 
 def test_duplicate_for_another_model_in_the_admin(client, editor, guide):

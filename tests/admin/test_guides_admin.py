@@ -12,6 +12,7 @@ from django.db.migrations.loader import MigrationLoader
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from guides import revisions
 from guides.dashboard import dashboard_warnings
 from guides.models import Guide
 from pricing.models import Gpu, LanguageModel, Method, Source
@@ -83,12 +84,12 @@ def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
     # The training assumptions are on the form, as the seed states them, and saved with it.
     assert [data[name] for name in ("seq_len", "micro_batch_size", "lora_rank")] == [2048, 1, 16]
     assert data.pop("gradient_checkpointing") == "on"  # unticked from here on
-    data |= {"seq_len": "4096", "micro_batch_size": "2", "lora_rank": "64"}
+    data |= {"seq_len": "4096", "micro_batch_size": "2", "lora_rank": "64", "_publish": "1"}
     response = client.post(change_url(guide), data)
     assert response.status_code == 302
     guide.refresh_from_db()
     assert guide.title_ja == "新しいタイトル"
-    assert guide.version == 1
+    assert guide.version == 2  # the draft revision, then its publication
     assert (guide.seq_len, guide.micro_batch_size, guide.gradient_checkpointing,
             guide.lora_rank) == (4096, 2, False, 64)  # fmt: skip
 
@@ -106,8 +107,14 @@ def test_publishing_needs_every_language_in_the_guide_its_sections_and_faq(clien
     response = client.post(change_url(guide), data)
     assert response.status_code == 200
     body = response.content.decode()
-    assert "cannot be published while these are empty: title_de, meta_description_ja" in body
-    assert "question_ja" in body.split("cannot be published while these are empty", 2)[2]
+    assert (
+        "The guide cannot be published while these are empty: Title (German), "
+        "Meta description (Japanese)" in body
+    )
+    index = int(faq_question.split("-")[1]) + 1
+    assert (
+        f"FAQ entry {index} cannot be published while these are empty: Question (Japanese)" in body
+    )
     data["status"] = "draft"
     assert client.post(change_url(guide), data).status_code == 302
 
@@ -163,8 +170,12 @@ def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, 
     assert response.status_code == 200
     assert "Someone else saved this guide after you opened it" in response.content.decode()
     assert "Second editor&#x27;s title" in response.content.decode()  # nothing lost
-    guide.refresh_from_db()
-    assert guide.title_en == "First editor's title"
+    assert (
+        revisions.working_copy(guide)
+        .revision.version_set.get(content_type__model="guide")
+        .field_dict["title_en"]
+        == "First editor's title"
+    )
 
 
 def test_admin_history_records_who_changed_a_guide(client, editor, guide):
@@ -253,6 +264,10 @@ def test_dashboard_warns_when_translations_fall_behind_english(client, editor, g
     client.force_login(editor)
     data = initial_form_data(client, change_url(guide))
     data["short_answer_en"] += " Updated."
+    assert client.post(change_url(guide), data).status_code == 302
+    assert _messages("Translations") == []  # a draft revision: the live text is unchanged
+    data["_publish"] = "1"
+    data["edited_version"] = Guide.objects.get(pk=guide.pk).version
     assert client.post(change_url(guide), data).status_code == 302
     assert len(_messages("Translations")) == 2  # German and Japanese now lag behind
 

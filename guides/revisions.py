@@ -1,0 +1,463 @@
+"""Revisions of guides (django-reversion): working copies, preview, publish, schedule, diff.
+
+- **The rows are the live content.** A guide's database rows are what visitors see (or, for a
+  guide never published, its draft), so the public pages, the selectors and the page cache
+  read them unchanged.
+- **A working copy is a revision.** Saving a published guide in the admin validates as before,
+  writes the submission to the rows inside a savepoint, serializes it with reversion (the guide
+  and every row it follows), rolls the savepoint back and then stores the revision: the live
+  rows never change. A revision newer than the last one published is the guide's working copy;
+  the admin form edits it.
+- **Preview and the admin form** apply a revision to the rows in a ``rehearsal``: a savepoint
+  rolled back at the end, during which the page cache is not told of the writes.
+- **Publish** applies a revision to the rows for good once ``guide_problems`` passes, and
+  records who and when. **Revert** makes a new working copy from an old revision.
+- **Schedule:** a revision may go live at a time, and a live revision may expire (the guide is
+  then taken offline). ``run_due_changes`` makes them happen; ``live_now`` calls it before the
+  pages that show guides (and so before the page cache answers), at most one query per
+  ``SCHEDULE_RECHECK_SECONDS`` while nothing is due; ``manage.py publish_scheduled`` too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from functools import wraps
+
+import reversion
+from django.contrib.contenttypes.models import ContentType
+from django.core import serializers
+from django.core.cache import cache
+from django.db import DatabaseError, models, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from reversion.models import Revision, Version
+from reversion.revisions import _get_options
+
+from guides import caching, editing
+from guides.models import (
+    CostScenario,
+    FaqEntry,
+    FitConfiguration,
+    Guide,
+    GuideRevision,
+    GuideSource,
+    Recommendation,
+    Section,
+)
+
+# The rows a guide's revision holds, in the order the diff lists them.
+CHILDREN: dict[type[models.Model], str] = {
+    Section: "sections",
+    FaqEntry: "faq_entries",
+    GuideSource: "guide_sources",
+    FitConfiguration: "configurations",
+    Recommendation: "recommendations",
+    CostScenario: "cost_scenarios",
+}
+# Bookkeeping, not content: a revision neither records nor restores them.
+GUIDE_EXCLUDED = ("version", "updated_at")
+
+reversion.register(Guide, follow=tuple(CHILDREN.values()), exclude=GUIDE_EXCLUDED)
+for _model in CHILDREN:
+    reversion.register(_model)
+
+logger = logging.getLogger(__name__)
+
+SCHEDULE_KEY = "gpuguide:schedule:next"
+SCHEDULE_RECHECK_SECONDS = 300  # a schedule set elsewhere (another process) is seen this late
+_NOTHING_SCHEDULED = "none"
+
+
+def normalise_newlines(text: str) -> str:
+    """Textareas send CRLF; the rows and revisions keep LF, so an untouched text is unchanged."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class _RolledBack(Exception):
+    pass
+
+
+@contextmanager
+def rehearsal() -> Iterator[None]:
+    """Writes inside are undone at the end (a savepoint rolled back), unseen by the page cache."""
+    try:
+        with transaction.atomic(), caching.writes_not_live():
+            yield
+            raise _RolledBack
+    except _RolledBack:
+        pass
+
+
+# --- reading revisions -------------------------------------------------------------------
+
+
+def revisions_of(guide: Guide) -> list[GuideRevision]:
+    """Every revision of the guide, newest first, with who saved and who published it."""
+    return list(
+        GuideRevision.objects.filter(guide=guide).select_related("revision__user", "published_by")
+    )
+
+
+def live_revision(guide: Guide) -> GuideRevision | None:
+    """The revision last published (None for a guide published before revisions were kept)."""
+    return (
+        GuideRevision.objects.filter(guide=guide, published_at__isnull=False)
+        .order_by("-published_at", "-pk")
+        .first()
+    )
+
+
+def working_copy(guide: Guide) -> GuideRevision | None:
+    """The newest revision where it is newer than the live one and not published: the draft."""
+    newest = GuideRevision.objects.filter(guide=guide).select_related("revision__user").first()
+    if newest is None or newest.published_at is not None:
+        return None
+    live = live_revision(guide)
+    if live is not None and live.pk > newest.pk:
+        return None
+    return newest
+
+
+def _versions(revision: Revision) -> list[Version]:
+    return list(revision.version_set.select_related("content_type").order_by("pk"))
+
+
+# --- applying a revision to the rows --------------------------------------------------------
+
+
+def apply(guide_revision: GuideRevision) -> Guide:
+    """Make the guide's rows what the revision holds (inside the caller's transaction)."""
+    versions = _versions(guide_revision.revision)
+    guide = Guide.objects.select_for_update().get(pk=guide_revision.guide_id)
+    for version in versions:
+        if version._model is Guide:
+            for attname, value in version.field_dict.items():
+                setattr(guide, attname, value)
+    guide.save()
+    for model in CHILDREN:
+        model._default_manager.filter(guide=guide).delete()
+    for model in CHILDREN:
+        rows = [v._object_version.object for v in versions if v._model is model]
+        # A row first saved in a rolled-back savepoint may have lost its id to another guide.
+        taken = set(
+            model._default_manager.filter(pk__in=[r.pk for r in rows]).values_list("pk", flat=True)
+        )
+        for row in rows:
+            row.guide_id = guide.pk
+            if row.pk in taken:
+                row.pk = None
+        model._default_manager.bulk_create(rows)
+    return guide
+
+
+def snapshot(guide: Guide) -> list[Version]:
+    """The guide and every row it follows, serialized now as reversion would (unsaved Versions).
+
+    Taken inside a rehearsal, it holds the working copy; ``store`` writes it after the rollback.
+    (Reversion's own ``create_revision`` keeps only the objects still in the database when it
+    saves, which would drop the rows a working copy adds.)
+    """
+    objects: list[models.Model] = [guide]
+    for related_name in CHILDREN.values():
+        objects += list(getattr(guide, related_name).all())
+    versions = []
+    for obj in objects:
+        options = _get_options(type(obj))
+        versions.append(
+            Version(
+                content_type=ContentType.objects.get_for_model(type(obj)),
+                object_id=str(obj.pk),
+                db="default",
+                format=options.format,
+                serialized_data=serializers.serialize(
+                    options.format, (obj,), fields=options.fields
+                ),
+                object_repr=str(obj),
+            )
+        )
+    return versions
+
+
+def store(
+    versions: list[Version], *, guide: Guide, user, comment: str, published: bool = False
+) -> GuideRevision:
+    """Write a snapshot as a reversion Revision with its Versions, and its GuideRevision."""
+    user = user if user is not None and user.is_authenticated else None
+    revision = Revision.objects.create(user=user, comment=comment, date_created=timezone.now())
+    for version in versions:
+        version.revision = revision
+    Version.objects.bulk_create(versions)
+    return GuideRevision.objects.create(
+        revision=revision,
+        guide=guide,
+        published_at=timezone.now() if published else None,
+        published_by=user if published else None,
+    )
+
+
+def ensure_baseline(guide: Guide) -> None:
+    """A live guide with no revision yet (seeded, or published before revisions were kept)
+    gets one holding its live rows, marked live, so that its first draft can be compared with
+    what was live and reverted to it."""
+    if not GuideRevision.objects.filter(guide=guide).exists():
+        store(
+            snapshot(guide),
+            guide=guide,
+            user=None,
+            comment=_("Live content when revisions began"),
+            published=True,
+        )
+
+
+def copy_as_draft(guide_revision: GuideRevision, *, user) -> GuideRevision:
+    """Revert: a new working copy holding what ``guide_revision`` held."""
+    with rehearsal():
+        guide = apply(guide_revision)
+        versions = snapshot(guide)
+    return store(
+        versions,
+        guide=guide,
+        user=user,
+        comment=_("Reverted to revision %(number)s") % {"number": guide_revision.pk},
+    )
+
+
+def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
+    """Make the revision live after the guide check passes; the problems where it does not."""
+    from guides import editing, selectors
+    from guides.consistency import guide_problems
+
+    problems: list = []
+    with transaction.atomic():
+        guide = apply(guide_revision)
+        if guide.status != Guide.Status.PUBLISHED:
+            guide.status = Guide.Status.PUBLISHED
+        guide.version = F("version") + 1
+        guide.save()
+        problems = guide_problems(
+            selectors.guide_for_page(slug=guide.slug, include_drafts=True), known=known
+        )
+        if problems:
+            transaction.set_rollback(True)
+            return problems
+        editing.translation_stamps_update(guide)
+        GuideRevision.objects.filter(pk=guide_revision.pk).update(
+            published_at=timezone.now(), published_by=user, go_live_at=None
+        )
+    forget_schedule()
+    return []
+
+
+# --- scheduled publishing ----------------------------------------------------------------
+
+
+def schedule(guide_revision: GuideRevision, *, go_live_at, expire_at) -> None:
+    GuideRevision.objects.filter(pk=guide_revision.pk).update(
+        go_live_at=go_live_at, expire_at=expire_at
+    )
+    forget_schedule()
+
+
+def forget_schedule() -> None:
+    """A schedule changed: the next request reads the next change from the database."""
+    cache.delete(SCHEDULE_KEY)
+
+
+def _expiring() -> list[GuideRevision]:
+    """Live revisions of published guides that have an expiry."""
+    candidates = GuideRevision.objects.filter(
+        expire_at__isnull=False, published_at__isnull=False, guide__status=Guide.Status.PUBLISHED
+    )
+    return [r for r in candidates if (live := live_revision(r.guide)) and live.pk == r.pk]
+
+
+def next_scheduled_change() -> datetime | None:
+    """When the next revision goes live or the next live revision expires."""
+    times = list(
+        GuideRevision.objects.filter(go_live_at__isnull=False, published_at__isnull=True)
+        .order_by("go_live_at")
+        .values_list("go_live_at", flat=True)[:1]
+    )
+    times += [r.expire_at for r in _expiring()]
+    return min(times, default=None)
+
+
+def due_changes(now: datetime | None = None) -> tuple[list[GuideRevision], list[GuideRevision]]:
+    now = now or timezone.now()
+    going_live = list(
+        GuideRevision.objects.filter(go_live_at__lte=now, published_at__isnull=True)
+        .select_related("guide")
+        .order_by("go_live_at", "pk")
+    )
+    expiring = [r for r in _expiring() if r.expire_at <= now]
+    return going_live, expiring
+
+
+def apply_due_changes(now: datetime | None = None) -> list[str]:
+    """Publish every revision whose time has come and take expired guides offline.
+
+    A revision that fails the guide check at its time is not published; its schedule is
+    cleared so that it is not tried again, and it stays a draft. Returns what was done.
+    """
+    going_live, expiring = due_changes(now)
+    done = []
+    for guide_revision in going_live:
+        with transaction.atomic():
+            # Another process may have published it since due_changes read it: once is enough.
+            locked = GuideRevision.objects.select_for_update().filter(
+                pk=guide_revision.pk, published_at__isnull=True
+            )
+            if not locked.exists():
+                continue
+            problems = publish(guide_revision, user=None)
+            if problems:
+                GuideRevision.objects.filter(pk=guide_revision.pk).update(go_live_at=None)
+        slug = guide_revision.guide.slug
+        verb = "not published" if problems else "published"
+        done.append(f"{slug}: revision {guide_revision.pk} {verb}")
+    for guide_revision in expiring:
+        guide = guide_revision.guide
+        guide.status = Guide.Status.DRAFT
+        guide.save(update_fields=["status", "updated_at"])
+        GuideRevision.objects.filter(pk=guide_revision.pk).update(expire_at=None)
+        done.append(f"{guide.slug}: expired, taken offline")
+    forget_schedule()
+    return done
+
+
+def run_due_changes() -> None:
+    """Apply what is due. One cache read while nothing is."""
+    next_change = cache.get(SCHEDULE_KEY)
+    if next_change is None:
+        found = next_scheduled_change()
+        next_change = found.timestamp() if found else _NOTHING_SCHEDULED
+        cache.set(SCHEDULE_KEY, next_change, SCHEDULE_RECHECK_SECONDS)
+    if next_change == _NOTHING_SCHEDULED or timezone.now().timestamp() < next_change:
+        return
+    apply_due_changes()
+
+
+# --- comparing two revisions -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    where: str  # "FAQ entry 3"
+    field: str  # "Answer (German)"
+    old: SafeString  # the old text, removed words marked <del>
+    new: SafeString  # the new text, added words marked <ins>
+
+
+def _shown_fields(model: type[models.Model]) -> list[models.Field]:
+    translated_bases = {
+        f.translated_field.name
+        for f in model._meta.concrete_fields
+        if getattr(f, "translated_field", None) is not None
+    }
+    return [
+        f
+        for f in model._meta.concrete_fields
+        if not f.primary_key
+        and f.name not in translated_bases
+        and f.name != "guide"
+        and not (model is Guide and f.name in GUIDE_EXCLUDED)
+    ]
+
+
+def _display(field: models.Field, value) -> str:
+    if value is None or value == "":
+        return ""
+    if field.is_relation:
+        related = field.related_model._default_manager.filter(pk=value).first()
+        return str(related) if related is not None else str(value)
+    if field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, str):
+        return normalise_newlines(value)
+    return str(value)
+
+
+WORD_RE = re.compile(r"\s+|[^\s]+")
+
+
+def _marked(old: str, new: str) -> tuple[SafeString, SafeString]:
+    a, b = WORD_RE.findall(old), WORD_RE.findall(new)
+    before, after = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            before.append(("{}", "".join(a[i1:i2])))
+            after.append(("{}", "".join(b[j1:j2])))
+            continue
+        if i2 > i1:
+            before.append(("<del>{}</del>", "".join(a[i1:i2])))
+        if j2 > j1:
+            after.append(("<ins>{}</ins>", "".join(b[j1:j2])))
+
+    def join(parts):
+        return format_html_join("", "{}", ((format_html(t, s),) for t, s in parts))
+
+    return join(before), join(after)
+
+
+def _rows(revision: Revision) -> dict[tuple[type, str], dict]:
+    return {(v._model, v.object_id): v.field_dict for v in _versions(revision)}
+
+
+def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
+    """Every field that differs, per language, the guide's first and then row by row."""
+    before, after = _rows(old.revision), _rows(new.revision)
+    changes: list[Change] = []
+    for model in (Guide, *CHILDREN):
+        keys = [k for k in before if k[0] is model]
+        keys += [k for k in after if k[0] is model and k not in before]
+
+        def position(key, before=before, after=after):
+            values = after.get(key) or before.get(key)
+            return (values.get("position", 0), int(key[1]))
+
+        for key in sorted(keys, key=position):
+            a, b = before.get(key, {}), after.get(key, {})
+            if model is Guide:
+                where = _("The guide")
+            else:
+                where = f"{capfirst(model._meta.verbose_name)} {(b or a).get('position', '')}"
+            for field in _shown_fields(model):
+                old_text = _display(field, a.get(field.attname)) if a else ""
+                new_text = _display(field, b.get(field.attname)) if b else ""
+                if old_text != new_text:
+                    changes.append(
+                        Change(
+                            where,
+                            editing.field_label(model, field.name),
+                            *_marked(old_text, new_text),
+                        )
+                    )
+    return changes
+
+
+def live_now(view):
+    """Before a page that shows guides is served (and before the page cache answers): apply the
+    revisions whose "go live at" or "expire at" has passed, so the page shows what is live at
+    that moment. The writes invalidate cached pages as any edit does."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            run_due_changes()
+        except DatabaseError:  # the page (or the outage page) answers; the next visit retries
+            logger.exception("could not apply the scheduled changes of guides")
+        return view(request, *args, **kwargs)
+
+    return wrapper

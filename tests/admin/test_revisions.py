@@ -1,0 +1,286 @@
+"""Working copies of live guides: draft revisions, preview, publish, diff, revert, schedule."""
+
+from datetime import UTC, datetime, timedelta
+from io import StringIO
+
+import pytest
+import time_machine
+from django.contrib.admin.models import LogEntry
+from django.core.management import call_command
+from django.test import Client
+
+from guides import revisions
+from guides.models import FaqEntry, Guide, GuideRevision, TranslationStamp
+
+from ..conftest import GUIDE_SLUG, as_if_committed
+from .conftest import initial_form_data
+
+CHANGE = "/en/admin/guides/guide/{}/change/"
+OLD = "Ungenutzte GPU-Stunden verfallen nie."
+NEW = "Ungenutzte GPU-Stunden verfallen niemals."
+
+
+@pytest.fixture
+def guide(seeded) -> Guide:
+    return Guide.objects.get(slug=GUIDE_SLUG)
+
+
+def _page(client, lang: str = "de", query: str = ""):
+    as_if_committed()  # each earlier request committed
+    return client.get(f"/{lang}/guides/{GUIDE_SLUG}/{query}")
+
+
+def _save_draft(client, guide: Guide, **extra) -> dict:
+    """Save the guide form with the crypto answer changed in German; the form data sent."""
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    field = next(k for k, v in data.items() if k.endswith("answer_de") and OLD in v)
+    data[field] = data[field].replace(OLD, NEW)
+    data |= extra
+    response = client.post(CHANGE.format(guide.pk), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    return data
+
+
+def _action(guide: Guide, revision: GuideRevision, action: str) -> str:
+    return f"/en/admin/guides/guide/{guide.pk}/revisions/{revision.pk}/{action}/"
+
+
+def test_a_live_guides_edit_is_a_draft_until_published(client, editor, guide):
+    visitor = Client()
+    assert OLD in _page(visitor).content.decode()
+    client.force_login(editor)
+    _save_draft(client, guide)
+    baseline, draft = GuideRevision.objects.filter(guide=guide).order_by("pk")
+    assert baseline.published_at is not None and draft.published_at is None
+    assert revisions.working_copy(guide) == draft
+    # The live page, for visitors and staff, is unchanged.
+    assert OLD in _page(visitor).content.decode()
+    assert OLD in _page(client).content.decode()
+    assert FaqEntry.objects.filter(guide=guide, answer_de__contains=NEW).count() == 0
+    # Staff preview the draft at its real URL, privately; visitors get the live page.
+    preview = _page(client, query=f"?revision={draft.pk}")
+    body = preview.content.decode()
+    assert NEW in body and OLD not in body
+    assert f"Vorschau der Revision {draft.pk}" in body
+    assert "private" in preview["Cache-Control"] and "no-store" in preview["Cache-Control"]
+    assert OLD in _page(visitor, query=f"?revision={draft.pk}").content.decode()
+    assert _page(client, query="?revision=999999").status_code == 404
+    # The form edits the working copy, and says so.
+    form = client.get(CHANGE.format(guide.pk)).content.decode()
+    assert NEW in form
+    assert f"You are editing draft revision {draft.pk}" in form
+    # Publish: the live page changes; who and when are kept.
+    response = client.post(_action(guide, draft, "publish"), {"next": "change"}, follow=True)
+    assert f"Published: the live page now shows revision {draft.pk}." in response.content.decode()
+    assert NEW in _page(visitor).content.decode()
+    draft.refresh_from_db()
+    assert draft.published_by.username == "erika" and draft.published_at is not None
+    assert revisions.working_copy(guide) is None
+    assert revisions.live_revision(guide) == draft
+
+
+def test_save_and_publish_in_one_click(client, editor, guide):
+    client.force_login(editor)
+    _save_draft(client, guide, _publish="1")
+    assert NEW in _page(Client()).content.decode()
+    assert revisions.live_revision(guide).revision.user.username == "erika"
+
+
+def test_untouched_text_sent_with_crlf_changes_nothing(client, editor, guide):
+    """Browsers send textareas with CRLF: the first save of the seed must log no change."""
+    client.force_login(editor)
+    stamps = dict(
+        TranslationStamp.objects.filter(guide=guide).values_list("language", "text_digest")
+    )
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    data = {k: v.replace("\n", "\r\n") if isinstance(v, str) else v for k, v in data.items()}
+    data["_publish"] = "1"
+    assert client.post(CHANGE.format(guide.pk), data).status_code == 302
+    entry = LogEntry.objects.filter(object_id=str(guide.pk)).latest("pk")
+    assert entry.get_change_message() == "No fields changed."
+    baseline, published = GuideRevision.objects.filter(guide=guide).order_by("pk")
+    assert revisions.compare(baseline, published) == []
+    assert stamps == dict(
+        TranslationStamp.objects.filter(guide=guide).values_list("language", "text_digest")
+    )
+
+
+def test_the_diff_names_each_changed_field_in_its_language(client, editor, guide):
+    client.force_login(editor)
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    data["title_ja"] = "新しいタイトル"
+    data["lora_rank"] = "32"
+    field = next(k for k, v in data.items() if k.endswith("answer_de") and OLD in v)
+    data[field] = data[field].replace(OLD, NEW)
+    assert client.post(CHANGE.format(guide.pk), data).status_code == 302
+    baseline, draft = GuideRevision.objects.filter(guide=guide).order_by("pk")
+    position = FaqEntry.objects.get(guide=guide, answer_de__contains=OLD).position
+    changes = revisions.compare(baseline, draft)
+    assert [(c.where, c.field) for c in changes] == [
+        ("The guide", "Title (Japanese)"),
+        ("The guide", "LoRA rank"),
+        (f"FAQ entry {position}", "Answer (German)"),
+    ]
+    assert (str(changes[1].old), str(changes[1].new)) == ("<del>16</del>", "<ins>32</ins>")
+    assert str(changes[2].old).endswith("verfallen <del>nie.</del>")
+    assert str(changes[2].new).endswith("verfallen <ins>niemals.</ins>")
+    page = client.get(
+        f"/en/admin/guides/guide/{guide.pk}/revisions/compare/?from={baseline.pk}&to={draft.pk}"
+    ).content.decode()
+    assert "Answer (German)" in page and "<ins>niemals.</ins>" in page
+    assert "Title (Japanese)" in page and "<ins>新しいタイトル</ins>" in page
+    listing = client.get(f"/en/admin/guides/guide/{guide.pk}/revisions/").content.decode()
+    assert f'id="revision-{draft.pk}"' in listing and "working copy" in listing
+
+
+def test_revert_makes_a_new_revision_from_an_old_one(client, editor, guide):
+    client.force_login(editor)
+    _save_draft(client, guide, _publish="1")
+    baseline, published = GuideRevision.objects.filter(guide=guide).order_by("pk")
+    response = client.post(_action(guide, baseline, "revert"), follow=True)
+    copy = GuideRevision.objects.filter(guide=guide).first()
+    assert copy.pk > published.pk
+    assert (
+        f"Revision {copy.pk} is a copy of revision {baseline.pk}: a draft until you publish it."
+        in response.content.decode()
+    )
+    assert revisions.compare(baseline, copy) == []
+    assert NEW in _page(Client()).content.decode()  # still live until published
+    client.post(_action(guide, copy, "publish"))
+    assert OLD in _page(Client()).content.decode()
+    assert list(GuideRevision.objects.filter(guide=guide).values_list("pk", flat=True)) == [
+        copy.pk, published.pk, baseline.pk
+    ]  # fmt: skip
+
+
+def test_a_scheduled_revision_goes_live_at_its_time_and_expires(client, editor, guide):
+    client.force_login(editor)
+    _save_draft(client, guide)
+    draft = revisions.working_copy(guide)
+    go_live = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+    response = client.post(
+        _action(guide, draft, "schedule"),
+        {f"r{draft.pk}-go_live_at": "2026-11-29T18:00", f"r{draft.pk}-expire_at": ""},
+        follow=True,
+    )
+    assert f"Schedule of revision {draft.pk} saved." in response.content.decode()
+    draft.refresh_from_db()
+    assert draft.go_live_at == go_live
+    visitor = Client()
+    assert OLD in _page(visitor).content.decode()  # and now cached
+    assert revisions.next_scheduled_change() == go_live
+    with time_machine.travel(go_live + timedelta(seconds=1), tick=False):
+        assert NEW in _page(visitor).content.decode()
+    draft.refresh_from_db()
+    assert draft.published_at == go_live + timedelta(seconds=1)
+    assert draft.published_by is None
+    # An expiry takes the guide offline at its time.
+    revisions.schedule(draft, go_live_at=None, expire_at=go_live + timedelta(hours=1))
+    with time_machine.travel(go_live + timedelta(hours=1, seconds=1), tick=False):
+        assert _page(visitor).status_code == 404
+    assert Guide.objects.get(pk=guide.pk).status == Guide.Status.DRAFT
+
+
+def test_a_schedule_must_expire_after_it_goes_live(client, editor, guide):
+    client.force_login(editor)
+    _save_draft(client, guide)
+    draft = revisions.working_copy(guide)
+    response = client.post(
+        _action(guide, draft, "schedule"),
+        {
+            f"r{draft.pk}-go_live_at": "2026-11-29T18:00",
+            f"r{draft.pk}-expire_at": "2026-11-29T17:00",
+        },
+        follow=True,
+    )
+    assert "A revision must expire after it goes live." in response.content.decode()
+    draft.refresh_from_db()
+    assert draft.go_live_at is None
+
+
+def test_a_bad_token_is_reported_once_on_its_field(client, editor, guide):
+    client.force_login(editor)
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    field = next(k for k, v in data.items() if k.endswith("answer_de") and OLD in v)
+    data[field] = "[[memory qlroa]]"
+    response = client.post(CHANGE.format(guide.pk), data)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "cannot be published while these are empty" not in body
+    faq = next(
+        f.formset for f in response.context["inline_admin_formsets"]
+        if f.formset.prefix == "faq_entries"
+    )  # fmt: skip
+    form = faq.forms[int(field.split("-")[1])]
+    assert form.errors == {"answer_de": ["[[memory qlroa]]: there is no method “qlroa”"]}
+    assert faq.non_form_errors() == []
+    assert "[[memory qlroa]]" in body  # the editor's text is kept
+    assert not GuideRevision.objects.filter(guide=guide).exclude(published_at=None).count() > 1
+
+
+def test_the_admin_index_lists_guides_first(client, editor):
+    client.force_login(editor)
+    apps = [app["app_label"] for app in client.get("/en/admin/").context["app_list"]]
+    assert apps[0] == "guides"
+
+
+def test_a_row_added_in_a_draft_is_previewed_and_published(client, editor, guide):
+    """A new FAQ entry exists only in the draft revision until it is published."""
+    client.force_login(editor)
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    n = int(data["faq_entries-TOTAL_FORMS"])
+    data["faq_entries-TOTAL_FORMS"] = str(n + 1)
+    texts = {
+        "en": "Is there a free trial?",
+        "de": "Gibt es eine Probezeit?",
+        "ja": "試用はありますか？",
+    }
+    data |= {f"faq_entries-{n}-position": "9", f"faq_entries-{n}-guide": str(guide.pk)}
+    for lang, text in texts.items():
+        data[f"faq_entries-{n}-question_{lang}"] = text
+        data[f"faq_entries-{n}-answer_{lang}"] = "[[checked_on]]"
+    assert client.post(CHANGE.format(guide.pk), data).status_code == 302
+    draft = revisions.working_copy(guide)
+    assert FaqEntry.objects.filter(guide=guide).count() == n
+    assert (
+        "Gibt es eine Probezeit?" in _page(client, query=f"?revision={draft.pk}").content.decode()
+    )
+    assert "Gibt es eine Probezeit?" not in _page(Client()).content.decode()
+    # The form shows the draft's new row; saving it again keeps it.
+    again = client.get(CHANGE.format(guide.pk))
+    assert "Gibt es eine Probezeit?" in again.content.decode()
+    client.post(_action(guide, draft, "publish"))
+    assert FaqEntry.objects.filter(guide=guide).count() == n + 1
+    assert "Gibt es eine Probezeit?" in _page(Client()).content.decode()
+
+
+def test_the_editing_manual_is_linked_from_the_admin_header(client, editor):
+    client.force_login(editor)
+    index = client.get("/en/admin/").content.decode()
+    assert '<a href="/en/admin/manual/">Editing manual</a>' in index
+    manual = client.get("/en/admin/manual/").content.decode()
+    assert "<h2>Working copies: editing a live guide</h2>" in manual
+    assert '<img src="editing/working-copy.png" alt="The guide form editing a working copy"' in (
+        manual
+    )
+    shot = client.get("/en/admin/manual/editing/working-copy.png")
+    assert shot.status_code == 200 and shot["Content-Type"] == "image/png"
+    assert client.get("/en/admin/manual/editing/nothing.png").status_code == 404
+    client.logout()
+    assert client.get("/en/admin/manual/").status_code == 302  # to the sign-in page
+
+
+def test_publish_scheduled_applies_what_is_due_once(client, editor, guide):
+    client.force_login(editor)
+    _save_draft(client, guide)
+    draft = revisions.working_copy(guide)
+    go_live = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
+    revisions.schedule(draft, go_live_at=go_live, expire_at=None)
+    out = StringIO()
+    call_command("publish_scheduled", stdout=out)
+    assert out.getvalue() == "Nothing was due.\n"
+    with time_machine.travel(go_live, tick=False):
+        call_command("publish_scheduled", stdout=out)
+        assert out.getvalue().endswith(f"{GUIDE_SLUG}: revision {draft.pk} published\n")
+        assert revisions.apply_due_changes() == []  # done once
+    assert FaqEntry.objects.filter(guide=guide, answer_de__contains=NEW).count() == 1
