@@ -33,7 +33,7 @@ RENDERED_EACH_TIME = [
 # The dashboard (the admin index) is pinned on its own below: its guide checks read every
 # published guide with its rows.
 ADMIN = ["/en/admin/pricing/pricecheck/", "/en/admin/pricing/pricecheck/add/"]
-HISTORY_DAYS = 300  # per provider that prices: a few thousand rows, enough to show a scan
+HISTORY_DAYS = 180  # per provider that prices: 2,700 rows, enough to show a scan
 
 
 def uncached_queries(client, url: str) -> int:

@@ -1,0 +1,180 @@
+"""An editor's round in the guide admin, in the shared headless Chromium (see test_browser.py).
+
+A file of its own so that pytest-xdist runs it beside the other browser tests.
+"""
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import time_machine
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from playwright.sync_api import expect
+from reversion.models import Revision
+
+from guides import revisions
+from guides.models import Guide
+
+from .conftest import as_if_committed
+from .test_browser import DESKTOP, WANT_SCREENSHOTS
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
+
+
+# --- an editor's round in the guide admin ---------------------------------------------------
+# A working copy previewed, scheduled, compared and reverted, with the token picker. It edits
+# the Llama 3.1 8B guide and puts it back as it was: on SQLite the live server shares the test's
+# transaction anyway; on PostgreSQL its writes commit (each xdist worker has its own database).
+# ``make screenshots`` also saves the admin views that docs/editing.md shows, to docs/editing/.
+
+SLUG = "best-gpu-for-llama-3-1-8b-fine-tuning"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "editing"
+ADDED = "Prices as of "
+SEEDED_DAY = "October\xa029,\xa02026"  # [[checked_on]], with no-break spaces
+
+
+def _shot(page, name: str) -> None:
+    if WANT_SCREENSHOTS:
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=DOCS / f"{name}.png")
+
+
+@pytest.fixture(scope="module")
+def editor_cookie(site, django_db_blocker) -> dict:
+    """A signed-in editor's session cookie for the live server."""
+    with django_db_blocker.unblock():
+        user, _created = User.objects.get_or_create(username="browser-editor", is_staff=True)
+        user.groups.add(Group.objects.get(name="Editors"))
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+
+
+@pytest.fixture
+def staff(browser, editor_cookie):
+    """A signed-in editor's tab; at the end, nothing on the admin pages was blocked by the CSP
+    (the token picker and folding rows are a static script: no inline code)."""
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_cookies([editor_cookie])
+    page = context.new_page()
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda m: (
+            blocked.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
+    yield page
+    context.close()
+    assert blocked == []
+
+
+@pytest.fixture
+def visitor(browser):
+    context = browser.new_context(viewport=DESKTOP)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def guide(django_db_blocker):
+    """The 8B guide, put back as it was (its first revision published, the others gone)."""
+    guide = Guide.objects.get(slug=SLUG)
+    yield guide
+    with django_db_blocker.unblock():
+        first = guide.revisions.order_by("pk").first()
+        if first is not None:
+            revisions.publish(first)
+            Revision.objects.filter(guide_revision__guide=guide).delete()
+        revisions.forget_schedule()
+
+
+def _live_text(visitor, site) -> str:
+    as_if_committed()  # on SQLite the live server's writes are in the test's transaction
+    visitor.goto(f"{site}/en/guides/{SLUG}/")
+    return visitor.locator("section.short-answer").inner_text()
+
+
+def _change(staff, site, guide) -> None:
+    staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/change/")
+
+
+def _save_a_draft(staff, site, guide) -> int:
+    """Add a sentence with the token picker and save; the draft revision's number."""
+    _change(staff, site, guide)
+    field = staff.locator("#id_short_answer_en")
+    field.fill(field.input_value() + " " + ADDED)
+    picker = staff.locator(".field-short_answer_en details.token-picker")
+    picker.locator("summary").click()
+    picker.get_by_role("searchbox").fill("checked")
+    picker.get_by_role("searchbox").press("Enter")
+    assert field.input_value().endswith(ADDED + "[[checked_on]]")
+    staff.get_by_role("button", name="Save draft").click()
+    expect(staff.locator("ul.messagelist")).to_contain_text("Saved as draft revision")
+    message = staff.locator("ul.messagelist li").first.inner_text()
+    number = re.search(r"Saved as draft revision (\d+)", message)
+    assert number, message
+    return int(number.group(1))
+
+
+def test_a_working_copy_previewed_scheduled_compared_and_reverted(staff, visitor, site, guide):
+    """One editor's round, in as few page loads as it takes (each admin page costs a second)."""
+    before = _live_text(visitor, site)
+    number = _save_a_draft(staff, site, guide)
+    assert (
+        "the live page is unchanged until you publish it"
+        in staff.locator("ul.messagelist").inner_text()
+    )
+    assert _live_text(visitor, site) == before  # the working copy: the live page is unchanged
+    banner = staff.locator(".working-copy")
+    assert f"You are editing draft revision {number}" in banner.inner_text()
+    _shot(staff, "working-copy")
+
+    # Preview at the page's real URL.
+    staff.goto(site + banner.get_by_role("link", name="English").get_attribute("href"))
+    assert f"Preview of revision {number}" in staff.locator(".draft-banner").inner_text()
+    assert ADDED + SEEDED_DAY in staff.locator("section.short-answer").inner_text()
+    _shot(staff, "preview")
+
+    # Scheduled: live at 18:00, not before.
+    staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/revisions/")
+    row = staff.locator(f"#revision-{number}")
+    row.get_by_label("Go live at").fill("2026-11-29T18:00")
+    row.get_by_role("button", name="Save schedule").click()
+    expect(staff.locator("ul.messagelist")).to_contain_text(f"Schedule of revision {number} saved.")
+    _shot(staff, "revisions")
+    assert _live_text(visitor, site) == before  # and now in the page cache
+    with time_machine.travel(datetime(2026, 11, 29, 18, 0, 1, tzinfo=UTC), tick=False):
+        assert ADDED + SEEDED_DAY in _live_text(visitor, site)
+
+    # The diff between the first revision and the one now live.
+    staff.reload()
+    staff.get_by_role("button", name="Compare the chosen revisions").click()
+    diff = staff.locator("#revision-diff")
+    expect(diff.locator("tbody tr")).to_have_count(1)
+    assert "Short answer (English)" in diff.inner_text()
+    assert diff.locator("ins").inner_text() == " " + ADDED + "[[checked_on]]"
+    _shot(staff, "diff")
+
+    # Revert: a new draft made from the first revision, live once published.
+    staff.go_back()
+    first = guide.revisions.order_by("pk").first()
+    staff.locator(f"#revision-{first.pk}").get_by_role(
+        "button", name="Revert to this revision"
+    ).click()
+    expect(staff.locator("ul.messagelist")).to_contain_text("is a copy of revision")
+    message = staff.locator("ul.messagelist").inner_text()
+    copy = int(re.search(r"Revision (\d+) is a copy of revision", message).group(1))
+    assert ADDED in _live_text(visitor, site)  # a draft until published
+    staff.locator(f"#revision-{copy}").get_by_role("button", name="Publish").click()
+    assert (
+        f"Published: the live page now shows revision {copy}."
+        in staff.locator("ul.messagelist").inner_text()
+    )
+    assert _live_text(visitor, site) == before
