@@ -131,25 +131,35 @@ def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
 
 
 def guide_problems(
-    guide: Guide, *, at: date | None = None, known: KnownSlugs | None = None
+    guide: Guide,
+    *,
+    at: date | None = None,
+    known: KnownSlugs | None = None,
+    gpu_names: frozenset[str] | None = None,
+    figures: PageFigures | None = None,
+    published_pairs: set[tuple[str, str]] | None = None,
 ) -> list[Problem]:
     """Everything wrong with a guide as of ``at``; empty when it may be published.
 
-    ``guide`` comes from ``selectors.guide_for_page`` (everything prefetched); ``known``, the
-    slugs and GPU names where the caller has read them already.
+    ``guide`` comes from ``selectors.guide_for_page`` (everything prefetched). Checking many
+    guides, pass what the caller read once already: ``known`` (or just ``gpu_names``), the
+    guide's ``figures`` (``guide_figures``) and the ``published_pairs`` of comparisons.
     """
-    figures = guide_figures(guide, at=at)
-    gpu_names = (known or token_slugs()).gpu_names
+    figures = figures or guide_figures(guide, at=at)
+    gpu_names = gpu_names or (known or token_slugs()).gpu_names
     return (
         advice_problems(guide, figures)
         + text_problems(guide, figures, gpu_names)
-        + comparison_link_problems(guide)
+        + comparison_link_problems(guide, published_pairs)
     )
 
 
-def comparison_link_problems(guide: Guide) -> list[Problem]:
+def comparison_link_problems(
+    guide: Guide, published: set[tuple[str, str]] | None = None
+) -> list[Problem]:
     """``[[compare_link A B]]`` to a comparison editors have not published (a 404 page)."""
-    published = set(published_comparison_pairs())
+    if published is None:
+        published = set(published_comparison_pairs())
     problems = []
     for label, instance, name in _texts(guide):
         for code, language in settings.LANGUAGES:

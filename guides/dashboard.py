@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from guides import selectors as guide_selectors
-from guides.consistency import advice_problems, text_problems
+from guides.consistency import guide_problems
 from guides.presentation import config_label
 from guides.services import guide_figures, page_figures
 from pricing import selectors
@@ -109,11 +109,14 @@ def guide_check_warnings(today: date) -> list[DashboardWarning]:
     throughputs = selectors.throughput_runs()
     # every GPU is listed at every provider (priced or not): their names, with no query
     gpu_names = frozenset(g.name for gpus in shared.listings.values() for g in gpus.values())
+    pairs = set(guide_selectors.published_comparison_pairs())
     warnings = []
     for guide in guides:
         url = reverse("admin:guides_guide_change", args=[guide.pk])
         figures = guide_figures(guide, at=today, catalogue_figures=shared, throughputs=throughputs)
-        problems = advice_problems(guide, figures) + text_problems(guide, figures, gpu_names)
+        problems = guide_problems(
+            guide, gpu_names=gpu_names, figures=figures, published_pairs=pairs
+        )
         warnings += [
             DashboardWarning(GUIDE_PROBLEM % {"guide": guide.title, "problem": p}, url)
             for p in problems

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from guides import revisions
 from guides.dashboard import dashboard_warnings
-from guides.models import Guide
+from guides.models import ComparisonPair, Guide
 from pricing.models import Gpu, LanguageModel, Method, Source
 from pricing.services import price_check_record
 
@@ -316,3 +316,15 @@ def test_admin_index_shows_the_dashboard(client, recorder, editor):
 def test_the_dashboard_shows_each_role_only_what_it_can_fix(client, recorder, editor):
     assert set(dashboard_warnings(user=recorder)) == {"Prices"}
     assert set(dashboard_warnings(user=editor)) == {"Sources", "Translations", "Published guides"}
+
+
+def test_dashboard_names_a_link_to_a_comparison_taken_offline(seeded):
+    """The dashboard runs the whole guide check, comparison links included."""
+    ComparisonPair.objects.update(published=False)
+    problems = _messages("Published guides", timezone.datetime(2026, 11, 20).date())
+    assert any(
+        "“Which GPU is best for fine-tuning Llama 3.1 70B?” is published but no longer right: "
+        "section 7, text before the table (English): the comparison of h100 and a100-80gb is "
+        "not published" in p
+        for p in problems
+    ), problems

@@ -125,12 +125,13 @@ def dashboard_queries(client) -> int:
 
 
 def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, seeded, admin_user):
-    """20 for five published guides: 6 to sign in (session, user, two-factor, permissions), 8
+    """21 for five published guides: 6 to sign in (session, user, two-factor, permissions), 8
     for the guides with their rows, the rest read once for all of them (prices, check dates,
-    measurements, stale sources and translations). More guides or more history add none."""
+    measurements, published comparisons, stale sources and translations). More guides or more
+    history add none."""
     client.force_login(admin_user)
-    assert dashboard_queries(client) == 20
+    assert dashboard_queries(client) == 21
     source = guide_for_page(slug=GUIDE_SLUG)
     clone_guide(source, LanguageModel.objects.get(slug="qwen-2.5-7b"), publish=True)
     add_long_history()
-    assert dashboard_queries(client) == 20
+    assert dashboard_queries(client) == 21
