@@ -174,6 +174,27 @@ CORS_ALLOW_CREDENTIALS = False
 # Staff are warned when the house prices have not been checked for this many days.
 # The site's name in every header and title, and the address the footer offers for contact.
 SITE_NAME = env.str("SITE_NAME", default="GPU Guide")
+# Fonts for each guide's share image, per language: the first file that exists is used
+# (guides/share_images.py). Debian: fonts-dejavu-core and fonts-ipafont-gothic.
+_LATIN_FONTS = env.list(
+    "SHARE_IMAGE_FONTS_LATIN",
+    default=[
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+        "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
+    ],
+)
+SHARE_IMAGE_FONTS = {
+    "en": _LATIN_FONTS,
+    "de": _LATIN_FONTS,
+    "ja": env.list(
+        "SHARE_IMAGE_FONTS_JA",
+        default=[
+            "/usr/share/fonts/opentype/ipafont-gothic/ipagp.ttf",  # proportional Latin
+            "/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
+            "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
+        ],
+    ),
+}
 CONTACT_EMAIL = env.str("CONTACT_EMAIL", default="support@gpuwithcrypto.com")
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 # ...and when a cited source has not been re-read for this many months.

@@ -11,14 +11,15 @@ class GuidesConfig(AppConfig):
         from django.apps import apps
         from django.db.models.signals import m2m_changed, post_delete, post_save
 
-        from guides import revisions  # noqa: F401 - registers guides with django-reversion
+        # Imported for what they register: guides with django-reversion, the fonts' check.
+        from guides import revisions, share_images  # noqa: F401
         from guides.caching import note_sources_changed, note_write
         from guides.tokens import kinds  # noqa: F401 - fills the token registry
 
         # Every write to content or prices makes the cached pages that read it stale.
         for app_label in ("guides", "pricing"):
             for model in apps.get_app_config(app_label).get_models():
-                if model._meta.model_name in {"contentversion", "guiderevision"}:
+                if model._meta.model_name in {"contentversion", "guiderevision", "shareimage"}:
                     continue
                 post_save.connect(note_write, sender=model, weak=False)
                 post_delete.connect(note_write, sender=model, weak=False)

@@ -17,7 +17,7 @@ from django.utils import translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from guides import editing, selectors
+from guides import editing, selectors, share_images
 from guides.consistency import guide_problems
 from guides.figures import NothingFits
 from guides.models import (
@@ -107,6 +107,7 @@ def clone_guide(
                     _("the new guide would fail its checks, first: %(first)s")
                     % {"first": problems[0]}
                 )
+            share_images.draw_after_commit(guide)
     return guide
 
 

@@ -316,6 +316,30 @@ class TranslationStamp(models.Model):
         return f"{self.guide} [{self.language}] {self.changed_at:%Y-%m-%d}"
 
 
+class ShareImage(models.Model):
+    """A published guide's link-preview image in one language (see guides/share_images.py).
+
+    In the database rather than on disk, so that every app server serves the same bytes.
+    """
+
+    guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="share_images")
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    png = models.BinaryField()
+    drawn_at = models.DateTimeField(_("drawn at"))
+
+    class Meta:
+        verbose_name = _("share image")
+        verbose_name_plural = _("share images")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["guide", "language"], name="one_share_image_per_language"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.guide} [{self.language}]"
+
+
 class ContentVersion(models.Model):
     """The version token of one cache tag (see gpuguide/cache_tags.py and guides/caching.py).
 

@@ -13,7 +13,6 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.http import HttpRequest
-from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -73,6 +72,10 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
     trail = _trail((guide.title, request.path))
     edited = timezone.localdate(guide.updated_at)
     checked = page.checked.newest if page.checked else edited
+    # Drawn when the guide was published (guides/share_images.py); the version in the address
+    # makes link previews fetch it again after the next publication.
+    share_path = reverse("guides:share_image", kwargs={"slug": guide.slug})
+    share_image = site.absolute(request, f"{share_path}?v={guide.version}")
     article = structured_data.tech_article(
         headline=guide.title,
         description=page.meta_description,
@@ -81,11 +84,13 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
         published=guide.published_on,
         modified=max(edited, checked),  # the last edit or the newest price it quotes
         publisher=site.publisher(request),
-        image_url=site.absolute(request, static(site.SHARE_IMAGE)),
+        image_url=share_image,
     )
     return {
         "trail": trail,
         "og_type": "article",
+        "share_image_url": share_image,
+        "share_image_alt": guide.title,
         "meta_title": guide.title,
         "meta_description": page.meta_description,
         "cites_sources": True,

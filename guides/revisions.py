@@ -234,7 +234,7 @@ def copy_as_draft(guide_revision: GuideRevision, *, user) -> GuideRevision:
 
 def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
     """Make the revision live after the guide check passes; the problems where it does not."""
-    from guides import editing, selectors
+    from guides import editing, selectors, share_images
     from guides.consistency import guide_problems
 
     problems: list = []
@@ -254,6 +254,7 @@ def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
         GuideRevision.objects.filter(pk=guide_revision.pk).update(
             published_at=timezone.now(), published_by=user, go_live_at=None
         )
+        share_images.draw_after_commit(guide)
     forget_schedule()
     return []
 

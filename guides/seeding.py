@@ -24,6 +24,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers import base
 from django.core.serializers.json import DjangoJSONEncoder
 
+from guides import share_images
 from guides.content_files import ContentFileError, GuideContent, read_guide
 from guides.editing import translation_stamps_update
 from guides.models import (
@@ -267,6 +268,8 @@ def load_guide(content: GuideContent) -> int:
         },
         **{f"question_{lang}": text.question for lang, text in texts.items() if text.question},
     )
+    if guide.status == Guide.Status.PUBLISHED:
+        share_images.draw_after_commit(guide)
     for position, shape in enumerate(content.sections, start=1):
         first, second = shape.compare or (None, None)
         Section.objects.create(

@@ -17,6 +17,7 @@ from guides.models import (
     LegalPage,
     Recommendation,
     Section,
+    ShareImage,
 )
 from guides.tokens.registry import KnownSlugs
 from pricing.models import Fact, Gpu, Method, Provider
@@ -100,6 +101,17 @@ def comparison_is_published(*, first: str, second: str) -> bool:
     return (
         ComparisonPair.objects.published().filter(first__slug=first, second__slug=second).exists()
     )
+
+
+def share_image(*, slug: str, language: str) -> ShareImage | None:
+    """The published guide's share image in ``language``, or None where none is drawn."""
+    return ShareImage.objects.filter(
+        guide__slug=slug, guide__status=Guide.Status.PUBLISHED, language=language
+    ).first()
+
+
+def guide_is_published(*, slug: str) -> bool:
+    return Guide.objects.published().filter(slug=slug).exists()
 
 
 def legal_page(*, kind: str) -> LegalPage:

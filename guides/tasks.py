@@ -65,3 +65,13 @@ def refresh_affected_pages(tags: list[str]) -> int:
         if not caching.page_is_current(language, path, tags)
     ]
     return _render(stale)
+
+
+@task()
+def draw_share_images(guide_id: int) -> list[str]:
+    """A guide was published: draw its link-preview image in each language (the languages)."""
+    from guides.models import Guide
+    from guides.share_images import draw_for_guide
+
+    guide = Guide.objects.select_related("language_model").filter(pk=guide_id).first()
+    return [] if guide is None else draw_for_guide(guide)

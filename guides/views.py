@@ -1,15 +1,23 @@
 """Public pages: each parses its input, calls one service and renders what it returns."""
 
+import hashlib
 from datetime import date
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils import timezone
-from django.utils.cache import add_never_cache_headers
+from django.utils.cache import (
+    add_never_cache_headers,
+    get_conditional_response,
+    patch_cache_control,
+)
+from django.utils.http import http_date, quote_etag
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from guides import catalogue, page_meta, planner, revisions, selectors, services
+from guides import catalogue, page_meta, planner, revisions, selectors, services, site
 from guides.caching import cache_public_page
 from guides.figures import MissingFigure
 from guides.forms import PlannerForm
@@ -218,3 +226,26 @@ def legal(request: HttpRequest, kind: str) -> HttpResponse:
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "404.html", status=404)
+
+
+SHARE_IMAGE_MAX_AGE = 24 * 60 * 60  # the page's URL for it changes with each publication
+
+
+@require_safe
+def share_image(request: HttpRequest, slug: str) -> HttpResponse:
+    """A guide's link-preview image in the page's language; the site-wide image until drawn."""
+    image = selectors.share_image(slug=slug, language=get_language())
+    if image is None:
+        if not selectors.guide_is_published(slug=slug):
+            raise Http404(_("No such guide."))
+        return redirect(static(site.SHARE_IMAGE))
+    png = bytes(image.png)
+    etag = quote_etag(hashlib.sha256(png).hexdigest()[:32])
+    modified = int(image.drawn_at.timestamp())
+    response = get_conditional_response(request, etag=etag, last_modified=modified)
+    if response is None:
+        response = HttpResponse(png, content_type="image/png")
+    response["ETag"] = etag
+    response["Last-Modified"] = http_date(modified)
+    patch_cache_control(response, public=True, max_age=SHARE_IMAGE_MAX_AGE)
+    return response

@@ -233,6 +233,12 @@ def pytest_terminal_summary(terminalreporter) -> None:
             "Browser tests were SKIPPED: install Debian's chromium "
             "(apt-get install chromium fonts-ipafont-gothic)."
         )
+    fonts = settings.SHARE_IMAGE_FONTS
+    if not all(any(os.path.isfile(path) for path in fonts[code]) for code in fonts):
+        notes.append(
+            "Share-image tests were SKIPPED where a font is missing: "
+            "apt-get install fonts-dejavu-core fonts-ipafont-gothic."
+        )
     from .page_checks import INSTALL, missing_tools
 
     missing = missing_tools()

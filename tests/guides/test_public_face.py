@@ -183,7 +183,7 @@ def test_guide_is_a_tech_article_with_a_breadcrumb_that_matches_the_visible_one(
     # The last edit or the newest price the page quotes, whichever is later.
     assert article["dateModified"] == max(guide.updated_at.date(), SEED_DAY).isoformat()
     assert article["author"]["name"] == article["publisher"]["name"] == "GPUwithCrypto"
-    assert article["image"].endswith(".png")
+    assert article["image"] == f"{url}share.png?v={guide.version}"
     [trail] = of_type(response, "BreadcrumbList")
     items = [(i["name"], i["item"]) for i in trail["itemListElement"]]
     nav = re.search(r'<nav class="breadcrumb".*?</nav>', body(response), re.S).group(0)
@@ -249,7 +249,14 @@ def test_open_graph_and_twitter_tags(client, lang):
         response, r'<meta name="description" content="(.*?)">'
     )
     assert meta("og:locale") == {"en": "en_US", "de": "de_DE", "ja": "ja_JP"}[lang]
-    assert meta("og:image").startswith("http://testserver/static/img/share")
+    version = Guide.objects.get(slug=GUIDE_SLUG).version
+    share = f"http://testserver/{lang}/guides/{GUIDE_SLUG}/share.png?v={version}"
+    assert meta("og:image") == share
+    assert meta("og:image:alt") == meta("og:title")
+    site_wide = head_value(
+        client.get(f"/{lang}/gpus/"), r'<meta property="og:image" content="(.*?)">'
+    )
+    assert site_wide.startswith("http://testserver/static/img/share")
     assert meta("twitter:card") == "summary_large_image"
     assert meta("og:type") == "article"
     assert head_value(client.get(f"/{lang}/"), r'<meta property="og:type" content="(.*?)">') == (

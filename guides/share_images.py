@@ -1,0 +1,180 @@
+"""Each published guide's link-preview image (Open Graph and Twitter cards), in each language.
+
+Drawn with Pillow when a guide is published (in the background: see ``tasks.draw_share_images``)
+and kept in the database, so that every app server serves the same bytes without shared disk.
+The image shows the site's name and logo, the guide's title, and its model and methods: text
+that changes only when the guide is published again, never with a price.
+
+Fonts come from the machine (``settings.SHARE_IMAGE_FONTS``, the first file found per language).
+A language with no font gets no image of its own, and its pages keep the site-wide one;
+``manage.py check`` says so (guides.W001).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.core import checks
+from django.db import transaction
+from django.utils import timezone, translation
+from PIL import Image, ImageDraw, ImageFont
+
+from guides import catalogue
+from guides.models import Guide, ShareImage
+
+WIDTH, HEIGHT = 1200, 630  # the size Open Graph and Twitter's large card expect
+MARGIN = 80
+TEXT_WIDTH = WIDTH - 2 * MARGIN
+LOGO_SIZE = 112
+TITLE_SIZES = (64, 56, 50, 44, 40)  # the largest at which the title fits in MAX_TITLE_LINES
+MAX_TITLE_LINES = 3
+BACKGROUND, INK, MUTED, ACCENT = "#f4f6fa", "#1d2330", "#5a6272", "#2b59c3"
+LOGO = "img/apple-touch-icon.png"
+# Languages written without spaces between words: lines may break between any two characters,
+# except before closing punctuation and small kana, which hang at the end of the line instead.
+UNSPACED_LANGUAGES = {"ja"}
+NO_LINE_START = set("、。，．？！）」』ーぁぃぅぇぉっゃゅょァィゥェォッャュョ")
+
+
+@dataclass(frozen=True)
+class ShareCard:
+    """What one image says, in one language."""
+
+    language: str
+    site_name: str
+    title: str
+    model: str
+    methods: list[str]
+
+
+def card_for(guide: Guide, language: str) -> ShareCard:
+    with translation.override(language):
+        methods = [method.short_name for method in catalogue.method_listings()]
+        return ShareCard(
+            language=language,
+            site_name=settings.SITE_NAME,
+            title=guide.title,
+            model=guide.language_model.name,
+            methods=methods,
+        )
+
+
+def font_path(language: str) -> Path | None:
+    """The first configured font file for ``language`` that exists on this machine."""
+    for candidate in settings.SHARE_IMAGE_FONTS.get(language, ()):
+        if Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def draw(card: ShareCard, font: Path) -> bytes:
+    """The card as a 1200 × 630 PNG."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
+    pen = ImageDraw.Draw(image)
+    pen.rectangle((0, 0, WIDTH, 12), fill=ACCENT)
+    logo = Image.open(finders.find(LOGO)).convert("RGBA").resize((LOGO_SIZE, LOGO_SIZE))
+    image.paste(logo, (MARGIN, MARGIN - 16), logo)
+    pen.text(
+        (MARGIN + LOGO_SIZE + 28, MARGIN + LOGO_SIZE // 2 - 16),
+        card.site_name,
+        font=ImageFont.truetype(font, 44),
+        fill=INK,
+        anchor="lm",
+    )
+    title_font, lines = _fitted_title(card, font)
+    y = 236
+    for line in lines:
+        pen.text((MARGIN, y), line, font=title_font, fill=INK)
+        y += round(title_font.size * 1.25)
+    small = ImageFont.truetype(font, 30)
+    pen.text((MARGIN, HEIGHT - 64), card.model, font=small, fill=ACCENT, anchor="ls")
+    methods = _as_many_as_fit(card.methods, small, TEXT_WIDTH - small.getlength(card.model) - 40)
+    pen.text((WIDTH - MARGIN, HEIGHT - 64), methods, font=small, fill=MUTED, anchor="rs")
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def _fitted_title(card: ShareCard, font: Path) -> tuple[ImageFont.FreeTypeFont, list[str]]:
+    for size in TITLE_SIZES:
+        title_font = ImageFont.truetype(font, size)
+        lines = _wrap(card.title, title_font, card.language)
+        if len(lines) <= MAX_TITLE_LINES:
+            return title_font, lines
+    return title_font, [*lines[: MAX_TITLE_LINES - 1], lines[MAX_TITLE_LINES - 1] + "…"]
+
+
+def _as_many_as_fit(items: list[str], font: ImageFont.FreeTypeFont, width: float) -> str:
+    """``items`` joined by " · ", as many as fit in ``width``, then "…" for the rest."""
+    for count in range(len(items), 0, -1):
+        text = " · ".join(items[:count]) + (" · …" if count < len(items) else "")
+        if font.getlength(text) <= width:
+            return text
+    return "…"
+
+
+def _wrap(text: str, font: ImageFont.FreeTypeFont, language: str) -> list[str]:
+    """Greedy line breaking at TEXT_WIDTH: between words, or between characters in Japanese."""
+    spaced = language not in UNSPACED_LANGUAGES
+    pieces = text.split() if spaced else list(text)
+    joiner = " " if spaced else ""
+    lines: list[str] = []
+    line = ""
+    for piece in pieces:
+        candidate = f"{line}{joiner}{piece}" if line else piece
+        hangs = not spaced and piece in NO_LINE_START
+        if line and not hangs and font.getlength(candidate) > TEXT_WIDTH:
+            lines.append(line)
+            line = piece
+        else:
+            line = candidate
+    return [*lines, line] if line else lines
+
+
+def draw_for_guide(guide: Guide) -> list[str]:
+    """Draw and store the guide's image in every language with a font; the languages drawn.
+
+    A guide no longer published keeps no images (its page, and so its card, is gone).
+    """
+    if guide.status != Guide.Status.PUBLISHED:
+        ShareImage.objects.filter(guide=guide).delete()
+        return []
+    drawn = []
+    for language, _name in settings.LANGUAGES:
+        font = font_path(language)
+        if font is None:
+            continue
+        png = draw(card_for(guide, language), font)
+        ShareImage.objects.update_or_create(
+            guide=guide, language=language, defaults={"png": png, "drawn_at": timezone.now()}
+        )
+        drawn.append(language)
+    return drawn
+
+
+def draw_after_commit(guide: Guide) -> None:
+    """Queue the drawing of ``guide``'s images once the publication that calls this commits."""
+    from guides import tasks
+
+    guide_id = guide.pk
+    transaction.on_commit(lambda: tasks.draw_share_images.enqueue(guide_id=guide_id))
+
+
+@checks.register()
+def check_fonts(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    return [
+        checks.Warning(
+            f"No font for {language!r} share images among "
+            f"{settings.SHARE_IMAGE_FONTS.get(language)}",
+            hint="Guides keep the site-wide share image in that language. Install "
+            "fonts-dejavu-core and fonts-ipafont-gothic (Debian), or set SHARE_IMAGE_FONTS_LATIN "
+            "/ SHARE_IMAGE_FONTS_JA to font files.",
+            id="guides.W001",
+        )
+        for language, _name in settings.LANGUAGES
+        if font_path(language) is None
+    ]

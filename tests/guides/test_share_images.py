@@ -1,0 +1,145 @@
+"""Each published guide's share image: drawn when published, served per language."""
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core import checks
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+from django_tasks import default_task_backend
+from PIL import Image, ImageFont
+
+from guides import revisions, share_images
+from guides.models import Guide, ShareImage
+from guides.share_images import NO_LINE_START, _as_many_as_fit, _wrap
+
+from ..conftest import GUIDE_SLUG, _required, as_if_committed
+
+SHARE = f"/{{lang}}/guides/{GUIDE_SLUG}/share.png"
+SITE_WIDE = "/static/img/share"  # the site-wide image, hashed name
+LATIN_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+JA_FONT = "/usr/share/fonts/opentype/ipafont-gothic/ipagp.ttf"
+
+
+@pytest.fixture
+def guide(seeded) -> Guide:
+    return Guide.objects.select_related("language_model").get(slug=GUIDE_SLUG)
+
+
+@pytest.fixture
+def fonts():
+    """The fonts the images are drawn with; CI installs them with Chromium (.ci/run)."""
+    missing = [path for path in (LATIN_FONT, JA_FONT) if not Path(path).is_file()]
+    if missing:
+        message = (
+            f"the share-image tests need {missing}: "
+            "apt-get install fonts-dejavu-core fonts-ipafont-gothic"
+        )
+        if _required("REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def test_a_published_guide_gets_a_1200_by_630_png_in_each_language(guide, fonts):
+    assert share_images.draw_for_guide(guide) == ["en", "de", "ja"]
+    images = {i.language: bytes(i.png) for i in ShareImage.objects.filter(guide=guide)}
+    assert set(images) == {"en", "de", "ja"}
+    for png in images.values():
+        with Image.open(io.BytesIO(png)) as image:
+            assert (image.format, image.size) == ("PNG", (1200, 630))
+    assert len(set(images.values())) == 3  # each says the title in its own language
+
+
+def test_each_language_draws_its_own_title_model_and_methods(guide):
+    card = share_images.card_for(guide, "de")
+    assert card.title == "Welche ist die beste GPU zum Fine-Tuning von Llama 3.1 70B?"
+    assert card.model == "Llama 3.1 70B"
+    assert card.methods == ["QLoRA", "LoRA", "Vollständig, 8-Bit-Adam", "Vollständig, AdamW"]
+    assert share_images.card_for(guide, "ja").methods[2:] == ["フル、8ビットAdam", "フル、AdamW"]
+
+
+def test_japanese_lines_break_between_characters_but_never_before_closing_punctuation(fonts):
+    font = ImageFont.truetype(JA_FONT, 64)
+    title = "Llama 3.1 70Bのファインチューニングに最適なGPUはどれですか？"
+    lines = _wrap(title, font, "ja")
+    assert "".join(lines) == title
+    assert len(lines) == 2 and all(line[0] not in NO_LINE_START for line in lines)
+    assert lines[1].endswith("か？")  # the question mark hangs on the line it closes
+    narrow = _wrap("あ" * 30 + "？", font, "ja")
+    assert narrow[-1].endswith("あ？") and "？" not in narrow[-1][:-1]
+
+
+def test_latin_lines_break_between_words(fonts):
+    font = ImageFont.truetype(LATIN_FONT, 64)
+    lines = _wrap("Welche ist die beste GPU zum Fine-Tuning von Qwen 2.5 32B?", font, "de")
+    assert lines == ["Welche ist die beste GPU", "zum Fine-Tuning von Qwen", "2.5 32B?"]
+
+
+def test_methods_that_do_not_fit_end_in_an_ellipsis(fonts):
+    font = ImageFont.truetype(LATIN_FONT, 30)
+    items = ["QLoRA", "LoRA", "Vollständig, 8-Bit-Adam", "Vollständig, AdamW"]
+    assert _as_many_as_fit(items, font, 2000) == " · ".join(items)
+    two = _as_many_as_fit(items, font, font.getlength("QLoRA · LoRA · …"))
+    assert two == "QLoRA · LoRA · …"
+    assert _as_many_as_fit(items, font, 10) == "…"
+
+
+def drawings_queued() -> list[dict]:
+    return [r.kwargs for r in default_task_backend.results if r.task.name == "draw_share_images"]
+
+
+def test_publishing_queues_the_drawing_once_it_commits(guide):
+    draft = revisions.store(revisions.snapshot(guide), guide=guide, user=None, comment="test")
+    default_task_backend.clear()
+    assert revisions.publish(draft) == []
+    assert drawings_queued() == []  # not before the publication commits
+    as_if_committed()
+    assert drawings_queued() == [{"guide_id": guide.pk}]
+    default_task_backend.clear()
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_the_image_is_served_with_validators_and_a_304_for_a_repeat(client, guide, fonts, lang):
+    url = SHARE.format(lang=lang)
+    before = client.get(url)
+    assert before.status_code == 302 and before["Location"].startswith(SITE_WIDE)
+    share_images.draw_for_guide(guide)
+    response = client.get(url)
+    stored = bytes(ShareImage.objects.get(guide=guide, language=lang).png)
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert response.content == stored
+    assert response["Cache-Control"] == "public, max-age=86400"
+    again = client.get(url, HTTP_IF_NONE_MATCH=response["ETag"])
+    assert again.status_code == 304 and again.content == b""
+
+
+def test_no_image_for_a_guide_that_is_not_published(client, guide, fonts):
+    share_images.draw_for_guide(guide)
+    assert client.get("/en/guides/no-such-guide/share.png").status_code == 404
+    Guide.objects.filter(pk=guide.pk).update(status=Guide.Status.DRAFT)
+    assert client.get(SHARE.format(lang="en")).status_code == 404
+    guide.refresh_from_db()
+    assert share_images.draw_for_guide(guide) == []
+    assert not ShareImage.objects.filter(guide=guide).exists()
+
+
+@override_settings(
+    SHARE_IMAGE_FONTS={"en": [LATIN_FONT], "de": [LATIN_FONT], "ja": ["/no/font.ttf"]}
+)
+def test_a_language_without_a_font_keeps_the_site_wide_image_and_check_says_so(
+    client, guide, fonts
+):
+    assert share_images.draw_for_guide(guide) == ["en", "de"]
+    assert client.get(SHARE.format(lang="ja"))["Location"].startswith(SITE_WIDE)
+    [warning] = share_images.check_fonts()
+    assert warning.id == "guides.W001" and warning.level == checks.WARNING
+    assert warning.msg == "No font for 'ja' share images among ['/no/font.ttf']"
+
+
+def test_the_command_draws_every_published_guide_or_refuses_an_unknown_slug(seeded, fonts):
+    out = io.StringIO()
+    call_command("draw_share_images", GUIDE_SLUG, stdout=out)
+    assert out.getvalue() == f"{GUIDE_SLUG}: en, de, ja\n"
+    with pytest.raises(CommandError, match="no published guide with the slug nope"):
+        call_command("draw_share_images", "nope", GUIDE_SLUG)
