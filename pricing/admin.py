@@ -1,5 +1,6 @@
 """Admin for GPUs, providers, sources, methods and the append-only price checks."""
 
+import copy
 from datetime import date
 from decimal import Decimal
 
@@ -488,12 +489,18 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return self.fields
 
     def get_form(self, request, obj=None, change=False, **kwargs):
-        if obj is None and _correcting(request) is not None:
+        correcting = _correcting(request) if obj is None else None
+        if correcting is not None:
             kwargs["form"] = PriceCheckCorrectionForm
         form = super().get_form(request, obj, change, **kwargs)
         refused = getattr(request, "_price_check_refused", "")
         if refused:
             form = type(form.__name__, (form,), {"refused_with": refused})
+        # Fields changed per request below: copies, not the form class's own (shared) ones.
+        form.base_fields = copy.deepcopy(form.base_fields)
+        if correcting is not None:  # disabled: the corrected check's, on GET and POST alike
+            form.base_fields["provider"].initial = correcting.provider_id
+            form.base_fields["checked_on"].initial = correcting.checked_on
         if obj is None and "provider" in form.base_fields:
             form.base_fields["provider"].help_text = self._prefilled_note(request)
         return form
