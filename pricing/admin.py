@@ -95,7 +95,7 @@ class ProviderAdmin(EditorInputMixin, admin.ModelAdmin):
     def check_count(self, provider: Provider) -> int:
         return provider.checks_total
 
-    @admin.display(description=_("record"))
+    @admin.display(description=_("new price check"))
     def record_check(self, provider: Provider) -> str:
         """The add form with this provider chosen and its last known prices in the rows."""
         return format_html(
@@ -106,8 +106,9 @@ class ProviderAdmin(EditorInputMixin, admin.ModelAdmin):
         )
 
     def get_list_display(self, request):
-        can_record = request.user.has_perm(services.RECORDER_PERMISSION)
-        return [*self.list_display, "record_check"] if can_record else self.list_display
+        if not request.user.has_perm(services.RECORDER_PERMISSION):
+            return self.list_display
+        return [self.list_display[0], "record_check", *self.list_display[1:]]  # in sight
 
 
 class RawTextField(forms.CharField):
@@ -481,7 +482,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         if obj is None and _correcting(request) is not None:
-            return [*self.fields, "reason", "prefilled_for"]
+            return ["provider", "checked_on", "reason", "source_url", "note", "prefilled_for"]
         if obj is None:
             return [*self.fields, "prefilled_for"]
         if obj.superseded_at is not None:
