@@ -475,10 +475,8 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
     def superseded(self, check: PriceCheck) -> str:
         if check.superseded_at is None:
             return ""
-        return _("Superseded by %(user)s: %(reason)s") % {
-            "user": check.superseded_by or "?",
-            "reason": check.superseded_reason,
-        }
+        # Who, in the list; why, on the check's page.
+        return _("Superseded by %(user)s") % {"user": check.superseded_by or "—"}
 
     def get_fields(self, request, obj=None):
         if obj is None and _correcting(request) is not None:

@@ -241,9 +241,10 @@ def test_a_correction_supersedes_the_mistaken_check_and_keeps_it(client, recorde
     }
     assert latest["h100"] == D("2.2300") and latest["l40s"] == D("0.8200")
     listing = client.get("/en/admin/pricing/pricecheck/").content.decode()
-    assert "Superseded by ramon: H100 read from the wrong row" in listing
+    assert '<td class="field-superseded">Superseded by ramon</td>' in listing
     page = client.get(f"/en/admin/pricing/pricecheck/{mistaken.pk}/change/").content.decode()
     assert "This check was superseded on" in page and "correct-check" not in page
+    assert '<div class="readonly">H100 read from the wrong row</div>' in page
 
 
 def test_a_correction_needs_a_reason(client, recorder):
