@@ -554,7 +554,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return request.user.is_superuser
 
     def add_view(self, request, form_url="", extra_context=None):
-        correcting = _correcting(request)
+        correcting = _correcting(request) if self.has_add_permission(request) else None
         if correcting is not None:
             if correcting.superseded_at is not None:
                 self.message_user(

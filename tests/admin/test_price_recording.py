@@ -112,6 +112,19 @@ def test_rows_reloaded_for_a_provider_record_under_that_provider(client, recorde
     ]
 
 
+def test_the_refusal_is_translated(client, recorder):
+    client.force_login(recorder)
+    url = ADD_URL.replace("/en/", "/de/")
+    data = initial_form_data(client, url)
+    data["provider"] = provider("thunder-compute").pk
+    response = client.post(url, data)
+    assert response.context["adminform"].form.errors["provider"] == [
+        "Die Preiszeilen wurden für GPUwithCrypto ausgefüllt, nicht für Thunder Compute: Wählen "
+        "Sie wieder GPUwithCrypto, oder laden Sie das Formular für Thunder Compute neu (über "
+        "„Preisprüfung erfassen“ in der Anbieterliste)."
+    ]
+
+
 # --- "Record a check" per provider -------------------------------------------------------
 
 
