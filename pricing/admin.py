@@ -63,7 +63,11 @@ class GpuAdmin(EditorInputMixin, admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(last_checked_on=Max("prices__checked_on"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(last_checked_on=Max("prices__checked_on", filter=Q(prices__superseded=False)))
+        )
 
     @admin.display(description=_("last price check"), ordering="last_checked_on")
     def last_checked(self, gpu: Gpu):
