@@ -1,13 +1,16 @@
 """Admin for GPUs, providers, sources, methods and the append-only price checks."""
 
+import copy
 from datetime import date
 from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.http import HttpResponseRedirect
+from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
@@ -60,7 +63,11 @@ class GpuAdmin(EditorInputMixin, admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(last_checked_on=Max("prices__checked_on"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(last_checked_on=Max("prices__checked_on", filter=Q(prices__superseded=False)))
+        )
 
     @admin.display(description=_("last price check"), ordering="last_checked_on")
     def last_checked(self, gpu: Gpu):
@@ -78,7 +85,10 @@ class ProviderAdmin(EditorInputMixin, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .annotate(last_checked_on=Max("checks__checked_on"), checks_total=Count("checks"))
+            .annotate(
+                last_checked_on=Max("checks__checked_on"),
+                checks_total=Count("checks", filter=Q(checks__superseded_at=None)),
+            )
         )
 
     @admin.display(description=_("last price check"), ordering="last_checked_on")
@@ -88,6 +98,21 @@ class ProviderAdmin(EditorInputMixin, admin.ModelAdmin):
     @admin.display(description=_("price checks"), ordering="checks_total")
     def check_count(self, provider: Provider) -> int:
         return provider.checks_total
+
+    @admin.display(description=_("new price check"))
+    def record_check(self, provider: Provider) -> str:
+        """The add form with this provider chosen and its last known prices in the rows."""
+        return format_html(
+            '<a href="{}?provider={}" class="record-check">{}</a>',
+            reverse("admin:pricing_pricecheck_add"),
+            provider.pk,
+            _("Record a check"),
+        )
+
+    def get_list_display(self, request):
+        if not request.user.has_perm(services.RECORDER_PERMISSION):
+            return self.list_display
+        return [self.list_display[0], "record_check", *self.list_display[1:]]  # in sight
 
 
 class RawTextField(forms.CharField):
@@ -200,8 +225,23 @@ class PriceInline(EditorInputMixin, admin.TabularInline):
         return len(_last_known_prices(request)) + 2 if obj is None else 0
 
 
+def _correcting(request) -> PriceCheck | None:
+    """The check a new check corrects (``?corrects=<id>``, "Correct this check"), if any."""
+    if not hasattr(request, "_correcting"):
+        check_id = request.GET.get("corrects", "")
+        request._correcting = (
+            PriceCheck.objects.select_related("provider").filter(pk=check_id).first()
+            if check_id.isdigit()
+            else None
+        )
+    return request._correcting
+
+
 def _chosen_provider(request) -> Provider | None:
-    """The provider of a new check: ?provider=<id>, else our own."""
+    """The provider of a new check: the corrected check's, else ?provider=<id>, else ours."""
+    correcting = _correcting(request)
+    if correcting is not None:
+        return correcting.provider
     provider_id = request.GET.get("provider", "")
     if provider_id.isdigit():
         return Provider.objects.filter(pk=provider_id).first()
@@ -212,8 +252,20 @@ def _chosen_provider(request) -> Provider | None:
 
 
 def _last_known_prices(request) -> list[dict]:
-    """Initial price rows for a new check: each GPU's latest price at the chosen provider."""
+    """Initial price rows for a new check: each GPU's latest price at the chosen provider, or
+    the corrected check's own prices."""
     if not hasattr(request, "_last_known_prices"):
+        correcting = _correcting(request)
+        if correcting is not None:
+            request._last_known_prices = [
+                {
+                    "gpu": price.gpu_id,
+                    "quoted_usd_per_hour": trim(price.quoted_usd_per_hour),
+                    "gpus_in_quote": price.gpus_in_quote,
+                }
+                for price in correcting.prices.select_related("gpu").order_by("gpu")
+            ]
+            return request._last_known_prices
         provider = _chosen_provider(request)
         listings = selectors.gpu_listings_for_provider(provider=provider) if provider else []
         request._last_known_prices = [
@@ -226,6 +278,13 @@ def _last_known_prices(request) -> list[dict]:
             if gpu.quoted_usd_per_hour is not None
         ]
     return request._last_known_prices
+
+
+ERROR_ROWS_FOR_ANOTHER_PROVIDER = _(
+    "The price rows were filled in for %(filled)s, not %(chosen)s: choose %(filled)s again, "
+    "or reload the form for %(chosen)s (its “Record a check” link in the provider "
+    "list)."
+)
 
 
 class PriceCheckForm(forms.ModelForm):
@@ -242,6 +301,16 @@ class PriceCheckForm(forms.ModelForm):
         validators=[VisibleTextValidator(_model_label(PriceCheck, "source_url")["label"])],
         **_model_label(PriceCheck, "source_url"),
     )
+    # The provider whose last known prices filled the rows (set by the admin, not from the
+    # query string): a save whose rows were filled for another provider is refused, so one
+    # provider's prices are never recorded under another's name.
+    prefilled_for = forms.ModelChoiceField(
+        queryset=Provider.objects.all(), required=False, widget=forms.HiddenInput
+    )
+
+    # A save refused by the service after the form was valid (another recorder saved the same
+    # day meanwhile): set by the admin when it shows the form again.
+    refused_with: str = ""
 
     class Meta:
         model = PriceCheck
@@ -262,34 +331,133 @@ class PriceCheckForm(forms.ModelForm):
     def clean(self) -> dict:
         cleaned = super().clean()
         provider, checked_on = cleaned.get("provider"), cleaned.get("checked_on")
+        filled = cleaned.get("prefilled_for")
+        if self.instance.pk is None and provider and filled and filled != provider:
+            self.add_error(
+                "provider",
+                forms.ValidationError(
+                    ERROR_ROWS_FOR_ANOTHER_PROVIDER % {"filled": filled, "chosen": provider},
+                    code="rows_for_another_provider",
+                ),
+            )
         if self.instance.pk is None and provider and checked_on:
             try:
-                services.validate_new_check(provider=provider, checked_on=checked_on)
+                self.validate_day(provider=provider, checked_on=checked_on)
             except services.PriceCheckError as exc:
                 self.add_error("checked_on", _refusal(exc))
+        if self.refused_with and "checked_on" not in self.errors:
+            self.add_error(None, forms.ValidationError(self.refused_with, code="price_check"))
         return cleaned
+
+    def validate_day(self, *, provider: Provider, checked_on: date) -> None:
+        services.validate_new_check(provider=provider, checked_on=checked_on)
+
+
+class PriceCheckCorrectionForm(PriceCheckForm):
+    """A correction of one check ("Correct this check"): the same provider and day, the
+    prices typed again, and why; saved by ``services.price_check_supersede``."""
+
+    reason = forms.CharField(
+        label=_("What was wrong"),
+        help_text=_(
+            "Kept with the corrected check, which stays in the history marked as superseded."
+        ),
+        widget=forms.Textarea(attrs={"rows": 2}),
+        validators=[VisibleTextValidator(_("What was wrong"))],
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # The corrected check's provider and day, whatever is posted.
+        self.fields["provider"].disabled = True
+        self.fields["checked_on"].disabled = True
+
+    def _get_validation_exclusions(self):
+        # The day's current check is the one being corrected: the service supersedes it in
+        # the same transaction as it records the correction.
+        return {*super()._get_validation_exclusions(), "checked_on"}
+
+    def validate_day(self, *, provider: Provider, checked_on: date) -> None:
+        pass  # the day is the corrected check's; the service locks and checks it
+
+
+class SupersededFilter(admin.SimpleListFilter):
+    title = _("status")
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("current", _("current")), ("superseded", _("superseded"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "current":
+            return queryset.filter(superseded_at=None)
+        if self.value() == "superseded":
+            return queryset.exclude(superseded_at=None)
+        return queryset
 
 
 @admin.register(PriceCheck)
 class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
-    """Append-only: staff add checks; only superusers may change or delete one.
+    """Append-only: staff add checks and correct them (a correction supersedes the mistaken
+    check, which stays in the history); only superusers may change or delete one.
 
     A new check is validated by the service's rules in the forms and saved by the service's
-    ``price_check_record``, the same path as ``manage.py record_price_check``.
+    ``price_check_record`` (a correction by ``price_check_supersede``), the same path as
+    ``manage.py record_price_check``.
     """
 
     form = PriceCheckForm
     inlines = [PriceInline]
-    list_display = ["provider", "checked_on", "price_count", "recorded_by", "recorded_at"]
-    list_filter = ["provider", "checked_on"]
-    list_select_related = ["provider", "recorded_by"]
+    list_display = [
+        "provider",
+        "checked_on",
+        "price_count",
+        "recorded_by",
+        "recorded_at",
+        "superseded",
+    ]
+    list_filter = [SupersededFilter, "provider", "checked_on"]
+    list_select_related = ["provider", "recorded_by", "superseded_by"]
     search_fields = ["provider__name", "note", "source_url"]
     date_hierarchy = "checked_on"
-    readonly_fields = ["recorded_by", "recorded_at"]
+    readonly_fields = [
+        "recorded_by",
+        "recorded_at",
+        "superseded_at",
+        "superseded_by",
+        "superseded_reason",
+        "correction",
+    ]
     fields = ["provider", "checked_on", "source_url", "note", "recorded_by", "recorded_at"]
+    superseded_fields = ["superseded_at", "superseded_by", "superseded_reason", "correction"]
 
     # Pages of 100 checks; no "N total" beside a filtered count (one count per page view).
     show_full_result_count = False
+
+    class Media:
+        js = ["js/price-check-provider.js"]
+
+    def get_urls(self):
+        from guides import manual
+
+        def view(function, **kwargs):
+            return self.admin_site.admin_view(
+                lambda request, **kw: function(request, site=self.admin_site, **kwargs, **kw)
+            )
+
+        return [
+            path(
+                "manual/",
+                view(manual.manual, document="prices"),
+                name="pricing_pricecheck_manual",
+            ),
+            path(
+                "manual/prices/<slug:name>.png",
+                view(manual.screenshot, document="prices"),
+                name="pricing_pricecheck_manual_screenshot",
+            ),
+            *super().get_urls(),
+        ]
 
     def get_queryset(self, request):
         # A subquery per listed check rather than a join grouped over every price ever
@@ -307,11 +475,73 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
     def price_count(self, check: PriceCheck) -> int:
         return check.prices_total
 
+    @admin.display(description=_("superseded"), ordering="superseded_at")
+    def superseded(self, check: PriceCheck) -> str:
+        if check.superseded_at is None:
+            return ""
+        # Who, in the list; why, on the check's page.
+        return _("Superseded by %(user)s") % {"user": check.superseded_by or "—"}
+
+    def get_fields(self, request, obj=None):
+        if obj is None and _correcting(request) is not None:
+            return ["provider", "checked_on", "reason", "source_url", "note", "prefilled_for"]
+        if obj is None:
+            return [*self.fields, "prefilled_for"]
+        if obj.superseded_at is not None:
+            return [*self.fields, *self.superseded_fields]
+        return self.fields
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        correcting = _correcting(request) if obj is None else None
+        if correcting is not None:
+            kwargs["form"] = PriceCheckCorrectionForm
+        form = super().get_form(request, obj, change, **kwargs)
+        refused = getattr(request, "_price_check_refused", "")
+        if refused:
+            form = type(form.__name__, (form,), {"refused_with": refused})
+        # Fields changed per request below: copies, not the form class's own (shared) ones.
+        form.base_fields = copy.deepcopy(form.base_fields)
+        if correcting is not None:  # disabled: the corrected check's, on GET and POST alike
+            form.base_fields["provider"].initial = correcting.provider_id
+            form.base_fields["checked_on"].initial = correcting.checked_on
+        if obj is None and "provider" in form.base_fields:
+            form.base_fields["provider"].help_text = self._prefilled_note(request)
+        return form
+
+    def _prefilled_note(self, request) -> str:
+        """Says whose prices fill the rows (the form must say so without JavaScript too)."""
+        provider = _chosen_provider(request)
+        if _correcting(request) is not None or provider is None:
+            return ""
+        return format_html(
+            "{} {}",
+            _("The price rows below hold the last known prices of %(provider)s.")
+            % {"provider": provider},
+            format_html(
+                _(
+                    "Choosing another provider fills them with its prices (without "
+                    "JavaScript, use its “Record a check” link in the "
+                    '<a href="{}">provider list</a>).'
+                ),
+                reverse("admin:pricing_provider_changelist"),
+            ),
+        )
+
     def get_changeform_initial_data(self, request) -> dict:
         initial = super().get_changeform_initial_data(request)
         provider = _chosen_provider(request)
+        correcting = _correcting(request)
+        if correcting is not None:
+            initial.update(
+                provider=correcting.provider_id,
+                checked_on=correcting.checked_on,
+                source_url=correcting.source_url,
+                note=correcting.note,
+            )
         if provider is not None:
             initial.setdefault("provider", provider.pk)
+        # Always ours, never the query string's: the provider the rows were filled for.
+        initial["prefilled_for"] = provider.pk if provider is not None else None
         initial.setdefault("checked_on", timezone.localdate())
         return initial
 
@@ -328,13 +558,46 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return request.user.is_superuser
 
     def add_view(self, request, form_url="", extra_context=None):
+        correcting = _correcting(request) if self.has_add_permission(request) else None
+        if correcting is not None:
+            if correcting.superseded_at is not None:
+                self.message_user(
+                    request,
+                    str(
+                        services.ERROR_ALREADY_SUPERSEDED
+                        % {
+                            "provider": correcting.provider.slug,
+                            "day": correcting.checked_on.isoformat(),
+                        }
+                    ),
+                    messages.ERROR,
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:pricing_pricecheck_change", args=[correcting.pk])
+                )
+            extra_context = {
+                **(extra_context or {}),
+                "title": _("Correct the price check of %(provider)s on %(day)s")
+                % {"provider": correcting.provider, "day": correcting.checked_on.isoformat()},
+                "correcting": correcting,
+            }
         try:
             return super().add_view(request, form_url, extra_context)
         except services.PriceCheckError as exc:
             # Valid when checked, refused when saved: another recorder saved the same
-            # provider and day in between. The add view's transaction has rolled back.
-            self.message_user(request, str(exc), messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
+            # provider and day (or corrected the same check) in between. The add view's
+            # transaction has rolled back; the form comes back with what was typed.
+            request._price_check_refused = str(exc)
+            return super().add_view(request, form_url, extra_context)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        check = PriceCheck.objects.filter(pk=object_id).first() if object_id.isdigit() else None
+        extra_context = dict(extra_context or {})
+        if check is not None and check.superseded_at is None and self.has_add_permission(request):
+            extra_context["correct_url"] = (
+                reverse("admin:pricing_pricecheck_add") + f"?corrects={check.pk}"
+            )
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def save_model(self, request, obj: PriceCheck, form, change: bool) -> None:
         if change:  # a superuser's correction
@@ -352,15 +615,29 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             if f.cleaned_data and not f.cleaned_data.get("DELETE")
         ]
         data = form.cleaned_data
-        check = services.price_check_record(
-            provider_slug=data["provider"].slug,
-            checked_on=data["checked_on"],
-            prices={row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows},
-            gpus_in_quote={row["gpu"].slug: row["gpus_in_quote"] for row in rows},
-            recorded_by=request.user,
-            source_url=data["source_url"],
-            note=data["note"],
-        )
+        prices = {row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows}
+        gpus_in_quote = {row["gpu"].slug: row["gpus_in_quote"] for row in rows}
+        correcting = _correcting(request)
+        if correcting is not None:
+            check = services.price_check_supersede(
+                check=correcting,
+                prices=prices,
+                gpus_in_quote=gpus_in_quote,
+                recorded_by=request.user,
+                reason=data["reason"],
+                source_url=data["source_url"],
+                note=data["note"],
+            )
+        else:
+            check = services.price_check_record(
+                provider_slug=data["provider"].slug,
+                checked_on=data["checked_on"],
+                prices=prices,
+                gpus_in_quote=gpus_in_quote,
+                recorded_by=request.user,
+                source_url=data["source_url"],
+                note=data["note"],
+            )
         # The admin logs the addition and redirects using the form's object.
         obj = form.instance
         obj.pk, obj.recorded_by, obj.recorded_at = check.pk, check.recorded_by, check.recorded_at

@@ -129,16 +129,29 @@ class PriceQuerySet(models.QuerySet):
     def as_of(self, at: date | None = None) -> "PriceQuerySet":
         return self.filter(checked_on__lte=at or timezone.localdate())
 
+    def current(self) -> "PriceQuerySet":
+        """Prices of checks not superseded by a correction (the condition of the indexes)."""
+        return self.filter(superseded=False)
 
-class PriceCheckManager(models.Manager):
+
+class PriceCheckQuerySet(models.QuerySet):
+    def current(self) -> "PriceCheckQuerySet":
+        """Checks not superseded by a correction: one per provider and day."""
+        return self.filter(superseded_at=None)
+
+
+class PriceCheckManager(models.Manager.from_queryset(PriceCheckQuerySet)):
     def get_by_natural_key(self, provider: str, checked_on):
-        return self.get(provider__slug=provider, checked_on=checked_on)
+        return self.get(provider__slug=provider, checked_on=checked_on, superseded_at=None)
 
 
 class PriceManager(models.Manager.from_queryset(PriceQuerySet)):
     def get_by_natural_key(self, provider: str, checked_on, gpu: str):
         return self.get(
-            price_check__provider__slug=provider, price_check__checked_on=checked_on, gpu__slug=gpu
+            price_check__provider__slug=provider,
+            price_check__checked_on=checked_on,
+            price_check__superseded_at=None,
+            gpu__slug=gpu,
         )
 
 
@@ -153,7 +166,9 @@ class MemoryComponentManager(models.Manager):
 
 
 class PriceCheck(models.Model):
-    """Prices read from one provider on one day. Append-only: mistakes get a newer check."""
+    """Prices read from one provider on one day. Append-only: a mistake is superseded by a
+    correction for the same day (``services.price_check_supersede``) and kept, marked, in the
+    history; every read of prices ignores superseded checks."""
 
     provider = models.ForeignKey(
         Provider, on_delete=models.PROTECT, related_name="checks", verbose_name=_("provider")
@@ -170,6 +185,28 @@ class PriceCheck(models.Model):
         verbose_name=_("recorded by"),
     )
     recorded_at = models.DateTimeField(_("recorded at"), default=timezone.now, editable=False)
+    superseded_at = models.DateTimeField(_("superseded at"), null=True, blank=True, editable=False)
+    superseded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+        verbose_name=_("superseded by"),
+    )
+    superseded_reason = models.TextField(_("why it was superseded"), blank=True, editable=False)
+    # Deleting a correction would leave its day without a current check: delete the mistaken
+    # check first.
+    correction = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="corrects",
+        verbose_name=_("corrected by"),
+    )
 
     objects = PriceCheckManager()
 
@@ -179,8 +216,11 @@ class PriceCheck(models.Model):
         verbose_name = _("price check")
         verbose_name_plural = _("price checks")
         constraints = [
+            # Only one current check per provider and day; superseded ones stay beside it.
             models.UniqueConstraint(
-                fields=["provider", "checked_on"], name="one_check_per_provider_and_day"
+                fields=["provider", "checked_on"],
+                condition=Q(superseded_at=None),
+                name="one_current_check_per_provider_and_day",
             ),
         ]
 
@@ -191,6 +231,10 @@ class PriceCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
+
+    @property
+    def is_superseded(self) -> bool:
+        return self.superseded_at is not None
 
 
 class Price(models.Model):
@@ -218,6 +262,9 @@ class Price(models.Model):
         Provider, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
     )
     checked_on = models.DateField(editable=False)
+    # A copy of "the check is superseded": the indexes below hold current prices only, so
+    # every read of prices filters on it (``PriceQuerySet.current``).
+    superseded = models.BooleanField(default=False, editable=False)
 
     objects = PriceManager()
 
@@ -227,9 +274,17 @@ class Price(models.Model):
         verbose_name_plural = _("prices")
         indexes = [
             # A GPU's latest price at a provider as of a day (the pages, the add form).
-            models.Index(fields=["provider", "gpu", "-checked_on"], name="price_latest_per_gpu"),
+            models.Index(
+                fields=["provider", "gpu", "-checked_on"],
+                condition=Q(superseded=False),
+                name="price_latest_per_gpu",
+            ),
             # A provider's prices over a window of days (the price-history charts).
-            models.Index(fields=["provider", "checked_on"], name="price_provider_days"),
+            models.Index(
+                fields=["provider", "checked_on"],
+                condition=Q(superseded=False),
+                name="price_provider_days",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -252,9 +307,11 @@ class Price(models.Model):
         return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
 
     def fill_from_check(self, check: PriceCheck | None = None) -> None:
-        """Copy the check's provider and day (bulk_create skips save, so callers call this)."""
+        """Copy the check's provider, day and whether it is superseded (bulk_create skips
+        save, so callers call this)."""
         check = check or self.price_check
         self.provider_id, self.checked_on = check.provider_id, check.checked_on
+        self.superseded = check.superseded_at is not None
 
     def save(self, *args, **kwargs) -> None:
         self.fill_from_check()

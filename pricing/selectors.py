@@ -145,8 +145,10 @@ def _latest_prices_sql(
     providers: Sequence[Provider], at: date, rentable_only: bool, slugs: Sequence[str] | None
 ) -> tuple[str, list]:
     """GPU rows, each joined to its latest price at each provider (the ``price_latest_per_gpu``
-    index: provider, GPU, day descending), as columns ``quoted_<pk>``, ``quote_gpus_<pk>`` and
-    ``priced_on_<pk>``: NULL where the provider never priced that GPU by ``at``."""
+    index: provider, GPU, day descending, over current prices; the query repeats the index's
+    condition ``NOT superseded`` word for word, as SQLite needs to use it), as columns
+    ``quoted_<pk>``, ``quote_gpus_<pk>`` and ``priced_on_<pk>``: NULL where the provider never
+    priced that GPU by ``at``. Prices of superseded checks are never read."""
     columns, joins, params = ["g.*"], [], []
     for provider in providers:
         alias = f"p{int(provider.pk)}"
@@ -158,7 +160,7 @@ def _latest_prices_sql(
         joins.append(
             f"LEFT JOIN pricing_price {alias} ON {alias}.id = ("
             "SELECT latest.id FROM pricing_price latest WHERE latest.provider_id = %s "
-            "AND latest.gpu_id = g.id AND latest.checked_on <= %s "
+            "AND latest.gpu_id = g.id AND latest.checked_on <= %s AND NOT latest.superseded "
             "ORDER BY latest.checked_on DESC LIMIT 1)"
         )
         params += [provider.pk, at]
@@ -205,12 +207,13 @@ def _listing(gpu: Gpu, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuL
 def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
     """Provider slug -> the day of its most recent price check on or before ``at``.
 
-    One seek per provider in the (provider, day) unique index, rather than a GROUP BY over
-    every check ever recorded.
+    One seek per provider in the unique index of current checks per (provider, day), rather
+    than a GROUP BY over every check ever recorded.
     """
     at = at or timezone.localdate()
     latest = (
-        PriceCheck.objects.filter(provider=OuterRef("pk"), checked_on__lte=at)
+        PriceCheck.objects.current()
+        .filter(provider=OuterRef("pk"), checked_on__lte=at)
         .order_by("-checked_on")
         .values("checked_on")[:1]
     )
@@ -223,7 +226,8 @@ def latest_check_date(*, provider: Provider, at: date | None = None) -> date | N
     """The day of ``provider``'s most recent price check on or before ``at`` (one seek)."""
     cache_tags.record(cache_tags.prices(provider.pk))
     return (
-        PriceCheck.objects.filter(provider=provider, checked_on__lte=at or timezone.localdate())
+        PriceCheck.objects.current()
+        .filter(provider=provider, checked_on__lte=at or timezone.localdate())
         .order_by("-checked_on")
         .values_list("checked_on", flat=True)
         .first()
@@ -234,7 +238,8 @@ def first_check_date(*, provider: Provider) -> date | None:
     """The day of ``provider``'s earliest price check, or None where it has none (one seek)."""
     cache_tags.record(cache_tags.prices(provider.pk))
     return (
-        PriceCheck.objects.filter(provider=provider)
+        PriceCheck.objects.current()
+        .filter(provider=provider)
         .order_by("checked_on")
         .values_list("checked_on", flat=True)
         .first()
@@ -411,7 +416,8 @@ def price_history(
     cache_tags.record(cache_tags.prices(provider.pk))
     history: dict[str, list[tuple]] = {}
     prices = (
-        Price.objects.filter(provider=provider, checked_on__gt=at - timedelta(days=days))
+        Price.objects.current()
+        .filter(provider=provider, checked_on__gt=at - timedelta(days=days))
         .as_of(at)
         .order_by("checked_on")
         .values_list("gpu__slug", "checked_on", "quoted_usd_per_hour", "gpus_in_quote")
@@ -432,7 +438,8 @@ def gpu_price_history(
     history, oldest first: one query."""
     cache_tags.record(cache_tags.prices(provider.pk))
     prices = (
-        Price.objects.filter(gpu__slug=gpu_slug, provider=provider)
+        Price.objects.current()
+        .filter(gpu__slug=gpu_slug, provider=provider)
         .as_of(at)
         .order_by("checked_on")
         .values_list("checked_on", "quoted_usd_per_hour", "gpus_in_quote")
@@ -446,8 +453,10 @@ def price_check_sources(*, checks: Sequence[tuple[str, date]]) -> dict[tuple[str
     if not checks:
         return {}
     wanted = set(checks)
-    found = PriceCheck.objects.filter(checked_on__in={day for _slug, day in wanted}).values_list(
-        "provider__slug", "checked_on", "source_url"
+    found = (
+        PriceCheck.objects.current()
+        .filter(checked_on__in={day for _slug, day in wanted})
+        .values_list("provider__slug", "checked_on", "source_url")
     )
     return {(slug, day): url for slug, day, url in found if (slug, day) in wanted}
 
@@ -456,5 +465,5 @@ def price_check_sources(*, checks: Sequence[tuple[str, date]]) -> dict[tuple[str
 
 
 def price_check_exists(*, provider: Provider, checked_on: date) -> bool:
-    """Whether ``provider`` already has a check on ``checked_on`` (one per day)."""
-    return PriceCheck.objects.filter(provider=provider, checked_on=checked_on).exists()
+    """Whether ``provider`` already has a current check on ``checked_on`` (one per day)."""
+    return PriceCheck.objects.current().filter(provider=provider, checked_on=checked_on).exists()

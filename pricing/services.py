@@ -4,6 +4,10 @@ The one write path for price checks: ``manage.py record_price_check`` and the ad
 both call the validation functions below on what a person typed, and both save through
 ``price_check_record``, so the two apply the same rules with the same messages. Every refusal
 is a ``PriceCheckError`` whose message is one line naming the argument.
+
+A mistaken check is corrected by ``price_check_supersede``: the correction is recorded for the
+same provider and day, and the mistaken check stays in the history, marked superseded (by whom,
+when, why). Every read of prices ignores superseded checks (``pricing.selectors``).
 """
 
 from __future__ import annotations
@@ -65,8 +69,14 @@ ERROR_NOT_A_RECORDER = _(
     "recorded-by must be an active staff user allowed to add price checks, got %(username)s"
 )
 ERROR_DUPLICATE_CHECK = _(
-    "%(provider)s already has a price check on %(day)s; record corrections on a new day"
+    "%(provider)s already has a price check on %(day)s; correct that check instead"
 )
+ERROR_ALREADY_SUPERSEDED = _(
+    "the price check of %(provider)s on %(day)s was already corrected; correct the current one"
+)
+ERROR_NOTHING_TO_SUPERSEDE = _("%(provider)s has no price check on %(day)s to correct")
+ERROR_NO_REASON = _("a correction needs a reason: say what was wrong")
+ERROR_CORRECTION_WITHOUT_RECORDER = _("a correction must name who made it (recorded-by)")
 ERROR_DUPLICATE_GPU = _("%(gpu)s is priced twice in one check")
 ERROR_NO_PRICES = _("a price check needs at least one price")
 
@@ -240,12 +250,7 @@ def price_check_record(
     one path every write takes.
     """
     validate_check_date(day=checked_on, today=today)
-    validate_gpu_slugs(gpu_slugs=list(prices))
-    for slug, price in prices.items():
-        validate_price(gpu=slug, price=price)
-    counts = {slug: (gpus_in_quote or {}).get(slug, MIN_GPUS_IN_QUOTE) for slug in prices}
-    for count in counts.values():
-        validate_gpus_in_quote(count=count)
+    counts = _validated_prices(prices=prices, gpus_in_quote=gpus_in_quote)
     validate_source_url(value=source_url)
     if recorded_by is not None:
         validate_recorder(user=recorded_by)
@@ -255,13 +260,129 @@ def price_check_record(
         raise PriceCheckError(
             ERROR_UNKNOWN_PROVIDER % {"slug": repr(provider_slug), "known": known}
         )
+    gpus = _gpus_by_slug(prices)
+    validate_new_check(provider=provider, checked_on=checked_on)
+    return _create_check(
+        provider=provider,
+        checked_on=checked_on,
+        prices=prices,
+        gpus=gpus,
+        counts=counts,
+        recorded_by=recorded_by,
+        source_url=source_url,
+        note=note,
+    )
+
+
+def check_to_supersede(*, provider_slug: str, checked_on: date) -> PriceCheck:
+    """The current check of a provider on a day, which a correction would supersede."""
+    check = (
+        PriceCheck.objects.current()
+        .filter(provider__slug=provider_slug, checked_on=checked_on)
+        .first()
+    )
+    if check is None:
+        raise PriceCheckError(
+            ERROR_NOTHING_TO_SUPERSEDE
+            % {"provider": repr(provider_slug), "day": checked_on.isoformat()}
+        )
+    return check
+
+
+@transaction.atomic
+def price_check_supersede(
+    *,
+    check: PriceCheck,
+    prices: Mapping[str, Decimal],
+    gpus_in_quote: Mapping[str, int] | None = None,
+    recorded_by: Any,
+    reason: str,
+    source_url: str = "",
+    note: str = "",
+) -> PriceCheck:
+    """Correct ``check``: record ``prices`` for its provider and day, and keep ``check`` in
+    the history, marked superseded by ``recorded_by`` now because of ``reason``.
+
+    Returns the correction, which from now on is the day's check: every read of prices
+    ignores the superseded one. The pages that quote the provider go stale as they do after
+    ``price_check_record`` (the correction is created the same way). Refused, with nothing
+    saved, where ``check`` was already corrected (correct the current check instead), without
+    a reason or a recorder, or on any rule ``price_check_record`` applies.
+    """
+    counts = _validated_prices(prices=prices, gpus_in_quote=gpus_in_quote)
+    validate_source_url(value=source_url)
+    if recorded_by is None:
+        raise PriceCheckError(ERROR_CORRECTION_WITHOUT_RECORDER)
+    validate_recorder(user=recorded_by)
+    reason = reason.strip()
+    if not reason:
+        raise PriceCheckError(ERROR_NO_REASON)
+    gpus = _gpus_by_slug(prices)
+    # Locked, so that two recorders correcting the same check cannot both succeed.
+    mistaken = PriceCheck.objects.select_for_update().select_related("provider").get(pk=check.pk)
+    if mistaken.superseded_at is not None:
+        raise PriceCheckError(
+            ERROR_ALREADY_SUPERSEDED
+            % {"provider": mistaken.provider.slug, "day": mistaken.checked_on.isoformat()}
+        )
+    # Updates, not saves: the pages go stale once, through the correction's creation below.
+    PriceCheck.objects.filter(pk=mistaken.pk).update(
+        superseded_at=timezone.now(), superseded_by=recorded_by, superseded_reason=reason
+    )
+    Price.objects.filter(price_check=mistaken).update(superseded=True)
+    correction = _create_check(
+        provider=mistaken.provider,
+        checked_on=mistaken.checked_on,
+        prices=prices,
+        gpus=gpus,
+        counts=counts,
+        recorded_by=recorded_by,
+        source_url=source_url,
+        note=note,
+    )
+    PriceCheck.objects.filter(pk=mistaken.pk).update(correction=correction)
+    check.refresh_from_db()
+    return correction
+
+
+def _validated_prices(
+    *, prices: Mapping[str, Decimal], gpus_in_quote: Mapping[str, int] | None
+) -> dict[str, int]:
+    """Checks the prices and their GPU counts; returns the count per GPU slug."""
+    validate_gpu_slugs(gpu_slugs=list(prices))
+    for slug, price in prices.items():
+        validate_price(gpu=slug, price=price)
+    counts = {slug: (gpus_in_quote or {}).get(slug, MIN_GPUS_IN_QUOTE) for slug in prices}
+    for count in counts.values():
+        validate_gpus_in_quote(count=count)
+    return counts
+
+
+def _gpus_by_slug(prices: Mapping[str, Decimal]) -> dict[str, Gpu]:
     gpus = Gpu.objects.in_bulk(list(prices), field_name="slug")
     for slug in prices:
         if slug not in gpus:
             known = ", ".join(Gpu.objects.values_list("slug", flat=True))
             raise PriceCheckError(ERROR_UNKNOWN_GPU % {"slug": repr(slug), "known": known})
-    validate_new_check(provider=provider, checked_on=checked_on)
+    return gpus
+
+
+def _create_check(
+    *,
+    provider: Provider,
+    checked_on: date,
+    prices: Mapping[str, Decimal],
+    gpus: Mapping[str, Gpu],
+    counts: Mapping[str, int],
+    recorded_by: Any,
+    source_url: str,
+    note: str,
+) -> PriceCheck:
+    """The check and its prices. Creating the check makes the provider's pages stale
+    (``guides.caching.note_write``)."""
     try:
+        # A savepoint: the IntegrityError of a lost race rolls back to it, so the caller's
+        # transaction stays usable (PostgreSQL refuses every query after an error otherwise).
         with transaction.atomic():
             check = PriceCheck.objects.create(
                 provider=provider,

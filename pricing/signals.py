@@ -12,6 +12,13 @@ def fill_price_from_check(sender, instance, raw: bool = False, **_kwargs) -> Non
 def copy_check_to_prices(sender, instance, raw: bool = False, **_kwargs) -> None:
     """A superuser may correct a check's provider or day: its prices follow."""
     if not raw:
+        superseded = instance.superseded_at is not None
         instance.prices.exclude(
-            provider_id=instance.provider_id, checked_on=instance.checked_on
-        ).update(provider_id=instance.provider_id, checked_on=instance.checked_on)
+            provider_id=instance.provider_id,
+            checked_on=instance.checked_on,
+            superseded=superseded,
+        ).update(
+            provider_id=instance.provider_id,
+            checked_on=instance.checked_on,
+            superseded=superseded,
+        )

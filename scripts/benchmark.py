@@ -204,11 +204,11 @@ def add_history(target_rows: int) -> tuple[int, int]:
             next_check += 1
     check_sql = (
         "INSERT INTO pricing_pricecheck (id, provider_id, checked_on, source_url, note, "
-        "recorded_at) VALUES (%s, %s, %s, '', '', CURRENT_TIMESTAMP)"
+        "recorded_at, superseded_reason) VALUES (%s, %s, %s, '', '', CURRENT_TIMESTAMP, '')"
     )
     price_sql = (
         "INSERT INTO pricing_price (price_check_id, gpu_id, provider_id, checked_on, "
-        "quoted_usd_per_hour, gpus_in_quote) VALUES (%s, %s, %s, %s, %s, 1)"
+        "quoted_usd_per_hour, gpus_in_quote, superseded) VALUES (%s, %s, %s, %s, %s, 1, FALSE)"
     )
     with connection.cursor() as cursor:
         for sql, rows in ((check_sql, checks), (price_sql, prices)):
@@ -228,12 +228,13 @@ def explain() -> list[str]:
     provider = Provider.objects.filter(is_house=False).first()
     unpriced = Gpu.objects.exclude(pk__in=Price.objects.filter(provider=provider).values("gpu"))
     latest = (
-        Price.objects.filter(gpu=unpriced.first(), provider=provider)
+        Price.objects.current()
+        .filter(gpu=unpriced.first(), provider=provider)
         .as_of(None)
         .order_by("-checked_on")
         .values("quoted_usd_per_hour")[:1]
     )
-    check = PriceCheck.objects.filter(provider=provider).order_by("-checked_on")
+    check = PriceCheck.objects.current().filter(provider=provider).order_by("-checked_on")
     options = {"analyze": True} if connection.vendor == "postgresql" else {}
     return [
         "latest price of a GPU the provider never priced:\n" + latest.explain(**options),

@@ -1,4 +1,9 @@
-"""record_price_check --provider gpuwithcrypto --date 2026-11-29 a100-80gb=0.92 h100=2.32"""
+"""record_price_check --provider gpuwithcrypto --date 2026-11-29 a100-80gb=0.92 h100=2.32
+
+A correction of that day's check, kept in the history as superseded:
+record_price_check --provider gpuwithcrypto --date 2026-11-29 --supersede \
+    --reason "H100 read from the wrong row" --recorded-by ramon a100-80gb=0.92 h100=2.23
+"""
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
@@ -39,6 +44,16 @@ class Command(BaseCommand):
             metavar="USERNAME",
             help="the staff user to credit; must be allowed to add price checks",
         )
+        parser.add_argument(
+            "--supersede",
+            action="store_true",
+            help=(
+                "correct the provider's check of that day: record these prices instead and "
+                "keep the mistaken check in the history, marked superseded (needs --reason "
+                "and --recorded-by)"
+            ),
+        )
+        parser.add_argument("--reason", default="", help="with --supersede: what was wrong")
         parser.add_argument("prices", nargs="*", metavar="GPU=PRICE")
 
     @no_translations  # the CLI speaks English whatever the settings' language
@@ -54,20 +69,35 @@ class Command(BaseCommand):
                 if options["recorded_by"] is None
                 else services.recorder_for_username(username=options["recorded_by"])
             )
-            check = services.price_check_record(
-                provider_slug=options["provider"],
-                checked_on=checked_on,
-                prices=prices,
-                gpus_in_quote=dict.fromkeys(prices, count),
-                source_url=source_url,
-                note=options["note"],
-                recorded_by=recorder,
-            )
+            if options["supersede"]:
+                mistaken = services.check_to_supersede(
+                    provider_slug=options["provider"], checked_on=checked_on
+                )
+                check = services.price_check_supersede(
+                    check=mistaken,
+                    prices=prices,
+                    gpus_in_quote=dict.fromkeys(prices, count),
+                    source_url=source_url,
+                    note=options["note"],
+                    recorded_by=recorder,
+                    reason=options["reason"],
+                )
+            else:
+                check = services.price_check_record(
+                    provider_slug=options["provider"],
+                    checked_on=checked_on,
+                    prices=prices,
+                    gpus_in_quote=dict.fromkeys(prices, count),
+                    source_url=source_url,
+                    note=options["note"],
+                    recorded_by=recorder,
+                )
         except services.PriceCheckError as exc:
             raise CommandError(str(exc)) from None
+        done = "Corrected" if options["supersede"] else "Recorded"
         self.stdout.write(
             self.style.SUCCESS(
-                f"Recorded {len(prices)} price(s) for {check.provider.slug} on "
+                f"{done} {len(prices)} price(s) for {check.provider.slug} on "
                 f"{check.checked_on.isoformat()}."
             )
         )
