@@ -5,14 +5,16 @@ stale after 30): Editors used to read "Nothing is stale: prices, … are up to d
 because price warnings were not shown to them.
 """
 
-from datetime import timedelta
+from datetime import date, timedelta
+from decimal import Decimal as D
 
 import pytest
 from django.contrib.auth.models import User
 from django.utils import translation
 
 from guides.dashboard import dashboard_for
-from pricing.models import Provider
+from pricing.models import Provider, Source
+from pricing.services import price_check_record
 
 from ..conftest import SEED_DAY, TODAY
 
@@ -133,3 +135,41 @@ def test_the_editors_admin_index_shows_the_stale_prices_and_no_false_all_clear(c
     checks = client.get(f"/en/admin/pricing/pricecheck/?provider__id__exact={_provider_pks()[0]}")
     assert checks.status_code == 200
     assert checks.context["cl"].result_count == 1
+
+
+# --- cached until a write ------------------------------------------------------------------
+
+
+def _warnings_on_index(client) -> list[str]:
+    dashboard = client.get(ADMIN).context["dashboard"]
+    return [w.message for found in dashboard.warnings.values() for w in found]
+
+
+def test_a_price_check_clears_its_warning_from_the_cached_dashboard(client, recorder):
+    client.force_login(recorder)
+    assert _warnings_on_index(client) == STALE
+    assert _warnings_on_index(client) == STALE  # from the cache now
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=TODAY, prices={"h100": D("2.32")})
+    assert _warnings_on_index(client) == STALE[1:]
+
+
+def test_a_source_saved_with_an_old_date_shows_at_once(client, editor):
+    client.force_login(editor)
+    assert "Sources" not in client.get(ADMIN).context["dashboard"].warnings
+    source = Source.objects.get(key="lora-paper")
+    source.read_on = date(2025, 1, 1)
+    source.save()
+    assert _warnings_on_index(client)[-1] == (
+        "“LoRA: Low-Rank Adaptation of Large Language Models” was last read on 2025-01-01; "
+        "re-read it and update the date."
+    )
+
+
+def test_each_language_has_its_own_cached_warnings(client, recorder):
+    client.force_login(recorder)
+    assert _warnings_on_index(client)[0] == STALE[0]
+    german = client.get("/de/admin/").context["dashboard"]
+    assert german.warnings["Preise"][0].message == (
+        "Die Preise von GPUwithCrypto wurden zuletzt am 2026-10-29 geprüft (vor mehr als 30 Tagen)."
+    )
+    assert german.warnings["Preise"][0].url.startswith("/de/admin/pricing/pricecheck/add/")
