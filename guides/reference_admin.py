@@ -37,8 +37,10 @@ class RefuseDeletingUsedMixin:
         perms_needed = set()
 
         def linked(obj):
-            model_admin = self.admin_site._registry.get(type(obj))
-            if model_admin is not None and not model_admin.has_delete_permission(request, obj):
+            site, model = self.admin_site, type(obj)
+            if site.is_registered(model) and not site.get_model_admin(model).has_delete_permission(
+                request, obj
+            ):
                 perms_needed.add(obj._meta.verbose_name)
             return _linked(obj, self.admin_site.name)
 

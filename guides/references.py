@@ -121,7 +121,8 @@ class ReferenceIndex:
 
 
 def build_index() -> ReferenceIndex:
-    """Every use of every indexed object, live and in working copies (about 14 queries)."""
+    """Every use of every indexed object, live and in working copies: 12 queries (13 with
+    working copies), however many guides, rows and tokens."""
     index = ReferenceIndex()
     guides = {g["id"]: g for g in _raw_values(Guide)}
     gpus = {pk: (slug, name) for pk, slug, name in Gpu.objects.values_list("pk", "slug", "name")}
@@ -133,7 +134,7 @@ def build_index() -> ReferenceIndex:
     names = _Names(gpus, methods, blocks)
     for content in [*_live_contents(guides), *_working_copies(guides)]:
         fields = guides[content.guide_pk]
-        title = fields.get(f"title_{get_language()}") or fields["title_en"]
+        title = fields.get(f"title_{get_language()}") or fields[f"title_{settings.LANGUAGE_CODE}"]
         _index_guide(index, content, title, names)
     for first, second, pk in ComparisonPair.objects.values_list("first", "second", "pk"):
         label = _("GPU comparison “%(first)s – %(second)s”") % {

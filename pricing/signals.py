@@ -18,6 +18,10 @@ class CheckedDeletionQuerySet(models.QuerySet):
         deletion_requested.send(sender=self.model, objects=self)
         return super().delete()
 
+    # As Django's own: never on the manager (Fact.objects.delete()), never from a template.
+    delete.alters_data = True
+    delete.queryset_only = True
+
 
 class CheckedDeletion:
     """A model whose ``delete()`` sends ``deletion_requested`` first (list it before Model)."""
