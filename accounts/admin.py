@@ -6,9 +6,11 @@ single permissions, change a superuser's account, or change what a group may do:
 would let them give someone, themselves included, more than their own role allows.
 """
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import Group, User
 from django.utils.translation import gettext_lazy as _
 
@@ -21,15 +23,39 @@ admin.site.unregister(User)
 admin.site.unregister(Group)
 
 
+class StaffUserCreationForm(UserCreationForm):
+    """A new staff member in one step: name, password and at least one role.
+
+    Django's admin form would also offer an unusable password, useless to staff who sign in
+    with one; this is the plain form with the roles added.
+    """
+
+    groups = forms.ModelMultipleChoiceField(
+        queryset=Group.objects.filter(name__in=ROLE_GROUPS).order_by("name"),
+        widget=forms.CheckboxSelectMultiple,
+        label=_("Roles"),
+        help_text=_("What the new staff member may do; at least one. They can sign in at once."),
+        error_messages={"required": _("Give the new staff member at least one role.")},
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "groups")
+
+    def save(self, commit=True):
+        self.instance.is_staff = True  # every role works in the admin
+        return super().save(commit)
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    # One step for a new editor: the add form offers the roles, and anyone given one is staff.
+    # One step for a new editor: the add form asks for a role, and makes them staff.
+    add_form = StaffUserCreationForm
     add_fieldsets = (
         (
             None,
             {
                 "classes": ("wide",),
-                "fields": ("username", "usable_password", "password1", "password2", "groups"),
+                "fields": ("username", "password1", "password2", "groups"),
             },
         ),
     )
@@ -44,26 +70,16 @@ class UserAdmin(DjangoUserAdmin):
             for name, options in fieldsets
         ]
 
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
-        if obj is None and "groups" in form.base_fields:
-            form.base_fields["groups"].help_text = _(
-                "A user in any of these groups can sign in to the admin (staff status is set)."
-            )
-        return form
-
     def has_change_permission(self, request, obj=None):
         return super().has_change_permission(request, obj) and _may_touch(request, obj)
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and _may_touch(request, obj)
 
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        user = form.instance
-        if not change and not user.is_staff and user.groups.filter(name__in=ROLE_GROUPS).exists():
-            user.is_staff = True
-            user.save(update_fields=["is_staff"])
+    def response_add(self, request, obj, post_url_continue=None):
+        """Back to the list, as for any other model: Django's user admin would open the change
+        form next, a second step that adding a staff member here no longer needs."""
+        return admin.ModelAdmin.response_add(self, request, obj, post_url_continue)
 
 
 @admin.register(Group)

@@ -14,7 +14,9 @@ class GuidesConfig(AppConfig):
         # Imported for what they register: guides with django-reversion, the fonts' check.
         from guides import revisions, share_images  # noqa: F401
         from guides.caching import note_sources_changed, note_write
+        from guides.references import INDEXED, refuse_deleting_used
         from guides.tokens import kinds  # noqa: F401 - fills the token registry
+        from pricing.signals import deletion_requested
 
         # Every write to content or prices makes the cached pages that read it stale.
         for app_label in ("guides", "pricing"):
@@ -23,5 +25,8 @@ class GuidesConfig(AppConfig):
                     continue
                 post_save.connect(note_write, sender=model, weak=False)
                 post_delete.connect(note_write, sender=model, weak=False)
+        # Nothing that guides use can be deleted, from the admin or from the shell.
+        for model in INDEXED:
+            deletion_requested.connect(refuse_deleting_used, sender=model, weak=False)
         guide = apps.get_model("guides", "Guide")
         m2m_changed.connect(note_sources_changed, sender=guide.sources.through, weak=False)

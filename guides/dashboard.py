@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
+from gpuguide import cache_tags
+from guides import caching, catalogue
 from guides import selectors as guide_selectors
 from guides.consistency import guide_problems
-from guides.presentation import config_label
+from guides.presentation import config_label, word_list
 from guides.services import guide_figures, page_figures
 from pricing import selectors
 from pricing.models import Provider
@@ -33,6 +38,8 @@ STALE_RECOMMENDATION = gettext_lazy(
     "and fits."
 )
 GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: %(problem)s")
+NOTHING_STALE = gettext_lazy("Nothing is stale: %(topics)s are up to date.")
+UP_TO_DATE_TOO = gettext_lazy("Checked and up to date: %(topics)s.")
 
 
 @dataclass(frozen=True)
@@ -46,13 +53,20 @@ def _months_ago(today: date, months: int) -> date:
     return today.replace(year=year, month=month + 1, day=min(today.day, 28))
 
 
-def stale_price_warnings(today: date) -> list[DashboardWarning]:
+def stale_price_warnings(today: date, *, may_record: bool = True) -> list[DashboardWarning]:
+    """Providers whose prices are older than ``PRICE_STALE_AFTER_DAYS``; each warning links to
+    recording a check, or, for who may only read prices, to the provider's checks."""
     limit = today - timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
     latest = selectors.latest_check_dates(at=today)
     warnings = []
     for provider in selectors.providers():
         last = latest.get(provider.slug)
         if last is None or last < limit:
+            if may_record:
+                url = reverse("admin:pricing_pricecheck_add") + f"?provider={provider.pk}"
+            else:
+                url = reverse("admin:pricing_pricecheck_changelist")
+                url += f"?provider__id__exact={provider.pk}"
             warnings.append(
                 DashboardWarning(
                     STALE_PRICES
@@ -61,7 +75,7 @@ def stale_price_warnings(today: date) -> list[DashboardWarning]:
                         "when": last.isoformat() if last else _("never"),
                         "days": settings.PRICE_STALE_AFTER_DAYS,
                     },
-                    reverse("admin:pricing_pricecheck_add") + f"?provider={provider.pk}",
+                    url,
                 )
             )
     return warnings
@@ -139,17 +153,119 @@ def guide_check_warnings(today: date) -> list[DashboardWarning]:
     return warnings
 
 
-def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
-    """Warnings by topic; with ``user``, only the topics that user can act on."""
-    today = today or timezone.localdate()
-    topics = [
-        (_("Prices"), "pricing.add_pricecheck", lambda: stale_price_warnings(today)),
-        (_("Sources"), "pricing.change_source", lambda: stale_source_warnings(today)),
-        (_("Translations"), "guides.change_guide", stale_translation_warnings),
-        (_("Published guides"), "guides.change_guide", lambda: guide_check_warnings(today)),
+@dataclass(frozen=True)
+class Topic:
+    key: str  # names its cached warnings
+    title: str  # the heading above its warnings
+    named: str  # how the "up to date" sentence names what it checked
+    permission: str  # who may view that data sees the topic's warnings
+    warnings: Callable[[], list[DashboardWarning]]
+
+
+def _topics(today: date, user) -> list[Topic]:
+    may_record = user is None or user.has_perm("pricing.add_pricecheck")
+    return [
+        Topic(
+            "prices-record" if may_record else "prices-read",
+            _("Prices"),
+            _("prices"),
+            "pricing.view_pricecheck",
+            lambda: stale_price_warnings(today, may_record=may_record),
+        ),
+        Topic(
+            "sources",
+            _("Sources"),
+            _("sources"),
+            "pricing.view_source",
+            lambda: stale_source_warnings(today),
+        ),
+        Topic(
+            "translations",
+            _("Translations"),
+            _("translations"),
+            "guides.view_guide",
+            stale_translation_warnings,
+        ),
+        Topic(
+            "guides",
+            _("Published guides"),
+            _("published guides"),
+            "guides.view_guide",
+            lambda: guide_check_warnings(today),
+        ),
     ]
-    return {
-        topic: warnings()
-        for topic, permission, warnings in topics
-        if user is None or user.has_perm(permission)
-    }
+
+
+def _checked(
+    today: date | None, user, *, cached: bool = False
+) -> list[tuple[Topic, list[DashboardWarning]]]:
+    """Each topic whose data ``user`` may view (all without a user), with its warnings."""
+    today = today or timezone.localdate()
+    topics = [t for t in _topics(today, user) if user is None or user.has_perm(t.permission)]
+    if not cached or not topics:
+        return [(topic, topic.warnings()) for topic in topics]
+    tokens = caching.current_tokens(_content_tags())
+    return [(topic, _cached_warnings(topic, today, tokens)) for topic in topics]
+
+
+# --- the warnings, cached until data changes ----------------------------------------------
+
+CACHE_PREFIX = f"gpuguide:dashboard:{caching.CACHE_FORMAT}:"
+CACHE_SECONDS = 24 * 60 * 60  # the key names the day; tomorrow's warnings are computed anew
+
+
+def _content_tags() -> list[str]:
+    """The tags of everything the warnings read: the shared data (sources, GPUs, methods,
+    measurements, comparisons), the list of guides, each guide with its rows and translation
+    stamps, and each provider's prices. Any write to those replaces one of their tokens."""
+    return [
+        cache_tags.SITE,
+        cache_tags.GUIDES,
+        *(cache_tags.guide(pk) for pk in guide_selectors.guide_pks()),
+        *(cache_tags.prices(provider.pk) for provider in catalogue.providers()),
+    ]
+
+
+def _cached_warnings(
+    topic: Topic, today: date, tokens: dict[str, str] | None
+) -> list[DashboardWarning]:
+    """The topic's warnings as computed under the current tokens, today, in this language
+    (the messages and links are translated); computed again after any write they read."""
+    if tokens is None:  # the database is down or the cache lost the tokens: compute
+        return topic.warnings()
+    versions = "|".join(f"{tag}={tokens[tag]}" for tag in sorted(tokens))
+    limits = f"{settings.PRICE_STALE_AFTER_DAYS}:{settings.SOURCE_STALE_AFTER_MONTHS}"
+    digest = hashlib.sha256(f"{today}:{limits}:{versions}".encode()).hexdigest()
+    key = f"{CACHE_PREFIX}{topic.key}:{get_language()}:{digest}"
+    warnings = cache.get(key)
+    if warnings is None:
+        warnings = topic.warnings()
+        cache.set(key, warnings, CACHE_SECONDS)
+    return warnings
+
+
+def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
+    """Warnings by topic; with ``user``, the topics whose data that user may view: an Editor
+    sees stale prices too, though only a price recorder can record new ones."""
+    return {topic.title: warnings for topic, warnings in _checked(today, user)}
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    warnings: dict[str, list[DashboardWarning]]  # only the topics with warnings
+    up_to_date: str  # what was checked and found in order; "" where nothing was
+
+
+def dashboard_for(user, today: date | None = None) -> Dashboard:
+    """What the admin index tells ``user``: the warnings it may see, and a sentence naming
+    only the topics that were checked for it and found in order, never any other."""
+    checked = _checked(today, user, cached=True)
+    warnings = {topic.title: found for topic, found in checked if found}
+    fine = word_list(topic.named for topic, found in checked if not found)
+    if not fine:
+        sentence = ""
+    elif warnings:
+        sentence = UP_TO_DATE_TOO % {"topics": fine}
+    else:
+        sentence = NOTHING_STALE % {"topics": fine}
+    return Dashboard(warnings, sentence)

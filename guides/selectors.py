@@ -58,6 +58,11 @@ def _guides_for_pages():
     )
 
 
+def guide_pks() -> list[int]:
+    """Every guide's key, drafts included (the dashboard's cache reads their tags)."""
+    return list(Guide.objects.order_by("pk").values_list("pk", flat=True))
+
+
 def published_guides_for_checking() -> list[Guide]:
     """Every published guide with everything its page reads, prefetched (see guide_for_page)."""
     return list(_guides_for_pages().published())

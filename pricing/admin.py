@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
 
 from gpuguide.editor_input import EditorInputMixin, VisibleTextValidator
+from guides.reference_admin import RefuseDeletingUsedMixin
 from pricing import selectors, services
 from pricing.formatting import trim
 from pricing.models import (
@@ -35,7 +36,7 @@ from pricing.models import (
 
 
 @admin.register(Source)
-class SourceAdmin(EditorInputMixin, TabbedTranslationAdmin):
+class SourceAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin):
     list_display = ["title", "publisher", "read_on", "key"]
     list_filter = ["publisher", "read_on"]
     search_fields = ["title_en", "title_de", "title_ja", "publisher", "url", "key"]
@@ -44,7 +45,7 @@ class SourceAdmin(EditorInputMixin, TabbedTranslationAdmin):
 
 
 @admin.register(Gpu)
-class GpuAdmin(EditorInputMixin, admin.ModelAdmin):
+class GpuAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "slug",
@@ -75,7 +76,7 @@ class GpuAdmin(EditorInputMixin, admin.ModelAdmin):
 
 
 @admin.register(Provider)
-class ProviderAdmin(EditorInputMixin, admin.ModelAdmin):
+class ProviderAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
     list_display = ["name", "slug", "is_house", "last_check", "check_count"]
     list_filter = ["is_house"]
     search_fields = ["name", "slug"]
@@ -690,7 +691,7 @@ class MemoryRuleInline(EditorInputMixin, admin.TabularInline):
 
 
 @admin.register(Method)
-class MethodAdmin(EditorInputMixin, TabbedTranslationAdmin):
+class MethodAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin):
     inlines = [MemoryRuleInline]
     list_display = ["name", "slug", "planning_margin_percent", "weight_bytes_per_param", "position"]
     list_editable = ["position"]
@@ -699,7 +700,7 @@ class MethodAdmin(EditorInputMixin, TabbedTranslationAdmin):
 
 
 @admin.register(LanguageModel)
-class LanguageModelAdmin(EditorInputMixin, TabbedTranslationAdmin):
+class LanguageModelAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin):
     list_display = [
         "name",
         "slug",
@@ -749,7 +750,7 @@ class LanguageModelAdmin(EditorInputMixin, TabbedTranslationAdmin):
 
 
 @admin.register(HourBlock)
-class HourBlockAdmin(EditorInputMixin, admin.ModelAdmin):
+class HourBlockAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
     list_display = ["hours"]
 
 
@@ -770,7 +771,7 @@ class ThroughputMeasurementAdmin(EditorInputMixin, admin.ModelAdmin):
 
 
 @admin.register(Fact)
-class FactAdmin(EditorInputMixin, admin.ModelAdmin):
+class FactAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
     list_display = ["key", "value", "kind", "description", "source"]
     list_filter = ["kind"]
     search_fields = ["key", "description"]

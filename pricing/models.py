@@ -13,19 +13,24 @@ from django.utils.translation import gettext_lazy as _
 
 from pricing import calculations, training_memory
 from pricing.fields import ModelSlugField
+from pricing.signals import CheckedDeletion, CheckedDeletionQuerySet
 
 POSITIVE = MinValueValidator(Decimal("0.0001"))
 AT_LEAST_ONE = MinValueValidator(1)
 
 
-class ByKeyManager(models.Manager):
-    """Finds a row by its natural key, the one unique field ``natural_key_field`` (fixtures)."""
+class ByKeyManager(models.Manager.from_queryset(CheckedDeletionQuerySet)):
+    """Finds a row by its natural key, the one unique field ``natural_key_field`` (fixtures).
+
+    Its querysets ask before deleting (``pricing.signals.deletion_requested``): the rows
+    with a natural key are those that guides name.
+    """
 
     def get_by_natural_key(self, value):
         return self.get(**{self.model.natural_key_field: value})
 
 
-class Source(models.Model):
+class Source(CheckedDeletion, models.Model):
     """A cited document; rules, specs and guides point at it, so it cannot be deleted."""
 
     # Dots allowed, as in model slugs: the seeded "llama-3.1-70b-card" must save in the admin.
@@ -50,7 +55,7 @@ class Source(models.Model):
         return f"{self.title} — {self.publisher}"
 
 
-class Gpu(models.Model):
+class Gpu(CheckedDeletion, models.Model):
     class FormFactor(models.TextChoices):
         SXM = "sxm", "SXM"
         PCIE = "pcie", "PCIe"
@@ -97,7 +102,7 @@ class Gpu(models.Model):
         return self.name
 
 
-class Provider(models.Model):
+class Provider(CheckedDeletion, models.Model):
     slug = models.SlugField(_("slug"), unique=True)
     name = models.CharField(_("name"), max_length=80)
     url = models.URLField(_("URL"), blank=True)
@@ -318,7 +323,7 @@ class Price(models.Model):
         super().save(*args, **kwargs)
 
 
-class HourBlock(models.Model):
+class HourBlock(CheckedDeletion, models.Model):
     """Prepaid GPU-hours sold in blocks for one GPU model at the same hourly rate."""
 
     hours = models.PositiveIntegerField(_("hours"), unique=True, validators=[MinValueValidator(1)])
@@ -338,7 +343,7 @@ class HourBlock(models.Model):
         return str(self.hours)
 
 
-class LanguageModel(models.Model):
+class LanguageModel(CheckedDeletion, models.Model):
     slug = ModelSlugField(
         _("slug"),
         unique=True,
@@ -451,7 +456,7 @@ class LanguageModel(models.Model):
         )
 
 
-class Method(models.Model):
+class Method(CheckedDeletion, models.Model):
     """A fine-tuning method and how much memory it needs (see MemoryRule)."""
 
     slug = models.SlugField(_("slug"), unique=True)
@@ -592,12 +597,13 @@ class ThroughputMeasurement(models.Model):
     Only where a measurement exists; the planner marks anything else as an extrapolation.
     """
 
+    # Recorded evidence that pages quote: deleting its model or method must not take it along.
     gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
     language_model = models.ForeignKey(
-        LanguageModel, on_delete=models.CASCADE, related_name="+", verbose_name=_("model")
+        LanguageModel, on_delete=models.PROTECT, related_name="+", verbose_name=_("model")
     )
     method = models.ForeignKey(
-        Method, on_delete=models.CASCADE, related_name="+", verbose_name=_("method")
+        Method, on_delete=models.PROTECT, related_name="+", verbose_name=_("method")
     )
     seq_len = models.PositiveIntegerField(_("sequence length (tokens)"))
     batch_size = models.PositiveSmallIntegerField(_("micro-batch size"))
@@ -652,7 +658,7 @@ class ThroughputMeasurement(models.Model):
         )
 
 
-class Fact(models.Model):
+class Fact(CheckedDeletion, models.Model):
     """A cited figure that is neither a price nor a spec (a $25 minimum top-up, LoRA's 10,000x).
 
     Prose quotes it through a ``[[fact KEY]]`` token, so that it too is never typed into text.

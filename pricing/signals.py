@@ -1,6 +1,34 @@
-"""Keep each price's copy of its check's provider and day in step with the check."""
+"""Keep each price's copy of its check's provider and day in step with the check; ask before
+deleting what other apps may use."""
 
 from __future__ import annotations
+
+from django.db import models
+from django.dispatch import Signal
+
+# Sent with ``objects`` (the instances, or the queryset) before Django collects what a delete()
+# of a source, GPU, provider, method, language model, hour block or fact takes along, so
+# outside any transaction it opens; a receiver raises to refuse. guides.references refuses to
+# delete what guides use.
+deletion_requested = Signal()
+
+
+class CheckedDeletionQuerySet(models.QuerySet):
+    def delete(self):
+        deletion_requested.send(sender=self.model, objects=self)
+        return super().delete()
+
+    # As Django's own: never on the manager (Fact.objects.delete()), never from a template.
+    delete.alters_data = True
+    delete.queryset_only = True
+
+
+class CheckedDeletion:
+    """A model whose ``delete()`` sends ``deletion_requested`` first (list it before Model)."""
+
+    def delete(self, *args, **kwargs):
+        deletion_requested.send(sender=type(self), objects=[self])
+        return super().delete(*args, **kwargs)
 
 
 def fill_price_from_check(sender, instance, raw: bool = False, **_kwargs) -> None:

@@ -181,6 +181,7 @@ def empty_database(db):
         PriceCheck,
         Provider,
         Source,
+        ThroughputMeasurement,
     )
 
     for model in (
@@ -188,6 +189,7 @@ def empty_database(db):
         LegalPage,
         Guide,
         PriceCheck,
+        ThroughputMeasurement,
         Provider,
         Method,
         LanguageModel,

@@ -1,12 +1,11 @@
 from django import template
 
-from guides.dashboard import dashboard_warnings
+from guides.dashboard import Dashboard, dashboard_for
 
 register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def stale_data_warnings(context) -> dict:
-    """Warnings grouped by topic, for the admin index: only what this user can fix."""
-    warnings = dashboard_warnings(user=context["request"].user)
-    return {topic: found for topic, found in warnings.items() if found}
+def admin_dashboard(context) -> Dashboard:
+    """The admin index's warnings for the signed-in user, and what was found in order."""
+    return dashboard_for(context["request"].user)

@@ -63,6 +63,9 @@ class Slug:
     def unknown(self, value: str, known: KnownSlugs) -> list[str]:
         return [] if value in getattr(known, self.pool) else [_unknown_message(self.pool, value)]
 
+    def refers_to(self, value: str) -> list[tuple[str, str]]:
+        return [(self.pool, value)]
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -79,6 +82,9 @@ class Choice:
     def unknown(self, value: str, known: KnownSlugs) -> list[str]:
         return []
 
+    def refers_to(self, value: str) -> list[tuple[str, str]]:
+        return []
+
 
 @dataclass(frozen=True)
 class RuleNumber:
@@ -88,6 +94,9 @@ class RuleNumber:
         return int(word)
 
     def unknown(self, value: int, known: KnownSlugs) -> list[str]:
+        return []
+
+    def refers_to(self, value: int) -> list[tuple[str, str]]:
         return []
 
 
@@ -107,6 +116,10 @@ class Config:
         if value.provider:
             errors += PROVIDER.unknown(value.provider, known)
         return errors
+
+    def refers_to(self, value: ConfigRef) -> list[tuple[str, str]]:
+        named = GPU.refers_to(value.gpu)
+        return named + PROVIDER.refers_to(value.provider) if value.provider else named
 
 
 def _unknown_message(pool: str, word: str) -> str:
@@ -217,3 +230,16 @@ def unknown_slug_errors(text: str, known: KnownSlugs) -> list[str]:
 def token_errors(text: str, known: KnownSlugs) -> list[str]:
     """Every problem with the tokens in ``text``: malformed ones first, then unknown slugs."""
     return syntax_errors(text) + unknown_slug_errors(text, known)
+
+
+def token_references(text: str) -> Iterator[tuple[str, str, str]]:
+    """(token, pool, slug) for each method, GPU, provider or fact a well-formed token in
+    ``text`` names, pool being a ``KnownSlugs`` field: what a deletion must not pull away."""
+    for match in TOKEN_RE.finditer(text or ""):
+        try:
+            kind, values = registry.parse(match.group(1))
+        except TokenError:
+            continue
+        for arg, value in zip(kind.required + kind.optional, values, strict=False):
+            for pool, slug in arg.refers_to(value):
+                yield match.group(0), pool, slug

@@ -104,23 +104,63 @@ def test_a_superuser_still_sees_every_field(client, superuser, editor):
     assert {"is_superuser", "user_permissions"} <= set(form.fields)
 
 
-def test_an_administrator_creates_an_editor_in_one_step(client, administrator):
-    client.force_login(administrator)
-    editors = Group.objects.get(name="Editors")
-    response = client.post(
-        f"{ADMIN}auth/user/add/",
-        {
-            "username": "neu",
-            "usable_password": "true",
-            "password1": "a-long-passphrase-9",
-            "password2": "a-long-passphrase-9",
-            "groups": [str(editors.pk)],
-            "is_superuser": "on",
-        },
-    )
+def _add_user(client, **changes):
+    data = {
+        "username": "neu",
+        "password1": "a-long-passphrase-9",
+        "password2": "a-long-passphrase-9",
+        "groups": [str(Group.objects.get(name="Editors").pk)],
+    }
+    return client.post(f"{ADMIN}auth/user/add/", data | changes)
+
+
+@pytest.mark.parametrize("who", ["administrator", "superuser"])
+def test_add_user_creates_a_staff_member_with_a_role_in_one_step(client, request, who):
+    client.force_login(request.getfixturevalue(who))
+    form = client.get(f"{ADMIN}auth/user/add/").context["adminform"].form
+    assert list(form.fields) == ["username", "password1", "password2", "groups"]
+    assert [g.name for g in form.fields["groups"].queryset] == [
+        "Administrators",
+        "Editors",
+        "Price recorders",
+    ]
+    response = _add_user(client, is_superuser="on", is_staff="")
     assert response.status_code == 302
+    assert response["Location"] == f"{ADMIN}auth/user/"  # the list, not a second form
     user = User.objects.get(username="neu")
-    assert (user.is_staff, user.is_superuser, list(user.groups.all())) == (True, False, [editors])
+    assert (user.is_staff, user.is_superuser, [g.name for g in user.groups.all()]) == (
+        True,
+        False,
+        ["Editors"],
+    )
+    assert user.check_password("a-long-passphrase-9")
+    client.logout()
+    assert sign_in(client, "neu", "a-long-passphrase-9").status_code == 302  # signs in at once
+
+
+def test_add_user_takes_several_roles(client, administrator):
+    client.force_login(administrator)
+    roles = Group.objects.filter(name__in=["Editors", "Price recorders"])
+    assert _add_user(client, groups=[str(g.pk) for g in roles]).status_code == 302
+    assert User.objects.get(username="neu").groups.count() == 2
+
+
+def test_add_user_refuses_a_user_without_a_role(client, administrator):
+    client.force_login(administrator)
+    response = _add_user(client, groups=[])
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "groups": ["Give the new staff member at least one role."]
+    }
+    assert not User.objects.filter(username="neu").exists()
+
+
+def test_add_user_offers_only_the_roles_not_other_groups(client, superuser):
+    friends = Group.objects.create(name="Friends")
+    client.force_login(superuser)
+    response = _add_user(client, groups=[str(friends.pk)])
+    assert "groups" in response.context["adminform"].form.errors
+    assert not User.objects.filter(username="neu").exists()
 
 
 # --- Login lockout --------------------------------------------------------------------------

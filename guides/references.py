@@ -1,0 +1,313 @@
+"""Where a fact, source, GPU, method, provider, language model or hour block is used.
+
+A reference index in the spirit of Wagtail's: guides name these through their prose tokens
+(``[[fact minimum-top-up]]``, ``[[price 8xb200@massed-compute]]``) and their tables (the guide's
+model, cited sources, fit-table rows, recommendation overrides, cost scenarios, comparison
+tables), and comparison pages name two GPUs. Deleting one would leave a dash in a published
+sentence ("TOPUP is — end") or break a table, so the admin's delete pages and the ORM refuse to
+delete anything used (``guides.apps`` connects ``refuse_deleting_used`` to the signal that
+those models' ``delete()`` sends first).
+
+Unlike Wagtail's, the index is not a table kept in step with every save: it is computed when a
+deletion asks, in one pass over every guide's rows and over each guide's working copy or
+scheduled revision (django-reversion versions, see ``guides.revisions``), in a fixed number of
+queries however many guides, tokens or objects there are. Foreign keys from elsewhere (prices,
+memory rules, measurements, a fact's source) are Django's ``on_delete=PROTECT``.
+
+An hour block is used where it is the block a cost scenario falls in: the page names it beside
+the scenario's cost. The other blocks may go: ``[[blocks]]`` then lists one fewer.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models.deletion import ProtectedError
+from django.urls import reverse
+from django.utils.text import capfirst
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from modeltranslation.utils import build_localized_fieldname
+
+from guides import presentation as show
+from guides.models import (
+    ComparisonPair,
+    CostScenario,
+    FaqEntry,
+    FitConfiguration,
+    Guide,
+    GuideRevision,
+    GuideSource,
+    Recommendation,
+    Section,
+)
+from guides.tokens.registry import token_references
+from pricing.calculations import covering_block
+from pricing.models import Fact, Gpu, HourBlock, LanguageModel, Method, Provider, Source
+
+# Each model whose rows the index finds, by the value that names a row in tokens and tables.
+NAMED_BY: dict[type[models.Model], str] = {
+    Fact: "key",
+    Gpu: "slug",
+    Method: "slug",
+    Provider: "slug",
+    Source: "pk",
+    LanguageModel: "pk",
+    HourBlock: "hours",
+}
+INDEXED = tuple(NAMED_BY)
+# What a token argument's pool (guides.tokens.registry.KnownSlugs) names.
+POOLS = {"facts": Fact, "gpus": Gpu, "methods": Method, "providers": Provider}
+ROWS: dict[type[models.Model], str] = {
+    Section: "sections",
+    FaqEntry: "faq_entries",
+    GuideSource: "guide_sources",
+    FitConfiguration: "configurations",
+    Recommendation: "recommendations",
+    CostScenario: "cost_scenarios",
+}
+
+Key = tuple[type[models.Model], str]
+SEPARATOR = " › "
+
+
+@dataclass(frozen=True)
+class Use:
+    """One place that uses an object: what an editor reads, and the admin page to fix it."""
+
+    label: str  # Guide “Which GPU …” › FAQ 3 (de) › [[fact minimum-top-up]]
+    url: str
+
+
+class InUseError(ProtectedError):
+    """A deletion refused because guides use what it would delete; the message says where."""
+
+
+def key_of(obj: models.Model) -> Key:
+    model = type(obj)
+    return model, str(getattr(obj, NAMED_BY[model]))
+
+
+@dataclass
+class _Content:
+    """A guide's fields and rows as dicts of attnames, live or from a revision."""
+
+    guide_pk: int
+    fields: dict
+    rows: dict[type[models.Model], list[dict]]
+    working_copy: bool
+
+
+class ReferenceIndex:
+    def __init__(self) -> None:
+        # key -> label -> [url, seen live, seen in a working copy]
+        self._found: dict[Key, dict[str, list]] = defaultdict(dict)
+
+    def add(self, key: Key, label: str, url: str, *, working_copy: bool = False) -> None:
+        seen = self._found[key].setdefault(label, [url, False, False])
+        seen[2 if working_copy else 1] = True
+
+    def uses(self, obj: models.Model) -> list[Use]:
+        uses = []
+        for label, (url, live, _draft) in self._found.get(key_of(obj), {}).items():
+            shown = label if live else _("%(place)s (working copy)") % {"place": label}
+            uses.append(Use(shown, url))
+        return uses
+
+
+def build_index() -> ReferenceIndex:
+    """Every use of every indexed object, live and in working copies: 12 queries (13 with
+    working copies), however many guides, rows and tokens."""
+    index = ReferenceIndex()
+    guides = {g["id"]: g for g in _raw_values(Guide)}
+    gpus = {pk: (slug, name) for pk, slug, name in Gpu.objects.values_list("pk", "slug", "name")}
+    methods = {
+        pk: (slug, name)
+        for pk, slug, name in Method.objects.values_list("pk", "slug", "short_name")
+    }
+    blocks = sorted(HourBlock.objects.values_list("hours", flat=True))
+    names = _Names(gpus, methods, blocks)
+    for content in [*_live_contents(guides), *_working_copies(guides)]:
+        fields = guides[content.guide_pk]
+        title = fields.get(f"title_{get_language()}") or fields[f"title_{settings.LANGUAGE_CODE}"]
+        _index_guide(index, content, title, names)
+    for first, second, pk in ComparisonPair.objects.values_list("first", "second", "pk"):
+        label = _("GPU comparison “%(first)s – %(second)s”") % {
+            "first": gpus[first][1],
+            "second": gpus[second][1],
+        }
+        url = reverse("admin:guides_comparisonpair_change", args=[pk])
+        for gpu in (first, second):
+            index.add((Gpu, gpus[gpu][0]), label, url)
+    return index
+
+
+def uses_of(objs: Iterable[models.Model]) -> dict[models.Model, list[Use]]:
+    """The uses of each object that has any, from one build of the index."""
+    objs = list(objs)
+    if not objs:
+        return {}
+    index = build_index()
+    return {obj: found for obj in objs if (found := index.uses(obj))}
+
+
+def refuse_if_used(objs: Iterable[models.Model]) -> None:
+    """Raise InUseError naming every use, if any of ``objs`` is used."""
+    used = uses_of(objs)
+    if used:
+        _refuse(used)
+
+
+def _refuse(used: dict[models.Model, list[Use]]) -> None:
+    lines = [f"{obj}: {use.label}" for obj, uses in used.items() for use in uses]
+    raise InUseError(
+        _("Cannot delete what guides still use; remove these uses first:\n%(uses)s")
+        % {"uses": "\n".join(lines)},
+        set(used),
+    )
+
+
+# --- refusing deletions through the ORM --------------------------------------------------
+
+
+def refuse_deleting_used(sender, objects, **kwargs) -> None:
+    """``pricing.signals.deletion_requested``: refuse to delete a used object, whoever deletes
+    it (the admin, the shell, a command), before Django collects anything; once per
+    ``QuerySet.delete()``, however many objects it deletes."""
+    refuse_if_used(objects)
+
+
+# --- building ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Names:
+    gpus: dict[int, tuple[str, str]]  # pk -> (slug, name)
+    methods: dict[int, tuple[str, str]]  # pk -> (slug, short name)
+    blocks: list[int]
+
+    def config(self, row: dict) -> str:
+        return show.config_label(row["count"], self.gpus[row["gpu_id"]][1])
+
+
+def _raw_values(model: type[models.Model]) -> list[dict]:
+    """Rows as dicts of attnames, every language's field by its own name (``heading_de``):
+    modeltranslation would otherwise read only the active language's into ``heading``."""
+    translated = {
+        f.translated_field.name
+        for f in model._meta.concrete_fields
+        if getattr(f, "translated_field", None) is not None
+    }
+    names = [f.attname for f in model._meta.concrete_fields if f.name not in translated]
+    return list(model._default_manager.values(*names))
+
+
+def _live_contents(guides: dict[int, dict]) -> list[_Content]:
+    rows: dict[int, dict[type[models.Model], list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for model in ROWS:
+        for row in _raw_values(model):
+            rows[row["guide_id"]][model].append(row)
+    return [_Content(pk, fields, rows[pk], working_copy=False) for pk, fields in guides.items()]
+
+
+def _working_copies(guides: dict[int, dict]) -> list[_Content]:
+    """Each guide's working copy and any revision scheduled to go live, as saved."""
+    revisions = GuideRevision.objects.values_list("pk", "guide_id", "published_at", "go_live_at")
+    newest: dict[int, int] = {}
+    live: dict[int, tuple] = {}
+    wanted: dict[int, int] = {}  # revision pk -> guide pk
+    for pk, guide_pk, published_at, go_live_at in revisions:
+        newest[guide_pk] = max(newest.get(guide_pk, pk), pk)
+        if published_at is not None:
+            live[guide_pk] = max(live.get(guide_pk, (published_at, pk)), (published_at, pk))
+        elif go_live_at is not None:
+            wanted[pk] = guide_pk
+    published = {pk for _at, pk in live.values()}
+    for guide_pk, pk in newest.items():
+        if pk not in published and pk > live.get(guide_pk, (None, 0))[1]:
+            wanted[pk] = guide_pk
+    if not wanted:
+        return []
+    from reversion.models import Version
+
+    contents = {
+        pk: _Content(guide_pk, {}, defaultdict(list), working_copy=True)
+        for pk, guide_pk in wanted.items()
+        if guide_pk in guides
+    }
+    versions = Version.objects.filter(revision_id__in=contents).select_related("content_type")
+    for version in versions:
+        content = contents[version.revision_id]
+        model = version._model
+        if model is Guide:
+            content.fields = version.field_dict
+        elif model in ROWS:
+            content.rows[model].append({"id": int(version.object_id), **version.field_dict})
+    return [c for c in contents.values() if c.fields]
+
+
+def _ordered(rows: list[dict]) -> list[dict]:
+    return sorted(rows, key=lambda row: (row.get("position", 0), row["id"]))
+
+
+def _index_guide(index: ReferenceIndex, content: _Content, title: str, names: _Names) -> None:
+    url = reverse("admin:guides_guide_change", args=[content.guide_pk])
+    guide = _("Guide “%(title)s”") % {"title": title}
+    draft = content.working_copy
+
+    def add(key: Key, *where: str) -> None:
+        index.add(key, SEPARATOR.join((guide, *where)), url, working_copy=draft)
+
+    def prose(model: type[models.Model], fields: dict, where: str) -> None:
+        for base in model.prose_fields:
+            for code, _name in settings.LANGUAGES:
+                text = fields.get(build_localized_fieldname(base, code)) or ""
+                for token, pool, slug in token_references(text):
+                    place = where or capfirst(model._meta.get_field(base).verbose_name)
+                    add((POOLS[pool], slug), f"{place} ({code})", token)
+
+    prose(Guide, content.fields, "")
+    if content.fields.get("language_model_id"):
+        add((LanguageModel, str(content.fields["language_model_id"])), _("its model"))
+    for number, row in enumerate(_ordered(content.rows[Section]), start=1):
+        where = _("Section %(number)s") % {"number": number}
+        prose(Section, row, where)
+        for field in ("compare_gpu_id", "compare_with_gpu_id"):
+            if row.get(field) in names.gpus:
+                add((Gpu, names.gpus[row[field]][0]), where, _("comparison table"))
+    for number, row in enumerate(_ordered(content.rows[FaqEntry]), start=1):
+        prose(FaqEntry, row, _("FAQ %(number)s") % {"number": number})
+    for number, row in enumerate(_ordered(content.rows[GuideSource]), start=1):
+        add((Source, str(row["source_id"])), _("cited source %(number)s") % {"number": number})
+    for row in _ordered(content.rows[FitConfiguration]):
+        if row["gpu_id"] in names.gpus:
+            add(
+                (Gpu, names.gpus[row["gpu_id"]][0]),
+                _("fit table row %(config)s") % {"config": names.config(row)},
+            )
+    for row in _ordered(content.rows[Recommendation]):
+        if row["gpu_id"] in names.gpus and row["method_id"] in names.methods:
+            where = _("recommendation for %(method)s: %(config)s") % {
+                "method": names.methods[row["method_id"]][1],
+                "config": names.config(row),
+            }
+            add((Gpu, names.gpus[row["gpu_id"]][0]), where)
+            add((Method, names.methods[row["method_id"]][0]), where)
+    for row in _ordered(content.rows[CostScenario]):
+        if row["gpu_id"] in names.gpus and row["method_id"] in names.methods:
+            hours = Decimal(row["hours"])
+            where = _("cost scenario %(method)s: %(config)s, %(hours)s h") % {
+                "method": names.methods[row["method_id"]][1],
+                "config": names.config(row),
+                "hours": show.number(hours),
+            }
+            add((Gpu, names.gpus[row["gpu_id"]][0]), where)
+            add((Method, names.methods[row["method_id"]][0]), where)
+            block = covering_block(hours * row["count"], names.blocks)
+            if block is not None:
+                add((HourBlock, str(block)), where)
