@@ -122,10 +122,12 @@ def _version_rows(versions: Iterable[Version]) -> list[Row]:
     return [(v._model, int(v.object_id), v.field_dict) for v in versions if v._model in TRANSLATED]
 
 
-def _guide_rows(guide: Guide) -> list[Row]:
-    """The guide's rows (sections and FAQ entries prefetched or read here)."""
+def _guide_rows(guide: Guide, sections=None, faq_entries=None) -> list[Row]:
+    """The guide's rows; its sections and FAQ entries read here unless given."""
     rows = []
-    for obj in (guide, *guide.sections.all(), *guide.faq_entries.all()):
+    sections = guide.sections.all() if sections is None else sections
+    faq_entries = guide.faq_entries.all() if faq_entries is None else faq_entries
+    for obj in (guide, *sections, *faq_entries):
         names = [f"{n}_{lang}" for n in TRANSLATED[type(obj)] for lang in editing.LANGUAGES]
         values = {name: getattr(obj, name) for name in names}
         values["position"] = getattr(obj, "position", 0)
@@ -245,17 +247,21 @@ def bases_of(guide: Guide, language: str) -> dict[str, str]:
 
 def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
     """(guide, language, stale fields) where a live text lags behind its English, for the
-    dashboard: four queries whatever the number of guides."""
+    dashboard: four queries, whatever the number of guides and bases."""
     bases: dict[int, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for guide_id, language, key, english in TranslationBasis.objects.values_list(
         "guide_id", "language", "field_key", "english"
     ):
         bases[guide_id][language][key] = english
-    if not bases:
-        return []
+    based = TranslationBasis.objects.values("guide_id")
+    sections, faq_entries = defaultdict(list), defaultdict(list)
+    for section in Section.objects.filter(guide__in=based):
+        sections[section.guide_id].append(section)
+    for entry in FaqEntry.objects.filter(guide__in=based):
+        faq_entries[entry.guide_id].append(entry)
     found = []
-    for guide in Guide.objects.filter(pk__in=bases).prefetch_related("sections", "faq_entries"):
-        fields = _fields(_guide_rows(guide))
+    for guide in Guide.objects.filter(pk__in=based):
+        fields = _fields(_guide_rows(guide, sections[guide.pk], faq_entries[guide.pk]))
         for lang in target_languages():
             stale = stale_fields(fields, lang, bases[guide.pk][lang])
             if stale:

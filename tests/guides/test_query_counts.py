@@ -125,13 +125,13 @@ def dashboard_queries(client) -> int:
 
 
 def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, seeded, admin_user):
-    """21 for five published guides: 6 to sign in (session, user, two-factor, permissions), 8
+    """23 for five published guides: 6 to sign in (session, user, two-factor, permissions), 8
     for the guides with their rows, the rest read once for all of them (prices, check dates,
-    measurements, published comparisons, stale sources and translations). More guides or more
-    history add none."""
+    measurements, published comparisons, stale sources; 4 for stale translations). More guides
+    or more history add none."""
     client.force_login(admin_user)
-    assert dashboard_queries(client) == 21
+    assert dashboard_queries(client) == 23
     source = guide_for_page(slug=GUIDE_SLUG)
     clone_guide(source, LanguageModel.objects.get(slug="qwen-2.5-7b"), publish=True)
     add_long_history()
-    assert dashboard_queries(client) == 21
+    assert dashboard_queries(client) == 23
