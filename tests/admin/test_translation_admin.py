@@ -22,7 +22,7 @@ def _url(guide: Guide, language: str = "de", rest: str = "") -> str:
 
 def _form_data(response) -> dict:
     form = response.context["form"]
-    texts = {name: field.initial for name, field in form.fields.items() if field.initial is not None}
+    texts = {name: f.initial for name, f in form.fields.items() if f.initial is not None}
     return {**texts, "version": form.initial["version"]}
 
 

@@ -165,7 +165,7 @@ def test_a_markdown_file_named_for_another_language_or_guide_is_refused(guide):
     data = translating.markdown_export(guide, "de").encode()
     for filename, message in [
         ("ja.md", "This file is a translation into “ja”, not into German."),
-        (f"other.de.md", f"This file is for the guide “other”, not for “{GUIDE_SLUG}”."),
+        ("other.de.md", f"This file is for the guide “other”, not for “{GUIDE_SLUG}”."),
     ]:
         with pytest.raises(TranslationFileError, match=message):
             translating.translation_import(guide, language="de", data=data, filename=filename)
