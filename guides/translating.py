@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
@@ -36,6 +37,7 @@ from django.db import models, transaction
 from django.db.models import F
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
@@ -222,8 +224,24 @@ class StaleField:
     english_then: str
 
     @property
-    def english_diff(self) -> tuple[SafeString, SafeString]:
-        return revisions.marked_words(self.english_then, self.field.texts[SOURCE])
+    def english_diff(self) -> SafeString:
+        return inline_diff(self.english_then, self.field.texts[SOURCE])
+
+
+def inline_diff(old: str, new: str) -> SafeString:
+    """One text, escaped: what stayed, removed words in <del>, added ones in <ins> after them
+    (the words as ``revisions.compare`` splits them)."""
+    a, b = revisions.WORD_RE.findall(old), revisions.WORD_RE.findall(new)
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(("{}", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append(("<del>{}</del>", "".join(a[i1:i2])))
+        if j2 > j1:
+            parts.append(("<ins>{}</ins>", "".join(b[j1:j2])))
+    return format_html_join("", "{}", ((format_html(t, s),) for t, s in parts))
 
 
 def stale_fields(

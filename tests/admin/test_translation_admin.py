@@ -50,11 +50,12 @@ def test_the_english_beside_the_german_and_a_changed_english_marked_with_its_dif
     assert page.count('<tr id="field-') == 1  # only the field whose English changed
     assert f'<tr id="{body.anchor}" class="stale">' in page
     assert "The English changed since the German text was saved:" in page
-    assert "<ins> &lt;b&gt;New&lt;/b&gt;.</ins>" in page  # escaped, the added words marked
+    # escaped, the added words marked
+    assert ".<ins> &lt;b&gt;New&lt;/b&gt;.</ins></div>" in page
     assert 'name="confirm:section.' in page
     everything = client.get(_url(guide)).content.decode()
     assert everything.count('<tr id="field-') == len(translating.text_fields(guide))
-    assert f"{guide.title_en}</td>" in everything.replace("\n      </td>", "</td>")
+    assert f'<div class="source-text">{guide.title_en}</div>' in everything
 
 
 def test_saving_one_field_makes_a_draft_revision_like_the_guide_form(client, editor, guide):
