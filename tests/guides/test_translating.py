@@ -1,7 +1,10 @@
 """Translating a guide (guides.translating): the bases, saving, export and import."""
 
+from io import StringIO
+
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 from reversion.models import Revision
 
 from guides import revisions, translating
@@ -243,3 +246,19 @@ def test_a_translation_from_an_older_version_of_the_guide_is_refused(guide):
     with pytest.raises(translating.TranslationConflict):
         translating.translation_save(guide, language="de", texts={heading.key: "Gut"},
                                      version=guide.version - 1, user=None, comment="t")  # fmt: skip
+
+
+def test_the_commands_export_and_import_through_the_same_service(guide, tmp_path):
+    path = tmp_path / "de.xlf"
+    call_command("export_translation", GUIDE_SLUG, "de", "--output", str(path), stderr=StringIO())
+    heading = _field(guide, "heading")
+    path.write_text(path.read_text().replace(f">{heading.texts['de']}<", ">Neu<"))
+    out = StringIO()
+    call_command("import_translation", GUIDE_SLUG, "de", str(path), "--dry-run", stdout=out)
+    assert out.getvalue() == (
+        f"Section 1, Heading (German):\n- {heading.texts['de']}\n+ Neu\n"
+        "1 field would change (dry run)\n"
+    )
+    path.write_text(path.read_text().replace(">Neu<", ">Neu [[nonsense]]<"))
+    with pytest.raises(CommandError, match="nothing imported:\nSection 1, Heading"):
+        call_command("import_translation", GUIDE_SLUG, "de", str(path), stdout=StringIO())
