@@ -28,7 +28,7 @@ STALE_SOURCE = gettext_lazy(
     "“%(source)s” was last read on %(when)s; re-read it and update the date."
 )
 STALE_TRANSLATION = gettext_lazy(
-    "“%(guide)s”: the %(language)s text of %(fields)s is older than the English it translates."
+    "“%(guide)s”: the %(language)s text is older than the English it translates: %(fields)s."
 )
 STALE_RECOMMENDATION = gettext_lazy(
     "“%(guide)s”: for %(method)s, %(best)s is now cheaper than the recommended %(recommended)s "

@@ -145,3 +145,15 @@ def test_a_bad_file_answers_the_form_with_its_error(client, editor, guide, data,
                            {"file": SimpleUploadedFile("x.xlf", data)})  # fmt: skip
     assert response.status_code == 200
     assert response.context["form"].errors["file"] == [message]
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("de", ["„", "“ übersetzen: Japanisch", "Übersetzung speichern", "XLIFF herunterladen"]),
+     ("ja", ["」を日本語に翻訳", "翻訳を保存", "XLIFFをダウンロード"])],
+)  # fmt: skip
+def test_the_translation_view_speaks_german_and_japanese(client, editor, guide, language, words):
+    client.force_login(editor)
+    page = client.get(f"/{language}/admin/guides/guide/{guide.pk}/translate/ja/").content.decode()
+    for word in words:
+        assert word in page

@@ -217,10 +217,10 @@ def test_the_dashboard_links_to_exactly_the_stale_fields(guide):
     _english_edited(guide, 2, "A new English text.")
     warnings = stale_translation_warnings()
     assert [w.message for w in warnings] == [
-        f"“{guide.title}”: the German text of Section 2: Text before the table is older than "
-        "the English it translates.",
-        f"“{guide.title}”: the Japanese text of Section 2: Text before the table is older than "
-        "the English it translates.",
+        f"“{guide.title}”: the German text is older than the English it translates: Section 2: "
+        "Text before the table.",
+        f"“{guide.title}”: the Japanese text is older than the English it translates: Section 2: "
+        "Text before the table.",
     ]
     assert warnings[0].url == (
         f"/en/admin/guides/guide/{guide.pk}/translate/de/?changed=1#{body.anchor}"
