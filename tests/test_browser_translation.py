@@ -7,11 +7,13 @@ test does) and put it back as it was. ``make screenshots`` saves the views docs/
 shows, to docs/editing/.
 """
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.db import connection, connections
 from django.test import Client
 from playwright.sync_api import expect
 from reversion.models import Revision
@@ -32,6 +34,24 @@ def _shot(page, name: str) -> None:
     if WANT_SCREENSHOTS:
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=DOCS / f"{name}.png", full_page=False)
+
+
+@contextmanager
+def seen_by_the_site(django_db_blocker):
+    """Writes the live server sees at once. On SQLite it shares the test's connection; on
+    PostgreSQL it has its own, so the writes go through a connection of their own, committed
+    as they are made (the test's transaction would hide them, and roll back the clean-up)."""
+    with django_db_blocker.unblock():
+        if connection.vendor == "sqlite":
+            yield
+            return
+        test_connection, own = connections["default"], connections.create_connection("default")
+        connections["default"] = own
+        try:
+            yield
+        finally:
+            own.close()
+            connections["default"] = test_connection
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +78,7 @@ def guide(django_db_blocker):
     """The Mistral guide, put back as it was: its first revision live, no other, no bases."""
     guide = Guide.objects.get(slug=SLUG)
     yield guide
-    with django_db_blocker.unblock():
+    with seen_by_the_site(django_db_blocker):
         first = guide.revisions.order_by("pk").first()
         if first is not None:
             revisions.publish(first)
@@ -78,8 +98,11 @@ def _english_changed_and_published(guide: Guide) -> translating.TextField:
     return body
 
 
-def test_the_dashboard_leads_to_the_changed_field_which_is_saved(staff, site, guide):
-    body = _english_changed_and_published(guide)
+def test_the_dashboard_leads_to_the_changed_field_which_is_saved(
+    staff, site, guide, django_db_blocker
+):
+    with seen_by_the_site(django_db_blocker):
+        body = _english_changed_and_published(guide)
     staff.goto(f"{site}/en/admin/")
     staff.get_by_role("link", name=f"“{guide.title}”: the German text is older").click()
     row = staff.locator(f"#{body.anchor}")
