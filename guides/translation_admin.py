@@ -43,7 +43,7 @@ class TranslationForm(forms.Form):
             widget = (
                 forms.TextInput(attrs={**attrs, "size": 80})
                 if f.one_line
-                else forms.Textarea(attrs={**attrs, "rows": max(3, len(f.texts["en"]) // 90)})
+                else forms.Textarea(attrs={**attrs, "rows": max(3, len(f.texts["en"]) // 50 + 1)})
             )
             self.fields[f.key] = forms.CharField(
                 label=f"{f.where}: {f.label}", required=False, strip=False, widget=widget,

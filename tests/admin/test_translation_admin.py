@@ -9,6 +9,7 @@ from guides import revisions, translating
 from guides.models import Guide, GuideRevision, Section
 
 from ..conftest import GUIDE_SLUG
+from .conftest import initial_page
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def _body(guide: Guide) -> translating.TextField:
 
 def test_the_guide_form_links_to_the_translation_views(client, editor, guide):
     client.force_login(editor)
-    page = client.get(f"/en/admin/guides/guide/{guide.pk}/change/").content.decode()
+    page, _fieldsets = initial_page(client, f"/en/admin/guides/guide/{guide.pk}/change/")
     assert f'<a href="{_url(guide)}">Translate into German</a>' in page
     assert f'<a href="{_url(guide, "ja")}">Translate into Japanese</a>' in page
 
@@ -83,6 +84,7 @@ def test_a_bad_token_is_refused_on_its_field_and_nothing_is_saved(client, editor
     before = GuideRevision.objects.count()
     response = client.post(_url(guide), data)
     assert response.status_code == 200
+    assert "Nothing was saved. Please correct the errors below." in response.content.decode()
     assert response.context["form"].errors[heading.key] == [
         "[[memory qlroa]]: there is no method “qlroa”",
         "[[memory qlroa]] is not in the English text",
