@@ -187,33 +187,48 @@ def _record_bases(
     after: dict[str, dict[str, str]],
     confirmed: Iterable[tuple[str, str]] = (),
 ) -> None:
-    """A translation saved (changed, new, or ``confirmed`` as (language, key)) answers the
-    English it is saved with; one left alone while its English changed keeps answering the
-    English before, from the first such change on."""
+    """Each field's basis after a save from ``before`` to ``after`` (texts by key and
+    language); ``confirmed``: (language, key) of translations that still fit their English."""
     confirmed = set(confirmed)
     existing = {(b.language, b.field_key): b for b in guide.translation_bases.all()}
     new, changed = [], []
     now = timezone.now()
     for key, texts in after.items():
-        old = before.get(key)
         for lang in target_languages():
             basis = existing.get((lang, key))
-            if (lang, key) in confirmed or (
-                texts[lang] and (old is None or old[lang] != texts[lang])
-            ):
-                english = texts[SOURCE]
-            elif old is not None and basis is None and texts[lang] and old[SOURCE] != texts[SOURCE]:
-                english = old[SOURCE]
-            else:
+            english = _english_answered(
+                texts, before.get(key), lang, confirmed=(lang, key) in confirmed,
+                has_basis=basis is not None,
+            )  # fmt: skip
+            if english is None:
                 continue
             if basis is None:
-                new.append(TranslationBasis(guide=guide, language=lang, field_key=key,
-                                            english=english, saved_at=now))  # fmt: skip
+                new.append(
+                    TranslationBasis(
+                        guide=guide, language=lang, field_key=key, english=english, saved_at=now
+                    )
+                )
             elif basis.english != english:
                 basis.english, basis.saved_at = english, now
                 changed.append(basis)
     TranslationBasis.objects.bulk_create(new)
     TranslationBasis.objects.bulk_update(changed, ["english", "saved_at"])
+
+
+def _english_answered(
+    texts: dict[str, str], old: dict[str, str] | None, lang: str, *, confirmed: bool,
+    has_basis: bool,
+) -> str | None:  # fmt: skip
+    """The English that ``lang``'s text now answers, where this save says; else None."""
+    if confirmed:
+        return texts[SOURCE]
+    if not texts[lang]:
+        return None  # not translated: it answers nothing
+    if old is None or old[lang] != texts[lang]:
+        return texts[SOURCE]  # translated now (or a new row)
+    if not has_basis and old[SOURCE] != texts[SOURCE]:
+        return old[SOURCE]  # the English moved on, the translation did not
+    return None
 
 
 @dataclass(frozen=True)

@@ -262,3 +262,23 @@ def test_the_commands_export_and_import_through_the_same_service(guide, tmp_path
     path.write_text(path.read_text().replace(">Neu<", ">Neu [[nonsense]]<"))
     with pytest.raises(CommandError, match="nothing imported:\nSection 1, Heading"):
         call_command("import_translation", GUIDE_SLUG, "de", str(path), stdout=StringIO())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "confirmed", "has_basis", "answered"),
+    [
+        (None, {"en": "E2", "de": "D"}, False, False, "E2"),  # a new row, translated
+        (None, {"en": "E2", "de": ""}, False, False, None),  # a new row, not translated
+        ({"en": "E1", "de": "D1"}, {"en": "E2", "de": "D2"}, False, True, "E2"),  # translated now
+        ({"en": "E1", "de": "D"}, {"en": "E2", "de": "D"}, False, False, "E1"),  # English moved
+        ({"en": "E1", "de": "D"}, {"en": "E2", "de": "D"}, False, True, None),  # basis kept
+        ({"en": "E1", "de": "D"}, {"en": "E1", "de": "D"}, False, False, None),  # no change
+        ({"en": "E1", "de": "D"}, {"en": "E2", "de": "D"}, True, True, "E2"),  # still fits
+        ({"en": "E1", "de": "D"}, {"en": "E1", "de": ""}, False, True, None),  # emptied
+    ],
+)
+def test_which_english_a_saved_translation_answers(old, new, confirmed, has_basis, answered):
+    assert (
+        translating._english_answered(new, old, "de", confirmed=confirmed, has_basis=has_basis)
+        == answered
+    )
