@@ -196,7 +196,7 @@ def _record_bases(
     for key, texts in after.items():
         for lang in target_languages():
             basis = existing.get((lang, key))
-            english = _english_answered(
+            english = english_answered(
                 texts, before.get(key), lang, confirmed=(lang, key) in confirmed,
                 has_basis=basis is not None,
             )  # fmt: skip
@@ -215,7 +215,7 @@ def _record_bases(
     TranslationBasis.objects.bulk_update(changed, ["english", "saved_at"])
 
 
-def _english_answered(
+def english_answered(
     texts: dict[str, str], old: dict[str, str] | None, lang: str, *, confirmed: bool,
     has_basis: bool,
 ) -> str | None:  # fmt: skip

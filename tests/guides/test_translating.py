@@ -279,6 +279,6 @@ def test_the_commands_export_and_import_through_the_same_service(guide, tmp_path
 )
 def test_which_english_a_saved_translation_answers(old, new, confirmed, has_basis, answered):
     assert (
-        translating._english_answered(new, old, "de", confirmed=confirmed, has_basis=has_basis)
+        translating.english_answered(new, old, "de", confirmed=confirmed, has_basis=has_basis)
         == answered
     )
