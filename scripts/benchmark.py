@@ -323,9 +323,9 @@ def run(args) -> None:
         if r["hit_queries"]:
             failures.append(f"{url}: a cached visit made {r['hit_queries']} queries")
     for url, r in admin_pages.items():
-        # The dashboard checks every published guide: 21 queries, pinned by
-        # tests/guides/test_query_counts.py (docs/performance.md).
-        if r["queries"] > (21 if url == "/en/admin/" else 12):
+        # The dashboard checks every published guide and the translations: 23 queries, pinned
+        # by tests/guides/test_query_counts.py (docs/performance.md).
+        if r["queries"] > (23 if url == "/en/admin/" else 12):
             failures.append(f"{url}: {r['queries']} queries")
     if failures:
         sys.exit("benchmark: " + "; ".join(failures))
