@@ -505,22 +505,59 @@ def markdown_export(guide: Guide, language: str) -> str:
 
 
 def xliff_export(guide: Guide, language: str) -> str:
-    """English source and ``language`` target, one unit per field (its key as id)."""
+    """English source and ``language`` target, one unit per field (its key as id); each token
+    a placeholder (``<ph>``, the token in ``equiv``) that tools neither copy nor delete."""
     root = ET.Element(
         "xliff", {"xmlns": XLIFF_NS, "version": "2.0", "srcLang": SOURCE, "trgLang": language}
     )
     file = ET.SubElement(root, "file", {"id": "f1", "original": guide.slug})
+    texts = []
     for f in text_fields(guide):
         unit = ET.SubElement(file, "unit", {"id": f.key})
         notes = ET.SubElement(unit, "notes")
         ET.SubElement(notes, "note", {"category": "location"}).text = f"{f.where}: {f.label}"
         target = f.texts[language]
         segment = ET.SubElement(unit, "segment", {"state": "translated" if target else "initial"})
-        ET.SubElement(segment, "source", {"xml:space": "preserve"}).text = f.texts[SOURCE]
+        source = ET.SubElement(segment, "source", {"xml:space": "preserve"})
+        texts.append((source, f.texts[SOURCE], f.texts[SOURCE]))
         if target:
-            ET.SubElement(segment, "target", {"xml:space": "preserve"}).text = target
-    ET.indent(root)  # only between elements: the texts stay as they are
+            element = ET.SubElement(segment, "target", {"xml:space": "preserve"})
+            texts.append((element, target, f.texts[SOURCE]))
+    ET.indent(root)  # before the texts go in: indenting would change their spaces
+    for element, text, english in texts:
+        _fill(element, text, _placeholder_ids(english))
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _placeholder_ids(source: str) -> dict[str, list[str]]:
+    """Per token of the source, the ids of its placeholders in order (1, 2, …)."""
+    ids: dict[str, list[str]] = defaultdict(list)
+    for number, match in enumerate(TOKEN_RE.finditer(source), start=1):
+        ids[match.group(0)].append(str(number))
+    return ids
+
+
+def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
+    """``text`` into ``element``, each token a <ph/>: in a target, the id of the same token in
+    the source (one id per occurrence), or a new one for a token the source lacks."""
+    unused = {token: list(numbers) for token, numbers in ids.items()}
+    element.text, last, position = "", None, 0
+    for number, match in enumerate(TOKEN_RE.finditer(text), start=1):
+        between = text[position : match.start()]
+        if last is None:
+            element.text += between
+        else:
+            last.tail = between
+        token = match.group(0)
+        free = unused.get(token) or [f"x{number}"]
+        last = ET.SubElement(element, "ph", {
+            "id": free.pop(0), "canCopy": "no", "canDelete": "no", "disp": token, "equiv": token,
+        })  # fmt: skip
+        position = match.end()
+    if last is None:
+        element.text += text[position:]
+    else:
+        last.tail = text[position:]
 
 
 def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fields):
@@ -617,10 +654,33 @@ def _xliff_targets(guide: Guide, language: str, text: str, fields):
         source, target = segments[0].find(f"{ns}source"), segments[0].find(f"{ns}target")
         if target is None:
             continue  # not translated: the text stays as it is
-        targets[key] = "".join(target.itertext())
-        if source is not None and "".join(source.itertext()) != by_key[key].texts[SOURCE]:
+        placeholders = {
+            ph.get("id"): ph.get("equiv", "") for ph in (source if source is not None else ())
+        }
+        targets[key] = _segment_text(target, key, placeholders)
+        if source is not None and _segment_text(source, key, {}) != by_key[key].texts[SOURCE]:
             english_changed.append(key)
     return targets, english_changed
+
+
+def _segment_text(element: ET.Element, key: str, placeholders: dict[str, str]) -> str:
+    """The text of a <source> or <target>: each <ph/> its token (``equiv``, else the source's
+    placeholder with its id), <mrk> annotations their text; other inline codes are refused."""
+    ns = f"{{{XLIFF_NS}}}"
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag == f"{ns}ph":
+            parts.append(child.get("equiv") or placeholders.get(child.get("id"), ""))
+        elif child.tag == f"{ns}mrk":
+            parts.append(_segment_text(child, key, placeholders))
+        else:
+            raise TranslationFileError(
+                _("The unit “%(id)s” holds inline markup the guides do not use (%(tag)s): keep "
+                  "text and the <ph/> placeholders only.")
+                % {"id": key, "tag": child.tag.removeprefix(ns)}
+            )  # fmt: skip
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 @dataclass(frozen=True)

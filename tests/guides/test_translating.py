@@ -1,5 +1,6 @@
 """Translating a guide (guides.translating): the bases, saving, export and import."""
 
+import re
 from io import StringIO
 
 import pytest
@@ -110,10 +111,9 @@ def test_a_markdown_import_into_a_draft_guide_saves_its_rows_and_a_revision(guid
 
 
 def test_tokens_must_be_the_english_ones_and_known(guide):
-    short = _field(guide, "guide.short_answer")
-    token = "[[memory qlora]]"
-    assert token in short.texts["de"]
-    data = _xliff_with(guide, f"etwa {token}", "etwa [[memory qlroa]]")
+    text = translating.xliff_export(guide, "de")
+    placeholder = re.search(r'etwa <ph id="2" [^>]*equiv="\[\[memory qlora\]\]" />', text)
+    data = text.replace(placeholder[0], "etwa [[memory qlroa]]").encode()
     before = GuideRevision.objects.count()
     result = translating.translation_import(guide, language="de", data=data, dry_run=False)
     assert [str(p) for p in result.problems] == [
@@ -122,6 +122,30 @@ def test_tokens_must_be_the_english_ones_and_known(guide):
         "The guide, Short answer (German): [[memory qlora]] from the English text is missing",
     ]
     assert result.saved is None and GuideRevision.objects.count() == before
+
+
+def test_tokens_are_placeholders_a_tool_keeps_and_the_import_reads(guide):
+    text = translating.xliff_export(guide, "de")
+    assert (
+        '<source xml:space="preserve">The best GPU for fine-tuning <ph id="1" canCopy="no" '
+        'canDelete="no" disp="[[model]]" equiv="[[model]]" /> depends on the method.'
+    ) in text
+    assert (
+        '<target xml:space="preserve">Die beste GPU zum Fine-Tuning von <ph id="1" canCopy="no" '
+        'canDelete="no" disp="[[model]]" equiv="[[model]]" /> hängt'
+    ) in text
+    # A tool that keeps only the id: the token is the source's placeholder with that id.
+    stripped = text.replace(
+        'Fine-Tuning von <ph id="1" canCopy="no" canDelete="no" disp="[[model]]" '
+        'equiv="[[model]]" />', 'Fine-Tuning von <ph id="1"/>', 1
+    )  # fmt: skip
+    result = translating.translation_import(guide, language="de", data=stripped.encode())
+    assert (result.changes, result.problems) == ([], [])
+    marked = text.replace("hängt", '<pc id="9">hängt</pc>', 1)
+    with pytest.raises(
+        TranslationFileError, match=r"holds inline markup the guides do not use \(pc\)"
+    ):
+        translating.translation_import(guide, language="de", data=marked.encode())
 
 
 def test_a_typed_figure_is_refused_with_the_guide_forms_message(guide):
