@@ -94,7 +94,9 @@ def _target_language(language: str) -> str:
 
 
 class TranslationAdminMixin:
-    """For GuideAdmin: the translation view, the export and the import."""
+    """For GuideAdmin (its ``_guide_for`` checks the permissions): the translation view, the
+    export and the import. ``guides.admin`` imports this module, hence the imports from it
+    inside the views."""
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -136,7 +138,7 @@ class TranslationAdminMixin:
                     name,
                 )
                 for fmt, name in translating.FORMATS.items()
-            ],  # fmt: skip
+            ],
             "import_url": reverse(
                 "admin:guides_guide_translation_import", args=[guide.pk, language]
             ),
