@@ -43,8 +43,9 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from reversion.models import Revision, Version
 
+from gpuguide import cache_tags
 from gpuguide.editor_input import VisibleTextValidator
-from guides import content_files, editing, revisions, selectors
+from guides import caching, content_files, editing, revisions, selectors
 from guides.models import FaqEntry, Guide, GuideRevision, Section, TranslationBasis
 from guides.prose_rules import typed_figures
 from guides.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
@@ -433,6 +434,9 @@ def translation_save(
         if keys:
             now = {k: fields[k].texts for k in keys}
             _record_bases(current, now, now, confirmed=[(language, k) for k in keys])
+            # No revision, so no signal: say so, as the admin's stale-translation warnings
+            # read the bases (a stored revision's GuideRevision does this for other saves).
+            caching.invalidate({cache_tags.guide(guide.pk)})
     return saved
 
 
