@@ -37,6 +37,7 @@ from guides.models import (
 )
 from guides.prose_rules import typed_figures
 from guides.tokens.registry import KnownSlugs, registry, token_errors
+from guides.translation_admin import TranslationAdminMixin
 from pricing import selectors as pricing_selectors
 from pricing.models import LanguageModel, Provider
 
@@ -256,7 +257,7 @@ class GuideForm(ProseForm):
 
 
 @admin.register(Guide)
-class GuideAdmin(EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
+class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
     form = GuideForm
     inlines = [
         SectionInline,

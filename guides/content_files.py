@@ -302,7 +302,13 @@ def _read_training(path: Path, value: object) -> TrainingAssumptions:
 
 
 def _read_language(path: Path, structure: list[SectionStructure]) -> GuideText:
-    lines = path.read_text(encoding="utf-8").split("\n")
+    return parse_language(path.read_text(encoding="utf-8"), path, structure)
+
+
+def parse_language(source: str, path: Path, structure: list[SectionStructure]) -> GuideText:
+    """One language's file, read from ``source`` (``path`` names it in messages): the seed's
+    reader, shared with the translators' import (guides.translating)."""
+    lines = source.split("\n")
     text = GuideText(path=path)
     if not lines or lines[0] != "---":
         raise ContentFileError(path, 1, "the file starts with a “---” line (front matter)")

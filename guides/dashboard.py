@@ -21,6 +21,8 @@ from guides import selectors as guide_selectors
 from guides.consistency import guide_problems
 from guides.presentation import config_label, word_list
 from guides.services import guide_figures, page_figures
+from guides.translating import language_name, stale_translations
+from guides.translation_admin import translation_url
 from pricing import selectors
 from pricing.models import Provider
 
@@ -31,7 +33,7 @@ STALE_SOURCE = gettext_lazy(
     "“%(source)s” was last read on %(when)s; re-read it and update the date."
 )
 STALE_TRANSLATION = gettext_lazy(
-    "“%(guide)s”: the %(language)s text is older than the English it translates."
+    "“%(guide)s”: the %(language)s text is older than the English it translates: %(fields)s."
 )
 STALE_RECOMMENDATION = gettext_lazy(
     "“%(guide)s”: for %(method)s, %(best)s is now cheaper than the recommended %(recommended)s "
@@ -93,19 +95,20 @@ def stale_source_warnings(today: date) -> list[DashboardWarning]:
 
 
 def stale_translation_warnings() -> list[DashboardWarning]:
-    warnings = []
-    for guide in guide_selectors.guides_with_translation_stamps():
-        stamps = {s.language: s.changed_at for s in guide.translation_stamps.all()}
-        english = stamps.get(settings.LANGUAGE_CODE)
-        for code, name in settings.LANGUAGES:
-            if english and code != settings.LANGUAGE_CODE and stamps.get(code, english) < english:
-                warnings.append(
-                    DashboardWarning(
-                        STALE_TRANSLATION % {"guide": guide.title, "language": name},
-                        reverse("admin:guides_guide_change", args=[guide.pk]),
-                    )
-                )
-    return warnings
+    """Per guide and language, the fields whose English changed since their translation was
+    saved (``guides.translating``), linked to exactly those fields in the translation view."""
+    return [
+        DashboardWarning(
+            STALE_TRANSLATION
+            % {
+                "guide": guide.title,
+                "language": language_name(code),
+                "fields": "; ".join(f"{f.where}: {f.label}" for f in fields),
+            },
+            f"{translation_url(guide, code, changed_only=True)}#{fields[0].anchor}",
+        )
+        for guide, code, fields in stale_translations()
+    ]
 
 
 def guide_check_warnings(today: date) -> list[DashboardWarning]:

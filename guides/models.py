@@ -340,6 +340,33 @@ class ShareImage(models.Model):
         return f"{self.guide} [{self.language}]"
 
 
+class TranslationBasis(models.Model):
+    """The English text a translated field was last saved against, per field and language.
+
+    Revisions say what each language held, not which English a translation answered; this
+    row does, so the translation view can mark a field whose English changed since (with the
+    diff) and the dashboard can name exactly those fields (see guides.translating).
+    """
+
+    guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="translation_bases")
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    field_key = models.CharField(_("field"), max_length=80)  # "section.17.body"
+    english = models.TextField(_("English text"), blank=True)
+    saved_at = models.DateTimeField(_("saved at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("translation basis")
+        verbose_name_plural = _("translation bases")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["guide", "language", "field_key"], name="one_basis_per_field_and_language"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.guide_id} {self.field_key} [{self.language}]"
+
+
 class ContentVersion(models.Model):
     """The version token of one cache tag (see gpuguide/cache_tags.py and guides/caching.py).
 

@@ -193,10 +193,15 @@ def store(
 ) -> GuideRevision:
     """Write a snapshot as a reversion Revision with its Versions, and its GuideRevision."""
     user = user if user is not None and user.is_authenticated else None
+    from guides import translating
+
+    previous = GuideRevision.objects.filter(guide=guide).select_related("revision").first()
     revision = Revision.objects.create(user=user, comment=comment, date_created=timezone.now())
     for version in versions:
         version.revision = revision
     Version.objects.bulk_create(versions)
+    # Which English each translation answers, before this revision becomes the newest.
+    translating.bases_update(guide, previous.revision if previous else None, versions)
     return GuideRevision.objects.create(
         revision=revision,
         guide=guide,
@@ -393,7 +398,8 @@ def _display(field: models.Field, value) -> str:
 WORD_RE = re.compile(r"\s+|[^\s]+")
 
 
-def _marked(old: str, new: str) -> tuple[SafeString, SafeString]:
+def marked_words(old: str, new: str) -> tuple[SafeString, SafeString]:
+    """The old and the new text, escaped, removed words in <del> and added ones in <ins>."""
     a, b = WORD_RE.findall(old), WORD_RE.findall(new)
     before, after = [], []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
@@ -442,7 +448,7 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
                         Change(
                             where,
                             editing.field_label(model, field.name),
-                            *_marked(old_text, new_text),
+                            *marked_words(old_text, new_text),
                         )
                     )
     return changes

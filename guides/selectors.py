@@ -68,10 +68,6 @@ def published_guides_for_checking() -> list[Guide]:
     return list(_guides_for_pages().published())
 
 
-def guides_with_translation_stamps() -> list[Guide]:
-    return list(Guide.objects.prefetch_related("translation_stamps"))
-
-
 @dataclass(frozen=True)
 class ComparisonLink:
     """A published comparison page: its two GPUs' slugs and names."""

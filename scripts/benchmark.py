@@ -325,7 +325,7 @@ def run(args) -> None:
             failures.append(f"{url}: a cached visit made {r['hit_queries']} queries")
     for url, r in admin_pages.items():
         # A visit after the first: the dashboard's warnings come from the cache until a write
-        # (6 queries; 22-28 after one), pinned by tests/guides/test_query_counts.py.
+        # (6 queries; 24-30 after one), pinned by tests/guides/test_query_counts.py.
         if r["queries"] > 12:
             failures.append(f"{url}: {r['queries']} queries")
     if failures:

@@ -277,7 +277,8 @@ def site(django_db_setup, django_db_blocker):
 
     The browser tests share the seed as loaded once per run, without pytest-django's
     ``live_server``, which empties the database after every test: they only read, except the
-    editing tests (tests/test_browser_editor.py), which put back what they change.
+    editing and translating tests (tests/test_browser_editor.py, test_browser_translation.py),
+    which put back what they change.
     """
     with django_db_blocker.unblock():
         server = LiveServer("localhost")

@@ -1,0 +1,773 @@
+"""Translating a guide: the English beside each language, field by field, and out and back in.
+
+- **Fields.** Every translated text of a guide (its title, question, short answer and meta
+  description; each section's heading, texts and caption; each FAQ question and answer) is a
+  ``TextField`` named by a key such as ``section.17.body``: its anchor in the translation view,
+  its unit id in XLIFF, the ``field_key`` of its ``TranslationBasis``. A live guide's fields
+  are read from its working copy, as the guide form shows them.
+- **Bases: which English a translation answers.** Revisions say what each language held, not
+  which English a German text was written against, so every revision stored
+  (``revisions.store``: guide form, working copy, revert, this module) updates the bases: a
+  field whose German changed answers the English it was saved with; a field whose English
+  changed while its German did not keeps answering the English before. A field is *stale*
+  while its basis differs from its English: the view marks it with the English diff, the
+  dashboard names it. A translator may also confirm that a text still fits.
+- **Saving** goes the guide form's way: a live guide's edit becomes a draft revision (its
+  working copy) checked by ``guide_problems``; a draft guide's edit is saved to its rows and
+  kept as a revision. The prose rules apply with the guide form's messages, and the tokens
+  must be those of the English text.
+- **Files for translators:** one language's text in the seed's format (``content_files``) or
+  as XLIFF 2.0 (one ``<unit>`` per field). An import is checked whole and saves nothing when
+  anything is wrong; a dry run shows what would change.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import F
+from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from reversion.models import Revision, Version
+
+from gpuguide import cache_tags
+from gpuguide.editor_input import VisibleTextValidator
+from guides import caching, content_files, editing, revisions, selectors
+from guides.models import FaqEntry, Guide, GuideRevision, Section, TranslationBasis
+from guides.prose_rules import typed_figures
+from guides.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
+
+SOURCE = settings.LANGUAGE_CODE
+# The translated fields, in the order the translation view and the files list them.
+TRANSLATED: dict[type[models.Model], tuple[str, ...]] = {
+    Guide: ("title", "question", "short_answer", "meta_description"),
+    Section: ("heading", "body", "table_caption", "closing"),
+    FaqEntry: ("question", "answer"),
+}
+REQUIRED = {
+    Guide: editing.GUIDE_REQUIRED,
+    Section: editing.SECTION_REQUIRED,
+    FaqEntry: editing.FAQ_REQUIRED,
+}
+XLIFF_NS = "urn:oasis:names:tc:xliff:document:2.0"
+MAX_IMPORT_BYTES = 1024 * 1024  # a guide's text in one language is a few dozen kilobytes
+DECLARATION_RE = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+
+
+def target_languages() -> list[str]:
+    return [code for code in editing.LANGUAGES if code != SOURCE]
+
+
+def language_name(code: str) -> str:
+    return _(dict(settings.LANGUAGES)[code])
+
+
+# --- the fields -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextField:
+    """One translated field of a guide with its text in every language."""
+
+    key: str  # "section.17.body"
+    model: type[models.Model]
+    pk: int
+    name: str  # "body"
+    where: str  # "Section 2"
+    texts: dict[str, str]
+
+    @property
+    def model_field(self) -> models.Field:
+        return self.model._meta.get_field(self.name)
+
+    @property
+    def label(self) -> str:
+        return str(capfirst(self.model_field.verbose_name))
+
+    @property
+    def anchor(self) -> str:
+        return "field-" + self.key.replace(".", "-")
+
+    @property
+    def one_line(self) -> bool:
+        return not isinstance(self.model_field, models.TextField)
+
+    def described(self, language: str) -> str:
+        """“Section 2, Heading (German)”, as messages name the field."""
+        return f"{self.where}, {self.label} ({language_name(language)})"
+
+
+def field_key(model: type[models.Model], pk, name: str) -> str:
+    return f"{model._meta.model_name}.{pk}.{name}"
+
+
+Row = tuple[type[models.Model], int, dict]  # model, pk, its values by attribute name
+
+
+def _revision_rows(revision: Revision) -> list[Row]:
+    return _version_rows(revision.version_set.select_related("content_type"))
+
+
+def _version_rows(versions: Iterable[Version]) -> list[Row]:
+    return [(v._model, int(v.object_id), v.field_dict) for v in versions if v._model in TRANSLATED]
+
+
+def _guide_rows(guide: Guide, sections=None, faq_entries=None) -> list[Row]:
+    """The guide's rows; its sections and FAQ entries read here unless given."""
+    rows = []
+    sections = guide.sections.all() if sections is None else sections
+    faq_entries = guide.faq_entries.all() if faq_entries is None else faq_entries
+    for obj in (guide, *sections, *faq_entries):
+        names = [f"{n}_{lang}" for n in TRANSLATED[type(obj)] for lang in editing.LANGUAGES]
+        values = {name: getattr(obj, name) for name in names}
+        values["position"] = getattr(obj, "position", 0)
+        rows.append((type(obj), obj.pk, values))
+    return rows
+
+
+def _fields(rows: list[Row]) -> list[TextField]:
+    order = list(TRANSLATED)
+    rows = sorted(rows, key=lambda r: (order.index(r[0]), r[2].get("position", 0), r[1]))
+    fields = []
+    for model, pk, values in rows:
+        where = (
+            _("The guide")
+            if model is Guide
+            else f"{capfirst(model._meta.verbose_name)} {values.get('position', '')}"
+        )
+        for name in TRANSLATED[model]:
+            texts = {
+                lang: revisions.normalise_newlines(values.get(f"{name}_{lang}") or "")
+                for lang in editing.LANGUAGES
+            }
+            fields.append(TextField(field_key(model, pk, name), model, pk, name, where, texts))
+    return fields
+
+
+def working_copy_of(guide: Guide) -> GuideRevision | None:
+    return revisions.working_copy(guide) if guide.status == Guide.Status.PUBLISHED else None
+
+
+def text_fields(guide: Guide) -> list[TextField]:
+    """Every translated field of the guide as editors edit it: a live guide's working copy,
+    where it has one, else its rows."""
+    draft = working_copy_of(guide)
+    return _fields(_revision_rows(draft.revision) if draft else _guide_rows(guide))
+
+
+# --- bases: which English each translation answers --------------------------------------------
+
+
+def _texts_by_key(rows: list[Row]) -> dict[str, dict[str, str]]:
+    return {f.key: f.texts for f in _fields(rows)}
+
+
+def bases_update(guide: Guide, previous: Revision | None, versions: list[Version]) -> None:
+    """Called as a revision is stored: ``versions`` are its rows, ``previous`` the revision
+    that was newest before it (None for a guide's first)."""
+    before = _texts_by_key(_revision_rows(previous)) if previous is not None else {}
+    _record_bases(guide, before, _texts_by_key(_version_rows(versions)))
+
+
+def _record_bases(
+    guide: Guide,
+    before: dict[str, dict[str, str]],
+    after: dict[str, dict[str, str]],
+    confirmed: Iterable[tuple[str, str]] = (),
+) -> None:
+    """Each field's basis after a save from ``before`` to ``after`` (texts by key and
+    language); ``confirmed``: (language, key) of translations that still fit their English."""
+    confirmed = set(confirmed)
+    existing = {(b.language, b.field_key): b for b in guide.translation_bases.all()}
+    new, changed = [], []
+    now = timezone.now()
+    for key, texts in after.items():
+        for lang in target_languages():
+            basis = existing.get((lang, key))
+            english = english_answered(
+                texts, before.get(key), lang, confirmed=(lang, key) in confirmed,
+                has_basis=basis is not None,
+            )  # fmt: skip
+            if english is None:
+                continue
+            if basis is None:
+                new.append(
+                    TranslationBasis(
+                        guide=guide, language=lang, field_key=key, english=english, saved_at=now
+                    )
+                )
+            elif basis.english != english:
+                basis.english, basis.saved_at = english, now
+                changed.append(basis)
+    TranslationBasis.objects.bulk_create(new)
+    TranslationBasis.objects.bulk_update(changed, ["english", "saved_at"])
+
+
+def english_answered(
+    texts: dict[str, str], old: dict[str, str] | None, lang: str, *, confirmed: bool,
+    has_basis: bool,
+) -> str | None:  # fmt: skip
+    """The English that ``lang``'s text now answers, where this save says; else None."""
+    if confirmed:
+        return texts[SOURCE]
+    if not texts[lang]:
+        return None  # not translated: it answers nothing
+    if old is None or old[lang] != texts[lang]:
+        return texts[SOURCE]  # translated now (or a new row)
+    if not has_basis and old[SOURCE] != texts[SOURCE]:
+        return old[SOURCE]  # the English moved on, the translation did not
+    return None
+
+
+@dataclass(frozen=True)
+class StaleField:
+    """A translated field whose English changed since the translation was last saved."""
+
+    field: TextField
+    english_then: str
+
+    @property
+    def english_diff(self) -> SafeString:
+        return inline_diff(self.english_then, self.field.texts[SOURCE])
+
+
+def inline_diff(old: str, new: str) -> SafeString:
+    """One text, escaped: what stayed, removed words in <del>, added ones in <ins> after them
+    (the words as ``revisions.compare`` splits them)."""
+    a, b = revisions.WORD_RE.findall(old), revisions.WORD_RE.findall(new)
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(("{}", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append(("<del>{}</del>", "".join(a[i1:i2])))
+        if j2 > j1:
+            parts.append(("<ins>{}</ins>", "".join(b[j1:j2])))
+    return format_html_join("", "{}", ((format_html(t, s),) for t, s in parts))
+
+
+def stale_fields(
+    fields: list[TextField], language: str, bases: dict[str, str]
+) -> dict[str, StaleField]:
+    """By key, the fields whose translation (not empty) answers an English now changed."""
+    return {
+        f.key: StaleField(f, bases[f.key])
+        for f in fields
+        if f.key in bases and f.texts[language] and bases[f.key] != f.texts[SOURCE]
+    }
+
+
+def bases_of(guide: Guide, language: str) -> dict[str, str]:
+    return dict(
+        TranslationBasis.objects.filter(guide=guide, language=language).values_list(
+            "field_key", "english"
+        )
+    )
+
+
+def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
+    """(guide, language, stale fields) where a live text lags behind its English, for the
+    dashboard: four queries, whatever the number of guides and bases."""
+    bases: dict[int, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
+    for guide_id, language, key, english in TranslationBasis.objects.values_list(
+        "guide_id", "language", "field_key", "english"
+    ):
+        bases[guide_id][language][key] = english
+    based = TranslationBasis.objects.values("guide_id")
+    sections, faq_entries = defaultdict(list), defaultdict(list)
+    for section in Section.objects.filter(guide__in=based):
+        sections[section.guide_id].append(section)
+    for entry in FaqEntry.objects.filter(guide__in=based):
+        faq_entries[entry.guide_id].append(entry)
+    found = []
+    for guide in Guide.objects.filter(pk__in=based):
+        fields = _fields(_guide_rows(guide, sections[guide.pk], faq_entries[guide.pk]))
+        for lang in target_languages():
+            stale = stale_fields(fields, lang, bases[guide.pk][lang])
+            if stale:
+                found.append((guide, lang, [f for f in fields if f.key in stale]))
+    return found
+
+
+# --- checking and saving a translation ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    field: TextField
+    language: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field.described(self.language)}: {self.message}"
+
+
+class TranslationRefused(Exception):
+    def __init__(self, problems: list[FieldProblem]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems))
+
+
+class TranslationConflict(Exception):
+    """The guide was saved by someone else since the translator opened it."""
+
+
+# The guide form's message (guides.admin.GuideForm), so its translations apply here too.
+EDIT_CONFLICT = (
+    "Someone else saved this guide after you opened it. Your text is still in the form: copy "
+    "what you need, reload the page to see their changes, and apply yours again."
+)
+
+
+def token_differences(english: str, text: str) -> list[str]:
+    """A translation states the figures its English states: the same tokens, as often."""
+    wanted = Counter(m.group(0) for m in TOKEN_RE.finditer(english))
+    found = Counter(m.group(0) for m in TOKEN_RE.finditer(text))
+    return [
+        _("%(token)s is not in the English text") % {"token": token}
+        for token in found - wanted
+    ] + [
+        _("%(token)s from the English text is missing") % {"token": token}
+        for token in wanted - found
+    ]  # fmt: skip
+
+
+def translation_problems(
+    fields: dict[str, TextField],
+    language: str,
+    changes: dict[str, str],
+    known: KnownSlugs,
+    *,
+    published: bool,
+) -> list[FieldProblem]:
+    """What is wrong with the changed texts, each naming its field (the guide form's rules)."""
+    problems = []
+    for key, text in changes.items():
+        field = fields[key]
+        messages = []
+        try:
+            VisibleTextValidator(field.described(language))(text)
+        except ValidationError as exc:
+            messages += exc.messages
+        if field.one_line and "\n" in text:
+            messages.append(_("it must be one line"))
+        limit = field.model_field.max_length
+        if limit and len(text) > limit:
+            messages.append(
+                _("it has %(length)s characters; at most %(limit)s fit")
+                % {"length": len(text), "limit": limit}
+            )
+        if published and not text.strip() and field.name in REQUIRED[field.model]:
+            messages.append(_("a published guide needs it in every language"))
+        messages += token_errors(text, known)
+        messages += [typed.message for typed in typed_figures(text, known.gpu_names)]
+        if text.strip():
+            messages += token_differences(field.texts[SOURCE], text)
+        problems += [FieldProblem(field, language, m) for m in messages]
+    return problems
+
+
+@dataclass(frozen=True)
+class SavedTranslation:
+    revision: GuideRevision | None  # None when no text changed
+    working_copy: bool  # a draft revision of a live guide: the live page is unchanged
+    problems: list = field(default_factory=list)  # the working copy's guide check
+
+
+def changed_texts(fields: dict[str, TextField], language: str, texts: dict[str, str]) -> dict:
+    """The texts that differ from the field's (line endings do not count)."""
+    texts = {k: revisions.normalise_newlines(v) for k, v in texts.items()}
+    return {k: v for k, v in texts.items() if v != fields[k].texts[language]}
+
+
+def translation_save(
+    guide: Guide,
+    *,
+    language: str,
+    texts: dict[str, str],
+    user,
+    comment: str,
+    confirmed: Iterable[str] = (),
+    version: int | None = None,
+    known: KnownSlugs | None = None,
+) -> SavedTranslation:
+    """Save ``texts`` (by field key) as ``language``'s: refused whole (TranslationRefused)
+    when any is wrong, or (TranslationConflict) when the guide's ``version`` moved on.
+    ``confirmed`` keys: translations that still fit their changed English."""
+    if language not in target_languages():
+        raise ValueError(f"not a target language: {language}")
+    known = known or selectors.token_slugs()
+    fields = {f.key: f for f in text_fields(guide)}
+    unknown = set(texts) - set(fields)
+    if unknown:
+        raise ValueError(f"not fields of {guide.slug}: {', '.join(sorted(unknown))}")
+    changes = changed_texts(fields, language, texts)
+    published = guide.status == Guide.Status.PUBLISHED
+    problems = translation_problems(fields, language, changes, known, published=published)
+    if problems:
+        raise TranslationRefused(problems)
+    with transaction.atomic():
+        current = Guide.objects.select_for_update().get(pk=guide.pk)
+        if version is not None and current.version != version:
+            raise TranslationConflict(_(EDIT_CONFLICT))
+        saved = SavedTranslation(None, False)
+        if changes:
+            save = _save_working_copy if published else _save_rows
+            saved = save(current, language, changes, fields, user=user, comment=comment,
+                         known=known)  # fmt: skip
+            Guide.objects.filter(pk=guide.pk).update(version=F("version") + 1)
+        keys = [k for k in confirmed if k in fields and k not in changes]
+        if keys:
+            now = {k: fields[k].texts for k in keys}
+            _record_bases(current, now, now, confirmed=[(language, k) for k in keys])
+            # No revision, so no signal: say so, as the admin's stale-translation warnings
+            # read the bases (a stored revision's GuideRevision does this for other saves).
+            caching.invalidate({cache_tags.guide(guide.pk)})
+    return saved
+
+
+def _write(guide_pk: int, language: str, changes: dict[str, str], fields) -> None:
+    by_row: dict[tuple, dict[str, str]] = defaultdict(dict)
+    for key, text in changes.items():
+        f = fields[key]
+        by_row[(f.model, f.pk)][f"{f.name}_{language}"] = text
+    for (model, pk), values in by_row.items():
+        rows = model._default_manager.filter(pk=pk)
+        row = rows.get() if model is Guide else rows.get(guide_id=guide_pk)
+        for name, value in values.items():
+            setattr(row, name, value)
+        row.save()
+
+
+def _save_working_copy(guide, language, changes, fields, *, user, comment, known):
+    """A live guide: the change becomes its working copy, as the guide form's Save draft."""
+    from guides.consistency import guide_problems
+
+    revisions.ensure_baseline(guide)
+    draft = revisions.working_copy(guide)
+    with revisions.rehearsal():
+        if draft is not None:
+            revisions.apply(draft)
+        _write(guide.pk, language, changes, fields)
+        problems = guide_problems(
+            selectors.guide_for_page(slug=guide.slug, include_drafts=True), known=known
+        )
+        versions = revisions.snapshot(Guide.objects.get(pk=guide.pk))
+    revision = revisions.store(versions, guide=guide, user=user, comment=comment)
+    return SavedTranslation(revision, True, problems)
+
+
+def _save_rows(guide, language, changes, fields, *, user, comment, known):
+    """A guide never published: saved to its rows and kept as a revision, as the guide form."""
+    _write(guide.pk, language, changes, fields)
+    guide = Guide.objects.get(pk=guide.pk)
+    editing.translation_stamps_update(guide)
+    revision = revisions.store(revisions.snapshot(guide), guide=guide, user=user, comment=comment)
+    return SavedTranslation(revision, False)
+
+
+# --- files for translators: the seed's format and XLIFF 2.0 ---------------------------------
+
+
+class TranslationFileError(ValueError):
+    """A file that cannot be imported at all: the message says why, for the upload form."""
+
+
+FORMATS = {"md": "Markdown", "xliff": "XLIFF"}
+
+
+def _content(guide: Guide) -> content_files.GuideContent:
+    draft = working_copy_of(guide)
+    if draft is None:
+        return content_files.guide_content(guide)
+    with revisions.rehearsal():
+        revisions.apply(draft)
+        return content_files.guide_content(Guide.objects.get(pk=guide.pk))
+
+
+def export_filename(guide: Guide, language: str, fmt: str) -> str:
+    return f"{guide.slug}.{language}.{'md' if fmt == 'md' else 'xlf'}"
+
+
+def markdown_export(guide: Guide, language: str) -> str:
+    """``language``'s text in the seed's per-language format (content/guides/<slug>/<lang>.md)."""
+    return content_files.language_text(_content(guide), language, Path(f"{language}.md"))
+
+
+def xliff_export(guide: Guide, language: str) -> str:
+    """English source and ``language`` target, one unit per field (its key as id); each token
+    a placeholder (``<ph>``, the token in ``equiv``) that tools neither copy nor delete."""
+    root = ET.Element(
+        "xliff", {"xmlns": XLIFF_NS, "version": "2.0", "srcLang": SOURCE, "trgLang": language}
+    )
+    file = ET.SubElement(root, "file", {"id": "f1", "original": guide.slug})
+    texts = []
+    for f in text_fields(guide):
+        unit = ET.SubElement(file, "unit", {"id": f.key})
+        notes = ET.SubElement(unit, "notes")
+        ET.SubElement(notes, "note", {"category": "location"}).text = f"{f.where}: {f.label}"
+        target = f.texts[language]
+        segment = ET.SubElement(unit, "segment", {"state": "translated" if target else "initial"})
+        source = ET.SubElement(segment, "source", {"xml:space": "preserve"})
+        texts.append((source, f.texts[SOURCE], f.texts[SOURCE]))
+        if target:
+            element = ET.SubElement(segment, "target", {"xml:space": "preserve"})
+            texts.append((element, target, f.texts[SOURCE]))
+    ET.indent(root)  # before the texts go in: indenting would change their spaces
+    for element, text, english in texts:
+        _fill(element, text, _placeholder_ids(english))
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _placeholder_ids(source: str) -> dict[str, list[str]]:
+    """Per token of the source, the ids of its placeholders in order (1, 2, …)."""
+    ids: dict[str, list[str]] = defaultdict(list)
+    for number, match in enumerate(TOKEN_RE.finditer(source), start=1):
+        ids[match.group(0)].append(str(number))
+    return ids
+
+
+def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
+    """``text`` into ``element``, each token a <ph/>: in a target, the id of the same token in
+    the source (one id per occurrence), or a new one for a token the source lacks."""
+    unused = {token: list(numbers) for token, numbers in ids.items()}
+    element.text, last, position = "", None, 0
+    for number, match in enumerate(TOKEN_RE.finditer(text), start=1):
+        between = text[position : match.start()]
+        if last is None:
+            element.text += between
+        else:
+            last.tail = between
+        token = match.group(0)
+        free = unused.get(token) or [f"x{number}"]
+        last = ET.SubElement(element, "ph", {
+            "id": free.pop(0), "canCopy": "no", "canDelete": "no", "disp": token, "equiv": token,
+        })  # fmt: skip
+        position = match.end()
+    if last is None:
+        element.text += text[position:]
+    else:
+        last.tail = text[position:]
+
+
+def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fields):
+    name = Path(filename or f"{language}.md").name
+    parts = name.split(".")
+    if len(parts) >= 3 and parts[-1] == "md" and parts[-2] in editing.LANGUAGES:
+        if parts[-2] != language:
+            raise TranslationFileError(_wrong_language(parts[-2], language))
+        if ".".join(parts[:-2]) != guide.slug:
+            raise TranslationFileError(_wrong_guide(".".join(parts[:-2]), guide))
+    elif len(parts) == 2 and parts[0] in editing.LANGUAGES and parts[0] != language:
+        raise TranslationFileError(_wrong_language(parts[0], language))
+    content = _content(guide)
+    try:
+        words = content_files.parse_language(text, Path(name), content.sections)
+    except content_files.ContentFileError as exc:
+        raise TranslationFileError(
+            _("This file cannot be read: %(problem)s") % {"problem": exc}
+        ) from None
+    faq = [f for f in fields if f.model is FaqEntry and f.name == "question"]
+    if len(words.faq) != len(faq):
+        raise TranslationFileError(
+            _("This file has %(found)s FAQ entries; the guide has %(expected)s.")
+            % {"found": len(words.faq), "expected": len(faq)}
+        )
+    rows = {Guide: [words], Section: words.sections, FaqEntry: words.faq}
+    pks: dict[type, list[int]] = defaultdict(list)
+    for f in fields:
+        if f.pk not in pks[f.model]:
+            pks[f.model].append(f.pk)
+    targets = {}
+    for f in fields:
+        source = rows[f.model][pks[f.model].index(f.pk)]
+        targets[f.key] = getattr(source, f.name) or ""
+    return targets, []
+
+
+def _wrong_language(found: str, language: str) -> str:
+    return _("This file is a translation into “%(found)s”, not into %(language)s.") % {
+        "found": found,
+        "language": language_name(language),
+    }
+
+
+def _wrong_guide(found: str, guide: Guide) -> str:
+    return _("This file is for the guide “%(found)s”, not for “%(slug)s”.") % {
+        "found": found,
+        "slug": guide.slug,
+    }
+
+
+def _xliff_targets(guide: Guide, language: str, text: str, fields):
+    """The targets by field key, and the keys whose English in the file is not the guide's."""
+    if DECLARATION_RE.search(text):
+        raise TranslationFileError(
+            _("This file declares a DOCTYPE or entities, which are refused for safety.")
+        )
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise TranslationFileError(
+            _("This is not a well-formed XML file (%(problem)s).") % {"problem": exc}
+        ) from None
+    ns = f"{{{XLIFF_NS}}}"
+    if root.tag != f"{ns}xliff" or root.get("version") != "2.0":
+        raise TranslationFileError(_("This is not an XLIFF 2.0 file."))
+    if root.get("srcLang") != SOURCE:
+        raise TranslationFileError(
+            _("This file translates from “%(found)s”; the guides are written in English (en).")
+            % {"found": root.get("srcLang", "")}
+        )
+    if root.get("trgLang") != language:
+        raise TranslationFileError(_wrong_language(root.get("trgLang", ""), language))
+    files = root.findall(f"{ns}file")
+    if len(files) != 1 or files[0].get("original") != guide.slug:
+        found = files[0].get("original", "") if files else ""
+        raise TranslationFileError(_wrong_guide(found, guide))
+    by_key = {f.key: f for f in fields}
+    targets, english_changed = {}, []
+    for unit in files[0].iter(f"{ns}unit"):
+        key = unit.get("id", "")
+        if key not in by_key:
+            raise TranslationFileError(
+                _("The unit “%(id)s” names no text of this guide (was the file exported from "
+                  "another version of it?).") % {"id": key}
+            )  # fmt: skip
+        if key in targets:
+            raise TranslationFileError(_("The unit “%(id)s” appears twice.") % {"id": key})
+        segments = unit.findall(f"{ns}segment")
+        if len(segments) != 1:
+            raise TranslationFileError(
+                _("The unit “%(id)s” must have exactly one segment.") % {"id": key}
+            )
+        source, target = segments[0].find(f"{ns}source"), segments[0].find(f"{ns}target")
+        if target is None:
+            continue  # not translated: the text stays as it is
+        placeholders = {
+            ph.get("id"): ph.get("equiv", "") for ph in (source if source is not None else ())
+        }
+        targets[key] = _segment_text(target, key, placeholders)
+        if source is not None and _segment_text(source, key, {}) != by_key[key].texts[SOURCE]:
+            english_changed.append(key)
+    return targets, english_changed
+
+
+def _segment_text(element: ET.Element, key: str, placeholders: dict[str, str]) -> str:
+    """The text of a <source> or <target>: each <ph/> its token (``equiv``, else the source's
+    placeholder with its id), <mrk> annotations their text; other inline codes are refused."""
+    ns = f"{{{XLIFF_NS}}}"
+    parts = [element.text or ""]
+    for child in element:
+        if child.tag == f"{ns}ph":
+            parts.append(child.get("equiv") or placeholders.get(child.get("id"), ""))
+        elif child.tag == f"{ns}mrk":
+            parts.append(_segment_text(child, key, placeholders))
+        else:
+            raise TranslationFileError(
+                _("The unit “%(id)s” holds inline markup the guides do not use (%(tag)s): keep "
+                  "text and the <ph/> placeholders only.")
+                % {"id": key, "tag": child.tag.removeprefix(ns)}
+            )  # fmt: skip
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: TextField
+    old: str
+    new: str
+
+    @property
+    def marked(self) -> tuple[SafeString, SafeString]:
+        return revisions.marked_words(self.old, self.new)
+
+
+@dataclass
+class ImportResult:
+    language: str
+    format: str  # "Markdown" or "XLIFF"
+    changes: list[FieldChange]
+    english_changed: list[TextField]  # the file's English is not the guide's English now
+    problems: list[FieldProblem]
+    saved: SavedTranslation | None = None
+
+
+def file_format(data: bytes) -> str:
+    return "xliff" if data.lstrip()[:1] == b"<" else "md"
+
+
+def translation_import(
+    guide: Guide,
+    *,
+    language: str,
+    data: bytes,
+    filename: str = "",
+    user=None,
+    dry_run: bool = True,
+    known: KnownSlugs | None = None,
+) -> ImportResult:
+    """Read a translator's file; unless ``dry_run``, save its changes as one revision.
+
+    Raises TranslationFileError for a file that cannot be read as a whole; a readable file's
+    problems (bad tokens, typed figures, tokens not those of the English) are in the result,
+    and then nothing is saved.
+    """
+    if language not in target_languages():
+        raise TranslationFileError(_("Translations are imported into German or Japanese."))
+    if len(data) > MAX_IMPORT_BYTES:
+        raise TranslationFileError(
+            _("This file is %(size)s; a guide's text is at most %(limit)s.")
+            % {"size": filesizeformat(len(data)), "limit": filesizeformat(MAX_IMPORT_BYTES)}
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise TranslationFileError(_("This file is not UTF-8 text.")) from None
+    known = known or selectors.token_slugs()
+    fields = text_fields(guide)
+    fmt = file_format(data)
+    if fmt == "xliff":
+        targets, english_changed = _xliff_targets(guide, language, text, fields)
+    else:
+        targets, english_changed = _markdown_targets(guide, language, text, filename, fields)
+    by_key = {f.key: f for f in fields}
+    changes = changed_texts(by_key, language, targets)
+    result = ImportResult(
+        language=language,
+        format=FORMATS[fmt],
+        changes=[
+            FieldChange(f, f.texts[language], changes[f.key]) for f in fields if f.key in changes
+        ],  # fmt: skip
+        english_changed=[by_key[k] for k in english_changed],
+        problems=translation_problems(
+            by_key, language, changes, known, published=guide.status == Guide.Status.PUBLISHED
+        ),
+    )
+    if dry_run or result.problems or not result.changes:
+        return result
+    result.saved = translation_save(
+        guide,
+        language=language,
+        texts=changes,
+        user=user,
+        comment=_("Imported %(language)s from %(format)s")
+        % {"language": language, "format": result.format},
+        known=known,
+    )
+    return result

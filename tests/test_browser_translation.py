@@ -1,0 +1,143 @@
+"""A translator's round in the guide admin, in the shared headless Chromium (see test_browser.py).
+
+The dashboard's warning leads to the one field whose English changed, marked with the English
+diff; the translator saves it. Then a file goes out and back in: downloaded as XLIFF, a target
+changed, checked in a dry run and applied. Both edit the Mistral 7B guide (no other browser
+test does) and put it back as it was. ``make screenshots`` saves the views docs/translating.md
+shows, to docs/editing/.
+"""
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.db import connection, connections
+from django.test import Client
+from playwright.sync_api import expect
+from reversion.models import Revision
+
+from guides import revisions, translating
+from guides.models import Guide, Section, TranslationBasis
+
+from .test_browser import DESKTOP, WANT_SCREENSHOTS
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
+
+SLUG = "best-gpu-for-mistral-7b-fine-tuning"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "editing"
+ADDED = " Check the licence before you start."
+
+
+def _shot(page, name: str) -> None:
+    if WANT_SCREENSHOTS:
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=DOCS / f"{name}.png", full_page=False)
+
+
+@contextmanager
+def seen_by_the_site(django_db_blocker):
+    """Writes the live server sees at once. On SQLite it shares the test's connection; on
+    PostgreSQL it has its own, so the writes go through a connection of their own, committed
+    as they are made (the test's transaction would hide them, and roll back the clean-up)."""
+    with django_db_blocker.unblock():
+        if connection.vendor == "sqlite":
+            yield
+            return
+        test_connection, own = connections["default"], connections.create_connection("default")
+        connections["default"] = own
+        try:
+            yield
+        finally:
+            own.close()
+            connections["default"] = test_connection
+
+
+@pytest.fixture(scope="module")
+def translator_cookie(site, django_db_blocker) -> dict:
+    with django_db_blocker.unblock():
+        user, _created = User.objects.get_or_create(username="browser-translator", is_staff=True)
+        user.groups.add(Group.objects.get(name="Editors"))
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+
+
+@pytest.fixture
+def staff(browser, translator_cookie):
+    context = browser.new_context(viewport=DESKTOP, accept_downloads=True)
+    context.add_cookies([translator_cookie])
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def guide(django_db_blocker):
+    """The Mistral guide, put back as it was: its first revision live, no other, no bases."""
+    guide = Guide.objects.get(slug=SLUG)
+    yield guide
+    with seen_by_the_site(django_db_blocker):
+        first = guide.revisions.order_by("pk").first()
+        if first is not None:
+            revisions.publish(first)
+            Revision.objects.filter(guide_revision__guide=guide).delete()
+        TranslationBasis.objects.filter(guide=guide).delete()
+
+
+def _english_changed_and_published(guide: Guide) -> translating.TextField:
+    """An editor's revision, published, that adds a sentence to section 2's English."""
+    body = next(f for f in translating.text_fields(guide) if f.key.startswith("section.")
+                and f.name == "body" and f.where == "Section 2")  # fmt: skip
+    revisions.ensure_baseline(guide)
+    with revisions.rehearsal():
+        Section.objects.filter(pk=body.pk).update(body_en=body.texts["en"] + ADDED)
+        versions = revisions.snapshot(Guide.objects.get(pk=guide.pk))
+    revisions.publish(revisions.store(versions, guide=guide, user=None, comment="Draft saved"))
+    return body
+
+
+def test_the_dashboard_leads_to_the_changed_field_which_is_saved(
+    staff, site, guide, django_db_blocker
+):
+    with seen_by_the_site(django_db_blocker):
+        body = _english_changed_and_published(guide)
+    staff.goto(f"{site}/en/admin/")
+    staff.get_by_role("link", name=f"“{guide.title}”: the German text is older").click()
+    row = staff.locator(f"#{body.anchor}")
+    expect(row).to_have_class("stale")
+    assert staff.url.endswith(f"?changed=1#{body.anchor}")
+    expect(staff.locator(".translation-table tbody tr")).to_have_count(1)
+    expect(row.locator(".english-diff ins")).to_have_text(ADDED)
+    staff.evaluate("window.scrollTo(0, 0)")
+    _shot(staff, "translation")
+
+    target = row.get_by_role("textbox")
+    target.fill(target.input_value() + " Prüfen Sie vorher die Lizenz.")
+    staff.get_by_role("button", name="Save translation").click()
+    expect(staff.locator("ul.messagelist")).to_contain_text("Saved as draft revision")
+    expect(staff.locator(".translation-table tbody")).to_contain_text("No field to show.")
+
+
+def test_a_file_downloaded_changed_checked_and_imported(staff, site, guide, tmp_path):
+    staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/translate/ja/")
+    with staff.expect_download() as download:
+        staff.get_by_role("link", name="Download XLIFF").click()
+    assert download.value.suggested_filename == f"{SLUG}.ja.xlf"
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    heading = next(f for f in translating.text_fields(guide) if f.name == "heading")
+    changed = "どの手法にどのGPUを使うか"
+    path.write_text(path.read_text().replace(f">{heading.texts['ja']}<", f">{changed}<", 1))
+
+    staff.get_by_label("File to import (Markdown or XLIFF)").set_input_files(path)
+    staff.get_by_role("button", name="Check the file (dry run)").click()
+    expect(staff.locator("#content-main")).to_contain_text(
+        "Dry run: importing this XLIFF file would change 1 field."
+    )
+    expect(staff.locator(".import-diff ins")).to_have_text(changed)
+    _shot(staff, "translation-import")
+    staff.get_by_role("button", name="Apply the import").click()
+    expect(staff.locator("ul.messagelist")).to_contain_text("Saved as draft revision")
+    expect(staff.locator(f"#{heading.anchor}").get_by_role("textbox")).to_have_value(changed)
