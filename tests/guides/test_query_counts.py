@@ -130,7 +130,8 @@ def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, s
     (their tags) and the admin's recent actions. After a price check: 24 (the guides with
     their rows, prices, check dates, measurements, published comparisons, stale sources, and
     4 for the translations' bases and texts, each read once for all guides); after a write to
-    shared data, 30 (methods, rules, blocks and facts are read again too). More guides or more history add none."""
+    shared data, 30 (methods, rules, blocks and facts are read again too). More guides or
+    more history add none."""
     client.force_login(admin_user)
     client.get("/en/admin/")  # the version tokens exist from here on, as in production
     house = Provider.objects.get(is_house=True)
