@@ -8,6 +8,8 @@ seed and cannot leak into the next one.
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from io import StringIO
 
@@ -284,3 +286,45 @@ def site(django_db_setup, django_db_blocker):
         server = LiveServer("localhost")
         yield server.url
         server.stop()
+
+
+def staff_cookie(site: str, django_db_blocker, *, username: str, role: str) -> dict:
+    """A signed-in staff member's session cookie for the live server, in the ``role`` group.
+
+    For module-scoped fixtures: written before any test's transaction begins (on SQLite the
+    live server would otherwise wait for that transaction's lock).
+    """
+    from django.conf import settings
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    with django_db_blocker.unblock():
+        user, _created = User.objects.get_or_create(username=username, is_staff=True)
+        user.groups.add(Group.objects.get(name=role))
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+
+
+@contextmanager
+def signed_in_tab(browser, cookie: dict, **context_options) -> Iterator:
+    """A tab signed in with ``cookie``; at the end, nothing on its pages was blocked by the
+    CSP (the admin's scripts are static files: no inline code)."""
+    from .test_browser import DESKTOP
+
+    context = browser.new_context(viewport=DESKTOP, **context_options)
+    context.add_cookies([cookie])
+    page = context.new_page()
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda m: (
+            blocked.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
+    yield page
+    context.close()
+    assert blocked == []

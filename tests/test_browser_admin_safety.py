@@ -5,16 +5,13 @@ One page load, read-only: the editor's account is the only row it adds.
 """
 
 import pytest
-from django.conf import settings
-from django.contrib.auth.models import Group, User
-from django.test import Client
 from playwright.sync_api import expect
 
 from guides.models import Guide
 from pricing.models import Fact
 
-from .conftest import GUIDE_SLUG
-from .test_browser import DESKTOP, SHOTS, WANT_SCREENSHOTS
+from .conftest import GUIDE_SLUG, signed_in_tab, staff_cookie
+from .test_browser import SHOTS, WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
@@ -23,23 +20,13 @@ GUIDE = "Guide “Which GPU is best for fine-tuning Llama 3.1 70B?”"
 
 @pytest.fixture(scope="module")
 def editor_cookie(site, django_db_blocker) -> dict:
-    """A signed-in editor's session cookie, written before any test's transaction begins (on
-    SQLite the live server would otherwise wait for that transaction's lock)."""
-    with django_db_blocker.unblock():
-        user, _created = User.objects.get_or_create(username="browser-safety", is_staff=True)
-        user.groups.add(Group.objects.get(name="Editors"))
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+    return staff_cookie(site, django_db_blocker, username="browser-safety", role="Editors")
 
 
 @pytest.fixture
 def editor_tab(browser, editor_cookie):
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_cookies([editor_cookie])
-    yield context.new_page()
-    context.close()
+    with signed_in_tab(browser, editor_cookie) as page:
+        yield page
 
 
 def test_the_delete_page_of_a_quoted_fact_lists_the_faq_and_deletes_nothing(

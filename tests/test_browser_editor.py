@@ -9,16 +9,13 @@ from pathlib import Path
 
 import pytest
 import time_machine
-from django.conf import settings
-from django.contrib.auth.models import Group, User
-from django.test import Client
 from playwright.sync_api import expect
 from reversion.models import Revision
 
 from guides import revisions
 from guides.models import Guide
 
-from .conftest import as_if_committed
+from .conftest import as_if_committed, signed_in_tab, staff_cookie
 from .test_browser import DESKTOP, WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
@@ -44,35 +41,14 @@ def _shot(page, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def editor_cookie(site, django_db_blocker) -> dict:
-    """A signed-in editor's session cookie for the live server."""
-    with django_db_blocker.unblock():
-        user, _created = User.objects.get_or_create(username="browser-editor", is_staff=True)
-        user.groups.add(Group.objects.get(name="Editors"))
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+    return staff_cookie(site, django_db_blocker, username="browser-editor", role="Editors")
 
 
 @pytest.fixture
 def staff(browser, editor_cookie):
-    """A signed-in editor's tab; at the end, nothing on the admin pages was blocked by the CSP
-    (the token picker and folding rows are a static script: no inline code)."""
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_cookies([editor_cookie])
-    page = context.new_page()
-    blocked: list[str] = []
-    page.on(
-        "console",
-        lambda m: (
-            blocked.append(m.text)
-            if m.type == "error" and "Content Security Policy" in m.text
-            else None
-        ),
-    )
-    yield page
-    context.close()
-    assert blocked == []
+    """A signed-in editor's tab (the token picker and folding rows must pass the CSP)."""
+    with signed_in_tab(browser, editor_cookie) as page:
+        yield page
 
 
 @pytest.fixture

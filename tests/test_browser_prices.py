@@ -13,15 +13,13 @@ from decimal import Decimal as D
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.contrib.auth.models import Group, User
 from django.db import connection, connections
-from django.test import Client
 from playwright.sync_api import expect
 
 from pricing.models import PriceCheck
 
-from .test_browser import DESKTOP, WANT_SCREENSHOTS
+from .conftest import signed_in_tab, staff_cookie
+from .test_browser import WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
@@ -39,35 +37,16 @@ def _shot(page, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def recorder_cookie(site, django_db_blocker) -> dict:
-    """A signed-in price recorder's session cookie for the live server."""
-    with django_db_blocker.unblock():
-        user, _created = User.objects.get_or_create(username="browser-recorder", is_staff=True)
-        user.groups.add(Group.objects.get(name="Price recorders"))
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+    return staff_cookie(
+        site, django_db_blocker, username="browser-recorder", role="Price recorders"
+    )
 
 
 @pytest.fixture
 def recorder(browser, recorder_cookie):
-    """A signed-in recorder's tab; at the end, nothing was blocked by the CSP (the provider
-    switch is a static script)."""
-    context = browser.new_context(viewport=DESKTOP)
-    context.add_cookies([recorder_cookie])
-    page = context.new_page()
-    blocked: list[str] = []
-    page.on(
-        "console",
-        lambda m: (
-            blocked.append(m.text)
-            if m.type == "error" and "Content Security Policy" in m.text
-            else None
-        ),
-    )
-    yield page
-    context.close()
-    assert blocked == []
+    """A signed-in recorder's tab (the provider switch must pass the CSP)."""
+    with signed_in_tab(browser, recorder_cookie) as page:
+        yield page
 
 
 @pytest.fixture

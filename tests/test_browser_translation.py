@@ -11,17 +11,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.contrib.auth.models import Group, User
 from django.db import connection, connections
-from django.test import Client
 from playwright.sync_api import expect
 from reversion.models import Revision
 
 from guides import revisions, translating
 from guides.models import Guide, Section, TranslationBasis
 
-from .test_browser import DESKTOP, WANT_SCREENSHOTS
+from .conftest import signed_in_tab, staff_cookie
+from .test_browser import WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
@@ -56,21 +54,13 @@ def seen_by_the_site(django_db_blocker):
 
 @pytest.fixture(scope="module")
 def translator_cookie(site, django_db_blocker) -> dict:
-    with django_db_blocker.unblock():
-        user, _created = User.objects.get_or_create(username="browser-translator", is_staff=True)
-        user.groups.add(Group.objects.get(name="Editors"))
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-    return {"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": site}
+    return staff_cookie(site, django_db_blocker, username="browser-translator", role="Editors")
 
 
 @pytest.fixture
 def staff(browser, translator_cookie):
-    context = browser.new_context(viewport=DESKTOP, accept_downloads=True)
-    context.add_cookies([translator_cookie])
-    yield context.new_page()
-    context.close()
+    with signed_in_tab(browser, translator_cookie, accept_downloads=True) as page:
+        yield page
 
 
 @pytest.fixture
