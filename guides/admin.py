@@ -361,11 +361,10 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         if request.method == "POST":
             request.POST = _normalised(request.POST)
-        live = (
-            Guide.objects.filter(pk=unquote(object_id), status=Guide.Status.PUBLISHED).first()
-            if object_id
-            else None
-        )
+        guide = (
+            self.get_object(request, unquote(object_id)) if object_id else None
+        )  # None for "abc"
+        live = guide if guide is not None and guide.status == Guide.Status.PUBLISHED else None
         # Taking a live guide offline (status set to draft) is saved to the rows at once.
         request._working_copy = live is not None and request.POST.get("status") != "draft"
         if not request._working_copy:
@@ -517,7 +516,9 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         ]  # fmt: skip
 
     def _guide_for(self, request, object_id, *, change: bool = False) -> Guide:
-        guide = get_object_or_404(Guide, pk=unquote(object_id))
+        guide = self.get_object(request, unquote(object_id))  # None for "abc" too, as Django's
+        if guide is None:
+            raise Http404(_("No such guide."))
         allowed = (
             self.has_change_permission(request, guide)
             if change

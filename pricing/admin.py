@@ -556,7 +556,9 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return request.user.is_superuser
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return request.user.is_superuser
+        # Never, superusers included: the pages and charts quote the history, and a deleted
+        # check left dashes in published guides. A mistake is superseded instead.
+        return False
 
     def add_view(self, request, form_url="", extra_context=None):
         correcting = _correcting(request) if self.has_add_permission(request) else None

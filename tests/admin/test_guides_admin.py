@@ -324,3 +324,27 @@ def test_dashboard_names_a_link_to_a_comparison_taken_offline(seeded):
         "not published" in p
         for p in problems
     ), problems
+
+
+@pytest.mark.parametrize(
+    "suffix",
+    [
+        "translate/de/",
+        "translate/de/import/",
+        "translate/de/export/md/",
+        "revisions/",
+        "revisions/compare/",
+    ],
+)
+def test_a_guide_id_that_is_not_a_number_is_not_found(client, admin_user, seeded, suffix):
+    client.force_login(admin_user)
+    assert client.get(f"/en/admin/guides/guide/abc/{suffix}").status_code == 404
+
+
+def test_the_change_page_of_a_guide_id_that_is_not_a_number_says_it_does_not_exist(
+    client, admin_user, seeded
+):
+    client.force_login(admin_user)
+    response = client.get("/en/admin/guides/guide/abc/change/", follow=True)
+    assert response.redirect_chain == [("/en/admin/", 302)]
+    assert "Guide with ID “abc” doesn’t exist." in response.content.decode()
