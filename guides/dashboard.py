@@ -29,6 +29,7 @@ from pricing.models import Provider
 STALE_PRICES = gettext_lazy(
     "%(provider)s prices were last checked %(when)s (more than %(days)s days ago)."
 )
+NO_PRICES = gettext_lazy("%(provider)s has no price check yet.")
 STALE_SOURCE = gettext_lazy(
     "“%(source)s” was last read on %(when)s; re-read it and update the date."
 )
@@ -69,17 +70,17 @@ def stale_price_warnings(today: date, *, may_record: bool = True) -> list[Dashbo
             else:
                 url = reverse("admin:pricing_pricecheck_changelist")
                 url += f"?provider__id__exact={provider.pk}"
-            warnings.append(
-                DashboardWarning(
-                    STALE_PRICES
-                    % {
-                        "provider": provider.name,
-                        "when": last.isoformat() if last else _("never"),
-                        "days": settings.PRICE_STALE_AFTER_DAYS,
-                    },
-                    url,
-                )
+            message = (
+                NO_PRICES % {"provider": provider.name}
+                if last is None
+                else STALE_PRICES
+                % {
+                    "provider": provider.name,
+                    "when": last.isoformat(),
+                    "days": settings.PRICE_STALE_AFTER_DAYS,
+                }
             )
+            warnings.append(DashboardWarning(message, url))
     return warnings
 
 

@@ -173,3 +173,11 @@ def test_each_language_has_its_own_cached_warnings(client, recorder):
         "Die Preise von GPUwithCrypto wurden zuletzt am 2026-10-29 geprüft (vor mehr als 30 Tagen)."
     )
     assert german.warnings["Preise"][0].url.startswith("/de/admin/pricing/pricecheck/add/")
+
+
+def test_a_provider_without_a_check_is_said_to_have_none(recorder):
+    newcomer = Provider.objects.create(slug="newcomer", name="Newcomer Cloud")
+    prices = _shown(recorder)[0]["Prices"]
+    assert ("Newcomer Cloud has no price check yet.",
+            f"/en/admin/pricing/pricecheck/add/?provider={newcomer.pk}") in prices  # fmt: skip
+    assert not any("never" in message for message, _url in prices)
