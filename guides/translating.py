@@ -564,16 +564,34 @@ def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
         last.tail = text[position:]
 
 
+# "slug.de (1).md": the number a browser adds when the same file is downloaded again.
+BROWSER_COPY_RE = re.compile(r" ?\(\d+\)$")
+
+
 def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fields):
+    """A Markdown file names its guide and language only in its name, as downloaded
+    ("<slug>.<lang>.md") or as in the seed ("<lang>.md"): any other name is refused, so that
+    a renamed file cannot put one language's text into another."""
     name = Path(filename or f"{language}.md").name
-    parts = name.split(".")
+    stem, dot, extension = name.rpartition(".")
+    parts = [*BROWSER_COPY_RE.sub("", stem).split("."), extension] if dot else [name]
     if len(parts) >= 3 and parts[-1] == "md" and parts[-2] in editing.LANGUAGES:
         if parts[-2] != language:
             raise TranslationFileError(_wrong_language(parts[-2], language))
         if ".".join(parts[:-2]) != guide.slug:
             raise TranslationFileError(_wrong_guide(".".join(parts[:-2]), guide))
-    elif len(parts) == 2 and parts[0] in editing.LANGUAGES and parts[0] != language:
-        raise TranslationFileError(_wrong_language(parts[0], language))
+    elif len(parts) == 2 and parts[1] == "md" and parts[0] in editing.LANGUAGES:
+        if parts[0] != language:
+            raise TranslationFileError(_wrong_language(parts[0], language))
+    else:
+        raise TranslationFileError(
+            _(
+                "A Markdown file is known by its name: import it as downloaded, named "
+                "“%(expected)s”, not “%(name)s”."
+            )
+            % {"expected": export_filename(guide, language, "md"), "name": name}
+        )
+    text = revisions.normalise_newlines(text)  # saved on Windows: CRLF line ends
     content = _content(guide)
     try:
         words = content_files.parse_language(text, Path(name), content.sections)
@@ -732,8 +750,8 @@ def translation_import(
         raise TranslationFileError(_("Translations are imported into German or Japanese."))
     if len(data) > MAX_IMPORT_BYTES:
         raise TranslationFileError(
-            _("This file is %(size)s; a guide's text is at most %(limit)s.")
-            % {"size": filesizeformat(len(data)), "limit": filesizeformat(MAX_IMPORT_BYTES)}
+            _("This file is larger than %(limit)s, the most a guide's text in one language may be.")
+            % {"limit": filesizeformat(MAX_IMPORT_BYTES)}
         )
     try:
         text = data.decode("utf-8-sig")

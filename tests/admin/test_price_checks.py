@@ -261,9 +261,7 @@ def test_recorded_checks_are_append_only(client, db, request, who):
     assert PriceCheck.objects.filter(pk=check.pk).exists()
 
 
-def test_a_superuser_can_edit_a_checks_note_but_nobody_deletes_a_check(
-    client, admin_user, seeded
-):
+def test_a_superuser_can_edit_a_checks_note_but_nobody_deletes_a_check(client, admin_user, seeded):
     client.force_login(admin_user)
     check = PriceCheck.objects.get(provider__slug="gpuwithcrypto")
     url = f"/en/admin/pricing/pricecheck/{check.pk}/change/"

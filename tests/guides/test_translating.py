@@ -177,7 +177,7 @@ def test_a_typed_figure_is_refused_with_the_guide_forms_message(guide):
         (lambda x: x.replace(b'<unit id="guide.', b'<unit id="nothing.', 1),
          "The unit “nothing."),
         (lambda x: x + b" " * translating.MAX_IMPORT_BYTES,
-         "This file is 1.0\xa0MB; a guide's text is at most 1.0\xa0MB."),
+         "This file is larger than 1.0\xa0MB, the most a guide's text in one language may be."),
         (lambda x: x.decode().encode("utf-16"), "This file is not UTF-8 text."),
     ],
 )  # fmt: skip
@@ -193,9 +193,21 @@ def test_a_markdown_file_named_for_another_language_or_guide_is_refused(guide):
     for filename, message in [
         ("ja.md", "This file is a translation into “ja”, not into German."),
         ("other.de.md", f"This file is for the guide “other”, not for “{GUIDE_SLUG}”."),
-    ]:
-        with pytest.raises(TranslationFileError, match=message):
+        (f"{GUIDE_SLUG}.ja (1).md", "This file is a translation into “ja”, not into German."),
+        ("translation.md", "A Markdown file is known by its name: import it as downloaded, "
+                           f"named “{GUIDE_SLUG}.de.md”, not “translation.md”."),
+    ]:  # fmt: skip
+        with pytest.raises(TranslationFileError) as refused:
             translating.translation_import(guide, language="de", data=data, filename=filename)
+        assert str(refused.value) == message
+
+
+def test_a_markdown_file_downloaded_twice_or_saved_on_windows_is_read(guide):
+    data = translating.markdown_export(guide, "de").replace("\n", "\r\n").encode()
+    result = translating.translation_import(
+        guide, language="de", data=data, filename=f"{GUIDE_SLUG}.de (1).md"
+    )
+    assert not result.problems and not result.changes
 
 
 def test_a_markdown_file_with_a_section_too_many_names_the_line(guide):
