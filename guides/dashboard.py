@@ -34,7 +34,8 @@ STALE_SOURCE = gettext_lazy(
     "“%(source)s” was last read on %(when)s; re-read it and update the date."
 )
 STALE_TRANSLATION = gettext_lazy(
-    "“%(guide)s”: the %(language)s text is older than the English it translates: %(fields)s."
+    "“%(guide)s”: the %(language)s text is missing or older than the English it translates: "
+    "%(fields)s."
 )
 STALE_RECOMMENDATION = gettext_lazy(
     "“%(guide)s”: for %(method)s, %(best)s is now cheaper than the recommended %(recommended)s "

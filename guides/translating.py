@@ -34,7 +34,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -234,10 +234,12 @@ def english_answered(
 
 @dataclass(frozen=True)
 class StaleField:
-    """A translated field whose English changed since the translation was last saved."""
+    """A translated field whose English changed since the translation was last saved, or
+    (``untranslated``) whose English has text and the translation none."""
 
     field: TextField
     english_then: str
+    untranslated: bool = False
 
     @property
     def english_diff(self) -> SafeString:
@@ -263,12 +265,16 @@ def inline_diff(old: str, new: str) -> SafeString:
 def stale_fields(
     fields: list[TextField], language: str, bases: dict[str, str]
 ) -> dict[str, StaleField]:
-    """By key, the fields whose translation (not empty) answers an English now changed."""
-    return {
-        f.key: StaleField(f, bases[f.key])
-        for f in fields
-        if f.key in bases and f.texts[language] and bases[f.key] != f.texts[SOURCE]
-    }
+    """By key, the fields a translator must look at: a translation that answers an English
+    now changed, and an English text with no translation at all (e.g. a question added)."""
+    found = {}
+    for f in fields:
+        if not f.texts[language].strip():
+            if f.texts[SOURCE].strip():
+                found[f.key] = StaleField(f, "", untranslated=True)
+        elif f.key in bases and bases[f.key] != f.texts[SOURCE]:
+            found[f.key] = StaleField(f, bases[f.key])
+    return found
 
 
 def bases_of(guide: Guide, language: str) -> dict[str, str]:
@@ -280,21 +286,24 @@ def bases_of(guide: Guide, language: str) -> dict[str, str]:
 
 
 def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
-    """(guide, language, stale fields) where a live text lags behind its English, for the
+    """(guide, language, stale fields) where a text lags behind its English, for the
     dashboard: four queries, whatever the number of guides and bases."""
     bases: dict[int, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for guide_id, language, key, english in TranslationBasis.objects.values_list(
         "guide_id", "language", "field_key", "english"
     ):
         bases[guide_id][language][key] = english
-    based = TranslationBasis.objects.values("guide_id")
+    # Guides with a basis, and live guides (a text not translated at all has no basis).
+    checked = Guide.objects.filter(
+        Q(pk__in=TranslationBasis.objects.values("guide_id")) | Q(status=Guide.Status.PUBLISHED)
+    )
     sections, faq_entries = defaultdict(list), defaultdict(list)
-    for section in Section.objects.filter(guide__in=based):
+    for section in Section.objects.filter(guide__in=checked.values("pk")):
         sections[section.guide_id].append(section)
-    for entry in FaqEntry.objects.filter(guide__in=based):
+    for entry in FaqEntry.objects.filter(guide__in=checked.values("pk")):
         faq_entries[entry.guide_id].append(entry)
     found = []
-    for guide in Guide.objects.filter(pk__in=based):
+    for guide in checked:
         fields = _fields(_guide_rows(guide, sections[guide.pk], faq_entries[guide.pk]))
         for lang in target_languages():
             stale = stale_fields(fields, lang, bases[guide.pk][lang])

@@ -49,7 +49,7 @@ class TranslationForm(forms.Form):
                 label=f"{f.where}: {f.label}", required=False, strip=False, widget=widget,
                 initial=f.texts[language],
             )  # fmt: skip
-            if f.key in stale:
+            if f.key in stale and not stale[f.key].untranslated:
                 self.fields[CONFIRM_PREFIX + f.key] = forms.BooleanField(
                     label=_("The translation still fits the new English"), required=False
                 )
@@ -180,7 +180,11 @@ class TranslationAdminMixin:
                 "field": f,
                 "target": form[f.key],
                 "stale": stale.get(f.key),
-                "confirm": form[CONFIRM_PREFIX + f.key] if f.key in stale else None,
+                "confirm": (
+                    form[CONFIRM_PREFIX + f.key]
+                    if f.key in stale and not stale[f.key].untranslated
+                    else None
+                ),
             }
             for f in shown
         ]

@@ -253,10 +253,9 @@ def test_the_dashboard_links_to_exactly_the_stale_fields(guide):
     _english_edited(guide, 2, "A new English text.")
     warnings = stale_translation_warnings()
     assert [w.message for w in warnings] == [
-        f"“{guide.title}”: the German text is older than the English it translates: Section 2: "
-        "Text before the table.",
-        f"“{guide.title}”: the Japanese text is older than the English it translates: Section 2: "
-        "Text before the table.",
+        f"“{guide.title}”: the {language} text is missing or older than the English it "
+        "translates: Section 2: Text before the table."
+        for language in ("German", "Japanese")
     ]
     assert warnings[0].url == (
         f"/en/admin/guides/guide/{guide.pk}/translate/de/?changed=1#{body.anchor}"
@@ -318,3 +317,23 @@ def test_which_english_a_saved_translation_answers(old, new, confirmed, has_basi
         translating.english_answered(new, old, "de", confirmed=confirmed, has_basis=has_basis)
         == answered
     )
+
+
+def test_english_added_where_the_translation_is_empty_is_named_not_translated(guide, client):
+    """A question written in English only, on a live guide: the German and Japanese pages
+    would show none, and nothing recorded an English change (the translation had no basis)."""
+    Guide.objects.filter(pk=guide.pk).update(question_en="Which GPU should I rent?")
+    guide.refresh_from_db()
+    question = _field(guide, "guide.question")
+    stale = translating.stale_fields(translating.text_fields(guide), "de", {})
+    assert list(stale) == [question.key] and stale[question.key].untranslated
+    assert [w.message for w in stale_translation_warnings()] == [
+        f"“{guide.title}”: the {language} text is missing or older than the English it "
+        "translates: The guide: Question."
+        for language in ("German", "Japanese")
+    ]
+    client.force_login(User.objects.create_superuser("root"))
+    page = client.get(f"/en/admin/guides/guide/{guide.pk}/translate/de/?changed=1")
+    row = re.search(rf'<tr id="{question.anchor}".*?</tr>', page.content.decode(), re.S)[0]
+    assert "Not translated" in row and "English changed" not in row
+    assert "still fits" not in row  # there is nothing to confirm: translate it
