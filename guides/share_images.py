@@ -16,6 +16,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+import budoux
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.core import checks
@@ -34,10 +35,14 @@ TITLE_SIZES = (64, 56, 50, 44, 40)  # the largest at which the title fits in MAX
 MAX_TITLE_LINES = 3
 BACKGROUND, INK, MUTED, ACCENT = "#f4f6fa", "#1d2330", "#5a6272", "#2b59c3"
 LOGO = "img/apple-touch-icon.png"
-# Languages written without spaces between words: lines may break between any two characters,
-# except before closing punctuation and small kana, which hang at the end of the line instead.
-UNSPACED_LANGUAGES = {"ja"}
+# Japanese is written without spaces: lines break between phrases (BudouX's model), and inside
+# a phrase too long for a line between characters, except before closing punctuation and
+# small kana, which hang at the end of the line instead.
+PHRASES = {"ja": budoux.load_default_japanese_parser()}
 NO_LINE_START = set("、。，．？！）」』ーぁぃぅぇぉっゃゅょァィゥェォッャュョ")
+# Debian's Japanese font (IPA P Gothic) has no bold face: its strokes are thickened instead.
+THICKENED = {"ja": 1}
+NBSP = "\u00a0"
 
 
 @dataclass(frozen=True)
@@ -52,13 +57,16 @@ class ShareCard:
 
 
 def card_for(guide: Guide, language: str) -> ShareCard:
+    model = guide.language_model.name
     with translation.override(language):
         methods = [method.short_name for method in catalogue.method_listings()]
         return ShareCard(
             language=language,
             site_name=settings.SITE_NAME,
-            title=guide.title,
-            model=guide.language_model.name,
+            title=guide.title.replace(
+                model, model.replace(" ", NBSP)
+            ),  # one piece: "Llama 3.1 70B"
+            model=model,
             methods=methods,
         )
 
@@ -78,22 +86,25 @@ def draw(card: ShareCard, font: Path) -> bytes:
     pen.rectangle((0, 0, WIDTH, 12), fill=ACCENT)
     logo = Image.open(finders.find(LOGO)).convert("RGBA").resize((LOGO_SIZE, LOGO_SIZE))
     image.paste(logo, (MARGIN, MARGIN - 16), logo)
+    bold = THICKENED.get(card.language, 0)
     pen.text(
         (MARGIN + LOGO_SIZE + 28, MARGIN + LOGO_SIZE // 2 - 16),
         card.site_name,
         font=ImageFont.truetype(font, 44),
         fill=INK,
         anchor="lm",
+        stroke_width=bold,
+        stroke_fill=INK,
     )
     title_font, lines = _fitted_title(card, font)
-    y = 236
+    y = 228
     for line in lines:
-        pen.text((MARGIN, y), line, font=title_font, fill=INK)
+        pen.text((MARGIN, y), line, font=title_font, fill=INK, stroke_width=bold, stroke_fill=INK)
         y += round(title_font.size * 1.25)
-    small = ImageFont.truetype(font, 30)
-    pen.text((MARGIN, HEIGHT - 64), card.model, font=small, fill=ACCENT, anchor="ls")
-    methods = _as_many_as_fit(card.methods, small, TEXT_WIDTH - small.getlength(card.model) - 40)
-    pen.text((WIDTH - MARGIN, HEIGHT - 64), methods, font=small, fill=MUTED, anchor="rs")
+    model_font, methods_font = ImageFont.truetype(font, 32), ImageFont.truetype(font, 26)
+    pen.text((MARGIN, HEIGHT - 104), card.model, font=model_font, fill=ACCENT, anchor="ls")
+    methods = _as_many_as_fit(card.methods, methods_font, TEXT_WIDTH)
+    pen.text((MARGIN, HEIGHT - 60), methods, font=methods_font, fill=MUTED, anchor="ls")
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
@@ -118,15 +129,20 @@ def _as_many_as_fit(items: list[str], font: ImageFont.FreeTypeFont, width: float
 
 
 def _wrap(text: str, font: ImageFont.FreeTypeFont, language: str) -> list[str]:
-    """Greedy line breaking at TEXT_WIDTH: between words, or between characters in Japanese."""
-    spaced = language not in UNSPACED_LANGUAGES
-    pieces = text.split() if spaced else list(text)
-    joiner = " " if spaced else ""
+    """Greedy line breaking at TEXT_WIDTH: between words (spaces; a no-break space holds),
+    or in Japanese between phrases, and between characters inside one too long for a line."""
+    parser = PHRASES.get(language)
+    if parser is None:
+        pieces, joiner = text.split(" "), " "
+    else:
+        pieces, joiner = [], ""
+        for phrase in parser.parse(text):
+            pieces += list(phrase) if font.getlength(phrase) > TEXT_WIDTH else [phrase]
     lines: list[str] = []
     line = ""
     for piece in pieces:
         candidate = f"{line}{joiner}{piece}" if line else piece
-        hangs = not spaced and piece in NO_LINE_START
+        hangs = parser is not None and piece in NO_LINE_START
         if line and not hangs and font.getlength(candidate) > TEXT_WIDTH:
             lines.append(line)
             line = piece
