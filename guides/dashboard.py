@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
@@ -167,8 +167,7 @@ class Topic:
     warnings: Callable[[], list[DashboardWarning]]
 
 
-def _topics(today: date, user) -> list[Topic]:
-    may_record = user is None or user.has_perm("pricing.add_pricecheck")
+def _topics(today: date, *, may_record: bool) -> list[Topic]:
     return [
         Topic(
             "prices-record" if may_record else "prices-read",
@@ -206,7 +205,12 @@ def _checked(
 ) -> list[tuple[Topic, list[DashboardWarning]]]:
     """Each topic whose data ``user`` may view (all without a user), with its warnings."""
     today = today or timezone.localdate()
-    topics = [t for t in _topics(today, user) if user is None or user.has_perm(t.permission)]
+    may_record = user is None or user.has_perm("pricing.add_pricecheck")
+    topics = [
+        topic
+        for topic in _topics(today, may_record=may_record)
+        if user is None or user.has_perm(topic.permission)
+    ]
     if not cached or not topics:
         return [(topic, topic.warnings()) for topic in topics]
     tokens = caching.current_tokens(_content_tags())
@@ -247,6 +251,23 @@ def _cached_warnings(
         warnings = topic.warnings()
         cache.set(key, warnings, CACHE_SECONDS)
     return warnings
+
+
+def warm_cache(today: date | None = None) -> int:
+    """Compute every topic's warnings, in every language, into the cache, so that the first
+    visit after a write reads them instead of computing them (run by the background task
+    that follows each write, ``guides.tasks.refresh_affected_pages``). How many were computed.
+    """
+    today = today or timezone.localdate()
+    tokens = caching.current_tokens(_content_tags())
+    if tokens is None:
+        return 0
+    topics = {t.key: t for m in (True, False) for t in _topics(today, may_record=m)}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            for topic in topics.values():
+                _cached_warnings(topic, today, tokens)
+    return len(topics) * len(settings.LANGUAGES)
 
 
 def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:

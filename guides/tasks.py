@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import translation
 from django_tasks import task
 
-from guides import caching
+from guides import caching, dashboard
 from guides import selectors as guide_selectors
 
 
@@ -64,7 +64,9 @@ def refresh_affected_pages(tags: list[str]) -> int:
         for language, path in canonical_paths()
         if not caching.page_is_current(language, path, tags)
     ]
-    return _render(stale)
+    rendered = _render(stale)
+    dashboard.warm_cache()  # the admin index's warnings, computed before the next visit
+    return rendered
 
 
 @task()

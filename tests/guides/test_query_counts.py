@@ -118,9 +118,9 @@ def test_the_admins_price_pages_stay_at_12_queries(client, seeded, admin_user):
     assert "paginator" in client.get("/en/admin/pricing/pricecheck/").content.decode()
 
 
-def dashboard_queries(client) -> int:
+def dashboard_queries(client, language: str = "en") -> int:
     with CaptureQueriesContext(connection) as queries:
-        assert client.get("/en/admin/").status_code == 200
+        assert client.get(f"/{language}/admin/").status_code == 200
     return len(queries)
 
 
@@ -149,3 +149,19 @@ def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, s
     as_if_committed()  # a token is replaced once per transaction: commit, as a request would
     client.get("/en/admin/")
     assert after_writes() == [24, 6, 30]
+
+
+def test_the_task_after_a_write_computes_the_dashboard_before_the_next_visit(
+    client, seeded, admin_user
+):
+    """With the task worker running, even the first visit after a price check makes the 6
+    queries of any visit: the task that re-renders the affected pages computes the warnings
+    too, in every language, for those who may record prices and for those who may not."""
+    from guides import tasks
+
+    client.force_login(admin_user)
+    client.get("/en/admin/")
+    tag = cache_tags.prices(Provider.objects.get(is_house=True).pk)
+    invalidate({tag})
+    assert tasks.refresh_affected_pages.call(tags=[tag]) > 0
+    assert [dashboard_queries(client, language) for language in ("en", "de", "ja")] == [6] * 3
