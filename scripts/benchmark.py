@@ -5,6 +5,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/gpuguide make benchmark
     CACHE_URL=redis://127.0.0.1:6379/1 make benchmark     # the page cache on Redis
     make benchmark ARGS="--rows 50000"                    # a quick run
+    make benchmark ARGS="--profile 20"                    # where a guide render's time goes
 
 Creates a throwaway test database (test_<name>, dropped afterwards), loads the seed content and
 copies its guide into 10 guides, then measures every public page on the seed (1 check per
@@ -17,7 +18,9 @@ absolute times on a shared machine say little. Query counts must not move at all
 """
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import sys
 import time
@@ -155,6 +158,30 @@ def measure_admin(client: Client, repeats: int) -> dict:
     return results
 
 
+def profile_guide(client: Client, renders: int) -> None:
+    """cProfile over ``renders`` uncached renders, then as many cached visits, of the guide:
+    the functions that take the most time of their own, and the most time in all."""
+
+    def get():
+        return client.get(GUIDE)
+
+    get()  # tokens and reference data cached, as on a running site
+    for label, before in (("uncached render", forget_pages), ("cached visit", None)):
+        profile = cProfile.Profile()
+        for _ in range(renders):
+            if before:
+                before()
+            profile.enable()
+            response = get()
+            profile.disable()
+            assert response.status_code == 200, response.status_code
+        stats = pstats.Stats(profile).strip_dirs()
+        print(f"\n=== {label} x {renders}: own time ===")
+        stats.sort_stats("tottime").print_stats(25)
+        print(f"=== {label} x {renders}: cumulative ===")
+        stats.sort_stats("cumulative").print_stats(60)
+
+
 def copy_guides(count: int) -> None:
     """The seed's 70B guide copied until there are ``count`` guides in all (the seed itself
     publishes five), with its sections, FAQ and tables."""
@@ -261,6 +288,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="price rows to reach")
     parser.add_argument("--repeats", type=int, default=15, help="requests per median")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        help="instead: profile N uncached renders and N cached visits of the guide on the seed",
+    )
     args = parser.parse_args()
     # No setup_test_environment(): it instruments every template render, which production
     # does not pay. tests.settings already allows the test client's host.
@@ -285,6 +318,9 @@ def run(args) -> None:
     call_command("seed_content", verbosity=0)
     copy_guides(GUIDES)
     client = Client()
+    if args.profile:
+        profile_guide(client, args.profile)
+        return
     seed = measure_pages(client, args.repeats)
     started = time.perf_counter()
     checks, prices = add_history(args.rows - Price.objects.count())
