@@ -387,13 +387,27 @@ def from_catalogue(name: str, load: Callable[[], object]) -> object:
     of them replaces the ``site`` token, so what is cached here is never older than the data.
     The token is read before the data, so a write committing meanwhile leaves it unused.
     """
-    tokens = current_tokens([cache_tags.SITE])
-    if tokens is None:  # the database is down or the cache lost the token: read directly
+    return cached_under([cache_tags.SITE], name, load)
+
+
+def cached_under(
+    tags: list[str], name: str, load: Callable[[], object], *, per_language: bool = True
+) -> object:
+    """``load()``'s result, cached under the current tokens of ``tags`` (and the language).
+
+    The page being rendered records the tags. A write to any of their data replaces a token,
+    so the entry is never read again once the data changed: it cannot be stale, and needs no
+    deleting (it expires at midnight like the pages). None is not cached.
+    """
+    tokens = current_tokens(tags)
+    if tokens is None:  # the database is down or the cache lost a token: read directly
         return load()
-    cache_tags.record(cache_tags.SITE)
-    key = f"{CATALOGUE_PREFIX}{name}:{get_language()}:{tokens[cache_tags.SITE]}"
+    cache_tags.record(*tags)
+    language = get_language() if per_language else "-"
+    key = f"{CATALOGUE_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
     value = cache.get(key)
     if value is None:
         value = load()
-        cache.set(key, value, _seconds_until_tomorrow())
+        if value is not None:
+            cache.set(key, value, _seconds_until_tomorrow())
     return value
