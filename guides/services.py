@@ -22,7 +22,13 @@ from guides import selectors as guide_selectors
 from guides.charts import Series, StepChart, step_chart
 from guides.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
 from guides.models import Guide, Section
-from guides.presentation import beyond_one_host, config_label, faq_page_json_ld
+from guides.presentation import (
+    beyond_one_host,
+    config_label,
+    faq_page_json_ld,
+    gigabytes,
+    parenthesized,
+)
 from guides.tokens.render import render_plain, render_prose
 from pricing import calculations as calc
 from pricing import selectors
@@ -172,9 +178,24 @@ class MemoryRuleRow:
 
 
 @dataclass(frozen=True)
+class FitColumn:
+    """A method's column in the fit table: its name and its planning memory, formatted."""
+
+    short_name: str
+    planning: str  # " (168 GB)"
+
+
+@dataclass(frozen=True)
+class FitCell:
+    label: str  # the column's heading, repeated for narrow screens: "LoRA (168 GB)"
+    fits: bool
+
+
+@dataclass(frozen=True)
 class LabelledFitRow:
     label: str
     row: calc.FitRow
+    cells: list[FitCell]  # the row's cells with their column's heading (formatted once)
 
 
 @dataclass(frozen=True)
@@ -223,6 +244,7 @@ class GuidePage:
     memory_rules: list[MemoryRuleRow]
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
     estimates: list[EstimateRow]
+    fit_columns: list[FitColumn]
     fit_rows: list[LabelledFitRow]
     cost_rows: list[LabelledCostRow]
     sections: list[SectionView]
@@ -264,7 +286,7 @@ def guide_figures(
         "gradient_checkpointing": guide.gradient_checkpointing,
     }
     if throughputs is None:
-        figures.throughputs = selectors.throughputs_for_run(**run)
+        figures.throughputs = catalogue.throughputs_for_run(**run)
     else:
         figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
     figures.model_name = guide.language_model.name
@@ -291,6 +313,9 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         for m in figures.methods.values()
     ]
     fit = calc.fit_matrix(figures.configurations, [c.estimate for c in columns])
+    fit_columns = [
+        FitColumn(c.short_name, parenthesized(gigabytes(c.estimate.planning_gb))) for c in columns
+    ]
     cost = calc.cost_table(
         [
             calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
@@ -343,8 +368,16 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             EstimateRow(column, _estimated_peak(figures, column.slug), column.estimate.planning_gb)
             for column in columns
         ],
+        fit_columns=fit_columns,
         fit_rows=[
-            LabelledFitRow(config_label(r.configuration.count, r.configuration.gpu.name), r)
+            LabelledFitRow(
+                config_label(r.configuration.count, r.configuration.gpu.name),
+                r,
+                [
+                    FitCell(column.short_name + column.planning, cell.fits)
+                    for column, cell in zip(fit_columns, r.cells, strict=True)
+                ],
+            )
             for r in fit
         ],
         cost_rows=[
