@@ -124,6 +124,9 @@ try:
     CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 except Exception as exc:
     exit_with(f"CACHE_URL is malformed: {exc}")
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The same backend, reusing its Redis client (gpuguide/redis_cache.py).
+    CACHES["default"]["BACKEND"] = "gpuguide.redis_cache.RedisCache"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -31,7 +31,7 @@ TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
 
 # With CACHE_URL=redis://host:port/N each pytest-xdist worker takes its own database (N, N+1,
 # ...), since the tests empty the cache between tests (FLUSHDB) and must not empty another's.
-if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":  # noqa: F405
+if CACHES["default"]["BACKEND"].endswith(".RedisCache"):  # noqa: F405
     _base, _, _db = CACHES["default"]["LOCATION"].rpartition("/")  # noqa: F405
     _worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
     CACHES["default"]["LOCATION"] = f"{_base}/{(int(_db or 0) + _worker) % 16}"  # noqa: F405
