@@ -7,11 +7,13 @@ from datetime import date
 from decimal import Decimal as D
 from unittest import mock
 
+import brotli
 import pytest
 from django.core.cache import CacheKeyWarning, cache
 from django.db import OperationalError, connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
+from django.utils.text import compress_string
 from django_tasks import default_task_backend
 
 from guides import caching, tasks
@@ -229,3 +231,34 @@ def test_pages_are_compressed_for_clients_that_accept_it(client, seeded):
     assert response["Content-Encoding"] == "gzip"
     assert gzip.decompress(response.content) == plain
     assert len(response.content) < len(plain) / 3
+
+
+def test_a_cached_page_is_served_compressed_as_it_was_stored(client, seeded):
+    plain = client.get(URL).content  # rendered and stored, with its compressed bodies
+    with mock.patch("django.middleware.gzip.compress_string") as compress_again:
+        gzipped = client.get(URL, headers={"accept-encoding": "gzip, deflate"})
+        brotli_encoded = client.get(URL, headers={"accept-encoding": "gzip, deflate, br"})
+    compress_again.assert_not_called()
+    assert gzipped["X-Page-Cache"] == brotli_encoded["X-Page-Cache"] == "hit"
+    assert gzipped["Content-Encoding"] == "gzip"
+    assert gzip.decompress(gzipped.content) == plain
+    assert gzipped.content == compress_string(plain)  # the bytes GZipMiddleware would send
+    assert brotli_encoded["Content-Encoding"] == "br"
+    assert brotli.decompress(brotli_encoded.content) == plain
+    for response in (gzipped, brotli_encoded):
+        assert response["Content-Length"] == str(len(response.content))
+        assert "Accept-Encoding" in response["Vary"]
+        assert response["ETag"] == f"W/{client.get(URL)['ETag']}"
+        again = client.get(
+            URL, headers={"if-none-match": response["ETag"], "accept-encoding": "br"}
+        )
+        assert again.status_code == 304
+    identity = client.get(URL)
+    assert identity.content == plain and "Content-Encoding" not in identity
+    assert "Accept-Encoding" in identity["Vary"]
+
+
+def test_the_first_render_is_compressed_once_too(client, seeded):
+    response = client.get(URL, headers={"accept-encoding": "gzip"})
+    assert response["X-Page-Cache"] == "miss" and response["Content-Encoding"] == "gzip"
+    assert gzip.decompress(response.content) == client.get(URL).content
