@@ -15,6 +15,8 @@
   ``PAGE_CACHE_STALE_SECONDS`` after the change (stale-while-revalidate), and the page is
   re-rendered in the background; after that, a stale page is rendered on the spot.
 - Entries expire at the next local midnight ("today" moves on), at the latest.
+- Each worker serves the pages it found current for ``PAGE_CACHE_LOCAL_SECONDS`` from its own
+  memory before it asks the shared cache again (see ``_recent``).
 - Signed-in staff (previews, drafts) are never served from or stored in the cache, and their
   responses say ``private, no-store``.
 """
@@ -25,6 +27,7 @@ import hashlib
 import logging
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -144,6 +147,8 @@ def _tokens_from_database(tags: list[str]) -> dict[str, str]:
 
 def _replace_tokens(tags: Iterable[str]) -> None:
     from guides.models import ContentVersion
+
+    forget_recent_pages()  # this worker's copy may hold pages that read them
 
     token, tags = new_token(), sorted(set(tags))
     for tag in tags:
@@ -309,17 +314,58 @@ def _lookup(key: str) -> tuple[CachedPage | None, dict[str, str] | None]:
 
 def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]) -> HttpResponse:
     key = page_key(get_language(), request.path, request.GET)
-    page, tokens = (None, None) if _refreshing.get() else _lookup(key)
+    if _refreshing.get():
+        page, tokens = None, None
+    else:
+        page = _recent_page(key)
+        if page is not None:
+            return _response(request, page, "hit")
+        page, tokens = _lookup(key)
     if page is not None:
         if tokens is None:  # the database is down and the cache lost a token: still serve
             return _response(request, page, "hit")
         changed = [token for tag, token in tokens.items() if token != page.tokens[tag]]
         if not changed:
+            _remember_recent(key, page)
             return _response(request, page, "hit")
         if min(map(_token_age_seconds, changed)) < settings.PAGE_CACHE_STALE_SECONDS:
             _refresh_later(key, request.get_full_path())
             return _response(request, page, "stale")
     return _render_and_store(key, render, request)
+
+
+# --- this worker's copy of the pages it served last ---------------------------------------
+# A page found current in the shared cache is kept in the worker's memory and served from
+# there, without asking the shared cache again, for PAGE_CACHE_LOCAL_SECONDS (a second): a
+# busy page then costs one round trip to Redis a second per worker rather than one a visit.
+# A write in this process empties it at once; a write in another process is seen here up to
+# that much later (the shared cache already serves a changed page for up to
+# PAGE_CACHE_STALE_SECONDS while it is rendered again).
+_recent: dict[str, tuple[float, CachedPage]] = {}  # key -> (monotonic time checked, page)
+_recent_lock = threading.Lock()
+
+
+def _recent_page(key: str) -> CachedPage | None:
+    found = _recent.get(key)
+    if found is None or time.monotonic() - found[0] >= settings.PAGE_CACHE_LOCAL_SECONDS:
+        return None
+    return found[1]
+
+
+def _remember_recent(key: str, page: CachedPage) -> None:
+    if settings.PAGE_CACHE_LOCAL_SECONDS <= 0:
+        return
+    with _recent_lock:
+        _recent.pop(key, None)
+        while _recent and len(_recent) >= settings.PAGE_CACHE_LOCAL_PAGES:
+            del _recent[next(iter(_recent))]  # the oldest
+        _recent[key] = (time.monotonic(), page)
+
+
+def forget_recent_pages() -> None:
+    """Empty this worker's copy (a write here, or a test starting)."""
+    with _recent_lock:
+        _recent.clear()
 
 
 def _render_and_store(
@@ -445,10 +491,10 @@ def cached_under(
     so the entry is never read again once the data changed: it cannot be stale, and needs no
     deleting (it expires at midnight like the pages). None is not cached.
     """
-    tokens = current_tokens(tags)
+    cache_tags.record(*tags)  # inside a page: reads each tag's token once per page
+    tokens = cache_tags.recorded(tags) or current_tokens(tags)
     if tokens is None:  # the database is down or the cache lost a token: read directly
         return load()
-    cache_tags.record(*tags)
     language = get_language() if per_language else "-"
     key = f"{CATALOGUE_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
     value = cache.get(key)

@@ -30,6 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 os.environ["PAGE_CACHE_STALE_SECONDS"] = "0"
+# As in production: a worker serves a page it found current from its memory for a second.
+# PAGE_CACHE_LOCAL_SECONDS=0 measures every cached visit asking the shared cache.
+os.environ.setdefault("PAGE_CACHE_LOCAL_SECONDS", "1")
 
 import django  # noqa: E402
 
@@ -84,8 +87,9 @@ def forget_pages(guides: bool = False) -> None:
     """Drop the cached pages, keep the version tokens and reference data: a render after a
     price check. With ``guides``, the cached guides with their rows too: a render after an
     edit of the guide."""
-    from guides.caching import CATALOGUE_PREFIX, PAGE_PREFIX
+    from guides.caching import CATALOGUE_PREFIX, PAGE_PREFIX, forget_recent_pages
 
+    forget_recent_pages()  # this process's copy of the pages it served
     patterns = [PAGE_PREFIX] + ([f"{CATALOGUE_PREFIX}guide:"] if guides else [])
     backend = cache._cache
     if hasattr(backend, "get_client"):

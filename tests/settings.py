@@ -15,6 +15,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 # (tests/guides/test_caching.py turns stale-while-revalidate on where it is tested).
 os.environ.setdefault("SITE_URL", "http://testserver")
 os.environ.setdefault("PAGE_CACHE_STALE_SECONDS", "0")
+# Each cached visit asks the shared cache (tests/guides/test_caching.py tests the worker's copy).
+os.environ.setdefault("PAGE_CACHE_LOCAL_SECONDS", "0")
 
 from gpuguide.settings import *  # noqa: E402, F403
 

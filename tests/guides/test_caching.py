@@ -262,3 +262,44 @@ def test_the_first_render_is_compressed_once_too(client, seeded):
     response = client.get(URL, headers={"accept-encoding": "gzip"})
     assert response["X-Page-Cache"] == "miss" and response["Content-Encoding"] == "gzip"
     assert gzip.decompress(response.content) == client.get(URL).content
+
+
+# --- each worker's copy of the pages it served -------------------------------------------
+
+
+def test_a_worker_serves_a_page_it_found_current_from_memory_for_a_second(client, seeded, settings):
+    settings.PAGE_CACHE_LOCAL_SECONDS = 1
+    now = [1000.0]
+    with mock.patch.object(caching.time, "monotonic", lambda: now[0]):
+        body = client.get(URL).content  # rendered and stored
+        client.get(URL)  # found current in the shared cache: kept in memory
+        with mock.patch.object(caching.cache, "get_many") as shared:
+            again = client.get(URL)
+            now[0] += 0.9
+            client.get(URL)
+        shared.assert_not_called()
+        assert again["X-Page-Cache"] == "hit" and again.content == body
+        # A write in another worker (its new token in the shared cache): seen a second later.
+        cache.set(caching.TOKEN_PREFIX + "site", caching.new_token(), None)
+        assert client.get(URL).content == body
+        now[0] += 0.2
+        assert client.get(URL)["X-Page-Cache"] == "miss"
+
+
+def test_a_write_in_this_worker_empties_its_copy_at_once(client, seeded, settings):
+    settings.PAGE_CACHE_LOCAL_SECONDS = 60
+    client.get(URL)
+    client.get(URL)
+    record_house_price()
+    response = client.get(URL)
+    assert response["X-Page-Cache"] == "miss" and "0,99\xa0$" in response.content.decode()
+
+
+def test_a_worker_keeps_at_most_its_share_of_pages(client, seeded, settings):
+    settings.PAGE_CACHE_LOCAL_SECONDS, settings.PAGE_CACHE_LOCAL_PAGES = 60, 2
+    for url in (URL, GPUS, COMPARE):
+        client.get(url)
+        client.get(url)
+    assert len(caching._recent) == 2 and caching.page_key("de", URL, QueryDict()) not in (
+        caching._recent
+    )
