@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from guides import catalogue
@@ -27,6 +28,7 @@ from guides.presentation import (
     config_label,
     faq_page_json_ld,
     gigabytes,
+    long_date,
     parenthesized,
 )
 from guides.tokens.render import render_plain, render_prose
@@ -223,6 +225,16 @@ class FaqView:
 
 
 @dataclass(frozen=True)
+class SourceView:
+    """A source the guide cites, as its list shows it."""
+
+    url: str
+    title: str
+    publisher: str
+    read_on: str  # " (read October 29, 2026)", formatted once here rather than per row
+
+
+@dataclass(frozen=True)
 class EstimateRow:
     """A method's estimated peak on one GPU at the guide's training run, beside its rule."""
 
@@ -249,7 +261,7 @@ class GuidePage:
     cost_rows: list[LabelledCostRow]
     sections: list[SectionView]
     faq: list[FaqView]
-    sources: list
+    sources: list[SourceView]
     fit_checked: PriceDates | None  # the prices in the fit table
     cost_checked: PriceDates | None  # the prices in the cost table
 
@@ -386,8 +398,13 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         ],
         sections=sections,
         faq=faq_views,
-        sources=[gs.source for gs in guide.guide_sources.all()],
+        sources=[_source_view(gs.source) for gs in guide.guide_sources.all()],
     )
+
+
+def _source_view(source) -> SourceView:
+    read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
+    return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 
 
 def recommendation_overrides(
