@@ -7,7 +7,6 @@ from datetime import date
 from decimal import Decimal as D
 from unittest import mock
 
-import brotli
 import pytest
 from django.core.cache import CacheKeyWarning, cache
 from django.db import OperationalError, connection
@@ -233,26 +232,19 @@ def test_pages_are_compressed_for_clients_that_accept_it(client, seeded):
     assert len(response.content) < len(plain) / 3
 
 
-def test_a_cached_page_is_served_compressed_as_it_was_stored(client, seeded):
-    plain = client.get(URL).content  # rendered and stored, with its compressed bodies
+def test_a_cached_page_is_served_gzipped_as_it_was_stored(client, seeded):
+    plain = client.get(URL).content  # rendered and stored, with its gzipped body
     with mock.patch("django.middleware.gzip.compress_string") as compress_again:
-        gzipped = client.get(URL, headers={"accept-encoding": "gzip, deflate"})
-        brotli_encoded = client.get(URL, headers={"accept-encoding": "gzip, deflate, br"})
+        response = client.get(URL, headers={"accept-encoding": "gzip, deflate, br, zstd"})
     compress_again.assert_not_called()
-    assert gzipped["X-Page-Cache"] == brotli_encoded["X-Page-Cache"] == "hit"
-    assert gzipped["Content-Encoding"] == "gzip"
-    assert gzip.decompress(gzipped.content) == plain
-    assert gzipped.content == compress_string(plain)  # the bytes GZipMiddleware would send
-    assert brotli_encoded["Content-Encoding"] == "br"
-    assert brotli.decompress(brotli_encoded.content) == plain
-    for response in (gzipped, brotli_encoded):
-        assert response["Content-Length"] == str(len(response.content))
-        assert "Accept-Encoding" in response["Vary"]
-        assert response["ETag"] == f"W/{client.get(URL)['ETag']}"
-        again = client.get(
-            URL, headers={"if-none-match": response["ETag"], "accept-encoding": "br"}
-        )
-        assert again.status_code == 304
+    assert response["X-Page-Cache"] == "hit" and response["Content-Encoding"] == "gzip"
+    assert gzip.decompress(response.content) == plain
+    assert response.content == compress_string(plain)  # the bytes GZipMiddleware would send
+    assert response["Content-Length"] == str(len(response.content))
+    assert "Accept-Encoding" in response["Vary"]
+    assert response["ETag"] == f"W/{client.get(URL)['ETag']}"
+    again = client.get(URL, headers={"if-none-match": response["ETag"], "accept-encoding": "gzip"})
+    assert again.status_code == 304
     identity = client.get(URL)
     assert identity.content == plain and "Content-Encoding" not in identity
     assert "Accept-Encoding" in identity["Vary"]
