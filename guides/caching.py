@@ -358,10 +358,14 @@ def forget_recent_pages() -> None:
 def _render_and_store(
     key: str, render: Callable[[], HttpResponse], request: HttpRequest | None = None
 ) -> HttpResponse:
-    with cache_tags.recording(current_tokens) as tokens:
-        response = render()
-        if hasattr(response, "render"):
-            response.render()  # inside the recording: templates may still read
+    reads = _page_reads.set({})
+    try:
+        with cache_tags.recording(current_tokens) as tokens:
+            response = render()
+            if hasattr(response, "render"):
+                response.render()  # inside the recording: templates may still read
+    finally:
+        _page_reads.reset(reads)
     if response.status_code != 200 or tokens is None or None in tokens.values():
         return response
     body = response.content
@@ -483,9 +487,19 @@ def cached_under(
         return load()
     language = get_language() if per_language else "-"
     key = f"{CATALOGUE_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
-    value = cache.get(key)
+    reads = _page_reads.get()
+    value = reads.get(key) if reads is not None else None
+    if value is None:
+        value = cache.get(key)
     if value is None:
         value = load()
         if value is not None:
             cache.set(key, value, _seconds_until_tomorrow())
+    if reads is not None and value is not None:
+        reads[key] = value
     return value
+
+
+# What the page being rendered took from cached_under, by key: asked again (the providers are,
+# three times a page), it is not fetched and unpickled again.
+_page_reads: ContextVar[dict[str, object] | None] = ContextVar("gpuguide_page_reads", default=None)

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.urls import translate_url
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import get_language_info, gettext
 
 from guides import presentation, site
 from guides.charts import ChartPoint, DrawnSeries
@@ -94,6 +94,14 @@ def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
     codes = tuple(code for code, _name in settings.LANGUAGES)
     paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
     return [(code, site.absolute(None, path) if absolute else path) for code, path in paths]
+
+
+@register.simple_tag(takes_context=True)
+def language_links(context) -> list[tuple[str, str, str]]:
+    """(language, path of the current page in it, the language's own name): the switcher."""
+    codes = tuple(code for code, _name in settings.LANGUAGES)
+    paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
+    return [(code, path, get_language_info(code)["name_local"]) for code, path in paths]
 
 
 @lru_cache(maxsize=1024)
