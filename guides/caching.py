@@ -350,22 +350,25 @@ def _remember_recent(key: str, page: CachedPage) -> None:
 
 
 def forget_recent_pages() -> None:
-    """Empty this worker's copy (a write here, or a test starting)."""
+    """Empty this worker's copy of pages (a write here, or a test starting)."""
     with _recent_lock:
         _recent.clear()
+
+
+def forget_local_reads() -> None:
+    """Empty this worker's copy of cached reads (a test starting: its data may have been
+    written without new tokens)."""
+    with _recent_lock:
+        _local_reads.clear()
 
 
 def _render_and_store(
     key: str, render: Callable[[], HttpResponse], request: HttpRequest | None = None
 ) -> HttpResponse:
-    reads = _page_reads.set({})
-    try:
-        with cache_tags.recording(current_tokens) as tokens:
-            response = render()
-            if hasattr(response, "render"):
-                response.render()  # inside the recording: templates may still read
-    finally:
-        _page_reads.reset(reads)
+    with cache_tags.recording(current_tokens) as tokens:
+        response = render()
+        if hasattr(response, "render"):
+            response.render()  # inside the recording: templates may still read
     if response.status_code != 200 or tokens is None or None in tokens.values():
         return response
     body = response.content
@@ -487,19 +490,30 @@ def cached_under(
         return load()
     language = get_language() if per_language else "-"
     key = f"{CATALOGUE_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
-    reads = _page_reads.get()
-    value = reads.get(key) if reads is not None else None
+    value = _local_reads.get(key)
     if value is None:
         value = cache.get(key)
     if value is None:
         value = load()
         if value is not None:
             cache.set(key, value, _seconds_until_tomorrow())
-    if reads is not None and value is not None:
-        reads[key] = value
+    if value is not None:
+        _remember_read(key, value)
     return value
 
 
-# What the page being rendered took from cached_under, by key: asked again (the providers are,
-# three times a page), it is not fetched and unpickled again.
-_page_reads: ContextVar[dict[str, object] | None] = ContextVar("gpuguide_page_reads", default=None)
+# What cached_under returned lately, by key, in this worker's memory: asked again (the
+# providers three times a page, the guide on every render after a price check), it is not
+# fetched from the shared cache and unpickled again. The key holds the tokens, so an entry is
+# never older than the data; the oldest go first. Values are shared, so never changed by
+# their readers (the selectors' dataclasses are frozen; pages only read the models).
+_local_reads: dict[str, object] = {}
+_LOCAL_READS_MAX = 256
+
+
+def _remember_read(key: str, value: object) -> None:
+    with _recent_lock:
+        _local_reads.pop(key, None)
+        while _local_reads and len(_local_reads) >= _LOCAL_READS_MAX:
+            del _local_reads[next(iter(_local_reads))]
+        _local_reads[key] = value

@@ -87,9 +87,16 @@ def forget_pages(guides: bool = False) -> None:
     """Drop the cached pages, keep the version tokens and reference data: a render after a
     price check. With ``guides``, the cached guides with their rows too: a render after an
     edit of the guide."""
-    from guides.caching import CATALOGUE_PREFIX, PAGE_PREFIX, forget_recent_pages
+    from guides.caching import (
+        CATALOGUE_PREFIX,
+        PAGE_PREFIX,
+        forget_local_reads,
+        forget_recent_pages,
+    )
 
     forget_recent_pages()  # this process's copy of the pages it served
+    if guides:
+        forget_local_reads()  # and of the cached guides (with the reference tables)
     patterns = [PAGE_PREFIX] + ([f"{CATALOGUE_PREFIX}guide:"] if guides else [])
     backend = cache._cache
     if hasattr(backend, "get_client"):

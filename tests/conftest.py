@@ -141,14 +141,15 @@ def _demanded_database(django_db_setup, django_db_blocker, test_database):
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """Cached pages must not outlive the test (and its rolled-back data) that made them, nor
-    the pages and schedule this process remembers (guides.caching, guides.revisions)."""
-    from guides.caching import forget_recent_pages
+    the pages, reads and schedule this process remembers (guides.caching, guides.revisions)."""
+    from guides.caching import forget_local_reads, forget_recent_pages
     from guides.revisions import forget_schedule
 
     def forget() -> None:
         cache.clear()
         forget_schedule()
         forget_recent_pages()
+        forget_local_reads()
 
     forget()
     yield

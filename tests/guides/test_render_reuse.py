@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from gpuguide.redis_cache import RedisCacheClient
-from guides import revisions
+from guides import caching, revisions
 from guides.models import Section
 from guides.tokens import render
 from pricing import formatting
@@ -112,3 +112,13 @@ def test_a_cached_visit_reads_the_schedule_from_the_cache_once_a_second(client, 
 
 def read_keys(read: mock.Mock) -> list[str]:
     return [call.args[0] for call in read.call_args_list]
+
+
+def test_a_worker_reuses_what_it_took_from_the_cache_until_a_token_changes(client, seeded):
+    client.get(URL)
+    with mock.patch.object(caching.cache, "get", wraps=caching.cache.get) as read:
+        render_after_write(client)
+    assert not [key for key in read_keys(read) if key.startswith(caching.CATALOGUE_PREFIX)]
+    Section.objects.filter(guide__slug=GUIDE_SLUG).first().save()  # the guide's token changes
+    sql, _page = render_after_write(client)
+    assert reads_the_guide(sql)
