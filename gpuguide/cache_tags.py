@@ -52,6 +52,16 @@ def record(*tags: str) -> None:
         tokens.update({tag: found.get(tag) for tag in new})
 
 
+def recorded(tags: list[str]) -> dict[str, str] | None:
+    """The tokens the page being rendered recorded for ``tags``; None outside a page or where
+    one is unknown. (A page stored under these tokens may reuse what was cached under them.)"""
+    recording = _recorded.get()
+    if recording is None:
+        return None
+    tokens = {tag: recording[0].get(tag) for tag in tags}
+    return None if None in tokens.values() else tokens
+
+
 @contextmanager
 def recording(read_tokens: Callable) -> Iterator[dict[str, str | None]]:
     """Collect the tags read inside the block with their tokens; every page reads ``site``.

@@ -124,6 +124,9 @@ try:
     CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 except Exception as exc:
     exit_with(f"CACHE_URL is malformed: {exc}")
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The same backend, reusing its Redis client (gpuguide/redis_cache.py).
+    CACHES["default"]["BACKEND"] = "gpuguide.redis_cache.RedisCache"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -306,6 +309,10 @@ if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOST
 # A page whose data changed this recently is still served from the cache while a background
 # task renders it again (stale-while-revalidate); an older change is rendered on the spot.
 PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=60)
+# Each worker serves a page it found current from its own memory this long before it asks the
+# shared cache again (0: always ask); a write in another worker is seen this much later.
+PAGE_CACHE_LOCAL_SECONDS = env.float("PAGE_CACHE_LOCAL_SECONDS", default=1.0)
+PAGE_CACHE_LOCAL_PAGES = env.int("PAGE_CACHE_LOCAL_PAGES", default=100)  # ~5 MB per worker
 # What browsers and proxies are told about public pages (Cache-Control).
 PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=60)
 PAGE_BROWSER_STALE_SECONDS = env.int("PAGE_BROWSER_STALE_SECONDS", default=300)

@@ -38,3 +38,19 @@ def facts() -> dict[str, selectors.FactValue]:
 
 def language_models() -> list[LanguageModel]:
     return from_catalogue("language-models", selectors.language_models)
+
+
+def throughputs_for_run(
+    *, language_model: str, seq_len: int, batch_size: int, gradient_checkpointing: bool
+) -> dict[str, selectors.ThroughputListing]:
+    """Each method's measurement of exactly this run (measurements are shared data)."""
+    run = f"{language_model}:{seq_len}:{batch_size}:{int(gradient_checkpointing)}"
+    return from_catalogue(
+        f"throughputs:{run}",
+        lambda: selectors.throughputs_for_run(
+            language_model=language_model,
+            seq_len=seq_len,
+            batch_size=batch_size,
+            gradient_checkpointing=gradient_checkpointing,
+        ),
+    )

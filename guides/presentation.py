@@ -9,6 +9,7 @@ import json
 from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
+from functools import lru_cache
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -19,7 +20,12 @@ from pricing import formatting
 
 def current_locale() -> str:
     """The Babel locale of the active language: 'en', 'de' or 'ja'."""
-    return to_locale(get_language() or "en")
+    return _babel_locale(get_language() or "en")
+
+
+@lru_cache(maxsize=16)
+def _babel_locale(language: str) -> str:
+    return to_locale(language)  # asked a few hundred times a page
 
 
 def number(value: Decimal | int) -> str:

@@ -8,6 +8,7 @@ from django.db.models import Prefetch, Q
 from django.urls import reverse
 
 from gpuguide import cache_tags
+from guides.caching import cached_under
 from guides.models import (
     ComparisonPair,
     CostScenario,
@@ -34,13 +35,54 @@ def published_guides() -> list[Guide]:
 
 
 def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
-    """The guide with everything its page lists, prefetched; raises Guide.DoesNotExist."""
-    guides = _guides_for_pages()
+    """The guide with everything its page lists, prefetched; raises Guide.DoesNotExist.
+
+    A published guide comes from the cache (``published_guide_for_page``); with drafts
+    (staff, the admin, cloning) it is read from the database.
+    """
     if not include_drafts:
-        guides = guides.published()
-    guide = guides.get(slug=slug)
+        return published_guide_for_page(slug=slug)
+    guide = _guides_for_pages().get(slug=slug)
     cache_tags.record(cache_tags.guide(guide.pk))
     return guide
+
+
+# slug -> the key of the published guide last found under it, in this process: lets a render
+# after a price check take the guide from the cache without a query. Checked against the
+# cached guide itself, so a renamed or unpublished guide is looked up again.
+_published_keys: dict[str, int] = {}
+_PUBLISHED_KEYS_MAX = 1_000
+
+
+def published_guide_for_page(*, slug: str) -> Guide:
+    """A published guide with its rows, from the cache under its own and the ``site`` token.
+
+    A render after a price check (which replaces neither) reads no guide table; an edit of the
+    guide, or of shared data its rows name (GPUs, methods, sources), replaces a token and the
+    next render reads it again. Raises Guide.DoesNotExist.
+    """
+    pk = _published_keys.get(slug)
+    guide = _cached_guide(pk) if pk is not None else None
+    if guide is None or guide.slug != slug or guide.status != Guide.Status.PUBLISHED:
+        pk = Guide.objects.published().filter(slug=slug).values_list("pk", flat=True).first()
+        if pk is None:
+            raise Guide.DoesNotExist(f"no published guide {slug!r}")
+        if len(_published_keys) >= _PUBLISHED_KEYS_MAX:
+            _published_keys.clear()
+        _published_keys[slug] = pk
+        guide = _cached_guide(pk)
+        if guide is None or guide.slug != slug or guide.status != Guide.Status.PUBLISHED:
+            raise Guide.DoesNotExist(f"no published guide {slug!r}")  # changed meanwhile
+    return guide
+
+
+def _cached_guide(pk: int) -> Guide | None:
+    return cached_under(
+        [cache_tags.guide(pk), cache_tags.SITE],
+        f"guide:{pk}",
+        lambda: _guides_for_pages().filter(pk=pk).first(),
+        per_language=False,  # the instance holds every language's fields
+    )
 
 
 def _guides_for_pages():

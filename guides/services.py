@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from guides import catalogue
@@ -22,7 +23,14 @@ from guides import selectors as guide_selectors
 from guides.charts import Series, StepChart, step_chart
 from guides.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
 from guides.models import Guide, Section
-from guides.presentation import beyond_one_host, config_label, faq_page_json_ld
+from guides.presentation import (
+    beyond_one_host,
+    config_label,
+    faq_page_json_ld,
+    gigabytes,
+    long_date,
+    parenthesized,
+)
 from guides.tokens.render import render_plain, render_prose
 from pricing import calculations as calc
 from pricing import selectors
@@ -172,9 +180,24 @@ class MemoryRuleRow:
 
 
 @dataclass(frozen=True)
+class FitColumn:
+    """A method's column in the fit table: its name and its planning memory, formatted."""
+
+    short_name: str
+    planning: str  # " (168 GB)"
+
+
+@dataclass(frozen=True)
+class FitCell:
+    label: str  # the column's heading, repeated for narrow screens: "LoRA (168 GB)"
+    fits: bool
+
+
+@dataclass(frozen=True)
 class LabelledFitRow:
     label: str
     row: calc.FitRow
+    cells: list[FitCell]  # the row's cells with their column's heading (formatted once)
 
 
 @dataclass(frozen=True)
@@ -202,6 +225,16 @@ class FaqView:
 
 
 @dataclass(frozen=True)
+class SourceView:
+    """A source the guide cites, as its list shows it."""
+
+    url: str
+    title: str
+    publisher: str
+    read_on: str  # " (read October 29, 2026)", formatted once here rather than per row
+
+
+@dataclass(frozen=True)
 class EstimateRow:
     """A method's estimated peak on one GPU at the guide's training run, beside its rule."""
 
@@ -223,11 +256,12 @@ class GuidePage:
     memory_rules: list[MemoryRuleRow]
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
     estimates: list[EstimateRow]
+    fit_columns: list[FitColumn]
     fit_rows: list[LabelledFitRow]
     cost_rows: list[LabelledCostRow]
     sections: list[SectionView]
     faq: list[FaqView]
-    sources: list
+    sources: list[SourceView]
     fit_checked: PriceDates | None  # the prices in the fit table
     cost_checked: PriceDates | None  # the prices in the cost table
 
@@ -264,7 +298,7 @@ def guide_figures(
         "gradient_checkpointing": guide.gradient_checkpointing,
     }
     if throughputs is None:
-        figures.throughputs = selectors.throughputs_for_run(**run)
+        figures.throughputs = catalogue.throughputs_for_run(**run)
     else:
         figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
     figures.model_name = guide.language_model.name
@@ -291,6 +325,9 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         for m in figures.methods.values()
     ]
     fit = calc.fit_matrix(figures.configurations, [c.estimate for c in columns])
+    fit_columns = [
+        FitColumn(c.short_name, parenthesized(gigabytes(c.estimate.planning_gb))) for c in columns
+    ]
     cost = calc.cost_table(
         [
             calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
@@ -343,8 +380,16 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             EstimateRow(column, _estimated_peak(figures, column.slug), column.estimate.planning_gb)
             for column in columns
         ],
+        fit_columns=fit_columns,
         fit_rows=[
-            LabelledFitRow(config_label(r.configuration.count, r.configuration.gpu.name), r)
+            LabelledFitRow(
+                config_label(r.configuration.count, r.configuration.gpu.name),
+                r,
+                [
+                    FitCell(column.short_name + column.planning, cell.fits)
+                    for column, cell in zip(fit_columns, r.cells, strict=True)
+                ],
+            )
             for r in fit
         ],
         cost_rows=[
@@ -353,8 +398,13 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         ],
         sections=sections,
         faq=faq_views,
-        sources=[gs.source for gs in guide.guide_sources.all()],
+        sources=[_source_view(gs.source) for gs in guide.guide_sources.all()],
     )
+
+
+def _source_view(source) -> SourceView:
+    read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
+    return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 
 
 def recommendation_overrides(

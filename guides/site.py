@@ -12,8 +12,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.templatetags.static import static
 
+from guides import catalogue
 from guides.structured_data import Publisher
-from pricing import selectors as pricing_selectors
 from pricing.models import Provider
 
 LOGO = "img/logo.svg"
@@ -37,7 +37,7 @@ def absolute(request: HttpRequest | None, path: str) -> str:
 
 def publisher(request: HttpRequest | None, house: Provider | None = None) -> Publisher:
     """The company that publishes the site: our house provider (read unless given)."""
-    house = house or pricing_selectors.house_provider()
+    house = house or catalogue.house_provider()  # cached with the reference tables
     return Publisher(
         name=house.name,
         url=house.url or site_url(request) + "/",

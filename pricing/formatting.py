@@ -28,6 +28,13 @@ def _parsed(locale: str) -> Locale:
     return Locale.parse(locale)
 
 
+# The formatted figures themselves are remembered per process (bounded): a page formats a few
+# hundred figures, mostly the same ones on every render (memory in GB, prices until the next
+# check), and Babel takes ~10 µs for each. Equal values format alike (``trim`` normalises
+# them), so 52.5 and 52.50 share an entry.
+FORMATTED_FIGURES = 8192
+
+
 def trim(value: Decimal) -> Decimal:
     """Drop trailing zeros a DecimalField adds (0.9200 -> 0.92, 80.0 -> 80) without exponents."""
     if value == value.to_integral_value():
@@ -35,6 +42,7 @@ def trim(value: Decimal) -> Decimal:
     return value.normalize()
 
 
+@lru_cache(maxsize=FORMATTED_FIGURES)
 def number(value: Decimal | int, locale: str) -> str:
     """1120 -> '1.120' (de), 52.5 -> '52,5' (de), 0.74 -> '0.74' (en)."""
     return format_decimal(trim(Decimal(value)), locale=_parsed(locale), decimal_quantization=False)
@@ -44,24 +52,28 @@ def gigabytes(value: Decimal, locale: str) -> str:
     return f"{number(value, locale)}{NBSP}GB"
 
 
+@lru_cache(maxsize=FORMATTED_FIGURES)
 def usd(value: Decimal, locale: str) -> str:
     """$0.92 (en), 0,92 $ (de); more than two decimals are kept: 5,4325 $."""
     return format_currency(trim(value), "USD", locale=_parsed(locale), decimal_quantization=False)
 
 
+@lru_cache(maxsize=FORMATTED_FIGURES)
 def percent(fraction: Decimal, locale: str) -> str:
     """0.2 -> '20%' (en), '20 %' (de)."""
     return format_percent(trim(fraction), locale=_parsed(locale), decimal_quantization=False)
 
 
+@lru_cache(maxsize=FORMATTED_FIGURES)
 def long_date(value: date, locale: str) -> str:
     """October 29, 2026 / 29. Oktober 2026 / 2026年10月29日, never broken across lines."""
     return babel_format_date(value, format="long", locale=_parsed(locale)).replace(" ", NBSP)
 
 
+@lru_cache(maxsize=FORMATTED_FIGURES)
 def medium_date(value: date, locale: str) -> str:
     """Oct 29, 2026 / 29.10.2026 / 2026/10/29: short enough for a chart's axis."""
-    return babel_format_date(value, format="medium", locale=locale).replace(" ", NBSP)
+    return babel_format_date(value, format="medium", locale=_parsed(locale)).replace(" ", NBSP)
 
 
 def word_list(items: Sequence[str], locale: str, style: str = "standard") -> str:

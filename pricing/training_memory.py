@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
+from functools import lru_cache
 
 GB = Decimal(10) ** 9
 LORA_TARGETS = 7  # q, k, v, o, gate, up, down
@@ -257,6 +258,9 @@ def _residual_bytes(method: Method) -> int:
     return 2 if method is Method.LORA else 4
 
 
+# Pure functions of frozen values, remembered per process (bounded): a guide page asks for the
+# same estimates and searches on every render, and a search costs a few dozen estimates.
+@lru_cache(maxsize=4096)
 def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory:
     method, n = setup.method, setup.num_gpus
     tokens = setup.tokens
@@ -407,6 +411,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     )
 
 
+@lru_cache(maxsize=1024)
 def longest_sequence(
     arch: Architecture, setup: TrainingSetup, usable_gb: Decimal, *, step: int = 256
 ) -> int:

@@ -5,6 +5,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/gpuguide make benchmark
     CACHE_URL=redis://127.0.0.1:6379/1 make benchmark     # the page cache on Redis
     make benchmark ARGS="--rows 50000"                    # a quick run
+    make benchmark ARGS="--profile 20"                    # where a guide render's time goes
 
 Creates a throwaway test database (test_<name>, dropped afterwards), loads the seed content and
 copies its guide into 10 guides, then measures every public page on the seed (1 check per
@@ -17,7 +18,9 @@ absolute times on a shared machine say little. Query counts must not move at all
 """
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import sys
 import time
@@ -27,6 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 os.environ["PAGE_CACHE_STALE_SECONDS"] = "0"
+# As in production: a worker serves a page it found current from its memory for a second.
+# PAGE_CACHE_LOCAL_SECONDS=0 measures every cached visit asking the shared cache.
+os.environ.setdefault("PAGE_CACHE_LOCAL_SECONDS", "1")
 
 import django  # noqa: E402
 
@@ -56,12 +62,19 @@ PAGES = [
 ]
 ADMIN_PAGES = ["/en/admin/", "/en/admin/pricing/pricecheck/", "/en/admin/pricing/pricecheck/add/"]
 GUIDES = 10
-STATIC_BODY = {"bytes": b""}
+STATIC_BODY = {"bytes": b"", "encoding": None}
+# What a browser sends: a cached visit then gets the page compressed. The static copy is then
+# the same compressed bytes with the same Content-Encoding (GZipMiddleware leaves them alone),
+# so that both sides send the same bytes.
+BROWSER = {"accept-encoding": "gzip, deflate, br, zstd"}
 
 
 def static_copy(request):
     """The benchmark's yardstick: a page's bytes with no work behind them."""
-    return HttpResponse(STATIC_BODY["bytes"], content_type="text/html; charset=utf-8")
+    response = HttpResponse(STATIC_BODY["bytes"], content_type="text/html; charset=utf-8")
+    if STATIC_BODY["encoding"]:
+        response["Content-Encoding"] = STATIC_BODY["encoding"]
+    return response
 
 
 # The site's URLs plus the static copy, through the same middleware.
@@ -70,21 +83,35 @@ handler404 = "guides.views.page_not_found"
 handler500 = "gpuguide.outages.server_error"
 
 
-def forget_pages() -> None:
+def forget_pages(guides: bool = False) -> None:
     """Drop the cached pages, keep the version tokens and reference data: a render after a
-    write. (Drops everything but tokens on Redis as well.)"""
-    from guides.caching import PAGE_PREFIX
+    price check. With ``guides``, the cached guides with their rows too: a render after an
+    edit of the guide."""
+    from guides.caching import (
+        CATALOGUE_PREFIX,
+        PAGE_PREFIX,
+        forget_local_reads,
+        forget_recent_pages,
+    )
 
+    forget_recent_pages()  # this process's copy of the pages it served
+    if guides:
+        forget_local_reads()  # and of the cached guides (with the reference tables)
+    patterns = [PAGE_PREFIX] + ([f"{CATALOGUE_PREFIX}guide:"] if guides else [])
     backend = cache._cache
     if hasattr(backend, "get_client"):
         client = backend.get_client(write=True)
-        keys = list(client.scan_iter(match=f"*{PAGE_PREFIX}*"))
+        keys = [key for p in patterns for key in client.scan_iter(match=f"*{p}*")]
         if keys:
             client.delete(*keys)
     else:
         with cache._lock:
-            for key in [key for key in backend if PAGE_PREFIX in key]:
+            for key in [key for key in backend if any(p in key for p in patterns)]:
                 del backend[key], cache._expire_info[key]
+
+
+def forget_pages_and_guides() -> None:
+    forget_pages(guides=True)
 
 
 def median_ms(request, repeats: int, before=None) -> float:
@@ -124,15 +151,28 @@ def measure_pages(client: Client, repeats: int) -> dict:
         forget_pages()
         queries = queries_of(get)
         uncached = median_ms(get, repeats, before=forget_pages)
+        edited = median_ms(get, repeats, before=forget_pages_and_guides)
         get()
         hit_queries = queries_of(get)
         hit = median_ms(get, repeats)
-        STATIC_BODY["bytes"] = get().content
+        STATIC_BODY.update(bytes=get().content, encoding=None)
         static = median_ms(lambda: client.get("/static-copy/"), repeats)
+
+        def browser_get(url=url):
+            return client.get(url, headers=BROWSER)
+
+        compressed = browser_get()
+        STATIC_BODY.update(bytes=compressed.content, encoding=compressed.get("Content-Encoding"))
+        browser_hit = median_ms(browser_get, repeats)
+        browser_static = median_ms(lambda: client.get("/static-copy/", headers=BROWSER), repeats)
         results[url] = {
+            "browser_hit": browser_hit,
+            "browser_static": browser_static,
+            "encoding": compressed.get("Content-Encoding", "none"),
             "queries": queries,
             "hit_queries": hit_queries,
             "uncached": uncached,
+            "edited": edited,
             "hit": hit,
             "static": static,
         }
@@ -153,6 +193,30 @@ def measure_admin(client: Client, repeats: int) -> dict:
         get()
         results[url] = {"queries": queries_of(get), "ms": median_ms(get, max(3, repeats // 3))}
     return results
+
+
+def profile_guide(client: Client, renders: int) -> None:
+    """cProfile over ``renders`` uncached renders, then as many cached visits, of the guide:
+    the functions that take the most time of their own, and the most time in all."""
+
+    def get():
+        return client.get(GUIDE)
+
+    get()  # tokens and reference data cached, as on a running site
+    for label, before in (("uncached render", forget_pages), ("cached visit", None)):
+        profile = cProfile.Profile()
+        for _ in range(renders):
+            if before:
+                before()
+            profile.enable()
+            response = get()
+            profile.disable()
+            assert response.status_code == 200, response.status_code
+        stats = pstats.Stats(profile).strip_dirs()
+        print(f"\n=== {label} x {renders}: own time ===")
+        stats.sort_stats("tottime").print_stats(25)
+        print(f"=== {label} x {renders}: cumulative ===")
+        stats.sort_stats("cumulative").print_stats(60)
 
 
 def copy_guides(count: int) -> None:
@@ -246,14 +310,17 @@ def print_pages(label_runs: list[tuple[str, dict]]) -> None:
     base = label_runs[0][1]
     print(
         f"{'page':58} {'run':>14} {'queries':>7} {'hit q':>5} {'render':>8} "
-        f"{'vs seed':>7} {'vs static':>9} {'hit/static':>10}"
+        f"{'vs seed':>7} {'vs static':>9} {'edited':>7} {'hit/static':>10} "
+        f"{'browser hit/static':>18}"
     )
     for label, results in label_runs:
         for url, r in results.items():
             print(
                 f"{url:58} {label:>14} {r['queries']:>7} {r['hit_queries']:>5} "
                 f"{r['uncached']:>6.1f}ms {r['uncached'] / base[url]['uncached']:>6.2f}x "
-                f"{r['uncached'] / r['static']:>8.1f}x {r['hit'] / r['static']:>9.2f}x"
+                f"{r['uncached'] / r['static']:>8.1f}x {r['edited'] / r['static']:>6.1f}x "
+                f"{r['hit'] / r['static']:>9.2f}x "
+                f"{r['browser_hit'] / r['browser_static']:>10.2f}x ({r['encoding']})"
             )
 
 
@@ -261,6 +328,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="price rows to reach")
     parser.add_argument("--repeats", type=int, default=15, help="requests per median")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        help="instead: profile N uncached renders and N cached visits of the guide on the seed",
+    )
     args = parser.parse_args()
     # No setup_test_environment(): it instruments every template render, which production
     # does not pay. tests.settings already allows the test client's host.
@@ -285,6 +358,9 @@ def run(args) -> None:
     call_command("seed_content", verbosity=0)
     copy_guides(GUIDES)
     client = Client()
+    if args.profile:
+        profile_guide(client, args.profile)
+        return
     seed = measure_pages(client, args.repeats)
     started = time.perf_counter()
     checks, prices = add_history(args.rows - Price.objects.count())
@@ -307,8 +383,12 @@ def run(args) -> None:
     print_pages([("seed", seed), (f"{Price.objects.count():,} rows", big)])
     print(
         "\nqueries: an uncached render (version tokens cached); hit q: a cached visit. render: "
-        "median uncached time; vs seed: that time over the seed's; vs static: over the same "
-        "bytes from a trivial view; hit/static: a cached visit over the static copy"
+        "median uncached time (after a price check); vs seed: that time over the seed's; vs "
+        "static: over the same bytes from a trivial view; edited: an uncached render after an "
+        "edit of the guide (its rows read again) over the static copy; hit/static: a cached "
+        "visit over the static copy; browser hit/static: the same with a browser's "
+        "Accept-Encoding (the static copy then sends the page's compressed bytes, in "
+        "parentheses their encoding)"
     )
     print("\nadmin (signed in, at the large history):")
     for url, r in admin_pages.items():

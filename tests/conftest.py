@@ -58,7 +58,9 @@ def page_entries() -> int:
 def forget_cached_pages() -> None:
     """Drop every cached page but keep the version tokens: the next visit renders, as after
     a write (the usual uncached visit)."""
-    from guides.caching import PAGE_PREFIX
+    from guides.caching import PAGE_PREFIX, forget_recent_pages
+
+    forget_recent_pages()
 
     if on_redis():
         client = cache._cache.get_client(write=True)
@@ -140,10 +142,20 @@ def _demanded_database(django_db_setup, django_db_blocker, test_database):
 
 @pytest.fixture(autouse=True)
 def _empty_cache():
-    """Cached pages must not outlive the test (and its rolled-back data) that made them."""
-    cache.clear()
+    """Cached pages must not outlive the test (and its rolled-back data) that made them, nor
+    the pages, reads and schedule this process remembers (guides.caching, guides.revisions)."""
+    from guides.caching import forget_local_reads, forget_recent_pages
+    from guides.revisions import forget_schedule
+
+    def forget() -> None:
+        cache.clear()
+        forget_schedule()
+        forget_recent_pages()
+        forget_local_reads()
+
+    forget()
     yield
-    cache.clear()
+    forget()
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 # (tests/guides/test_caching.py turns stale-while-revalidate on where it is tested).
 os.environ.setdefault("SITE_URL", "http://testserver")
 os.environ.setdefault("PAGE_CACHE_STALE_SECONDS", "0")
+# Each cached visit asks the shared cache (tests/guides/test_caching.py tests the worker's copy).
+os.environ.setdefault("PAGE_CACHE_LOCAL_SECONDS", "0")
 
 from gpuguide.settings import *  # noqa: E402, F403
 
@@ -31,7 +33,7 @@ TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
 
 # With CACHE_URL=redis://host:port/N each pytest-xdist worker takes its own database (N, N+1,
 # ...), since the tests empty the cache between tests (FLUSHDB) and must not empty another's.
-if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":  # noqa: F405
+if CACHES["default"]["BACKEND"].endswith(".RedisCache"):  # noqa: F405
     _base, _, _db = CACHES["default"]["LOCATION"].rpartition("/")  # noqa: F405
     _worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
     CACHES["default"]["LOCATION"] = f"{_base}/{(int(_db or 0) + _worker) % 16}"  # noqa: F405

@@ -7,6 +7,7 @@ Each wraps a ``guides.presentation`` function, the same ones prose tokens use; a
 import re
 from collections.abc import Callable, Iterable
 from decimal import Decimal
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from django import template
@@ -14,7 +15,7 @@ from django.conf import settings
 from django.urls import translate_url
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import get_language_info, gettext
 
 from guides import presentation, site
 from guides.charts import ChartPoint, DrawnSeries
@@ -90,16 +91,26 @@ def or_list(items) -> str:
 def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
     """(language, URL) of the current page in every language: absolute for hreflang, from
     SITE_URL and never the Host header (the page may be cached and served to anyone)."""
-    path = context["request"].path
-    return [
-        (
-            code,
-            site.absolute(None, translate_url(path, code))
-            if absolute
-            else translate_url(path, code),
-        )
-        for code, _name in settings.LANGUAGES
-    ]
+    codes = tuple(code for code, _name in settings.LANGUAGES)
+    paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
+    return [(code, site.absolute(None, path) if absolute else path) for code, path in paths]
+
+
+@register.simple_tag(takes_context=True)
+def language_links(context) -> list[tuple[str, str, str]]:
+    """(language, path of the current page in it, the language's own name): the switcher."""
+    codes = tuple(code for code, _name in settings.LANGUAGES)
+    paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
+    return [(code, path, get_language_info(code)["name_local"]) for code, path in paths]
+
+
+@lru_cache(maxsize=1024)
+def _translated_paths(
+    path: str, codes: tuple[str, ...], _urlconf: str
+) -> tuple[tuple[str, str], ...]:
+    """The path in every language: resolving and reversing a URL three times, twice a page,
+    remembered per process (keyed on the languages and URLconf too, which tests may swap)."""
+    return tuple((code, translate_url(path, code)) for code in codes)
 
 
 @register.simple_tag

@@ -12,6 +12,7 @@ from django.core.cache import CacheKeyWarning, cache
 from django.db import OperationalError, connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
+from django.utils.text import compress_string
 from django_tasks import default_task_backend
 
 from guides import caching, tasks
@@ -229,3 +230,68 @@ def test_pages_are_compressed_for_clients_that_accept_it(client, seeded):
     assert response["Content-Encoding"] == "gzip"
     assert gzip.decompress(response.content) == plain
     assert len(response.content) < len(plain) / 3
+
+
+def test_a_cached_page_is_served_gzipped_as_it_was_stored(client, seeded):
+    plain = client.get(URL).content  # rendered and stored, with its gzipped body
+    with mock.patch("django.middleware.gzip.compress_string") as compress_again:
+        response = client.get(URL, headers={"accept-encoding": "gzip, deflate, br, zstd"})
+    compress_again.assert_not_called()
+    assert response["X-Page-Cache"] == "hit" and response["Content-Encoding"] == "gzip"
+    assert gzip.decompress(response.content) == plain
+    assert response.content == compress_string(plain)  # the bytes GZipMiddleware would send
+    assert response["Content-Length"] == str(len(response.content))
+    assert "Accept-Encoding" in response["Vary"]
+    assert response["ETag"] == f"W/{client.get(URL)['ETag']}"
+    again = client.get(URL, headers={"if-none-match": response["ETag"], "accept-encoding": "gzip"})
+    assert again.status_code == 304
+    identity = client.get(URL)
+    assert identity.content == plain and "Content-Encoding" not in identity
+    assert "Accept-Encoding" in identity["Vary"]
+
+
+def test_the_first_render_is_compressed_once_too(client, seeded):
+    response = client.get(URL, headers={"accept-encoding": "gzip"})
+    assert response["X-Page-Cache"] == "miss" and response["Content-Encoding"] == "gzip"
+    assert gzip.decompress(response.content) == client.get(URL).content
+
+
+# --- each worker's copy of the pages it served -------------------------------------------
+
+
+def test_a_worker_serves_a_page_it_found_current_from_memory_for_a_second(client, seeded, settings):
+    settings.PAGE_CACHE_LOCAL_SECONDS = 1
+    now = [1000.0]
+    with mock.patch.object(caching.time, "monotonic", lambda: now[0]):
+        body = client.get(URL).content  # rendered and stored
+        client.get(URL)  # found current in the shared cache: kept in memory
+        with mock.patch.object(caching.cache, "get_many") as shared:
+            again = client.get(URL)
+            now[0] += 0.9
+            client.get(URL)
+        shared.assert_not_called()
+        assert again["X-Page-Cache"] == "hit" and again.content == body
+        # A write in another worker (its new token in the shared cache): seen a second later.
+        cache.set(caching.TOKEN_PREFIX + "site", caching.new_token(), None)
+        assert client.get(URL).content == body
+        now[0] += 0.2
+        assert client.get(URL)["X-Page-Cache"] == "miss"
+
+
+def test_a_write_in_this_worker_empties_its_copy_at_once(client, seeded, settings):
+    settings.PAGE_CACHE_LOCAL_SECONDS = 60
+    client.get(URL)
+    client.get(URL)
+    record_house_price()
+    response = client.get(URL)
+    assert response["X-Page-Cache"] == "miss" and "0,99\xa0$" in response.content.decode()
+
+
+def test_a_worker_keeps_at_most_its_share_of_pages(client, seeded, settings):
+    settings.PAGE_CACHE_LOCAL_SECONDS, settings.PAGE_CACHE_LOCAL_PAGES = 60, 2
+    for url in (URL, GPUS, COMPARE):
+        client.get(url)
+        client.get(url)
+    assert len(caching._recent) == 2 and caching.page_key("de", URL, QueryDict()) not in (
+        caching._recent
+    )
