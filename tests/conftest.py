@@ -297,7 +297,10 @@ def site(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         server = LiveServer("localhost")
         yield server.url
-        server.stop()
+        # Not server.stop(): it also makes the shared SQLite connection unshareable, and a
+        # request thread still closing a keep-alive connection from Chromium then fails
+        # ("DatabaseWrapper objects created in a thread…"). The run ends here anyway.
+        server.thread.terminate()
 
 
 def staff_cookie(site: str, django_db_blocker, *, username: str, role: str) -> dict:

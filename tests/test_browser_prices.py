@@ -128,8 +128,10 @@ def test_a_mistaken_check_is_corrected_and_kept(recorder, site, put_back, django
         "Correct the price check of Thunder Compute on 2020-01-16"
     )
     assert _row(recorder, 0) == ("A100 80GB", "10.9", "1")
-    recorder.locator("#id_prices-0-quoted_usd_per_hour").fill("1.09")
+    price = recorder.locator("#id_prices-0-quoted_usd_per_hour")
+    price.fill("1.09")
     recorder.locator("#id_reason").fill("Typed 10.9 for 1.09")
+    expect(price).to_have_value("1.09")  # nothing on the page put the old price back
     _shot(recorder, "correction")
     recorder.get_by_role("button", name="Save", exact=True).click()
     expect(recorder.locator("ul.messagelist")).to_contain_text("was added successfully")
