@@ -62,6 +62,11 @@ def recorded(tags: list[str]) -> dict[str, str] | None:
     return None if None in tokens.values() else tokens
 
 
+def recording_page() -> bool:
+    """Whether a page to be cached is being rendered (not a preview or a staff visit)."""
+    return _recorded.get() is not None
+
+
 @contextmanager
 def recording(read_tokens: Callable) -> Iterator[dict[str, str | None]]:
     """Collect the tags read inside the block with their tokens; every page reads ``site``.

@@ -502,13 +502,45 @@ def cached_under(
     return value
 
 
+def cached_fragment(
+    guide_pk: int, name: str, vary_on: Iterable[object], render: Callable[[], str]
+) -> str:
+    """HTML of a part of a guide's page that reads only the guide and shared data (never a
+    price), rendered once per guide, ``site`` token and language by each worker, and reused by
+    its renders after a price check; ``render()`` itself outside a page being cached (previews,
+    drafts and staff visits render everything).
+
+    The key holds the guide's and the ``site`` token, as in ``cached_under``, and ``vary_on``:
+    what the part shows that each render works out anew (a caption's prose, which may quote a
+    figure), so that the key changes whenever what it shows does. Kept in the worker's memory
+    only: rendering a fragment costs less than fetching and unpickling it from a shared cache.
+    """
+    if not cache_tags.recording_page():
+        return render()
+    tags = [cache_tags.guide(guide_pk), cache_tags.SITE]
+    cache_tags.record(*tags)
+    tokens = cache_tags.recorded(tags)
+    if tokens is None:  # the database is down or the cache lost a token
+        return render()
+    varies = hashlib.sha256("\n".join(map(str, vary_on)).encode()).hexdigest()[:16]
+    key = (
+        f"{CATALOGUE_PREFIX}{cache_tags.guide(guide_pk)}:fragment:{name}:{varies}:"
+        f"{get_language()}:" + ":".join(tokens[tag] for tag in tags)
+    )
+    html = _local_reads.get(key)
+    if html is None:
+        html = render()
+        _remember_read(key, html)
+    return html
+
+
 # What cached_under returned lately, by key, in this worker's memory: asked again (the
 # providers three times a page, the guide on every render after a price check), it is not
 # fetched from the shared cache and unpickled again. The key holds the tokens, so an entry is
 # never older than the data; the oldest go first. Values are shared, so never changed by
 # their readers (the selectors' dataclasses are frozen; pages only read the models).
 _local_reads: dict[str, object] = {}
-_LOCAL_READS_MAX = 256
+_LOCAL_READS_MAX = 512  # the reference tables and guides, and each guide's fragments per language
 
 
 def _remember_read(key: str, value: object) -> None:

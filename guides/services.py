@@ -7,9 +7,10 @@ and formats figures. The pricing maths is entered here and nowhere else on the w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
+from functools import cached_property
 
 from django.conf import settings
 from django.utils import timezone
@@ -253,17 +254,41 @@ class GuidePage:
     house_name: str
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
-    memory_rules: list[MemoryRuleRow]
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
-    estimates: list[EstimateRow]
     fit_columns: list[FitColumn]
     fit_rows: list[LabelledFitRow]
     cost_rows: list[LabelledCostRow]
     sections: list[SectionView]
     faq: list[FaqView]
-    sources: list[SourceView]
     fit_checked: PriceDates | None  # the prices in the fit table
     cost_checked: PriceDates | None  # the prices in the cost table
+    figures: PageFigures = field(repr=False)
+
+    # Built when first read: the parts of the page that show them read no price and are
+    # rendered once per guide, not after each price check (see caching.cached_fragment).
+
+    @cached_property
+    def memory_rules(self) -> list[MemoryRuleRow]:
+        return [
+            MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
+            for column in self.methods
+            for figure, source in zip(
+                column.estimate.figures, self.figures.methods[column.slug].sources, strict=True
+            )
+        ]
+
+    @cached_property
+    def estimates(self) -> list[EstimateRow]:
+        return [
+            EstimateRow(
+                column, _estimated_peak(self.figures, column.slug), column.estimate.planning_gb
+            )
+            for column in self.methods
+        ]
+
+    @cached_property
+    def sources(self) -> list[SourceView]:
+        return [_source_view(gs.source) for gs in self.guide.guide_sources.all()]
 
 
 def guide_figures(
@@ -368,18 +393,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         house_name=figures.house_name,
         methods=columns,
         method_summary=method_summary,
-        memory_rules=[
-            MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
-            for column in columns
-            for figure, source in zip(
-                column.estimate.figures, figures.methods[column.slug].sources, strict=True
-            )
-        ],
         training=figures.training,
-        estimates=[
-            EstimateRow(column, _estimated_peak(figures, column.slug), column.estimate.planning_gb)
-            for column in columns
-        ],
         fit_columns=fit_columns,
         fit_rows=[
             LabelledFitRow(
@@ -398,7 +412,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         ],
         sections=sections,
         faq=faq_views,
-        sources=[_source_view(gs.source) for gs in guide.guide_sources.all()],
+        figures=figures,
     )
 
 
