@@ -293,3 +293,12 @@ def test_the_command_refuses_a_correction_in_one_line(recorder, args, message):
         command("--provider", "gpuwithcrypto", "--supersede", *args, "h100=2.23")
     assert str(refused.value) == message
     assert (PriceCheck.objects.count(), Price.objects.count()) == before
+
+
+def test_the_check_to_supersede_is_that_providers_on_that_day(seeded):
+    """Every seeded provider was checked on the same day: each gets its own check back."""
+    for slug in ("gpuwithcrypto", "massed-compute", "thunder-compute"):
+        check = services.check_to_supersede(provider_slug=slug, checked_on=SEEDED_DAY)
+        assert (check.provider.slug, check.checked_on) == (slug, SEEDED_DAY)
+    with pytest.raises(services.PriceCheckError):
+        services.check_to_supersede(provider_slug="gpuwithcrypto", checked_on=date(2026, 10, 28))
