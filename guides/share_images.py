@@ -60,15 +60,9 @@ def card_for(guide: Guide, language: str) -> ShareCard:
     model = guide.language_model.name
     with translation.override(language):
         methods = [method.short_name for method in catalogue.method_listings()]
-        return ShareCard(
-            language=language,
-            site_name=settings.SITE_NAME,
-            title=guide.title.replace(
-                model, model.replace(" ", NBSP)
-            ),  # one piece: "Llama 3.1 70B"
-            model=model,
-            methods=methods,
-        )
+        # The model's name in one piece: never "Llama" at a line's end and "3.1 70B" below.
+        title = guide.title.replace(model, model.replace(" ", NBSP))
+        return ShareCard(language, settings.SITE_NAME, title, model, methods)
 
 
 def font_path(language: str) -> Path | None:
