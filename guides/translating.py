@@ -346,13 +346,19 @@ def token_differences(english: str, text: str) -> list[str]:
     """A translation states the figures its English states: the same tokens, as often."""
     wanted = Counter(m.group(0) for m in TOKEN_RE.finditer(english))
     found = Counter(m.group(0) for m in TOKEN_RE.finditer(text))
-    return [
-        _("%(token)s is not in the English text") % {"token": token}
-        for token in found - wanted
-    ] + [
-        _("%(token)s from the English text is missing") % {"token": token}
-        for token in wanted - found
-    ]  # fmt: skip
+    return (
+        [
+            _("%(token)s is not in the English text") % {"token": token}
+            for token in found if not wanted[token]
+        ] + [
+            _("%(token)s from the English text is missing") % {"token": token}
+            for token in wanted if not found[token]
+        ] + [
+            _("%(token)s appears %(found)s× here and %(wanted)s× in the English text")
+            % {"token": token, "found": found[token], "wanted": wanted[token]}
+            for token in wanted if found[token] and found[token] != wanted[token]
+        ]
+    )  # fmt: skip
 
 
 def translation_problems(

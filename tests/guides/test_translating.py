@@ -110,6 +110,15 @@ def test_a_markdown_import_into_a_draft_guide_saves_its_rows_and_a_revision(guid
 # --- refused imports: nothing saved, a message naming field and token --------------------------
 
 
+def test_a_token_stated_twice_where_the_english_states_it_once_says_so():
+    assert translating.token_differences("[[model]] fits.", "[[model]] passt, [[model]]!") == [
+        "[[model]] appears 2× here and 1× in the English text"
+    ]
+    assert (
+        translating.token_differences("[[model]] and [[params]]", "[[params]] und [[model]]") == []
+    )
+
+
 def test_tokens_must_be_the_english_ones_and_known(guide):
     text = translating.xliff_export(guide, "de")
     placeholder = re.search(r'etwa <ph id="2" [^>]*equiv="\[\[memory qlora\]\]" />', text)
