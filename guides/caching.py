@@ -360,6 +360,7 @@ def forget_local_reads() -> None:
     written without new tokens)."""
     with _recent_lock:
         _local_reads.clear()
+        _frames.clear()
 
 
 def _render_and_store(
@@ -532,6 +533,35 @@ def cached_fragment(
         html = render()
         _remember_read(key, html)
     return html
+
+
+def cached_frame(name: str, vary_on: Iterable[object], render: Callable[[], str]) -> str:
+    """HTML of a part of every page's frame (the header, the footer) that reads no data at
+    all, only settings, translations and URLs: rendered once per ``vary_on`` (what it shows
+    that the page passes in: its path, the site's name...) and language by each worker, and
+    reused; ``render()`` itself outside a page being cached (previews and staff visits).
+
+    The key needs no version token, because nothing a write changes is in it; ``vary_on``
+    must name everything else the part shows. Kept in the worker's memory only (bounded).
+    """
+    if not cache_tags.recording_page():
+        return render()
+    varies = hashlib.sha256("\n".join(map(str, vary_on)).encode()).hexdigest()[:16]
+    key = f"{name}:{get_language()}:{varies}"
+    html = _frames.get(key)
+    if html is None:
+        html = render()
+        with _recent_lock:
+            while _frames and len(_frames) >= _FRAMES_MAX:
+                del _frames[next(iter(_frames))]
+            _frames[key] = html
+    return html
+
+
+# The frames cached_frame rendered, by key: one header per cached path and language, a few
+# footers. Oldest first out; nothing in them goes stale, so nothing else removes them.
+_frames: dict[str, str] = {}
+_FRAMES_MAX = 2048
 
 
 # What cached_under returned lately, by key, in this worker's memory: asked again (the

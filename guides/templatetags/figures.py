@@ -17,7 +17,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info, gettext
 
-from guides import presentation, site
+from guides import caching, presentation, site
 from guides.charts import ChartPoint, DrawnSeries
 from guides.services import Offer
 
@@ -125,3 +125,30 @@ OG_LOCALES = {"en": "en_US", "de": "de_DE", "ja": "ja_JP"}
 def og_locale(language: str) -> str:
     """Open Graph's locale for a language code: 'de' -> 'de_DE'."""
     return OG_LOCALES.get(language, language)
+
+
+class _FrameFragmentNode(template.Node):
+    def __init__(self, nodelist, name, vary_on) -> None:
+        self.nodelist, self.name, self.vary_on = nodelist, name, vary_on
+
+    def render(self, context) -> str:
+        return caching.cached_frame(
+            self.name.resolve(context),
+            [value.resolve(context) for value in self.vary_on],
+            lambda: self.nodelist.render(context),
+        )
+
+
+@register.tag
+def frame_fragment(parser, token) -> _FrameFragmentNode:
+    """``{% frame_fragment "name" value... %}...{% endframe_fragment %}``: a part of every
+    page's frame rendered once per ``value...`` and language, and then reused (see
+    ``caching.cached_frame``). Only for what reads no data: ``value...`` names all it shows
+    besides settings, translations and URLs."""
+    bits = token.split_contents()
+    if len(bits) < 2:
+        raise template.TemplateSyntaxError(f"{bits[0]} takes a name")
+    nodelist = parser.parse(("endframe_fragment",))
+    parser.delete_first_token()
+    name, *vary_on = (parser.compile_filter(bit) for bit in bits[1:])
+    return _FrameFragmentNode(nodelist, name, vary_on)

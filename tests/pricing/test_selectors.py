@@ -317,3 +317,14 @@ def test_every_methods_throughput_for_one_run_in_one_query(seeded, django_assert
         run = {"language_model": "llama-3.1-8b", "seq_len": 2048, "batch_size": 4,
                "gradient_checkpointing": True} | other  # fmt: skip
         assert selectors.throughputs_for_run(**run) == {}
+
+
+def test_the_check_days_sql_is_built_once_and_binds_only_the_day(house):
+    selectors.latest_check_dates(at=SEED_DAY)
+    built = selectors._check_days_sql.cache_info().misses
+    later = SEED_DAY + timedelta(days=3)
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=later, prices={"h100": D("2.10")})
+
+    assert selectors.latest_check_dates(at=later)["gpuwithcrypto"] == later  # a date, not text
+    assert selectors.latest_check_dates(at=SEED_DAY)["gpuwithcrypto"] == SEED_DAY
+    assert selectors._check_days_sql.cache_info().misses == built
