@@ -472,7 +472,6 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
             )
             request._draft_snapshot = revisions.snapshot(guide)  # stored after the rollback
             return
-        editing.translation_stamps_update(guide)
         published = guide.status == Guide.Status.PUBLISHED and self._check_publication(
             request, guide
         )

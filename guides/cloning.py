@@ -17,7 +17,7 @@ from django.utils import translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from guides import editing, selectors, share_images
+from guides import selectors, share_images
 from guides.consistency import guide_problems
 from guides.figures import NothingFits
 from guides.models import (
@@ -98,7 +98,6 @@ def clone_guide(
         _copy_rows(source, guide)
         _copy_sources(source, guide, language_model)
         _derive_scenarios(source, guide)
-        editing.translation_stamps_update(guide)
         if publish:
             problems = guide_problems(selectors.guide_for_page(slug=slug, include_drafts=True))
             if problems:

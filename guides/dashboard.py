@@ -226,7 +226,7 @@ CACHE_SECONDS = 24 * 60 * 60  # the key names the day; tomorrow's warnings are c
 def _content_tags() -> list[str]:
     """The tags of everything the warnings read: the shared data (sources, GPUs, methods,
     measurements, comparisons), the list of guides, each guide with its rows and translation
-    stamps, and each provider's prices. Any write to those replaces one of their tokens."""
+    bases, and each provider's prices. Any write to those replaces one of their tokens."""
     return [
         cache_tags.SITE,
         cache_tags.GUIDES,

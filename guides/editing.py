@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from django.conf import settings
-from django.utils import timezone
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-
-from guides.models import Guide, TranslationStamp
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 # Fields that must be filled in every language before a guide may be published.
@@ -43,35 +38,3 @@ def publish_error(label: str, model, missing: list[str]) -> str:
         "what": label,
         "fields": ", ".join(field_label(model, name) for name in missing),
     }
-
-
-def _language_text(guide: Guide, lang: str) -> str:
-    parts = [getattr(guide, f"{f}_{lang}") or "" for f in ("title", "question", *GUIDE_REQUIRED)]
-    for section in guide.sections.all():
-        parts += [
-            getattr(section, f"{f}_{lang}") or ""
-            for f in ("heading", "body", "table_caption", "closing")
-        ]
-    for entry in guide.faq_entries.all():
-        parts += [getattr(entry, f"{f}_{lang}") or "" for f in ("question", "answer")]
-    return "\x1f".join(parts)
-
-
-def translation_stamps_update(guide: Guide) -> list[str]:
-    """Record which languages' text changed since the last save; return those languages."""
-    now = timezone.now()
-    stamps = {s.language: s for s in guide.translation_stamps.all()}
-    changed = []
-    for lang in LANGUAGES:
-        digest = hashlib.sha256(_language_text(guide, lang).encode()).hexdigest()
-        stamp = stamps.get(lang)
-        if stamp is None:
-            TranslationStamp.objects.create(
-                guide=guide, language=lang, text_digest=digest, changed_at=now
-            )
-            changed.append(lang)
-        elif stamp.text_digest != digest:
-            stamp.text_digest, stamp.changed_at = digest, now
-            stamp.save(update_fields=["text_digest", "changed_at"])
-            changed.append(lang)
-    return changed

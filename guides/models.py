@@ -297,25 +297,6 @@ class CostScenario(GpuCountRow):
         return f"{self.method}: {super().__str__()}, {self.hours} h"
 
 
-class TranslationStamp(models.Model):
-    """When one language's text of a guide last changed, to flag translations left behind."""
-
-    guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="translation_stamps")
-    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
-    text_digest = models.CharField(max_length=64)
-    changed_at = models.DateTimeField(_("text changed at"), default=timezone.now)
-
-    class Meta:
-        verbose_name = _("translation stamp")
-        verbose_name_plural = _("translation stamps")
-        constraints = [
-            models.UniqueConstraint(fields=["guide", "language"], name="one_stamp_per_language"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.guide} [{self.language}] {self.changed_at:%Y-%m-%d}"
-
-
 class ShareImage(models.Model):
     """A published guide's link-preview image in one language (see guides/share_images.py).
 

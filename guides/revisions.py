@@ -246,7 +246,7 @@ def copy_as_draft(guide_revision: GuideRevision, *, user) -> GuideRevision:
 
 def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
     """Make the revision live after the guide check passes; the problems where it does not."""
-    from guides import editing, selectors, share_images
+    from guides import selectors, share_images
     from guides.consistency import guide_problems
 
     problems: list = []
@@ -262,7 +262,6 @@ def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
         if problems:
             transaction.set_rollback(True)
             return problems
-        editing.translation_stamps_update(guide)
         GuideRevision.objects.filter(pk=guide_revision.pk).update(
             published_at=timezone.now(), published_by=user, go_live_at=None
         )

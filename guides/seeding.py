@@ -26,7 +26,6 @@ from django.core.serializers.json import DjangoJSONEncoder
 
 from guides import share_images
 from guides.content_files import ContentFileError, GuideContent, read_guide
-from guides.editing import translation_stamps_update
 from guides.models import (
     ComparisonPair,
     CostScenario,
@@ -324,7 +323,6 @@ def load_guide(content: GuideContent) -> int:
         GuideSource(guide=guide, source=named(sources, key, "source"), position=position)
         for position, key in enumerate(content.sources, start=1)
     )
-    translation_stamps_update(guide)
     return (
         1
         + len(content.sections)

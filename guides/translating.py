@@ -490,7 +490,6 @@ def _save_rows(guide, language, changes, fields, *, user, comment, known):
     """A guide never published: saved to its rows and kept as a revision, as the guide form."""
     _write(guide.pk, language, changes, fields)
     guide = Guide.objects.get(pk=guide.pk)
-    editing.translation_stamps_update(guide)
     revision = revisions.store(revisions.snapshot(guide), guide=guide, user=user, comment=comment)
     return SavedTranslation(revision, False)
 
