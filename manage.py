@@ -15,7 +15,7 @@ def main() -> None:
     except OperationalError as exc:
         from django.conf import settings
 
-        from gpuguide.config import exit_with
+        from gpuguide.lib.config import exit_with
 
         db = settings.DATABASES["default"]
         where = db.get("HOST") or db.get("NAME")

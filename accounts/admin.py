@@ -1,7 +1,7 @@
 """Users and groups in the admin: only superusers can make superusers or grant permissions.
 
 Administrators (the group that manages accounts) create and edit staff users and put them in
-the existing groups (the roles of ``guides.roles``); they cannot tick "superuser status", grant
+the existing groups (the roles of ``accounts.roles``); they cannot tick "superuser status", grant
 single permissions, change a superuser's account, or change what a group may do: each of those
 would let them give someone, themselves included, more than their own role allows.
 """
@@ -14,7 +14,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import Group, User
 from django.utils.translation import gettext_lazy as _
 
-from guides.roles import ADMINISTRATORS, ROLES
+from accounts.roles import ADMINISTRATORS, ROLES
 
 SUPERUSER_ONLY_FIELDS = ("is_superuser", "user_permissions")
 ROLE_GROUPS = [*ROLES, ADMINISTRATORS]

@@ -3,7 +3,7 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from accounts import views
+from accounts import manual, views
 from accounts.forms import AdminLoginForm
 from accounts.two_factor import must_set_up, second_factor_ok
 
@@ -36,7 +36,6 @@ class AdminSite(admin.AdminSite):
         return sorted(apps, key=lambda app: app["app_label"] != "guides")
 
     def get_urls(self):
-        from guides import manual
 
         return [
             path("two-factor/", views.two_factor_setup, {"site": self}, name="two_factor"),

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django_otp import user_has_device
 
-from guides.roles import ADMINISTRATORS
+from accounts.roles import ADMINISTRATORS
 
 
 def must_set_up(user) -> bool:

@@ -11,10 +11,11 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Swagger
 from ninja.errors import ValidationError
 
-from gpuguide import api_caching
-from pricing import planning, training_memory
+from gpuguide.lib import api_caching
+from pricing import planning
 from pricing.api import planner as planner_router
 from pricing.api import router as pricing_router
+from pricing.domain import training_memory
 from pricing.schemas import QueryError, estimate_errors
 
 

@@ -11,7 +11,7 @@ import environ
 from django.http.request import validate_host
 from django.utils.translation import gettext_lazy as _
 
-from gpuguide.config import exit_with, redact_url
+from gpuguide.lib.config import exit_with, redact_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -125,8 +125,8 @@ try:
 except Exception as exc:
     exit_with(f"CACHE_URL is malformed: {exc}")
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    # The same backend, reusing its Redis client (gpuguide/redis_cache.py).
-    CACHES["default"]["BACKEND"] = "gpuguide.redis_cache.RedisCache"
+    # The same backend, reusing its Redis client (gpuguide/lib/redis_cache.py).
+    CACHES["default"]["BACKEND"] = "gpuguide.lib.redis_cache.RedisCache"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -178,7 +178,7 @@ CORS_ALLOW_CREDENTIALS = False
 # The site's name in every header and title, and the address the footer offers for contact.
 SITE_NAME = env.str("SITE_NAME", default="GPU Guide")
 # Fonts for each guide's share image, per language: the first file that exists is used
-# (guides/share_images.py). Debian: fonts-dejavu-core and fonts-ipafont-gothic.
+# (guides/editorial/share_images.py). Debian: fonts-dejavu-core and fonts-ipafont-gothic.
 _LATIN_FONTS = env.list(
     "SHARE_IMAGE_FONTS_LATIN",
     default=[
@@ -255,7 +255,7 @@ LOGGING = {
 }
 
 # --- Security and reliability (issue 18): outage pages, health probes, CSP, Permissions-Policy.
-# Kept in one block so that it merges cleanly; see gpuguide/outages.py and gpuguide/security.py.
+# Kept in one block so that it merges cleanly; see gpuguide/lib/outages.py and gpuguide/lib/security.py.
 INSTALLED_APPS += ["csp"]  # django-csp's system checks
 # django-csp right after SecurityMiddleware; ours at the end (innermost), so that a view that
 # cannot reach the database answers the branded 503 (handler500 covers errors outside views).
@@ -264,12 +264,12 @@ MIDDLEWARE.insert(
     "csp.middleware.CSPMiddleware",
 )
 MIDDLEWARE += [
-    "gpuguide.security.SecurityHeadersMiddleware",
-    "gpuguide.outages.DatabaseUnavailableMiddleware",
+    "gpuguide.lib.security.SecurityHeadersMiddleware",
+    "gpuguide.lib.outages.DatabaseUnavailableMiddleware",
 ]
 # Strict and nonce-free, so that whole pages stay cacheable. JSON-LD blocks are data and need
 # no allowance. The same policy holds for the admin and the API docs (Swagger UI from our static
-# files): checked in Chromium, neither needs more (see gpuguide/security.py).
+# files): checked in Chromium, neither needs more (see gpuguide/lib/security.py).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],

@@ -8,8 +8,8 @@ from django.urls import include, path
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 
-from gpuguide import outages
 from gpuguide.api import api
+from gpuguide.lib import outages
 from guides.sitemaps import SITEMAPS
 
 urlpatterns = [
@@ -43,4 +43,4 @@ urlpatterns += i18n_patterns(
 
 handler404 = "guides.views.page_not_found"
 # Static, translated, no database: also answers 503 when the database cannot be reached.
-handler500 = "gpuguide.outages.server_error"
+handler500 = "gpuguide.lib.outages.server_error"

@@ -10,14 +10,17 @@ class GuidesConfig(AppConfig):
     verbose_name = _("Guides")
 
     def ready(self) -> None:
+        # Imported here, not at the top: Django imports this module before the models exist.
         from django.apps import apps
         from django.db.models.signals import m2m_changed, post_delete, post_save
 
-        # Imported for what they register: guides with django-reversion, the fonts' check.
-        from guides import revisions, share_images  # noqa: F401
-        from guides.caching import note_sources_changed, note_write
-        from guides.references import INDEXED, refuse_deleting_used
-        from guides.tokens import kinds  # noqa: F401 - fills the token registry
+        # Imported for what they register: the token kinds; guides with django-reversion; the
+        # fonts' check; the translation bases' and the task queue's signal receivers.
+        from guides import tasks  # noqa: F401
+        from guides.content.tokens import kinds  # noqa: F401
+        from guides.editorial import revisions, share_images, translating  # noqa: F401
+        from guides.editorial.references import INDEXED, refuse_deleting_used
+        from guides.pagecache.invalidation import note_sources_changed, note_write
         from pricing.signals import deletion_requested
 
         # Every write to content or prices makes the cached pages that read it stale.

@@ -1,8 +1,8 @@
 from django.conf import settings
 from django.http import HttpRequest
 
-from guides import site
 from guides.models import LegalPage
+from guides.pages import site
 
 
 def public_face(request: HttpRequest) -> dict:

@@ -14,9 +14,9 @@ from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.translation import gettext as _
 
-from guides import selectors, site
+from guides.content.presentation import long_date, usd
 from guides.models import Guide
-from guides.presentation import long_date, usd
+from guides.pages import selectors, site
 from pricing import selectors as pricing_selectors
 from pricing.models import Gpu, Provider
 

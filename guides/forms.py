@@ -15,10 +15,10 @@ from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from guides import presentation
-from guides.planner import PlannerRequest
+from guides.content import presentation
+from guides.pages.planner import PlannerRequest
 from pricing import selectors
-from pricing.training_memory import Architecture, EstimateError, Method, TrainingSetup
+from pricing.domain.training_memory import Architecture, EstimateError, Method, TrainingSetup
 
 MAX_CONFIG_CHARACTERS = 50_000
 WHOLE_NUMBER = re.compile(r"[0-9]{1,9}", re.ASCII)

@@ -11,8 +11,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
-from guides.tokens.registry import syntax_errors
-from pricing import training_memory
+from guides.content.tokens.registry import syntax_errors
+from pricing.domain import training_memory
 from pricing.models import Gpu, LanguageModel, Method, Source
 
 
@@ -73,7 +73,7 @@ class Guide(ProseTokensMixin, models.Model):
     sources = models.ManyToManyField(
         Source, through="GuideSource", related_name="guides", verbose_name=_("sources")
     )
-    # The training run the guide's memory estimates assume (see pricing.training_memory).
+    # The training run the guide's memory estimates assume (see pricing.domain.training_memory).
     seq_len = models.PositiveIntegerField(
         _("sequence length (tokens)"),
         default=2048,
@@ -298,7 +298,7 @@ class CostScenario(GpuCountRow):
 
 
 class ShareImage(models.Model):
-    """A published guide's link-preview image in one language (see guides/share_images.py).
+    """A published guide's link-preview image in one language (guides/editorial/share_images.py).
 
     In the database rather than on disk, so that every app server serves the same bytes.
     """
@@ -326,7 +326,7 @@ class TranslationBasis(models.Model):
 
     Revisions say what each language held, not which English a translation answered; this
     row does, so the translation view can mark a field whose English changed since (with the
-    diff) and the dashboard can name exactly those fields (see guides.translating).
+    diff) and the dashboard can name exactly those fields (see guides.editorial.translating).
     """
 
     guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="translation_bases")
@@ -349,7 +349,7 @@ class TranslationBasis(models.Model):
 
 
 class ContentVersion(models.Model):
-    """The version token of one cache tag (see gpuguide/cache_tags.py and guides/caching.py).
+    """The version token of one cache tag (see gpuguide/lib/cache_tags.py and guides/caching.py).
 
     Written in the same transaction as the data it versions, and random, so that a restored
     backup can never bring back a token that pages were cached under. The cache holds a copy
@@ -444,7 +444,7 @@ class GuideRevision(models.Model):
     The revision holds the guide with its sections, FAQ entries, sources and tables as saved;
     this row says whose guide it is, when it went live and who made it so, and its schedule.
     A guide's rows are its live content (or its draft, while it was never published); a
-    revision newer than the one last published is its working copy (see guides.revisions).
+    revision newer than the one last published is its working copy (see guides.editorial.revisions).
     """
 
     revision = models.OneToOneField(

@@ -3,12 +3,12 @@ from urllib.parse import urlsplit
 from django.contrib.sitemaps import Sitemap as DjangoSitemap
 from django.urls import reverse
 
-from guides import selectors, site
 from guides.models import Guide
+from guides.pages import selectors, site
 
 
 class Sitemap(DjangoSitemap):
-    """Every page in three languages, on the site's own address (``guides.site``).
+    """Every page in three languages, on the site's own address (``guides.pages.site``).
 
     x-default names the English page, as the pages' own ``hreflang="x-default"`` links do
     (Django's would name the unprefixed URL, which only redirects by the visitor's language).

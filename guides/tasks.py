@@ -2,7 +2,9 @@
 backport; its database backend in production, run by `manage.py db_worker`).
 
 No visitor waits for these: after a write commits, the pages it affected are rendered again
-here while visitors get the previous version (see guides/caching.py).
+here while visitors get the previous version. The page cache and the editorial code only
+announce what they want (``guides.pagecache.signals``, ``guides.editorial.signals``); the
+receivers at the end of this module queue the tasks.
 """
 
 from __future__ import annotations
@@ -10,13 +12,19 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.dispatch import receiver
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 from django_tasks import task
 
-from guides import caching, dashboard
-from guides import selectors as guide_selectors
+from guides.editorial import dashboard
+from guides.editorial import signals as editorial_signals
+from guides.editorial.share_images import draw_for_guide
+from guides.models import Guide
+from guides.pagecache import http
+from guides.pagecache import signals as pagecache_signals
+from guides.pages import selectors as guide_selectors
 
 
 def canonical_paths() -> list[tuple[str, str]]:
@@ -43,7 +51,7 @@ def _render(paths: list[str]) -> int:
     """Render each path through the whole stack, as a visitor at SITE_URL would ask for it."""
     site = urlsplit(settings.SITE_URL)
     client = Client(HTTP_HOST=site.netloc, raise_request_exception=False)
-    with caching.refreshing():
+    with http.refreshing():
         for path in paths:
             client.get(path, secure=site.scheme == "https")
     return len(paths)
@@ -62,7 +70,7 @@ def refresh_affected_pages(tags: list[str]) -> int:
     stale = [
         path
         for language, path in canonical_paths()
-        if not caching.page_is_current(language, path, tags)
+        if not http.page_is_current(language, path, tags)
     ]
     rendered = _render(stale)
     dashboard.warm_cache()  # the admin index's warnings, computed before the next visit
@@ -72,8 +80,24 @@ def refresh_affected_pages(tags: list[str]) -> int:
 @task()
 def draw_share_images(guide_id: int) -> list[str]:
     """A guide was published: draw its link-preview image in each language (the languages)."""
-    from guides.models import Guide
-    from guides.share_images import draw_for_guide
 
     guide = Guide.objects.select_related("language_model").filter(pk=guide_id).first()
     return [] if guide is None else draw_for_guide(guide)
+
+
+# --- what the page cache and the editors ask for ------------------------------------------
+
+
+@receiver(pagecache_signals.pages_stale, dispatch_uid="refresh_affected_pages")
+def _queue_affected_pages(sender, tags: list[str], **_kwargs) -> None:
+    refresh_affected_pages.enqueue(tags=tags)
+
+
+@receiver(pagecache_signals.refresh_wanted, dispatch_uid="refresh_pages")
+def _queue_page(sender, path: str, **_kwargs) -> None:
+    refresh_pages.enqueue(paths=[path])
+
+
+@receiver(editorial_signals.guide_published, dispatch_uid="draw_share_images")
+def _queue_share_images(sender, guide_id: int, **_kwargs) -> None:
+    draw_share_images.enqueue(guide_id=guide_id)

@@ -17,11 +17,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from guides import catalogue, page_meta, planner, revisions, selectors, services, site
-from guides.caching import cache_public_page
-from guides.figures import MissingFigure
+from guides.content.figures import MissingFigure
+from guides.editorial import revisions
 from guides.forms import PlannerForm
 from guides.models import Guide, GuideRevision, LegalPage
+from guides.pagecache.http import cache_public_page
+from guides.pages import assembly, catalogue, meta, planner, selectors, site
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
@@ -52,7 +53,7 @@ def _as_of(request: HttpRequest) -> date | None:
     values = request.GET.getlist(AS_OF)
     if not values:
         return None
-    first = services.price_history_start()
+    first = assembly.price_history_start()
     if first is None:
         raise _no_prices_yet()
     try:
@@ -83,10 +84,10 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
 @cache_public_page
 def index(request: HttpRequest) -> HttpResponse:
     try:
-        home = services.home_page()
+        home = assembly.home_page()
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    context = {"home": home, **page_meta.home(request, home)}
+    context = {"home": home, **meta.home(request, home)}
     return render(request, "guides/index.html", context)
 
 
@@ -108,7 +109,7 @@ def _revision_preview(request: HttpRequest, slug: str) -> HttpResponse:
         guide = revisions.apply(revision)
         guide = selectors.guide_for_page(slug=guide.slug, include_drafts=True)
         try:
-            page = services.guide_page(guide)
+            page = assembly.guide_page(guide)
         except Provider.DoesNotExist:
             raise _no_prices_yet() from None
         context = {
@@ -116,7 +117,7 @@ def _revision_preview(request: HttpRequest, slug: str) -> HttpResponse:
             "guide": guide,
             "as_of": None,
             "preview_revision": revision,
-            **page_meta.guide(request, guide, page),
+            **meta.guide(request, guide, page),
         }
         response = render(request, "guides/guide_detail.html", context)
     add_never_cache_headers(response)  # private, no-store: a draft
@@ -128,12 +129,12 @@ def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
         at = _as_of(request)
-        page = services.guide_page(guide, at=at)
+        page = assembly.guide_page(guide, at=at)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    context = {"page": page, "guide": guide, "as_of": at, **page_meta.guide(request, guide, page)}
+    context = {"page": page, "guide": guide, "as_of": at, **meta.guide(request, guide, page)}
     return render(request, "guides/guide_detail.html", context)
 
 
@@ -142,7 +143,7 @@ def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
         at = _as_of(request)
-        prices = services.gpu_price_list(at=at)
+        prices = assembly.gpu_price_list(at=at)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
@@ -151,7 +152,7 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
         "prices": prices,
         "as_of": at,
         "comparisons": selectors.published_comparisons(),
-        **page_meta.gpu_list(request, prices, at),
+        **meta.gpu_list(request, prices, at),
     }
     return render(request, "guides/gpu_list.html", context)
 
@@ -178,12 +179,12 @@ def _vram(request: HttpRequest) -> HttpResponse:
     wants_plan = valid and form.wants_estimate
     context = {
         "form": form,
-        "table": services.vram_table(
+        "table": assembly.vram_table(
             asked_params_billion=asked, methods=methods, language_models=models
         ),
         "plan": planner.plan(form.planner_request(), at=at) if wants_plan else None,
         "as_of": at,
-        **page_meta.vram(methods),
+        **meta.vram(methods),
     }
     status = 400 if form.is_bound and not valid else 200
     return render(request, "guides/vram.html", context, status=status)
@@ -202,14 +203,14 @@ def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
         raise Http404(_("No such comparison."))
     try:
         at = _as_of(request)
-        comparison = services.gpu_comparison(first=first, second=second, at=at)
+        comparison = assembly.gpu_comparison(first=first, second=second, at=at)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
     except MissingFigure:
         raise Http404(_("No such GPU.")) from None
-    context = {"comparison": comparison, "as_of": at, **page_meta.comparison(request, comparison)}
+    context = {"comparison": comparison, "as_of": at, **meta.comparison(request, comparison)}
     return render(request, "guides/compare.html", context)
 
 
@@ -220,7 +221,7 @@ def legal(request: HttpRequest, kind: str) -> HttpResponse:
         page = selectors.legal_page(kind=kind)
     except LegalPage.DoesNotExist:
         raise Http404(_("No such page.")) from None
-    context = {"legal": page, **page_meta.legal(request, page)}
+    context = {"legal": page, **meta.legal(request, page)}
     return render(request, "guides/legal.html", context)
 
 

@@ -15,10 +15,11 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
 
-from gpuguide.editor_input import EditorInputMixin, VisibleTextValidator
-from guides.reference_admin import RefuseDeletingUsedMixin
+from accounts import manual
+from gpuguide.lib.editor_input import EditorInputMixin, VisibleTextValidator
+from guides.admin.deletion import RefuseDeletingUsedMixin
 from pricing import selectors, services
-from pricing.formatting import trim
+from pricing.domain.formatting import trim
 from pricing.models import (
     Fact,
     Gpu,
@@ -439,7 +440,6 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         js = ["js/price-check-provider.js"]
 
     def get_urls(self):
-        from guides import manual
 
         def view(function, **kwargs):
             return self.admin_site.admin_view(

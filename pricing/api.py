@@ -1,14 +1,15 @@
 """The pricing app's JSON endpoints: parse (``pricing.schemas``), read and compute
 (``planning``, ``training_memory``), answer. Each sets its Cache-Control from
-``gpuguide.api_caching``; the API adds the ETag."""
+``gpuguide.lib.api_caching``; the API adds the ETag."""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Query, Router
 
-from gpuguide import api_caching
-from pricing import planning, training_memory
+from gpuguide.lib import api_caching
+from pricing import planning
+from pricing.domain import training_memory
 from pricing.schemas import (
     CostAnswer,
     CostQuery,

@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from pricing import calculations, training_memory
+from pricing.domain import calculations, training_memory
 from pricing.fields import ModelSlugField
 from pricing.signals import CheckedDeletion, CheckedDeletionQuerySet
 

@@ -17,8 +17,9 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from pricing import calculations as calc
-from pricing import selectors, training_memory
+from pricing import selectors
+from pricing.domain import calculations as calc
+from pricing.domain import training_memory
 from pricing.models import LanguageModel, Provider
 
 

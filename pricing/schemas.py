@@ -35,8 +35,9 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from pricing import calculations, planning, selectors, services, training_memory
-from pricing.training_memory import Method
+from pricing import planning, selectors, services
+from pricing.domain import calculations, training_memory
+from pricing.domain.training_memory import Method
 
 GB_STEP = Decimal("0.001")  # answers in GB to 3 decimals
 MAX_SEQ_LEN = 1_048_576

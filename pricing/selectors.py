@@ -16,8 +16,8 @@ from django.db import connection
 from django.db.models import OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
-from gpuguide import cache_tags
-from pricing import calculations
+from gpuguide.lib import cache_tags
+from pricing.domain import calculations
 from pricing.models import (
     Fact,
     Gpu,

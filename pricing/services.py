@@ -379,7 +379,7 @@ def _create_check(
     note: str,
 ) -> PriceCheck:
     """The check and its prices. Creating the check makes the provider's pages stale
-    (``guides.caching.note_write``)."""
+    (``guides.pagecache.invalidation.note_write``)."""
     try:
         # A savepoint: the IntegrityError of a lost race rolls back to it, so the caller's
         # transaction stays usable (PostgreSQL refuses every query after an error otherwise).

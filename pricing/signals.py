@@ -8,8 +8,8 @@ from django.dispatch import Signal
 
 # Sent with ``objects`` (the instances, or the queryset) before Django collects what a delete()
 # of a source, GPU, provider, method, language model, hour block or fact takes along, so
-# outside any transaction it opens; a receiver raises to refuse. guides.references refuses to
-# delete what guides use.
+# outside any transaction it opens; a receiver raises to refuse. guides.editorial.references
+# refuses to delete what guides use.
 deletion_requested = Signal()
 
 

@@ -80,19 +80,16 @@ def static_copy(request):
 # The site's URLs plus the static copy, through the same middleware.
 urlpatterns = [path("static-copy/", static_copy), *__import__("gpuguide.urls").urls.urlpatterns]
 handler404 = "guides.views.page_not_found"
-handler500 = "gpuguide.outages.server_error"
+handler500 = "gpuguide.lib.outages.server_error"
 
 
 def forget_pages(guides: bool = False) -> None:
     """Drop the cached pages, keep the version tokens and reference data: a render after a
     price check. With ``guides``, the cached guides with their rows too: a render after an
     edit of the guide."""
-    from guides.caching import (
-        CATALOGUE_PREFIX,
-        PAGE_PREFIX,
-        forget_local_reads,
-        forget_recent_pages,
-    )
+    from guides.pagecache.http import PAGE_PREFIX
+    from guides.pagecache.memory import forget_local_reads, forget_recent_pages
+    from guides.pagecache.reads import CATALOGUE_PREFIX
 
     forget_recent_pages()  # this process's copy of the pages it served
     if guides:
@@ -246,7 +243,7 @@ def add_history(target_rows: int) -> tuple[int, int]:
     the others the last). Raw bulk inserts: the ORM would take minutes for a million rows.
     Returns (checks, prices) added.
     """
-    from guides.caching import invalidate_everything
+    from guides.pagecache.invalidation import invalidate_everything
     from pricing.models import Gpu, PriceCheck, Provider
 
     providers = list(Provider.objects.all())

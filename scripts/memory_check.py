@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pricing.measurements import PEAK_MEMORY, estimate_for, read_points  # noqa: E402
+from pricing.domain.measurements import PEAK_MEMORY, estimate_for, read_points  # noqa: E402
 
 
 def main(path: Path) -> None:

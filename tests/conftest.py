@@ -47,7 +47,7 @@ def on_redis() -> bool:
 
 def page_entries() -> int:
     """How many pages the page cache holds, on the local-memory cache or on Redis."""
-    from guides.caching import PAGE_PREFIX
+    from guides.pagecache.http import PAGE_PREFIX
 
     if on_redis():
         client = cache._cache.get_client(write=False)
@@ -58,7 +58,8 @@ def page_entries() -> int:
 def forget_cached_pages() -> None:
     """Drop every cached page but keep the version tokens: the next visit renders, as after
     a write (the usual uncached visit)."""
-    from guides.caching import PAGE_PREFIX, forget_recent_pages
+    from guides.pagecache.http import PAGE_PREFIX
+    from guides.pagecache.memory import forget_recent_pages
 
     forget_recent_pages()
 
@@ -143,9 +144,10 @@ def _demanded_database(django_db_setup, django_db_blocker, test_database):
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """Cached pages must not outlive the test (and its rolled-back data) that made them, nor
-    the pages, reads and schedule this process remembers (guides.caching, guides.revisions)."""
-    from guides.caching import forget_local_reads, forget_recent_pages
-    from guides.revisions import forget_schedule
+    the pages, reads and schedule this process remembers (guides.pagecache.memory,
+    guides.editorial.revisions)."""
+    from guides.editorial.revisions import forget_schedule
+    from guides.pagecache.memory import forget_local_reads, forget_recent_pages
 
     def forget() -> None:
         cache.clear()

@@ -12,7 +12,7 @@ import time_machine
 from playwright.sync_api import expect
 from reversion.models import Revision
 
-from guides import revisions
+from guides.editorial import revisions
 from guides.models import Guide
 
 from .conftest import as_if_committed, signed_in_tab, staff_cookie

@@ -15,7 +15,7 @@ from django.db import connection, connections
 from playwright.sync_api import expect
 from reversion.models import Revision
 
-from guides import revisions, translating
+from guides.editorial import revisions, translating
 from guides.models import Guide, Section, TranslationBasis
 
 from .conftest import signed_in_tab, staff_cookie

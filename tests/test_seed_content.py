@@ -7,17 +7,17 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 
-from guides.content_files import (
+from guides.editorial.content_files import (
     ContentFileError,
     TrainingAssumptions,
     read_guide,
     write_content,
     write_guide,
 )
+from guides.editorial.seeding import CONTENT_DIR, load_guide
+from guides.editorial.translating import stale_translations
 from guides.models import FaqEntry, Guide, Section
-from guides.seeding import CONTENT_DIR, load_guide
-from guides.translating import stale_translations
-from pricing import training_memory
+from pricing.domain import training_memory
 from pricing.models import Gpu, MemoryRule, Method, Price, PriceCheck, Source
 
 from .conftest import GUIDE_SLUG, SEED_DAY

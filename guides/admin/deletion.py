@@ -1,10 +1,10 @@
 """Admin delete pages that list where an object is used and refuse to delete it.
 
-For the models of ``guides.references``: the delete page and the "delete selected" action
+For the models of ``guides.editorial.references``: the delete page and the "delete selected" action
 list every use (a guide's prose token or table row, live or in its working copy, with a link
 to fix it) before the rows that protect the object by foreign key, and offer no button, for
-every user, superusers included. ``guides.references.refuse_deleting_used`` refuses the same
-deletions made outside the admin.
+every user, superusers included. ``guides.editorial.references.refuse_deleting_used``
+refuses the same deletions made outside the admin.
 """
 
 from django.contrib.admin.utils import NestedObjects
@@ -14,7 +14,7 @@ from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import ngettext
 
-from guides import references
+from guides.editorial import references
 from guides.models import ComparisonPair, Guide
 
 # Rows that protect an object by foreign key and that the reference index already lists

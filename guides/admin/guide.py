@@ -12,116 +12,39 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import translation
-from django.utils.functional import SimpleLazyObject, lazy
+from django.utils.functional import lazy
 from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
-from modeltranslation.utils import build_localized_fieldname
 
-from gpuguide.editor_input import EditorInputMixin
-from guides import editing, revisions, selectors
-from guides.cloning import CloneRefused, clone_guide, guide_slug_for
-from guides.consistency import guide_problems
+from gpuguide.lib.editor_input import EditorInputMixin
+from guides.admin.prose import (
+    ProseForm,
+    ProseHelpMixin,
+    ProseInlineMixin,
+    preview_links,
+    token_picker_data,
+    token_reference,
+    token_slugs_for,
+)
+from guides.admin.translation import TranslationAdminMixin
+from guides.editorial import publishing_rules, revisions
+from guides.editorial.checks import guide_problems
+from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.models import (
-    ComparisonPair,
     CostScenario,
     FaqEntry,
     FitConfiguration,
     Guide,
     GuideRevision,
     GuideSource,
-    LegalPage,
     Recommendation,
     Section,
 )
-from guides.prose_rules import typed_figures
-from guides.tokens.registry import KnownSlugs, registry, token_errors
-from guides.translation_admin import TranslationAdminMixin
+from guides.pages import selectors
 from pricing import selectors as pricing_selectors
 from pricing.models import LanguageModel, Provider
-
-TOKEN_HELP = _(
-    "Live figures: write [[kind args]], e.g. [[memory qlora]]; the kinds are listed "
-    "at the top of the guide form."
-)
-
-
-def token_reference() -> str:
-    """An HTML list of every token kind with its example, for the guide form."""
-    rows = format_html_join(
-        "", "<li><code>{}</code> — {}</li>", ((k.example, k.help) for k in registry)
-    )
-    return format_html(
-        "{}<ul class='token-reference'>{}</ul>",
-        _(
-            "Figures in prose are live tokens, filled from the data in each language. "
-            "Configurations are written like 8xh200 or b200@massed-compute."
-        ),
-        rows,
-    )
-
-
-def token_picker_data() -> dict:
-    """What the token picker beside each prose field lists (read by static/js/guide-editor.js)."""
-    return {
-        "label": str(_("Insert a token")),
-        "filter": str(_("Filter the tokens")),
-        "kinds": [{"token": k.example, "help": str(k.help)} for k in registry],
-    }
-
-
-class ProseHelpMixin:
-    """Adds the token hint to every prose field, in every language tab."""
-
-    def formfield_for_dbfield(self, db_field, request, **kwargs):
-        field = super().formfield_for_dbfield(db_field, request, **kwargs)
-        base, _sep, language = db_field.name.rpartition("_")  # "body_de" -> "body", "de"
-        if language not in editing.LANGUAGES:
-            base = db_field.name
-        if field is not None and base in getattr(db_field.model, "prose_fields", ()):
-            field.help_text = TOKEN_HELP
-            field.widget.attrs["data-token-picker"] = ""  # static/js/guide-editor.js
-        return field
-
-
-def token_slugs_for(request) -> KnownSlugs:
-    """The slugs tokens may name, loaded at most once per request for all its forms."""
-    if not hasattr(request, "_token_slugs"):
-        request._token_slugs = SimpleLazyObject(selectors.token_slugs)
-    return request._token_slugs
-
-
-class ProseForm(forms.ModelForm):
-    """Names every bad token on its field: malformed, or naming a method, GPU, provider or
-    fact not on file. Checking slugs needs the database, so the admin hands each form the
-    slugs it loaded once for the whole request. (The model checks the syntax too, for writes
-    outside the admin; it skips fields that already have errors.)
-    """
-
-    token_slugs: KnownSlugs | None = None
-
-    def clean(self) -> dict:
-        cleaned = super().clean()
-        if self.token_slugs is None:
-            return cleaned
-        model = self._meta.model
-        for base in (*model.prose_fields, *model.plain_text_fields):
-            for code in editing.LANGUAGES:
-                name = build_localized_fieldname(base, code)
-                text = cleaned.get(name) or ""
-                for message in token_errors(text, self.token_slugs):
-                    self.add_error(name, message)
-                for typed in typed_figures(text, self.token_slugs.gpu_names):
-                    self.add_error(name, typed.message)
-        return cleaned
-
-
-class ProseInlineMixin:
-    def get_formset(self, request, obj=None, **kwargs):
-        formset = super().get_formset(request, obj, **kwargs)
-        formset.form.token_slugs = token_slugs_for(request)  # a new class on every call
-        return formset
 
 
 class RequiredTranslationsFormSet(forms.BaseInlineFormSet):
@@ -138,19 +61,21 @@ class RequiredTranslationsFormSet(forms.BaseInlineFormSet):
                 continue
             if not getattr(form, "cleaned_data", None) or form.cleaned_data.get("DELETE"):
                 continue
-            missing = editing.missing_translations(form.cleaned_data, self.required)
+            missing = publishing_rules.missing_translations(form.cleaned_data, self.required)
             missing = [name for name in missing if name not in form.errors]  # said once, there
             if missing:
                 label = f"{capfirst(self.model._meta.verbose_name)} {index}"
-                raise forms.ValidationError(editing.publish_error(label, self.model, missing))
+                raise forms.ValidationError(
+                    publishing_rules.publish_error(label, self.model, missing)
+                )
 
 
 class SectionFormSet(RequiredTranslationsFormSet):
-    required = editing.SECTION_REQUIRED
+    required = publishing_rules.SECTION_REQUIRED
 
 
 class FaqFormSet(RequiredTranslationsFormSet):
-    required = editing.FAQ_REQUIRED
+    required = publishing_rules.FAQ_REQUIRED
 
 
 class SectionInline(EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
@@ -249,10 +174,14 @@ class GuideForm(ProseForm):
                     code="edit_conflict",
                 )
         if cleaned.get("status") == Guide.Status.PUBLISHED:
-            missing = editing.missing_translations(cleaned, editing.GUIDE_REQUIRED)
+            missing = publishing_rules.missing_translations(
+                cleaned, publishing_rules.GUIDE_REQUIRED
+            )
             missing = [name for name in missing if name not in self.errors]  # said once
             if missing:
-                raise forms.ValidationError(editing.publish_error(_("The guide"), Guide, missing))
+                raise forms.ValidationError(
+                    publishing_rules.publish_error(_("The guide"), Guide, missing)
+                )
         return cleaned
 
 
@@ -331,14 +260,18 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
     def languages_complete(self, guide: Guide) -> str:
         values = {
             f"{f}_{lang}": getattr(guide, f"{f}_{lang}")
-            for f in editing.GUIDE_REQUIRED
-            for lang in editing.LANGUAGES
+            for f in publishing_rules.GUIDE_REQUIRED
+            for lang in publishing_rules.LANGUAGES
         }
         missing = {
             name.rsplit("_", 1)[1]
-            for name in editing.missing_translations(values, editing.GUIDE_REQUIRED)
+            for name in publishing_rules.missing_translations(
+                values, publishing_rules.GUIDE_REQUIRED
+            )
         }
-        return " ".join(lang if lang not in missing else f"({lang}?)" for lang in editing.LANGUAGES)
+        return " ".join(
+            lang if lang not in missing else f"({lang}?)" for lang in publishing_rules.LANGUAGES
+        )
 
     @admin.display(description=_("last price check"))
     def last_price_check(self, guide: Guide):
@@ -354,7 +287,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 links.append((reverse("guides:detail", kwargs={"slug": guide.slug}), name))
         return format_html_join(" · ", '<a href="{}" target="_blank" rel="noopener">{}</a>', links)
 
-    # --- saving: a live guide's edit is a working copy (see guides.revisions) ---------------
+    # --- saving: a live guide's edit is a working copy (see guides.editorial.revisions) ----
 
     change_form_template = "admin/guides/guide/change_form.html"
 
@@ -387,7 +320,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         return {
             "working_copy": draft,
             "live_revision": revisions.live_revision(guide),
-            "preview_links": _preview_links(guide, draft) if draft else [],
+            "preview_links": preview_links(guide, draft) if draft else [],
             "revisions_url": reverse("admin:guides_guide_revisions", args=[guide.pk]),
         }
 
@@ -408,7 +341,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 )
                 return redirect("admin:guides_guide_change", live.pk)
             request._draft_problems = problems
-        links = format_html_join(" · ", '<a href="{}">{}</a>', _preview_links(live, draft))
+        links = format_html_join(" · ", '<a href="{}">{}</a>', preview_links(live, draft))
         if request._draft_problems:
             listed = format_html_join(
                 "", "<li>{}</li>", ((str(p),) for p in request._draft_problems[:10])
@@ -537,7 +470,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 "revision": r,
                 "is_live": live is not None and r.pk == live.pk,
                 "is_draft": draft is not None and r.pk == draft.pk,
-                "previews": _preview_links(guide, r),
+                "previews": preview_links(guide, r),
                 "schedule_form": ScheduleForm(
                     prefix=f"r{r.pk}",
                     initial={"go_live_at": r.go_live_at, "expire_at": r.expire_at},
@@ -714,16 +647,6 @@ def _normalised(data):
     return data
 
 
-def _preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[str, str]]:
-    """(URL, language name) of the guide's page in each language, showing ``revision``."""
-    links = []
-    for code, name in settings.LANGUAGES:
-        with translation.override(code):
-            url = reverse("guides:detail", kwargs={"slug": guide.slug})
-        links.append((f"{url}?revision={revision.pk}" if revision else url, str(name)))
-    return links
-
-
 class DuplicateGuideForm(forms.Form):
     language_model = forms.ModelChoiceField(
         LanguageModel.objects.all(), label=_("Model of the new guide")
@@ -748,23 +671,3 @@ def _house_check_date():
     except Provider.DoesNotExist:
         return None
     return pricing_selectors.latest_check_dates().get(house.slug)
-
-
-# --- issue 16: the public face's pages --------------------------------------------------
-
-
-@admin.register(ComparisonPair)
-class ComparisonPairAdmin(EditorInputMixin, admin.ModelAdmin):
-    """Which comparison pages exist: a pair's page answers only while it is published."""
-
-    list_display = ["__str__", "published"]
-    list_editable = ["published"]
-    list_filter = ["published"]
-    list_select_related = ["first", "second"]
-
-
-@admin.register(LegalPage)
-class LegalPageAdmin(EditorInputMixin, TabbedTranslationAdmin):
-    list_display = ["__str__", "title", "reviewed", "updated_at"]
-    list_filter = ["reviewed"]
-    fields = ["kind", "title", "body", "reviewed"]

@@ -1,5 +1,5 @@
 """The guide admin's translation pages: English beside German or Japanese, field by field,
-and translators' files out and back in (the work is done by guides.translating)."""
+and translators' files out and back in (the work is done by guides.editorial.translating)."""
 
 from __future__ import annotations
 
@@ -16,16 +16,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from guides import translating
+from guides.admin.prose import preview_links, token_slugs_for
+from guides.editorial import translating
+from guides.editorial.translating import TextField, translation_url
 from guides.models import Guide
-from guides.translating import TextField
 
 CONFIRM_PREFIX = "confirm:"
-
-
-def translation_url(guide: Guide, language: str, *, changed_only: bool = False) -> str:
-    url = reverse("admin:guides_guide_translate", args=[guide.pk, language])
-    return url + "?changed=1" if changed_only else url
 
 
 class TranslationForm(forms.Form):
@@ -95,8 +91,7 @@ def _target_language(language: str) -> str:
 
 class TranslationAdminMixin:
     """For GuideAdmin (its ``_guide_for`` checks the permissions): the translation view, the
-    export and the import. ``guides.admin`` imports this module, hence the imports from it
-    inside the views."""
+    export and the import."""
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -147,7 +142,6 @@ class TranslationAdminMixin:
         }
 
     def translation_view(self, request, object_id, language):
-        from guides.admin import token_slugs_for
 
         guide = self._guide_for(request, object_id, change=request.method == "POST")
         language = _target_language(language)
@@ -206,7 +200,6 @@ class TranslationAdminMixin:
         )
 
     def _say_saved(self, request, guide: Guide, saved, *, confirmed: bool = False) -> None:
-        from guides.admin import _preview_links
 
         if saved.revision is None:
             if confirmed:
@@ -223,9 +216,7 @@ class TranslationAdminMixin:
                 request, _("Saved as revision %(number)s.") % {"number": number}, messages.SUCCESS
             )
             return
-        links = format_html_join(
-            " · ", '<a href="{}">{}</a>', _preview_links(guide, saved.revision)
-        )
+        links = format_html_join(" · ", '<a href="{}">{}</a>', preview_links(guide, saved.revision))
         if saved.problems:
             listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in saved.problems[:10]))
             message = _(
@@ -257,7 +248,6 @@ class TranslationAdminMixin:
         return response
 
     def translation_import_view(self, request, object_id, language):
-        from guides.admin import token_slugs_for
 
         guide = self._guide_for(request, object_id, change=True)
         language = _target_language(language)

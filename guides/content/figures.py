@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
-from pricing import calculations as calc
-from pricing import training_memory as tm
+from pricing.domain import calculations as calc
+from pricing.domain import training_memory as tm
 from pricing.selectors import FactValue, GpuListing, MethodListing, ThroughputListing
 
 

@@ -1,8 +1,9 @@
 """Figures formatted for the visitor: the one place that reads the active language.
 
-Template filters (``guides.templatetags.figures``) and prose tokens (``guides.tokens.kinds``)
-both format through these functions, so a figure looks the same in a table and in a sentence.
-The Babel work itself is in ``pricing.formatting``, which takes the locale explicitly.
+Template filters (``guides.templatetags.figures``) and prose tokens
+(``guides.content.tokens.kinds``) both format through these functions, so a figure looks the
+same in a table and in a sentence. The Babel work itself is in ``pricing.domain.formatting``,
+which takes the locale explicitly.
 """
 
 import json
@@ -15,7 +16,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext, to_locale
 
-from pricing import formatting
+from pricing.domain import formatting
 
 
 def current_locale() -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
-from guides.tokens.registry import TOKEN_RE
+from guides.content.tokens.registry import TOKEN_RE
 
 NUMBER = r"\d(?:[\d.,\u00a0\u202f]*\d)?"  # 1,120 or 52,5 or 1 120; ends in a digit
 CODE_SPAN_RE = re.compile(r"`[^`\n]*`")

@@ -15,15 +15,15 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from guides.figures import MissingFigure, PageFigures
+from guides.content.figures import MissingFigure, PageFigures
+from guides.content.presentation import config_label, gigabytes
+from guides.content.prose_rules import typed_figures
+from guides.content.tokens import kinds  # noqa: F401 - registers every kind
+from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
 from guides.models import Guide
-from guides.presentation import config_label, gigabytes
-from guides.prose_rules import typed_figures
-from guides.selectors import published_comparison_pairs, token_slugs
-from guides.services import guide_figures
-from guides.tokens import kinds  # noqa: F401 - registers every kind
-from guides.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
-from pricing import calculations as calc
+from guides.pages.assembly import guide_figures
+from guides.pages.selectors import published_comparison_pairs, token_slugs
+from pricing.domain import calculations as calc
 
 SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s*")
 

@@ -17,9 +17,9 @@ from django.utils import translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from guides import selectors, share_images
-from guides.consistency import guide_problems
-from guides.figures import NothingFits
+from guides.content.figures import NothingFits
+from guides.editorial import signals
+from guides.editorial.checks import guide_problems
 from guides.models import (
     CostScenario,
     FaqEntry,
@@ -28,7 +28,8 @@ from guides.models import (
     GuideSource,
     Section,
 )
-from guides.services import guide_figures
+from guides.pages import selectors
+from guides.pages.assembly import guide_figures
 from pricing.models import Gpu, LanguageModel, Method
 
 HOURS_STEP = Decimal("0.1")  # CostScenario.hours has one decimal place
@@ -106,7 +107,7 @@ def clone_guide(
                     _("the new guide would fail its checks, first: %(first)s")
                     % {"first": problems[0]}
                 )
-            share_images.draw_after_commit(guide)
+            signals.announce_published(guide)
     return guide
 
 

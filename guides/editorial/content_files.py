@@ -55,6 +55,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 
+from guides.models import Guide
+
 STRUCTURE_FILE = "guide.json"
 FRONT_MATTER = ("title", "question", "meta_description")
 HEADING_RE = re.compile(r"^(#{2,3})(?: (.*))?$")
@@ -129,7 +131,6 @@ class TrainingAssumptions:
     @classmethod
     def defaults(cls) -> TrainingAssumptions:
         """The Guide model's defaults, for a guide.json that states no training run."""
-        from guides.models import Guide
 
         return cls(**{f.name: Guide._meta.get_field(f.name).default for f in fields(cls)})
 
@@ -258,7 +259,6 @@ def _read_structure(path: Path) -> GuideContent:
 
 def _field_limits(name: str) -> tuple[int, int]:
     """The smallest and largest value the Guide model's field ``name`` accepts."""
-    from guides.models import Guide
 
     validators = Guide._meta.get_field(name).validators
     lowest = max(v.limit_value for v in validators if isinstance(v, MinValueValidator))
@@ -307,7 +307,7 @@ def _read_language(path: Path, structure: list[SectionStructure]) -> GuideText:
 
 def parse_language(source: str, path: Path, structure: list[SectionStructure]) -> GuideText:
     """One language's file, read from ``source`` (``path`` names it in messages): the seed's
-    reader, shared with the translators' import (guides.translating)."""
+    reader, shared with the translators' import (guides.editorial.translating)."""
     lines = source.split("\n")
     text = GuideText(path=path)
     if not lines or lines[0] != "---":

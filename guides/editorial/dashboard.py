@@ -15,14 +15,14 @@ from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from gpuguide import cache_tags
-from guides import caching, catalogue
-from guides import selectors as guide_selectors
-from guides.consistency import guide_problems
-from guides.presentation import config_label, word_list
-from guides.services import guide_figures, page_figures
-from guides.translating import language_name, stale_translations
-from guides.translation_admin import translation_url
+from gpuguide.lib import cache_tags
+from guides.content.presentation import config_label, word_list
+from guides.editorial.checks import guide_problems
+from guides.editorial.translating import language_name, stale_translations, translation_url
+from guides.pagecache import versions
+from guides.pages import catalogue
+from guides.pages import selectors as guide_selectors
+from guides.pages.assembly import guide_figures, page_figures
 from pricing import selectors
 from pricing.models import Provider
 
@@ -98,7 +98,8 @@ def stale_source_warnings(today: date) -> list[DashboardWarning]:
 
 def stale_translation_warnings() -> list[DashboardWarning]:
     """Per guide and language, the fields whose English changed since their translation was
-    saved (``guides.translating``), linked to exactly those fields in the translation view."""
+    saved (``guides.editorial.translating``), linked to exactly those fields in the translation
+    view."""
     return [
         DashboardWarning(
             STALE_TRANSLATION
@@ -114,7 +115,7 @@ def stale_translation_warnings() -> list[DashboardWarning]:
 
 
 def guide_check_warnings(today: date) -> list[DashboardWarning]:
-    """Each published guide's problems as of today (``guides.consistency``): a price change
+    """Each published guide's problems as of today (``guides.editorial.checks``): a price change
     can make a sentence untrue or an editor's recommendation wrong; each names the guide and
     the sentence. An editor's recommendation that still fits but is no longer the cheapest is
     named too."""
@@ -213,13 +214,13 @@ def _checked(
     ]
     if not cached or not topics:
         return [(topic, topic.warnings()) for topic in topics]
-    tokens = caching.current_tokens(_content_tags())
+    tokens = versions.current_tokens(_content_tags())
     return [(topic, _cached_warnings(topic, today, tokens)) for topic in topics]
 
 
 # --- the warnings, cached until data changes ----------------------------------------------
 
-CACHE_PREFIX = f"gpuguide:dashboard:{caching.CACHE_FORMAT}:"
+CACHE_PREFIX = f"gpuguide:dashboard:{versions.CACHE_FORMAT}:"
 CACHE_SECONDS = 24 * 60 * 60  # the key names the day; tomorrow's warnings are computed anew
 
 
@@ -259,7 +260,7 @@ def warm_cache(today: date | None = None) -> int:
     that follows each write, ``guides.tasks.refresh_affected_pages``). How many were computed.
     """
     today = today or timezone.localdate()
-    tokens = caching.current_tokens(_content_tags())
+    tokens = versions.current_tokens(_content_tags())
     if tokens is None:
         return 0
     topics = {t.key: t for m in (True, False) for t in _topics(today, may_record=m)}

@@ -10,9 +10,9 @@ those models' ``delete()`` sends first).
 
 Unlike Wagtail's, the index is not a table kept in step with every save: it is computed when a
 deletion asks, in one pass over every guide's rows and over each guide's working copy or
-scheduled revision (django-reversion versions, see ``guides.revisions``), in a fixed number of
-queries however many guides, tokens or objects there are. Foreign keys from elsewhere (prices,
-memory rules, measurements, a fact's source) are Django's ``on_delete=PROTECT``.
+scheduled revision (django-reversion versions, see ``guides.editorial.revisions``), in a fixed
+number of queries however many guides, tokens or objects there are. Foreign keys from elsewhere
+(prices, memory rules, measurements, a fact's source) are Django's ``on_delete=PROTECT``.
 
 An hour block is used where it is the block a cost scenario falls in: the page names it beside
 the scenario's cost. The other blocks may go: ``[[blocks]]`` then lists one fewer.
@@ -34,7 +34,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from modeltranslation.utils import build_localized_fieldname
 
-from guides import presentation as show
+from guides.content import presentation as show
+from guides.content.tokens.registry import token_references
 from guides.models import (
     ComparisonPair,
     CostScenario,
@@ -46,8 +47,7 @@ from guides.models import (
     Recommendation,
     Section,
 )
-from guides.tokens.registry import token_references
-from pricing.calculations import covering_block
+from pricing.domain.calculations import covering_block
 from pricing.models import Fact, Gpu, HourBlock, LanguageModel, Method, Provider, Source
 
 # Each model whose rows the index finds, by the value that names a row in tokens and tables.
@@ -61,7 +61,7 @@ NAMED_BY: dict[type[models.Model], str] = {
     HourBlock: "hours",
 }
 INDEXED = tuple(NAMED_BY)
-# What a token argument's pool (guides.tokens.registry.KnownSlugs) names.
+# What a token argument's pool (guides.content.tokens.registry.KnownSlugs) names.
 POOLS = {"facts": Fact, "gpus": Gpu, "methods": Method, "providers": Provider}
 ROWS: dict[type[models.Model], str] = {
     Section: "sections",

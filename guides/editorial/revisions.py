@@ -44,7 +44,8 @@ from django.utils.translation import gettext as _
 from reversion.models import Revision, Version
 from reversion.revisions import _get_options
 
-from guides import caching, editing
+from guides.editorial import publishing_rules, signals
+from guides.editorial.checks import guide_problems
 from guides.models import (
     CostScenario,
     FaqEntry,
@@ -55,6 +56,8 @@ from guides.models import (
     Recommendation,
     Section,
 )
+from guides.pagecache import invalidation
+from guides.pages import selectors
 
 # The rows a guide's revision holds, in the order the diff lists them.
 CHILDREN: dict[type[models.Model], str] = {
@@ -98,7 +101,7 @@ class _RolledBack(Exception):
 def rehearsal() -> Iterator[None]:
     """Writes inside are undone at the end (a savepoint rolled back), unseen by the page cache."""
     try:
-        with transaction.atomic(), caching.writes_not_live():
+        with transaction.atomic(), invalidation.writes_not_live():
             yield
             raise _RolledBack
     except _RolledBack:
@@ -200,15 +203,19 @@ def store(
 ) -> GuideRevision:
     """Write a snapshot as a reversion Revision with its Versions, and its GuideRevision."""
     user = user if user is not None and user.is_authenticated else None
-    from guides import translating
-
     previous = GuideRevision.objects.filter(guide=guide).select_related("revision").first()
     revision = Revision.objects.create(user=user, comment=comment, date_created=timezone.now())
     for version in versions:
         version.revision = revision
     Version.objects.bulk_create(versions)
-    # Which English each translation answers, before this revision becomes the newest.
-    translating.bases_update(guide, previous.revision if previous else None, versions)
+    # Which English each translation answers, before this revision becomes the newest
+    # (guides.editorial.translating listens).
+    signals.revision_stored.send(
+        sender=GuideRevision,
+        guide=guide,
+        previous=previous.revision if previous else None,
+        versions=versions,
+    )
     return GuideRevision.objects.create(
         revision=revision,
         guide=guide,
@@ -246,8 +253,6 @@ def copy_as_draft(guide_revision: GuideRevision, *, user) -> GuideRevision:
 
 def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
     """Make the revision live after the guide check passes; the problems where it does not."""
-    from guides import selectors, share_images
-    from guides.consistency import guide_problems
 
     problems: list = []
     with transaction.atomic():
@@ -265,7 +270,7 @@ def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
         GuideRevision.objects.filter(pk=guide_revision.pk).update(
             published_at=timezone.now(), published_by=user, go_live_at=None
         )
-        share_images.draw_after_commit(guide)
+        signals.announce_published(guide)
     forget_schedule()
     return []
 
@@ -460,7 +465,7 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
                     changes.append(
                         Change(
                             where,
-                            editing.field_label(model, field.name),
+                            publishing_rules.field_label(model, field.name),
                             *marked_words(old_text, new_text),
                         )
                     )

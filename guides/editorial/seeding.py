@@ -2,7 +2,7 @@
 
 ``content/reference.json`` is a Django fixture with natural keys: sources, GPUs, providers,
 price checks with their prices, methods with their memory rules, language models, facts and
-hour blocks. ``content/guides/<slug>/`` holds each guide (see ``guides.content_files``).
+hour blocks. ``content/guides/<slug>/`` holds each guide (see ``guides.editorial.content_files``).
 
 Nothing that exists is ever changed, so an editor's later edit survives every run: a record
 is created only if its natural key is not on file, and the records a parent owns (a check's
@@ -24,8 +24,12 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.serializers import base
 from django.core.serializers.json import DjangoJSONEncoder
 
-from guides import share_images
-from guides.content_files import ContentFileError, GuideContent, read_guide
+from guides.content.prose_rules import typed_figures
+from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, syntax_errors, token_errors
+from guides.editorial import signals
+from guides.editorial.checks import guide_problems
+from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
+from guides.editorial.content_files import ContentFileError, GuideContent, read_guide
 from guides.models import (
     ComparisonPair,
     CostScenario,
@@ -37,9 +41,7 @@ from guides.models import (
     Recommendation,
     Section,
 )
-from guides.prose_rules import typed_figures
-from guides.selectors import token_slugs
-from guides.tokens.registry import TOKEN_RE, KnownSlugs, syntax_errors, token_errors
+from guides.pages.selectors import guide_for_page, token_slugs
 from pricing.models import Gpu, LanguageModel, Method, Source
 
 CONTENT_DIR = Path(settings.BASE_DIR) / "content"
@@ -124,9 +126,6 @@ def load_clones(path: Path) -> int:
     kept as a source guide plus a model, so that they follow every edit of the source's
     structure until an editor takes one over (it is then the editors', like any guide).
     """
-    from guides.cloning import CloneRefused, clone_guide, guide_slug_for
-    from guides.consistency import guide_problems
-    from guides.selectors import guide_for_page
 
     created, checked = 0, set()
     for line, record in _records(path):
@@ -268,7 +267,7 @@ def load_guide(content: GuideContent) -> int:
         **{f"question_{lang}": text.question for lang, text in texts.items() if text.question},
     )
     if guide.status == Guide.Status.PUBLISHED:
-        share_images.draw_after_commit(guide)
+        signals.announce_published(guide)
     for position, shape in enumerate(content.sections, start=1):
         first, second = shape.compare or (None, None)
         Section.objects.create(

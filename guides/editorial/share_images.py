@@ -20,12 +20,11 @@ import budoux
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.core import checks
-from django.db import transaction
 from django.utils import timezone, translation
 from PIL import Image, ImageDraw, ImageFont
 
-from guides import catalogue
 from guides.models import Guide, ShareImage
+from guides.pages import catalogue
 
 WIDTH, HEIGHT = 1200, 630  # the size Open Graph and Twitter's large card expect
 MARGIN = 80
@@ -164,14 +163,6 @@ def draw_for_guide(guide: Guide) -> list[str]:
         )
         drawn.append(language)
     return drawn
-
-
-def draw_after_commit(guide: Guide) -> None:
-    """Queue the drawing of ``guide``'s images once the publication that calls this commits."""
-    from guides import tasks
-
-    guide_id = guide.pk
-    transaction.on_commit(lambda: tasks.draw_share_images.enqueue(guide_id=guide_id))
 
 
 @checks.register()

@@ -35,7 +35,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
+from django.dispatch import receiver
 from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -43,12 +45,15 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from reversion.models import Revision, Version
 
-from gpuguide import cache_tags
-from gpuguide.editor_input import VisibleTextValidator
-from guides import caching, content_files, editing, revisions, selectors
+from gpuguide.lib import cache_tags
+from gpuguide.lib.editor_input import VisibleTextValidator
+from guides.content.prose_rules import typed_figures
+from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
+from guides.editorial import content_files, publishing_rules, revisions, signals
+from guides.editorial.checks import guide_problems
 from guides.models import FaqEntry, Guide, GuideRevision, Section, TranslationBasis
-from guides.prose_rules import typed_figures
-from guides.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
+from guides.pagecache import invalidation
+from guides.pages import selectors
 
 SOURCE = settings.LANGUAGE_CODE
 # The translated fields, in the order the translation view and the files list them.
@@ -58,9 +63,9 @@ TRANSLATED: dict[type[models.Model], tuple[str, ...]] = {
     FaqEntry: ("question", "answer"),
 }
 REQUIRED = {
-    Guide: editing.GUIDE_REQUIRED,
-    Section: editing.SECTION_REQUIRED,
-    FaqEntry: editing.FAQ_REQUIRED,
+    Guide: publishing_rules.GUIDE_REQUIRED,
+    Section: publishing_rules.SECTION_REQUIRED,
+    FaqEntry: publishing_rules.FAQ_REQUIRED,
 }
 XLIFF_NS = "urn:oasis:names:tc:xliff:document:2.0"
 MAX_IMPORT_BYTES = 1024 * 1024  # a guide's text in one language is a few dozen kilobytes
@@ -68,11 +73,17 @@ DECLARATION_RE = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 
 
 def target_languages() -> list[str]:
-    return [code for code in editing.LANGUAGES if code != SOURCE]
+    return [code for code in publishing_rules.LANGUAGES if code != SOURCE]
 
 
 def language_name(code: str) -> str:
     return _(dict(settings.LANGUAGES)[code])
+
+
+def translation_url(guide: Guide, language: str, *, changed_only: bool = False) -> str:
+    """The admin's translation view of ``guide`` into ``language`` (its stale fields only)."""
+    url = reverse("admin:guides_guide_translate", args=[guide.pk, language])
+    return url + "?changed=1" if changed_only else url
 
 
 # --- the fields -----------------------------------------------------------------------------
@@ -131,7 +142,9 @@ def _guide_rows(guide: Guide, sections=None, faq_entries=None) -> list[Row]:
     sections = guide.sections.all() if sections is None else sections
     faq_entries = guide.faq_entries.all() if faq_entries is None else faq_entries
     for obj in (guide, *sections, *faq_entries):
-        names = [f"{n}_{lang}" for n in TRANSLATED[type(obj)] for lang in editing.LANGUAGES]
+        names = [
+            f"{n}_{lang}" for n in TRANSLATED[type(obj)] for lang in publishing_rules.LANGUAGES
+        ]
         values = {name: getattr(obj, name) for name in names}
         values["position"] = getattr(obj, "position", 0)
         rows.append((type(obj), obj.pk, values))
@@ -151,7 +164,7 @@ def _fields(rows: list[Row]) -> list[TextField]:
         for name in TRANSLATED[model]:
             texts = {
                 lang: revisions.normalise_newlines(values.get(f"{name}_{lang}") or "")
-                for lang in editing.LANGUAGES
+                for lang in publishing_rules.LANGUAGES
             }
             fields.append(TextField(field_key(model, pk, name), model, pk, name, where, texts))
     return fields
@@ -175,9 +188,12 @@ def _texts_by_key(rows: list[Row]) -> dict[str, dict[str, str]]:
     return {f.key: f.texts for f in _fields(rows)}
 
 
-def bases_update(guide: Guide, previous: Revision | None, versions: list[Version]) -> None:
-    """Called as a revision is stored: ``versions`` are its rows, ``previous`` the revision
-    that was newest before it (None for a guide's first)."""
+@receiver(signals.revision_stored, dispatch_uid="translation_bases")
+def bases_update(
+    sender, guide: Guide, previous: Revision | None, versions: list[Version], **_kwargs
+) -> None:
+    """As a revision is stored: ``versions`` are its rows, ``previous`` the revision that was
+    newest before it (None for a guide's first)."""
     before = _texts_by_key(_revision_rows(previous)) if previous is not None else {}
     _record_bases(guide, before, _texts_by_key(_version_rows(versions)))
 
@@ -335,7 +351,7 @@ class TranslationConflict(Exception):
     """The guide was saved by someone else since the translator opened it."""
 
 
-# The guide form's message (guides.admin.GuideForm), so its translations apply here too.
+# The guide form's message (guides.admin.guide.GuideForm), so its translations apply here too.
 EDIT_CONFLICT = (
     "Someone else saved this guide after you opened it. Your text is still in the form: copy "
     "what you need, reload the page to see their changes, and apply yours again."
@@ -451,7 +467,7 @@ def translation_save(
             _record_bases(current, now, now, confirmed=[(language, k) for k in keys])
             # No revision, so no signal: say so, as the admin's stale-translation warnings
             # read the bases (a stored revision's GuideRevision does this for other saves).
-            caching.invalidate({cache_tags.guide(guide.pk)})
+            invalidation.invalidate({cache_tags.guide(guide.pk)})
     return saved
 
 
@@ -470,7 +486,6 @@ def _write(guide_pk: int, language: str, changes: dict[str, str], fields) -> Non
 
 def _save_working_copy(guide, language, changes, fields, *, user, comment, known):
     """A live guide: the change becomes its working copy, as the guide form's Save draft."""
-    from guides.consistency import guide_problems
 
     revisions.ensure_baseline(guide)
     draft = revisions.working_copy(guide)
@@ -589,12 +604,12 @@ def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fie
     name = Path(filename or f"{language}.md").name
     stem, dot, extension = name.rpartition(".")
     parts = [*BROWSER_COPY_RE.sub("", stem).split("."), extension] if dot else [name]
-    if len(parts) >= 3 and parts[-1] == "md" and parts[-2] in editing.LANGUAGES:
+    if len(parts) >= 3 and parts[-1] == "md" and parts[-2] in publishing_rules.LANGUAGES:
         if parts[-2] != language:
             raise TranslationFileError(_wrong_language(parts[-2], language))
         if ".".join(parts[:-2]) != guide.slug:
             raise TranslationFileError(_wrong_guide(".".join(parts[:-2]), guide))
-    elif len(parts) == 2 and parts[1] == "md" and parts[0] in editing.LANGUAGES:
+    elif len(parts) == 2 and parts[1] == "md" and parts[0] in publishing_rules.LANGUAGES:
         if parts[0] != language:
             raise TranslationFileError(_wrong_language(parts[0], language))
     else:

@@ -19,12 +19,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from guides import catalogue
-from guides import selectors as guide_selectors
-from guides.charts import Series, StepChart, step_chart
-from guides.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
-from guides.models import Guide, Section
-from guides.presentation import (
+from guides.content.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
+from guides.content.presentation import (
     beyond_one_host,
     config_label,
     faq_page_json_ld,
@@ -32,11 +28,15 @@ from guides.presentation import (
     long_date,
     parenthesized,
 )
-from guides.tokens.render import render_plain, render_prose
-from pricing import calculations as calc
+from guides.content.tokens.render import render_plain, render_prose
+from guides.models import Guide, Section
+from guides.pages import catalogue
+from guides.pages import selectors as guide_selectors
+from guides.pages.charts import Series, StepChart, step_chart
 from pricing import selectors
+from pricing.domain import calculations as calc
+from pricing.domain.training_memory import Architecture, Method, TrainingSetup
 from pricing.models import Provider
-from pricing.training_memory import Architecture, Method, TrainingSetup
 
 # --- the figures every guide quotes -----------------------------------------------------
 

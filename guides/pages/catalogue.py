@@ -6,7 +6,7 @@ rules and components, hour blocks and facts, identical for every page and visito
 
 from __future__ import annotations
 
-from guides.caching import from_catalogue
+from guides.pagecache.reads import from_catalogue
 from pricing import selectors
 from pricing.models import LanguageModel, Provider
 

@@ -19,9 +19,10 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from guides import presentation, site, structured_data
+from guides.content import presentation
 from guides.models import Guide, LegalPage
-from guides.services import Comparison, GpuPriceList, GuidePage, HomePage
+from guides.pages import site, structured_data
+from guides.pages.assembly import Comparison, GpuPriceList, GuidePage, HomePage
 
 Trail = list[tuple[str, str]]  # (name, path), home first, the page itself last
 
@@ -72,8 +73,8 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
     trail = _trail((guide.title, request.path))
     edited = timezone.localdate(guide.updated_at)
     checked = page.checked.newest if page.checked else edited
-    # Drawn when the guide was published (guides/share_images.py); the version in the address
-    # makes link previews fetch it again after the next publication.
+    # Drawn when the guide was published (guides/editorial/share_images.py); the version in the
+    # address makes link previews fetch it again after the next publication.
     share_path = reverse("guides:share_image", kwargs={"slug": guide.slug})
     share_image = site.absolute(request, f"{share_path}?v={guide.version}")
     article = structured_data.tech_article(

@@ -1,7 +1,7 @@
 """The planner page: a model's peak training memory, what we rent that holds it, and its cost.
 
-Assembles plain values for the template from ``pricing.training_memory`` (the estimate),
-``pricing.calculations`` (the cited rule of thumb, configurations, costs) and the selectors;
+Assembles plain values for the template from ``pricing.domain.training_memory`` (the estimate),
+``pricing.domain.calculations`` (the cited rule of thumb, configurations, costs) and the selectors;
 views and templates only present what it returns.
 
 Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded with ZeRO-3/FSDP
@@ -18,10 +18,15 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import gettext_lazy as _
 
-from guides.figures import PriceDates, price_dates
-from pricing import calculations as calc
+from guides.content.figures import PriceDates, price_dates
 from pricing import selectors
-from pricing.training_memory import Architecture, PeakMemory, TrainingSetup, estimate_peak_memory
+from pricing.domain import calculations as calc
+from pricing.domain.training_memory import (
+    Architecture,
+    PeakMemory,
+    TrainingSetup,
+    estimate_peak_memory,
+)
 
 SHOWN_GB = Decimal("0.1")  # figures on the page: 57.5 GB
 HOURS = Decimal(3600)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.db.models import Prefetch, Q
 from django.urls import reverse
 
-from gpuguide import cache_tags
-from guides.caching import cached_under
+from gpuguide.lib import cache_tags
+from guides.content.tokens.registry import KnownSlugs
 from guides.models import (
     ComparisonPair,
     CostScenario,
@@ -20,7 +20,7 @@ from guides.models import (
     Section,
     ShareImage,
 )
-from guides.tokens.registry import KnownSlugs
+from guides.pagecache.reads import cached_under
 from pricing.models import Fact, Gpu, Method, Provider
 
 

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.templatetags.static import static
 
-from guides import catalogue
-from guides.structured_data import Publisher
+from guides.pages import catalogue
+from guides.pages.structured_data import Publisher
 from pricing.models import Provider
 
 LOGO = "img/logo.svg"

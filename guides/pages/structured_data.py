@@ -1,7 +1,7 @@
 """schema.org data for search engines: plain dicts from page values, one builder per type.
 
-Every URL handed in is absolute (see ``guides.site``); figures stay Decimals until here and are
-written as plain decimal strings ("2.32"), which schema.org reads in any locale.
+Every URL handed in is absolute (see ``guides.pages.site``); figures stay Decimals until here and
+are written as plain decimal strings ("2.32"), which schema.org reads in any locale.
 """
 
 from __future__ import annotations

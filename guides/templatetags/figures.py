@@ -1,7 +1,7 @@
 """Template filters that format the service's raw Decimals for the active language.
 
-Each wraps a ``guides.presentation`` function, the same ones prose tokens use; a missing value
-(None) renders as an empty string so templates can add their own ``default``.
+Each wraps a ``guides.content.presentation`` function, the same ones prose tokens use; a missing
+value (None) renders as an empty string so templates can add their own ``default``.
 """
 
 import re
@@ -17,9 +17,11 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info, gettext
 
-from guides import caching, presentation, site
-from guides.charts import ChartPoint, DrawnSeries
-from guides.services import Offer
+from guides.content import presentation
+from guides.pagecache import fragments
+from guides.pages import site
+from guides.pages.assembly import Offer
+from guides.pages.charts import ChartPoint, DrawnSeries
 
 register = template.Library()
 
@@ -132,7 +134,7 @@ class _FrameFragmentNode(template.Node):
         self.nodelist, self.name, self.vary_on = nodelist, name, vary_on
 
     def render(self, context) -> str:
-        return caching.cached_frame(
+        return fragments.cached_frame(
             self.name.resolve(context),
             [value.resolve(context) for value in self.vary_on],
             lambda: self.nodelist.render(context),
@@ -143,7 +145,7 @@ class _FrameFragmentNode(template.Node):
 def frame_fragment(parser, token) -> _FrameFragmentNode:
     """``{% frame_fragment "name" value... %}...{% endframe_fragment %}``: a part of every
     page's frame rendered once per ``value...`` and language, and then reused (see
-    ``caching.cached_frame``). Only for what reads no data: ``value...`` names all it shows
+    ``fragments.cached_frame``). Only for what reads no data: ``value...`` names all it shows
     besides settings, translations and URLs."""
     bits = token.split_contents()
     if len(bits) < 2:

@@ -12,9 +12,10 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst
 from django.utils.translation import gettext, pgettext
 
-from guides import caching, presentation
-from guides.services import Comparison, LabelledCostRow, LabelledFitRow, MethodSummaryRow
-from pricing.calculations import MemoryEstimate
+from guides.content import presentation
+from guides.pagecache import fragments
+from guides.pages.assembly import Comparison, LabelledCostRow, LabelledFitRow, MethodSummaryRow
+from pricing.domain.calculations import MemoryEstimate
 
 register = template.Library()
 
@@ -204,7 +205,7 @@ class _GuideFragmentNode(template.Node):
         self.nodelist, self.guide, self.name, self.vary_on = nodelist, guide, name, vary_on
 
     def render(self, context) -> str:
-        return caching.cached_fragment(
+        return fragments.cached_fragment(
             self.guide.resolve(context).pk,
             self.name.resolve(context),
             [value.resolve(context) for value in self.vary_on],
@@ -216,7 +217,7 @@ class _GuideFragmentNode(template.Node):
 def guide_fragment(parser, token) -> _GuideFragmentNode:
     """``{% guide_fragment guide "name" value... %}...{% endguide_fragment %}``: the part
     rendered once per guide, ``site`` token and language, and then reused (see
-    ``caching.cached_fragment``). Only for what reads no price: the key holds no price token.
+    ``fragments.cached_fragment``). Only for what reads no price: the key holds no price token.
     ``value...``: what the part shows that the guide's render works out each time (prose)."""
     bits = token.split_contents()
     if len(bits) < 3:

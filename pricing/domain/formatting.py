@@ -1,8 +1,8 @@
 """Locale-aware formatting of the service's Decimals, all through Babel.
 
 One function per kind of figure; templates reach them through ``guides.templatetags.figures``
-and prose tokens through ``guides.tokens``. ``locale`` is a Babel locale name (``en``, ``de``,
-``ja``). Memory and money keep a no-break space before their unit so that "52,5 GB" never
+and prose tokens through ``guides.content.tokens``. ``locale`` is a Babel locale name (``en``,
+``de``, ``ja``). Memory and money keep a no-break space before their unit so that "52,5 GB" never
 wraps between the figure and its unit.
 """
 

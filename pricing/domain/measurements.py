@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pricing.training_memory import (
+from pricing.domain.training_memory import (
     Architecture,
     Method,
     PeakMemory,
@@ -18,7 +18,7 @@ from pricing.training_memory import (
     estimate_peak_memory,
 )
 
-MEASURED_DIR = Path(__file__).resolve().parents[1] / "content" / "measured"
+MEASURED_DIR = Path(__file__).resolve().parents[2] / "content" / "measured"
 PEAK_MEMORY = MEASURED_DIR / "h200-peak-memory.jsonl"
 THROUGHPUT = MEASURED_DIR / "h200-throughput.jsonl"
 

@@ -1,5 +1,5 @@
 """Nothing that guides use can be deleted: the reference index, the admin's delete pages (one
-object and "delete selected"), and deletions through the ORM (guides/references.py)."""
+object and "delete selected"), and deletions through the ORM (guides/editorial/references.py)."""
 
 from datetime import date
 from decimal import Decimal as D
@@ -10,11 +10,11 @@ from django.db import connection
 from django.db.models import ProtectedError
 from django.test.utils import CaptureQueriesContext
 
-from guides import revisions
-from guides.cloning import clone_guide
+from guides.editorial import revisions
+from guides.editorial.cloning import clone_guide
+from guides.editorial.references import InUseError, build_index, uses_of
 from guides.models import Guide
-from guides.references import InUseError, build_index, uses_of
-from guides.selectors import guide_for_page
+from guides.pages.selectors import guide_for_page
 from pricing.models import (
     Fact,
     Gpu,

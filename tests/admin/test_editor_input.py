@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from django.test import RequestFactory
 from django.utils import translation
 
-from gpuguide.editor_input import EditorInputMixin
+from gpuguide.lib.editor_input import EditorInputMixin
 from guides.models import Guide
 from pricing.models import Gpu, PriceCheck, Source
 

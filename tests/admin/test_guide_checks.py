@@ -2,7 +2,7 @@
 
 import pytest
 
-from guides import revisions
+from guides.editorial import revisions
 from guides.models import Guide, Recommendation
 from pricing.models import Gpu, LanguageModel, Method
 

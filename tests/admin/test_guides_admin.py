@@ -12,8 +12,8 @@ from django.db.migrations.loader import MigrationLoader
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from guides import revisions
-from guides.dashboard import dashboard_warnings
+from guides.editorial import revisions
+from guides.editorial.dashboard import dashboard_warnings
 from guides.models import ComparisonPair, Guide
 from pricing.models import Gpu, LanguageModel, Method, Source
 from pricing.services import price_check_record

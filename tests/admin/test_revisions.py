@@ -9,7 +9,7 @@ from django.contrib.admin.models import LogEntry
 from django.core.management import call_command
 from django.test import Client
 
-from guides import revisions, translating
+from guides.editorial import revisions, translating
 from guides.models import FaqEntry, Guide, GuideRevision
 
 from ..conftest import GUIDE_SLUG, as_if_committed

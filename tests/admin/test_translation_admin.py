@@ -1,11 +1,11 @@
-"""The guide admin's translation view, export and import (guides.translation_admin)."""
+"""The guide admin's translation view, export and import (guides.admin.translation)."""
 
 import base64
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from guides import revisions, translating
+from guides.editorial import revisions, translating
 from guides.models import Guide, GuideRevision, Section
 
 from ..conftest import GUIDE_SLUG

@@ -5,7 +5,7 @@ from decimal import Decimal as D
 import pytest
 
 from guides.models import Guide
-from pricing import training_memory
+from pricing.domain import training_memory
 from pricing.models import LanguageModel
 from pricing.schemas import (
     METHOD_CHOICES,

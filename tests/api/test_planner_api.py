@@ -6,8 +6,8 @@ from decimal import Decimal as D
 
 import pytest
 
-from gpuguide import api_caching
-from pricing import training_memory
+from gpuguide.lib import api_caching
+from pricing.domain import training_memory
 from pricing.models import LanguageModel, Provider
 from pricing.planning import NO_HOUSE_PROVIDER
 from pricing.schemas import (

@@ -15,8 +15,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils.text import compress_string
 from django_tasks import default_task_backend
 
-from guides import caching, tasks
+from guides import tasks
 from guides.models import Guide, Section
+from guides.pagecache import http, memory, versions
 from pricing.models import Provider
 from pricing.services import price_check_record
 
@@ -63,8 +64,8 @@ def test_a_repeated_visit_is_served_from_the_cache_without_a_query(client, seede
 
 def test_a_cache_that_lost_the_tokens_falls_back_to_the_database(client, seeded):
     _count, body = queries_for(client, URL)
-    cache.delete_many([caching.TOKEN_PREFIX + tag for tag in ("site", "guides")])
-    cache.delete_many([caching.TOKEN_PREFIX + f"prices:{p.pk}" for p in Provider.objects.all()])
+    cache.delete_many([versions.TOKEN_PREFIX + tag for tag in ("site", "guides")])
+    cache.delete_many([versions.TOKEN_PREFIX + f"prices:{p.pk}" for p in Provider.objects.all()])
     count, cached_body = queries_for(client, URL)
     assert 1 <= count <= 2 and cached_body == body  # read back, still the same page
 
@@ -161,7 +162,7 @@ def test_cached_pages_are_served_while_the_database_is_down(client, seeded):
 
 def test_entries_expire_at_the_next_midnight():
     # The tests' clock stands at noon UTC (tests/conftest.py) and ticks on.
-    assert 43_000 < caching._seconds_until_tomorrow() <= 43_200
+    assert 43_000 < versions.seconds_until_tomorrow() <= 43_200
 
 
 # --- after a write -----------------------------------------------------------------------
@@ -200,7 +201,7 @@ def test_a_write_queues_the_re_render_of_the_pages_it_affects(
     [job] = [r for r in queued if r.task.name == "refresh_affected_pages"]
     other = Provider.objects.get(slug="massed-compute")
     assert job.kwargs == {"tags": [f"prices:{other.pk}"]}
-    entries = {path: cache.get(caching.page_key(lang, path, QueryDict())) for lang, path in listed}
+    entries = {path: cache.get(http.page_key(lang, path, QueryDict())) for lang, path in listed}
     affected = [path for path, page in entries.items() if f"prices:{other.pk}" in page.tokens]
     # the index shows today's prices and each guide's cheapest fit; the bare planner no prices
     assert URL in affected and "/de/" in affected and "/de/vram/" not in affected
@@ -262,17 +263,17 @@ def test_the_first_render_is_compressed_once_too(client, seeded):
 def test_a_worker_serves_a_page_it_found_current_from_memory_for_a_second(client, seeded, settings):
     settings.PAGE_CACHE_LOCAL_SECONDS = 1
     now = [1000.0]
-    with mock.patch.object(caching.time, "monotonic", lambda: now[0]):
+    with mock.patch.object(http.time, "monotonic", lambda: now[0]):
         body = client.get(URL).content  # rendered and stored
         client.get(URL)  # found current in the shared cache: kept in memory
-        with mock.patch.object(caching.cache, "get_many") as shared:
+        with mock.patch.object(http.cache, "get_many") as shared:
             again = client.get(URL)
             now[0] += 0.9
             client.get(URL)
         shared.assert_not_called()
         assert again["X-Page-Cache"] == "hit" and again.content == body
         # A write in another worker (its new token in the shared cache): seen a second later.
-        cache.set(caching.TOKEN_PREFIX + "site", caching.new_token(), None)
+        cache.set(versions.TOKEN_PREFIX + "site", versions.new_token(), None)
         assert client.get(URL).content == body
         now[0] += 0.2
         assert client.get(URL)["X-Page-Cache"] == "miss"
@@ -292,6 +293,6 @@ def test_a_worker_keeps_at_most_its_share_of_pages(client, seeded, settings):
     for url in (URL, GPUS, COMPARE):
         client.get(url)
         client.get(url)
-    assert len(caching._recent) == 2 and caching.page_key("de", URL, QueryDict()) not in (
-        caching._recent
+    assert len(memory.recent_pages) == 2 and http.page_key("de", URL, QueryDict()) not in (
+        memory.recent_pages
     )

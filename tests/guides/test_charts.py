@@ -5,7 +5,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from guides.charts import (
+from guides.pages.charts import (
     LEFT,
     MIN_TICK_GAP,
     ChartPoint,

@@ -1,8 +1,8 @@
 """Guides cloned for other models: right in every language with no prose edited.
 
 The seed publishes clones of the 70B guide (content/clones.json). Each clone's figures are
-checked here against the calculation layer itself (``pricing.calculations``), cell by cell and
-sentence by sentence, and against the figures the issue states for Llama 3.1 8B.
+checked here against the calculation layer itself (``pricing.domain.calculations``), cell by cell
+and sentence by sentence, and against the figures the issue states for Llama 3.1 8B.
 """
 
 import dataclasses
@@ -15,15 +15,15 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guides import presentation as show
-from guides.cloning import clone_guide
-from guides.consistency import guide_problems
-from guides.figures import NothingFits
+from guides.content import presentation as show
+from guides.content.figures import NothingFits
+from guides.editorial.checks import guide_problems
+from guides.editorial.cloning import clone_guide
 from guides.models import Guide, Recommendation
-from guides.selectors import guide_for_page
-from guides.services import page_figures
-from pricing import calculations as calc
+from guides.pages.assembly import page_figures
+from guides.pages.selectors import guide_for_page
 from pricing import selectors
+from pricing.domain import calculations as calc
 from pricing.models import Gpu, LanguageModel, Method
 
 from ..conftest import GUIDE_SLUG, SEED_DAY

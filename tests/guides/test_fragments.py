@@ -8,9 +8,9 @@ from unittest import mock
 
 import pytest
 
-from gpuguide import cache_tags
-from guides import caching
+from gpuguide.lib import cache_tags
 from guides.models import GuideSource, Section
+from guides.pagecache import fragments, memory, versions
 from pricing.services import price_check_record
 
 from ..conftest import GUIDE_SLUG, forget_cached_pages
@@ -23,7 +23,7 @@ FRAGMENTS = ["memory-table", "estimate-table", "sources"]  # in the order the pa
 def rendered_fragments():
     """The names of the fragments rendered (not taken from the cache), in order."""
     names = []
-    cached_fragment = caching.cached_fragment
+    cached_fragment = fragments.cached_fragment
 
     def counting(guide_pk, name, vary_on, render):
         def render_and_count():
@@ -32,7 +32,7 @@ def rendered_fragments():
 
         return cached_fragment(guide_pk, name, vary_on, render_and_count)
 
-    with mock.patch.object(caching, "cached_fragment", counting):
+    with mock.patch.object(fragments, "cached_fragment", counting):
         yield names
 
 
@@ -59,7 +59,7 @@ def test_a_render_after_a_price_check_reuses_the_fragments_and_shows_the_new_pri
     # the fit and method tables around the fragments show the new price
     assert '<td class="num" data-label="GPUwithCrypto pro Stunde">0,99\xa0$</td>' in page
     assert "(0,99\xa0$/Stunde)" in page
-    caching.forget_local_reads()
+    memory.forget_local_reads()
     with mock.patch.object(cache_tags, "recording_page", return_value=False):
         assert page == uncached_page(client)  # the same page as rendered whole
 
@@ -111,8 +111,8 @@ def test_staff_visits_render_every_fragment(client, seeded, admin_user, rendered
 
 
 def test_a_fragment_is_rendered_again_when_what_it_varies_on_changes(seeded):
-    with cache_tags.recording(caching.current_tokens):
-        assert caching.cached_fragment(1, "caption", ["1 $"], lambda: "one") == "one"
-        assert caching.cached_fragment(1, "caption", ["1 $"], lambda: "other") == "one"
-        assert caching.cached_fragment(1, "caption", ["2 $"], lambda: "two") == "two"
-    assert caching.cached_fragment(1, "caption", ["1 $"], lambda: "outside") == "outside"
+    with cache_tags.recording(versions.current_tokens):
+        assert fragments.cached_fragment(1, "caption", ["1 $"], lambda: "one") == "one"
+        assert fragments.cached_fragment(1, "caption", ["1 $"], lambda: "other") == "one"
+        assert fragments.cached_fragment(1, "caption", ["2 $"], lambda: "two") == "two"
+    assert fragments.cached_fragment(1, "caption", ["1 $"], lambda: "outside") == "outside"

@@ -5,8 +5,8 @@ from unittest import mock
 
 import pytest
 
-from gpuguide import cache_tags
-from guides import caching
+from gpuguide.lib import cache_tags
+from guides.pagecache import fragments, memory
 
 from ..conftest import GUIDE_SLUG, forget_cached_pages
 
@@ -18,7 +18,7 @@ NOTE = "Die Zahlen sind Planungsregeln"  # the footer's note on pages that cite 
 def rendered_frames():
     """The names of the frame parts rendered (not reused), in order."""
     names = []
-    cached_frame = caching.cached_frame
+    cached_frame = fragments.cached_frame
 
     def counting(name, vary_on, render):
         def render_and_count():
@@ -27,7 +27,7 @@ def rendered_frames():
 
         return cached_frame(name, vary_on, render_and_count)
 
-    with mock.patch.object(caching, "cached_frame", counting):
+    with mock.patch.object(fragments, "cached_frame", counting):
         yield names
 
 
@@ -47,7 +47,7 @@ def test_a_second_render_reuses_header_and_footer_and_is_the_same_page(
 
     assert uncached(client, GUIDE) == first
     assert rendered_frames == []
-    caching.forget_local_reads()
+    memory.forget_local_reads()
     with mock.patch.object(cache_tags, "recording_page", return_value=False):
         assert uncached(client, GUIDE) == first  # as rendered whole
 

@@ -7,10 +7,10 @@ from urllib.parse import urlencode
 
 import pytest
 
-from guides import planner
+from guides.pages import planner
 from pricing import selectors
+from pricing.domain.training_memory import Architecture, Method, TrainingSetup, estimate_peak_memory
 from pricing.services import price_check_record
-from pricing.training_memory import Architecture, Method, TrainingSetup, estimate_peak_memory
 
 from ..conftest import GUIDE_SLUG, SEED_DAY, page_entries
 from .test_views import page_text, table_cells, table_rows

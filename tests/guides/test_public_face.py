@@ -11,8 +11,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import override_settings
 
+from guides.editorial.seeding import load_comparisons, load_legal_pages
 from guides.models import ComparisonPair, Guide, LegalPage
-from guides.seeding import load_comparisons, load_legal_pages
 from pricing.models import Gpu
 from pricing.services import price_check_record
 
@@ -450,8 +450,8 @@ def test_editors_may_publish_comparisons(client):
 
 
 def test_a_guide_linking_to_an_unpublished_comparison_fails_its_check():
-    from guides.consistency import guide_problems
-    from guides.selectors import guide_for_page
+    from guides.editorial.checks import guide_problems
+    from guides.pages.selectors import guide_for_page
 
     assert guide_problems(guide_for_page(slug=GUIDE_SLUG)) == []
     ComparisonPair.objects.update(published=False)

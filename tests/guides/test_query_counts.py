@@ -9,10 +9,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from gpuguide import cache_tags
-from guides.caching import invalidate, invalidate_everything
-from guides.cloning import clone_guide
-from guides.selectors import guide_for_page
+from gpuguide.lib import cache_tags
+from guides.editorial.cloning import clone_guide
+from guides.pagecache.invalidation import invalidate, invalidate_everything
+from guides.pages.selectors import guide_for_page
 from pricing.models import Gpu, LanguageModel, Price, PriceCheck, Provider
 
 from ..conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_pages
@@ -125,8 +125,8 @@ def dashboard_queries(client, language: str = "en") -> int:
 
 
 def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, seeded, admin_user):
-    """Its warnings are cached under the tokens of every tag they read (guides.dashboard), so
-    a visit makes 6 queries until a write: the session, the user, two-factor, the guides' keys
+    """Its warnings are cached under the tokens of every tag they read (guides.editorial.dashboard),
+    so a visit makes 6 queries until a write: the session, the user, two-factor, the guides' keys
     (their tags) and the admin's recent actions. After a price check: 24 (the guides with
     their rows, prices, check dates, measurements, published comparisons, stale sources, and
     4 for the translations' bases and texts, each read once for all guides); after a write to

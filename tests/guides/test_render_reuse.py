@@ -10,11 +10,12 @@ from babel import Locale
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from gpuguide.redis_cache import RedisCacheClient
-from guides import caching, revisions
+from gpuguide.lib.redis_cache import RedisCacheClient
+from guides.content.tokens import render
+from guides.editorial import revisions
 from guides.models import Section
-from guides.tokens import render
-from pricing import formatting
+from guides.pagecache import http, reads
+from pricing.domain import formatting
 from pricing.services import price_check_record
 
 from ..conftest import GUIDE_SLUG, forget_cached_pages
@@ -116,9 +117,9 @@ def read_keys(read: mock.Mock) -> list[str]:
 
 def test_a_worker_reuses_what_it_took_from_the_cache_until_a_token_changes(client, seeded):
     client.get(URL)
-    with mock.patch.object(caching.cache, "get", wraps=caching.cache.get) as read:
+    with mock.patch.object(http.cache, "get", wraps=http.cache.get) as read:
         render_after_write(client)
-    assert not [key for key in read_keys(read) if key.startswith(caching.CATALOGUE_PREFIX)]
+    assert not [key for key in read_keys(read) if key.startswith(reads.CATALOGUE_PREFIX)]
     Section.objects.filter(guide__slug=GUIDE_SLUG).first().save()  # the guide's token changes
     sql, _page = render_after_write(client)
     assert reads_the_guide(sql)

@@ -10,9 +10,9 @@ from django.test import override_settings
 from django_tasks import default_task_backend
 from PIL import Image, ImageFont
 
-from guides import revisions, share_images
+from guides.editorial import revisions, share_images
+from guides.editorial.share_images import NO_LINE_START, _as_many_as_fit, _wrap
 from guides.models import Guide, ShareImage
-from guides.share_images import NO_LINE_START, _as_many_as_fit, _wrap
 
 from ..conftest import GUIDE_SLUG, _required, as_if_committed
 

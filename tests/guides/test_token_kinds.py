@@ -13,13 +13,13 @@ from decimal import Decimal as D
 import pytest
 from django.utils import translation
 
-from guides.services import page_figures
-from guides.tokens.render import MISSING, render_inline, render_plain, render_prose
-from pricing import calculations as calc
+from guides.content.tokens.render import MISSING, render_inline, render_plain, render_prose
+from guides.pages.assembly import page_figures
+from pricing.domain import calculations as calc
+from pricing.domain.training_memory import Architecture, Method, TrainingSetup
 from pricing.models import Gpu, Source
 from pricing.selectors import ThroughputListing
 from pricing.services import price_check_record
-from pricing.training_memory import Architecture, Method, TrainingSetup
 
 from ..conftest import SEED_DAY
 
@@ -442,7 +442,7 @@ def test_each_kind_and_option_in_each_language(figures, token, en, de, ja):
 
 
 def test_the_table_covers_every_kind_and_every_choice():
-    from guides.tokens.registry import Choice, registry
+    from guides.content.tokens.registry import Choice, registry
 
     used = [row[0][2:-2].split() for row in KINDS + SENTENCES]
     for kind in registry:

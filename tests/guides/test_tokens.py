@@ -6,10 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
-from guides import selectors
-from guides.models import Guide, Section
-from guides.services import page_figures
-from guides.tokens.registry import (
+from guides.content.tokens.registry import (
     METHOD,
     RULE_NUMBER,
     KnownSlugs,
@@ -19,7 +16,10 @@ from guides.tokens.registry import (
     token_errors,
     unknown_slug_errors,
 )
-from guides.tokens.render import render_plain, render_prose
+from guides.content.tokens.render import render_plain, render_prose
+from guides.models import Guide, Section
+from guides.pages import selectors
+from guides.pages.assembly import page_figures
 
 from ..conftest import GUIDE_SLUG, SEED_DAY
 

@@ -1,4 +1,4 @@
-"""Translating a guide (guides.translating): the bases, saving, export and import."""
+"""Translating a guide (guides.editorial.translating): the bases, saving, export and import."""
 
 import re
 from io import StringIO
@@ -8,10 +8,10 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from reversion.models import Revision
 
-from guides import revisions, translating
-from guides.dashboard import stale_translation_warnings
+from guides.editorial import revisions, translating
+from guides.editorial.dashboard import stale_translation_warnings
+from guides.editorial.translating import TranslationFileError
 from guides.models import Guide, GuideRevision, Section, TranslationBasis
-from guides.translating import TranslationFileError
 
 from ..conftest import GUIDE_SLUG
 

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from guides import revisions
+from guides.editorial import revisions
 from guides.models import ComparisonPair, Guide
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
@@ -337,7 +337,7 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
         return len(queries)
 
     # every provider's prices 1, per provider (3) its history, the checks' sources 1, the
-    # published comparisons 1 (blocks and providers come from the cache, guides/catalogue.py)
+    # published comparisons 1 (blocks and providers come from the cache, guides/pages/catalogue.py)
     assert count() == 6
     for days in range(1, 40):
         for provider in Provider.objects.all():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pricing import calculations as calc
+from pricing.domain import calculations as calc
 
 SEVENTY = D(70)
 # The reference data as seed_content loads it, read without a database.

@@ -3,7 +3,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from pricing import formatting
+from pricing.domain import formatting
 
 NBSP = "\u00a0"
 

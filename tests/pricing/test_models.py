@@ -6,8 +6,8 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
+from pricing.domain.training_memory import Architecture
 from pricing.models import Gpu, LanguageModel, Price, PriceCheck, Provider, Source
-from pricing.training_memory import Architecture
 
 from ..conftest import SEED_DAY
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing import measurements
-from pricing.training_memory import (
+from pricing.domain import measurements
+from pricing.domain.training_memory import (
     Architecture,
     EstimateError,
     Method,

@@ -9,7 +9,7 @@ from django.db import OperationalError, connection
 from django.test import RequestFactory
 from django.urls import path
 
-from gpuguide import outages
+from gpuguide.lib import outages
 
 from ..conftest import GUIDE_SLUG
 
@@ -20,7 +20,7 @@ def _boom(request, lang):
 
 # For the 500 test: a page that fails (@pytest.mark.urls below).
 urlpatterns = [path("<str:lang>/boom/", _boom)]
-handler500 = "gpuguide.outages.server_error"
+handler500 = "gpuguide.lib.outages.server_error"
 
 
 @pytest.fixture

@@ -15,9 +15,9 @@ from django.utils.html import format_html
 from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from guides import presentation as show
-from guides.figures import MissingFigure, NothingFits, PageFigures
-from guides.tokens.registry import (
+from guides.content import presentation as show
+from guides.content.figures import MissingFigure, NothingFits, PageFigures
+from guides.content.tokens.registry import (
     CONFIG,
     FACT,
     GPU,
@@ -28,8 +28,8 @@ from guides.tokens.registry import (
     ConfigRef,
     registry,
 )
-from pricing import calculations as calc
-from pricing.formatting import trim
+from pricing.domain import calculations as calc
+from pricing.domain.formatting import trim
 
 WHICH_ESTIMATE = Choice(("planning", "lower", "upper", "range"))
 SPEC_FIELDS = Choice(("bf16", "bandwidth", "memory"))

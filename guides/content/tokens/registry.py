@@ -1,10 +1,11 @@
 """The grammar of live-figure tokens and the registry of their kinds.
 
 A token is ``[[kind arg ...]]``. Each kind is declared once, beside its render function, with
-``@registry.kind(...)`` in ``guides.tokens.kinds`` (imported when the app is ready, like Django's
-template tag libraries). This module knows only the grammar: models and forms check prose with
-it without loading any rendering code or touching the database. Whether a slug names a real
-method, GPU, provider or fact is checked separately, against slugs loaded once per admin form.
+``@registry.kind(...)`` in ``guides.content.tokens.kinds`` (imported when the app is ready,
+like Django's template tag libraries). This module knows only the grammar: models and forms
+check prose with it without loading any rendering code or touching the database. Whether a
+slug names a real method, GPU, provider or fact is checked separately, against slugs loaded once
+per admin form.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class TokenError(ValueError):
 
 @dataclass(frozen=True)
 class KnownSlugs:
-    """What arguments may name, as loaded by ``guides.selectors.token_slugs``."""
+    """What arguments may name, as loaded by ``guides.pages.selectors.token_slugs``."""
 
     methods: frozenset[str]
     gpus: frozenset[str]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
-from guides import backups
+from gpuguide.lib import backups
 
 
 class Command(BaseCommand):

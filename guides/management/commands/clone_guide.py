@@ -2,9 +2,9 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from guides import selectors
-from guides.cloning import CloneRefused, clone_guide
+from guides.editorial.cloning import CloneRefused, clone_guide
 from guides.models import Guide
+from guides.pages import selectors
 from pricing.models import LanguageModel
 
 

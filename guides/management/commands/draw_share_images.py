@@ -6,8 +6,8 @@ changing the site's name or logo.
 
 from django.core.management.base import BaseCommand, CommandError
 
+from guides.editorial.share_images import draw_for_guide
 from guides.models import Guide
-from guides.share_images import draw_for_guide
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from guides import translating
+from guides.editorial import translating
 from guides.models import Guide
 
 

@@ -6,7 +6,7 @@ task scheduler) as well so that the changes happen even while nobody visits.
 
 from django.core.management.base import BaseCommand
 
-from guides import revisions
+from guides.editorial import revisions
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, no_translations
 from django.db import DatabaseError
 
-from guides import backups
-from guides.caching import renew_after_restore
+from gpuguide.lib import backups
+from guides.pagecache.invalidation import renew_after_restore
 
 
 class Command(BaseCommand):

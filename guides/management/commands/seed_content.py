@@ -2,10 +2,10 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from guides.caching import invalidate_everything
-from guides.content_files import ContentFileError
-from guides.roles import ensure_roles
-from guides.seeding import load_content
+from accounts.roles import ensure_roles
+from guides.editorial.content_files import ContentFileError
+from guides.editorial.seeding import load_content
+from guides.pagecache.invalidation import invalidate_everything
 
 
 class Command(BaseCommand):

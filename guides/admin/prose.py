@@ -1,0 +1,111 @@
+"""What every admin form with editor prose shares: the token reference and picker, the token
+checks against the slugs on file (loaded once per request), and links to preview a guide."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+from django.utils.functional import SimpleLazyObject
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+from modeltranslation.utils import build_localized_fieldname
+
+from guides.content.prose_rules import typed_figures
+from guides.content.tokens.registry import KnownSlugs, registry, token_errors
+from guides.editorial import publishing_rules
+from guides.models import Guide, GuideRevision
+from guides.pages import selectors
+
+TOKEN_HELP = _(
+    "Live figures: write [[kind args]], e.g. [[memory qlora]]; the kinds are listed "
+    "at the top of the guide form."
+)
+
+
+def token_reference() -> str:
+    """An HTML list of every token kind with its example, for the guide form."""
+    rows = format_html_join(
+        "", "<li><code>{}</code> — {}</li>", ((k.example, k.help) for k in registry)
+    )
+    return format_html(
+        "{}<ul class='token-reference'>{}</ul>",
+        _(
+            "Figures in prose are live tokens, filled from the data in each language. "
+            "Configurations are written like 8xh200 or b200@massed-compute."
+        ),
+        rows,
+    )
+
+
+def token_picker_data() -> dict:
+    """What the token picker beside each prose field lists (read by static/js/guide-editor.js)."""
+    return {
+        "label": str(_("Insert a token")),
+        "filter": str(_("Filter the tokens")),
+        "kinds": [{"token": k.example, "help": str(k.help)} for k in registry],
+    }
+
+
+class ProseHelpMixin:
+    """Adds the token hint to every prose field, in every language tab."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        base, _sep, language = db_field.name.rpartition("_")  # "body_de" -> "body", "de"
+        if language not in publishing_rules.LANGUAGES:
+            base = db_field.name
+        if field is not None and base in getattr(db_field.model, "prose_fields", ()):
+            field.help_text = TOKEN_HELP
+            field.widget.attrs["data-token-picker"] = ""  # static/js/guide-editor.js
+        return field
+
+
+def token_slugs_for(request) -> KnownSlugs:
+    """The slugs tokens may name, loaded at most once per request for all its forms."""
+    if not hasattr(request, "_token_slugs"):
+        request._token_slugs = SimpleLazyObject(selectors.token_slugs)
+    return request._token_slugs
+
+
+class ProseForm(forms.ModelForm):
+    """Names every bad token on its field: malformed, or naming a method, GPU, provider or
+    fact not on file. Checking slugs needs the database, so the admin hands each form the
+    slugs it loaded once for the whole request. (The model checks the syntax too, for writes
+    outside the admin; it skips fields that already have errors.)
+    """
+
+    token_slugs: KnownSlugs | None = None
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if self.token_slugs is None:
+            return cleaned
+        model = self._meta.model
+        for base in (*model.prose_fields, *model.plain_text_fields):
+            for code in publishing_rules.LANGUAGES:
+                name = build_localized_fieldname(base, code)
+                text = cleaned.get(name) or ""
+                for message in token_errors(text, self.token_slugs):
+                    self.add_error(name, message)
+                for typed in typed_figures(text, self.token_slugs.gpu_names):
+                    self.add_error(name, typed.message)
+        return cleaned
+
+
+class ProseInlineMixin:
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.form.token_slugs = token_slugs_for(request)  # a new class on every call
+        return formset
+
+
+def preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[str, str]]:
+    """(URL, language name) of the guide's page in each language, showing ``revision``."""
+    links = []
+    for code, name in settings.LANGUAGES:
+        with translation.override(code):
+            url = reverse("guides:detail", kwargs={"slug": guide.slug})
+        links.append((f"{url}?revision={revision.pk}" if revision else url, str(name)))
+    return links

@@ -1,0 +1,256 @@
+"""The HTTP page cache: anonymous GETs served from the cache, successful renders stored.
+
+A page is stored with the tokens of the tags it read (``versions``) and served while they are
+current; just after a write, the previous page for up to ``PAGE_CACHE_STALE_SECONDS`` while
+``signals.refresh_wanted`` asks for it to be rendered again; later it is rendered on the spot.
+Each worker serves a page it found current from its own memory for
+``PAGE_CACHE_LOCAL_SECONDS`` before it asks the shared cache again. Responses carry an ETag,
+Last-Modified and the browser's Cache-Control, and the body gzipped once when stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.utils.cache import (
+    add_never_cache_headers,
+    get_conditional_response,
+    patch_vary_headers,
+)
+from django.utils.http import http_date
+from django.utils.text import compress_string
+from django.utils.translation import get_language
+
+from gpuguide.lib import cache_tags
+from guides.pagecache import memory, signals
+from guides.pagecache.versions import (
+    CACHE_FORMAT,
+    TOKEN_PREFIX,
+    current_tokens,
+    seconds_until_tomorrow,
+    token_age_seconds,
+)
+
+logger = logging.getLogger(__name__)
+
+PAGE_PREFIX = f"gpuguide:page:{CACHE_FORMAT}:"
+REFRESH_PREFIX = "gpuguide:refreshing:"
+REFRESH_LOCK_SECONDS = 60  # one background re-render per page at a time
+
+# Set while a background task re-renders pages: skip the lookup, render and store.
+_refreshing: ContextVar[bool] = ContextVar("gpuguide_refreshing", default=False)
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    body: bytes
+    content_type: str
+    tokens: dict[str, str]  # tag -> the token the page was rendered under
+    etag: str
+    stored_at: float  # Unix time
+    # The body gzipped once when stored (the bytes GZipMiddleware would send): a visit that
+    # accepts gzip is sent these instead of compressing the page again, which took longer
+    # (0.3 ms for a guide) than the rest of the visit. (Brotli was tried: 7 % smaller, but
+    # 0.4-1 ms more per render.)
+    gzipped: bytes
+
+
+_ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # as GZipMiddleware
+
+
+def page_key(language: str, path: str, query: QueryDict) -> str:
+    # Hashed: visitors choose the path, and a key must stay short and plain (memcached
+    # refuses keys over 250 bytes or with spaces).
+    canonical_query = "&".join(
+        f"{name}={value}" for name, values in sorted(query.lists()) for value in values
+    )
+    raw = "\n".join((language, path, canonical_query))
+    return PAGE_PREFIX + hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _only(query: QueryDict, names: Iterable[str]) -> QueryDict:
+    kept = QueryDict(mutable=True)
+    for name in names:
+        if name in query:
+            kept.setlist(name, query.getlist(name))
+    kept._mutable = False
+    return kept
+
+
+def cache_public_page(view: Callable | None = None, *, query: Iterable[str] = ()) -> Callable:
+    """Serve anonymous GETs from the cache; store successful renders.
+
+    ``query``: the parameters the page reads. The others are dropped before the view runs.
+    """
+    names = tuple(query)
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            request.GET = _only(request.GET, names)
+            if request.user.is_authenticated:
+                response = view(request, *args, **kwargs)
+                add_never_cache_headers(response)  # private, no-store: may be a draft
+                return response
+            return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
+
+        return wrapper
+
+    return decorate(view) if view is not None else decorate
+
+
+def _lookup(key: str) -> tuple[CachedPage | None, dict[str, str] | None]:
+    """The cached page at ``key`` and the current tokens of the tags it read."""
+    tags = memory.tags_seen.get(key) or ()
+    found = cache.get_many([key, *(TOKEN_PREFIX + tag for tag in tags)])
+    page = found.pop(key, None)
+    if page is None:
+        return None, None
+    tokens = {k.removeprefix(TOKEN_PREFIX): token for k, token in found.items()}
+    if set(tokens) != set(page.tokens):  # first visit here, or tags changed: ask for them
+        memory.tags_seen.put(key, tuple(page.tokens))
+        tokens = current_tokens(page.tokens)
+    return page, tokens
+
+
+def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]) -> HttpResponse:
+    key = page_key(get_language(), request.path, request.GET)
+    if _refreshing.get():
+        page, tokens = None, None
+    else:
+        page = _recent_page(key)
+        if page is not None:
+            return _response(request, page, "hit")
+        page, tokens = _lookup(key)
+    if page is not None:
+        if tokens is None:  # the database is down and the cache lost a token: still serve
+            return _response(request, page, "hit")
+        changed = [token for tag, token in tokens.items() if token != page.tokens[tag]]
+        if not changed:
+            _remember_recent(key, page)
+            return _response(request, page, "hit")
+        if min(map(token_age_seconds, changed)) < settings.PAGE_CACHE_STALE_SECONDS:
+            _refresh_later(key, request.get_full_path())
+            return _response(request, page, "stale")
+    return _render_and_store(key, render, request)
+
+
+# --- this worker's copy of the pages it served last ---------------------------------------
+# A page found current in the shared cache is kept in the worker's memory and served from
+# there, without asking the shared cache again, for PAGE_CACHE_LOCAL_SECONDS (a second): a
+# busy page then costs one round trip to Redis a second per worker rather than one a visit.
+# A write in this process empties it at once; a write in another process is seen here up to
+# that much later (the shared cache already serves a changed page for up to
+# PAGE_CACHE_STALE_SECONDS while it is rendered again).
+
+
+def _recent_page(key: str) -> CachedPage | None:
+    found = memory.recent_pages.get(key)
+    if found is None or time.monotonic() - found[0] >= settings.PAGE_CACHE_LOCAL_SECONDS:
+        return None
+    return found[1]
+
+
+def _remember_recent(key: str, page: CachedPage) -> None:
+    if settings.PAGE_CACHE_LOCAL_SECONDS > 0:
+        memory.recent_pages.put(key, (time.monotonic(), page))
+
+
+def _render_and_store(
+    key: str, render: Callable[[], HttpResponse], request: HttpRequest | None = None
+) -> HttpResponse:
+    with cache_tags.recording(current_tokens) as tokens:
+        response = render()
+        if hasattr(response, "render"):
+            response.render()  # inside the recording: templates may still read
+    if response.status_code != 200 or tokens is None or None in tokens.values():
+        return response
+    body = response.content
+    page = CachedPage(
+        body=body,
+        content_type=response["Content-Type"],
+        tokens=dict(tokens),
+        etag=f'"{hashlib.sha256(body).hexdigest()[:32]}"',
+        stored_at=time.time(),
+        gzipped=compress_string(body),
+    )
+    cache.set(key, page, seconds_until_tomorrow())
+    _add_http_caching(response, page)
+    if request is not None:
+        _encode(request, response, page)
+    response["X-Page-Cache"] = "miss"
+    return response
+
+
+_CONDITIONAL_HEADERS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE")
+
+
+def _response(request: HttpRequest, page: CachedPage, status: str) -> HttpResponse:
+    """The cached page, or 304 where the request's ETag or date shows it has this one."""
+    response = HttpResponse(page.body, content_type=page.content_type)
+    _add_http_caching(response, page)
+    _encode(request, response, page)
+    response["X-Page-Cache"] = status
+    if not any(header in request.META for header in _CONDITIONAL_HEADERS):
+        return response  # the usual visit: nothing to compare
+    return get_conditional_response(
+        request, etag=page.etag, last_modified=int(page.stored_at), response=response
+    )
+
+
+def _encode(request: HttpRequest, response: HttpResponse, page: CachedPage) -> None:
+    """The stored gzipped body where the client accepts gzip, with the headers
+    GZipMiddleware would set (which then leaves the response alone)."""
+    if not _ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        return  # GZipMiddleware adds "Vary: Accept-Encoding"
+    response.content = page.gzipped
+    response["Content-Encoding"] = "gzip"
+    response["Content-Length"] = str(len(response.content))
+    response["ETag"] = f"W/{page.etag}"  # as GZipMiddleware: these bytes differ from the page's
+    patch_vary_headers(response, ("Accept-Encoding",))
+
+
+def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
+    response["ETag"] = page.etag
+    response["Last-Modified"] = http_date(page.stored_at)
+    # Set whole rather than patched: a cached page has no Cache-Control of its own to merge.
+    response["Cache-Control"] = (
+        f"public, max-age={settings.PAGE_BROWSER_MAX_AGE}, "
+        f"stale-while-revalidate={settings.PAGE_BROWSER_STALE_SECONDS}"
+    )
+
+
+def _refresh_later(key: str, full_path: str) -> None:
+    if not cache.add(REFRESH_PREFIX + key, 1, REFRESH_LOCK_SECONDS):
+        return  # already asked for
+    for _receiver, error in signals.refresh_wanted.send_robust(sender=None, path=full_path):
+        if isinstance(error, Exception):  # the visitor still gets the previous page; the next
+            cache.delete(REFRESH_PREFIX + key)  # visitor asks again
+            logger.error("could not queue the re-render of %s", full_path, exc_info=error)
+
+
+@contextmanager
+def refreshing() -> Iterator[None]:
+    """Inside: cached pages are rendered and stored again, never served from the cache."""
+    token = _refreshing.set(True)
+    try:
+        yield
+    finally:
+        _refreshing.reset(token)
+
+
+def page_is_current(language: str, path: str, tags: Iterable[str]) -> bool:
+    """Whether the cached page at ``path`` exists and read none of ``tags``' data."""
+    page = cache.get(page_key(language, path, QueryDict()))
+    return page is not None and not (set(page.tokens) & set(tags))

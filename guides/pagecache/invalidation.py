@@ -1,0 +1,105 @@
+"""Writes make pages stale: new tokens for the tags a write touched, now and on commit.
+
+``note_write`` and ``note_sources_changed`` are connected to every guides and pricing model's
+save and delete (``guides.apps``). Once the transaction commits, ``signals.pages_stale``
+announces the tags, for the task worker to render those pages again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from django.core.cache import cache
+from django.db import connection, transaction
+
+from gpuguide.lib import cache_tags
+from guides.pagecache import signals, versions
+
+logger = logging.getLogger(__name__)
+
+
+def note_write(sender, instance, created: bool = True, raw: bool = False, **_kwargs) -> None:
+    """post_save / post_delete of a guides or pricing model: its pages are stale."""
+    invalidate(cache_tags.tags_for_write(instance, created=created))
+
+
+def note_sources_changed(sender, instance, **_kwargs) -> None:
+    """m2m_changed of a guide's sources."""
+    invalidate(cache_tags.tags_for_write(instance))
+
+
+# Set while writes are rehearsed (a working copy applied in a savepoint that is rolled back,
+# see guides.editorial.revisions): they never reach visitors, so they leave the cached pages alone.
+_writes_not_live: ContextVar[bool] = ContextVar("gpuguide_writes_not_live", default=False)
+
+
+@contextmanager
+def writes_not_live() -> Iterator[None]:
+    token = _writes_not_live.set(True)
+    try:
+        yield
+    finally:
+        _writes_not_live.reset(token)
+
+
+def invalidate(tags: Iterable[str]) -> None:
+    """New tokens now, inside the writer's transaction (no page rendered from here on counts
+    as current), and again once it commits (pages rendered meanwhile read the old data)."""
+    if _writes_not_live.get():
+        return
+    tags = set(tags)
+    if not connection.in_atomic_block:  # autocommit: already committed
+        versions.replace_tokens(tags)
+        _announce_stale(tags)
+        return
+    pending = next(
+        (c for _savepoints, c, _robust in connection.run_on_commit if isinstance(c, _AfterCommit)),
+        None,
+    )
+    if pending is None:
+        pending = _AfterCommit()
+        transaction.on_commit(pending)
+    # Once per tag and transaction: a guide saved with its 30 inline rows is one replacement.
+    versions.replace_tokens(tags - pending.tags)
+    pending.tags |= tags
+
+
+class _AfterCommit:
+    """Runs once when the transaction commits, for every tag it wrote."""
+
+    def __init__(self) -> None:
+        self.tags: set[str] = set()
+
+    def __call__(self) -> None:
+        versions.replace_tokens(self.tags)
+        _announce_stale(self.tags)
+
+
+def invalidate_everything() -> None:
+    """Every page stale (after bulk loads, which send no signals)."""
+    invalidate({cache_tags.SITE, cache_tags.GUIDES})
+
+
+def renew_after_restore() -> int:
+    """New tokens for every tag after a restore put old ones back, and an empty cache.
+
+    The restored tokens are ones pages may have been cached under; random new ones match none.
+    Returns how many tags were renewed.
+    """
+    tags = versions.all_tags() | {cache_tags.SITE}
+    with transaction.atomic():
+        versions.replace_tokens(tags)
+    cache.clear()  # this process's cache, which is every worker's with a shared CACHE_URL
+    return len(tags)
+
+
+def _announce_stale(tags: set[str]) -> None:
+    # Robust: the write stands whatever a listener does; the pages render on their next visit.
+    for _receiver, error in signals.pages_stale.send_robust(sender=None, tags=sorted(tags)):
+        if isinstance(error, Exception):
+            logger.error(
+                "could not queue the re-render of pages for %s", sorted(tags), exc_info=error
+            )

@@ -1,0 +1,76 @@
+"""What each worker keeps in its own memory, bounded: the pages it found current, the cached
+reads and fragments it used last, and the tags each cached page read.
+
+A shared cache (Redis) costs a round trip and an unpickling per read; these copies save both.
+Each holds only what its key says is current (the keys carry the version tokens, or the page
+is checked against them), so nothing here is ever older than the data; a write in this
+process empties the pages at once (``versions.replace_tokens``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+
+class LocalMemory:
+    """A dict of at most ``limit`` entries (the oldest go first), shared by a worker's threads.
+
+    ``limit`` may be a callable, read at every store, so that a setting changed at run time
+    (``PAGE_CACHE_LOCAL_PAGES``) takes effect at once.
+    """
+
+    def __init__(self, limit: int | Callable[[], int]) -> None:
+        self._limit = limit if callable(limit) else (lambda: limit)
+        self._entries: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Any:
+        return self._entries.get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+            while self._entries and len(self._entries) >= self._limit():
+                del self._entries[next(iter(self._entries))]  # the oldest
+            self._entries[key] = value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+
+# Page key -> (monotonic time it was found current, the CachedPage): see http.
+recent_pages = LocalMemory(lambda: settings.PAGE_CACHE_LOCAL_PAGES)
+# Page key -> the tags its cached page read, as last seen: lets a visit fetch the page and its
+# tokens in one round trip to a shared cache instead of two.
+tags_seen = LocalMemory(10_000)
+# What reads.cached_under returned lately, by its token'd key: asked again (the providers three
+# times a page, the guide on every render after a price check), it is not fetched from the
+# shared cache and unpickled again. Values are shared, so never changed by their readers (the
+# selectors' dataclasses are frozen; pages only read the models).
+local_reads = LocalMemory(512)  # reference tables, guides, each guide's fragments per language
+# The frames fragments.cached_frame rendered: one header per cached path and language, a few
+# footers. Nothing in them goes stale, so only the bound removes them.
+frames = LocalMemory(2048)
+
+
+def forget_recent_pages() -> None:
+    """Empty this worker's copy of pages (a write here, or a test starting)."""
+    recent_pages.clear()
+
+
+def forget_local_reads() -> None:
+    """Empty this worker's copy of cached reads and frames (a test starting: its data may have
+    been written without new tokens)."""
+    local_reads.clear()
+    frames.clear()

@@ -1,0 +1,53 @@
+"""Cached reads: what a loader returns, cached under the version tokens of the tags it reads.
+
+A write to any of their data replaces a token, so an entry is never read again once its data
+changed: it cannot be stale, and needs no deleting (it expires at midnight like the pages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.cache import cache
+from django.utils.translation import get_language
+
+from gpuguide.lib import cache_tags
+from guides.pagecache import memory
+from guides.pagecache.versions import CACHE_FORMAT, current_tokens, seconds_until_tomorrow
+
+CATALOGUE_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
+
+
+def from_catalogue(name: str, load: Callable[[], object]) -> object:
+    """``load()``'s result, cached under the ``site`` token and the language.
+
+    For the small tables every page reads (providers, methods, blocks, facts): a write to any
+    of them replaces the ``site`` token, so what is cached here is never older than the data.
+    The token is read before the data, so a write committing meanwhile leaves it unused.
+    """
+    return cached_under([cache_tags.SITE], name, load)
+
+
+def cached_under(
+    tags: list[str], name: str, load: Callable[[], object], *, per_language: bool = True
+) -> object:
+    """``load()``'s result, cached under the current tokens of ``tags`` (and the language).
+
+    The page being rendered records the tags. None is not cached.
+    """
+    cache_tags.record(*tags)  # inside a page: reads each tag's token once per page
+    tokens = cache_tags.recorded(tags) or current_tokens(tags)
+    if tokens is None:  # the database is down or the cache lost a token: read directly
+        return load()
+    language = get_language() if per_language else "-"
+    key = f"{CATALOGUE_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
+    value = memory.local_reads.get(key)
+    if value is None:
+        value = cache.get(key)
+    if value is None:
+        value = load()
+        if value is not None:
+            cache.set(key, value, seconds_until_tomorrow())
+    if value is not None:
+        memory.local_reads.put(key, value)
+    return value
