@@ -36,6 +36,7 @@ from modeltranslation.utils import build_localized_fieldname
 
 from guides.content import presentation as show
 from guides.content.tokens.registry import token_references
+from guides.editorial import revisions
 from guides.models import (
     ComparisonPair,
     CostScenario,
@@ -217,11 +218,11 @@ def _live_contents(guides: dict[int, dict]) -> list[_Content]:
 
 def _working_copies(guides: dict[int, dict]) -> list[_Content]:
     """Each guide's working copy and any revision scheduled to go live, as saved."""
-    revisions = GuideRevision.objects.values_list("pk", "guide_id", "published_at", "go_live_at")
+    stored = GuideRevision.objects.values_list("pk", "guide_id", "published_at", "go_live_at")
     newest: dict[int, int] = {}
     live: dict[int, tuple] = {}
     wanted: dict[int, int] = {}  # revision pk -> guide pk
-    for pk, guide_pk, published_at, go_live_at in revisions:
+    for pk, guide_pk, published_at, go_live_at in stored:
         newest[guide_pk] = max(newest.get(guide_pk, pk), pk)
         if published_at is not None:
             live[guide_pk] = max(live.get(guide_pk, (published_at, pk)), (published_at, pk))
@@ -233,21 +234,18 @@ def _working_copies(guides: dict[int, dict]) -> list[_Content]:
             wanted[pk] = guide_pk
     if not wanted:
         return []
-    from reversion.models import Version
-
     contents = {
         pk: _Content(guide_pk, {}, defaultdict(list), working_copy=True)
         for pk, guide_pk in wanted.items()
         if guide_pk in guides
     }
-    versions = Version.objects.filter(revision_id__in=contents).select_related("content_type")
-    for version in versions:
-        content = contents[version.revision_id]
-        model = version._model
-        if model is Guide:
-            content.fields = version.field_dict
-        elif model in ROWS:
-            content.rows[model].append({"id": int(version.object_id), **version.field_dict})
+    for revision_pk, rows in revisions.rows_by_revision(contents).items():
+        content = contents[revision_pk]
+        for model, pk, values in rows:
+            if model is Guide:
+                content.fields = values
+            elif model in ROWS:
+                content.rows[model].append({"id": pk, **values})
     return [c for c in contents.values() if c.fields]
 
 

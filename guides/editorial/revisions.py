@@ -24,7 +24,7 @@ import difflib
 import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -140,6 +140,32 @@ def working_copy(guide: Guide) -> GuideRevision | None:
 
 def _versions(revision: Revision) -> list[Version]:
     return list(revision.version_set.select_related("content_type").order_by("pk"))
+
+
+# --- the rows a revision holds, for readers outside this module ---------------------------
+# django-reversion's Version keeps its model and object behind private attributes; this module
+# is the one place that reads them (tests/test_architecture.py holds it so).
+
+Row = tuple[type[models.Model], int, dict]  # model, pk, the row's values by attribute name
+
+
+def rows_of(versions: Iterable[Version]) -> list[Row]:
+    """(model, pk, values) of each version, in their order."""
+    return [(v._model, int(v.object_id), v.field_dict) for v in versions]
+
+
+def revision_rows(revision: Revision) -> list[Row]:
+    """(model, pk, values) of each row a reversion Revision holds."""
+    return rows_of(_versions(revision))
+
+
+def rows_by_revision(revision_ids: Iterable[int]) -> dict[int, list[Row]]:
+    """The rows of each of these reversion Revisions, in one query."""
+    found: dict[int, list[Row]] = {pk: [] for pk in revision_ids}
+    versions = Version.objects.filter(revision_id__in=found).select_related("content_type")
+    for version in versions.order_by("pk"):
+        found[version.revision_id] += rows_of([version])
+    return found
 
 
 # --- applying a revision to the rows --------------------------------------------------------

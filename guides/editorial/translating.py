@@ -43,7 +43,6 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from reversion.models import Revision, Version
 
 from gpuguide.lib import cache_tags
 from gpuguide.lib.editor_input import VisibleTextValidator
@@ -125,15 +124,17 @@ def field_key(model: type[models.Model], pk, name: str) -> str:
     return f"{model._meta.model_name}.{pk}.{name}"
 
 
-Row = tuple[type[models.Model], int, dict]  # model, pk, its values by attribute name
+Row = revisions.Row
 
 
-def _revision_rows(revision: Revision) -> list[Row]:
-    return _version_rows(revision.version_set.select_related("content_type"))
+def _revision_rows(revision) -> list[Row]:
+    """The translated rows of a reversion Revision."""
+    return [row for row in revisions.revision_rows(revision) if row[0] in TRANSLATED]
 
 
-def _version_rows(versions: Iterable[Version]) -> list[Row]:
-    return [(v._model, int(v.object_id), v.field_dict) for v in versions if v._model in TRANSLATED]
+def _version_rows(versions) -> list[Row]:
+    """The translated rows of a revision's (unsaved) Versions."""
+    return [row for row in revisions.rows_of(versions) if row[0] in TRANSLATED]
 
 
 def _guide_rows(guide: Guide, sections=None, faq_entries=None) -> list[Row]:
@@ -189,9 +190,7 @@ def _texts_by_key(rows: list[Row]) -> dict[str, dict[str, str]]:
 
 
 @receiver(signals.revision_stored, dispatch_uid="translation_bases")
-def bases_update(
-    sender, guide: Guide, previous: Revision | None, versions: list[Version], **_kwargs
-) -> None:
+def bases_update(sender, guide: Guide, previous, versions: list, **_kwargs) -> None:
     """As a revision is stored: ``versions`` are its rows, ``previous`` the revision that was
     newest before it (None for a guide's first)."""
     before = _texts_by_key(_revision_rows(previous)) if previous is not None else {}
