@@ -93,9 +93,11 @@ mutation: $(VENV)/.installed-dev translations
 	$(BIN)/mutmut run
 	$(PY) scripts/mutation_report.py
 
+# The layers contract (.importlinter) also runs in the suite (tests/test_architecture.py).
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff check --fix .

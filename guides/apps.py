@@ -19,7 +19,7 @@ class GuidesConfig(AppConfig):
         from guides import tasks  # noqa: F401
         from guides.content.tokens import kinds  # noqa: F401
         from guides.editorial import revisions, share_images, translating  # noqa: F401
-        from guides.editorial.references import INDEXED, refuse_deleting_used
+        from guides.editorial.where_used import INDEXED, refuse_deleting_used
         from guides.pagecache.invalidation import note_sources_changed, note_write
         from pricing.signals import deletion_requested
 

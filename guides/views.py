@@ -17,12 +17,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from guides.content.figures import MissingFigure
+from guides.content.page_figures import MissingFigure
 from guides.editorial import revisions
 from guides.forms import PlannerForm
 from guides.models import Guide, GuideRevision, LegalPage
 from guides.pagecache.http import cache_public_page
-from guides.pages import assembly, catalogue, meta, planner, selectors, site
+from guides.pages import assembly, meta, planner, reference_data, selectors, site
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
@@ -172,7 +172,7 @@ def _vram(request: HttpRequest) -> HttpResponse:
         at = _as_of(request)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
-    models, methods = catalogue.language_models(), catalogue.method_listings()
+    models, methods = reference_data.language_models(), reference_data.method_listings()
     form = PlannerForm(request.GET or None, language_models=models, methods=methods)
     valid = form.is_bound and form.is_valid()
     asked = form.cleaned_data.get("params") if valid else None

@@ -8,7 +8,7 @@ from django.dispatch import Signal
 
 # Sent with ``objects`` (the instances, or the queryset) before Django collects what a delete()
 # of a source, GPU, provider, method, language model, hour block or fact takes along, so
-# outside any transaction it opens; a receiver raises to refuse. guides.editorial.references
+# outside any transaction it opens; a receiver raises to refuse. guides.editorial.where_used
 # refuses to delete what guides use.
 deletion_requested = Signal()
 

@@ -89,12 +89,12 @@ def forget_pages(guides: bool = False) -> None:
     edit of the guide."""
     from guides.pagecache.http import PAGE_PREFIX
     from guides.pagecache.memory import forget_local_reads, forget_recent_pages
-    from guides.pagecache.reads import CATALOGUE_PREFIX
+    from guides.pagecache.reads import READ_PREFIX
 
     forget_recent_pages()  # this process's copy of the pages it served
     if guides:
         forget_local_reads()  # and of the cached guides (with the reference tables)
-    patterns = [PAGE_PREFIX] + ([f"{CATALOGUE_PREFIX}guide:"] if guides else [])
+    patterns = [PAGE_PREFIX] + ([f"{READ_PREFIX}guide:"] if guides else [])
     backend = cache._cache
     if hasattr(backend, "get_client"):
         client = backend.get_client(write=True)

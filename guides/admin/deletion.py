@@ -1,9 +1,9 @@
 """Admin delete pages that list where an object is used and refuse to delete it.
 
-For the models of ``guides.editorial.references``: the delete page and the "delete selected" action
+For the models of ``guides.editorial.where_used``: the delete page and the "delete selected" action
 list every use (a guide's prose token or table row, live or in its working copy, with a link
 to fix it) before the rows that protect the object by foreign key, and offer no button, for
-every user, superusers included. ``guides.editorial.references.refuse_deleting_used``
+every user, superusers included. ``guides.editorial.where_used.refuse_deleting_used``
 refuses the same deletions made outside the admin.
 """
 
@@ -14,12 +14,12 @@ from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import ngettext
 
-from guides.editorial import references
+from guides.editorial import where_used
 from guides.models import ComparisonPair, Guide
 
 # Rows that protect an object by foreign key and that the reference index already lists
 # (with the guide they belong to, and in working copies too).
-INDEXED_ROWS = {Guide, ComparisonPair, *references.ROWS}
+INDEXED_ROWS = {Guide, ComparisonPair, *where_used.ROWS}
 SHOWN_PER_MODEL = 10  # a priced GPU is protected by every price it ever had
 
 
@@ -45,7 +45,7 @@ class RefuseDeletingUsedMixin:
             return _linked(obj, self.admin_site.name)
 
         to_delete = collector.nested(linked)
-        protected = _uses(references.uses_of(objs), single=len(objs) == 1)
+        protected = _uses(where_used.uses_of(objs), single=len(objs) == 1)
         protected += _summarised(
             [obj for obj in collector.protected if type(obj) not in INDEXED_ROWS],
             self.admin_site.name,

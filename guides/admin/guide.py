@@ -28,7 +28,7 @@ from guides.admin.prose import (
     token_reference,
     token_slugs_for,
 )
-from guides.admin.translation import TranslationAdminMixin
+from guides.admin.translation_views import TranslationAdminMixin
 from guides.editorial import publishing_rules, revisions
 from guides.editorial.checks import guide_problems
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for

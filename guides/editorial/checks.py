@@ -15,7 +15,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from guides.content.figures import MissingFigure, PageFigures
+from guides.content.page_figures import MissingFigure, PageFigures
 from guides.content.presentation import config_label, gigabytes
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens import kinds  # noqa: F401 - registers every kind

@@ -17,7 +17,7 @@ from django.utils import translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from guides.content.figures import NothingFits
+from guides.content.page_figures import NothingFits
 from guides.editorial import signals
 from guides.editorial.checks import guide_problems
 from guides.models import (

@@ -20,7 +20,7 @@ from guides.content.presentation import config_label, word_list
 from guides.editorial.checks import guide_problems
 from guides.editorial.translating import language_name, stale_translations, translation_url
 from guides.pagecache import versions
-from guides.pages import catalogue
+from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.assembly import guide_figures, page_figures
 from pricing import selectors
@@ -232,7 +232,7 @@ def _content_tags() -> list[str]:
         cache_tags.SITE,
         cache_tags.GUIDES,
         *(cache_tags.guide(pk) for pk in guide_selectors.guide_pks()),
-        *(cache_tags.prices(provider.pk) for provider in catalogue.providers()),
+        *(cache_tags.prices(provider.pk) for provider in reference_data.providers()),
     ]
 
 

@@ -24,7 +24,7 @@ from django.utils import timezone, translation
 from PIL import Image, ImageDraw, ImageFont
 
 from guides.models import Guide, ShareImage
-from guides.pages import catalogue
+from guides.pages import reference_data
 
 WIDTH, HEIGHT = 1200, 630  # the size Open Graph and Twitter's large card expect
 MARGIN = 80
@@ -58,7 +58,7 @@ class ShareCard:
 def card_for(guide: Guide, language: str) -> ShareCard:
     model = guide.language_model.name
     with translation.override(language):
-        methods = [method.short_name for method in catalogue.method_listings()]
+        methods = [method.short_name for method in reference_data.method_listings()]
         # The model's name in one piece: never "Llama" at a line's end and "3.1 70B" below.
         title = guide.title.replace(model, model.replace(" ", NBSP))
         return ShareCard(language, settings.SITE_NAME, title, model, methods)

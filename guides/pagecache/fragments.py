@@ -14,7 +14,7 @@ from django.utils.translation import get_language
 
 from gpuguide.lib import cache_tags
 from guides.pagecache import memory
-from guides.pagecache.reads import CATALOGUE_PREFIX
+from guides.pagecache.reads import READ_PREFIX
 
 
 def cached_fragment(
@@ -39,7 +39,7 @@ def cached_fragment(
         return render()
     varies = hashlib.sha256("\n".join(map(str, vary_on)).encode()).hexdigest()[:16]
     key = (
-        f"{CATALOGUE_PREFIX}{cache_tags.guide(guide_pk)}:fragment:{name}:{varies}:"
+        f"{READ_PREFIX}{cache_tags.guide(guide_pk)}:fragment:{name}:{varies}:"
         f"{get_language()}:" + ":".join(tokens[tag] for tag in tags)
     )
     html = memory.local_reads.get(key)

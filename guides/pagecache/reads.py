@@ -15,10 +15,10 @@ from gpuguide.lib import cache_tags
 from guides.pagecache import memory
 from guides.pagecache.versions import CACHE_FORMAT, current_tokens, seconds_until_tomorrow
 
-CATALOGUE_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
+READ_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
 
 
-def from_catalogue(name: str, load: Callable[[], object]) -> object:
+def cached_site_wide(name: str, load: Callable[[], object]) -> object:
     """``load()``'s result, cached under the ``site`` token and the language.
 
     For the small tables every page reads (providers, methods, blocks, facts): a write to any
@@ -40,7 +40,7 @@ def cached_under(
     if tokens is None:  # the database is down or the cache lost a token: read directly
         return load()
     language = get_language() if per_language else "-"
-    key = f"{CATALOGUE_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
+    key = f"{READ_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
     value = memory.local_reads.get(key)
     if value is None:
         value = cache.get(key)

@@ -19,7 +19,13 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from guides.content.figures import MissingFigure, NothingFits, PageFigures, PriceDates, price_dates
+from guides.content.page_figures import (
+    MissingFigure,
+    NothingFits,
+    PageFigures,
+    PriceDates,
+    price_dates,
+)
 from guides.content.presentation import (
     beyond_one_host,
     config_label,
@@ -30,7 +36,7 @@ from guides.content.presentation import (
 )
 from guides.content.tokens.render import render_plain, render_prose
 from guides.models import Guide, Section
-from guides.pages import catalogue
+from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.charts import Series, StepChart, step_chart
 from pricing import selectors
@@ -55,7 +61,7 @@ def page_figures(
     1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
     the price history.
     """
-    providers, house = catalogue.providers(), catalogue.house_provider()
+    providers, house = reference_data.providers(), reference_data.house_provider()
     listings = {
         slug: {g.slug: g for g in gpus}
         for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
@@ -64,11 +70,11 @@ def page_figures(
         params_billion=params_billion,
         house=house.slug,
         house_name=house.name,
-        methods={m.slug: m for m in catalogue.method_listings()},
+        methods={m.slug: m for m in reference_data.method_listings()},
         listings=listings,
         check_dates=selectors.latest_check_dates(at=at),
-        blocks=catalogue.hour_blocks(),
-        facts=catalogue.facts(),
+        blocks=reference_data.hour_blocks(),
+        facts=reference_data.facts(),
         architecture=architecture,
         training=training,
     )
@@ -81,7 +87,7 @@ def price_history_start() -> date | None:
 
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    return selectors.first_check_date(provider=catalogue.house_provider())
+    return selectors.first_check_date(provider=reference_data.house_provider())
 
 
 # --- comparing two GPUs -------------------------------------------------------------------
@@ -128,7 +134,7 @@ def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
 
 def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Comparison:
     """The comparison page of two GPUs at our prices; raises MissingFigure for an unknown GPU."""
-    house = catalogue.house_provider()
+    house = reference_data.house_provider()
     listings = {
         g.slug: g
         for g in selectors.gpu_listings_for_provider(provider=house, at=at, slugs=[first, second])
@@ -323,7 +329,7 @@ def guide_figures(
         "gradient_checkpointing": guide.gradient_checkpointing,
     }
     if throughputs is None:
-        figures.throughputs = catalogue.throughputs_for_run(**run)
+        figures.throughputs = reference_data.throughputs_for_run(**run)
     else:
         figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
     figures.model_name = guide.language_model.name
@@ -513,9 +519,9 @@ def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
     checks' sources 1; none grows with the price history. Raises Provider.DoesNotExist before
     the house provider is set up.
     """
-    blocks = catalogue.hour_blocks()
+    blocks = reference_data.hour_blocks()
     end = at or timezone.localdate()
-    providers = catalogue.providers()  # ours first
+    providers = reference_data.providers()  # ours first
     house = next((p for p in providers if p.is_house), None)
     if house is None:
         raise Provider.DoesNotExist("No provider is marked as ours.")
@@ -592,8 +598,8 @@ def vram_table(
 
     ``methods`` and ``language_models``: the selectors' lists where the page already read them.
     """
-    methods = catalogue.method_listings() if methods is None else methods
-    models = catalogue.language_models() if language_models is None else language_models
+    methods = reference_data.method_listings() if methods is None else methods
+    models = reference_data.language_models() if language_models is None else language_models
     sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in models]
     if asked_params_billion is not None:
         sizes.insert(0, (None, asked_params_billion))

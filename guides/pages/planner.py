@@ -18,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import gettext_lazy as _
 
-from guides.content.figures import PriceDates, price_dates
+from guides.content.page_figures import PriceDates, price_dates
 from pricing import selectors
 from pricing.domain import calculations as calc
 from pricing.domain.training_memory import (

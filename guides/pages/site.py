@@ -12,7 +12,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.templatetags.static import static
 
-from guides.pages import catalogue
+from guides.pages import reference_data
 from guides.pages.structured_data import Publisher
 from pricing.models import Provider
 
@@ -37,7 +37,7 @@ def absolute(request: HttpRequest | None, path: str) -> str:
 
 def publisher(request: HttpRequest | None, house: Provider | None = None) -> Publisher:
     """The company that publishes the site: our house provider (read unless given)."""
-    house = house or catalogue.house_provider()  # cached with the reference tables
+    house = house or reference_data.house_provider()  # cached with the reference tables
     return Publisher(
         name=house.name,
         url=house.url or site_url(request) + "/",

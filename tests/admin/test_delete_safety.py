@@ -1,5 +1,5 @@
 """Nothing that guides use can be deleted: the reference index, the admin's delete pages (one
-object and "delete selected"), and deletions through the ORM (guides/editorial/references.py)."""
+object and "delete selected"), and deletions through the ORM (guides/editorial/where_used.py)."""
 
 from datetime import date
 from decimal import Decimal as D
@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from guides.editorial import revisions
 from guides.editorial.cloning import clone_guide
-from guides.editorial.references import InUseError, build_index, uses_of
+from guides.editorial.where_used import InUseError, build_index, uses_of
 from guides.models import Guide
 from guides.pages.selectors import guide_for_page
 from pricing.models import (

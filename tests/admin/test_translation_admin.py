@@ -1,4 +1,4 @@
-"""The guide admin's translation view, export and import (guides.admin.translation)."""
+"""The guide admin's translation view, export and import (guides.admin.translation_views)."""
 
 import base64
 

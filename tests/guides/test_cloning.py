@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guides.content import presentation as show
-from guides.content.figures import NothingFits
+from guides.content.page_figures import NothingFits
 from guides.editorial.checks import guide_problems
 from guides.editorial.cloning import clone_guide
 from guides.models import Guide, Recommendation

@@ -119,7 +119,7 @@ def test_a_worker_reuses_what_it_took_from_the_cache_until_a_token_changes(clien
     client.get(URL)
     with mock.patch.object(http.cache, "get", wraps=http.cache.get) as read:
         render_after_write(client)
-    assert not [key for key in read_keys(read) if key.startswith(reads.CATALOGUE_PREFIX)]
+    assert not [key for key in read_keys(read) if key.startswith(reads.READ_PREFIX)]
     Section.objects.filter(guide__slug=GUIDE_SLUG).first().save()  # the guide's token changes
     sql, _page = render_after_write(client)
     assert reads_the_guide(sql)

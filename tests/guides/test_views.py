@@ -337,7 +337,7 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
         return len(queries)
 
     # every provider's prices 1, per provider (3) its history, the checks' sources 1, the
-    # published comparisons 1 (blocks and providers come from the cache, guides/pages/catalogue.py)
+    # published comparisons 1 (blocks and providers come from the cache: pages/reference_data.py)
     assert count() == 6
     for days in range(1, 40):
         for provider in Provider.objects.all():

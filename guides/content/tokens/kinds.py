@@ -16,7 +16,7 @@ from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from guides.content import presentation as show
-from guides.content.figures import MissingFigure, NothingFits, PageFigures
+from guides.content.page_figures import MissingFigure, NothingFits, PageFigures
 from guides.content.tokens.registry import (
     CONFIG,
     FACT,

@@ -15,7 +15,7 @@ from functools import lru_cache
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from guides.content.figures import MissingFigure, PageFigures
+from guides.content.page_figures import MissingFigure, PageFigures
 from guides.content.tokens import kinds  # noqa: F401 - registers every kind
 from guides.content.tokens.registry import TOKEN_RE, TokenError, registry
 from pricing.domain.calculations import RuleError

@@ -1,4 +1,4 @@
-"""The small reference tables every page reads, from the cache (see caching.from_catalogue).
+"""The small reference tables every page reads, cached site-wide (see pagecache.reads).
 
 Rendering a guide would otherwise spend six of its queries on providers, methods with their
 rules and components, hour blocks and facts, identical for every page and visitor.
@@ -6,14 +6,14 @@ rules and components, hour blocks and facts, identical for every page and visito
 
 from __future__ import annotations
 
-from guides.pagecache.reads import from_catalogue
+from guides.pagecache.reads import cached_site_wide
 from pricing import selectors
 from pricing.models import LanguageModel, Provider
 
 
 def providers() -> list[Provider]:
     """Every provider, ours first."""
-    return from_catalogue("providers", selectors.providers)
+    return cached_site_wide("providers", selectors.providers)
 
 
 def house_provider() -> Provider:
@@ -25,19 +25,19 @@ def house_provider() -> Provider:
 
 
 def method_listings() -> list[selectors.MethodListing]:
-    return from_catalogue("methods", selectors.method_listings)
+    return cached_site_wide("methods", selectors.method_listings)
 
 
 def hour_blocks() -> list[int]:
-    return from_catalogue("hour-blocks", selectors.hour_blocks)
+    return cached_site_wide("hour-blocks", selectors.hour_blocks)
 
 
 def facts() -> dict[str, selectors.FactValue]:
-    return from_catalogue("facts", selectors.facts)
+    return cached_site_wide("facts", selectors.facts)
 
 
 def language_models() -> list[LanguageModel]:
-    return from_catalogue("language-models", selectors.language_models)
+    return cached_site_wide("language-models", selectors.language_models)
 
 
 def throughputs_for_run(
@@ -45,7 +45,7 @@ def throughputs_for_run(
 ) -> dict[str, selectors.ThroughputListing]:
     """Each method's measurement of exactly this run (measurements are shared data)."""
     run = f"{language_model}:{seq_len}:{batch_size}:{int(gradient_checkpointing)}"
-    return from_catalogue(
+    return cached_site_wide(
         f"throughputs:{run}",
         lambda: selectors.throughputs_for_run(
             language_model=language_model,
