@@ -109,6 +109,26 @@ def _unpriced(gpu: selectors.GpuListing) -> selectors.GpuListing:
 # --- GET /api/v1/fit/ ---------------------------------------------------------------------
 
 
+def configuration_fits(
+    architecture: training_memory.Architecture,
+    setup: training_memory.TrainingSetup,
+    rented: list[selectors.GpuListing],
+    planning_gb: Decimal,
+) -> list[calc.PlannedFit]:
+    """The one fit computation: ``setup``'s run on each GPU of ``rented`` in 1, 2, 4 and 8,
+    the estimate taken with ``num_gpus`` set to the count (ZeRO-3 sharding), against the
+    cited rule's ``planning_gb``. /api/v1/fit/ and the planner page both answer with it."""
+    peaks = {
+        count: training_memory.estimate_peak_memory(
+            architecture, dataclasses.replace(setup, num_gpus=count)
+        ).peak_gb
+        for count in calc.HOST_GPU_COUNTS
+    }
+    return calc.planned_fits(
+        calc.host_configurations(gpu.offer for gpu in rented), planning_gb, peaks
+    )
+
+
 @dataclass(frozen=True)
 class FitPlan:
     """Every configuration we rent against a method's rule and the run's estimate."""
@@ -133,12 +153,6 @@ def run_fit(*, model: str, setup: training_memory.TrainingSetup, at: date | None
     house = _house()
     rented = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
     estimate = calc.estimate_memory(method.rule, language_model.params_billion)
-    peaks = {
-        count: training_memory.estimate_peak_memory(
-            architecture, dataclasses.replace(setup, num_gpus=count)
-        ).peak_gb
-        for count in calc.HOST_GPU_COUNTS
-    }
     return FitPlan(
         model=language_model.slug,
         setup=dataclasses.replace(setup, num_gpus=1),
@@ -146,9 +160,7 @@ def run_fit(*, model: str, setup: training_memory.TrainingSetup, at: date | None
         as_of=at,
         estimate=estimate,
         sources=tuple(source.key for source in method.sources),
-        fits=calc.planned_fits(
-            calc.host_configurations(gpu.offer for gpu in rented), estimate.planning_gb, peaks
-        ),
+        fits=configuration_fits(architecture, setup, rented, estimate.planning_gb),
         checked_on={gpu.slug: gpu.checked_on for gpu in rented},
     )
 

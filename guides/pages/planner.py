@@ -6,20 +6,20 @@ views and templates only present what it returns.
 
 Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded with ZeRO-3/FSDP
 when there is more than one; each GPU's usable memory (not its advertised size) must hold the
-per-GPU peak (``calculations.planned_fits``, as /api/v1/fit/ answers). For each GPU we rent,
-the page shows the fewest GPUs that fit.
+per-GPU peak (``pricing.planning.configuration_fits``, as /api/v1/fit/ answers). For each GPU
+we rent, the page shows the fewest GPUs that fit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import gettext_lazy as _
 
 from guides.content.page_figures import PriceDates, price_dates
-from pricing import selectors
+from pricing import planning, selectors
 from pricing.domain import calculations as calc
 from pricing.domain.training_memory import (
     Architecture,
@@ -196,16 +196,7 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
     house = selectors.house_provider()
     gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
     rule = calc.estimate_memory(method.rule, request.params_billion)
-    # The same fit rule as /api/v1/fit/: the peak per GPU depends only on the GPU count.
-    peaks = {
-        count: estimate_peak_memory(
-            request.architecture, replace(request.setup, num_gpus=count)
-        ).peak_gb
-        for count in calc.HOST_GPU_COUNTS
-    }
-    fits = calc.planned_fits(
-        calc.host_configurations(g.offer for g in gpus), rule.planning_gb, peaks
-    )
+    fits = planning.configuration_fits(request.architecture, request.setup, gpus, rule.planning_gb)
     return PlannerResult(
         request=request,
         estimate=estimate,
