@@ -1,4 +1,10 @@
-"""Public pages: each parses its input, calls one service and renders what it returns."""
+"""Public pages: each parses its input, asks ``guides.pages`` for what the page shows (its
+figures, and its title and metadata from ``pages.meta``) and renders it.
+
+Two exceptions to "read only": a staff preview (``?revision=N``) applies that revision inside a
+rolled-back transaction, and ``revisions.live_now`` publishes or expires what is due before the
+index or a guide is served, a write on a visitor's request that belongs in the task worker.
+"""
 
 import hashlib
 from datetime import date

@@ -1,4 +1,5 @@
-"""Rules for editing guides: what publishing needs, and when each language last changed."""
+"""What publishing a guide needs: its required fields filled in every language, and the message
+that names the ones still empty (the guide form and the translation view both say it)."""
 
 from __future__ import annotations
 

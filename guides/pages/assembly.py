@@ -1,7 +1,9 @@
 """Assemble what each public page shows: read through the selectors, compute, render prose.
 
 Views call one function here and hand its dataclass to the template, which only lays it out
-and formats figures. The pricing maths is entered here and nowhere else on the way to a page.
+and formats figures. The figures come from ``pricing.domain.calculations``, here and through
+``PageFigures`` and the prose tokens; the data comes through the selectors only. (The planner
+page is ``pages.planner``.)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The site as the outside world names it: its name, its address, its publisher.
 
 Absolute URLs (canonical, hreflang, sitemap, feeds, JSON-LD, Open Graph) are built here and
-nowhere else, from ``settings.SITE_URL`` (issue 17).
+nowhere else, from ``settings.SITE_URL``, never from the request's Host header.
 """
 
 from __future__ import annotations

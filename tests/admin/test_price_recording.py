@@ -1,4 +1,4 @@
-"""Recording prices safely in the admin (issue 14): the pre-filled rows follow the provider,
+"""Recording prices safely in the admin: the pre-filled rows follow the provider,
 "Record a check" per provider, a lost race answered with the form, and corrections that
 supersede the mistaken check and keep it in the history."""
 
@@ -80,7 +80,7 @@ def test_the_query_string_cannot_claim_whose_rows_they_are(client, recorder):
 
 
 def test_rows_filled_for_another_provider_are_refused_with_what_was_typed(client, recorder):
-    # The bug of issue 14: GPUwithCrypto's rows saved under Massed Compute.
+    # A bug once seen: GPUwithCrypto's rows saved under Massed Compute.
     client.force_login(recorder)
     data = initial_form_data(client, ADD_URL)
     data["provider"] = provider("massed-compute").pk

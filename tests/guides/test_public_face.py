@@ -1,4 +1,4 @@
-"""Issue 16: comparisons editors publish, search data, brand and home, legal pages, feeds."""
+"""The public face: comparisons editors publish, search data, brand and home, legal pages, feeds."""
 
 import json
 import re
