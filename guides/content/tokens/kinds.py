@@ -3,7 +3,8 @@
 A render function takes the page's ``PageFigures`` and the parsed arguments (optional ones
 have defaults in the signature) and returns the figure formatted for the active language.
 It raises ``MissingFigure`` where the data is not on file; the renderer shows a dash then.
-Adding a kind touches only this module.
+Adding a kind is one function here (and, where it needs data no kind reads yet, a
+property of ``PageFigures``); its help text is translated in locale/.
 """
 
 from __future__ import annotations
