@@ -214,7 +214,7 @@ def _checked(
     ]
     if not cached or not topics:
         return [(topic, topic.warnings()) for topic in topics]
-    tokens = versions.current_tokens(_content_tags())
+    tokens = versions.current_versions(_content_tags())
     return [(topic, _cached_warnings(topic, today, tokens)) for topic in topics]
 
 
@@ -260,7 +260,7 @@ def warm_cache(today: date | None = None) -> int:
     that follows each write, ``guides.tasks.refresh_affected_pages``). How many were computed.
     """
     today = today or timezone.localdate()
-    tokens = versions.current_tokens(_content_tags())
+    tokens = versions.current_versions(_content_tags())
     if tokens is None:
         return 0
     topics = {t.key: t for m in (True, False) for t in _topics(today, may_record=m)}

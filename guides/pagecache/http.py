@@ -36,10 +36,10 @@ from gpuguide.lib import cache_tags
 from guides.pagecache import memory, signals
 from guides.pagecache.versions import (
     CACHE_FORMAT,
-    TOKEN_PREFIX,
-    current_tokens,
+    VERSION_PREFIX,
+    current_versions,
     seconds_until_tomorrow,
-    token_age_seconds,
+    version_age_seconds,
 )
 
 logger = logging.getLogger(__name__)
@@ -113,14 +113,14 @@ def cache_public_page(view: Callable | None = None, *, query: Iterable[str] = ()
 def _lookup(key: str) -> tuple[CachedPage | None, dict[str, str] | None]:
     """The cached page at ``key`` and the current tokens of the tags it read."""
     tags = memory.tags_seen.get(key) or ()
-    found = cache.get_many([key, *(TOKEN_PREFIX + tag for tag in tags)])
+    found = cache.get_many([key, *(VERSION_PREFIX + tag for tag in tags)])
     page = found.pop(key, None)
     if page is None:
         return None, None
-    tokens = {k.removeprefix(TOKEN_PREFIX): token for k, token in found.items()}
+    tokens = {k.removeprefix(VERSION_PREFIX): token for k, token in found.items()}
     if set(tokens) != set(page.tokens):  # first visit here, or tags changed: ask for them
         memory.tags_seen.put(key, tuple(page.tokens))
-        tokens = current_tokens(page.tokens)
+        tokens = current_versions(page.tokens)
     return page, tokens
 
 
@@ -140,7 +140,7 @@ def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]
         if not changed:
             _remember_recent(key, page)
             return _response(request, page, "hit")
-        if min(map(token_age_seconds, changed)) < settings.PAGE_CACHE_STALE_SECONDS:
+        if min(map(version_age_seconds, changed)) < settings.PAGE_CACHE_STALE_SECONDS:
             _refresh_later(key, request.get_full_path())
             return _response(request, page, "stale")
     return _render_and_store(key, render, request)
@@ -170,7 +170,7 @@ def _remember_recent(key: str, page: CachedPage) -> None:
 def _render_and_store(
     key: str, render: Callable[[], HttpResponse], request: HttpRequest | None = None
 ) -> HttpResponse:
-    with cache_tags.recording(current_tokens) as tokens:
+    with cache_tags.recording(current_versions) as tokens:
         response = render()
         if hasattr(response, "render"):
             response.render()  # inside the recording: templates may still read

@@ -52,7 +52,7 @@ def invalidate(tags: Iterable[str]) -> None:
         return
     tags = set(tags)
     if not connection.in_atomic_block:  # autocommit: already committed
-        versions.replace_tokens(tags)
+        versions.replace_versions(tags)
         _announce_stale(tags)
         return
     pending = next(
@@ -63,7 +63,7 @@ def invalidate(tags: Iterable[str]) -> None:
         pending = _AfterCommit()
         transaction.on_commit(pending)
     # Once per tag and transaction: a guide saved with its 30 inline rows is one replacement.
-    versions.replace_tokens(tags - pending.tags)
+    versions.replace_versions(tags - pending.tags)
     pending.tags |= tags
 
 
@@ -74,7 +74,7 @@ class _AfterCommit:
         self.tags: set[str] = set()
 
     def __call__(self) -> None:
-        versions.replace_tokens(self.tags)
+        versions.replace_versions(self.tags)
         _announce_stale(self.tags)
 
 
@@ -91,7 +91,7 @@ def renew_after_restore() -> int:
     """
     tags = versions.all_tags() | {cache_tags.SITE}
     with transaction.atomic():
-        versions.replace_tokens(tags)
+        versions.replace_versions(tags)
     cache.clear()  # this process's cache, which is every worker's with a shared CACHE_URL
     return len(tags)
 

@@ -4,7 +4,7 @@ reads and fragments it used last, and the tags each cached page read.
 A shared cache (Redis) costs a round trip and an unpickling per read; these copies save both.
 Each holds only what its key says is current (the keys carry the version tokens, or the page
 is checked against them), so nothing here is ever older than the data; a write in this
-process empties the pages at once (``versions.replace_tokens``).
+process empties the pages at once (``versions.replace_versions``).
 """
 
 from __future__ import annotations

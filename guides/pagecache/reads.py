@@ -13,7 +13,7 @@ from django.utils.translation import get_language
 
 from gpuguide.lib import cache_tags
 from guides.pagecache import memory
-from guides.pagecache.versions import CACHE_FORMAT, current_tokens, seconds_until_tomorrow
+from guides.pagecache.versions import CACHE_FORMAT, current_versions, seconds_until_tomorrow
 
 READ_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
 
@@ -36,7 +36,7 @@ def cached_under(
     The page being rendered records the tags. None is not cached.
     """
     cache_tags.record(*tags)  # inside a page: reads each tag's token once per page
-    tokens = cache_tags.recorded(tags) or current_tokens(tags)
+    tokens = cache_tags.recorded(tags) or current_versions(tags)
     if tokens is None:  # the database is down or the cache lost a token: read directly
         return load()
     language = get_language() if per_language else "-"

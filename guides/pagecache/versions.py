@@ -23,62 +23,62 @@ from guides.pagecache import memory
 # Cached values are pickled objects (CachedPage, the selectors' dataclasses and models): raise
 # this when one of them changes shape, so that a deploy never unpickles the previous shape.
 CACHE_FORMAT = 2
-TOKEN_PREFIX = "gpuguide:version:"
+VERSION_PREFIX = "gpuguide:version:"
 
 
-def new_token() -> str:
+def new_version() -> str:
     """A random token, prefixed with the time in milliseconds (how long ago data changed)."""
     return f"{time.time_ns() // 1_000_000}-{secrets.token_hex(8)}"
 
 
-def token_age_seconds(token: str) -> float:
+def version_age_seconds(token: str) -> float:
     milliseconds, _, _random = token.partition("-")
     return time.time() - int(milliseconds) / 1000 if milliseconds.isdigit() else float("inf")
 
 
-def current_tokens(tags: Iterable[str]) -> dict[str, str] | None:
+def current_versions(tags: Iterable[str]) -> dict[str, str] | None:
     """Each tag's current token, from the cache, else from the database (and cached again).
 
     None when the cache lacks one and the database cannot be reached.
     """
     tags = list(tags)
     found = {
-        key.removeprefix(TOKEN_PREFIX): token
-        for key, token in cache.get_many([TOKEN_PREFIX + tag for tag in tags]).items()
+        key.removeprefix(VERSION_PREFIX): token
+        for key, token in cache.get_many([VERSION_PREFIX + tag for tag in tags]).items()
     }
     missing = [tag for tag in tags if tag not in found]
     if missing:
         try:
-            loaded = _tokens_from_database(missing)
+            loaded = _versions_from_database(missing)
         except DatabaseError:
             return None
         for tag, token in loaded.items():
             # add, not set: a writer may have put a newer token there since we read ours.
-            cache.add(TOKEN_PREFIX + tag, token, None)
+            cache.add(VERSION_PREFIX + tag, token, None)
         found.update(loaded)
     return found
 
 
-def _tokens_from_database(tags: list[str]) -> dict[str, str]:
+def _versions_from_database(tags: list[str]) -> dict[str, str]:
     rows = dict(ContentVersion.objects.filter(tag__in=tags).values_list("tag", "token"))
     unseen = [tag for tag in tags if tag not in rows]
     if unseen:  # never written: a first token (the row a concurrent worker wrote first wins)
         ContentVersion.objects.bulk_create(
-            [ContentVersion(tag=tag, token=new_token()) for tag in unseen], ignore_conflicts=True
+            [ContentVersion(tag=tag, token=new_version()) for tag in unseen], ignore_conflicts=True
         )
         rows.update(ContentVersion.objects.filter(tag__in=unseen).values_list("tag", "token"))
     return rows
 
 
-def replace_tokens(tags: Iterable[str]) -> None:
+def replace_versions(tags: Iterable[str]) -> None:
     """One new token for all of ``tags``, in the database and the cache."""
     memory.forget_recent_pages()  # this worker's copy may hold pages that read them
 
-    token, tags = new_token(), sorted(set(tags))
+    token, tags = new_version(), sorted(set(tags))
     for tag in tags:
         if not ContentVersion.objects.filter(tag=tag).update(token=token):  # a tag's first write
             ContentVersion.objects.get_or_create(tag=tag, defaults={"token": token})
-    cache.set_many({TOKEN_PREFIX + tag: token for tag in tags}, None)
+    cache.set_many({VERSION_PREFIX + tag: token for tag in tags}, None)
 
 
 def all_tags() -> set[str]:

@@ -64,8 +64,8 @@ def test_a_repeated_visit_is_served_from_the_cache_without_a_query(client, seede
 
 def test_a_cache_that_lost_the_tokens_falls_back_to_the_database(client, seeded):
     _count, body = queries_for(client, URL)
-    cache.delete_many([versions.TOKEN_PREFIX + tag for tag in ("site", "guides")])
-    cache.delete_many([versions.TOKEN_PREFIX + f"prices:{p.pk}" for p in Provider.objects.all()])
+    cache.delete_many([versions.VERSION_PREFIX + tag for tag in ("site", "guides")])
+    cache.delete_many([versions.VERSION_PREFIX + f"prices:{p.pk}" for p in Provider.objects.all()])
     count, cached_body = queries_for(client, URL)
     assert 1 <= count <= 2 and cached_body == body  # read back, still the same page
 
@@ -273,7 +273,7 @@ def test_a_worker_serves_a_page_it_found_current_from_memory_for_a_second(client
         shared.assert_not_called()
         assert again["X-Page-Cache"] == "hit" and again.content == body
         # A write in another worker (its new token in the shared cache): seen a second later.
-        cache.set(versions.TOKEN_PREFIX + "site", versions.new_token(), None)
+        cache.set(versions.VERSION_PREFIX + "site", versions.new_version(), None)
         assert client.get(URL).content == body
         now[0] += 0.2
         assert client.get(URL)["X-Page-Cache"] == "miss"

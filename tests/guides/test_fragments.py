@@ -111,7 +111,7 @@ def test_staff_visits_render_every_fragment(client, seeded, admin_user, rendered
 
 
 def test_a_fragment_is_rendered_again_when_what_it_varies_on_changes(seeded):
-    with cache_tags.recording(versions.current_tokens):
+    with cache_tags.recording(versions.current_versions):
         assert fragments.cached_fragment(1, "caption", ["1 $"], lambda: "one") == "one"
         assert fragments.cached_fragment(1, "caption", ["1 $"], lambda: "other") == "one"
         assert fragments.cached_fragment(1, "caption", ["2 $"], lambda: "two") == "two"
