@@ -10,6 +10,7 @@ from django.db.models import Prefetch, Q
 from django.urls import reverse
 
 from gpuguide.lib import cache_tags
+from gpuguide.lib.local_memory import LocalMemory
 from guides.content.tokens.registry import KnownSlugs
 from guides.models import (
     ComparisonPair,
@@ -52,8 +53,7 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
 # slug -> the key of the published guide last found under it, in this process: lets a render
 # after a price check take the guide from the cache without a query. Checked against the
 # cached guide itself, so a renamed or unpublished guide is looked up again.
-_published_keys: dict[str, int] = {}
-_PUBLISHED_KEYS_MAX = 1_000
+_published_keys = LocalMemory(1_000)
 
 
 def published_guide_for_page(*, slug: str) -> Guide:
@@ -69,9 +69,7 @@ def published_guide_for_page(*, slug: str) -> Guide:
         pk = Guide.objects.published().filter(slug=slug).values_list("pk", flat=True).first()
         if pk is None:
             raise Guide.DoesNotExist(f"no published guide {slug!r}")
-        if len(_published_keys) >= _PUBLISHED_KEYS_MAX:
-            _published_keys.clear()
-        _published_keys[slug] = pk
+        _published_keys.put(slug, pk)
         guide = _cached_guide(pk)
         if guide is None or guide.slug != slug or guide.status != Guide.Status.PUBLISHED:
             raise Guide.DoesNotExist(f"no published guide {slug!r}")  # changed meanwhile
