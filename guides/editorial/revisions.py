@@ -20,9 +20,7 @@
 
 from __future__ import annotations
 
-import difflib
 import logging
-import re
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -37,13 +35,13 @@ from django.core.cache import cache
 from django.db import DatabaseError, models, transaction
 from django.db.models import F
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from reversion.models import Revision, Version
 from reversion.revisions import _get_options
 
+from gpuguide.lib.word_diff import marked_words
 from guides.editorial import publishing_rules, signals
 from guides.editorial.checks import guide_problems
 from guides.models import (
@@ -437,29 +435,6 @@ def _display(field: models.Field, value) -> str:
     if isinstance(value, str):
         return normalise_newlines(value)
     return str(value)
-
-
-WORD_RE = re.compile(r"\s+|[^\s]+")
-
-
-def marked_words(old: str, new: str) -> tuple[SafeString, SafeString]:
-    """The old and the new text, escaped, removed words in <del> and added ones in <ins>."""
-    a, b = WORD_RE.findall(old), WORD_RE.findall(new)
-    before, after = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            before.append(("{}", "".join(a[i1:i2])))
-            after.append(("{}", "".join(b[j1:j2])))
-            continue
-        if i2 > i1:
-            before.append(("<del>{}</del>", "".join(a[i1:i2])))
-        if j2 > j1:
-            after.append(("<ins>{}</ins>", "".join(b[j1:j2])))
-
-    def join(parts):
-        return format_html_join("", "{}", ((format_html(t, s),) for t, s in parts))
-
-    return join(before), join(after)
 
 
 def _rows(revision: Revision) -> dict[tuple[type, str], dict]:
