@@ -297,6 +297,19 @@ class CostScenario(GpuCountRow):
         return f"{self.method}: {super().__str__()}, {self.hours} h"
 
 
+# A guide's own rows, each model by the name the guide reaches its rows under, in the order
+# the guide form and the revision diff list them. What a revision of a guide holds and
+# restores, what the guide's page prefetches, and where the reference index looks for uses.
+CHILD_ROWS: dict[type[models.Model], str] = {
+    Section: "sections",
+    FaqEntry: "faq_entries",
+    GuideSource: "guide_sources",
+    FitConfiguration: "configurations",
+    Recommendation: "recommendations",
+    CostScenario: "cost_scenarios",
+}
+
+
 class ShareImage(models.Model):
     """A published guide's link-preview image in one language (guides/editorial/share_images.py).
 

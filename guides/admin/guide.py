@@ -188,6 +188,7 @@ class GuideForm(ProseForm):
 @admin.register(Guide)
 class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
     form = GuideForm
+    # One inline per model of guides.models.CHILD_ROWS, in its order (a test checks it).
     inlines = [
         SectionInline,
         FaqEntryInline,

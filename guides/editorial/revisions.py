@@ -44,33 +44,15 @@ from reversion.revisions import _get_options
 from gpuguide.lib.word_diff import marked_words
 from guides.editorial import publishing_rules, signals
 from guides.editorial.checks import guide_problems
-from guides.models import (
-    CostScenario,
-    FaqEntry,
-    FitConfiguration,
-    Guide,
-    GuideRevision,
-    GuideSource,
-    Recommendation,
-    Section,
-)
+from guides.models import CHILD_ROWS, Guide, GuideRevision
 from guides.pagecache import invalidation
 from guides.pages import selectors
 
-# The rows a guide's revision holds, in the order the diff lists them.
-CHILDREN: dict[type[models.Model], str] = {
-    Section: "sections",
-    FaqEntry: "faq_entries",
-    GuideSource: "guide_sources",
-    FitConfiguration: "configurations",
-    Recommendation: "recommendations",
-    CostScenario: "cost_scenarios",
-}
 # Bookkeeping, not content: a revision neither records nor restores them.
 GUIDE_EXCLUDED = ("version", "updated_at")
 
-reversion.register(Guide, follow=tuple(CHILDREN.values()), exclude=GUIDE_EXCLUDED)
-for _model in CHILDREN:
+reversion.register(Guide, follow=tuple(CHILD_ROWS.values()), exclude=GUIDE_EXCLUDED)
+for _model in CHILD_ROWS:
     reversion.register(_model)
 
 logger = logging.getLogger(__name__)
@@ -178,9 +160,9 @@ def apply(guide_revision: GuideRevision) -> Guide:
             for attname, value in version.field_dict.items():
                 setattr(guide, attname, value)
     guide.save()
-    for model in CHILDREN:
+    for model in CHILD_ROWS:
         model._default_manager.filter(guide=guide).delete()
-    for model in CHILDREN:
+    for model in CHILD_ROWS:
         rows = [v._object_version.object for v in versions if v._model is model]
         # A row first saved in a rolled-back savepoint may have lost its id to another guide.
         taken = set(
@@ -202,7 +184,7 @@ def snapshot(guide: Guide) -> list[Version]:
     saves, which would drop the rows a working copy adds.)
     """
     objects: list[models.Model] = [guide]
-    for related_name in CHILDREN.values():
+    for related_name in CHILD_ROWS.values():
         objects += list(getattr(guide, related_name).all())
     versions = []
     for obj in objects:
@@ -445,7 +427,7 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
     """Every field that differs, per language, the guide's first and then row by row."""
     before, after = _rows(old.revision), _rows(new.revision)
     changes: list[Change] = []
-    for model in (Guide, *CHILDREN):
+    for model in (Guide, *CHILD_ROWS):
         keys = [k for k in before if k[0] is model]
         keys += [k for k in after if k[0] is model and k not in before]
 
