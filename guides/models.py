@@ -45,6 +45,14 @@ class ProseTokensMixin:
             raise ValidationError(errors)
 
 
+# What a save based on an older ``Guide.version`` is refused with: the guide form's and the
+# translation view's message to the editor.
+EDIT_CONFLICT = _(
+    "Someone else saved this guide after you opened it. Your text is still in the form: copy "
+    "what you need, reload the page to see their changes, and apply yours again."
+)
+
+
 class GuideQuerySet(models.QuerySet):
     def published(self) -> "GuideQuerySet":
         return self.filter(status=Guide.Status.PUBLISHED)

@@ -33,6 +33,7 @@ from guides.editorial import publishing_rules, revisions
 from guides.editorial.checks import guide_problems
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.models import (
+    EDIT_CONFLICT,
     CostScenario,
     FaqEntry,
     FitConfiguration,
@@ -165,14 +166,7 @@ class GuideForm(ProseForm):
             current = Guide.objects.select_for_update().filter(pk=self.instance.pk)
             current = current.values_list("version", flat=True).first()
             if current is not None and cleaned.get("edited_version") != current:
-                raise forms.ValidationError(
-                    _(
-                        "Someone else saved this guide after you opened it. Your text is still "
-                        "in the form: copy what you need, reload the page to see their changes, "
-                        "and apply yours again."
-                    ),
-                    code="edit_conflict",
-                )
+                raise forms.ValidationError(EDIT_CONFLICT, code="edit_conflict")
         if cleaned.get("status") == Guide.Status.PUBLISHED:
             missing = publishing_rules.missing_translations(
                 cleaned, publishing_rules.GUIDE_REQUIRED

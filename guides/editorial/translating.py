@@ -49,7 +49,14 @@ from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
 from guides.editorial import content_files, publishing_rules, revisions, signals
 from guides.editorial.checks import guide_problems
-from guides.models import FaqEntry, Guide, GuideRevision, Section, TranslationBasis
+from guides.models import (
+    EDIT_CONFLICT,
+    FaqEntry,
+    Guide,
+    GuideRevision,
+    Section,
+    TranslationBasis,
+)
 from guides.pagecache import invalidation
 from guides.pages import selectors
 
@@ -333,13 +340,6 @@ class TranslationConflict(Exception):
     """The guide was saved by someone else since the translator opened it."""
 
 
-# The guide form's message (guides.admin.guide.GuideForm), so its translations apply here too.
-EDIT_CONFLICT = (
-    "Someone else saved this guide after you opened it. Your text is still in the form: copy "
-    "what you need, reload the page to see their changes, and apply yours again."
-)
-
-
 def token_differences(english: str, text: str) -> list[str]:
     """A translation states the figures its English states: the same tokens, as often."""
     wanted = Counter(m.group(0) for m in TOKEN_RE.finditer(english))
@@ -436,7 +436,7 @@ def translation_save(
     with transaction.atomic():
         current = Guide.objects.select_for_update().get(pk=guide.pk)
         if version is not None and current.version != version:
-            raise TranslationConflict(_(EDIT_CONFLICT))
+            raise TranslationConflict(str(EDIT_CONFLICT))
         saved = SavedTranslation(None, False)
         if changes:
             save = _save_working_copy if published else _save_rows
