@@ -45,6 +45,14 @@ class ProseTokensMixin:
             raise ValidationError(errors)
 
 
+# What a save based on an older ``Guide.version`` is refused with: the guide form's and the
+# translation view's message to the editor.
+EDIT_CONFLICT = _(
+    "Someone else saved this guide after you opened it. Your text is still in the form: copy "
+    "what you need, reload the page to see their changes, and apply yours again."
+)
+
+
 class GuideQuerySet(models.QuerySet):
     def published(self) -> "GuideQuerySet":
         return self.filter(status=Guide.Status.PUBLISHED)
@@ -295,6 +303,19 @@ class CostScenario(GpuCountRow):
 
     def __str__(self) -> str:
         return f"{self.method}: {super().__str__()}, {self.hours} h"
+
+
+# A guide's own rows, each model by the name the guide reaches its rows under, in the order
+# the guide form and the revision diff list them. What a revision of a guide holds and
+# restores, what the guide's page prefetches, and where the reference index looks for uses.
+CHILD_ROWS: dict[type[models.Model], str] = {
+    Section: "sections",
+    FaqEntry: "faq_entries",
+    GuideSource: "guide_sources",
+    FitConfiguration: "configurations",
+    Recommendation: "recommendations",
+    CostScenario: "cost_scenarios",
+}
 
 
 class ShareImage(models.Model):

@@ -15,11 +15,11 @@ from django.utils.text import capfirst
 from django.utils.translation import ngettext
 
 from guides.editorial import where_used
-from guides.models import ComparisonPair, Guide
+from guides.models import CHILD_ROWS, ComparisonPair, Guide
 
 # Rows that protect an object by foreign key and that the reference index already lists
 # (with the guide they belong to, and in working copies too).
-INDEXED_ROWS = {Guide, ComparisonPair, *where_used.ROWS}
+INDEXED_ROWS = {Guide, ComparisonPair, *CHILD_ROWS}
 SHOWN_PER_MODEL = 10  # a priced GPU is protected by every price it ever had
 
 

@@ -23,6 +23,7 @@ from guides.admin.prose import (
     ProseForm,
     ProseHelpMixin,
     ProseInlineMixin,
+    draft_saved_message,
     preview_links,
     token_picker_data,
     token_reference,
@@ -30,9 +31,10 @@ from guides.admin.prose import (
 )
 from guides.admin.translation_views import TranslationAdminMixin
 from guides.editorial import publishing_rules, revisions
-from guides.editorial.checks import guide_problems
+from guides.editorial.checks import guide_problems, problems_list
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.models import (
+    EDIT_CONFLICT,
     CostScenario,
     FaqEntry,
     FitConfiguration,
@@ -165,14 +167,7 @@ class GuideForm(ProseForm):
             current = Guide.objects.select_for_update().filter(pk=self.instance.pk)
             current = current.values_list("version", flat=True).first()
             if current is not None and cleaned.get("edited_version") != current:
-                raise forms.ValidationError(
-                    _(
-                        "Someone else saved this guide after you opened it. Your text is still "
-                        "in the form: copy what you need, reload the page to see their changes, "
-                        "and apply yours again."
-                    ),
-                    code="edit_conflict",
-                )
+                raise forms.ValidationError(EDIT_CONFLICT, code="edit_conflict")
         if cleaned.get("status") == Guide.Status.PUBLISHED:
             missing = publishing_rules.missing_translations(
                 cleaned, publishing_rules.GUIDE_REQUIRED
@@ -188,6 +183,7 @@ class GuideForm(ProseForm):
 @admin.register(Guide)
 class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, TabbedTranslationAdmin):
     form = GuideForm
+    # One inline per model of guides.models.CHILD_ROWS, in its order (a test checks it).
     inlines = [
         SectionInline,
         FaqEntryInline,
@@ -341,39 +337,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 )
                 return redirect("admin:guides_guide_change", live.pk)
             request._draft_problems = problems
-        links = format_html_join(" · ", '<a href="{}">{}</a>', preview_links(live, draft))
-        if request._draft_problems:
-            listed = format_html_join(
-                "", "<li>{}</li>", ((str(p),) for p in request._draft_problems[:10])
-            )
-            self.message_user(
-                request,
-                format_html(
-                    "{} {}<ul>{}</ul>",
-                    _(
-                        "Saved as draft revision %(number)s; the live page is unchanged. It "
-                        "cannot be published until these are fixed:"
-                    )
-                    % {"number": draft.pk},
-                    links,
-                    listed,
-                ),
-                messages.WARNING,
-            )
-        else:
-            self.message_user(
-                request,
-                format_html(
-                    "{} {}",
-                    _(
-                        "Saved as draft revision %(number)s; the live page is unchanged until "
-                        "you publish it. Preview:"
-                    )
-                    % {"number": draft.pk},
-                    links,
-                ),
-                messages.SUCCESS,
-            )
+        self.message_user(request, *draft_saved_message(live, draft, request._draft_problems))
         return redirect("admin:guides_guide_change", live.pk)
 
     def log_change(self, request, obj, message):
@@ -424,13 +388,14 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         )
         if not problems:
             return True
-        listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in problems[:10]))
         Guide.objects.filter(pk=guide.pk).update(
             status=Guide.Status.DRAFT, published_on=guide._published_on_before
         )
         guide.status = Guide.Status.DRAFT
         message = _("Saved as a draft, not published: it fails its checks. Fix these:")
-        self.message_user(request, format_html("{}<ul>{}</ul>", message, listed), messages.ERROR)
+        self.message_user(
+            request, format_html("{}{}", message, problems_list(problems)), messages.ERROR
+        )
         return False
 
     # --- revisions: list, compare, publish, revert, schedule ----------------------------------
@@ -526,14 +491,13 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         if action == "publish":
             problems = revisions.publish(revision, user=request.user)
             if problems:
-                listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in problems[:10]))
                 self.message_user(
                     request,
                     format_html(
-                        "{}<ul>{}</ul>",
+                        "{}{}",
                         _("Revision %(number)s was not published: it fails its checks.")
                         % {"number": revision.pk},
-                        listed,
+                        problems_list(problems),
                     ),
                     messages.ERROR,
                 )

@@ -1,20 +1,24 @@
 """What every admin form with editor prose shares: the token reference and picker, the token
-checks against the slugs on file (loaded once per request), and links to preview a guide."""
+checks against the slugs on file (loaded once per request), links to preview a guide, and what
+an editor is told when an edit of a live guide is kept as a draft revision."""
 
 from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib import messages
 from django.urls import reverse
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import KnownSlugs, registry, token_errors
 from guides.editorial import publishing_rules
+from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision
 from guides.pages import selectors
 
@@ -109,3 +113,23 @@ def preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[st
             url = reverse("guides:detail", kwargs={"slug": guide.slug})
         links.append((f"{url}?revision={revision.pk}" if revision else url, str(name)))
     return links
+
+
+def draft_saved_message(
+    guide: Guide, draft: GuideRevision, problems: list
+) -> tuple[SafeString, int]:
+    """What an editor is told once an edit of a live guide is kept as the draft revision
+    ``draft`` (the guide form's and the translation view's), and the message's level: links to
+    preview it, and the problems that keep it from being published, where it has any."""
+    links = format_html_join(" · ", '<a href="{}">{}</a>', preview_links(guide, draft))
+    if problems:
+        message = _(
+            "Saved as draft revision %(number)s; the live page is unchanged. It "
+            "cannot be published until these are fixed:"
+        ) % {"number": draft.pk}
+        return format_html("{} {}{}", message, links, problems_list(problems)), messages.WARNING
+    message = _(
+        "Saved as draft revision %(number)s; the live page is unchanged until "
+        "you publish it. Preview:"
+    ) % {"number": draft.pk}
+    return format_html("{} {}", message, links), messages.SUCCESS

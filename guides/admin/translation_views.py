@@ -12,11 +12,10 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from guides.admin.prose import preview_links, token_slugs_for
+from guides.admin.prose import draft_saved_message, token_slugs_for
 from guides.editorial import translating
 from guides.editorial.translating import TextField, translation_url
 from guides.models import Guide
@@ -216,22 +215,7 @@ class TranslationAdminMixin:
                 request, _("Saved as revision %(number)s.") % {"number": number}, messages.SUCCESS
             )
             return
-        links = format_html_join(" · ", '<a href="{}">{}</a>', preview_links(guide, saved.revision))
-        if saved.problems:
-            listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in saved.problems[:10]))
-            message = _(
-                "Saved as draft revision %(number)s; the live page is unchanged. It "
-                "cannot be published until these are fixed:"
-            ) % {"number": number}
-            self.message_user(
-                request, format_html("{} {}<ul>{}</ul>", message, links, listed), messages.WARNING
-            )
-            return
-        message = _(
-            "Saved as draft revision %(number)s; the live page is unchanged until "
-            "you publish it. Preview:"
-        ) % {"number": number}
-        self.message_user(request, format_html("{} {}", message, links), messages.SUCCESS)
+        self.message_user(request, *draft_saved_message(guide, saved.revision, saved.problems))
 
     def translation_export_view(self, request, object_id, language, fmt):
         guide = self._guide_for(request, object_id)

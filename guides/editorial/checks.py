@@ -13,6 +13,8 @@ from datetime import date
 
 from django.conf import settings
 from django.utils import translation
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from guides.content.page_figures import MissingFigure, PageFigures
@@ -37,6 +39,16 @@ class Problem:
     def __str__(self) -> str:
         said = f" — “{self.sentence}”" if self.sentence else ""
         return f"{self.where}: {self.message}{said}"
+
+
+SHOWN_PROBLEMS = 10  # a message to the editor lists this many of a guide's problems
+
+
+def problems_list(problems: list) -> SafeString:
+    """A guide's problems (the first ``SHOWN_PROBLEMS``) as the HTML list that the admin's
+    messages end with: ``<ul><li>…</li></ul>``, each problem escaped."""
+    listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in problems[:SHOWN_PROBLEMS]))
+    return format_html("<ul>{}</ul>", listed)
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:

@@ -20,9 +20,7 @@
 
 from __future__ import annotations
 
-import difflib
 import logging
-import re
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -37,42 +35,24 @@ from django.core.cache import cache
 from django.db import DatabaseError, models, transaction
 from django.db.models import F
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from reversion.models import Revision, Version
 from reversion.revisions import _get_options
 
+from gpuguide.lib.word_diff import marked_words
 from guides.editorial import publishing_rules, signals
 from guides.editorial.checks import guide_problems
-from guides.models import (
-    CostScenario,
-    FaqEntry,
-    FitConfiguration,
-    Guide,
-    GuideRevision,
-    GuideSource,
-    Recommendation,
-    Section,
-)
+from guides.models import CHILD_ROWS, Guide, GuideRevision
 from guides.pagecache import invalidation
 from guides.pages import selectors
 
-# The rows a guide's revision holds, in the order the diff lists them.
-CHILDREN: dict[type[models.Model], str] = {
-    Section: "sections",
-    FaqEntry: "faq_entries",
-    GuideSource: "guide_sources",
-    FitConfiguration: "configurations",
-    Recommendation: "recommendations",
-    CostScenario: "cost_scenarios",
-}
 # Bookkeeping, not content: a revision neither records nor restores them.
 GUIDE_EXCLUDED = ("version", "updated_at")
 
-reversion.register(Guide, follow=tuple(CHILDREN.values()), exclude=GUIDE_EXCLUDED)
-for _model in CHILDREN:
+reversion.register(Guide, follow=tuple(CHILD_ROWS.values()), exclude=GUIDE_EXCLUDED)
+for _model in CHILD_ROWS:
     reversion.register(_model)
 
 logger = logging.getLogger(__name__)
@@ -180,9 +160,9 @@ def apply(guide_revision: GuideRevision) -> Guide:
             for attname, value in version.field_dict.items():
                 setattr(guide, attname, value)
     guide.save()
-    for model in CHILDREN:
+    for model in CHILD_ROWS:
         model._default_manager.filter(guide=guide).delete()
-    for model in CHILDREN:
+    for model in CHILD_ROWS:
         rows = [v._object_version.object for v in versions if v._model is model]
         # A row first saved in a rolled-back savepoint may have lost its id to another guide.
         taken = set(
@@ -204,7 +184,7 @@ def snapshot(guide: Guide) -> list[Version]:
     saves, which would drop the rows a working copy adds.)
     """
     objects: list[models.Model] = [guide]
-    for related_name in CHILDREN.values():
+    for related_name in CHILD_ROWS.values():
         objects += list(getattr(guide, related_name).all())
     versions = []
     for obj in objects:
@@ -439,29 +419,6 @@ def _display(field: models.Field, value) -> str:
     return str(value)
 
 
-WORD_RE = re.compile(r"\s+|[^\s]+")
-
-
-def marked_words(old: str, new: str) -> tuple[SafeString, SafeString]:
-    """The old and the new text, escaped, removed words in <del> and added ones in <ins>."""
-    a, b = WORD_RE.findall(old), WORD_RE.findall(new)
-    before, after = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            before.append(("{}", "".join(a[i1:i2])))
-            after.append(("{}", "".join(b[j1:j2])))
-            continue
-        if i2 > i1:
-            before.append(("<del>{}</del>", "".join(a[i1:i2])))
-        if j2 > j1:
-            after.append(("<ins>{}</ins>", "".join(b[j1:j2])))
-
-    def join(parts):
-        return format_html_join("", "{}", ((format_html(t, s),) for t, s in parts))
-
-    return join(before), join(after)
-
-
 def _rows(revision: Revision) -> dict[tuple[type, str], dict]:
     return {(v._model, v.object_id): v.field_dict for v in _versions(revision)}
 
@@ -470,7 +427,7 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
     """Every field that differs, per language, the guide's first and then row by row."""
     before, after = _rows(old.revision), _rows(new.revision)
     changes: list[Change] = []
-    for model in (Guide, *CHILDREN):
+    for model in (Guide, *CHILD_ROWS):
         keys = [k for k in before if k[0] is model]
         keys += [k for k in after if k[0] is model and k not in before]
 

@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
@@ -39,18 +38,25 @@ from django.dispatch import receiver
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from gpuguide.lib import cache_tags
 from gpuguide.lib.editor_input import VisibleTextValidator
+from gpuguide.lib.word_diff import inline_diff, marked_words
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
 from guides.editorial import content_files, publishing_rules, revisions, signals
 from guides.editorial.checks import guide_problems
-from guides.models import FaqEntry, Guide, GuideRevision, Section, TranslationBasis
+from guides.models import (
+    EDIT_CONFLICT,
+    FaqEntry,
+    Guide,
+    GuideRevision,
+    Section,
+    TranslationBasis,
+)
 from guides.pagecache import invalidation
 from guides.pages import selectors
 
@@ -261,22 +267,6 @@ class StaleField:
         return inline_diff(self.english_then, self.field.texts[SOURCE])
 
 
-def inline_diff(old: str, new: str) -> SafeString:
-    """One text, escaped: what stayed, removed words in <del>, added ones in <ins> after them
-    (the words as ``revisions.compare`` splits them)."""
-    a, b = revisions.WORD_RE.findall(old), revisions.WORD_RE.findall(new)
-    parts = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            parts.append(("{}", "".join(a[i1:i2])))
-            continue
-        if i2 > i1:
-            parts.append(("<del>{}</del>", "".join(a[i1:i2])))
-        if j2 > j1:
-            parts.append(("<ins>{}</ins>", "".join(b[j1:j2])))
-    return format_html_join("", "{}", ((format_html(t, s),) for t, s in parts))
-
-
 def stale_fields(
     fields: list[TextField], language: str, bases: dict[str, str]
 ) -> dict[str, StaleField]:
@@ -348,13 +338,6 @@ class TranslationRefused(Exception):
 
 class TranslationConflict(Exception):
     """The guide was saved by someone else since the translator opened it."""
-
-
-# The guide form's message (guides.admin.guide.GuideForm), so its translations apply here too.
-EDIT_CONFLICT = (
-    "Someone else saved this guide after you opened it. Your text is still in the form: copy "
-    "what you need, reload the page to see their changes, and apply yours again."
-)
 
 
 def token_differences(english: str, text: str) -> list[str]:
@@ -453,7 +436,7 @@ def translation_save(
     with transaction.atomic():
         current = Guide.objects.select_for_update().get(pk=guide.pk)
         if version is not None and current.version != version:
-            raise TranslationConflict(_(EDIT_CONFLICT))
+            raise TranslationConflict(str(EDIT_CONFLICT))
         saved = SavedTranslation(None, False)
         if changes:
             save = _save_working_copy if published else _save_rows
@@ -741,7 +724,7 @@ class FieldChange:
 
     @property
     def marked(self) -> tuple[SafeString, SafeString]:
-        return revisions.marked_words(self.old, self.new)
+        return marked_words(self.old, self.new)
 
 
 @dataclass

@@ -38,6 +38,7 @@ from guides.content import presentation as show
 from guides.content.tokens.registry import token_references
 from guides.editorial import revisions
 from guides.models import (
+    CHILD_ROWS,
     ComparisonPair,
     CostScenario,
     FaqEntry,
@@ -64,15 +65,6 @@ NAMED_BY: dict[type[models.Model], str] = {
 INDEXED = tuple(NAMED_BY)
 # What a token argument's pool (guides.content.tokens.registry.KnownSlugs) names.
 POOLS = {"facts": Fact, "gpus": Gpu, "methods": Method, "providers": Provider}
-ROWS: dict[type[models.Model], str] = {
-    Section: "sections",
-    FaqEntry: "faq_entries",
-    GuideSource: "guide_sources",
-    FitConfiguration: "configurations",
-    Recommendation: "recommendations",
-    CostScenario: "cost_scenarios",
-}
-
 Key = tuple[type[models.Model], str]
 SEPARATOR = " › "
 
@@ -210,7 +202,7 @@ def _raw_values(model: type[models.Model]) -> list[dict]:
 
 def _live_contents(guides: dict[int, dict]) -> list[_Content]:
     rows: dict[int, dict[type[models.Model], list[dict]]] = defaultdict(lambda: defaultdict(list))
-    for model in ROWS:
+    for model in CHILD_ROWS:
         for row in _raw_values(model):
             rows[row["guide_id"]][model].append(row)
     return [_Content(pk, fields, rows[pk], working_copy=False) for pk, fields in guides.items()]
@@ -244,7 +236,7 @@ def _working_copies(guides: dict[int, dict]) -> list[_Content]:
         for model, pk, values in rows:
             if model is Guide:
                 content.fields = values
-            elif model in ROWS:
+            elif model in CHILD_ROWS:
                 content.rows[model].append({"id": pk, **values})
     return [c for c in contents.values() if c.fields]
 

@@ -340,12 +340,12 @@ def guide_figures(
         for code, _name in settings.LANGUAGES
     }
     figures.recommendations = recommendation_overrides(guide, figures)
-    # for [[scenario_blocks]]
-    figures.scenario_gpu_hours = [s.hours * s.count for s in guide.cost_scenarios.all()]
-    figures.scenarios = [  # for [[run_cost METHOD]]
+    # The cost table's runs, in the guide's order: for [[run_cost METHOD]] and the table.
+    figures.scenarios = [
         calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
         for s in guide.cost_scenarios.all()
     ]
+    figures.scenario_gpu_hours = [s.gpu_hours for s in figures.scenarios]  # [[scenario_blocks]]
     return figures
 
 
@@ -361,13 +361,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     fit_columns = [
         FitColumn(c.short_name, parenthesized(gigabytes(c.estimate.planning_gb))) for c in columns
     ]
-    cost = calc.cost_table(
-        [
-            calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
-            for s in scenarios
-        ],
-        figures.blocks,
-    )
+    cost = calc.cost_table(figures.scenarios, figures.blocks)
     faq = [
         (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
     ]

@@ -13,14 +13,12 @@ from gpuguide.lib import cache_tags
 from gpuguide.lib.local_memory import LocalMemory
 from guides.content.tokens.registry import KnownSlugs
 from guides.models import (
+    CHILD_ROWS,
     ComparisonPair,
-    CostScenario,
     FitConfiguration,
     Guide,
-    GuideSource,
     LegalPage,
     Recommendation,
-    Section,
     ShareImage,
 )
 from guides.pagecache.reads import cached_under
@@ -87,17 +85,16 @@ def _cached_guide(pk: int) -> Guide | None:
 
 def _guides_for_pages():
     return Guide.objects.select_related("language_model").prefetch_related(
-        Prefetch(
-            "sections", queryset=Section.objects.select_related("compare_gpu", "compare_with_gpu")
-        ),
-        "faq_entries",
-        Prefetch("guide_sources", queryset=GuideSource.objects.select_related("source")),
-        Prefetch("configurations", queryset=FitConfiguration.objects.select_related("gpu")),
-        Prefetch(
-            "recommendations", queryset=Recommendation.objects.select_related("gpu", "method")
-        ),
-        Prefetch("cost_scenarios", queryset=CostScenario.objects.select_related("gpu", "method")),
+        *(_prefetched(model) for model in CHILD_ROWS)
     )
+
+
+def _prefetched(model) -> Prefetch:
+    """A guide's rows of ``model`` (see CHILD_ROWS), each with the records it names (GPUs, its
+    method, its source) in the same query."""
+    named = [f.name for f in model._meta.concrete_fields if f.is_relation and f.name != "guide"]
+    rows = model.objects.select_related(*named) if named else model.objects.all()
+    return Prefetch(CHILD_ROWS[model], queryset=rows)
 
 
 def guide_pks() -> list[int]:
@@ -176,12 +173,8 @@ def published_guides_with_configurations() -> list[Guide]:
     guides = list(
         Guide.objects.published()
         .select_related("language_model")
-        .prefetch_related(
-            Prefetch("configurations", queryset=FitConfiguration.objects.select_related("gpu")),
-            Prefetch(
-                "recommendations", queryset=Recommendation.objects.select_related("gpu", "method")
-            ),
-        )
+        # Only the rows a card reads: the fit table and the recommendation overrides.
+        .prefetch_related(_prefetched(FitConfiguration), _prefetched(Recommendation))
         .order_by("language_model__params_billion", "language_model__name")
     )
     cache_tags.record(*(cache_tags.guide(guide.pk) for guide in guides))

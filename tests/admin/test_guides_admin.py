@@ -12,9 +12,10 @@ from django.db.migrations.loader import MigrationLoader
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from guides.admin.guide import GuideAdmin
 from guides.editorial import revisions
 from guides.editorial.dashboard import dashboard_warnings
-from guides.models import ComparisonPair, Guide
+from guides.models import CHILD_ROWS, ComparisonPair, Guide
 from pricing.models import Gpu, LanguageModel, Method, Source
 from pricing.services import price_check_record
 
@@ -348,3 +349,7 @@ def test_the_change_page_of_a_guide_id_that_is_not_a_number_says_it_does_not_exi
     response = client.get("/en/admin/guides/guide/abc/change/", follow=True)
     assert response.redirect_chain == [("/en/admin/", 302)]
     assert "Guide with ID “abc” doesn’t exist." in response.content.decode()
+
+
+def test_the_guide_form_has_an_inline_for_each_of_a_guides_rows_in_their_order():
+    assert [inline.model for inline in GuideAdmin.inlines] == list(CHILD_ROWS)
