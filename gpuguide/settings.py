@@ -117,14 +117,14 @@ MIDDLEWARE = [
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Puts the lockout page in place of a refused sign-in. Only the middleware above it see
-    # that page (the two below do not).
-    "axes.middleware.AxesMiddleware",
     # Permissions-Policy, which Django has no setting for.
     "gpuguide.security.SecurityHeadersMiddleware",
     # Its process_exception turns a view's database error into the branded 503 (no other
     # middleware here handles exceptions; handler500 covers errors outside views).
     "gpuguide.outages.DatabaseUnavailableMiddleware",
+    # Last, as django-axes asks: the lockout page it puts in place of a refused sign-in then
+    # passes back through all the others and gets the headers every page gets.
+    "axes.middleware.AxesMiddleware",
 ]
 
 # --- URLs and templates -------------------------------------------------------------------
