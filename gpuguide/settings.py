@@ -1,4 +1,8 @@
-"""Settings for GPU Guide, read from the environment (see .env.example and the README)."""
+"""Settings for GPU Guide, read from the environment (see .env.example and the README).
+
+Each setting is written once, grouped by concern. A value that cannot work stops the process
+with one line (``exit_with``) instead of failing later, at the first request.
+"""
 
 import os
 import re
@@ -12,6 +16,8 @@ from django.http.request import validate_host
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib.config import exit_with, redact_url
+
+# --- Paths and environment ----------------------------------------------------------------
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -27,6 +33,9 @@ if _ENV_FILE:
 
 DEBUG = env.bool("DEBUG", default=False)
 
+# --- Security and hosts -------------------------------------------------------------------
+
+# Development may run on a built-in key; production must bring its own.
 _DEV_SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"
 SECRET_KEY = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
@@ -41,10 +50,25 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# Production is served over HTTPS behind a TLS proxy, which says so in X-Forwarded-Proto.
+if not DEBUG:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+# Load balancers probe over plain HTTP from inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+# --- Applications -------------------------------------------------------------------------
+
 INSTALLED_APPS = [
     # modeltranslation must come before the admin so its admin classes win.
     "modeltranslation",
-    "django.contrib.admin",
+    # Our admin site (a second factor at sign-in) in place of django.contrib.admin's.
+    "accounts.apps.AccountsAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -59,11 +83,29 @@ INSTALLED_APPS = [
     "reversion",
     "pricing",
     "guides",
+    # Sign-in: login throttling, two-factor codes (TOTP), staff roles.
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "accounts",
+    # django-csp: for its system checks.
+    "csp",
+    # Background re-rendering of cached pages: the task framework and its database queue.
+    "django_tasks",
+    "django_tasks_db",
 ]
 
+# --- Middleware ---------------------------------------------------------------------------
+
+# A request passes down this list and its response back up it.
 MIDDLEWARE = [
+    # First (outermost), so that it compresses what every other middleware produced.
+    "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Before anything that can answer on its own, so that those answers carry CORS headers too.
+    # Right after SecurityMiddleware, so that every answer below it carries the policy.
+    "csp.middleware.CSPMiddleware",
+    # Above WhiteNoise and CommonMiddleware, which can answer on their own, so that those
+    # answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -71,9 +113,21 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: tells whether this session entered a code (user.is_verified()).
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Permissions-Policy, which Django has no setting for.
+    "gpuguide.lib.security.SecurityHeadersMiddleware",
+    # Its process_exception turns a view's database error into the branded 503 (no other
+    # middleware here handles exceptions; handler500 covers errors outside views).
+    "gpuguide.lib.outages.DatabaseUnavailableMiddleware",
+    # Last, as django-axes asks: the lockout page it puts in place of a refused sign-in then
+    # passes back through all the others and gets the headers every page gets.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# --- URLs and templates -------------------------------------------------------------------
 
 ROOT_URLCONF = "gpuguide.urls"
 
@@ -96,37 +150,56 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "gpuguide.wsgi.application"
 
+# --- Database -----------------------------------------------------------------------------
+
 _DATABASE_URL = env.str("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 _SUPPORTED_ENGINES = {"django.db.backends.sqlite3", "django.db.backends.postgresql"}
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # environ warns about unknown engines; we explain below
     try:
-        DATABASES = {"default": environ.Env.db_url_config(_DATABASE_URL)}
+        _database = environ.Env.db_url_config(_DATABASE_URL)
     except Exception as exc:  # django-environ raises several types for bad URLs
         exit_with(f"DATABASE_URL is malformed ({redact_url(_DATABASE_URL)}): {exc}")
-if DATABASES["default"].get("ENGINE") not in _SUPPORTED_ENGINES or not DATABASES["default"].get(
-    "NAME"
-):
+if _database.get("ENGINE") not in _SUPPORTED_ENGINES or not _database.get("NAME"):
     exit_with(
         f"DATABASE_URL is not a usable database ({redact_url(_DATABASE_URL)}): use "
         "sqlite:///path/to/file.sqlite3 or postgres://user:password@host:5432/name"
     )
-DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+# A conn_max_age in the URL wins over CONN_MAX_AGE.
+_database.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+if _database["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take SQLite's lock when their transaction begins and wait for it (up to 20 s),
     # instead of failing with "database is locked" when two saves meet (two price recorders
     # at once): the second then gets the service's "already recorded" message.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20}
-    )
+    _database.setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
+DATABASES = {"default": _database}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache and the page cache (see guides/pagecache/ and docs/performance.md) ------------
 
 try:
-    CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+    _cache = env.cache_url("CACHE_URL", default="locmemcache://")
 except Exception as exc:
     exit_with(f"CACHE_URL is malformed: {exc}")
-if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+if _cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The same backend, reusing its Redis client (gpuguide/lib/redis_cache.py).
-    CACHES["default"]["BACKEND"] = "gpuguide.lib.redis_cache.RedisCache"
+    _cache["BACKEND"] = "gpuguide.lib.redis_cache.RedisCache"
+CACHES = {"default": _cache}
+
+# A page whose data changed this recently is still served from the cache while a background
+# task renders it again (stale-while-revalidate); an older change is rendered on the spot.
+PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=60)
+# Each worker serves a page it found current from its own memory this long before it asks the
+# shared cache again (0: always ask); a write in another worker is seen this much later.
+PAGE_CACHE_LOCAL_SECONDS = env.float("PAGE_CACHE_LOCAL_SECONDS", default=1.0)
+PAGE_CACHE_LOCAL_PAGES = env.int("PAGE_CACHE_LOCAL_PAGES", default=100)  # ~5 MB per worker
+# What browsers and proxies are told about public pages (Cache-Control). Conditional requests
+# are answered with 304 by the page cache itself, from each page's ETag.
+PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=60)
+PAGE_BROWSER_STALE_SECONDS = env.int("PAGE_BROWSER_STALE_SECONDS", default=300)
+
+# --- Sign-in: passwords, lockout, two-factor, the admin's path (README: "Accounts and sign-in")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -134,6 +207,32 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Five failures lock the account (from anywhere) and, separately, the address (for any
+# account), for 15 minutes: per account stops guessing one password from many addresses, per
+# address stops trying one password on many accounts.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_ip"
+AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
+AXES_VERBOSE = False
+
+# Administrators (and superusers) must set up an authenticator app before using the admin.
+REQUIRE_2FA_FOR_ADMINISTRATORS = env.bool("REQUIRE_2FA_FOR_ADMINISTRATORS", default=not DEBUG)
+OTP_TOTP_ISSUER = "GPU Guide"
+
+# The admin's path under each language prefix (/en/<ADMIN_URL>).
+ADMIN_URL = env.str("ADMIN_URL", default="admin/")
+if not re.fullmatch(r"(?:[A-Za-z0-9._~-]+/)+", ADMIN_URL):
+    exit_with(f"ADMIN_URL must be a path such as admin/ or team-desk/ (ending in /): {ADMIN_URL!r}")
+
+# --- Internationalisation -----------------------------------------------------------------
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [
@@ -148,12 +247,15 @@ TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
 
+# --- Static files -------------------------------------------------------------------------
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Production serves hashed, compressed files (after collectstatic); development the files
+    # as they are.
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -165,7 +267,7 @@ STORAGES = {
 # modeltranslation's tabbed admin would load jQuery UI from a CDN; serve our own copy.
 JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# --- Cross-origin requests, Content-Security-Policy (see gpuguide/lib/security.py) --------
 
 # The JSON API is public and read-only: any site's scripts may GET it, without credentials.
 # Pages and the admin send no CORS headers.
@@ -174,9 +276,70 @@ CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_ALLOW_CREDENTIALS = False
 
-# Staff are warned when the house prices have not been checked for this many days.
+# Strict and nonce-free, so that whole pages stay cacheable. JSON-LD blocks are data and need
+# no allowance. The same policy holds for the admin and the API docs (Swagger UI from our static
+# files): checked in Chromium, neither needs more (see gpuguide/lib/security.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    },
+}
+
+# --- Background tasks ---------------------------------------------------------------------
+
+# Django's task framework (the django-tasks backport) with its database backend: stale cached
+# pages are rendered again there. `manage.py db_worker` runs the queue (`make run` starts one).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+# --- Logging ------------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}
+
+# --- The site -----------------------------------------------------------------------------
+
+# The site's own address: canonical, hreflang and sitemap URLs are built from it, never from
+# the request's Host header (which a visitor chooses, and which a cached page would keep).
+# Unset, it is the first public host in ALLOWED_HOSTS (production) or the development server.
+SITE_URL = env.str("SITE_URL", default="").rstrip("/")
+if not SITE_URL:
+    _public_hosts = [h for h in ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
+    if DEBUG:
+        SITE_URL = "http://127.0.0.1:8000"
+    elif _public_hosts:
+        SITE_URL = f"https://{_public_hosts[0]}"
+if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?", SITE_URL):
+    exit_with(
+        f"SITE_URL must be the site's address such as https://guide.example.com (no path): "
+        f"{SITE_URL!r}"
+    )
+if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOSTS):
+    # The background re-render asks for pages at SITE_URL; a host Django refuses would fail it.
+    exit_with(f"SITE_URL's host is not in ALLOWED_HOSTS: {SITE_URL!r}")
+
 # The site's name in every header and title, and the address the footer offers for contact.
 SITE_NAME = env.str("SITE_NAME", default="GPU Guide")
+CONTACT_EMAIL = env.str("CONTACT_EMAIL", default="support@gpuwithcrypto.com")
+
+# Staff are warned (on the admin dashboard) when a provider's prices have not been checked for
+# this many days; a published price is said to hold this long after its check.
+PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
+# ...and when a cited source has not been re-read for this many months.
+SOURCE_STALE_AFTER_MONTHS = env.int("SOURCE_STALE_AFTER_MONTHS", default=12)
+
 # Fonts for each guide's share image, per language: the first file that exists is used
 # (guides/editorial/share_images.py). Debian: fonts-dejavu-core and fonts-ipafont-gothic.
 _LATIN_FONTS = env.list(
@@ -198,128 +361,3 @@ SHARE_IMAGE_FONTS = {
         ],
     ),
 }
-CONTACT_EMAIL = env.str("CONTACT_EMAIL", default="support@gpuwithcrypto.com")
-PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
-# ...and when a cited source has not been re-read for this many months.
-SOURCE_STALE_AFTER_MONTHS = env.int("SOURCE_STALE_AFTER_MONTHS", default=12)
-
-if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
-    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-
-# --- Accounts and sign-in (issue 18): roles in the admin, login throttling, two-factor, the
-# admin's path. Kept in one block on purpose; see "Accounts and sign-in" in the README.
-# Our admin site (a second factor at sign-in) replaces Django's as admin.site.
-INSTALLED_APPS[INSTALLED_APPS.index("django.contrib.admin")] = "accounts.apps.AccountsAdminConfig"
-INSTALLED_APPS += ["axes", "django_otp", "django_otp.plugins.otp_totp", "accounts"]
-# OTPMiddleware tells whether this session entered a code (request.user.is_verified()).
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
-    "django_otp.middleware.OTPMiddleware",
-)
-MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as django-axes requires
-
-AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
-    "django.contrib.auth.backends.ModelBackend",
-]
-# Five failures lock the account (from anywhere) and, separately, the address (for any
-# account), for 15 minutes: per account stops guessing one password from many addresses, per
-# address stops trying one password on many accounts.
-AXES_FAILURE_LIMIT = 5
-AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]
-AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_ip"
-AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
-AXES_VERBOSE = False
-# Administrators (and superusers) must set up an authenticator app before using the admin.
-REQUIRE_2FA_FOR_ADMINISTRATORS = env.bool("REQUIRE_2FA_FOR_ADMINISTRATORS", default=not DEBUG)
-OTP_TOTP_ISSUER = "GPU Guide"
-# The admin's path under each language prefix (/en/<ADMIN_URL>).
-ADMIN_URL = env.str("ADMIN_URL", default="admin/")
-if not re.fullmatch(r"(?:[A-Za-z0-9._~-]+/)+", ADMIN_URL):
-    exit_with(f"ADMIN_URL must be a path such as admin/ or team-desk/ (ending in /): {ADMIN_URL!r}")
-# --- end of accounts and sign-in ---
-
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-}
-
-# --- Security and reliability (issue 18): outage pages, health probes, CSP, Permissions-Policy.
-# Kept in one block so that it merges cleanly; see gpuguide/lib/outages.py and gpuguide/lib/security.py.
-INSTALLED_APPS += ["csp"]  # django-csp's system checks
-# django-csp right after SecurityMiddleware; ours at the end (innermost), so that a view that
-# cannot reach the database answers the branded 503 (handler500 covers errors outside views).
-MIDDLEWARE.insert(
-    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
-    "csp.middleware.CSPMiddleware",
-)
-MIDDLEWARE += [
-    "gpuguide.lib.security.SecurityHeadersMiddleware",
-    "gpuguide.lib.outages.DatabaseUnavailableMiddleware",
-]
-# Strict and nonce-free, so that whole pages stay cacheable. JSON-LD blocks are data and need
-# no allowance. The same policy holds for the admin and the API docs (Swagger UI from our static
-# files): checked in Chromium, neither needs more (see gpuguide/lib/security.py).
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        "default-src": ["'self'"],
-        "script-src": ["'self'"],
-        "style-src": ["'self'"],
-        "img-src": ["'self'", "data:"],
-        "font-src": ["'self'"],
-        "connect-src": ["'self'"],
-        "object-src": ["'none'"],
-        "base-uri": ["'self'"],
-        "frame-ancestors": ["'none'"],
-        "form-action": ["'self'"],
-    },
-}
-# Load balancers probe over plain HTTP from inside the network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
-
-# --- Speed and caching (issue 17): the page cache, HTTP caching, background re-rendering.
-# Kept in one block; see guides/caching.py, guides/tasks.py and docs/performance.md.
-# The site's own address: canonical, hreflang and sitemap URLs are built from it, never from
-# the request's Host header (which a visitor chooses, and which a cached page would keep).
-SITE_URL = env.str("SITE_URL", default="").rstrip("/")
-if not SITE_URL:
-    _public_hosts = [h for h in ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
-    if DEBUG:
-        SITE_URL = "http://127.0.0.1:8000"
-    elif _public_hosts:
-        SITE_URL = f"https://{_public_hosts[0]}"
-if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?", SITE_URL):
-    exit_with(
-        f"SITE_URL must be the site's address such as https://guide.example.com (no path): "
-        f"{SITE_URL!r}"
-    )
-if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOSTS):
-    # The background re-render asks for pages at SITE_URL; a host Django refuses would fail it.
-    exit_with(f"SITE_URL's host is not in ALLOWED_HOSTS: {SITE_URL!r}")
-# A page whose data changed this recently is still served from the cache while a background
-# task renders it again (stale-while-revalidate); an older change is rendered on the spot.
-PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=60)
-# Each worker serves a page it found current from its own memory this long before it asks the
-# shared cache again (0: always ask); a write in another worker is seen this much later.
-PAGE_CACHE_LOCAL_SECONDS = env.float("PAGE_CACHE_LOCAL_SECONDS", default=1.0)
-PAGE_CACHE_LOCAL_PAGES = env.int("PAGE_CACHE_LOCAL_PAGES", default=100)  # ~5 MB per worker
-# What browsers and proxies are told about public pages (Cache-Control).
-PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=60)
-PAGE_BROWSER_STALE_SECONDS = env.int("PAGE_BROWSER_STALE_SECONDS", default=300)
-# Compressed HTML. First, so that it compresses what every other middleware produced. (The
-# page cache answers conditional requests with 304 itself, from each page's ETag.)
-MIDDLEWARE.insert(0, "django.middleware.gzip.GZipMiddleware")
-# Background re-rendering: Django's task framework (the django-tasks backport) with its
-# database backend; `manage.py db_worker` runs the queue (`make run` starts one).
-INSTALLED_APPS += ["django_tasks", "django_tasks_db"]
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
