@@ -288,11 +288,16 @@ def chromium_path() -> str:
     return path
 
 
-def pytest_terminal_summary(terminalreporter) -> None:
+def pytest_terminal_summary(terminalreporter, config) -> None:
     """Say plainly what this run did not cover, so a green run is never mistaken for all."""
     from django.conf import settings
 
     notes = []
+    if "not heavy" in (config.option.markexpr or ""):
+        notes.append(
+            "The heavy group (pytest -m heavy: tests that start processes per case) was not "
+            "run: `make test-all` runs everything."
+        )
     if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
         notes.append(
             "PostgreSQL was not tested in this run: set "

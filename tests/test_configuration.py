@@ -2,6 +2,7 @@
 
 Each case starts ``manage.py`` in a fresh process (about a second each, mostly Django starting
 up). They are independent, so the module starts them all at once and each test checks its own.
+A dozen Django start-ups make this module heavy: ``make test-all`` runs it, ``make test`` not.
 """
 
 import os
@@ -17,6 +18,7 @@ import pytest
 from .conftest import _required, missing_share_image_fonts
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.heavy
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
