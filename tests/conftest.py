@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from io import StringIO
+from pathlib import Path
 
 import pytest
 import time_machine
@@ -30,11 +31,69 @@ def _required(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes"}
 
 
+def find_chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+FONTS_INSTALL = (
+    "apt-get install fonts-dejavu-core fonts-ipafont-gothic, or point SHARE_IMAGE_FONTS_LATIN / "
+    "SHARE_IMAGE_FONTS_JA at font files"
+)
+
+
+def missing_share_image_fonts() -> dict[str, list[str]]:
+    """Each language whose share image this machine cannot draw -> the files looked for.
+
+    Asked through the drawing code's own lookup (``share_images.font_path``, which reads
+    ``settings.SHARE_IMAGE_FONTS``), so a test skips exactly where the image would not be drawn.
+    """
+    from django.conf import settings
+
+    from guides.share_images import font_path
+
+    return {
+        code: list(settings.SHARE_IMAGE_FONTS.get(code, ()))
+        for code, _name in settings.LANGUAGES
+        if font_path(code) is None
+    }
+
+
+def _skip_or_fail_for_fonts(missing: dict[str, list[str]]) -> None:
+    """Skip loudly (or fail, with REQUIRE_FONTS=1 as in CI) for the languages without a font."""
+    where = "; ".join(f"no font for {code!r} among {paths}" for code, paths in missing.items())
+    message = f"the share images cannot be drawn here ({where}): {FONTS_INSTALL}"
+    if _required("REQUIRE_FONTS"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def share_image_font(language: str) -> Path:
+    """The font ``language``'s share image is drawn with; skips or fails where there is none."""
+    from guides.share_images import font_path
+
+    font = font_path(language)
+    if font is None:
+        _skip_or_fail_for_fonts({language: missing_share_image_fonts()[language]})
+    return font
+
+
+@pytest.fixture
+def share_image_fonts() -> dict[str, Path]:
+    """A font for every language's share image (language -> file), or the test skips (fails
+    with REQUIRE_FONTS=1) naming what is missing."""
+    from django.conf import settings
+
+    missing = missing_share_image_fonts()
+    if missing:
+        _skip_or_fail_for_fonts(missing)
+    return {code: share_image_font(code) for code, _name in settings.LANGUAGES}
+
+
 def pytest_report_header(config) -> list[str]:
     from django.conf import settings
 
     engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
-    chromium = shutil.which("chromium") or "MISSING (browser tests will skip)"
+    chromium = find_chromium() or "MISSING (browser tests will skip)"
     cache_backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
     return [f"gpuguide: database={engine}, cache={cache_backend}, chromium={chromium}"]
 
@@ -219,7 +278,7 @@ def empty_database(db):
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    path = find_chromium()
     if path is None:
         message = (
             "Debian's chromium is not installed, so the browser tests cannot run "
@@ -231,11 +290,16 @@ def chromium_path() -> str:
     return path
 
 
-def pytest_terminal_summary(terminalreporter) -> None:
+def pytest_terminal_summary(terminalreporter, config) -> None:
     """Say plainly what this run did not cover, so a green run is never mistaken for all."""
     from django.conf import settings
 
     notes = []
+    if "not heavy" in (config.option.markexpr or ""):
+        notes.append(
+            "The heavy group (pytest -m heavy: tests that start processes per case) was not "
+            "run: `make test-all` runs everything."
+        )
     if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
         notes.append(
             "PostgreSQL was not tested in this run: set "
@@ -246,16 +310,17 @@ def pytest_terminal_summary(terminalreporter) -> None:
             "Redis was not tested in this run (the page cache ran on Django's local-memory "
             "cache): set CACHE_URL=redis://127.0.0.1:6379/1 to run the suite there."
         )
-    if shutil.which("chromium") is None:
+    if find_chromium() is None:
         notes.append(
-            "Browser tests were SKIPPED: install Debian's chromium "
+            "Browser tests (and axe-core) were SKIPPED: install Debian's chromium "
             "(apt-get install chromium fonts-ipafont-gothic)."
         )
-    fonts = settings.SHARE_IMAGE_FONTS
-    if not all(any(os.path.isfile(path) for path in fonts[code]) for code in fonts):
+    missing_fonts = missing_share_image_fonts()
+    if missing_fonts:
         notes.append(
-            "Share-image tests were SKIPPED where a font is missing: "
-            "apt-get install fonts-dejavu-core fonts-ipafont-gothic."
+            f"Share-image tests were SKIPPED for {', '.join(map(repr, missing_fonts))} (no font "
+            f"among SHARE_IMAGE_FONTS there; the deploy checklist test tolerates guides.W001): "
+            f"{FONTS_INSTALL}."
         )
     from .page_checks import INSTALL, missing_tools
 

@@ -2,9 +2,11 @@
 
 Each case starts ``manage.py`` in a fresh process (about a second each, mostly Django starting
 up). They are independent, so the module starts them all at once and each test checks its own.
+A dozen Django start-ups make this module heavy: ``make test-all`` runs it, ``make test`` not.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import _required, missing_share_image_fonts
+
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.heavy
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
@@ -106,6 +111,13 @@ def test_development_runs_with_the_built_in_key(ran):
 
 def test_production_settings_pass_the_deploy_checklist(ran):
     result = ran["deploy"]
+    if result.returncode != 0 and missing_share_image_fonts() and not _required("REQUIRE_FONTS"):
+        # A machine without the share-image fonts gets guides.W001 (the images fall back to
+        # the site-wide one); the run's summary says so. Nothing else may be reported, and CI
+        # (REQUIRE_FONTS=1) installs the fonts and fails on it like on any other warning.
+        issues = re.findall(r"^\S*: \(([\w.]+)\)", result.stderr, flags=re.MULTILINE)
+        assert issues and set(issues) == {"guides.W001"}, result.stderr
+        return
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
 

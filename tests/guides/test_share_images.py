@@ -1,7 +1,6 @@
 """Each published guide's share image: drawn when published, served per language."""
 
 import io
-from pathlib import Path
 
 import pytest
 from django.core import checks
@@ -14,12 +13,13 @@ from guides.editorial import revisions, share_images
 from guides.editorial.share_images import NO_LINE_START, _as_many_as_fit, _wrap
 from guides.models import Guide, ShareImage
 
-from ..conftest import GUIDE_SLUG, _required, as_if_committed
+from ..conftest import GUIDE_SLUG, _required, as_if_committed, share_image_font
 
 SHARE = f"/{{lang}}/guides/{GUIDE_SLUG}/share.png"
 SITE_WIDE = "/static/img/share"  # the site-wide image, hashed name
-LATIN_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
-JA_FONT = "/usr/share/fonts/opentype/ipafont-gothic/ipagp.ttf"
+# The fonts the line breaks below were measured with: the first of SHARE_IMAGE_FONTS's defaults
+# (Debian's fonts-dejavu-core and fonts-ipafont-gothic, which CI installs).
+MEASURED_WITH = {"de": ("DejaVu Sans", "Bold"), "ja": ("IPAPGothic", "Regular")}
 
 
 @pytest.fixture
@@ -27,21 +27,22 @@ def guide(seeded) -> Guide:
     return Guide.objects.select_related("language_model").get(slug=GUIDE_SLUG)
 
 
-@pytest.fixture
-def fonts():
-    """The fonts the images are drawn with; CI installs them with Chromium (.ci/run)."""
-    missing = [path for path in (LATIN_FONT, JA_FONT) if not Path(path).is_file()]
-    if missing:
+def measured_font(language: str, size: int) -> ImageFont.FreeTypeFont:
+    """The font ``language`` is drawn with here (the drawing code's lookup), if it is the one
+    the expected line breaks were measured with; another font breaks lines elsewhere."""
+    font = ImageFont.truetype(share_image_font(language), size)
+    if font.getname() != MEASURED_WITH[language]:
         message = (
-            f"the share-image tests need {missing}: "
-            "apt-get install fonts-dejavu-core fonts-ipafont-gothic"
+            f"the line breaks were measured with {MEASURED_WITH[language]}, but {language!r} is "
+            f"drawn here with {font.getname()} (SHARE_IMAGE_FONTS)"
         )
-        if _required("REQUIRE_BROWSER"):
+        if _required("REQUIRE_FONTS"):
             pytest.fail(message)
         pytest.skip(message)
+    return font
 
 
-def test_a_published_guide_gets_a_1200_by_630_png_in_each_language(guide, fonts):
+def test_a_published_guide_gets_a_1200_by_630_png_in_each_language(guide, share_image_fonts):
     assert share_images.draw_for_guide(guide) == ["en", "de", "ja"]
     images = {i.language: bytes(i.png) for i in ShareImage.objects.filter(guide=guide)}
     assert set(images) == {"en", "de", "ja"}
@@ -59,23 +60,23 @@ def test_each_language_draws_its_own_title_model_and_methods(guide):
     assert share_images.card_for(guide, "ja").methods[2:] == ["フル、8ビットAdam", "フル、AdamW"]
 
 
-def test_japanese_lines_break_between_phrases_and_the_model_stays_whole(guide, fonts):
-    font = ImageFont.truetype(JA_FONT, 64)
+def test_japanese_lines_break_between_phrases_and_the_model_stays_whole(guide):
+    font = measured_font("ja", 64)
     title = share_images.card_for(guide, "ja").title
     assert _wrap(title, font, "ja") == [
         "Llama\xa03.1\xa070Bの", "ファインチューニングに最適なGPUは", "どれですか？"
     ]  # fmt: skip
 
 
-def test_a_phrase_too_long_for_a_line_breaks_between_characters_but_not_before_a_mark(fonts):
-    font = ImageFont.truetype(JA_FONT, 64)
+def test_a_phrase_too_long_for_a_line_breaks_between_characters_but_not_before_a_mark():
+    font = measured_font("ja", 64)
     lines = _wrap("あ" * 30 + "？", font, "ja")
     assert lines == ["あ" * 17, "あ" * 13 + "？"]  # the question mark hangs on its line
     assert all(line[0] not in NO_LINE_START for line in lines)
 
 
-def test_latin_lines_break_between_words_but_never_inside_the_models_name(guide, fonts):
-    font = ImageFont.truetype(LATIN_FONT, 64)
+def test_latin_lines_break_between_words_but_never_inside_the_models_name(guide):
+    font = measured_font("de", 64)
     assert _wrap(share_images.card_for(guide, "de").title, font, "de") == [
         "Welche ist die beste GPU", "zum Fine-Tuning von", "Llama\xa03.1\xa070B?"
     ]  # fmt: skip
@@ -84,8 +85,8 @@ def test_latin_lines_break_between_words_but_never_inside_the_models_name(guide,
     ]  # fmt: skip
 
 
-def test_methods_that_do_not_fit_end_in_an_ellipsis(fonts):
-    font = ImageFont.truetype(LATIN_FONT, 30)
+def test_methods_that_do_not_fit_end_in_an_ellipsis():
+    font = ImageFont.truetype(share_image_font("de"), 30)  # measures with itself: any font
     items = ["QLoRA", "LoRA", "Vollständig, 8-Bit-Adam", "Vollständig, AdamW"]
     assert _as_many_as_fit(items, font, 2000) == " · ".join(items)
     two = _as_many_as_fit(items, font, font.getlength("QLoRA · LoRA · …"))
@@ -108,7 +109,8 @@ def test_publishing_queues_the_drawing_once_it_commits(guide):
 
 
 @pytest.mark.parametrize("lang", ["en", "de", "ja"])
-def test_the_image_is_served_with_validators_and_a_304_for_a_repeat(client, guide, fonts, lang):
+def test_the_image_is_served_with_validators_and_a_304_for_a_repeat(client, guide, lang):
+    share_image_font(lang)  # this language's image is drawn; the others need not be
     url = SHARE.format(lang=lang)
     before = client.get(url)
     assert before.status_code == 302 and before["Location"].startswith(SITE_WIDE)
@@ -122,7 +124,8 @@ def test_the_image_is_served_with_validators_and_a_304_for_a_repeat(client, guid
     assert again.status_code == 304 and again.content == b""
 
 
-def test_no_image_for_a_guide_that_is_not_published(client, guide, fonts):
+def test_no_image_for_a_guide_that_is_not_published(client, guide):
+    share_image_font("en")  # an image to delete
     share_images.draw_for_guide(guide)
     assert client.get("/en/guides/no-such-guide/share.png").status_code == 404
     Guide.objects.filter(pk=guide.pk).update(status=Guide.Status.DRAFT)
@@ -132,20 +135,19 @@ def test_no_image_for_a_guide_that_is_not_published(client, guide, fonts):
     assert not ShareImage.objects.filter(guide=guide).exists()
 
 
-@override_settings(
-    SHARE_IMAGE_FONTS={"en": [LATIN_FONT], "de": [LATIN_FONT], "ja": ["/no/font.ttf"]}
-)
-def test_a_language_without_a_font_keeps_the_site_wide_image_and_check_says_so(
-    client, guide, fonts
-):
-    assert share_images.draw_for_guide(guide) == ["en", "de"]
-    assert client.get(SHARE.format(lang="ja"))["Location"].startswith(SITE_WIDE)
-    [warning] = share_images.check_fonts()
+def test_a_language_without_a_font_keeps_the_site_wide_image_and_check_says_so(client, guide):
+    latin = [str(share_image_font("en"))]
+    with override_settings(SHARE_IMAGE_FONTS={"en": latin, "de": latin, "ja": ["/no/font.ttf"]}):
+        assert share_images.draw_for_guide(guide) == ["en", "de"]
+        assert client.get(SHARE.format(lang="ja"))["Location"].startswith(SITE_WIDE)
+        [warning] = share_images.check_fonts()
     assert warning.id == "guides.W001" and warning.level == checks.WARNING
     assert warning.msg == "No font for 'ja' share images among ['/no/font.ttf']"
 
 
-def test_the_command_draws_every_published_guide_or_refuses_an_unknown_slug(seeded, fonts):
+def test_the_command_draws_every_published_guide_or_refuses_an_unknown_slug(
+    seeded, share_image_fonts
+):
     out = io.StringIO()
     call_command("draw_share_images", GUIDE_SLUG, stdout=out)
     assert out.getvalue() == f"{GUIDE_SLUG}: en, de, ja\n"
