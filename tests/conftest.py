@@ -49,7 +49,7 @@ def missing_share_image_fonts() -> dict[str, list[str]]:
     """
     from django.conf import settings
 
-    from guides.share_images import font_path
+    from guides.editorial.share_images import font_path
 
     return {
         code: list(settings.SHARE_IMAGE_FONTS.get(code, ()))
@@ -69,7 +69,7 @@ def _skip_or_fail_for_fonts(missing: dict[str, list[str]]) -> None:
 
 def share_image_font(language: str) -> Path:
     """The font ``language``'s share image is drawn with; skips or fails where there is none."""
-    from guides.share_images import font_path
+    from guides.editorial.share_images import font_path
 
     font = font_path(language)
     if font is None:

@@ -201,14 +201,3 @@ def test_a_site_url_outside_the_allowed_hosts_is_one_line():
     assert result.stderr.strip().splitlines() == [
         "gpuguide: SITE_URL's host is not in ALLOWED_HOSTS: 'https://elsewhere.example.com'"
     ]
-
-
-def test_the_lockout_page_carries_the_headers_every_page_does(client, seeded):
-    """AxesMiddleware is the last middleware, as django-axes asks: the lockout page it puts in
-    place of the sign-in form passes through all the others, Permissions-Policy included."""
-    for _attempt in range(5):
-        response = client.post("/en/admin/login/", {"username": "nobody", "password": "wrong"})
-    assert response.status_code == 429
-    assert "camera=()" in response["Permissions-Policy"]
-    assert response["X-Frame-Options"] == "DENY"
-    assert "Content-Security-Policy" in response

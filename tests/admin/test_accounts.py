@@ -276,3 +276,14 @@ def test_administrators_must_set_up_two_factor_when_required(
 
 def test_robots_txt_names_the_configured_admin_path(client, db):
     assert "Disallow: /de/admin/" in client.get("/robots.txt").content.decode()
+
+
+def test_the_lockout_page_carries_the_headers_every_page_does(client, seeded):
+    """AxesMiddleware is the last middleware, as django-axes asks: the lockout page it puts in
+    place of the sign-in form passes through all the others, Permissions-Policy included."""
+    for _attempt in range(5):
+        response = client.post("/en/admin/login/", {"username": "nobody", "password": "wrong"})
+    assert response.status_code == 429
+    assert "camera=()" in response["Permissions-Policy"]
+    assert response["X-Frame-Options"] == "DENY"
+    assert "Content-Security-Policy" in response
