@@ -80,7 +80,6 @@ def refresh_affected_pages(tags: list[str]) -> int:
 @task()
 def draw_share_images(guide_id: int) -> list[str]:
     """A guide was published: draw its link-preview image in each language (the languages)."""
-
     guide = Guide.objects.select_related("language_model").filter(pk=guide_id).first()
     return [] if guide is None else draw_for_guide(guide)
 

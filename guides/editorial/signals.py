@@ -1,4 +1,5 @@
-"""What the write side announces, for the task worker to act on (``guides.tasks`` listens)."""
+"""What the write side announces: a stored revision (``translating`` keeps the translation
+bases in step) and a publication (``guides.tasks`` draws the share images)."""
 
 from django.db import transaction
 from django.dispatch import Signal
