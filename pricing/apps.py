@@ -8,6 +8,7 @@ class PricingConfig(AppConfig):
     verbose_name = _("GPUs and pricing")
 
     def ready(self) -> None:
+        # Imported here, not at the top: Django imports this module before the models exist.
         from django.db.models.signals import post_save, pre_save
 
         from pricing import signals
