@@ -1,5 +1,3 @@
-import gc
-
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
@@ -35,8 +33,3 @@ class GuidesConfig(AppConfig):
             deletion_requested.connect(refuse_deleting_used, sender=model, weak=False)
         guide = apps.get_model("guides", "Guide")
         m2m_changed.connect(note_sources_changed, sender=guide.sources.through, weak=False)
-        # What start-up loaded (modules, models, URL patterns) lives as long as the process:
-        # moved out of the cyclic garbage collector's sight, a full collection no longer walks
-        # it again (~1.4 ms of an uncached guide render, see docs/performance.md). With a
-        # forking server it also keeps those pages shared between the workers.
-        gc.freeze()

@@ -9,22 +9,28 @@ receivers at the end of this module queue the tasks.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+import io
+import logging
+from urllib.parse import SplitResult, urlsplit
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.handlers.wsgi import WSGIRequest
 from django.dispatch import receiver
-from django.test import Client
-from django.urls import reverse
+from django.http import Http404
+from django.urls import resolve, reverse
 from django.utils import translation
 from django_tasks import task
 
-from guides.editorial import dashboard
+from guides.editorial import dashboard, revisions
 from guides.editorial import signals as editorial_signals
 from guides.editorial.share_images import draw_for_guide
 from guides.models import Guide
 from guides.pagecache import http
 from guides.pagecache import signals as pagecache_signals
 from guides.pages import selectors as guide_selectors
+
+logger = logging.getLogger(__name__)
 
 
 def canonical_paths() -> list[tuple[str, str]]:
@@ -47,14 +53,53 @@ def canonical_paths() -> list[tuple[str, str]]:
     return paths
 
 
+def _visitor_request(site: SplitResult, full_path: str) -> WSGIRequest:
+    """A GET of ``full_path`` as an anonymous visitor at SITE_URL would send it."""
+    path, _, query = full_path.partition("?")
+    secure = site.scheme == "https"
+    request = WSGIRequest(
+        {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "HTTP_HOST": site.netloc,
+            "SERVER_NAME": site.hostname or "",
+            "SERVER_PORT": str(site.port or (443 if secure else 80)),
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "wsgi.url_scheme": site.scheme,
+            "wsgi.input": io.BytesIO(),
+        }
+    )
+    request.user = AnonymousUser()
+    return request
+
+
 def _render(paths: list[str]) -> int:
-    """Render each path through the whole stack, as a visitor at SITE_URL would ask for it."""
+    """Render each path as a visitor at SITE_URL would ask for it, by calling its view in the
+    page's language: the view's page cache stores the result (``http.refreshing``). The
+    middleware is left out on purpose: it adds headers, which the cache adds when it serves a
+    page, and never changes a page's body. A page that fails is logged and skipped."""
     site = urlsplit(settings.SITE_URL)
-    client = Client(HTTP_HOST=site.netloc, raise_request_exception=False)
+    rendered = 0
     with http.refreshing():
-        for path in paths:
-            client.get(path, secure=site.scheme == "https")
-    return len(paths)
+        for full_path in paths:
+            request = _visitor_request(site, full_path)
+            language = translation.get_language_from_path(request.path_info)
+            try:
+                # In the page's language first: the URL patterns match its prefix only.
+                with translation.override(language or settings.LANGUAGE_CODE):
+                    request.LANGUAGE_CODE = translation.get_language()
+                    match = request.resolver_match = resolve(request.path_info)
+                    response = match.func(request, *match.args, **match.kwargs)
+                    if hasattr(response, "render"):
+                        response.render()
+            except Http404:
+                continue  # gone since it was listed (unpublished, renamed)
+            except Exception:
+                logger.exception("could not render %s again", full_path)
+                continue
+            rendered += 1
+    return rendered
 
 
 @task()
@@ -84,6 +129,13 @@ def draw_share_images(guide_id: int) -> list[str]:
     return [] if guide is None else draw_for_guide(guide)
 
 
+@task()
+def apply_scheduled_changes() -> list[str]:
+    """A scheduled time came: publish the revisions due and take expired guides offline (what
+    is due when this runs; a schedule changed since leaves nothing to do)."""
+    return revisions.apply_due_changes()
+
+
 # --- what the page cache and the editors ask for ------------------------------------------
 
 
@@ -100,3 +152,9 @@ def _queue_page(sender, path: str, **_kwargs) -> None:
 @receiver(editorial_signals.guide_published, dispatch_uid="draw_share_images")
 def _queue_share_images(sender, guide_id: int, **_kwargs) -> None:
     draw_share_images.enqueue(guide_id=guide_id)
+
+
+@receiver(editorial_signals.schedule_set, dispatch_uid="apply_scheduled_changes")
+def _queue_scheduled_changes(sender, times: list, **_kwargs) -> None:
+    for when in times:
+        apply_scheduled_changes.using(run_after=when).enqueue()

@@ -19,6 +19,7 @@ absolute times on a shared machine say little. Query counts must not move at all
 
 import argparse
 import cProfile
+import gc
 import os
 import pstats
 import statistics
@@ -37,6 +38,7 @@ os.environ.setdefault("PAGE_CACHE_LOCAL_SECONDS", "1")
 import django  # noqa: E402
 
 django.setup()
+gc.freeze()  # as the app server does at start-up (gpuguide/wsgi.py)
 
 from django.conf import settings  # noqa: E402
 from django.core import signals  # noqa: E402

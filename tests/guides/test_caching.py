@@ -210,6 +210,28 @@ def test_a_write_queues_the_re_render_of_the_pages_it_affects(
     assert count == 0 and body.encode() != before  # the new check, rendered in the background
 
 
+def test_a_background_render_stores_the_page_a_visitor_would_get(client, seeded):
+    """The task worker calls the views without the middleware: the page it stores is the one a
+    visitor's own render stores, byte for byte, in each language."""
+    slugs = tasks.guide_selectors.published_comparison_pairs()[0]
+    paths = [
+        f"/{lang}{page}"
+        for lang in ("en", "de", "ja")
+        for page in ("/", "/gpus/", "/vram/", URL.removeprefix("/de"), "/compare/{}-vs-{}/")
+    ]
+    paths = [path.format(*slugs) for path in paths]
+    visited = {}
+    for path in paths:
+        assert client.get(path)["X-Page-Cache"] == "miss", path
+        visited[path] = cache.get(http.page_key(path.split("/")[1], path, QueryDict())).body
+    cache.clear()
+    assert tasks._render([*paths, "/de/guides/no-such-guide/"]) == len(paths)  # the 404 skipped
+    stored = {
+        path: cache.get(http.page_key(path.split("/")[1], path, QueryDict())).body for path in paths
+    }
+    assert stored == visited
+
+
 # --- HTTP caching ------------------------------------------------------------------------
 
 
