@@ -36,7 +36,6 @@ class AdminSite(admin.AdminSite):
         return sorted(apps, key=lambda app: app["app_label"] != "guides")
 
     def get_urls(self):
-
         return [
             path("two-factor/", views.two_factor_setup, {"site": self}, name="two_factor"),
             path("manual/", self.admin_view(manual.manual), {"site": self}, name="manual"),

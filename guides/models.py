@@ -370,7 +370,7 @@ class TranslationBasis(models.Model):
 
 
 class ContentVersion(models.Model):
-    """The version token of one cache tag (see gpuguide/lib/cache_tags.py and guides/caching.py).
+    """The version token of one cache tag (gpuguide/lib/cache_tags.py, guides/pagecache/).
 
     Written in the same transaction as the data it versions, and random, so that a restored
     backup can never bring back a token that pages were cached under. The cache holds a copy

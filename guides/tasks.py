@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import io
 import logging
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.wsgi import WSGIRequest
+from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
 from django.urls import resolve, reverse
@@ -57,6 +58,8 @@ def _visitor_request(site: SplitResult, full_path: str) -> WSGIRequest:
     """A GET of ``full_path`` as an anonymous visitor at SITE_URL would send it."""
     path, _, query = full_path.partition("?")
     secure = site.scheme == "https"
+    # PATH_INFO as WSGI servers give it: percent-decoded, bytes as latin-1 (Django's reading).
+    path = unquote_to_bytes(path).decode("iso-8859-1")
     request = WSGIRequest(
         {
             "REQUEST_METHOD": "GET",
@@ -75,10 +78,15 @@ def _visitor_request(site: SplitResult, full_path: str) -> WSGIRequest:
 
 
 def _render(paths: list[str]) -> int:
-    """Render each path as a visitor at SITE_URL would ask for it, by calling its view in the
-    page's language: the view's page cache stores the result (``http.refreshing``). The
-    middleware is left out on purpose: it adds headers, which the cache adds when it serves a
-    page, and never changes a page's body. A page that fails is logged and skipped."""
+    """Render each path as an anonymous visitor at SITE_URL would ask for it, by calling its
+    view in the page's language: the view's page cache stores the body (``http.refreshing``).
+
+    The middleware is left out: it only adds headers, which a visitor's own middleware adds
+    when the cache serves the page. So a public page's body may read only what this request
+    has (its path and query, host, scheme, language, an anonymous user): no session, messages
+    or CSRF token, which no public page shows (a test holds the bodies to a visitor's). A page
+    gone since it was listed is skipped; a failing one is logged; a database outage stops the
+    round (the pages render on their next visit). Returns how many pages were rendered."""
     site = urlsplit(settings.SITE_URL)
     rendered = 0
     with http.refreshing():
@@ -95,6 +103,9 @@ def _render(paths: list[str]) -> int:
                         response.render()
             except Http404:
                 continue  # gone since it was listed (unpublished, renamed)
+            except DatabaseError:
+                logger.warning("database unavailable: %d pages left to render", len(paths))
+                break
             except Exception:
                 logger.exception("could not render %s again", full_path)
                 continue

@@ -440,7 +440,6 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         js = ["js/price-check-provider.js"]
 
     def get_urls(self):
-
         def view(function, **kwargs):
             return self.admin_site.admin_view(
                 lambda request, **kw: function(request, site=self.admin_site, **kwargs, **kw)

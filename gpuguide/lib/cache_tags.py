@@ -1,7 +1,7 @@
 """What a cached page depends on, as tags: recorded by the reads, bumped by the writes.
 
 A page records the tags of the data it read while it rendered (``record``); a write names the
-tags of what it changed (``tags_for_write``). ``guides.caching`` keeps one version token per
+tags of what it changed (``tags_for_write``). ``guides.pagecache`` keeps one version token per
 tag and treats a cached page as stale once a token it was rendered under has been replaced.
 
 Tags:

@@ -3,7 +3,8 @@ Django's admin autodiscovery imports ``guides.admin``.
 
 - ``guide``: the guide form (translations side by side, ordered inlines, publishing rules,
   working copies, preview, schedule, diff, revert, duplicate for another model);
-- ``translation``: the guide's translation views, exports and imports (a mixin of the guide's);
+- ``translation_views``: the guide's translation views, exports and imports (a mixin of
+  GuideAdmin's);
 - ``prose``: what forms with editor prose share (token help, picker and checks; previews);
 - ``pages``: comparison pairs and legal pages;
 - ``deletion``: delete pages that list where an object is used (guides and pricing admins).

@@ -243,9 +243,9 @@ def _cached_warnings(
     (the messages and links are translated); computed again after any write they read."""
     if tokens is None:  # the database is down or the cache lost the tokens: compute
         return topic.warnings()
-    versions = "|".join(f"{tag}={tokens[tag]}" for tag in sorted(tokens))
+    read_under = "|".join(f"{tag}={tokens[tag]}" for tag in sorted(tokens))
     limits = f"{settings.PRICE_STALE_AFTER_DAYS}:{settings.SOURCE_STALE_AFTER_MONTHS}"
-    digest = hashlib.sha256(f"{today}:{limits}:{versions}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{today}:{limits}:{read_under}".encode()).hexdigest()
     key = f"{CACHE_PREFIX}{topic.key}:{get_language()}:{digest}"
     warnings = cache.get(key)
     if warnings is None:

@@ -2,8 +2,8 @@ from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
 # The roles as this migration created them, frozen here on purpose: a migration must not import
-# live code (guides.roles), or a later edit there would change what this migration did. Later
-# changes to the roles belong in guides/roles.py (re-asserted by seed_content) plus, where an
+# live code (now accounts.roles), or a later edit there would change what this migration did. Later
+# changes to the roles belong in accounts/roles.py (re-asserted by seed_content) plus, where an
 # existing database must follow, a new migration.
 CONTENT = [
     "guide", "section", "faqentry", "guidesource", "fitconfiguration", "recommendation",

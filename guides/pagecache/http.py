@@ -234,10 +234,11 @@ def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
 def _refresh_later(key: str, full_path: str) -> None:
     if not cache.add(REFRESH_PREFIX + key, 1, REFRESH_LOCK_SECONDS):
         return  # already asked for
-    for _receiver, error in signals.refresh_wanted.send_robust(sender=None, path=full_path):
-        if isinstance(error, Exception):  # the visitor still gets the previous page; the next
-            cache.delete(REFRESH_PREFIX + key)  # visitor asks again
-            logger.error("could not queue the re-render of %s", full_path, exc_info=error)
+    try:
+        signals.refresh_wanted.send(sender=None, path=full_path)
+    except Exception:  # the visitor still gets the previous page; the next one asks again
+        cache.delete(REFRESH_PREFIX + key)
+        logger.exception("could not queue the re-render of %s", full_path)
 
 
 @contextmanager

@@ -97,9 +97,7 @@ def renew_after_restore() -> int:
 
 
 def _announce_stale(tags: set[str]) -> None:
-    # Robust: the write stands whatever a listener does; the pages render on their next visit.
-    for _receiver, error in signals.pages_stale.send_robust(sender=None, tags=sorted(tags)):
-        if isinstance(error, Exception):
-            logger.error(
-                "could not queue the re-render of pages for %s", sorted(tags), exc_info=error
-            )
+    try:
+        signals.pages_stale.send(sender=None, tags=sorted(tags))
+    except Exception:  # the write stands; the pages render on their next visit instead
+        logger.exception("could not queue the re-render of pages for %s", sorted(tags))

@@ -6,5 +6,6 @@ from django.dispatch import Signal
 pages_stale = Signal()
 
 # A visitor was served the previous version of the page at ``path`` (its full path with the
-# query): render it again in the background. A receiver that raises means it was not queued.
+# query): render it again in the background. A receiver that raises means it was not queued
+# (the sender logs it; the page is asked for again on the next visit).
 refresh_wanted = Signal()

@@ -22,7 +22,7 @@ from guides.pagecache import memory
 
 # Cached values are pickled objects (CachedPage, the selectors' dataclasses and models): raise
 # this when one of them changes shape, so that a deploy never unpickles the previous shape.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3  # 3: the cached classes moved modules (guides.caching, pricing.calculations)
 VERSION_PREFIX = "gpuguide:version:"
 
 

@@ -273,7 +273,7 @@ class GuidePage:
     figures: PageFigures = field(repr=False)
 
     # Built when first read: the parts of the page that show them read no price and are
-    # rendered once per guide, not after each price check (see caching.cached_fragment).
+    # rendered once per guide, not after each price check (see pagecache.fragments).
 
     @cached_property
     def memory_rules(self) -> list[MemoryRuleRow]:

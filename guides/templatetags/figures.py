@@ -1,4 +1,4 @@
-"""Template filters that format the service's raw Decimals for the active language.
+"""Template filters that format the pages' raw Decimals for the active language.
 
 Each wraps a ``guides.content.presentation`` function, the same ones prose tokens use; a missing
 value (None) renders as an empty string so templates can add their own ``default``.
