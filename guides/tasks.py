@@ -90,7 +90,7 @@ def _render(paths: list[str]) -> int:
     site = urlsplit(settings.SITE_URL)
     rendered = 0
     with http.refreshing():
-        for full_path in paths:
+        for position, full_path in enumerate(paths):
             request = _visitor_request(site, full_path)
             language = translation.get_language_from_path(request.path_info)
             try:
@@ -104,7 +104,8 @@ def _render(paths: list[str]) -> int:
             except Http404:
                 continue  # gone since it was listed (unpublished, renamed)
             except DatabaseError:
-                logger.warning("database unavailable: %d pages left to render", len(paths))
+                left = len(paths) - position
+                logger.warning("database unavailable: %d pages left to render again", left)
                 break
             except Exception:
                 logger.exception("could not render %s again", full_path)

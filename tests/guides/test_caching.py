@@ -232,6 +232,26 @@ def test_a_background_render_stores_the_page_a_visitor_would_get(client, seeded)
     assert stored == visited
 
 
+def test_a_background_render_stops_when_the_database_goes_away(seeded, monkeypatch, caplog):
+    """The pages left render on their next visit; one warning says how many, not one
+    traceback per page."""
+    resolve = tasks.resolve
+    calls = []
+
+    def failing_from_the_second(path):
+        calls.append(path)
+        if len(calls) > 1:
+            raise OperationalError("connection lost")
+        return resolve(path)
+
+    monkeypatch.setattr(tasks, "resolve", failing_from_the_second)
+    assert tasks._render(["/en/", "/en/gpus/", "/de/", "/ja/"]) == 1
+    assert len(calls) == 2
+    assert [r.getMessage() for r in caplog.records if r.name == "guides.tasks"] == [
+        "database unavailable: 3 pages left to render again"
+    ]
+
+
 # --- HTTP caching ------------------------------------------------------------------------
 
 
