@@ -108,6 +108,8 @@ MIDDLEWARE = [
     # answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The page cache's version check: read once per request at most (guides/pagecache/).
+    "guides.pagecache.versions.checked_once_per_request",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -183,21 +185,22 @@ try:
 except Exception as exc:
     exit_with(f"CACHE_URL is malformed: {exc}")
 if _cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    # The same backend, reusing its Redis client (gpuguide/lib/redis_cache.py).
+    # The same backend, reusing its Redis client and riding out an outage as a cache that
+    # holds nothing (gpuguide/lib/redis_cache.py). Short timeouts: a Redis that does not
+    # answer costs a visit at most this much, then is left alone for REDIS_RETRY_SECONDS.
     _cache["BACKEND"] = "gpuguide.lib.redis_cache.RedisCache"
+    _cache.setdefault("OPTIONS", {}).setdefault("socket_connect_timeout", 0.25)
+    _cache["OPTIONS"].setdefault("socket_timeout", 0.5)
+REDIS_RETRY_SECONDS = env.float("REDIS_RETRY_SECONDS", default=2.0)
 CACHES = {"default": _cache}
 
-# A page whose data changed this recently is still served from the cache while a background
-# task renders it again (stale-while-revalidate); an older change is rendered on the spot.
-PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=60)
-# Each worker serves a page it found current from its own memory this long before it asks the
-# shared cache again (0: always ask); a write in another worker is seen this much later.
-PAGE_CACHE_LOCAL_SECONDS = env.float("PAGE_CACHE_LOCAL_SECONDS", default=1.0)
+# Each worker keeps the pages it served last in its own memory (checked against the database's
+# version tokens on every visit, so never older than the data).
 PAGE_CACHE_LOCAL_PAGES = env.int("PAGE_CACHE_LOCAL_PAGES", default=100)  # ~5 MB per worker
-# What browsers and proxies are told about public pages (Cache-Control). Conditional requests
-# are answered with 304 by the page cache itself, from each page's ETag.
-PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=60)
-PAGE_BROWSER_STALE_SECONDS = env.int("PAGE_BROWSER_STALE_SECONDS", default=300)
+# What browsers and proxies are told about public pages (Cache-Control). 0: keep the page but
+# ask every time (the page cache answers with 304 from each page's ETag), so a write is on the
+# very next page; N seconds: browsers may show a page up to N seconds old.
+PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=0)
 
 # --- Sign-in: passwords, lockout, two-factor, the admin's path (README: "Accounts and sign-in")
 

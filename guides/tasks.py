@@ -1,9 +1,9 @@
 """Background re-rendering of cached pages, on Django's task framework (the django-tasks
 backport; its database backend in production, run by `manage.py db_worker`).
 
-No visitor waits for these: after a write commits, the pages it affected are rendered again
-here while visitors get the previous version. The page cache and the editorial code only
-announce what they want (``guides.pagecache.signals``, ``guides.editorial.signals``); the
+After a write commits, the pages it affected are rendered again here, so that with a shared
+cache (Redis) the first visitor after a write does not pay the render. The page cache and the
+editorial code only announce what they want (``guides.pagecache.signals``, ``guides.editorial.signals``); the
 receivers at the end of this module queue the tasks.
 """
 
@@ -29,6 +29,7 @@ from guides.editorial.share_images import draw_for_guide
 from guides.models import Guide
 from guides.pagecache import http
 from guides.pagecache import signals as pagecache_signals
+from guides.pagecache.versions import checked_once
 from guides.pages import selectors as guide_selectors
 
 logger = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ def _render(paths: list[str]) -> int:
             language = translation.get_language_from_path(request.path_info)
             try:
                 # In the page's language first: the URL patterns match its prefix only.
-                with translation.override(language or settings.LANGUAGE_CODE):
+                with translation.override(language or settings.LANGUAGE_CODE), checked_once():
                     request.LANGUAGE_CODE = translation.get_language()
                     match = request.resolver_match = resolve(request.path_info)
                     response = match.func(request, *match.args, **match.kwargs)
@@ -112,12 +113,6 @@ def _render(paths: list[str]) -> int:
                 continue
             rendered += 1
     return rendered
-
-
-@task()
-def refresh_pages(paths: list[str]) -> int:
-    """Render these pages again and store them (a stale page a visitor was just served)."""
-    return _render(paths)
 
 
 @task()
@@ -147,11 +142,6 @@ def draw_share_images(guide_id: int) -> list[str]:
 @receiver(pagecache_signals.pages_stale, dispatch_uid="refresh_affected_pages")
 def _queue_affected_pages(sender, tags: list[str], **_kwargs) -> None:
     refresh_affected_pages.enqueue(tags=tags)
-
-
-@receiver(pagecache_signals.refresh_wanted, dispatch_uid="refresh_pages")
-def _queue_page(sender, path: str, **_kwargs) -> None:
-    refresh_pages.enqueue(paths=[path])
 
 
 @receiver(editorial_signals.guide_published, dispatch_uid="draw_share_images")

@@ -210,6 +210,7 @@ def _empty_cache():
     the pages, reads and schedule this process remembers (guides.pagecache.memory,
     guides.editorial.revisions)."""
     from guides.editorial.revisions import forget_schedule
+    from guides.pagecache import versions
     from guides.pagecache.memory import forget_local_reads, forget_recent_pages
 
     def forget() -> None:
@@ -217,6 +218,7 @@ def _empty_cache():
         forget_schedule()
         forget_recent_pages()
         forget_local_reads()
+        versions.forget()
 
     forget()
     yield

@@ -11,12 +11,8 @@ os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
 os.environ.setdefault("REQUIRE_2FA_FOR_ADMINISTRATORS", "false")
 # Playwright's session-long event loop shares the test thread with the (sync) ORM.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-# Canonical and hreflang URLs as the test client's host; stale pages are re-rendered at once
-# (tests/guides/test_caching.py turns stale-while-revalidate on where it is tested).
+# Canonical and hreflang URLs as the test client's host.
 os.environ.setdefault("SITE_URL", "http://testserver")
-os.environ.setdefault("PAGE_CACHE_STALE_SECONDS", "0")
-# Each cached visit asks the shared cache (tests/guides/test_caching.py tests the worker's copy).
-os.environ.setdefault("PAGE_CACHE_LOCAL_SECONDS", "0")
 
 from gpuguide.settings import *  # noqa: E402, F403
 

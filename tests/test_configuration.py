@@ -26,8 +26,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     # read no .env file (a developer's own, written by `make run`) unless a test names one.
     ours = {
         "DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS",
-        "DJANGO_ALLOW_ASYNC_UNSAFE", "ENV_FILE", "SITE_URL", "PAGE_CACHE_STALE_SECONDS",
-        "PAGE_CACHE_LOCAL_SECONDS",
+        "DJANGO_ALLOW_ASYNC_UNSAFE", "ENV_FILE", "SITE_URL",
     }  # fmt: skip
     clean = {k: v for k, v in os.environ.items() if k not in ours}
     clean.update({"ENV_FILE": ""}, **env, DJANGO_SETTINGS_MODULE="gpuguide.settings")

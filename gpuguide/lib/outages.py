@@ -126,15 +126,18 @@ def _cache_ok() -> bool:
 @never_cache
 @require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
-    """Readiness: 200 when the database and the cache answer, else 503 naming what failed."""
+    """Readiness: 503 when the database does not answer; 200 otherwise, "degraded" when only
+    the cache fails (pages then render from the database: slower, still right, so a load
+    balancer must keep sending visitors)."""
     checks = {"database": _database_ok(), "cache": _cache_ok()}
     failed = sorted(name for name, ok in checks.items() if not ok)
+    unavailable = not checks["database"]
     body = {
-        "status": "unavailable" if failed else "ok",
+        "status": "unavailable" if unavailable else "degraded" if failed else "ok",
         "checks": {name: "ok" if ok else "failed" for name, ok in checks.items()},
         "failed": failed,
     }
-    response = JsonResponse(body, status=503 if failed else 200)
-    if failed:
+    response = JsonResponse(body, status=503 if unavailable else 200)
+    if unavailable:
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response

@@ -1,17 +1,18 @@
 """The HTTP page cache: anonymous GETs served from the cache, successful renders stored.
 
-A page is stored with the tokens of the tags it read (``versions``) and served while they are
-current; just after a write, the previous page for up to ``PAGE_CACHE_STALE_SECONDS`` while
-``signals.refresh_wanted`` asks for it to be rendered again; later it is rendered on the spot.
-Each worker serves a page it found current from its own memory for
-``PAGE_CACHE_LOCAL_SECONDS`` before it asks the shared cache again. Responses carry an ETag,
-Last-Modified and the browser's Cache-Control, and the body gzipped once when stored.
+A page is stored with the tokens of the tags it read (``versions``) and served only while the
+database still holds those tokens: every visit checks them (``versions.current``, one query),
+so a write committed by any process is on the next page anyone is served, and no visitor gets
+an older page after a newer one. A page found current is kept in the worker's own memory too
+(``memory.recent_pages``), so a busy page is not fetched and unpickled from a shared cache on
+every visit; it is checked against the tokens all the same. Responses carry an ETag,
+Last-Modified and the browser's Cache-Control (by default: keep, but ask every time, which
+the ETag answers with 304), and the body gzipped once when stored.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -33,22 +34,12 @@ from django.utils.text import compress_string
 from django.utils.translation import get_language
 
 from gpuguide.lib import cache_tags
-from guides.pagecache import memory, signals
-from guides.pagecache.versions import (
-    CACHE_FORMAT,
-    VERSION_PREFIX,
-    current_versions,
-    seconds_until_tomorrow,
-    version_age_seconds,
-)
-
-logger = logging.getLogger(__name__)
+from guides.pagecache import memory, versions
+from guides.pagecache.versions import CACHE_FORMAT, seconds_until_tomorrow
 
 PAGE_PREFIX = f"gpuguide:page:{CACHE_FORMAT}:"
-REFRESH_PREFIX = "gpuguide:refreshing:"
-REFRESH_LOCK_SECONDS = 60  # one background re-render per page at a time
 
-# Set while a background task re-renders pages: skip the lookup, render and store.
+# Set while a background task renders pages again: skip the lookup, render and store.
 _refreshing: ContextVar[bool] = ContextVar("gpuguide_refreshing", default=False)
 
 
@@ -103,74 +94,35 @@ def cache_public_page(view: Callable | None = None, *, query: Iterable[str] = ()
                 response = view(request, *args, **kwargs)
                 add_never_cache_headers(response)  # private, no-store: may be a draft
                 return response
-            return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
+            with versions.checked_once():  # (the middleware's, where it runs)
+                return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
 
         return wrapper
 
     return decorate(view) if view is not None else decorate
 
 
-def _lookup(key: str) -> tuple[CachedPage | None, dict[str, str] | None]:
-    """The cached page at ``key`` and the current tokens of the tags it read."""
-    tags = memory.tags_seen.get(key) or ()
-    found = cache.get_many([key, *(VERSION_PREFIX + tag for tag in tags)])
-    page = found.pop(key, None)
-    if page is None:
-        return None, None
-    tokens = {k.removeprefix(VERSION_PREFIX): token for k, token in found.items()}
-    if set(tokens) != set(page.tokens):  # first visit here, or tags changed: ask for them
-        memory.tags_seen.put(key, tuple(page.tokens))
-        tokens = current_versions(page.tokens)
-    return page, tokens
-
-
 def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]) -> HttpResponse:
     key = page_key(get_language(), request.path, request.GET)
     if _refreshing.get():
-        page, tokens = None, None
-    else:
-        page = _recent_page(key)
-        if page is not None:
-            return _response(request, page, "hit")
-        page, tokens = _lookup(key)
+        return _render_and_store(key, render, request)
+    snapshot = versions.current()
+    page = memory.recent_pages.get(key)
+    if page is None or (snapshot is not None and not versions.is_current(page.tokens, snapshot)):
+        page = cache.get(key)
     if page is not None:
-        if tokens is None:  # the database is down and the cache lost a token: still serve
+        if snapshot is None:  # the database is down, so nothing changed since: still serve
             return _response(request, page, "hit")
-        changed = [token for tag, token in tokens.items() if token != page.tokens[tag]]
-        if not changed:
-            _remember_recent(key, page)
+        if versions.is_current(page.tokens, snapshot):
+            memory.recent_pages.put(key, page)
             return _response(request, page, "hit")
-        if min(map(version_age_seconds, changed)) < settings.PAGE_CACHE_STALE_SECONDS:
-            _refresh_later(key, request.get_full_path())
-            return _response(request, page, "stale")
     return _render_and_store(key, render, request)
-
-
-# --- this worker's copy of the pages it served last ---------------------------------------
-# A page found current in the shared cache is kept in the worker's memory and served from
-# there, without asking the shared cache again, for PAGE_CACHE_LOCAL_SECONDS (a second): a
-# busy page then costs one round trip to Redis a second per worker rather than one a visit.
-# A write in this process empties it at once; a write in another process is seen here up to
-# that much later (the shared cache already serves a changed page for up to
-# PAGE_CACHE_STALE_SECONDS while it is rendered again).
-
-
-def _recent_page(key: str) -> CachedPage | None:
-    found = memory.recent_pages.get(key)
-    if found is None or time.monotonic() - found[0] >= settings.PAGE_CACHE_LOCAL_SECONDS:
-        return None
-    return found[1]
-
-
-def _remember_recent(key: str, page: CachedPage) -> None:
-    if settings.PAGE_CACHE_LOCAL_SECONDS > 0:
-        memory.recent_pages.put(key, (time.monotonic(), page))
 
 
 def _render_and_store(
     key: str, render: Callable[[], HttpResponse], request: HttpRequest | None = None
 ) -> HttpResponse:
-    with cache_tags.recording(current_versions) as tokens:
+    with cache_tags.recording(versions.current_versions) as tokens:
         response = render()
         if hasattr(response, "render"):
             response.render()  # inside the recording: templates may still read
@@ -225,20 +177,17 @@ def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
     response["ETag"] = page.etag
     response["Last-Modified"] = http_date(page.stored_at)
     # Set whole rather than patched: a cached page has no Cache-Control of its own to merge.
-    response["Cache-Control"] = (
-        f"public, max-age={settings.PAGE_BROWSER_MAX_AGE}, "
-        f"stale-while-revalidate={settings.PAGE_BROWSER_STALE_SECONDS}"
-    )
+    response["Cache-Control"] = browser_cache_control()
 
 
-def _refresh_later(key: str, full_path: str) -> None:
-    if not cache.add(REFRESH_PREFIX + key, 1, REFRESH_LOCK_SECONDS):
-        return  # already asked for
-    try:
-        signals.refresh_wanted.send(sender=None, path=full_path)
-    except Exception:  # the visitor still gets the previous page; the next one asks again
-        cache.delete(REFRESH_PREFIX + key)
-        logger.exception("could not queue the re-render of %s", full_path)
+def browser_cache_control() -> str:
+    """What browsers and proxies may do with a public page. By default they keep it but ask
+    every time (``no-cache``), which costs a 304 and keeps the promise that a write is on the
+    next page a visitor sees; a max-age lets them skip asking, so a write reaches them that
+    much later."""
+    if settings.PAGE_BROWSER_MAX_AGE <= 0:
+        return "public, no-cache"
+    return f"public, max-age={settings.PAGE_BROWSER_MAX_AGE}"
 
 
 @contextmanager

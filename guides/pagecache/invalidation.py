@@ -46,8 +46,8 @@ def writes_not_live() -> Iterator[None]:
 
 
 def invalidate(tags: Iterable[str]) -> None:
-    """New tokens now, inside the writer's transaction (no page rendered from here on counts
-    as current), and again once it commits (pages rendered meanwhile read the old data)."""
+    """New tokens, inside the writer's transaction (they commit with its data, see
+    ``versions.replace_versions``); once it commits, ``signals.pages_stale``."""
     if _writes_not_live.get():
         return
     tags = set(tags)
@@ -63,8 +63,9 @@ def invalidate(tags: Iterable[str]) -> None:
         pending = _AfterCommit()
         transaction.on_commit(pending)
     # Once per tag and transaction: a guide saved with its 30 inline rows is one replacement.
-    versions.replace_versions(tags - pending.tags)
-    pending.tags |= tags
+    if tags - pending.tags:
+        versions.replace_versions(tags - pending.tags)
+        pending.tags |= tags
 
 
 class _AfterCommit:
@@ -74,7 +75,6 @@ class _AfterCommit:
         self.tags: set[str] = set()
 
     def __call__(self) -> None:
-        versions.replace_versions(self.tags)
         _announce_stale(self.tags)
 
 
@@ -86,12 +86,13 @@ def invalidate_everything() -> None:
 def renew_after_restore() -> int:
     """New tokens for every tag after a restore put old ones back, and an empty cache.
 
-    The restored tokens are ones pages may have been cached under; random new ones match none.
-    Returns how many tags were renewed.
+    Pages cached under the restored tokens show the restored data, so even a restore stopped
+    before this point serves no stale page (the restored generation differs from every
+    process's, so each reads the restored tokens); new tokens and an empty cache make sure,
+    and free the memory. Returns how many tags were renewed.
     """
     tags = versions.all_tags() | {cache_tags.SITE}
-    with transaction.atomic():
-        versions.replace_versions(tags)
+    versions.replace_versions(tags)
     cache.clear()  # this process's cache, which is every worker's with a shared CACHE_URL
     return len(tags)
 

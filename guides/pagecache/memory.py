@@ -1,10 +1,10 @@
-"""What each worker keeps in its own memory, bounded: the pages it found current, the cached
-reads and fragments it used last, and the tags each cached page read.
+"""What each worker keeps in its own memory, bounded: the pages it found current and the
+cached reads and fragments it used last.
 
 A shared cache (Redis) costs a round trip and an unpickling per read; these copies save both.
-Each holds only what its key says is current (the keys carry the version tokens, or the page
-is checked against them), so nothing here is ever older than the data; a write in this
-process empties the pages at once (``versions.replace_versions``).
+Nothing here is trusted on its own: the reads' and fragments' keys carry the version tokens,
+and a page is checked against the current tokens on every visit (``http``), so a write in any
+process makes what it changed unused here at once.
 """
 
 from __future__ import annotations
@@ -13,11 +13,8 @@ from django.conf import settings
 
 from gpuguide.lib.local_memory import LocalMemory
 
-# Page key -> (monotonic time it was found current, the CachedPage): see http.
+# Page key -> the CachedPage last found current (see http).
 recent_pages = LocalMemory(lambda: settings.PAGE_CACHE_LOCAL_PAGES)
-# Page key -> the tags its cached page read, as last seen: lets a visit fetch the page and its
-# tokens in one round trip to a shared cache instead of two.
-tags_seen = LocalMemory(10_000)
 # What reads.cached_under returned lately, by its token'd key: asked again (the providers three
 # times a page, the guide on every render after a price check), it is not fetched from the
 # shared cache and unpickled again. Values are shared, so never changed by their readers (the
@@ -29,7 +26,7 @@ frames = LocalMemory(2048)
 
 
 def forget_recent_pages() -> None:
-    """Empty this worker's copy of pages (a write here, or a test starting)."""
+    """Empty this worker's copy of pages (a test starting)."""
     recent_pages.clear()
 
 

@@ -1,29 +1,58 @@
 """Version tokens: one per tag of data (``gpuguide.lib.cache_tags``), replaced by every write.
 
-A token is random, prefixed with the time it was made, so it never repeats (even after a
-restore) and tells how long ago its data changed. Tokens live in the cache, so that a cached
-visit reads no table, and in the database (``ContentVersion``) as the fallback when the cache
-has lost them.
+The database (``ContentVersion``) is their only home, so every process (app servers, the task
+worker, a command, a restore) agrees on them, whatever the cache holds or has lost. One more
+row, the *generation*, is replaced by every committed write: a visit reads it (one query on
+its primary-key index, once per request, see ``checked_once``) and reads the whole table again
+only when it moved. So a write committed by any process counts on the very next visit
+anywhere, and a cache restarted with older data, or emptied, or down, can never make an older
+page current: a page is current only under the tokens the database holds now.
+
+A token is random, prefixed with the time it was made, so it never repeats.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import timedelta
 
-from django.core.cache import cache
-from django.db import DatabaseError
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from guides.models import ContentVersion
-from guides.pagecache import memory
 
 # Cached values are pickled objects (CachedPage, the selectors' dataclasses and models): raise
 # this when one of them changes shape, so that a deploy never unpickles the previous shape.
-CACHE_FORMAT = 3  # 3: the cached classes moved modules (guides.caching, pricing.calculations)
-VERSION_PREFIX = "gpuguide:version:"
+CACHE_FORMAT = 4  # 4: CachedPage lost nothing, but tokens left the cache (no VERSION_PREFIX)
+# The generation's tag: no data tag has this name (cache_tags' tags are words and pk's).
+GENERATION = "*"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The whole token table as one process last read it."""
+
+    generation: str  # "" where no write has made one yet
+    tokens: dict[str, str]  # tag -> token (never changed once made: replaced whole)
+
+
+_snapshot: Snapshot | None = None  # this process's copy, replaced whole (threads share it)
+_snapshot_lock = threading.Lock()
+
+
+class _Check:
+    """What one request (or one background render) has checked so far."""
+
+    snapshot: Snapshot | None = None
+
+
+_check: ContextVar[_Check | None] = ContextVar("gpuguide_version_check", default=None)
 
 
 def new_version() -> str:
@@ -31,59 +60,156 @@ def new_version() -> str:
     return f"{time.time_ns() // 1_000_000}-{secrets.token_hex(8)}"
 
 
-def version_age_seconds(token: str) -> float:
-    milliseconds, _, _random = token.partition("-")
-    return time.time() - int(milliseconds) / 1000 if milliseconds.isdigit() else float("inf")
+@contextmanager
+def checked_once() -> Iterator[None]:
+    """Inside: the generation is read at most once (a request, a background render), not on
+    every ``current_versions``; a write inside makes the next call read it again. Nested, the
+    outer one counts."""
+    if _check.get() is not None:
+        yield
+        return
+    reset = _check.set(_Check())
+    try:
+        yield
+    finally:
+        _check.reset(reset)
+
+
+def checked_once_per_request(get_response):
+    """Middleware: every request reads the generation at most once, and only if it asks for a
+    token (a cached page, a cached read, the dashboard)."""
+
+    def middleware(request):
+        with checked_once():
+            return get_response(request)
+
+    return middleware
+
+
+def current() -> Snapshot | None:
+    """The tokens as the database holds them now; None when it cannot be reached."""
+    check = _check.get()
+    if check is not None and check.snapshot is not None:
+        return check.snapshot
+    try:
+        snapshot = _read()
+    except DatabaseError:
+        return None
+    if check is not None:
+        check.snapshot = snapshot
+    return snapshot
 
 
 def current_versions(tags: Iterable[str]) -> dict[str, str] | None:
-    """Each tag's current token, from the cache, else from the database (and cached again).
-
-    None when the cache lacks one and the database cannot be reached.
-    """
+    """Each tag's current token; None when the database cannot be reached."""
     tags = list(tags)
-    found = {
-        key.removeprefix(VERSION_PREFIX): token
-        for key, token in cache.get_many([VERSION_PREFIX + tag for tag in tags]).items()
-    }
-    missing = [tag for tag in tags if tag not in found]
-    if missing:
+    snapshot = current()
+    if snapshot is None:
+        return None
+    unseen = [tag for tag in tags if tag not in snapshot.tokens]
+    if unseen:
         try:
-            loaded = _versions_from_database(missing)
+            snapshot = _with_first_tokens(snapshot, unseen)
         except DatabaseError:
             return None
-        for tag, token in loaded.items():
-            # add, not set: a writer may have put a newer token there since we read ours.
-            cache.add(VERSION_PREFIX + tag, token, None)
-        found.update(loaded)
-    return found
+    return {tag: snapshot.tokens[tag] for tag in tags}
 
 
-def _versions_from_database(tags: list[str]) -> dict[str, str]:
-    rows = dict(ContentVersion.objects.filter(tag__in=tags).values_list("tag", "token"))
-    unseen = [tag for tag in tags if tag not in rows]
-    if unseen:  # never written: a first token (the row a concurrent worker wrote first wins)
-        ContentVersion.objects.bulk_create(
-            [ContentVersion(tag=tag, token=new_version()) for tag in unseen], ignore_conflicts=True
+def is_current(page_tokens: dict[str, str], snapshot: Snapshot) -> bool:
+    """Whether what was made under ``page_tokens`` is still current in ``snapshot``."""
+    tokens = snapshot.tokens
+    return all(tokens.get(tag) == token for tag, token in page_tokens.items())
+
+
+def _read() -> Snapshot:
+    global _snapshot
+    generation = _generation()
+    known = _snapshot
+    if known is not None and generation is not None and known.generation == generation:
+        return known
+    tokens = dict(ContentVersion.objects.values_list("tag", "token"))
+    fresh = Snapshot(generation=tokens.get(GENERATION, ""), tokens=tokens)
+    if not _uncommitted_tokens():
+        with _snapshot_lock:
+            _snapshot = fresh
+    return fresh
+
+
+def _generation() -> str | None:
+    # Raw SQL: this runs on every visit, and the ORM's query building costs more than the query.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT token FROM {ContentVersion._meta.db_table} WHERE tag = %s", [GENERATION]
         )
-        rows.update(ContentVersion.objects.filter(tag__in=unseen).values_list("tag", "token"))
-    return rows
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _with_first_tokens(snapshot: Snapshot, tags: list[str]) -> Snapshot:
+    """``snapshot`` with a first token for tags never written (the row a concurrent process
+    wrote first wins). A first token versions no change, so the generation stays."""
+    global _snapshot
+    ContentVersion.objects.bulk_create(
+        [ContentVersion(tag=tag, token=new_version()) for tag in tags], ignore_conflicts=True
+    )
+    found = dict(ContentVersion.objects.filter(tag__in=tags).values_list("tag", "token"))
+    extended = Snapshot(snapshot.generation, {**snapshot.tokens, **found})
+    with _snapshot_lock:
+        if _snapshot is snapshot and not _uncommitted_tokens():
+            _snapshot = extended
+    check = _check.get()
+    if check is not None:
+        check.snapshot = extended
+    return extended
 
 
 def replace_versions(tags: Iterable[str]) -> None:
-    """One new token for all of ``tags``, in the database and the cache."""
-    memory.forget_recent_pages()  # this worker's copy may hold pages that read them
+    """One new token for all of ``tags`` and the generation, in the writer's transaction.
 
-    token, tags = new_version(), sorted(set(tags))
-    for tag in tags:
-        if not ContentVersion.objects.filter(tag=tag).update(token=token):  # a tag's first write
-            ContentVersion.objects.get_or_create(tag=tag, defaults={"token": token})
-    cache.set_many({VERSION_PREFIX + tag: token for tag in tags}, None)
+    So they commit with the data they version, or not at all: no process sees new data under
+    an old token, or a new token before its data. (On PostgreSQL the generation's row stays
+    locked until the writer commits: content writes take turns, as on SQLite.)
+    """
+    token, tags = new_version(), sorted(set(tags) | {GENERATION})  # "*" first: one lock order
+    with transaction.atomic():
+        for tag in tags:
+            if not ContentVersion.objects.filter(tag=tag).update(token=token):  # a first write
+                ContentVersion.objects.get_or_create(tag=tag, defaults={"token": token})
+    if connection.in_atomic_block and not _uncommitted_tokens():
+        transaction.on_commit(_Committed())
+    forget()
+
+
+class _Committed:
+    """Marks a transaction that replaced tokens, until it commits (or rolls back, which drops
+    it): this connection's reads of the table are not kept for the process meanwhile. Kept,
+    other threads would store pages rendered from the committed data under tokens that the
+    commit then makes current."""
+
+    def __call__(self) -> None:
+        forget()
+
+
+def _uncommitted_tokens() -> bool:
+    return connection.in_atomic_block and any(
+        isinstance(callback, _Committed) for _savepoints, callback, _robust in connection.run_on_commit
+    )
+
+
+def forget() -> None:
+    """This process reads the token table again on its next check (a write here, or a test
+    starting on rolled-back data)."""
+    global _snapshot
+    with _snapshot_lock:
+        _snapshot = None
+    check = _check.get()
+    if check is not None:
+        check.snapshot = None
 
 
 def all_tags() -> set[str]:
-    """Every tag that has a token in the database."""
-    return set(ContentVersion.objects.values_list("tag", flat=True))
+    """Every data tag that has a token in the database."""
+    return set(ContentVersion.objects.values_list("tag", flat=True)) - {GENERATION}
 
 
 def seconds_until_tomorrow() -> int:

@@ -85,17 +85,19 @@ def add_long_history() -> int:
     return len(rows)
 
 
-def test_every_public_page_makes_at_most_12_queries_and_a_cache_hit_none(client, seeded):
+def test_every_public_page_makes_at_most_12_queries_and_a_cache_hit_one(client, seeded):
     counts = all_counts(client)
     assert max(counts.values()) <= 12, counts
     assert min(counts.values()) >= 0
-    assert {url: hit_queries(client, url) for url in CACHED} == dict.fromkeys(CACHED, 0)
+    # The one: has any content changed since (the version check, guides/pagecache/versions.py)?
+    assert {url: hit_queries(client, url) for url in CACHED} == dict.fromkeys(CACHED, 1)
 
 
 @pytest.mark.django_db
 def test_the_counts_stay_the_same_with_a_long_history(client, seeded):
     small = all_counts(client)
     assert add_long_history() > 2_500
+    as_if_committed()
     assert all_counts(client) == small
 
 
@@ -126,35 +128,37 @@ def dashboard_queries(client, language: str = "en") -> int:
 
 def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, seeded, admin_user):
     """Its warnings are cached under the tokens of every tag they read (guides.editorial.dashboard),
-    so a visit makes 6 queries until a write: the session, the user, two-factor, the guides' keys
-    (their tags) and the admin's recent actions. After a price check: 24 (the guides with
-    their rows, prices, check dates, measurements, published comparisons, stale sources, and
-    4 for the translations' bases and texts, each read once for all guides); after a write to
-    shared data, 30 (methods, rules, blocks and facts are read again too). More guides or
-    more history add none."""
+    so a visit makes 7 queries until a write: the session, the user, two-factor, the version
+    check, the guides' keys (their tags) and the admin's recent actions. After a price check:
+    26 (the token table read again, the guides with their rows, prices, check dates,
+    measurements, published comparisons, stale sources, and 4 for the translations' bases and
+    texts, each read once for all guides); after a write to shared data, 32 (methods, rules,
+    blocks and facts are read again too). More guides or more history add none."""
     client.force_login(admin_user)
     client.get("/en/admin/")  # the version tokens exist from here on, as in production
     house = Provider.objects.get(is_house=True)
 
     def after_writes() -> list[int]:
         invalidate({cache_tags.prices(house.pk)})
+        as_if_committed()
         counts = [dashboard_queries(client), dashboard_queries(client)]
         invalidate_everything()
+        as_if_committed()
         return [*counts, dashboard_queries(client)]
 
-    assert after_writes() == [24, 6, 30]
+    assert after_writes() == [26, 7, 32]
     source = guide_for_page(slug=GUIDE_SLUG)
     clone_guide(source, LanguageModel.objects.get(slug="qwen-2.5-7b"), publish=True)
     add_long_history()
     as_if_committed()  # a token is replaced once per transaction: commit, as a request would
     client.get("/en/admin/")
-    assert after_writes() == [24, 6, 30]
+    assert after_writes() == [26, 7, 32]
 
 
 def test_the_task_after_a_write_computes_the_dashboard_before_the_next_visit(
     client, seeded, admin_user
 ):
-    """With the task worker running, even the first visit after a price check makes the 6
+    """With the task worker running, even the first visit after a price check makes the 7
     queries of any visit: the task that re-renders the affected pages computes the warnings
     too, in every language, for those who may record prices and for those who may not."""
     from guides import tasks
@@ -163,5 +167,6 @@ def test_the_task_after_a_write_computes_the_dashboard_before_the_next_visit(
     client.get("/en/admin/")
     tag = cache_tags.prices(Provider.objects.get(is_house=True).pk)
     invalidate({tag})
+    as_if_committed()
     assert tasks.refresh_affected_pages.call(tags=[tag]) > 0
-    assert [dashboard_queries(client, language) for language in ("en", "de", "ja")] == [6] * 3
+    assert [dashboard_queries(client, language) for language in ("en", "de", "ja")] == [7] * 3
