@@ -138,6 +138,7 @@ def _render_and_store(
         gzipped=compress_string(body),
     )
     cache.set(key, page, seconds_until_tomorrow())
+    memory.recent_pages.put(key, page)
     _add_http_caching(response, page)
     if request is not None:
         _encode(request, response, page)
