@@ -197,6 +197,9 @@ CACHES = {"default": _cache}
 # Each worker keeps the pages it served last in its own memory (checked against the database's
 # version tokens on every visit, so never older than the data).
 PAGE_CACHE_LOCAL_PAGES = env.int("PAGE_CACHE_LOCAL_PAGES", default=100)  # ~5 MB per worker
+# Pages as of a past day (?as_of=) are stored only for the last this many days: older days
+# render on each visit (each valid day would be an entry per page; few are asked for twice).
+PAGE_CACHE_PAST_DAYS = env.int("PAGE_CACHE_PAST_DAYS", default=7)
 # What browsers and proxies are told about public pages (Cache-Control). 0: keep the page but
 # ask every time (the page cache answers with 304 from each page's ETag), so a write is on the
 # very next page; N seconds: browsers may show a page up to N seconds old.

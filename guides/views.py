@@ -130,7 +130,7 @@ def _revision_preview(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-@cache_public_page(query=[AS_OF])
+@cache_public_page(query=[AS_OF], days=[AS_OF])
 def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
@@ -145,7 +145,7 @@ def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
-@cache_public_page(query=[AS_OF])
+@cache_public_page(query=[AS_OF], days=[AS_OF])
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
         at = _as_of(request)
@@ -200,7 +200,7 @@ _cached_vram = cache_public_page(_vram)
 
 
 @require_safe
-@cache_public_page(query=[AS_OF])
+@cache_public_page(query=[AS_OF], days=[AS_OF])
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
     # Only pairs editors published have a page (staff preview the others).
     if not request.user.is_staff and not selectors.comparison_is_published(

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import date
 from functools import wraps
 
 from django.conf import settings
@@ -30,6 +31,7 @@ from django.utils.cache import (
     patch_vary_headers,
 )
 from django.utils.http import http_date
+from django.utils import timezone
 from django.utils.text import compress_string
 from django.utils.translation import get_language
 
@@ -79,12 +81,17 @@ def _only(query: QueryDict, names: Iterable[str]) -> QueryDict:
     return kept
 
 
-def cache_public_page(view: Callable | None = None, *, query: Iterable[str] = ()) -> Callable:
+def cache_public_page(
+    view: Callable | None = None, *, query: Iterable[str] = (), days: Iterable[str] = ()
+) -> Callable:
     """Serve anonymous GETs from the cache; store successful renders.
 
     ``query``: the parameters the page reads. The others are dropped before the view runs.
+    ``days``: those of them that name a day (``?as_of=2026-11-01``). A page for a day more than
+    ``PAGE_CACHE_PAST_DAYS`` ago is rendered, never stored: each of the thousands of valid days
+    would be an entry per page, and hardly any is asked for twice.
     """
-    names = tuple(query)
+    names, dated = tuple(query), tuple(days)
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(view)
@@ -94,12 +101,27 @@ def cache_public_page(view: Callable | None = None, *, query: Iterable[str] = ()
                 response = view(request, *args, **kwargs)
                 add_never_cache_headers(response)  # private, no-store: may be a draft
                 return response
+            if _long_ago(request.GET, dated):
+                return view(request, *args, **kwargs)
             with versions.checked_once():  # (the middleware's, where it runs)
                 return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
 
         return wrapper
 
     return decorate(view) if view is not None else decorate
+
+
+def _long_ago(query: QueryDict, names: tuple[str, ...]) -> bool:
+    """Whether a day the query names lies more than PAGE_CACHE_PAST_DAYS before today (a
+    malformed one is the view's to refuse, and a refusal is never stored)."""
+    for name in names:
+        try:
+            day = date.fromisoformat(query.get(name, ""))
+        except ValueError:
+            continue
+        if (timezone.localdate() - day).days > settings.PAGE_CACHE_PAST_DAYS:
+            return True
+    return False
 
 
 def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]) -> HttpResponse:

@@ -157,8 +157,22 @@ def test_parameters_a_page_does_not_use_make_no_entry_and_never_reach_the_page(c
         assert response.status_code == 200
         assert "crawler" not in response.content.decode()  # not in the language links either
     assert page_entries() == 1
-    client.get(GPUS, {"as_of": "2026-11-01"})  # a parameter the page reads: its own entry
+    client.get(GPUS, {"as_of": "2026-11-25"})  # a parameter the page reads: its own entry
     assert page_entries() == 2
+
+
+def test_pages_as_of_a_day_long_ago_are_rendered_not_stored(client, seeded, settings):
+    """Each valid day would be an entry per page (a check dated 2000-01-03 opens 9,500 of
+    them); only the last PAGE_CACHE_PAST_DAYS days are stored. Today is 2026-11-29."""
+    settings.PAGE_CACHE_PAST_DAYS = 7
+    for day in ("2026-11-22", "2026-11-21", "2026-10-30"):
+        response = client.get(GPUS, {"as_of": day})
+        assert response.status_code == 200
+    assert page_entries() == 1  # 2026-11-22, seven days ago
+    old = client.get(URL, {"as_of": "2026-11-01"})
+    assert old.status_code == 200 and "X-Page-Cache" not in old
+    assert page_entries() == 1
+    assert client.get(GPUS, {"as_of": "2000-01-03"}).status_code == 400  # before any check
 
 
 def test_cache_keys_stay_short_and_plain_whatever_the_path(client, seeded):

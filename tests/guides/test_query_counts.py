@@ -20,14 +20,17 @@ from ..conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_page
 CACHED = [
     "/en/",
     f"/en/guides/{GUIDE_SLUG}/",
-    f"/de/guides/{GUIDE_SLUG}/?as_of=2026-11-01",
+    f"/de/guides/{GUIDE_SLUG}/?as_of=2026-11-25",  # as of a recent day: stored
     "/ja/gpus/",
-    "/en/gpus/?as_of=2026-11-01",
+    "/en/gpus/?as_of=2026-11-25",
     "/en/vram/",
     "/en/compare/h100-vs-a100-80gb/",
-    "/de/compare/h100-vs-a100-80gb/?as_of=2026-11-01",
+    "/de/compare/h100-vs-a100-80gb/?as_of=2026-11-25",
 ]
 RENDERED_EACH_TIME = [
+    f"/de/guides/{GUIDE_SLUG}/?as_of=2026-11-01",  # longer ago than PAGE_CACHE_PAST_DAYS
+    "/en/gpus/?as_of=2026-11-01",
+    "/de/compare/h100-vs-a100-80gb/?as_of=2026-11-01",
     "/en/vram/?params=405",
     "/en/vram/?params=70&method=qlora&model=llama-3.1-70b",
 ]
