@@ -370,11 +370,12 @@ class TranslationBasis(models.Model):
 
 
 class ContentVersion(models.Model):
-    """The version token of one cache tag (gpuguide/lib/cache_tags.py, guides/pagecache/).
+    """The version token of one cache tag (gpuguide/lib/cache_tags.py, guides/pagecache/),
+    and the generation (tag ``*``), replaced by every content write.
 
-    Written in the same transaction as the data it versions, and random, so that a restored
-    backup can never bring back a token that pages were cached under. The cache holds a copy
-    (a cached visit reads no table); this row is the fallback when the cache has lost it.
+    Written in the same transaction as the data it versions, so they commit together; the only
+    copy (caches hold none), so every process agrees on what is current. Random and never
+    repeated: a page cached under a token shows the data of that token, a restore included.
     """
 
     tag = models.CharField(max_length=64, unique=True)

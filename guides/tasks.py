@@ -3,8 +3,8 @@ backport; its database backend in production, run by `manage.py db_worker`).
 
 After a write commits, the pages it affected are rendered again here, so that with a shared
 cache (Redis) the first visitor after a write does not pay the render. The page cache and the
-editorial code only announce what they want (``guides.pagecache.signals``, ``guides.editorial.signals``); the
-receivers at the end of this module queue the tasks.
+editorial code only announce what they want (``guides.pagecache.signals``,
+``guides.editorial.signals``); the receivers at the end of this module queue the tasks.
 """
 
 from __future__ import annotations

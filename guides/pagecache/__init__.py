@@ -6,19 +6,20 @@
   ``SITE_URL``.
 - **Versions** (``versions``): a page records the tags of the data it reads
   (``gpuguide.lib.cache_tags``), each with the tag's current token, and is stored with them. A
-  write replaces the tokens of the tags it touches (``invalidation``), so only the pages that
-  read that data go stale (a price check: the pages quoting that provider; an edit: that
-  guide). Tokens are random (never repeated, even after a restore), kept in the cache so that a
-  cached visit reads no table, and in the database as the fallback when the cache has lost them.
+  write replaces the tokens of the tags it touches and the *generation*, in its own transaction
+  (``invalidation``), so only the pages that read that data go stale (a price check: the pages
+  quoting that provider; an edit: that guide). Tokens live in the database only: every visit
+  reads the generation (one query) and serves a cached page only under the tokens the database
+  holds now, so a write by any process is on the very next page anyone is served, and a cache
+  that lost, kept or got back older entries can cost renders but never serve an older page.
 - **After a write commits**, ``signals.pages_stale`` announces the tags; the task worker
-  (``guides.tasks``) listens and renders the affected pages again. A visitor who comes first
-  gets the previous page for up to ``PAGE_CACHE_STALE_SECONDS`` after the change
-  (stale-while-revalidate) and ``signals.refresh_wanted`` asks for that page again in the
-  background; after that, a stale page is rendered on the spot.
-- Entries expire at the next local midnight ("today" moves on), at the latest.
+  (``guides.tasks``) listens and renders the affected pages again into the shared cache, so
+  that the first visitor after a write does not pay the render (with Redis).
+- Entries expire at the next local midnight ("today" moves on), at the latest; pages as of a
+  day longer ago than ``PAGE_CACHE_PAST_DAYS`` are not stored at all.
 - **Cached reads** (``reads``, ``fragments``): reference tables, guides and the parts of a page
   that read no price are cached under the same tokens; each worker keeps its latest ones and
-  the pages it found current in its own bounded memory (``memory``).
+  the pages it found current in its own bounded memory (``memory``), checked the same way.
 - Signed-in staff (previews, drafts) are never served from or stored in the cache, and their
   responses say ``private, no-store``.
 

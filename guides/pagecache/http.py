@@ -25,13 +25,13 @@ from functools import wraps
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, QueryDict
+from django.utils import timezone
 from django.utils.cache import (
     add_never_cache_headers,
     get_conditional_response,
     patch_vary_headers,
 )
 from django.utils.http import http_date
-from django.utils import timezone
 from django.utils.text import compress_string
 from django.utils.translation import get_language
 

@@ -192,7 +192,8 @@ class _Committed:
 
 def _uncommitted_tokens() -> bool:
     return connection.in_atomic_block and any(
-        isinstance(callback, _Committed) for _savepoints, callback, _robust in connection.run_on_commit
+        isinstance(callback, _Committed)
+        for _savepoints, callback, _robust in connection.run_on_commit
     )
 
 

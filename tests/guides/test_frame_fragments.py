@@ -56,9 +56,9 @@ def test_the_header_is_kept_per_path_query_and_language(client, seeded, rendered
     uncached(client, GUIDE)
     rendered_frames.clear()
 
-    as_of = uncached(client, f"{GUIDE}?as_of=2026-10-29")
+    as_of = uncached(client, f"{GUIDE}?as_of=2026-11-25")
     assert rendered_frames == ["header"]  # the same footer
-    assert f'href="/en/guides/{GUIDE_SLUG}/?as_of=2026-10-29" hreflang="en"' in as_of
+    assert f'href="/en/guides/{GUIDE_SLUG}/?as_of=2026-11-25" hreflang="en"' in as_of
     rendered_frames.clear()
 
     english = uncached(client, f"/en/guides/{GUIDE_SLUG}/")

@@ -264,7 +264,7 @@ def redis_server(tmp_path):
     """A Redis of this test's own, started again on demand from its last snapshot."""
     binary = shutil.which("redis-server")
     if binary is None:
-        message = "redis-server is not installed: the two-server test needs one (apt install redis-server)"
+        message = "redis-server is missing: the two-server test needs it (apt install redis-server)"
         if _required("REQUIRE_REDIS"):
             pytest.fail(message)
         pytest.skip(message)

@@ -81,8 +81,9 @@ def test_redis_is_asked_again_after_the_rest_and_its_return_logged(down, caplog,
 
 
 def test_pages_render_from_the_database_while_the_cache_is_down(client, seeded, down):
-    with mock.patch("guides.pagecache.http.cache", down), mock.patch(
-        "guides.pagecache.reads.cache", down
+    with (
+        mock.patch("guides.pagecache.http.cache", down),
+        mock.patch("guides.pagecache.reads.cache", down),
     ):
         first = client.get(URL)
         again = client.get(URL)
