@@ -167,8 +167,12 @@ if _database.get("ENGINE") not in _SUPPORTED_ENGINES or not _database.get("NAME"
         f"DATABASE_URL is not a usable database ({redact_url(_DATABASE_URL)}): use "
         "sqlite:///path/to/file.sqlite3 or postgres://user:password@host:5432/name"
     )
-# A conn_max_age in the URL wins over CONN_MAX_AGE.
-_database.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+# A conn_max_age in the URL wins over CONN_MAX_AGE. Kept open by default: every visit asks the
+# database one question (the page cache's version check), and opening a connection for it
+# would cost more than the rest of a cached visit. Checked before reuse, so a database restart
+# costs no failed request. 0 behind PgBouncer (README, "Connections").
+_database.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+_database.setdefault("CONN_HEALTH_CHECKS", True)
 if _database["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take SQLite's lock when their transaction begins and wait for it (up to 20 s),
     # instead of failing with "database is locked" when two saves meet (two price recorders
