@@ -2,11 +2,14 @@
 2 s, no visitor gets an older page after a newer one, and cache faults cost speed, never an
 answer (issue 32, "Scale-out I").
 
-Two topologies, each on its own SQLite file copied from one migrated and seeded template:
-- **the embedded default** (`make run`): `runserver` with its local-memory cache; writes from
-  `manage.py record_price_check` (another process) and a restore stopped half-way;
+Two topologies, each on a database of its own:
+- **the embedded default** (`make run`): `runserver` with its local-memory cache on a SQLite
+  file; writes from `manage.py record_price_check` (another process) and a restore stopped
+  half-way;
 - **two app servers sharing Redis**: two gunicorn servers of two workers each and a Redis of
-  the test's own (so that it can be killed and started again from an older snapshot).
+  the test's own (so that it can be killed and started again from an older snapshot), on
+  PostgreSQL where the run is (CI's second run: a throwaway database beside the suite's), else
+  on a SQLite file; and a `pg_restore` stopped half-way.
 
 Each write is a correction of the house's H100 price of today (7.01, 7.02, ...), read off
 `/en/gpus/`. The staleness of each write (from the writing command's exit to the first page
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from ..conftest import _required
@@ -50,13 +54,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def environment(database: Path, **extra: str) -> dict[str, str]:
+def environment(database: Path | str, **extra: str) -> dict[str, str]:
+    """The processes' environment, on a SQLite file or a database URL."""
     # Only what the processes need: none of the test run's own settings (tests/settings.py).
     keep = ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")
     env = {name: os.environ[name] for name in keep if name in os.environ}
     env.update(
         ENV_FILE="", DEBUG="true", SECRET_KEY="processes-test-" + "k" * 40,
-        DATABASE_URL=f"sqlite:///{database}", ALLOWED_HOSTS="127.0.0.1",
+        DATABASE_URL=database if isinstance(database, str) else f"sqlite:///{database}",
+        ALLOWED_HOSTS="127.0.0.1",
         SECURE_SSL_REDIRECT="false", DJANGO_SETTINGS_MODULE="gpuguide.settings",
         LOG_LEVEL="WARNING", **extra,
     )  # fmt: skip
@@ -198,16 +204,43 @@ def report(topology: str, delays: list[float]) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
-    """A migrated, seeded database with a staff user and today's house H100 price at $7.01."""
-    database = tmp_path_factory.mktemp("template") / "db.sqlite3"
+def prepare(database: Path | str) -> None:
+    """Migrated and seeded, with a staff user and today's house H100 price at $7.01."""
     env = environment(database, DJANGO_SUPERUSER_PASSWORD="a-long-password-for-tests-1")
     manage(env, "migrate", "--no-input", "-v0")
     manage(env, "seed_content")
     manage(env, "createsuperuser", "--noinput", "--username", "ada", "--email", "a@example.com")
     manage(env, "record_price_check", "--provider", "gpuwithcrypto", "--date", TODAY, "h100=7.01")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    database = tmp_path_factory.mktemp("template") / "db.sqlite3"
+    prepare(database)
     return database
+
+
+@pytest.fixture
+def server_database(template, tmp_path):
+    """PostgreSQL where this run is on it (a database of the test's own), else SQLite."""
+    outer = os.environ.get("DATABASE_URL", "")
+    if not outer.startswith(("postgres://", "postgresql://")):
+        copy = tmp_path / "db.sqlite3"
+        shutil.copy(template, copy)
+        yield copy
+        return
+    name = f"gpuguide_processes_{os.getpid()}"
+    admin_url = outer.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = outer.rsplit("/", 1)[0] + f"/{name}"
+    try:
+        prepare(url)
+        yield url
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
@@ -253,7 +286,7 @@ def test_the_embedded_default_shows_another_process_s_writes_and_restores_at_onc
         assert stopped.returncode == 9, stopped.stderr
         restored = time.monotonic()
         wait_for(lambda: price_on(base) == "$7.03", "the restored price", within=FRESH_WITHIN)
-        print(f"interrupted restore: restored page after {time.monotonic() - restored:.2f} s")
+        print(f"interrupted restore (SQLite): after {time.monotonic() - restored:.2f} s")
         assert "Traceback" not in server.output()
     finally:
         server.stop()
@@ -300,12 +333,13 @@ def redis_server(tmp_path):
         redis.process.stop()
 
 
-def test_two_servers_on_redis_stay_fresh_through_an_outage_and_an_older_snapshot(
-    database, tmp_path, redis_server
+def test_two_servers_on_redis_stay_fresh_through_an_outage_an_older_snapshot_and_a_restore(
+    server_database, tmp_path, redis_server
 ):
     if shutil.which("redis-cli") is None:
         pytest.fail("redis-cli is missing beside redis-server")
-    env = environment(database, CACHE_URL=redis_server.url, REDIS_RETRY_SECONDS="0.5")
+    env = environment(server_database, CACHE_URL=redis_server.url, REDIS_RETRY_SECONDS="0.5")
+    engine = "PostgreSQL" if isinstance(server_database, str) else "SQLite"
     gunicorn = [str(Path(sys.executable).with_name("gunicorn")), "gpuguide.wsgi:application",
                 "--workers", "2", "--threads", "2", "--bind"]  # fmt: skip
     servers = [start_server(gunicorn, env, tmp_path / f"gunicorn-{n}.log") for n in (1, 2)]
@@ -332,14 +366,29 @@ def test_two_servers_on_redis_stay_fresh_through_an_outage_and_an_older_snapshot
             assert redis_server.cli("DBSIZE") != "0"  # it did load the older pages
             for base in bases * 2:
                 assert price_on(base) == "$7.04"
+            backup = tmp_path / ("backup.dump" if engine == "PostgreSQL" else "backup.sqlite3")
+            manage(env, "backup", "--output", str(backup))  # holds $7.04
             delays += write_price(env, "$7.05", bases)
         finally:
             watcher.stop()
-        report("two gunicorn servers (2 workers each) on Redis", delays)
+        report(f"two gunicorn servers (2 workers each) on Redis and {engine}", delays)
         report("the same, Redis down", outage)
         assert max(delays + outage) < FRESH_WITHIN, (delays, outage)
         assert watcher.errors == [] and watcher.older_after_newer() == []
         assert len(watcher.seen) > 40
+
+        # A restore killed once the data is in, before it renews a token or empties Redis.
+        stopped = subprocess.run(
+            [sys.executable, "-c", "import django, os, pathlib; django.setup(); "
+             "from gpuguide.lib import backups; "
+             f"backups.restore('default', pathlib.Path({str(backup)!r})); os._exit(9)"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert stopped.returncode == 9, stopped.stderr
+        restored = time.monotonic()
+        for base in bases:
+            wait_for(lambda b=base: price_on(b) == "$7.04", "the restored price", FRESH_WITHIN)
+        print(f"interrupted restore ({engine}): after {time.monotonic() - restored:.2f} s")
         for process, _base in servers:
             assert "Traceback" not in process.output()
             assert "Redis is not answering" in process.output()  # logged, once a worker
