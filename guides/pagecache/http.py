@@ -208,10 +208,10 @@ def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
     response["ETag"] = page.etag
     response["Last-Modified"] = http_date(page.stored_at)
     # Set whole rather than patched: a cached page has no Cache-Control of its own to merge.
-    response["Cache-Control"] = browser_cache_control()
+    response["Cache-Control"] = _browser_cache_control()
 
 
-def browser_cache_control() -> str:
+def _browser_cache_control() -> str:
     """What browsers and proxies may do with a public page. By default they keep it but ask
     every time (``no-cache``), which costs a 304 and keeps the promise that a write is on the
     next page a visitor sees; a max-age lets them skip asking, so a write reaches them that
