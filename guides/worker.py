@@ -130,7 +130,8 @@ class Worker(db_worker.Worker):
             self.wait,
         )
         self.drop_connections()
-        self.sleep(self.wait)
+        if self.running:  # a SIGTERM during the task: stop now
+            self.sleep(self.wait)
         self.wait = min(self.wait * 2, LONGEST_WAIT)
 
     def drop_connections(self) -> None:
