@@ -307,8 +307,15 @@ CONTENT_SECURITY_POLICY = {
 # --- Background tasks ---------------------------------------------------------------------
 
 # Django's task framework (the django-tasks backport) with its database backend: stale cached
-# pages are rendered again there. `manage.py db_worker` runs the queue (`make run` starts one).
+# pages are rendered again there. `manage.py db_worker` runs the queue (`make run` starts one);
+# ours (guides/management/commands/db_worker.py) waits out database outages instead of exiting.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# A task RUNNING longer than this (seconds) lost its worker mid-run (killed, machine restarted):
+# the worker marks it FAILED and the admin's dashboard says so (guides/task_queue.py says why
+# it is not re-run). Far above the longest task, a full re-render of every page (seconds).
+TASK_RUNNING_TIMEOUT = env.int("TASK_RUNNING_TIMEOUT", default=1800)
+if TASK_RUNNING_TIMEOUT <= 0:
+    exit_with(f"TASK_RUNNING_TIMEOUT must be a number of seconds above 0: {TASK_RUNNING_TIMEOUT}")
 
 # --- Logging ------------------------------------------------------------------------------
 

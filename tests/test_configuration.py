@@ -21,18 +21,22 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.heavy
 
 
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    # Start from the outer environment minus what tests/settings.py sets for the test run, and
-    # read no .env file (a developer's own, written by `make run`) unless a test names one.
+def manage_environment(**env: str) -> dict[str, str]:
+    """The outer environment minus what tests/settings.py sets for the test run, reading no
+    .env file (a developer's own, written by `make run`) unless ``env`` names one."""
     ours = {
         "DATABASE_URL", "SECRET_KEY", "DEBUG", "SECURE_SSL_REDIRECT", "ALLOWED_HOSTS",
         "DJANGO_ALLOW_ASYNC_UNSAFE", "ENV_FILE", "SITE_URL",
     }  # fmt: skip
     clean = {k: v for k, v in os.environ.items() if k not in ours}
     clean.update({"ENV_FILE": ""}, **env, DJANGO_SETTINGS_MODULE="gpuguide.settings")
+    return clean
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=clean, capture_output=True, text=True,
-        timeout=60,
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=manage_environment(**env),
+        capture_output=True, text=True, timeout=60,
     )  # fmt: skip
 
 

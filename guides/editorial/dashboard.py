@@ -1,4 +1,5 @@
-"""Warnings for the admin index: data that has gone stale or recommendations gone wrong."""
+"""Warnings for the admin index: data that has gone stale, recommendations gone wrong, and
+background tasks that failed."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from gpuguide.lib import cache_tags
@@ -23,6 +24,7 @@ from guides.pagecache import versions
 from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.assembly import guide_figures, page_figures
+from guides.task_queue import task_trouble
 from pricing import selectors
 from pricing.models import Provider
 
@@ -44,6 +46,9 @@ STALE_RECOMMENDATION = gettext_lazy(
 GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: %(problem)s")
 NOTHING_STALE = gettext_lazy("Nothing is stale: %(topics)s are up to date.")
 UP_TO_DATE_TOO = gettext_lazy("Checked and up to date: %(topics)s.")
+TASKS_LATEST = gettext_lazy("The latest: %(task)s, failed at %(when)s: %(error)s")
+# Two sentences in one line (Japanese joins them without a space).
+TWO_SENTENCES = gettext_lazy("%(first)s %(second)s")
 
 
 @dataclass(frozen=True)
@@ -277,6 +282,55 @@ def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[D
     return {topic.title: warnings for topic, warnings in _checked(today, user)}
 
 
+# --- the task queue, read on every visit -------------------------------------------------
+
+
+def task_warnings(user=None, now=None) -> list[DashboardWarning]:
+    """Background tasks failed in the last day (those stuck RUNNING among them), the latest
+    error, and tasks RUNNING past the timeout now (no worker is sweeping). Read on every visit,
+    never cached: a task's row changing replaces no version token. Linked to the failed tasks
+    for who may view them (superusers)."""
+    trouble = task_trouble(now)
+    url = ""
+    if user is None or user.has_perm("django_tasks_database.view_dbtaskresult"):
+        url = reverse("admin:django_tasks_database_dbtaskresult_changelist")
+    warnings = []
+    if trouble.failed:
+        failed = trouble.failed
+        message = ngettext(
+            "%(count)d background task failed in the last 24 hours.",
+            "%(count)d background tasks failed in the last 24 hours.",
+            failed,
+        ) % {"count": failed}
+        if trouble.stuck:
+            stuck = ngettext(
+                "%(count)d of them was stuck RUNNING: its worker stopped mid-run.",
+                "%(count)d of them were stuck RUNNING: their worker stopped mid-run.",
+                trouble.stuck,
+            ) % {"count": trouble.stuck}
+            message = TWO_SENTENCES % {"first": message, "second": stuck}
+        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
+    if trouble.latest_at is not None:
+        when = timezone.localtime(trouble.latest_at).strftime("%Y-%m-%d %H:%M %Z")
+        message = TASKS_LATEST % {
+            "task": trouble.latest_task,
+            "when": when,
+            "error": trouble.latest_error,
+        }
+        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
+    if trouble.running_too_long:
+        count = trouble.running_too_long
+        message = ngettext(
+            "%(count)d background task has been RUNNING for more than %(seconds)d s: is the "
+            "task worker (manage.py db_worker) running?",
+            "%(count)d background tasks have been RUNNING for more than %(seconds)d s: is the "
+            "task worker (manage.py db_worker) running?",
+            count,
+        ) % {"count": count, "seconds": settings.TASK_RUNNING_TIMEOUT}
+        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=RUNNING"))
+    return warnings
+
+
 @dataclass(frozen=True)
 class Dashboard:
     warnings: dict[str, list[DashboardWarning]]  # only the topics with warnings
@@ -288,6 +342,8 @@ def dashboard_for(user, today: date | None = None) -> Dashboard:
     only the topics that were checked for it and found in order, never any other."""
     checked = _checked(today, user, cached=True)
     warnings = {topic.title: found for topic, found in checked if found}
+    if tasks := task_warnings(user):  # outside the cache: see task_warnings
+        warnings[_("Background tasks")] = tasks
     fine = word_list(topic.named for topic, found in checked if not found)
     if not fine:
         sentence = ""

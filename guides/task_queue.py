@@ -1,0 +1,125 @@
+"""The task queue's rows (django_tasks_db): tasks left RUNNING by a dead worker are failed, and
+recent failures are summed up for the admin's dashboard.
+
+A worker killed mid-run (SIGKILL, out of memory, a machine restart) leaves its task RUNNING
+for ever: nothing else ever touches that row. ``fail_stuck_tasks``, which the worker runs at
+start and every minute (``guides.worker``), marks a task RUNNING for longer than
+``TASK_RUNNING_TIMEOUT`` as FAILED, with a ``StuckTask`` error saying so.
+
+Why FAILED and not queued again:
+
+- A task that kills its worker (memory, a crash in a C library) would kill the next one too,
+  and again after each restart: failing it stops the loop where an operator can see it.
+- Nothing is lost. Every task is idempotent and asked for again by what caused it: the next
+  write queues another re-render (meanwhile a stale page renders on a visitor's request after
+  ``PAGE_CACHE_STALE_SECONDS``); a share image is drawn at the next publication, or by
+  ``manage.py draw_share_images`` (until then the site-wide image is used).
+- A task that is only slow, still running on another machine's worker, is not run twice; if it
+  finishes, it records its own result over the FAILED one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from traceback import format_exception_only
+
+from django.conf import settings
+from django.db.models import Count, F, Q, Window
+from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
+
+RECENT = timedelta(days=1)  # how far back the dashboard counts failures
+ERROR_CHARACTERS = 300  # of the latest error, on the dashboard
+
+
+class StuckTask(Exception):
+    """The error of a task failed by ``fail_stuck_tasks``: its worker stopped mid-run."""
+
+
+STUCK_TASK = f"{StuckTask.__module__}.{StuckTask.__qualname__}"
+
+
+def stuck_error(timeout: int) -> str:
+    """The error line a stuck task is failed with, as a traceback's last line reads."""
+    error = StuckTask(
+        f"RUNNING for more than TASK_RUNNING_TIMEOUT ({timeout} s): its worker stopped "
+        "mid-run (killed, or its machine restarted); not run again"
+    )
+    return "".join(format_exception_only(error)).strip()
+
+
+def fail_stuck_tasks(now: datetime | None = None) -> list[str]:
+    """Mark every task RUNNING for longer than ``TASK_RUNNING_TIMEOUT`` as FAILED; the ids
+    failed. One query when none is stuck; a task that finished meanwhile keeps its result."""
+    now = now or timezone.now()
+    timeout = settings.TASK_RUNNING_TIMEOUT
+    stuck = DBTaskResult.objects.running().filter(started_at__lt=now - timedelta(seconds=timeout))
+    ids = list(stuck.values_list("pk", flat=True))
+    if not ids:
+        return []
+    stuck.filter(pk__in=ids).update(
+        status=TaskResultStatus.FAILED,
+        finished_at=now,
+        exception_class_path=STUCK_TASK,
+        traceback=stuck_error(timeout),
+    )
+    return [str(pk) for pk in ids]
+
+
+@dataclass(frozen=True)
+class TaskTrouble:
+    """What went wrong in the queue lately; all zero and ``None`` when nothing did."""
+
+    failed: int  # tasks failed in the last day
+    stuck: int  # of those, failed by ``fail_stuck_tasks``
+    running_too_long: int  # RUNNING past the timeout now: no worker has failed them yet
+    latest_task: str = ""  # the latest failure's task name
+    latest_at: datetime | None = None
+    latest_error: str = ""  # its traceback's last line, shortened
+
+    @property
+    def any(self) -> bool:
+        return bool(self.failed or self.running_too_long)
+
+
+def task_trouble(now: datetime | None = None) -> TaskTrouble:
+    """Failures of the last day and tasks RUNNING past the timeout, in one query: the newest
+    failure's row, with the counts over all matching rows beside it (window aggregates)."""
+    now = now or timezone.now()
+    failed = Q(status=TaskResultStatus.FAILED, finished_at__gte=now - RECENT)
+    too_long = Q(
+        status=TaskResultStatus.RUNNING,
+        started_at__lt=now - timedelta(seconds=settings.TASK_RUNNING_TIMEOUT),
+    )
+    row = (
+        DBTaskResult.objects.filter(failed | too_long)
+        .annotate(
+            n_failed=Window(Count("pk", filter=Q(status=TaskResultStatus.FAILED))),
+            n_stuck=Window(Count("pk", filter=Q(exception_class_path=STUCK_TASK))),
+            n_running=Window(Count("pk", filter=Q(status=TaskResultStatus.RUNNING))),
+        )
+        .order_by(F("finished_at").desc(nulls_last=True))
+        .values(
+            "n_failed", "n_stuck", "n_running", "status", "task_path", "finished_at", "traceback"
+        )
+        .first()
+    )
+    if row is None:
+        return TaskTrouble(0, 0, 0)
+    trouble = TaskTrouble(row["n_failed"], row["n_stuck"], row["n_running"])
+    if row["status"] != TaskResultStatus.FAILED:
+        return trouble
+    lines = [line for line in row["traceback"].splitlines() if line.strip()]
+    error = lines[-1].strip() if lines else ""
+    if len(error) > ERROR_CHARACTERS:
+        error = error[: ERROR_CHARACTERS - 1] + "…"
+    return TaskTrouble(
+        trouble.failed,
+        trouble.stuck,
+        trouble.running_too_long,
+        latest_task=row["task_path"].rpartition(".")[2],
+        latest_at=row["finished_at"],
+        latest_error=error,
+    )
