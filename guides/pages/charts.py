@@ -52,6 +52,7 @@ class DrawnSeries:
     index: int  # its line style: 0 for ours, then 1, 2, … for the others
     points: list[ChartPoint]
     path: str  # the SVG path of the steps
+    dots: str  # a dot at each change: one path of zero-length, round-capped strokes
 
     @property
     def last(self) -> ChartPoint:
@@ -132,6 +133,12 @@ def step_path(points: list[ChartPoint], end_x: Decimal) -> str:
     return " ".join(parts)
 
 
+def dots_path(points: list[ChartPoint]) -> str:
+    """ "M56.0 73.1h0M200.0 65.7h0": a path whose round caps draw a dot at each point, 13 bytes a
+    change where a <circle> took 60 (a year of daily changes is 365 of them per line)."""
+    return "".join(f"M{p.x} {p.y}h0" for p in points)
+
+
 def step_chart(series: list[Series], *, end: date) -> StepChart | None:
     """The chart of ``series`` from the earliest check to ``end``; None when nothing is priced.
 
@@ -158,7 +165,9 @@ def step_chart(series: list[Series], *, end: date) -> StepChart | None:
         if not s.points:
             continue
         points = [ChartPoint(x_of(on), y_of(usd), on, usd) for on, usd in s.points]
-        drawn.append(DrawnSeries(s.name, s.house, index, points, step_path(points, end_x)))
+        drawn.append(
+            DrawnSeries(s.name, s.house, index, points, step_path(points, end_x), dots_path(points))
+        )
     return StepChart(
         series=drawn,
         date_ticks=date_ticks(start, end, sorted({p.on for s in drawn for p in s.points}), x_of),
