@@ -289,9 +289,10 @@ class Price(models.Model):
                 condition=Q(superseded=False),
                 name="price_latest_per_gpu",
             ),
-            # A provider's prices over a window of days (the price-history charts).
+            # A provider's prices over a window of days (the price-history charts), with the
+            # columns the charts read: a year of daily checks is read from the index alone.
             models.Index(
-                fields=["provider", "checked_on"],
+                fields=["provider", "checked_on", "gpu", "quoted_usd_per_hour", "gpus_in_quote"],
                 condition=Q(superseded=False),
                 name="price_provider_days",
             ),

@@ -441,13 +441,13 @@ class PriceRun:
 
 def price_runs(
     *, providers: Sequence[Provider], at: date | None = None, days: int = HISTORY_DAYS
-) -> dict[str, dict[str, list[PriceRun]]]:
-    """Provider slug -> GPU slug -> its runs of one price over the ``days`` up to ``at``,
-    oldest first: one query for all ``providers``.
+) -> dict[str, dict[int, list[PriceRun]]]:
+    """Provider slug -> GPU id -> its runs of one price over the ``days`` up to ``at``, oldest
+    first: one query for all ``providers``.
 
     The database compares each check with the one before and after it (LAG and LEAD per
-    provider and GPU) and returns only the first and the last check of each run, so daily
-    checks at an unchanged price cost no rows here: a year of them is one run.
+    provider and GPU, read from the covering index price_provider_days) and returns only the
+    first and the last check of each run, so a year of daily checks at one price is 2 rows.
     """
     at = at or timezone.localdate()
     cache_tags.record(*(cache_tags.prices(p.pk) for p in providers))
@@ -457,6 +457,7 @@ def price_runs(
         Price.objects.current()
         .filter(provider__in=providers, checked_on__gt=at - timedelta(days=days))
         .as_of(at)
+        .values("provider_id", "gpu_id", "checked_on", quoted, gpus)
         .annotate(
             before=Window(Lag(quoted), **window),
             gpus_before=Window(Lag(gpus), **window),
@@ -472,12 +473,10 @@ def price_runs(
             | ~Q(gpus_after=F(gpus))
         )  # fmt: skip
         .order_by("provider_id", "gpu_id", "checked_on")
-        .values_list(
-            "provider_id", "gpu__slug", "checked_on", quoted, gpus, "before", "gpus_before"
-        )
+        .values_list("provider_id", "gpu_id", "checked_on", quoted, gpus, "before", "gpus_before")
     )
     slugs = {p.pk: p.slug for p in providers}
-    runs: dict[str, dict[str, list[PriceRun]]] = {p.slug: {} for p in providers}
+    runs: dict[str, dict[int, list[PriceRun]]] = {p.slug: {} for p in providers}
     for provider_id, gpu, day, price, count, before, count_before in rows:
         gpu_runs = runs[slugs[provider_id]].setdefault(gpu, [])
         usd = calculations.per_gpu_price(price, count)
@@ -494,10 +493,12 @@ def price_history(
 ) -> dict[str, list[tuple]]:
     """Per GPU slug, the (date, USD per GPU-hour) points where its price at ``provider``
     changed over the ``days`` up to ``at``, oldest first (a check that repeats the price before
-    it adds no point). The window keeps the work bounded however long the history."""
+    it adds no point). The window keeps the work bounded however long the history. Two
+    queries (the GPUs' slugs); the GPU page reads ``price_runs`` for all providers at once."""
     runs = price_runs(providers=[provider], at=at, days=days)[provider.slug]
+    slugs = dict(Gpu.objects.filter(pk__in=runs).values_list("pk", "slug"))
     return {
-        gpu: [(run.first, run.usd_per_gpu_hour) for run in found] for gpu, found in runs.items()
+        slugs[gpu]: [(r.first, r.usd_per_gpu_hour) for r in found] for gpu, found in runs.items()
     }
 
 

@@ -600,7 +600,7 @@ def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
                         Series(
                             p.name,
                             p.is_house,
-                            [(r.first, r.usd_per_gpu_hour) for r in runs[p.slug].get(gpu.slug, [])],
+                            [(r.first, r.usd_per_gpu_hour) for r in runs[p.slug].get(gpu.pk, [])],
                         )
                         for p in providers
                     ],
@@ -618,7 +618,7 @@ def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
 def _price_changes(
     gpus: list[selectors.GpuListing],
     providers: list[Provider],
-    runs: dict[str, dict[str, list[selectors.PriceRun]]],
+    runs: dict[str, dict[int, list[selectors.PriceRun]]],
     page: int,
 ) -> PriceChanges:
     """Page ``page`` of every run in ``runs`` of the ``gpus``, the latest first day first (then
@@ -627,7 +627,7 @@ def _price_changes(
         PriceChange(gpu.name, p.name, p.is_house, r.first, r.last, r.usd_per_gpu_hour)
         for gpu in gpus
         for p in providers
-        for r in runs[p.slug].get(gpu.slug, [])
+        for r in runs[p.slug].get(gpu.pk, [])
     ]
     changes.sort(key=lambda change: change.first, reverse=True)  # stable: keeps the order above
     pages = max(1, -(-len(changes) // PRICE_CHANGES_PER_PAGE))

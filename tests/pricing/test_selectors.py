@@ -343,15 +343,15 @@ def test_price_runs_give_each_price_its_first_and_last_check_in_one_query(
     providers = list(Provider.objects.all())
     with django_assert_num_queries(1):
         runs = selectors.price_runs(providers=providers, at=date(2026, 11, 5))
-    Run = selectors.PriceRun
-    assert runs["gpuwithcrypto"]["a100-80gb"] == [
+    Run, a100 = selectors.PriceRun, Gpu.objects.get(slug="a100-80gb").pk
+    assert runs["gpuwithcrypto"][a100] == [
         Run(SEED_DAY, date(2026, 11, 2), D("0.92")),
         Run(date(2026, 11, 3), date(2026, 11, 4), D("0.99")),  # Nov 6 is after the day asked
     ]
-    assert runs["thunder-compute"]["a100-80gb"] == [Run(SEED_DAY, SEED_DAY, D("1.09"))]
-    assert runs["massed-compute"].get("a100-80gb") is None
+    assert runs["thunder-compute"][a100] == [Run(SEED_DAY, SEED_DAY, D("1.09"))]
+    assert runs["massed-compute"].get(a100) is None
     window = selectors.price_runs(providers=[house], at=date(2026, 11, 6), days=4)
-    assert window["gpuwithcrypto"]["a100-80gb"] == [
+    assert window["gpuwithcrypto"][a100] == [
         Run(date(2026, 11, 3), date(2026, 11, 4), D("0.99")),  # the window cuts a run's start
         Run(date(2026, 11, 6), date(2026, 11, 6), D("0.92")),
     ]
