@@ -24,7 +24,8 @@ PLOT_WIDTH = WIDTH - LEFT - RIGHT
 PLOT_HEIGHT = HEIGHT - TOP - BOTTOM
 MAX_INTERVALS = 4  # price gridlines above zero, at most
 NICE_STEPS = (Decimal(1), Decimal(2), Decimal("2.5"), Decimal(5))
-MIN_TICK_GAP = Decimal(90)  # chart units between two date labels, so that they never overlap
+LABEL_WIDTH = Decimal(76)  # chart units a date label takes ("Dec 30, 2026" at 12px), at most
+MIN_TICK_GAP = LABEL_WIDTH + 8  # between two centred date labels, so that they never touch
 TENTH = Decimal("0.1")
 
 
@@ -180,12 +181,26 @@ def step_chart(series: list[Series], *, end: date) -> StepChart | None:
 def date_ticks(
     start: date, end: date, checks: list[date], x_of: Callable[[date], Decimal]
 ) -> list[DateTick]:
-    """The first check and the end, plus each check day far enough from the labels chosen."""
+    """The first check and the end, plus each check day whose label keeps clear of the labels
+    chosen (the first is drawn from its tick rightwards, the end leftwards, others centred)."""
     chosen = [DateTick(x_of(start), start, "start")]
     if end != start:
         chosen.append(DateTick(x_of(end), end, "end"))
     for on in checks:
-        x = x_of(on)
-        if all(abs(x - tick.x) >= MIN_TICK_GAP for tick in chosen):
-            chosen.append(DateTick(x, on, "middle"))
+        tick = DateTick(x_of(on), on, "middle")
+        if all(_apart(tick, other) for other in chosen):
+            chosen.append(tick)
     return sorted(chosen, key=lambda tick: tick.x)
+
+
+def _extent(tick: DateTick) -> tuple[Decimal, Decimal]:
+    left = {"start": 0, "middle": LABEL_WIDTH / 2, "end": LABEL_WIDTH}[tick.anchor]
+    return tick.x - left, tick.x - left + LABEL_WIDTH
+
+
+def _apart(a: DateTick, b: DateTick) -> bool:
+    (a_left, a_right), (b_left, b_right) = _extent(a), _extent(b)
+    return (
+        a_left >= b_right + MIN_TICK_GAP - LABEL_WIDTH
+        or b_left >= a_right + MIN_TICK_GAP - LABEL_WIDTH
+    )
