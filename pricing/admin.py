@@ -436,7 +436,9 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         "superseded",
     ]
     list_filter = [SupersededFilter, "provider", "checked_on"]
-    list_select_related = ["provider", "recorded_by", "superseded_by"]
+    # The provider is fetched apart (one query): joined, SQLite chose to loop over the three
+    # providers and sort all their checks instead of reading the day index in order.
+    list_select_related = ["recorded_by", "superseded_by"]
     search_fields = ["provider__name", "note", "source_url"]
     # Newest day first, then newest recorded: the index price_check_newest_first serves it, so
     # a page reads 100 checks instead of sorting them all (the model's order by provider name
@@ -490,7 +492,12 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             .annotate(total=Count("pk"))
             .values("total")
         )
-        return super().get_queryset(request).annotate(prices_total=Subquery(prices))
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related("provider")
+            .annotate(prices_total=Subquery(prices))
+        )
 
     @admin.display(description=_("prices"), ordering="prices_total")
     def price_count(self, check: PriceCheck) -> int:
