@@ -34,6 +34,7 @@ from pricing.services import PriceCheckError, parse_check_date
 
 REVISION = "revision"  # ?revision=N: staff preview that revision of a guide
 AS_OF = "as_of"  # ?as_of=YYYY-MM-DD: the guide, GPU and comparison pages as of that day
+PAGE = "page"  # ?page=N: the GPU page's table of price changes, page N (1 is the bare page)
 
 
 def _no_prices_yet() -> Http404:
@@ -69,6 +70,18 @@ def _as_of(request: HttpRequest) -> date | None:
     if day is None or day < first:
         raise AsOfRefused(first)
     return day
+
+
+def _page(request: HttpRequest) -> int:
+    """The page ``?page=`` names: one number from 1 in ASCII digits, no leading zero (so one
+    page has one URL); anything else is no page at all (404)."""
+    values = request.GET.getlist(PAGE)
+    if not values:
+        return 1
+    value = values[0] if len(values) == 1 else ""
+    if not (value.isascii() and value.isdigit()) or value.startswith("0") or len(value) > 6:
+        raise Http404(_("No such page."))
+    return int(value)
 
 
 def _as_of_refused(request: HttpRequest, refused: AsOfRefused) -> HttpResponse:
@@ -145,13 +158,15 @@ def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
-@cache_public_page(query=[AS_OF], days=[AS_OF])
+@cache_public_page(query=[AS_OF, PAGE], days=[AS_OF])
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
         at = _as_of(request)
-        prices = assembly.gpu_price_list(at=at)
+        prices = assembly.gpu_price_list(at=at, page=_page(request))
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
+    except assembly.NoSuchPage:
+        raise Http404(_("No such page.")) from None
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
     context = {

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, Max, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Subquery
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils import timezone
@@ -65,11 +65,23 @@ class GpuAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(last_checked_on=Max("prices__checked_on", filter=Q(prices__superseded=False)))
+        # Per listed GPU, its latest current price at each provider is one seek in
+        # price_latest_per_gpu (provider, GPU, day descending); the newest of those few days is
+        # its last check. A Max joined over every price ever recorded read them all (1M rows).
+        latest_at_provider = (
+            Price.objects.current()
+            .filter(provider=OuterRef("pk"), gpu=OuterRef(OuterRef("pk")))
+            .order_by("-checked_on")
+            .values("checked_on")[:1]
         )
+        last_checked = (
+            Provider.objects.order_by()
+            .annotate(day=Subquery(latest_at_provider))
+            .filter(day__isnull=False)
+            .order_by("-day")
+            .values("day")[:1]
+        )
+        return super().get_queryset(request).annotate(last_checked_on=Subquery(last_checked))
 
     @admin.display(description=_("last price check"), ordering="last_checked_on")
     def last_checked(self, gpu: Gpu):
@@ -84,12 +96,17 @@ class ProviderAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin)
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
+        # Subqueries per listed provider in its (provider, day) index of current checks, not a
+        # join grouped over every check: the latest is one seek, the count reads its entries.
+        checks = PriceCheck.objects.current().filter(provider=OuterRef("pk")).order_by()
         return (
             super()
             .get_queryset(request)
             .annotate(
-                last_checked_on=Max("checks__checked_on"),
-                checks_total=Count("checks", filter=Q(checks__superseded_at=None)),
+                last_checked_on=Subquery(checks.order_by("-checked_on").values("checked_on")[:1]),
+                checks_total=Subquery(
+                    checks.values("provider").annotate(total=Count("pk")).values("total")
+                ),
             )
         )
 
@@ -419,9 +436,15 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         "superseded",
     ]
     list_filter = [SupersededFilter, "provider", "checked_on"]
-    list_select_related = ["provider", "recorded_by", "superseded_by"]
+    # The provider is fetched apart (one query): joined, SQLite chose to loop over the three
+    # providers and sort all their checks instead of reading the day index in order.
+    list_select_related = ["recorded_by", "superseded_by"]
     search_fields = ["provider__name", "note", "source_url"]
-    date_hierarchy = "checked_on"
+    # Newest day first, then newest recorded: the index price_check_newest_first serves it, so
+    # a page reads 100 checks instead of sorting them all (the model's order by provider name
+    # needs a join, which no index serves). No date_hierarchy: its years are a DISTINCT over
+    # every check on each visit; the "checked on" filter narrows by date without a query.
+    ordering = ["-checked_on", "-pk"]
     readonly_fields = [
         "recorded_by",
         "recorded_at",
@@ -469,7 +492,12 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             .annotate(total=Count("pk"))
             .values("total")
         )
-        return super().get_queryset(request).annotate(prices_total=Subquery(prices))
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related("provider")
+            .annotate(prices_total=Subquery(prices))
+        )
 
     @admin.display(description=_("prices"), ordering="prices_total")
     def price_count(self, check: PriceCheck) -> int:

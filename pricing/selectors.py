@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import OuterRef, Prefetch, Subquery
+from django.db.models import F, OuterRef, Prefetch, Q, Subquery, Window
+from django.db.models.functions import Lag, Lead
 from django.utils import timezone
 
 from gpuguide.lib import cache_tags
@@ -428,29 +429,77 @@ def sources_read_before(*, day: date) -> list[Source]:
     return list(Source.objects.filter(read_on__lt=day))
 
 
+@dataclass(frozen=True)
+class PriceRun:
+    """One price at one provider, from the first check that quoted it to the last before it
+    changed (the same day where only one check quoted it)."""
+
+    first: date
+    last: date
+    usd_per_gpu_hour: Decimal
+
+
+def price_runs(
+    *, providers: Sequence[Provider], at: date | None = None, days: int = HISTORY_DAYS
+) -> dict[str, dict[int, list[PriceRun]]]:
+    """Provider slug -> GPU id -> its runs of one price over the ``days`` up to ``at``, oldest
+    first: one query for all ``providers``.
+
+    The database compares each check with the one before and after it (LAG and LEAD per
+    provider and GPU, read from the covering index price_provider_days) and returns only the
+    first and the last check of each run, so a year of daily checks at one price is 2 rows.
+    """
+    at = at or timezone.localdate()
+    cache_tags.record(*(cache_tags.prices(p.pk) for p in providers))
+    window = {"partition_by": [F("provider_id"), F("gpu_id")], "order_by": F("checked_on").asc()}
+    quoted, gpus = "quoted_usd_per_hour", "gpus_in_quote"
+    rows = (
+        Price.objects.current()
+        .filter(provider__in=providers, checked_on__gt=at - timedelta(days=days))
+        .as_of(at)
+        .values("provider_id", "gpu_id", "checked_on", quoted, gpus)
+        .annotate(
+            before=Window(Lag(quoted), **window),
+            gpus_before=Window(Lag(gpus), **window),
+            after=Window(Lead(quoted), **window),
+            gpus_after=Window(Lead(gpus), **window),
+        )
+        .filter(
+            Q(before=None)
+            | ~Q(before=F(quoted))
+            | ~Q(gpus_before=F(gpus))
+            | Q(after=None)
+            | ~Q(after=F(quoted))
+            | ~Q(gpus_after=F(gpus))
+        )  # fmt: skip
+        .order_by("provider_id", "gpu_id", "checked_on")
+        .values_list("provider_id", "gpu_id", "checked_on", quoted, gpus, "before", "gpus_before")
+    )
+    slugs = {p.pk: p.slug for p in providers}
+    runs: dict[str, dict[int, list[PriceRun]]] = {p.slug: {} for p in providers}
+    for provider_id, gpu, day, price, count, before, count_before in rows:
+        gpu_runs = runs[slugs[provider_id]].setdefault(gpu, [])
+        usd = calculations.per_gpu_price(price, count)
+        starts = before is None or (before, count_before) != (price, count)
+        if starts and not (gpu_runs and gpu_runs[-1].usd_per_gpu_hour == usd):
+            gpu_runs.append(PriceRun(day, day, usd))
+        else:  # the run goes on (a new quote at the same price per GPU extends it too)
+            gpu_runs[-1] = replace(gpu_runs[-1], last=day)
+    return runs
+
+
 def price_history(
     *, provider: Provider, at: date | None = None, days: int = HISTORY_DAYS
 ) -> dict[str, list[tuple]]:
     """Per GPU slug, the (date, USD per GPU-hour) points where its price at ``provider``
     changed over the ``days`` up to ``at``, oldest first (a check that repeats the price before
-    it adds no point). The window keeps the work bounded however long the history."""
-    at = at or timezone.localdate()
-    cache_tags.record(cache_tags.prices(provider.pk))
-    history: dict[str, list[tuple]] = {}
-    prices = (
-        Price.objects.current()
-        .filter(provider=provider, checked_on__gt=at - timedelta(days=days))
-        .as_of(at)
-        .order_by("checked_on")
-        .values_list("gpu__slug", "checked_on", "quoted_usd_per_hour", "gpus_in_quote")
-    )
-    for slug, checked_on, quoted, gpus in prices:
-        points = history.setdefault(slug, [])
-        price = calculations.per_gpu_price(quoted, gpus)
-        if points and points[-1][1] == price:
-            continue  # a step chart needs the changes only: daily checks at one price are one step
-        points.append((checked_on, price))
-    return history
+    it adds no point). The window keeps the work bounded however long the history. Two
+    queries (the GPUs' slugs); the GPU page reads ``price_runs`` for all providers at once."""
+    runs = price_runs(providers=[provider], at=at, days=days)[provider.slug]
+    slugs = dict(Gpu.objects.filter(pk__in=runs).values_list("pk", "slug"))
+    return {
+        slugs[gpu]: [(r.first, r.usd_per_gpu_hour) for r in found] for gpu, found in runs.items()
+    }
 
 
 def gpu_price_history(

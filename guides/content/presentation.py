@@ -53,6 +53,10 @@ def medium_date(value: date) -> str:
     return formatting.medium_date(value, current_locale())
 
 
+def date_range(first: date, last: date) -> str:
+    return formatting.date_range(first, last, current_locale())
+
+
 def word_list(items: Iterable[str], style: str = "standard") -> str:
     return formatting.word_list(list(items), current_locale(), style)
 

@@ -487,6 +487,42 @@ class Offer:
 
 
 @dataclass(frozen=True)
+class PriceChange:
+    """A price one provider charged for a GPU, with the first and last day it was checked."""
+
+    gpu: str
+    provider: str
+    house: bool
+    first: date
+    last: date
+    usd_per_gpu_hour: Decimal
+
+
+PRICE_CHANGES_PER_PAGE = 10
+
+
+class NoSuchPage(Exception):
+    """A ``page`` of the price changes beyond the last."""
+
+
+@dataclass(frozen=True)
+class PriceChanges:
+    """One page of the price changes over the charts' window, newest first."""
+
+    rows: list[PriceChange]
+    number: int
+    pages: int
+
+    @property
+    def newer(self) -> int | None:
+        return self.number - 1 if self.number > 1 else None
+
+    @property
+    def older(self) -> int | None:
+        return self.number + 1 if self.number < self.pages else None
+
+
+@dataclass(frozen=True)
 class GpuPriceRow:
     gpu: selectors.GpuListing  # at our prices
     chart: StepChart | None
@@ -500,6 +536,7 @@ class GpuPriceList:
     blocks: list[int]
     checked: PriceDates | None  # every price the page quotes, ours and the others'
     rows: list[GpuPriceRow]
+    changes: PriceChanges
 
     @property
     def compared(self) -> list[GpuPriceRow]:
@@ -507,13 +544,15 @@ class GpuPriceList:
         return [row for row in self.rows if len(row.offers) > 1]
 
 
-def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
-    """Every GPU we rent with specs, price, block prices, the other providers' prices and a
-    year of everyone's price history.
+def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
+    """Every GPU we rent with specs, price, block prices, the other providers' prices, a
+    year of everyone's price history as charts (every change) and, on ``page``, that year's
+    price changes as a table of PRICE_CHANGES_PER_PAGE rows, newest first.
 
-    Queries: blocks 1, providers 1, and per provider its prices and its history, then the
-    checks' sources 1; none grows with the price history. Raises Provider.DoesNotExist before
-    the house provider is set up.
+    Queries: the prices 1, the history 1 (each price's first and last check only), the
+    checks' sources 1; none grows with the price history, and the page holds at most a chart
+    point per change and PRICE_CHANGES_PER_PAGE rows. Raises NoSuchPage past the last page,
+    Provider.DoesNotExist before the house provider is set up.
     """
     blocks = reference_data.hour_blocks()
     end = at or timezone.localdate()
@@ -525,7 +564,7 @@ def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
         slug: {g.slug: g for g in gpus}
         for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
     }
-    histories = {p.slug: selectors.price_history(provider=p, at=at) for p in providers}
+    runs = selectors.price_runs(providers=providers, at=at)
     ours = [g for g in listings[house.slug].values() if g.rentable]
     priced = [
         (p, listings[p.slug][g.slug])
@@ -558,7 +597,11 @@ def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
                 gpu,
                 step_chart(
                     [
-                        Series(p.name, p.is_house, histories[p.slug].get(gpu.slug, []))
+                        Series(
+                            p.name,
+                            p.is_house,
+                            [(r.first, r.usd_per_gpu_hour) for r in runs[p.slug].get(gpu.pk, [])],
+                        )
                         for p in providers
                     ],
                     end=end,
@@ -568,7 +611,30 @@ def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
             )
             for gpu in ours
         ],
+        changes=_price_changes(ours, providers, runs, page),
     )
+
+
+def _price_changes(
+    gpus: list[selectors.GpuListing],
+    providers: list[Provider],
+    runs: dict[str, dict[int, list[selectors.PriceRun]]],
+    page: int,
+) -> PriceChanges:
+    """Page ``page`` of every run in ``runs`` of the ``gpus``, the latest first day first (then
+    in the GPUs' and the providers' order)."""
+    changes = [
+        PriceChange(gpu.name, p.name, p.is_house, r.first, r.last, r.usd_per_gpu_hour)
+        for gpu in gpus
+        for p in providers
+        for r in runs[p.slug].get(gpu.pk, [])
+    ]
+    changes.sort(key=lambda change: change.first, reverse=True)  # stable: keeps the order above
+    pages = max(1, -(-len(changes) // PRICE_CHANGES_PER_PAGE))
+    if not 1 <= page <= pages:
+        raise NoSuchPage(page)
+    start = (page - 1) * PRICE_CHANGES_PER_PAGE
+    return PriceChanges(changes[start : start + PRICE_CHANGES_PER_PAGE], page, pages)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ PLOT_WIDTH = WIDTH - LEFT - RIGHT
 PLOT_HEIGHT = HEIGHT - TOP - BOTTOM
 MAX_INTERVALS = 4  # price gridlines above zero, at most
 NICE_STEPS = (Decimal(1), Decimal(2), Decimal("2.5"), Decimal(5))
-MIN_TICK_GAP = Decimal(90)  # chart units between two date labels, so that they never overlap
+LABEL_WIDTH = Decimal(76)  # chart units a date label takes ("Dec 30, 2026" at 12px), at most
+MIN_TICK_GAP = LABEL_WIDTH + 8  # between two centred date labels, so that they never touch
 TENTH = Decimal("0.1")
 
 
@@ -52,6 +53,7 @@ class DrawnSeries:
     index: int  # its line style: 0 for ours, then 1, 2, … for the others
     points: list[ChartPoint]
     path: str  # the SVG path of the steps
+    dots: str  # a dot at each change: one path of zero-length, round-capped strokes
 
     @property
     def last(self) -> ChartPoint:
@@ -132,6 +134,12 @@ def step_path(points: list[ChartPoint], end_x: Decimal) -> str:
     return " ".join(parts)
 
 
+def dots_path(points: list[ChartPoint]) -> str:
+    """ "M56.0 73.1h0M200.0 65.7h0": a path whose round caps draw a dot at each point, 13 bytes a
+    change where a <circle> took 60 (a year of daily changes is 365 of them per line)."""
+    return "".join(f"M{p.x} {p.y}h0" for p in points)
+
+
 def step_chart(series: list[Series], *, end: date) -> StepChart | None:
     """The chart of ``series`` from the earliest check to ``end``; None when nothing is priced.
 
@@ -158,7 +166,9 @@ def step_chart(series: list[Series], *, end: date) -> StepChart | None:
         if not s.points:
             continue
         points = [ChartPoint(x_of(on), y_of(usd), on, usd) for on, usd in s.points]
-        drawn.append(DrawnSeries(s.name, s.house, index, points, step_path(points, end_x)))
+        drawn.append(
+            DrawnSeries(s.name, s.house, index, points, step_path(points, end_x), dots_path(points))
+        )
     return StepChart(
         series=drawn,
         date_ticks=date_ticks(start, end, sorted({p.on for s in drawn for p in s.points}), x_of),
@@ -171,12 +181,26 @@ def step_chart(series: list[Series], *, end: date) -> StepChart | None:
 def date_ticks(
     start: date, end: date, checks: list[date], x_of: Callable[[date], Decimal]
 ) -> list[DateTick]:
-    """The first check and the end, plus each check day far enough from the labels chosen."""
+    """The first check and the end, plus each check day whose label keeps clear of the labels
+    chosen (the first is drawn from its tick rightwards, the end leftwards, others centred)."""
     chosen = [DateTick(x_of(start), start, "start")]
     if end != start:
         chosen.append(DateTick(x_of(end), end, "end"))
     for on in checks:
-        x = x_of(on)
-        if all(abs(x - tick.x) >= MIN_TICK_GAP for tick in chosen):
-            chosen.append(DateTick(x, on, "middle"))
+        tick = DateTick(x_of(on), on, "middle")
+        if all(_apart(tick, other) for other in chosen):
+            chosen.append(tick)
     return sorted(chosen, key=lambda tick: tick.x)
+
+
+def _extent(tick: DateTick) -> tuple[Decimal, Decimal]:
+    left = {"start": 0, "middle": LABEL_WIDTH / 2, "end": LABEL_WIDTH}[tick.anchor]
+    return tick.x - left, tick.x - left + LABEL_WIDTH
+
+
+def _apart(a: DateTick, b: DateTick) -> bool:
+    (a_left, a_right), (b_left, b_right) = _extent(a), _extent(b)
+    return (
+        a_left >= b_right + MIN_TICK_GAP - LABEL_WIDTH
+        or b_left >= a_right + MIN_TICK_GAP - LABEL_WIDTH
+    )

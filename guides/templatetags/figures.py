@@ -20,7 +20,7 @@ from django.utils.translation import get_language_info, gettext
 from guides.content import presentation
 from guides.pagecache import fragments
 from guides.pages import site
-from guides.pages.assembly import Offer
+from guides.pages.assembly import Offer, PriceChange
 from guides.pages.charts import ChartPoint, DrawnSeries
 
 register = template.Library()
@@ -51,9 +51,40 @@ def price_steps(points: Iterable[ChartPoint]) -> str:
     )
 
 
+DESCRIBED_STEPS = 3  # a chart line's description names its latest prices; the table has all
+
+
 @register.filter
-def provider_name(item: DrawnSeries | Offer) -> str:
-    """A provider's name, marked as ours for the house: a chart series or an offer."""
+def series_description(series: DrawnSeries) -> str:
+    """A chart line in words, as long for a year of daily changes as for three: its prices
+    from each day, or how many since when, their range and the latest DESCRIBED_STEPS."""
+    provider, points = provider_name(series), series.points
+    latest = price_steps(points[-DESCRIBED_STEPS:])
+    if len(points) <= DESCRIBED_STEPS:
+        return gettext("%(provider)s: %(steps)s.") % {"provider": provider, "steps": latest}
+    prices = [p.usd for p in points]
+    return gettext(
+        "%(provider)s: %(count)s prices since %(start)s, from %(low)s to %(high)s; "
+        "the latest %(steps)s."
+    ) % {
+        "provider": provider,
+        "count": presentation.number(len(points)),
+        "start": presentation.long_date(points[0].on),
+        "low": presentation.usd(min(prices)),
+        "high": presentation.usd(max(prices)),
+        "steps": latest,
+    }
+
+
+@register.filter
+def date_range(change: PriceChange) -> str:
+    """The days a price was checked at: one day, or the first to the last."""
+    return presentation.date_range(change.first, change.last)
+
+
+@register.filter
+def provider_name(item: DrawnSeries | Offer | PriceChange) -> str:
+    """A provider's name, marked as ours for the house: a chart series, offer or change."""
     name = getattr(item, "name", None) or item.provider
     return gettext("%(provider)s (ours)") % {"provider": name} if item.house else name
 

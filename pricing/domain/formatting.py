@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from babel import Locale
 from babel.dates import format_date as babel_format_date
+from babel.dates import format_interval
 from babel.lists import format_list as babel_format_list
 from babel.numbers import format_currency, format_decimal, format_percent
 
@@ -74,6 +75,13 @@ def long_date(value: date, locale: str) -> str:
 def medium_date(value: date, locale: str) -> str:
     """Oct 29, 2026 / 29.10.2026 / 2026/10/29: short enough for a chart's axis."""
     return babel_format_date(value, format="medium", locale=_parsed(locale)).replace(" ", NBSP)
+
+
+@lru_cache(maxsize=FORMATTED_FIGURES)
+def date_range(first: date, last: date, locale: str) -> str:
+    """Oct 29 – Nov 29, 2026 / 29. Okt. – 29. Nov. 2026 / 2026年10月29日～11月29日: the days a
+    price held, in the locale's own interval form (one day where first is last)."""
+    return format_interval(first, last, "yMMMd", locale=_parsed(locale)).replace(" ", NBSP)
 
 
 def word_list(items: Sequence[str], locale: str, style: str = "standard") -> str:

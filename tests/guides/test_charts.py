@@ -1,6 +1,6 @@
 """The price-history step chart's geometry: scales, ticks and paths, exactly, without Django."""
 
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal as D
 
 import pytest
@@ -101,3 +101,18 @@ def test_a_chart_ends_today_or_on_its_last_check_and_needs_one_price():
     assert only_today.series[0].path == "M56.0 58.6 H346.0"  # across the plot, $2.32 of $3
     later = step_chart([Series("Ours", True, [(NOV29, D("1"))])], end=OCT29)
     assert later.end == NOV29  # an as-of day never cuts off a price
+
+
+def test_date_labels_keep_clear_of_each_other_however_many_check_days():
+    """The first label runs right of its tick, the last left, the others are centred: with a
+    change every day only the days whose whole label fits between get one."""
+    days = [OCT29 + timedelta(days=n) for n in range(31)]
+    chart = step_chart(
+        [Series("Ours", True, [(day, D(1 + n % 2)) for n, day in enumerate(days)])], end=NOV29
+    )
+    # Oct 29 takes 56.0-132.0; Nov 12 (56 + 290 * 14 / 31) 149.0-225.0; Nov 29 270.0-346.0.
+    assert [(t.x, t.on, t.anchor) for t in chart.date_ticks] == [
+        (D("56.0"), OCT29, "start"), (D("187.0"), date(2026, 11, 12), "middle"),
+        (D("346.0"), NOV29, "end"),
+    ]  # fmt: skip
+    assert len(chart.series[0].points) == 31  # a point at every change all the same

@@ -337,10 +337,10 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
             assert client.get("/en/gpus/").status_code == 200
         return len(queries)
 
-    # the version check 1, every provider's prices 1, per provider (3) its history, the checks'
-    # sources 1, the published comparisons 1 (blocks and providers come from the cache:
-    # pages/reference_data.py)
-    assert count() == 7
+    # the version check 1, every provider's prices 1, every provider's history 1 (each price's
+    # first and last check only), the checks' sources 1, the published comparisons 1 (blocks
+    # and providers come from the cache: pages/reference_data.py)
+    assert count() == 5
     for days in range(1, 40):
         for provider in Provider.objects.all():
             check = PriceCheck.objects.create(
@@ -350,7 +350,7 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
             Price.objects.create(price_check=check, gpu_id=house_gpu_id(),
                                  quoted_usd_per_hour=D("1.5"))  # fmt: skip
     as_if_committed()
-    assert count() == 7
+    assert count() == 5
 
 
 def house_gpu_id() -> int:
@@ -543,24 +543,26 @@ def test_price_chart_is_a_step_line_per_provider_with_unlocalized_coordinates(cl
         ("series-0", "M56.0 81.7 H215.0 V75.0 H346.0"),  # ours, carried on to today
         ("series-2", "M56.0 65.4 H346.0"),  # Thunder Compute (Massed Compute, 1, has no A100)
     ]
+    # A dot at each change: zero-length strokes with round caps, at the steps' corners.
+    assert re.findall(r'<path class="dots (series-\d)" d="([^"]*)"/>', chart) == [
+        ("series-0", "M56.0 81.7h0M215.0 75.0h0"),
+        ("series-2", "M56.0 65.4h0"),
+    ]
     assert not re.search(r'(?:c[xy]|[xy][12]?)="\d+,\d', chart)
     assert "style=" not in chart  # the CSP allows no inline styles
 
 
-def test_price_chart_data_is_a_table_for_screen_readers(client, a100_rises):
-    response = client.get("/de/gpus/")
-    chart = chart_of(response, "A100 80GB")
-    table = re.search(r'<div class="visually-hidden">\s*(<table class="chart-data">.*?</table>)',
-                      chart, re.S).group(1)  # fmt: skip
-    rows = [
-        [_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
-        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)
-    ]
-    assert rows == [
-        ["Anbieter", "Geprüft am", "Pro GPU-Stunde"],
-        ["GPUwithCrypto", "29. Oktober 2026", "0,92 $"],
-        ["GPUwithCrypto", "15. November 2026", "0,99 $"],
-        ["Thunder Compute", "29. Oktober 2026", "1,09 $"],
+def test_the_price_changes_table_lists_each_price_with_its_days(client, a100_rises):
+    assert table_rows(client.get("/de/gpus/"), "changes") == [
+        ["GPU", "Anbieter", "Geprüft am", "Pro GPU-Stunde"],
+        ["A100 80GB", "GPUwithCrypto (wir)", "15. Nov. 2026", "0,99 $"],  # the newest first
+        ["L40S", "GPUwithCrypto (wir)", "29. Okt. 2026", "0,82 $"],  # then by GPU, provider
+        ["A100 80GB", "GPUwithCrypto (wir)", "29. Okt. 2026", "0,92 $"],
+        ["A100 80GB", "Thunder Compute", "29. Okt. 2026", "1,09 $"],
+        ["H100", "GPUwithCrypto (wir)", "29. Okt. 2026", "2,32 $"],
+        ["H200", "GPUwithCrypto (wir)", "29. Okt. 2026", "3,07 $"],
+        ["B200", "GPUwithCrypto (wir)", "29. Okt. 2026", "4,61 $"],
+        ["B200", "Massed Compute", "29. Okt. 2026", "5,4325 $"],
     ]
 
 

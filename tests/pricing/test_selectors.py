@@ -328,3 +328,30 @@ def test_the_check_days_sql_is_built_once_and_binds_only_the_day(house):
     assert selectors.latest_check_dates(at=later)["gpuwithcrypto"] == later  # a date, not text
     assert selectors.latest_check_dates(at=SEED_DAY)["gpuwithcrypto"] == SEED_DAY
     assert selectors._check_days_sql.cache_info().misses == built
+
+
+def test_price_runs_give_each_price_its_first_and_last_check_in_one_query(
+    house, django_assert_num_queries
+):
+    """Daily checks at one price are one run; a quote for 8 GPUs at the same price per GPU goes
+    on with it; the window and the day asked for cut the runs."""
+    days = [(1, "0.92", 1), (2, "7.36", 8), (3, "0.99", 1), (4, "0.99", 1), (6, "0.92", 1)]
+    for day, quoted, gpus in days:
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, day),
+                           prices={"a100-80gb": D(quoted)},
+                           gpus_in_quote={"a100-80gb": gpus})  # fmt: skip
+    providers = list(Provider.objects.all())
+    with django_assert_num_queries(1):
+        runs = selectors.price_runs(providers=providers, at=date(2026, 11, 5))
+    Run, a100 = selectors.PriceRun, Gpu.objects.get(slug="a100-80gb").pk
+    assert runs["gpuwithcrypto"][a100] == [
+        Run(SEED_DAY, date(2026, 11, 2), D("0.92")),
+        Run(date(2026, 11, 3), date(2026, 11, 4), D("0.99")),  # Nov 6 is after the day asked
+    ]
+    assert runs["thunder-compute"][a100] == [Run(SEED_DAY, SEED_DAY, D("1.09"))]
+    assert runs["massed-compute"].get(a100) is None
+    window = selectors.price_runs(providers=[house], at=date(2026, 11, 6), days=4)
+    assert window["gpuwithcrypto"][a100] == [
+        Run(date(2026, 11, 3), date(2026, 11, 4), D("0.99")),  # the window cuts a run's start
+        Run(date(2026, 11, 6), date(2026, 11, 6), D("0.92")),
+    ]
