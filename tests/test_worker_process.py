@@ -82,7 +82,10 @@ def test_db_worker_outlives_a_database_outage_then_runs_the_queued_task(tmp_path
     folder = tmp_path / "db"
     folder.mkdir()
     database = folder / "site.sqlite3"
-    env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{database}", "TASK_RUNNING_TIMEOUT": "60"}
+    # CONN_MAX_AGE=0: an open SQLite connection keeps reading a moved file, so the worker must
+    # open one per poll to see the outage (a restarted PostgreSQL drops its connection anyway).
+    env = {"DEBUG": "true", "DATABASE_URL": f"sqlite:///{database}", "TASK_RUNNING_TIMEOUT": "60",
+           "CONN_MAX_AGE": "0"}  # fmt: skip
     setup = manage("shell", "-c", SETUP, **env)
     assert setup.returncode == 0, setup.stderr
     held, stuck = setup.stdout.split()[-2:]
