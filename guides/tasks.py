@@ -23,7 +23,7 @@ from django.urls import resolve, reverse
 from django.utils import translation
 from django_tasks import task
 
-from guides.editorial import dashboard
+from guides.editorial import dashboard, revisions
 from guides.editorial import signals as editorial_signals
 from guides.editorial.share_images import draw_for_guide
 from guides.models import Guide
@@ -136,6 +136,13 @@ def draw_share_images(guide_id: int) -> list[str]:
     return [] if guide is None else draw_for_guide(guide)
 
 
+@task()
+def apply_scheduled_changes() -> list[str]:
+    """A scheduled time came: publish the revisions due and take expired guides offline (what
+    is due when this runs; a schedule changed since leaves nothing to do)."""
+    return revisions.apply_due_changes()
+
+
 # --- what the page cache and the editors ask for ------------------------------------------
 
 
@@ -147,3 +154,9 @@ def _queue_affected_pages(sender, tags: list[str], **_kwargs) -> None:
 @receiver(editorial_signals.guide_published, dispatch_uid="draw_share_images")
 def _queue_share_images(sender, guide_id: int, **_kwargs) -> None:
     draw_share_images.enqueue(guide_id=guide_id)
+
+
+@receiver(editorial_signals.schedule_set, dispatch_uid="apply_scheduled_changes")
+def _queue_scheduled_changes(sender, times: list, **_kwargs) -> None:
+    for when in times:
+        apply_scheduled_changes.using(run_after=when).enqueue()

@@ -1,9 +1,8 @@
 """Public pages: each parses its input, asks ``guides.pages`` for what the page shows (its
 figures, and its title and metadata from ``pages.meta``) and renders it.
 
-Two exceptions to "read only": a staff preview (``?revision=N``) applies that revision inside a
-rolled-back transaction, and ``revisions.live_now`` publishes or expires what is due before the
-index or a guide is served, a write on a visitor's request that belongs in the task worker.
+Nothing here writes: a staff preview (``?revision=N``) applies that revision inside a
+transaction that is rolled back, and scheduled revisions go live in the task worker.
 """
 
 import hashlib
@@ -99,7 +98,6 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
 
 
 @require_safe
-@revisions.live_now
 @cache_public_page
 def index(request: HttpRequest) -> HttpResponse:
     try:
@@ -111,7 +109,6 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-@revisions.live_now
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     # ?revision=N: staff preview a revision at the page's real URL; never cached anywhere.
     if REVISION in request.GET and request.user.is_staff:

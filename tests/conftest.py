@@ -19,7 +19,7 @@ import pytest
 import time_machine
 from django.core.cache import cache
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, connections
 from django.utils import translation
 from pytest_django.live_server_helper import LiveServer
 
@@ -207,15 +207,13 @@ def _demanded_database(django_db_setup, django_db_blocker, test_database):
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """Cached pages must not outlive the test (and its rolled-back data) that made them, nor
-    the pages, reads and schedule this process remembers (guides.pagecache.memory,
-    guides.editorial.revisions)."""
-    from guides.editorial.revisions import forget_schedule
+    the pages and reads this process remembers (guides.pagecache.memory) and its copy of the
+    version tokens (guides.pagecache.versions)."""
     from guides.pagecache import versions
     from guides.pagecache.memory import forget_local_reads, forget_recent_pages
 
     def forget() -> None:
         cache.clear()
-        forget_schedule()
         forget_recent_pages()
         forget_local_reads()
         versions.forget()
@@ -230,6 +228,24 @@ def _english():
     """Each test starts in English; a request in another language must not leak into the next."""
     with translation.override("en"):
         yield
+
+
+@contextmanager
+def seen_by_the_site(django_db_blocker):
+    """Writes the live server sees at once. On SQLite it shares the test's connection; on
+    PostgreSQL it has its own, so the writes go through a connection of their own, committed
+    as they are made (the test's transaction would hide them, and roll back the clean-up)."""
+    with django_db_blocker.unblock():
+        if connection.vendor == "sqlite":
+            yield
+            return
+        test_connection, own = connections["default"], connections.create_connection("default")
+        connections["default"] = own
+        try:
+            yield
+        finally:
+            own.close()
+            connections["default"] = test_connection
 
 
 def as_if_committed() -> None:

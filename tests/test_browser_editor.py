@@ -12,10 +12,11 @@ import time_machine
 from playwright.sync_api import expect
 from reversion.models import Revision
 
+from guides import tasks
 from guides.editorial import revisions
 from guides.models import Guide
 
-from .conftest import as_if_committed, signed_in_tab, staff_cookie
+from .conftest import as_if_committed, seen_by_the_site, signed_in_tab, staff_cookie
 from .test_browser import DESKTOP, WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
@@ -68,7 +69,6 @@ def guide(django_db_blocker):
         if first is not None:
             revisions.publish(first)
             Revision.objects.filter(guide_revision__guide=guide).delete()
-        revisions.forget_schedule()
 
 
 def _live_text(visitor, site) -> str:
@@ -99,7 +99,9 @@ def _save_a_draft(staff, site, guide) -> int:
     return int(number.group(1))
 
 
-def test_a_working_copy_previewed_scheduled_compared_and_reverted(staff, visitor, site, guide):
+def test_a_working_copy_previewed_scheduled_compared_and_reverted(
+    staff, visitor, site, guide, django_db_blocker
+):
     """One editor's round, in as few page loads as it takes (each admin page costs a second)."""
     before = _live_text(visitor, site)
     number = _save_a_draft(staff, site, guide)
@@ -127,6 +129,9 @@ def test_a_working_copy_previewed_scheduled_compared_and_reverted(staff, visitor
     _shot(staff, "revisions")
     assert _live_text(visitor, site) == before  # and now in the page cache
     with time_machine.travel(datetime(2026, 11, 29, 18, 0, 1, tzinfo=UTC), tick=False):
+        assert _live_text(visitor, site) == before  # a visit publishes nothing
+        with seen_by_the_site(django_db_blocker):  # the task worker, at 18:00
+            assert tasks.apply_scheduled_changes.call() == [f"{SLUG}: revision {number} published"]
         assert ADDED + SEEDED_DAY in _live_text(visitor, site)
 
     # The diff between the first revision and the one now live.

@@ -7,18 +7,16 @@ test does) and put it back as it was. ``make screenshots`` saves the views docs/
 shows, to docs/editing/.
 """
 
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from django.db import connection, connections
 from playwright.sync_api import expect
 from reversion.models import Revision
 
 from guides.editorial import revisions, translating
 from guides.models import Guide, Section, TranslationBasis
 
-from .conftest import signed_in_tab, staff_cookie
+from .conftest import seen_by_the_site, signed_in_tab, staff_cookie
 from .test_browser import WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
@@ -32,24 +30,6 @@ def _shot(page, name: str) -> None:
     if WANT_SCREENSHOTS:
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=DOCS / f"{name}.png", full_page=False)
-
-
-@contextmanager
-def seen_by_the_site(django_db_blocker):
-    """Writes the live server sees at once. On SQLite it shares the test's connection; on
-    PostgreSQL it has its own, so the writes go through a connection of their own, committed
-    as they are made (the test's transaction would hide them, and roll back the clean-up)."""
-    with django_db_blocker.unblock():
-        if connection.vendor == "sqlite":
-            yield
-            return
-        test_connection, own = connections["default"], connections.create_connection("default")
-        connections["default"] = own
-        try:
-            yield
-        finally:
-            own.close()
-            connections["default"] = test_connection
 
 
 @pytest.fixture(scope="module")

@@ -13,26 +13,23 @@
 - **Publish** applies a revision to the rows for good once ``guide_problems`` passes, and
   records who and when. **Revert** makes a new working copy from an old revision.
 - **Schedule:** a revision may go live at a time, and a live revision may expire (the guide is
-  then taken offline). ``run_due_changes`` makes them happen; ``live_now`` calls it before the
-  pages that show guides (and so before the page cache answers), at most one query per
-  ``SCHEDULE_RECHECK_SECONDS`` while nothing is due; ``manage.py publish_scheduled`` too.
+  then taken offline). ``apply_due_changes`` makes what is due happen: the task worker runs it
+  at each scheduled time (``schedule`` queues it), ``manage.py publish_scheduled`` from cron as
+  the fallback. No visitor's request publishes or expires anything.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from functools import wraps
 
 import reversion
 from django.contrib.contenttypes.models import ContentType
 from django.core import serializers
-from django.core.cache import cache
-from django.db import DatabaseError, models, transaction
+from django.db import models, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -56,16 +53,6 @@ for _model in CHILD_ROWS:
     reversion.register(_model)
 
 logger = logging.getLogger(__name__)
-
-SCHEDULE_KEY = "gpuguide:schedule:next"
-SCHEDULE_RECHECK_SECONDS = 300  # a schedule set elsewhere (another process) is seen this late
-_NOTHING_SCHEDULED = "none"
-# This process trusts what it last read from the cache this long: a cached visit then makes
-# one round trip to a shared cache (the page and its tokens), not two. What is due still
-# happens on time (the time of the next change is what is remembered); only a schedule that
-# another process changed is seen up to this much later.
-SCHEDULE_REMEMBER_SECONDS = 1.0
-_remembered: tuple[float, object] | None = None  # (monotonic time read, next change)
 
 
 def normalise_newlines(text: str) -> str:
@@ -277,7 +264,6 @@ def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
             published_at=timezone.now(), published_by=user, go_live_at=None
         )
         signals.announce_published(guide)
-    forget_schedule()
     return []
 
 
@@ -285,17 +271,12 @@ def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
 
 
 def schedule(guide_revision: GuideRevision, *, go_live_at, expire_at) -> None:
+    """Set when the revision goes live and when it expires (either may be None); the task
+    worker applies each at its time (``signals.schedule_set``; ``guides.tasks`` listens)."""
     GuideRevision.objects.filter(pk=guide_revision.pk).update(
         go_live_at=go_live_at, expire_at=expire_at
     )
-    forget_schedule()
-
-
-def forget_schedule() -> None:
-    """A schedule changed: the next request reads the next change from the database."""
-    global _remembered
-    _remembered = None
-    cache.delete(SCHEDULE_KEY)
+    signals.announce_schedule([go_live_at, expire_at])
 
 
 def _expiring() -> list[GuideRevision]:
@@ -356,25 +337,7 @@ def apply_due_changes(now: datetime | None = None) -> list[str]:
         guide.save(update_fields=["status", "updated_at"])
         GuideRevision.objects.filter(pk=guide_revision.pk).update(expire_at=None)
         done.append(f"{guide.slug}: expired, taken offline")
-    forget_schedule()
     return done
-
-
-def run_due_changes() -> None:
-    """Apply what is due. One cache read a second while nothing is."""
-    global _remembered
-    if _remembered is not None and time.monotonic() - _remembered[0] < SCHEDULE_REMEMBER_SECONDS:
-        next_change = _remembered[1]
-    else:
-        next_change = cache.get(SCHEDULE_KEY)
-        if next_change is None:
-            found = next_scheduled_change()
-            next_change = found.timestamp() if found else _NOTHING_SCHEDULED
-            cache.set(SCHEDULE_KEY, next_change, SCHEDULE_RECHECK_SECONDS)
-        _remembered = (time.monotonic(), next_change)
-    if next_change == _NOTHING_SCHEDULED or timezone.now().timestamp() < next_change:
-        return
-    apply_due_changes()
 
 
 # --- comparing two revisions -------------------------------------------------------------
@@ -453,19 +416,3 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
                         )
                     )
     return changes
-
-
-def live_now(view):
-    """Before a page that shows guides is served (and before the page cache answers): apply the
-    revisions whose "go live at" or "expire at" has passed, so the page shows what is live at
-    that moment. The writes invalidate cached pages as any edit does."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        try:
-            run_due_changes()
-        except DatabaseError:  # the page (or the outage page) answers; the next visit retries
-            logger.exception("could not apply the scheduled changes of guides")
-        return view(request, *args, **kwargs)
-
-    return wrapper

@@ -1,5 +1,6 @@
 """What the write side announces: a stored revision (``translating`` keeps the translation
-bases in step) and a publication (``guides.tasks`` draws the share images)."""
+bases in step), a publication (``guides.tasks`` draws the share images) and a schedule
+(``guides.tasks`` applies it on time)."""
 
 from django.db import transaction
 from django.dispatch import Signal
@@ -11,8 +12,19 @@ revision_stored = Signal()
 # A guide was published (``guide_id``): its share images are drawn in the background.
 guide_published = Signal()
 
+# Revisions were scheduled to go live or expire at ``times`` (aware datetimes): what is due
+# then is applied in the background at each.
+schedule_set = Signal()
+
 
 def announce_published(guide) -> None:
     """Send ``guide_published`` once the transaction that publishes ``guide`` commits."""
     guide_id = guide.pk
     transaction.on_commit(lambda: guide_published.send(sender=type(guide), guide_id=guide_id))
+
+
+def announce_schedule(times) -> None:
+    """Send ``schedule_set`` for the times that are set, once the transaction commits."""
+    times = [when for when in times if when is not None]
+    if times:
+        transaction.on_commit(lambda: schedule_set.send(sender=None, times=times))

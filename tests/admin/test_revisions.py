@@ -8,7 +8,9 @@ import time_machine
 from django.contrib.admin.models import LogEntry
 from django.core.management import call_command
 from django.test import Client
+from django_tasks import default_task_backend
 
+from guides import tasks
 from guides.editorial import revisions, translating
 from guides.models import FaqEntry, Guide, GuideRevision
 
@@ -159,6 +161,16 @@ def test_revert_makes_a_new_revision_from_an_old_one(client, editor, guide):
     ]  # fmt: skip
 
 
+def _scheduled_runs() -> list:
+    """When the queued "apply the scheduled changes" tasks are to run."""
+    as_if_committed()  # the schedule is announced once its transaction commits
+    return [
+        r.task.run_after
+        for r in default_task_backend.results
+        if r.task.name == "apply_scheduled_changes"
+    ]
+
+
 def test_a_scheduled_revision_goes_live_at_its_time_and_expires(client, editor, guide):
     client.force_login(editor)
     _save_draft(client, guide)
@@ -172,17 +184,27 @@ def test_a_scheduled_revision_goes_live_at_its_time_and_expires(client, editor, 
     assert f"Schedule of revision {draft.pk} saved." in response.content.decode()
     draft.refresh_from_db()
     assert draft.go_live_at == go_live
+    assert _scheduled_runs() == [go_live]  # the task worker applies it at its time
     visitor = Client()
     assert OLD in _page(visitor).content.decode()  # and now cached
     assert revisions.next_scheduled_change() == go_live
     with time_machine.travel(go_live + timedelta(seconds=1), tick=False):
+        assert OLD in _page(visitor).content.decode()  # a visit publishes nothing
+        assert tasks.apply_scheduled_changes.call() == [
+            f"{GUIDE_SLUG}: revision {draft.pk} published"
+        ]
+        as_if_committed()
         assert NEW in _page(visitor).content.decode()
     draft.refresh_from_db()
     assert draft.published_at == go_live + timedelta(seconds=1)
     assert draft.published_by is None
     # An expiry takes the guide offline at its time.
-    revisions.schedule(draft, go_live_at=None, expire_at=go_live + timedelta(hours=1))
-    with time_machine.travel(go_live + timedelta(hours=1, seconds=1), tick=False):
+    expire = go_live + timedelta(hours=1)
+    revisions.schedule(draft, go_live_at=None, expire_at=expire)
+    assert _scheduled_runs() == [go_live, expire]
+    with time_machine.travel(expire + timedelta(seconds=1), tick=False):
+        assert tasks.apply_scheduled_changes.call() == [f"{GUIDE_SLUG}: expired, taken offline"]
+        as_if_committed()
         assert _page(visitor).status_code == 404
     assert Guide.objects.get(pk=guide.pk).status == Guide.Status.DRAFT
 

@@ -12,7 +12,6 @@ from django.test.utils import CaptureQueriesContext
 
 from gpuguide.lib.redis_cache import RedisCacheClient
 from guides.content.tokens import render
-from guides.editorial import revisions
 from guides.models import Section
 from guides.pagecache import http, reads
 from pricing.domain import formatting
@@ -95,22 +94,6 @@ def test_equal_figures_format_alike_whatever_their_trailing_zeros():
 def test_the_redis_backend_keeps_one_client_per_connection_pool():
     backend = RedisCacheClient(["redis://127.0.0.1:6379/0"])  # connects on the first command
     assert backend.get_client() is backend.get_client(write=True)
-
-
-def test_a_cached_visit_reads_the_schedule_from_the_cache_once_a_second(client, seeded):
-    now = [1000.0]  # this process's monotonic clock, in seconds
-    with (
-        mock.patch.object(revisions.time, "monotonic", lambda: now[0]),
-        mock.patch.object(revisions.cache, "get", wraps=revisions.cache.get) as read,
-    ):
-        client.get(URL)
-        client.get(URL)
-        now[0] += 0.9
-        client.get(URL)
-        assert read_keys(read).count(revisions.SCHEDULE_KEY) == 1
-        now[0] += 0.2
-        client.get(URL)
-        assert read_keys(read).count(revisions.SCHEDULE_KEY) == 2
 
 
 def read_keys(read: mock.Mock) -> list[str]:

@@ -10,7 +10,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from guides.editorial import revisions
 from guides.models import ComparisonPair, Guide
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
@@ -313,7 +312,6 @@ def test_guide_page_queries_do_not_grow_with_price_history(client, seeded):
             assert client.get(guide_url("en")).status_code == 200
         return len(queries)
 
-    revisions.run_due_changes()  # reads when the next scheduled change is: once in a while
     before = count()
     # The version check, the prices with their check days; the guide and its rows come from
     # the cache (their tokens did not change): see test_caching's guide structure tests.

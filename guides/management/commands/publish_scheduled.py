@@ -1,7 +1,7 @@
 """Publish the revisions whose time has come and take expired guides offline.
 
-Pages that show guides do this themselves before they are served; run this from cron (or a
-task scheduler) as well so that the changes happen even while nobody visits.
+The task worker (``manage.py db_worker``) does this at each scheduled time; run this from cron
+as well (every few minutes), so that what was due while no worker ran still happens.
 """
 
 from django.core.management.base import BaseCommand
