@@ -103,8 +103,7 @@ def cache_public_page(
                 return response
             if _long_ago(request.GET, dated):
                 return view(request, *args, **kwargs)
-            with versions.checked_once():  # (the middleware's, where it runs)
-                return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
+            return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
 
         return wrapper
 
@@ -136,16 +135,18 @@ def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]
     key = page_key(get_language(), request.path, request.GET)
     if _refreshing.get():
         return _render_and_store(key, render, request)
-    snapshot = versions.current()
+    snapshot = versions.current()  # None: the database is down, so nothing changed since
+
+    def current(page: CachedPage | None) -> bool:
+        return page is not None and (snapshot is None or versions.is_current(page.tokens, snapshot))
+
     page = memory.recent_pages.get(key)
-    if page is None or (snapshot is not None and not versions.is_current(page.tokens, snapshot)):
-        page = cache.get(key)
-    if page is not None:
-        if snapshot is None:  # the database is down, so nothing changed since: still serve
-            return _response(request, page, "hit")
-        if versions.is_current(page.tokens, snapshot):
-            memory.recent_pages.put(key, page)
-            return _response(request, page, "hit")
+    if current(page):
+        return _response(request, page, "hit")
+    page = cache.get(key)
+    if current(page):
+        memory.recent_pages.put(key, page)
+        return _response(request, page, "hit")
     return _render_and_store(key, render, request)
 
 
