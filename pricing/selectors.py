@@ -488,20 +488,6 @@ def price_runs(
     return runs
 
 
-def price_history(
-    *, provider: Provider, at: date | None = None, days: int = HISTORY_DAYS
-) -> dict[str, list[tuple]]:
-    """Per GPU slug, the (date, USD per GPU-hour) points where its price at ``provider``
-    changed over the ``days`` up to ``at``, oldest first (a check that repeats the price before
-    it adds no point). The window keeps the work bounded however long the history. Two
-    queries (the GPUs' slugs); the GPU page reads ``price_runs`` for all providers at once."""
-    runs = price_runs(providers=[provider], at=at, days=days)[provider.slug]
-    slugs = dict(Gpu.objects.filter(pk__in=runs).values_list("pk", "slug"))
-    return {
-        slugs[gpu]: [(r.first, r.usd_per_gpu_hour) for r in found] for gpu, found in runs.items()
-    }
-
-
 def gpu_price_history(
     *, gpu_slug: str, provider: Provider, at: date | None = None
 ) -> list[tuple[date, Decimal]]:

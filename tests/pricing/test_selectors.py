@@ -84,22 +84,31 @@ def test_method_listings_load_in_three_queries(seeded, django_assert_num_queries
     assert methods[3].sources[0].publisher == "EleutherAI"
 
 
-def test_price_history_is_oldest_first(house):
+def a100_runs(house, **window) -> list[selectors.PriceRun]:
+    a100 = Gpu.objects.get(slug="a100-80gb")
+    return selectors.price_runs(providers=[house], **window)[house.slug][a100.pk]
+
+
+def test_price_runs_are_oldest_first(house):
     price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 1),
                        prices={"a100-80gb": D("0.95")})  # fmt: skip
-    history = selectors.price_history(provider=house)
-    assert history["a100-80gb"] == [(SEED_DAY, D("0.92")), (date(2026, 11, 1), D("0.95"))]
+    assert a100_runs(house) == [
+        selectors.PriceRun(SEED_DAY, SEED_DAY, D("0.92")),
+        selectors.PriceRun(date(2026, 11, 1), date(2026, 11, 1), D("0.95")),
+    ]
 
 
-def test_price_history_keeps_only_the_changes(house):
-    """Daily checks at an unchanged price are one step of the chart, not a point a day."""
+def test_price_runs_keep_only_the_changes(house):
+    """Daily checks at an unchanged price are one run (one step of the chart), not a point a
+    day."""
     for day, price in ((3, "0.92"), (5, "0.92"), (7, "0.99"), (9, "0.99"), (11, "0.92")):
         price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, day),
                            prices={"a100-80gb": D(price)})  # fmt: skip
-    history = selectors.price_history(provider=house)
-    assert history["a100-80gb"] == [
-        (SEED_DAY, D("0.92")), (date(2026, 11, 7), D("0.99")), (date(2026, 11, 11), D("0.92"))
-    ]  # fmt: skip
+    assert a100_runs(house) == [
+        selectors.PriceRun(SEED_DAY, date(2026, 11, 5), D("0.92")),
+        selectors.PriceRun(date(2026, 11, 7), date(2026, 11, 9), D("0.99")),
+        selectors.PriceRun(date(2026, 11, 11), date(2026, 11, 11), D("0.92")),
+    ]
 
 
 def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
@@ -194,13 +203,13 @@ def test_sources_read_before_a_day_and_language_models(seeded):
     assert "llama-3.1-70b" in [m.slug for m in selectors.language_models()]
 
 
-def test_price_history_covers_only_its_window_up_to_the_day(house):
+def test_price_runs_cover_only_their_window_up_to_the_day(house):
     price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 1),
                        prices={"a100-80gb": D("0.95")})  # fmt: skip
-    on_the_day = selectors.price_history(provider=house, at=date(2026, 11, 1), days=3)
-    assert on_the_day["a100-80gb"] == [(date(2026, 11, 1), D("0.95"))]
-    assert selectors.price_history(provider=house, at=date(2026, 10, 31))["a100-80gb"] == [
-        (SEED_DAY, D("0.92"))
+    on_the_day = a100_runs(house, at=date(2026, 11, 1), days=3)
+    assert on_the_day == [selectors.PriceRun(date(2026, 11, 1), date(2026, 11, 1), D("0.95"))]
+    assert a100_runs(house, at=date(2026, 10, 31)) == [
+        selectors.PriceRun(SEED_DAY, SEED_DAY, D("0.92"))
     ]
 
 

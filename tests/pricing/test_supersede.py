@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, transaction
 from gpuguide.lib import cache_tags
 from guides.pagecache import invalidation
 from pricing import selectors, services
-from pricing.models import Price, PriceCheck, Provider
+from pricing.models import Gpu, Price, PriceCheck, Provider
 
 TODAY = date(2026, 11, 29)
 SEEDED_DAY = date(2026, 10, 29)  # the seed's checks
@@ -89,8 +89,12 @@ def test_every_read_of_prices_ignores_superseded_checks(recorder):
     correct_h100(recorder)
     # The correction priced two GPUs: the others have no current price that day any more.
     assert latest_house_prices() == {"h100": "2.2300", "b200": "4.6100"}
-    history = selectors.price_history(provider=house())
-    assert history == {"b200": [(SEEDED_DAY, D("4.61"))], "h100": [(SEEDED_DAY, D("2.23"))]}
+    runs = selectors.price_runs(providers=[house()])["gpuwithcrypto"]
+    by_slug = {Gpu.objects.get(pk=pk).slug: found for pk, found in runs.items()}
+    assert by_slug == {
+        "b200": [selectors.PriceRun(SEEDED_DAY, SEEDED_DAY, D("4.61"))],
+        "h100": [selectors.PriceRun(SEEDED_DAY, SEEDED_DAY, D("2.23"))],
+    }
     assert selectors.gpu_price_history(gpu_slug="h100", provider=house()) == [
         (SEEDED_DAY, D("2.23"))
     ]
