@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import cached_property
 
 from django.conf import settings
+from django.core.paginator import EmptyPage, Paginator
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
@@ -630,11 +631,11 @@ def _price_changes(
         for r in runs[p.slug].get(gpu.pk, [])
     ]
     changes.sort(key=lambda change: change.first, reverse=True)  # stable: keeps the order above
-    pages = max(1, -(-len(changes) // PRICE_CHANGES_PER_PAGE))
-    if not 1 <= page <= pages:
-        raise NoSuchPage(page)
-    start = (page - 1) * PRICE_CHANGES_PER_PAGE
-    return PriceChanges(changes[start : start + PRICE_CHANGES_PER_PAGE], page, pages)
+    try:
+        shown = Paginator(changes, PRICE_CHANGES_PER_PAGE).page(page)
+    except EmptyPage:
+        raise NoSuchPage(page) from None
+    return PriceChanges(list(shown), shown.number, shown.paginator.num_pages)
 
 
 @dataclass(frozen=True)
