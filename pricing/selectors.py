@@ -473,18 +473,18 @@ def price_runs(
             | ~Q(gpus_after=F(gpus))
         )  # fmt: skip
         .order_by("provider_id", "gpu_id", "checked_on")
-        .values_list("provider_id", "gpu_id", "checked_on", quoted, gpus, "before", "gpus_before")
+        .values_list("provider_id", "gpu_id", "checked_on", quoted, gpus)
     )
     slugs = {p.pk: p.slug for p in providers}
     runs: dict[str, dict[int, list[PriceRun]]] = {p.slug: {} for p in providers}
-    for provider_id, gpu, day, price, count, before, count_before in rows:
+    for provider_id, gpu, day, price, count in rows:
         gpu_runs = runs[slugs[provider_id]].setdefault(gpu, [])
         usd = calculations.per_gpu_price(price, count)
-        starts = before is None or (before, count_before) != (price, count)
-        if starts and not (gpu_runs and gpu_runs[-1].usd_per_gpu_hour == usd):
-            gpu_runs.append(PriceRun(day, day, usd))
-        else:  # the run goes on (a new quote at the same price per GPU extends it too)
+        if gpu_runs and gpu_runs[-1].usd_per_gpu_hour == usd:
+            # The run goes on: its last check (a new quote at the same price per GPU too).
             gpu_runs[-1] = replace(gpu_runs[-1], last=day)
+        else:
+            gpu_runs.append(PriceRun(day, day, usd))
     return runs
 
 
