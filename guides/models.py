@@ -490,6 +490,15 @@ class GuideRevision(models.Model):
         related_name="+",
         verbose_name=_("published by"),
     )
+    # Who set the schedule: the History names them when the task worker carries it out.
+    scheduled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("scheduled by"),
+    )
 
     class Meta:
         ordering = ["-revision_id"]

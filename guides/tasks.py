@@ -23,7 +23,7 @@ from django.urls import resolve, reverse
 from django.utils import translation
 from django_tasks import task
 
-from guides.editorial import dashboard, revisions
+from guides.editorial import dashboard, publishing
 from guides.editorial import signals as editorial_signals
 from guides.editorial.share_images import draw_for_guide
 from guides.models import Guide
@@ -140,7 +140,7 @@ def draw_share_images(guide_id: int) -> list[str]:
 def apply_scheduled_changes() -> list[str]:
     """A scheduled time came: publish the revisions due and take expired guides offline (what
     is due when this runs; a schedule changed since leaves nothing to do)."""
-    return revisions.apply_due_changes()
+    return publishing.apply_due_changes()
 
 
 # --- what the page cache and the editors ask for ------------------------------------------

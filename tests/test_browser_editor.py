@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from reversion.models import Revision
 
 from guides import tasks
-from guides.editorial import revisions
+from guides.editorial import publishing
 from guides.models import Guide
 
 from .conftest import as_if_committed, seen_by_the_site, signed_in_tab, staff_cookie
@@ -23,7 +23,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must e
 
 
 # --- an editor's round in the guide admin ---------------------------------------------------
-# A working copy previewed, scheduled, compared and reverted, with the token picker. It edits
+# A working copy previewed and scheduled; a later publication that cancels the schedule, so the
+# go-live task changes nothing; a diff, a revert, and an older revision published after its
+# confirmation page; the public page read at each step. With the token picker. It edits
 # the Llama 3.1 8B guide and puts it back as it was: on SQLite the live server shares the test's
 # transaction anyway; on PostgreSQL its writes commit (each xdist worker has its own database).
 # ``make screenshots`` also saves the admin views that docs/editing.md shows, to docs/editing/.
@@ -67,7 +69,7 @@ def guide(django_db_blocker):
     with django_db_blocker.unblock():
         first = guide.revisions.order_by("pk").first()
         if first is not None:
-            revisions.publish(first)
+            publishing.publish(first, user=None)
             Revision.objects.filter(guide_revision__guide=guide).delete()
 
 
@@ -81,30 +83,32 @@ def _change(staff, site, guide) -> None:
     staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/change/")
 
 
-def _save_a_draft(staff, site, guide) -> int:
-    """Add a sentence with the token picker and save; the draft revision's number."""
+def _save_a_draft(staff, site, guide, added: str, button: str = "Save draft") -> None:
+    """Add ``added`` to the English short answer with the token picker and press ``button``."""
     _change(staff, site, guide)
     field = staff.locator("#id_short_answer_en")
-    field.fill(field.input_value() + " " + ADDED)
+    field.fill(field.input_value() + " " + added)
     picker = staff.locator(".field-short_answer_en details.token-picker")
     picker.locator("summary").click()
     picker.get_by_role("searchbox").fill("checked")
     picker.get_by_role("searchbox").press("Enter")
-    assert field.input_value().endswith(ADDED + "[[checked_on]]")
-    staff.get_by_role("button", name="Save draft").click()
-    expect(staff.locator("ul.messagelist")).to_contain_text("Saved as draft revision")
-    message = staff.locator("ul.messagelist li").first.inner_text()
-    number = re.search(r"Saved as draft revision (\d+)", message)
-    assert number, message
-    return int(number.group(1))
+    assert field.input_value().endswith(added + "[[checked_on]]")
+    staff.get_by_role("button", name=button, exact=True).click()
 
 
-def test_a_working_copy_previewed_scheduled_compared_and_reverted(
+def _message(staff, pattern: str) -> re.Match:
+    expect(staff.locator("ul.messagelist")).to_contain_text(re.compile(pattern))
+    text = staff.locator("ul.messagelist").inner_text()
+    return re.search(pattern, text)
+
+
+def test_a_working_copy_scheduled_then_overtaken_reverted_and_an_older_one_published(
     staff, visitor, site, guide, django_db_blocker
 ):
     """One editor's round, in as few page loads as it takes (each admin page costs a second)."""
     before = _live_text(visitor, site)
-    number = _save_a_draft(staff, site, guide)
+    _save_a_draft(staff, site, guide, ADDED)
+    number = int(_message(staff, r"Saved as draft revision (\d+)").group(1))
     assert (
         "the live page is unchanged until you publish it"
         in staff.locator("ul.messagelist").inner_text()
@@ -120,27 +124,45 @@ def test_a_working_copy_previewed_scheduled_compared_and_reverted(
     assert ADDED + SEEDED_DAY in staff.locator("section.short-answer").inner_text()
     _shot(staff, "preview")
 
-    # Scheduled: live at 18:00, not before.
+    # Scheduled: live at 18:00 (UTC, and the page says so), not before.
     staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/revisions/")
     row = staff.locator(f"#revision-{number}")
     row.get_by_label("Go live at").fill("2026-11-29T18:00")
     row.get_by_role("button", name="Save schedule").click()
-    expect(staff.locator("ul.messagelist")).to_contain_text(f"Schedule of revision {number} saved.")
+    _message(staff, f"Schedule of revision {number} saved.")
+    assert (
+        "goes live at Nov. 29, 2026, 6 p.m. (UTC)"
+        in staff.locator(f"#revision-{number}").inner_text()
+    )
     _shot(staff, "revisions")
     assert _live_text(visitor, site) == before  # and now in the page cache
-    with time_machine.travel(datetime(2026, 11, 29, 18, 0, 1, tzinfo=UTC), tick=False):
-        assert _live_text(visitor, site) == before  # a visit publishes nothing
-        with seen_by_the_site(django_db_blocker):  # the task worker, at 18:00
-            assert tasks.apply_scheduled_changes.call() == [f"{SLUG}: revision {number} published"]
-        assert ADDED + SEEDED_DAY in _live_text(visitor, site)
 
-    # The diff between the first revision and the one now live.
-    staff.reload()
+    # A later publication from the form, which names the schedule, cancels it.
+    _change(staff, site, guide)
+    assert (
+        f"Revision {number} goes live at Nov. 29, 2026, 6 p.m. (UTC) (scheduled by browser-editor)."
+        in staff.locator(".schedule-notes").inner_text()
+    )
+    later = "Checked again: "
+    _save_a_draft(staff, site, guide, later, button="Save and publish")
+    published = int(_message(staff, r"the live page now shows revision (\d+)").group(1))
+    assert f"Cancelled the scheduled go-live of revision {number} at Nov. 29, 2026, 6 p.m." in (
+        staff.locator("ul.messagelist").inner_text()
+    )
+    assert later + SEEDED_DAY in _live_text(visitor, site)
+    with time_machine.travel(datetime(2026, 11, 29, 18, 0, 1, tzinfo=UTC), tick=False):
+        with seen_by_the_site(django_db_blocker):  # the task worker, at 18:00: nothing is due
+            assert tasks.apply_scheduled_changes.call() == []
+        assert later + SEEDED_DAY in _live_text(visitor, site)
+
+    # The diff between the two newest: the scheduled draft and the later publication.
+    staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/revisions/")
+    assert "goes live at" not in staff.locator("#revision-list").inner_text()
     staff.get_by_role("button", name="Compare the chosen revisions").click()
     diff = staff.locator("#revision-diff")
     expect(diff.locator("tbody tr")).to_have_count(1)
     assert "Short answer (English)" in diff.inner_text()
-    assert diff.locator("ins").inner_text() == " " + ADDED + "[[checked_on]]"
+    assert diff.locator("ins").inner_text() == f" {later}[[checked_on]]"
     _shot(staff, "diff")
 
     # Revert: a new draft made from the first revision, live once published.
@@ -149,13 +171,22 @@ def test_a_working_copy_previewed_scheduled_compared_and_reverted(
     staff.locator(f"#revision-{first.pk}").get_by_role(
         "button", name="Revert to this revision"
     ).click()
-    expect(staff.locator("ul.messagelist")).to_contain_text("is a copy of revision")
-    message = staff.locator("ul.messagelist").inner_text()
-    copy = int(re.search(r"Revision (\d+) is a copy of revision", message).group(1))
-    assert ADDED in _live_text(visitor, site)  # a draft until published
-    staff.locator(f"#revision-{copy}").get_by_role("button", name="Publish").click()
-    assert (
-        f"Published: the live page now shows revision {copy}."
-        in staff.locator("ul.messagelist").inner_text()
-    )
+    copy = int(_message(staff, r"Revision (\d+) is a copy of revision").group(1))
+    assert later in _live_text(visitor, site)  # a draft until published
+    staff.locator(f"#revision-{copy}").get_by_role("link", name="Publish…").click()
+    assert staff.locator("#revision-diff tbody tr").count() == 1  # what it changes, first
+    staff.get_by_role("button", name=f"Publish revision {copy}").click()
+    _message(staff, f"Published: the live page now shows revision {copy}.")
     assert _live_text(visitor, site) == before
+
+    # An older revision asks first, naming what it brings back.
+    staff.locator(f"#revision-{published}").get_by_role("link", name="Publish…").click()
+    assert f"older than the live revision {copy}" in staff.locator(".errornote").first.inner_text()
+    assert staff.locator("#revision-diff ins").inner_text() == (
+        f" {ADDED}[[checked_on]] {later}[[checked_on]]"
+    )
+    _shot(staff, "publish-older")
+    assert _live_text(visitor, site) == before  # nothing happens until it is confirmed
+    staff.get_by_role("button", name=f"Publish revision {published}").click()
+    _message(staff, f"Published: the live page now shows revision {published}.")
+    assert later + SEEDED_DAY in _live_text(visitor, site)

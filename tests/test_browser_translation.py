@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 from reversion.models import Revision
 
-from guides.editorial import revisions, translating
+from guides.editorial import publishing, revisions, translating
 from guides.models import Guide, Section, TranslationBasis
 
 from .conftest import seen_by_the_site, signed_in_tab, staff_cookie
@@ -51,7 +51,7 @@ def guide(django_db_blocker):
     with seen_by_the_site(django_db_blocker):
         first = guide.revisions.order_by("pk").first()
         if first is not None:
-            revisions.publish(first)
+            publishing.publish(first, user=None)
             Revision.objects.filter(guide_revision__guide=guide).delete()
         TranslationBasis.objects.filter(guide=guide).delete()
 
@@ -64,7 +64,8 @@ def _english_changed_and_published(guide: Guide) -> translating.TextField:
     with revisions.rehearsal():
         Section.objects.filter(pk=body.pk).update(body_en=body.texts["en"] + ADDED)
         versions = revisions.snapshot(Guide.objects.get(pk=guide.pk))
-    revisions.publish(revisions.store(versions, guide=guide, user=None, comment="Draft saved"))
+    draft = revisions.store(versions, guide=guide, user=None, comment="Draft saved")
+    assert publishing.publish(draft, user=None).published
     return body
 
 

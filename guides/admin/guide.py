@@ -6,12 +6,12 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import DateField, F, Value
+from django.db.models import DateField, Value
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.functional import lazy
 from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
@@ -19,19 +19,22 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
 
 from gpuguide.lib.editor_input import EditorInputMixin
+from gpuguide.lib.zoned_time import zoned
 from guides.admin.prose import (
     ProseForm,
     ProseHelpMixin,
     ProseInlineMixin,
+    cancelled_message,
     draft_saved_message,
     preview_links,
+    schedule_notes,
     token_picker_data,
     token_reference,
     token_slugs_for,
 )
 from guides.admin.translation_views import TranslationAdminMixin
-from guides.editorial import publishing_rules, revisions
-from guides.editorial.checks import guide_problems, problems_list
+from guides.editorial import publishing, publishing_rules, revisions
+from guides.editorial.checks import problems_list
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.models import (
     EDIT_CONFLICT,
@@ -240,6 +243,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         context["working_copy_mode"] = getattr(request, "_working_copy", False)
         context["token_picker"] = token_picker_data()
+        context["schedule_notes"] = schedule_notes(obj) if obj is not None and obj.pk else []
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     def get_queryset(self, request):
@@ -283,36 +287,36 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 links.append((reverse("guides:detail", kwargs={"slug": guide.slug}), name))
         return format_html_join(" · ", '<a href="{}" target="_blank" rel="noopener">{}</a>', links)
 
-    # --- saving: a live guide's edit is a working copy (see guides.editorial.revisions) ----
+    # --- saving: every save is guides.editorial.publishing.edit (a live guide's a working copy)
 
     change_form_template = "admin/guides/guide/change_form.html"
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         if request.method == "POST":
             request.POST = _normalised(request.POST)
-        guide = (
-            self.get_object(request, unquote(object_id)) if object_id else None
-        )  # None for "abc"
-        live = guide if guide is not None and guide.status == Guide.Status.PUBLISHED else None
-        # Taking a live guide offline (status set to draft) is saved to the rows at once.
-        request._working_copy = live is not None and request.POST.get("status") != "draft"
-        if not request._working_copy:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        if request.method == "POST":
-            revisions.ensure_baseline(live)
-        draft = revisions.working_copy(live)
-        extra_context = {**(extra_context or {}), **self._revision_context(request, live, draft)}
-        with revisions.rehearsal():  # the form edits the working copy; the rows stay live
-            if draft is not None:
-                revisions.apply(draft)
+        guide = self.get_object(request, unquote(object_id)) if object_id else None  # or "abc"
+        live = guide is not None and guide.status == Guide.Status.PUBLISHED
+        # Taking a live guide offline (status set to draft) is written to the rows at once.
+        request._working_copy = live and request.POST.get("status") != "draft"
+        if request._working_copy:
+            extra_context = {**(extra_context or {}), **self._revision_context(guide)}
+        request._publish_wanted = False
+        with publishing.edit(
+            guide, user=request.user, known=token_slugs_for(request), live=request._working_copy
+        ) as request._edit:
             response = super().changeform_view(request, object_id, form_url, extra_context)
             if hasattr(response, "render"):
-                response.render()
-        if getattr(request, "_draft_snapshot", None):
-            return self._after_draft_saved(request, live)
+                response.render()  # inside: the form shows the working copy
+        outcome = request._edit.outcome
+        if outcome is None:
+            return response  # shown, or refused with its errors: nothing was saved
+        self._say_outcome(request, guide, outcome)
+        if request._working_copy:
+            return redirect("admin:guides_guide_change", guide.pk)
         return response
 
-    def _revision_context(self, request, guide: Guide, draft) -> dict:
+    def _revision_context(self, guide: Guide) -> dict:
+        draft = revisions.working_copy(guide)
         return {
             "working_copy": draft,
             "live_revision": revisions.live_revision(guide),
@@ -320,83 +324,58 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
             "revisions_url": reverse("admin:guides_guide_revisions", args=[guide.pk]),
         }
 
-    def _after_draft_saved(self, request, live: Guide) -> HttpResponseRedirect:
-        draft = revisions.store(
-            request._draft_snapshot, guide=live, user=request.user, comment=_("Draft saved")
-        )
-        Guide.objects.filter(pk=live.pk).update(version=F("version") + 1)
-        super().log_change(request, live, request._draft_log_message)
-        if "_publish" in request.POST and not request._draft_problems:
-            problems = revisions.publish(draft, user=request.user, known=token_slugs_for(request))
-            if not problems:
-                self.message_user(
-                    request,
-                    _("Published: the live page now shows revision %(number)s.")
-                    % {"number": draft.pk},
-                    messages.SUCCESS,
-                )
-                return redirect("admin:guides_guide_change", live.pk)
-            request._draft_problems = problems
-        self.message_user(request, *draft_saved_message(live, draft, request._draft_problems))
-        return redirect("admin:guides_guide_change", live.pk)
+    def _say_outcome(self, request, guide: Guide | None, outcome) -> None:
+        if outcome.published:
+            self.message_user(
+                request,
+                _("Published: the live page now shows revision %(number)s.")
+                % {"number": outcome.revision.pk},
+                messages.SUCCESS,
+            )
+        elif request._working_copy:
+            self.message_user(
+                request, *draft_saved_message(guide, outcome.revision, outcome.problems)
+            )
+        elif request._publish_wanted:
+            message = _("Saved as a draft, not published: it fails its checks. Fix these:")
+            self.message_user(
+                request,
+                format_html("{}{}", message, problems_list(outcome.problems)),
+                messages.ERROR,
+            )
+        if outcome.cancelled:
+            self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
 
     def log_change(self, request, obj, message):
-        if getattr(request, "_working_copy", False):
-            request._draft_log_message = message  # written once the rehearsal is rolled back
-            return None
-        return super().log_change(request, obj, message)
+        if getattr(request, "_edit", None) is None:
+            return super().log_change(request, obj, message)
+        request._edit.describe(message)  # written to the History with the revision
+        return None
+
+    def log_addition(self, request, obj, message):
+        if getattr(request, "_edit", None) is None:
+            return super().log_addition(request, obj, message)
+        request._edit.describe(message, added=True)
+        return None
 
     def response_change(self, request, obj):
         if getattr(request, "_working_copy", False):
-            return HttpResponseRedirect(request.path)  # replaced by _after_draft_saved
+            return HttpResponseRedirect(request.path)  # replaced once the draft is stored
         return super().response_change(request, obj)
 
     def save_model(self, request, obj: Guide, form, change: bool) -> None:
-        obj.version += 1
-        before = Guide.objects.filter(pk=obj.pk).values("status", "published_on").first()
-        obj._live_before = before if before and before["status"] == Guide.Status.PUBLISHED else None
-        obj._published_on_before = before["published_on"] if before else None
+        # A guide goes live only through publishing (checked once, announced, in the
+        # History): a draft's rows stay a draft, and "published" in its form asks for that.
+        if request._working_copy:
+            request._publish_wanted = "_publish" in request.POST
+        else:
+            request._publish_wanted = obj.status == Guide.Status.PUBLISHED
+            obj.status = Guide.Status.DRAFT
         super().save_model(request, obj, form, change)
 
     def save_related(self, request, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        guide = form.instance
-        if getattr(request, "_working_copy", False):
-            # Inside the rehearsal: check the working copy, then keep it as a revision.
-            request._draft_problems = guide_problems(
-                selectors.guide_for_page(slug=guide.slug, include_drafts=True),
-                known=token_slugs_for(request),
-            )
-            request._draft_snapshot = revisions.snapshot(guide)  # stored after the rollback
-            return
-        published = guide.status == Guide.Status.PUBLISHED and self._check_publication(
-            request, guide
-        )
-        revisions.store(
-            revisions.snapshot(guide),
-            guide=guide,
-            user=request.user,
-            comment=_("Published") if published else _("Draft saved"),
-            published=published,
-        )
-
-    def _check_publication(self, request, guide: Guide) -> bool:
-        """A guide that fails its checks is not published: saved as a draft, nothing lost."""
-        problems = guide_problems(
-            selectors.guide_for_page(slug=guide.slug, include_drafts=True),
-            known=token_slugs_for(request),
-        )
-        if not problems:
-            return True
-        Guide.objects.filter(pk=guide.pk).update(
-            status=Guide.Status.DRAFT, published_on=guide._published_on_before
-        )
-        guide.status = Guide.Status.DRAFT
-        message = _("Saved as a draft, not published: it fails its checks. Fix these:")
-        self.message_user(
-            request, format_html("{}{}", message, problems_list(problems)), messages.ERROR
-        )
-        return False
+        request._edit.keep(form.instance, comment=_("Draft saved"), publish=request._publish_wanted)
 
     # --- revisions: list, compare, publish, revert, schedule ----------------------------------
 
@@ -440,6 +419,8 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                     prefix=f"r{r.pk}",
                     initial={"go_live_at": r.go_live_at, "expire_at": r.expire_at},
                 ),
+                "goes_live": zoned(r.go_live_at) if r.go_live_at else "",
+                "expires": zoned(r.expire_at) if r.expire_at else "",
             }
             for r in every
         ]
@@ -453,6 +434,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 "rows": rows,
                 "opts": self.model._meta,
                 "can_change": self.has_change_permission(request, guide),
+                "time_zone": timezone.get_current_timezone_name(),
             },
         )
 
@@ -483,58 +465,118 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         )
 
     def revision_action_view(self, request, object_id, revision_id: int, action: str):
-        if request.method != "POST":
-            raise Http404
         guide = self._guide_for(request, object_id, change=True)
         revision = get_object_or_404(GuideRevision, guide=guide, pk=revision_id)
-        back = redirect("admin:guides_guide_revisions", guide.pk)
         if action == "publish":
-            problems = revisions.publish(revision, user=request.user)
-            if problems:
+            return self._publish_view(request, guide, revision)
+        if request.method != "POST":
+            raise Http404
+        back = redirect("admin:guides_guide_revisions", guide.pk)
+        if action == "revert":
+            outcome = publishing.revert(revision, user=request.user, known=token_slugs_for(request))
+            self.message_user(
+                request,
+                _("Revision %(new)s is a copy of revision %(old)s: a draft until you publish it.")
+                % {"new": outcome.revision.pk, "old": revision.pk},
+                messages.SUCCESS,
+            )
+            if outcome.cancelled:
+                self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
+            return back
+        if action == "schedule":
+            form = ScheduleForm(request.POST, prefix=f"r{revision.pk}")
+            try:
+                if not form.is_valid():
+                    raise publishing.ScheduleRefused(
+                        "; ".join(str(e) for errs in form.errors.values() for e in errs)
+                    )
+                cancelled = publishing.schedule(revision, user=request.user, **form.cleaned_data)
+            except publishing.ScheduleRefused as refused:
+                self.message_user(request, str(refused), messages.ERROR)
+                return back
+            self.message_user(
+                request,
+                _("Schedule of revision %(number)s saved.") % {"number": revision.pk},
+                messages.SUCCESS,
+            )
+            if cancelled:
+                self.message_user(request, cancelled_message(cancelled), messages.WARNING)
+            return back
+        if action == "unschedule":
+            publishing.unschedule(revision, user=request.user)
+            self.message_user(
+                request,
+                _("Schedule of revision %(number)s cleared.") % {"number": revision.pk},
+                messages.SUCCESS,
+            )
+            return back
+        raise Http404
+
+    def _publish_view(self, request, guide: Guide, revision: GuideRevision):
+        """Publishing a stored revision: first what it changes against the live page and
+        which schedules it cancels (GET), then, confirmed, the publication (POST)."""
+        after = request.POST.get("next") or request.GET.get("next")
+        back = (
+            redirect("admin:guides_guide_change", guide.pk)
+            if after == "change"
+            else redirect("admin:guides_guide_revisions", guide.pk)
+        )
+        if request.method == "POST":
+            outcome = publishing.publish(
+                revision, user=request.user, known=token_slugs_for(request)
+            )
+            if outcome.problems:
                 self.message_user(
                     request,
                     format_html(
                         "{}{}",
                         _("Revision %(number)s was not published: it fails its checks.")
                         % {"number": revision.pk},
-                        problems_list(problems),
+                        problems_list(outcome.problems),
                     ),
                     messages.ERROR,
                 )
-                return back
+                return redirect("admin:guides_guide_revisions", guide.pk)
             self.message_user(
                 request,
                 _("Published: the live page now shows revision %(number)s.")
                 % {"number": revision.pk},
                 messages.SUCCESS,
             )
-            return (
-                redirect("admin:guides_guide_change", guide.pk) if "next" in request.POST else back
-            )
-        if action == "revert":
-            draft = revisions.copy_as_draft(revision, user=request.user)
-            Guide.objects.filter(pk=guide.pk).update(version=F("version") + 1)
+            if outcome.cancelled:
+                self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
+            return back
+        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        if live is not None and live.pk == revision.pk:
             self.message_user(
                 request,
-                _("Revision %(new)s is a copy of revision %(old)s: a draft until you publish it.")
-                % {"new": draft.pk, "old": revision.pk},
-                messages.SUCCESS,
+                _("Revision %(number)s is live already.") % {"number": revision.pk},
+                messages.INFO,
             )
             return back
-        if action == "schedule":
-            form = ScheduleForm(request.POST, prefix=f"r{revision.pk}")
-            if not form.is_valid():
-                errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
-                self.message_user(request, errors, messages.ERROR)
-                return back
-            revisions.schedule(revision, **form.cleaned_data)
-            self.message_user(
-                request,
-                _("Schedule of revision %(number)s saved.") % {"number": revision.pk},
-                messages.SUCCESS,
-            )
-            return back
-        raise Http404
+        newest = revisions.revisions_of(guide)[0]
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/publish_confirm.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Publish revision %(number)s of “%(title)s”?")
+                % {"number": revision.pk, "title": guide.title},
+                "guide": guide,
+                "revision": revision,
+                "live": live,
+                "older": live is not None and revision.pk < live.pk,
+                "newer_draft": newest if newest.pk > revision.pk else None,
+                "changes": revisions.compare(live, revision) if live is not None else None,
+                "cancelling": [
+                    (r, zoned(r.go_live_at))
+                    for r in revisions.pending_go_lives(guide)
+                    if r.pk != revision.pk
+                ],
+                "next": after or "",
+                "opts": self.model._meta,
+            },
+        )
 
     # --- duplicating a guide for another model ----------------------------------------------
 
@@ -556,6 +598,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                     form.cleaned_data["language_model"],
                     slug=form.cleaned_data["slug"] or None,
                     publish=form.cleaned_data["publish"],
+                    user=request.user,
                 )
             except CloneRefused as refused:
                 form.add_error(None, str(refused))
@@ -598,6 +641,10 @@ class ScheduleForm(forms.Form):
     def clean(self) -> dict:
         cleaned = super().clean()
         go_live, expire = cleaned.get("go_live_at"), cleaned.get("expire_at")
+        if go_live and go_live <= timezone.now():
+            raise forms.ValidationError(
+                _("Choose a go-live time in the future; to publish now, use “Publish”.")
+            )
         if go_live and expire and expire <= go_live:
             raise forms.ValidationError(_("A revision must expire after it goes live."))
         return cleaned

@@ -1,6 +1,6 @@
 """What every admin form with editor prose shares: the token reference and picker, the token
 checks against the slugs on file (loaded once per request), links to preview a guide, and what
-an editor is told when an edit of a live guide is kept as a draft revision."""
+an editor is told when an edit of a live guide is kept as a draft revision, and of schedules."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from modeltranslation.utils import build_localized_fieldname
 
+from gpuguide.lib.zoned_time import zoned
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import KnownSlugs, registry, token_errors
-from guides.editorial import publishing_rules
+from guides.editorial import publishing_rules, revisions
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision
 from guides.pages import selectors
@@ -133,3 +135,39 @@ def draft_saved_message(
         "you publish it. Preview:"
     ) % {"number": draft.pk}
     return format_html("{} {}", message, links), messages.SUCCESS
+
+
+def schedule_notes(guide: Guide) -> list[str]:
+    """What is scheduled for the guide, a sentence each, for its form: which revision goes live
+    when, and when the live one expires, each time with its zone and who set it."""
+    notes, scheduled = [], revisions.schedules(guide)
+    for revision in scheduled.going_live:
+        notes.append(
+            _("Revision %(number)s goes live at %(when)s (scheduled by %(who)s).")
+            % {
+                "number": revision.pk,
+                "when": zoned(revision.go_live_at),
+                "who": revision.scheduled_by or "—",
+            }
+        )
+    for revision in scheduled.expiring:
+        notes.append(
+            _("The live revision %(number)s expires at %(when)s: the guide then goes offline.")
+            % {"number": revision.pk, "when": zoned(revision.expire_at)}
+        )
+    return notes
+
+
+def cancelled_message(cancelled: list[GuideRevision]) -> str:
+    """What an editor is told of the go-lives a publication, revert or schedule cancelled."""
+    listed = ", ".join(
+        _("revision %(number)s at %(when)s") % {"number": r.pk, "when": zoned(r.go_live_at)}
+        for r in cancelled
+    )
+    return ngettext(
+        "Cancelled the scheduled go-live of %(listed)s: it was set before this change and "
+        "would have undone it at its time.",
+        "Cancelled the scheduled go-lives of %(listed)s: they were set before this change and "
+        "would have undone it at their time.",
+        len(cancelled),
+    ) % {"listed": listed}

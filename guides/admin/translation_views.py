@@ -209,7 +209,6 @@ class TranslationAdminMixin:
                 self.message_user(request, _("Nothing was changed."), messages.INFO)
             return
         number = saved.revision.pk
-        self.log_change(request, guide, saved.revision.revision.comment)
         if not saved.working_copy:
             self.message_user(
                 request, _("Saved as revision %(number)s.") % {"number": number}, messages.SUCCESS

@@ -18,7 +18,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from guides.content.page_figures import NothingFits
-from guides.editorial import signals
+from guides.editorial import publishing
 from guides.editorial.checks import guide_problems
 from guides.models import (
     CostScenario,
@@ -73,12 +73,14 @@ def clone_guide(
     slug: str | None = None,
     publish: bool = False,
     source_checked: bool = False,
+    user=None,
 ) -> Guide:
     """A new guide about ``language_model`` made from ``source``; raises CloneRefused.
 
     ``source`` comes from ``selectors.guide_for_page`` (everything prefetched). A published
     clone is checked like any publication and refused if it fails. ``source_checked``: the
-    caller has just run ``guide_problems`` on the source and found nothing.
+    caller has just run ``guide_problems`` on the source and found nothing. ``user``: who
+    made it, for the History of its publication.
     """
     slug = slug or guide_slug_for(language_model)
     _check(source, language_model, slug, source_checked)
@@ -86,7 +88,7 @@ def clone_guide(
         guide = Guide(
             slug=slug,
             language_model=language_model,
-            status=Guide.Status.PUBLISHED if publish else Guide.Status.DRAFT,
+            status=Guide.Status.DRAFT,
             **{name: getattr(source, name) for name in COPIED_GUIDE_FIELDS},
         )
         for code, _name in settings.LANGUAGES:
@@ -100,14 +102,18 @@ def clone_guide(
         _copy_sources(source, guide, language_model)
         _derive_scenarios(source, guide)
         if publish:
-            problems = guide_problems(selectors.guide_for_page(slug=slug, include_drafts=True))
-            if problems:
+            outcome = publishing.publish_rows(
+                guide,
+                user=user,
+                comment=_("Made from “%(source)s”") % {"source": source.title_en},
+            )
+            if outcome.problems:
                 transaction.set_rollback(True)
                 raise CloneRefused(
                     _("the new guide would fail its checks, first: %(first)s")
-                    % {"first": problems[0]}
+                    % {"first": outcome.problems[0]}
                 )
-            signals.announce_published(guide)
+            guide.refresh_from_db()
     return guide
 
 

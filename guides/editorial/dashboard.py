@@ -17,7 +17,9 @@ from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from gpuguide.lib import cache_tags
+from gpuguide.lib.zoned_time import zoned
 from guides.content.presentation import config_label, word_list
+from guides.editorial import revisions
 from guides.editorial.checks import guide_problems
 from guides.editorial.translating import language_name, stale_translations, translation_url
 from guides.pagecache import versions
@@ -47,6 +49,12 @@ GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: 
 NOTHING_STALE = gettext_lazy("Nothing is stale: %(topics)s are up to date.")
 UP_TO_DATE_TOO = gettext_lazy("Checked and up to date: %(topics)s.")
 TASKS_LATEST = gettext_lazy("The latest: %(task)s, failed at %(when)s: %(error)s")
+GOES_LIVE = gettext_lazy(
+    "“%(guide)s”: revision %(number)s goes live at %(when)s (scheduled by %(who)s)."
+)
+EXPIRES = gettext_lazy(
+    "“%(guide)s”: revision %(number)s expires at %(when)s (scheduled by %(who)s)."
+)
 # Two sentences in one line (Japanese joins them without a space).
 TWO_SENTENCES = gettext_lazy("%(first)s %(second)s")
 
@@ -331,10 +339,37 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
     return warnings
 
 
+# --- schedules, read on every visit --------------------------------------------------------
+
+
+def scheduled_changes() -> list[DashboardWarning]:
+    """Every pending go-live and expiry, soonest first, each linked to its guide's revisions.
+    Read on every visit, never cached: a schedule set replaces no version token."""
+    changes, scheduled = [], revisions.schedules()
+    for revision in scheduled.going_live:
+        changes.append((revision.go_live_at, revision, GOES_LIVE))
+    for revision in scheduled.expiring:
+        changes.append((revision.expire_at, revision, EXPIRES))
+    return [
+        DashboardWarning(
+            message
+            % {
+                "guide": revision.guide.title,
+                "number": revision.pk,
+                "when": zoned(when),
+                "who": revision.scheduled_by or "—",
+            },
+            reverse("admin:guides_guide_revisions", args=[revision.guide_id]),
+        )
+        for when, revision, message in sorted(changes, key=lambda change: change[0])
+    ]
+
+
 @dataclass(frozen=True)
 class Dashboard:
     warnings: dict[str, list[DashboardWarning]]  # only the topics with warnings
     up_to_date: str  # what was checked and found in order; "" where nothing was
+    scheduled: list[DashboardWarning]  # go-lives and expiries to come
 
 
 def dashboard_for(user, today: date | None = None) -> Dashboard:
@@ -351,4 +386,5 @@ def dashboard_for(user, today: date | None = None) -> Dashboard:
         sentence = UP_TO_DATE_TOO % {"topics": fine}
     else:
         sentence = NOTHING_STALE % {"topics": fine}
-    return Dashboard(warnings, sentence)
+    scheduled = scheduled_changes() if user.has_perm("guides.view_guide") else []
+    return Dashboard(warnings, sentence, scheduled)

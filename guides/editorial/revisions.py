@@ -1,21 +1,16 @@
-"""Revisions of guides (django-reversion): working copies, preview, publish, schedule, diff.
+"""Revisions of guides (django-reversion): working copies, preview, diff; the mechanics that
+``guides.editorial.publishing`` (the one way content changes) is built on.
 
 - **The rows are the live content.** A guide's database rows are what visitors see (or, for a
   guide never published, its draft), so the public pages, the selectors and the page cache
   read them unchanged.
-- **A working copy is a revision.** Saving a published guide in the admin validates as before,
-  writes the submission to the rows inside a savepoint, serializes it with reversion (the guide
-  and every row it follows), rolls the savepoint back and then stores the revision: the live
-  rows never change. A revision newer than the last one published is the guide's working copy;
-  the admin form edits it.
-- **Preview and the admin form** apply a revision to the rows in a ``rehearsal``: a savepoint
-  rolled back at the end, during which the page cache is not told of the writes.
-- **Publish** applies a revision to the rows for good once ``guide_problems`` passes, and
-  records who and when. **Revert** makes a new working copy from an old revision.
-- **Schedule:** a revision may go live at a time, and a live revision may expire (the guide is
-  then taken offline). ``apply_due_changes`` makes what is due happen: the task worker runs it
-  at each scheduled time (``schedule`` queues it), ``manage.py publish_scheduled`` from cron as
-  the fallback. No visitor's request publishes or expires anything.
+- **A working copy is a revision.** An edit of a published guide is written to the rows inside
+  a ``rehearsal`` (a savepoint rolled back, unseen by the page cache), serialized there with
+  reversion (``snapshot``: the guide and every row it follows) and ``store``d after the
+  rollback: the live rows never change. A revision newer than the last one published is the
+  guide's working copy; the admin form edits it.
+- **Preview** applies a revision to the rows in a rehearsal; **publishing** ``apply``s it for
+  good (``publishing``).
 """
 
 from __future__ import annotations
@@ -24,13 +19,12 @@ import logging
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 
 import reversion
 from django.contrib.contenttypes.models import ContentType
 from django.core import serializers
 from django.db import models, transaction
-from django.db.models import F
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
@@ -40,13 +34,12 @@ from reversion.revisions import _get_options
 
 from gpuguide.lib.word_diff import marked_words
 from guides.editorial import publishing_rules, signals
-from guides.editorial.checks import guide_problems
 from guides.models import CHILD_ROWS, Guide, GuideRevision
 from guides.pagecache import invalidation
-from guides.pages import selectors
 
-# Bookkeeping, not content: a revision neither records nor restores them.
-GUIDE_EXCLUDED = ("version", "updated_at")
+# Bookkeeping, not content: a revision neither records nor restores them. Whether the guide
+# is online, and since when, is the publishing path's to say (guides.editorial.publishing).
+GUIDE_EXCLUDED = ("version", "updated_at", "status", "published_on")
 
 reversion.register(Guide, follow=tuple(CHILD_ROWS.values()), exclude=GUIDE_EXCLUDED)
 for _model in CHILD_ROWS:
@@ -145,7 +138,8 @@ def apply(guide_revision: GuideRevision) -> Guide:
     for version in versions:
         if version._model is Guide:
             for attname, value in version.field_dict.items():
-                setattr(guide, attname, value)
+                if attname not in GUIDE_EXCLUDED:  # revisions stored before it was excluded
+                    setattr(guide, attname, value)
     guide.save()
     for model in CHILD_ROWS:
         model._default_manager.filter(guide=guide).delete()
@@ -231,113 +225,45 @@ def ensure_baseline(guide: Guide) -> None:
         )
 
 
-def copy_as_draft(guide_revision: GuideRevision, *, user) -> GuideRevision:
-    """Revert: a new working copy holding what ``guide_revision`` held."""
-    with rehearsal():
-        guide = apply(guide_revision)
-        versions = snapshot(guide)
-    return store(
-        versions,
-        guide=guide,
-        user=user,
-        comment=_("Reverted to revision %(number)s") % {"number": guide_revision.pk},
+# --- schedules, read (``guides.editorial.publishing`` sets and carries them out) ----------
+
+
+@dataclass(frozen=True)
+class Schedules:
+    going_live: list[GuideRevision]  # revisions due to go live at a time, soonest first
+    expiring: list[GuideRevision]  # live revisions of published guides that expire, soonest first
+
+
+def schedules(guide: Guide | None = None) -> Schedules:
+    """What is scheduled (for ``guide``, or for every guide), in one query."""
+    published_since = GuideRevision.objects.filter(guide=OuterRef("guide")).filter(
+        Q(published_at__gt=OuterRef("published_at"))
+        | Q(published_at=OuterRef("published_at"), pk__gt=OuterRef("pk"))
     )
-
-
-def publish(guide_revision: GuideRevision, *, user=None, known=None) -> list:
-    """Make the revision live after the guide check passes; the problems where it does not."""
-
-    problems: list = []
-    with transaction.atomic():
-        guide = apply(guide_revision)
-        if guide.status != Guide.Status.PUBLISHED:
-            guide.status = Guide.Status.PUBLISHED
-        guide.version = F("version") + 1
-        guide.save()
-        problems = guide_problems(
-            selectors.guide_for_page(slug=guide.slug, include_drafts=True), known=known
-        )
-        if problems:
-            transaction.set_rollback(True)
-            return problems
-        GuideRevision.objects.filter(pk=guide_revision.pk).update(
-            published_at=timezone.now(), published_by=user, go_live_at=None
-        )
-        signals.announce_published(guide)
-    return []
-
-
-# --- scheduled publishing ----------------------------------------------------------------
-
-
-def schedule(guide_revision: GuideRevision, *, go_live_at, expire_at) -> None:
-    """Set when the revision goes live and when it expires (either may be None); the task
-    worker applies each at its time (``signals.schedule_set``; ``guides.tasks`` listens)."""
-    GuideRevision.objects.filter(pk=guide_revision.pk).update(
-        go_live_at=go_live_at, expire_at=expire_at
-    )
-    signals.announce_schedule([go_live_at, expire_at])
-
-
-def _expiring() -> list[GuideRevision]:
-    """Live revisions of published guides that have an expiry."""
-    candidates = GuideRevision.objects.filter(
+    live_with_expiry = Q(
         expire_at__isnull=False, published_at__isnull=False, guide__status=Guide.Status.PUBLISHED
     )
-    return [r for r in candidates if (live := live_revision(r.guide)) and live.pk == r.pk]
-
-
-def next_scheduled_change() -> datetime | None:
-    """When the next revision goes live or the next live revision expires."""
-    times = list(
-        GuideRevision.objects.filter(go_live_at__isnull=False, published_at__isnull=True)
-        .order_by("go_live_at")
-        .values_list("go_live_at", flat=True)[:1]
+    rows = GuideRevision.objects.filter(Q(go_live_at__isnull=False) | live_with_expiry)
+    rows = rows.annotate(replaced=Exists(published_since))
+    if guide is not None:
+        rows = rows.filter(guide=guide)
+    rows = list(rows.select_related("guide", "scheduled_by").order_by("pk"))
+    going_live = [r for r in rows if r.go_live_at is not None]
+    expiring = [
+        r
+        for r in rows
+        if r.expire_at is not None
+        and r.published_at is not None
+        and r.guide.status == Guide.Status.PUBLISHED
+        and not r.replaced  # the live one: an expiry of a revision replaced since is spent
+    ]
+    return Schedules(
+        sorted(going_live, key=lambda r: r.go_live_at), sorted(expiring, key=lambda r: r.expire_at)
     )
-    times += [r.expire_at for r in _expiring()]
-    return min(times, default=None)
 
 
-def due_changes(now: datetime | None = None) -> tuple[list[GuideRevision], list[GuideRevision]]:
-    now = now or timezone.now()
-    going_live = list(
-        GuideRevision.objects.filter(go_live_at__lte=now, published_at__isnull=True)
-        .select_related("guide")
-        .order_by("go_live_at", "pk")
-    )
-    expiring = [r for r in _expiring() if r.expire_at <= now]
-    return going_live, expiring
-
-
-def apply_due_changes(now: datetime | None = None) -> list[str]:
-    """Publish every revision whose time has come and take expired guides offline.
-
-    A revision that fails the guide check at its time is not published; its schedule is
-    cleared so that it is not tried again, and it stays a draft. Returns what was done.
-    """
-    going_live, expiring = due_changes(now)
-    done = []
-    for guide_revision in going_live:
-        with transaction.atomic():
-            # Another process may have published it since due_changes read it: once is enough.
-            locked = GuideRevision.objects.select_for_update().filter(
-                pk=guide_revision.pk, published_at__isnull=True
-            )
-            if not locked.exists():
-                continue
-            problems = publish(guide_revision, user=None)
-            if problems:
-                GuideRevision.objects.filter(pk=guide_revision.pk).update(go_live_at=None)
-        slug = guide_revision.guide.slug
-        verb = "not published" if problems else "published"
-        done.append(f"{slug}: revision {guide_revision.pk} {verb}")
-    for guide_revision in expiring:
-        guide = guide_revision.guide
-        guide.status = Guide.Status.DRAFT
-        guide.save(update_fields=["status", "updated_at"])
-        GuideRevision.objects.filter(pk=guide_revision.pk).update(expire_at=None)
-        done.append(f"{guide.slug}: expired, taken offline")
-    return done
+def pending_go_lives(guide: Guide | None = None) -> list[GuideRevision]:
+    return schedules(guide).going_live
 
 
 # --- comparing two revisions -------------------------------------------------------------

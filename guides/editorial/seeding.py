@@ -26,7 +26,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, syntax_errors, token_errors
-from guides.editorial import signals
+from guides.editorial import publishing
 from guides.editorial.checks import guide_problems
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.editorial.content_files import ContentFileError, GuideContent, read_guide
@@ -256,7 +256,7 @@ def load_guide(content: GuideContent) -> int:
     guide = Guide.objects.create(
         slug=content.slug,
         language_model=named(models, content.language_model, "language model"),
-        status=content.status,
+        status=Guide.Status.DRAFT,  # published below, once its rows are all there
         published_on=content.published_on,
         **asdict(content.training),
         **{
@@ -266,8 +266,6 @@ def load_guide(content: GuideContent) -> int:
         },
         **{f"question_{lang}": text.question for lang, text in texts.items() if text.question},
     )
-    if guide.status == Guide.Status.PUBLISHED:
-        signals.announce_published(guide)
     for position, shape in enumerate(content.sections, start=1):
         first, second = shape.compare or (None, None)
         Section.objects.create(
@@ -322,6 +320,14 @@ def load_guide(content: GuideContent) -> int:
         GuideSource(guide=guide, source=named(sources, key, "source"), position=position)
         for position, key in enumerate(content.sources, start=1)
     )
+    if content.status == Guide.Status.PUBLISHED:
+        outcome = publishing.publish_rows(guide, user=None, comment="Loaded from the seed content")
+        if outcome.problems:
+            raise ContentFileError(
+                content.structure_path or "",
+                1,
+                f"the guide fails its checks: {outcome.problems[0]}",
+            )
     return (
         1
         + len(content.sections)

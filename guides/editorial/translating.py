@@ -12,10 +12,10 @@
   changed while its German did not keeps answering the English before. A field is *stale*
   while its basis differs from its English: the view marks it with the English diff, the
   dashboard names it. A translator may also confirm that a text still fits.
-- **Saving** goes the guide form's way: a live guide's edit becomes a draft revision (its
-  working copy) checked by ``guide_problems``; a draft guide's edit is saved to its rows and
-  kept as a revision. The prose rules apply with the guide form's messages, and the tokens
-  must be those of the English text.
+- **Saving** goes the guide form's way (``publishing.edit``): a live guide's edit becomes a
+  draft revision (its working copy) checked by ``guide_problems``; a draft guide's edit is
+  saved to its rows and kept as a revision. The prose rules apply with the guide form's
+  messages, and the tokens must be those of the English text.
 - **Files for translators:** one language's text in the seed's format (``content_files``) or
   as XLIFF 2.0 (one ``<unit>`` per field). An import is checked whole and saves nothing when
   anything is wrong; a dry run shows what would change.
@@ -33,7 +33,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.dispatch import receiver
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
@@ -47,8 +47,7 @@ from gpuguide.lib.editor_input import VisibleTextValidator
 from gpuguide.lib.word_diff import inline_diff, marked_words
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
-from guides.editorial import content_files, publishing_rules, revisions, signals
-from guides.editorial.checks import guide_problems
+from guides.editorial import content_files, publishing, publishing_rules, revisions, signals
 from guides.models import (
     EDIT_CONFLICT,
     FaqEntry,
@@ -439,10 +438,13 @@ def translation_save(
             raise TranslationConflict(str(EDIT_CONFLICT))
         saved = SavedTranslation(None, False)
         if changes:
-            save = _save_working_copy if published else _save_rows
-            saved = save(current, language, changes, fields, user=user, comment=comment,
-                         known=known)  # fmt: skip
-            Guide.objects.filter(pk=guide.pk).update(version=F("version") + 1)
+            # A live guide's: its working copy, as the guide form's "Save draft"; a guide
+            # never published: its rows.
+            with publishing.edit(current, user=user, known=known) as draft:
+                _write(guide.pk, language, changes, fields)
+                draft.keep(comment=comment)
+            outcome = draft.outcome
+            saved = SavedTranslation(outcome.revision, published, outcome.problems)
         keys = [k for k in confirmed if k in fields and k not in changes]
         if keys:
             now = {k: fields[k].texts for k in keys}
@@ -464,31 +466,6 @@ def _write(guide_pk: int, language: str, changes: dict[str, str], fields) -> Non
         for name, value in values.items():
             setattr(row, name, value)
         row.save()
-
-
-def _save_working_copy(guide, language, changes, fields, *, user, comment, known):
-    """A live guide: the change becomes its working copy, as the guide form's Save draft."""
-
-    revisions.ensure_baseline(guide)
-    draft = revisions.working_copy(guide)
-    with revisions.rehearsal():
-        if draft is not None:
-            revisions.apply(draft)
-        _write(guide.pk, language, changes, fields)
-        problems = guide_problems(
-            selectors.guide_for_page(slug=guide.slug, include_drafts=True), known=known
-        )
-        versions = revisions.snapshot(Guide.objects.get(pk=guide.pk))
-    revision = revisions.store(versions, guide=guide, user=user, comment=comment)
-    return SavedTranslation(revision, True, problems)
-
-
-def _save_rows(guide, language, changes, fields, *, user, comment, known):
-    """A guide never published: saved to its rows and kept as a revision, as the guide form."""
-    _write(guide.pk, language, changes, fields)
-    guide = Guide.objects.get(pk=guide.pk)
-    revision = revisions.store(revisions.snapshot(guide), guide=guide, user=user, comment=comment)
-    return SavedTranslation(revision, False)
 
 
 # --- files for translators: the seed's format and XLIFF 2.0 ---------------------------------

@@ -11,7 +11,7 @@ from django.test import Client
 from django_tasks import default_task_backend
 
 from guides import tasks
-from guides.editorial import revisions, translating
+from guides.editorial import publishing, revisions, translating
 from guides.models import FaqEntry, Guide, GuideRevision
 
 from ..conftest import GUIDE_SLUG, as_if_committed
@@ -105,9 +105,12 @@ def test_untouched_text_sent_with_crlf_changes_nothing(client, editor, guide):
     data = {k: v.replace("\n", "\r\n") if isinstance(v, str) else v for k, v in data.items()}
     data["_publish"] = "1"
     assert client.post(CHANGE.format(guide.pk), data).status_code == 302
-    entry = LogEntry.objects.filter(object_id=str(guide.pk)).latest("pk")
-    assert entry.get_change_message() == "No fields changed."
+    saved, published_entry = LogEntry.objects.filter(object_id=str(guide.pk)).order_by("-pk")[:2][
+        ::-1
+    ]
+    assert saved.get_change_message() == "No fields changed."
     baseline, published = GuideRevision.objects.filter(guide=guide).order_by("pk")
+    assert published_entry.get_change_message() == f"Published revision {published.pk}"
     assert revisions.compare(baseline, published) == []
     # Nor does it tell translators that any English changed.
     assert stale_translation_keys(guide) == []
@@ -187,7 +190,7 @@ def test_a_scheduled_revision_goes_live_at_its_time_and_expires(client, editor, 
     assert _scheduled_runs() == [go_live]  # the task worker applies it at its time
     visitor = Client()
     assert OLD in _page(visitor).content.decode()  # and now cached
-    assert revisions.next_scheduled_change() == go_live
+    assert [r.go_live_at for r in revisions.pending_go_lives()] == [go_live]
     with time_machine.travel(go_live + timedelta(seconds=1), tick=False):
         assert OLD in _page(visitor).content.decode()  # a visit publishes nothing
         assert tasks.apply_scheduled_changes.call() == [
@@ -200,7 +203,7 @@ def test_a_scheduled_revision_goes_live_at_its_time_and_expires(client, editor, 
     assert draft.published_by is None
     # An expiry takes the guide offline at its time.
     expire = go_live + timedelta(hours=1)
-    revisions.schedule(draft, go_live_at=None, expire_at=expire)
+    publishing.schedule(draft, go_live_at=None, expire_at=expire, user=editor)
     assert _scheduled_runs() == [go_live, expire]
     with time_machine.travel(expire + timedelta(seconds=1), tick=False):
         assert tasks.apply_scheduled_changes.call() == [f"{GUIDE_SLUG}: expired, taken offline"]
@@ -303,12 +306,12 @@ def test_publish_scheduled_applies_what_is_due_once(client, editor, guide):
     _save_draft(client, guide)
     draft = revisions.working_copy(guide)
     go_live = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
-    revisions.schedule(draft, go_live_at=go_live, expire_at=None)
+    publishing.schedule(draft, go_live_at=go_live, expire_at=None, user=editor)
     out = StringIO()
     call_command("publish_scheduled", stdout=out)
     assert out.getvalue() == "Nothing was due.\n"
     with time_machine.travel(go_live, tick=False):
         call_command("publish_scheduled", stdout=out)
         assert out.getvalue().endswith(f"{GUIDE_SLUG}: revision {draft.pk} published\n")
-        assert revisions.apply_due_changes() == []  # done once
+        assert publishing.apply_due_changes() == []  # done once
     assert FaqEntry.objects.filter(guide=guide, answer_de__contains=NEW).count() == 1

@@ -9,7 +9,7 @@ from django.test import override_settings
 from django_tasks import default_task_backend
 from PIL import Image, ImageFont
 
-from guides.editorial import revisions, share_images
+from guides.editorial import publishing, revisions, share_images
 from guides.editorial.share_images import NO_LINE_START, _as_many_as_fit, _wrap
 from guides.models import Guide, ShareImage
 
@@ -101,7 +101,7 @@ def drawings_queued() -> list[dict]:
 def test_publishing_queues_the_drawing_once_it_commits(guide):
     draft = revisions.store(revisions.snapshot(guide), guide=guide, user=None, comment="test")
     default_task_backend.clear()
-    assert revisions.publish(draft) == []
+    assert publishing.publish(draft, user=None).published
     assert drawings_queued() == []  # not before the publication commits
     as_if_committed()
     assert drawings_queued() == [{"guide_id": guide.pk}]

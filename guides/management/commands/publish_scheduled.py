@@ -6,14 +6,14 @@ as well (every few minutes), so that what was due while no worker ran still happ
 
 from django.core.management.base import BaseCommand
 
-from guides.editorial import revisions
+from guides.editorial import publishing
 
 
 class Command(BaseCommand):
     help = "Publish revisions whose go-live time has passed; take expired guides offline."
 
     def handle(self, *args, **options) -> None:
-        done = revisions.apply_due_changes()
+        done = publishing.apply_due_changes()
         for line in done:
             self.stdout.write(line)
         if not done:

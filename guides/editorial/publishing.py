@@ -1,0 +1,353 @@
+"""The one way a guide's content changes, a function per use case (in the spirit of Wagtail's
+``wagtail/actions/``): each checks, does its work in one transaction, writes an entry in the
+guide's History (Django's LogEntry, who, what, when) and announces what it did (``signals``).
+
+- ``edit``: save a draft. The caller writes its edit to the rows inside the block and calls
+  ``Edit.keep``. A live guide's edit is a rehearsal (``revisions``): kept as its working copy,
+  the live rows untouched. A guide never published (or being taken offline) has its rows
+  written for good. Asked to, it publishes what it kept, checked once.
+- ``publish``: a stored revision made live, once the guide check passes; ``publish_rows``: a
+  guide whose rows are its draft (a clone, a seeded guide) published as it stands.
+- ``revert``: a new draft holding what an older revision held.
+- ``schedule`` / ``unschedule``: when a revision goes live, and when the live one expires;
+  ``apply_due_changes`` does what is due (the task worker at each time, ``publish_scheduled``
+  from cron as the fallback), ``take_offline`` is what an expiry does.
+
+**A schedule cannot undo later work.** A revision scheduled before a later publication holds
+older rows: going live at its time, it would bring back what that publication replaced. So
+publishing or reverting cancels every other pending go-live of the guide, and scheduling one
+cancels the guide's others. Cancelled rather than refused: whoever publishes now decides what
+the page shows, and a refusal would send them to the Revisions page to clear a schedule they
+may not have set, then back. The outcome lists what was cancelled, the editor is told, and the
+History keeps it. An expiry stays with the page: a new live revision takes over the expiry of
+the one it replaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from gpuguide.lib.zoned_time import zoned
+from guides.editorial import revisions, signals
+from guides.editorial.checks import guide_problems
+from guides.models import Guide, GuideRevision
+from guides.pages import selectors
+
+
+class ScheduleRefused(ValueError):
+    """A schedule that cannot be kept: the message says why, for the form."""
+
+
+@dataclass
+class Outcome:
+    revision: GuideRevision | None  # the revision stored (a draft) or published
+    problems: list = field(default_factory=list)  # the guide check's, where it failed
+    published: bool = False
+    cancelled: list[GuideRevision] = field(default_factory=list)  # go-lives this cancelled
+
+
+# --- History -------------------------------------------------------------------------------
+
+
+def _log(guide: Guide, user, message, *, added: bool = False) -> None:
+    """An entry in the guide's History. Without a signed-in user (a command, a schedule set
+    before schedules named who set them) there is no one to name, so none is written."""
+    if user is None or not user.is_authenticated:
+        return
+    LogEntry.objects.log_actions(
+        user.pk, [guide], ADDITION if added else CHANGE, change_message=message, single_object=True
+    )
+
+
+def _cancel_go_lives(guide: Guide, *, but: GuideRevision | None, user, because: str):
+    """Clear every pending go-live of the guide except ``but``'s; the cancelled revisions."""
+    pending = [r for r in revisions.pending_go_lives(guide) if but is None or r.pk != but.pk]
+    if pending:
+        GuideRevision.objects.filter(pk__in=[r.pk for r in pending]).update(go_live_at=None)
+    for r in pending:
+        _log(
+            guide,
+            user,
+            _("Cancelled the go-live of revision %(number)s at %(when)s: %(because)s")
+            % {"number": r.pk, "when": zoned(r.go_live_at), "because": because},
+        )
+    return pending
+
+
+# --- saving a draft ------------------------------------------------------------------------
+
+
+class Edit:
+    """What ``edit`` yields: the caller writes its edit to the rows, then calls ``keep``."""
+
+    def __init__(self, guide: Guide | None, *, user, known, live: bool) -> None:
+        self.guide = guide
+        self.user = user
+        self.known = known
+        self.live = live
+        self.outcome: Outcome | None = None  # after the block, where something was kept
+        self._kept: tuple | None = None
+        self._problems: list = []
+        self._history: tuple = ()
+
+    def keep(self, guide: Guide | None = None, *, comment: str, publish: bool = False) -> None:
+        """The rows now hold the edit: check it (where the guide is live or to be published)
+        and take its snapshot, stored as a revision once the block ends. ``guide``: the one
+        written (a guide the block created; else the one ``edit`` was given, read again)."""
+        guide = guide or Guide.objects.get(pk=self.guide.pk)
+        if self.live or publish:
+            self._problems = guide_problems(
+                selectors.guide_for_page(slug=guide.slug, include_drafts=True), known=self.known
+            )
+        self._kept = (guide, revisions.snapshot(guide), comment, publish)
+
+    def describe(self, message, *, added: bool = False) -> None:
+        """The History's message for this save, in place of the comment (the admin's list of
+        changed fields); ``added``: the block created the guide."""
+        self._history = (message, added)
+
+
+@contextmanager
+def edit(guide: Guide | None, *, user, known=None, live: bool | None = None) -> Iterator[Edit]:
+    """Save a draft (see the module's docstring). ``guide``: None where the block creates it;
+    ``live``: whether the edit is a working copy (by default, whether the guide is published;
+    False for an edit that takes a live guide offline, written to the rows)."""
+    if live is None:
+        live = guide is not None and guide.status == Guide.Status.PUBLISHED
+    draft = Edit(guide, user=user, known=known, live=live)
+    if live:
+        working_copy = revisions.working_copy(guide)
+        with revisions.rehearsal():
+            if working_copy is not None:
+                revisions.apply(working_copy)
+            yield draft
+        if draft._kept:
+            with transaction.atomic():
+                revisions.ensure_baseline(Guide.objects.get(pk=guide.pk))  # the live rows
+                draft.outcome = _store(draft, owner=guide)
+    else:
+        with transaction.atomic():
+            yield draft
+            if draft._kept:
+                draft.outcome = _store(draft, owner=draft._kept[0])
+
+
+def _store(draft: Edit, *, owner: Guide) -> Outcome:
+    _guide, versions, comment, publish = draft._kept
+    revision = revisions.store(versions, guide=owner, user=draft.user, comment=comment)
+    Guide.objects.filter(pk=owner.pk).update(version=F("version") + 1)
+    message, added = draft._history or (comment, False)
+    _log(owner, draft.user, message, added=added)
+    if publish and not draft._problems:
+        return _make_live(revision, user=draft.user, checked=True)
+    return Outcome(revision, draft._problems)
+
+
+# --- publishing ----------------------------------------------------------------------------
+
+
+def publish(revision: GuideRevision, *, user, known=None) -> Outcome:
+    """Make ``revision`` live once the guide check passes; else nothing changes and the
+    outcome holds the problems."""
+    return _make_live(revision, user=user, known=known)
+
+
+def publish_rows(guide: Guide, *, user, comment: str, known=None) -> Outcome:
+    """Publish a guide whose rows are its draft, as they stand (kept as a revision first)."""
+    with edit(guide, user=user, known=known, live=False) as draft:
+        draft.keep(guide, comment=comment, publish=True)
+    return draft.outcome
+
+
+def _make_live(
+    revision: GuideRevision, *, user, known=None, checked: bool = False, scheduled: bool = False
+) -> Outcome:
+    """``checked``: the caller has just checked these very rows (``Edit.keep``).
+    ``scheduled``: the task worker carries out ``revision``'s schedule; the History names who
+    set it (``user`` is None: no one published it by hand)."""
+    who = revision.scheduled_by if scheduled else user
+    with transaction.atomic():
+        was_live = Guide.objects.filter(
+            pk=revision.guide_id, status=Guide.Status.PUBLISHED
+        ).exists()
+        guide = revisions.apply(revision)
+        guide.status = Guide.Status.PUBLISHED
+        guide.version = F("version") + 1
+        guide.save()
+        if not checked:
+            problems = guide_problems(
+                selectors.guide_for_page(slug=guide.slug, include_drafts=True), known=known
+            )
+            if problems:
+                transaction.set_rollback(True)
+                return Outcome(revision, problems)
+        replaced = revisions.live_revision(guide) if was_live else None
+        expire_at = revision.expire_at
+        if replaced is not None and replaced.pk != revision.pk and replaced.expire_at:
+            expire_at = expire_at or replaced.expire_at  # the expiry stays with the page
+            GuideRevision.objects.filter(pk=replaced.pk).update(expire_at=None)
+        GuideRevision.objects.filter(pk=revision.pk).update(
+            published_at=timezone.now(), published_by=user, go_live_at=None, expire_at=expire_at
+        )
+        message = (
+            _("Published revision %(number)s as scheduled")
+            if scheduled
+            else _("Published revision %(number)s")
+        )
+        _log(guide, who, message % {"number": revision.pk})
+        cancelled = _cancel_go_lives(
+            guide,
+            but=None,
+            user=who,
+            because=_("revision %(number)s was published after it was scheduled")
+            % {"number": revision.pk},
+        )
+        signals.announce_published(guide)
+    return Outcome(revision, [], True, cancelled)
+
+
+def revert(revision: GuideRevision, *, user, known=None) -> Outcome:
+    """A new draft holding what ``revision`` held (the guide's working copy where it is live;
+    its rows where it never was); the guide's pending go-lives are cancelled."""
+    guide = Guide.objects.get(pk=revision.guide_id)
+    with transaction.atomic():
+        with edit(guide, user=user, known=known) as draft:
+            revisions.apply(revision)
+            draft.keep(comment=_("Reverted to revision %(number)s") % {"number": revision.pk})
+        draft.outcome.cancelled = _cancel_go_lives(
+            guide,
+            but=None,
+            user=user,
+            because=_("the guide was reverted to revision %(number)s after it was scheduled")
+            % {"number": revision.pk},
+        )
+    return draft.outcome
+
+
+# --- schedules -----------------------------------------------------------------------------
+
+
+def schedule(
+    revision: GuideRevision, *, go_live_at: datetime | None, expire_at: datetime | None, user
+) -> list[GuideRevision]:
+    """Set when ``revision`` goes live and when it expires (either may be None: both None
+    clears its schedule); the task worker applies each at its time (``signals.schedule_set``).
+    A go-live cancels the guide's other pending ones, which are returned; refused
+    (ScheduleRefused) for the live revision, which is live already."""
+    if go_live_at is None and expire_at is None:
+        unschedule(revision, user=user)
+        return []
+    guide = revision.guide
+    live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+    if go_live_at is not None and live is not None and live.pk == revision.pk:
+        raise ScheduleRefused(
+            _("Revision %(number)s is live already: leave “Go live at” empty.")
+            % {"number": revision.pk}
+        )
+    with transaction.atomic():
+        cancelled = []
+        if go_live_at is not None:
+            cancelled = _cancel_go_lives(
+                guide,
+                but=revision,
+                user=user,
+                because=_("revision %(number)s was scheduled in its place")
+                % {"number": revision.pk},
+            )
+        GuideRevision.objects.filter(pk=revision.pk).update(
+            go_live_at=go_live_at, expire_at=expire_at, scheduled_by=_user_or_none(user)
+        )
+        parts = []
+        if go_live_at is not None:
+            parts.append(_("goes live at %(when)s") % {"when": zoned(go_live_at)})
+        if expire_at is not None:
+            parts.append(_("expires at %(when)s") % {"when": zoned(expire_at)})
+        _log(
+            guide,
+            user,
+            _("Scheduled revision %(number)s: %(what)s")
+            % {"number": revision.pk, "what": "; ".join(parts)},
+        )
+        signals.announce_schedule([go_live_at, expire_at])
+    return cancelled
+
+
+def unschedule(revision: GuideRevision, *, user) -> None:
+    """Clear when ``revision`` goes live and expires."""
+    with transaction.atomic():
+        GuideRevision.objects.filter(pk=revision.pk).update(go_live_at=None, expire_at=None)
+        _log(
+            revision.guide,
+            user,
+            _("Cleared the schedule of revision %(number)s") % {"number": revision.pk},
+        )
+
+
+def take_offline(guide: Guide, *, user, reason: str) -> None:
+    """The guide is a draft again (its rows unchanged); its live revision's expiry is spent."""
+    with transaction.atomic():
+        guide.status = Guide.Status.DRAFT
+        guide.save(update_fields=["status", "updated_at"])
+        GuideRevision.objects.filter(guide=guide, expire_at__isnull=False).update(expire_at=None)
+        _log(guide, user, reason)
+
+
+def due_changes(now: datetime | None = None) -> tuple[list[GuideRevision], list[GuideRevision]]:
+    """The revisions whose go-live has come, and the live ones whose expiry has."""
+    now = now or timezone.now()
+    scheduled = revisions.schedules()
+    going_live = [r for r in scheduled.going_live if r.go_live_at <= now]
+    expiring = [r for r in scheduled.expiring if r.expire_at <= now]
+    return going_live, expiring
+
+
+def apply_due_changes(now: datetime | None = None) -> list[str]:
+    """Publish every revision whose time has come and take expired guides offline.
+
+    A revision that fails the guide check at its time is not published: its schedule is
+    cleared so that it is not tried again (the History says so) and it stays a draft. Returns
+    what was done, a line each.
+    """
+    going_live, expiring = due_changes(now)
+    done = []
+    for revision in going_live:
+        with transaction.atomic():
+            # Another process may have carried it out since due_changes read it: once is enough.
+            locked = GuideRevision.objects.select_for_update().filter(
+                pk=revision.pk, go_live_at=revision.go_live_at
+            )
+            if not locked.exists():
+                continue
+            outcome = _make_live(revision, user=None, scheduled=True)
+            if outcome.problems:
+                GuideRevision.objects.filter(pk=revision.pk).update(go_live_at=None)
+                _log(
+                    revision.guide,
+                    revision.scheduled_by,
+                    _("Revision %(number)s was not published as scheduled: it fails its checks")
+                    % {"number": revision.pk},
+                )
+        verb = "published" if outcome.published else "not published (it fails its checks)"
+        done.append(f"{revision.guide.slug}: revision {revision.pk} {verb}")
+    for revision in expiring:
+        take_offline(
+            revision.guide,
+            user=revision.scheduled_by,
+            reason=_("Taken offline: revision %(number)s expired at %(when)s")
+            % {"number": revision.pk, "when": zoned(revision.expire_at)},
+        )
+        done.append(f"{revision.guide.slug}: expired, taken offline")
+    return done
+
+
+def _user_or_none(user):
+    return user if user is not None and user.is_authenticated else None
