@@ -174,14 +174,15 @@ def test_a_working_copy_scheduled_then_overtaken_reverted_and_an_older_one_publi
     copy = int(_message(staff, r"Revision (\d+) is a copy of revision").group(1))
     assert later in _live_text(visitor, site)  # a draft until published
     staff.locator(f"#revision-{copy}").get_by_role("link", name="Publish…").click()
-    assert staff.locator("#revision-diff tbody tr").count() == 1  # what it changes, first
+    expect(staff.locator("#revision-diff tbody tr")).to_have_count(1)  # what it changes, first
     staff.get_by_role("button", name=f"Publish revision {copy}").click()
     _message(staff, f"Published: the live page now shows revision {copy}.")
     assert _live_text(visitor, site) == before
 
     # An older revision asks first, naming what it brings back.
     staff.locator(f"#revision-{published}").get_by_role("link", name="Publish…").click()
-    assert f"older than the live revision {copy}" in staff.locator(".errornote").first.inner_text()
+    expect(staff.locator(".errornote")).to_have_count(1)  # older; no newer draft stays
+    expect(staff.locator(".errornote")).to_contain_text(f"older than the live revision {copy}")
     assert staff.locator("#revision-diff ins").inner_text() == (
         f" {ADDED}[[checked_on]] {later}[[checked_on]]"
     )

@@ -554,7 +554,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 messages.INFO,
             )
             return back
-        newest = revisions.revisions_of(guide)[0]
+        draft = revisions.working_copy(guide) if live is not None else None
         return TemplateResponse(
             request,
             "admin/guides/guide/publish_confirm.html",
@@ -566,7 +566,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 "revision": revision,
                 "live": live,
                 "older": live is not None and revision.pk < live.pk,
-                "newer_draft": newest if newest.pk > revision.pk else None,
+                "newer_draft": draft if draft is not None and draft.pk > revision.pk else None,
                 "changes": revisions.compare(live, revision) if live is not None else None,
                 "cancelling": [
                     (r, zoned(r.go_live_at))

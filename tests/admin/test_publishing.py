@@ -281,6 +281,10 @@ def test_publishing_an_older_revision_shows_what_it_changes_first(client, editor
     body = page.content.decode()
     assert page.status_code == 200
     assert f"Revision {older.pk} is older than the live revision {live.pk}" in body
+    assert "stays a draft" not in body  # there is no working copy
+    draft = _another_draft(guide, editor, "A draft")
+    body = client.get(_action(guide, older, "publish")).content.decode()
+    assert f"A newer draft, revision {draft.pk}, stays a draft" in body
     assert "<del>niemals.</del>" in body and "<ins>nie.</ins>" in body
     assert NEW in _page(Client()).content.decode()  # nothing changed yet
     client.post(_action(guide, older, "publish"))
