@@ -1,4 +1,5 @@
-"""Users and groups in the admin: only superusers can make superusers or grant permissions.
+"""Users and groups in the admin (only superusers can make superusers or grant permissions),
+and the site-wide History.
 
 Administrators (the group that manages accounts) create and edit staff users and put them in
 the existing groups (the roles of ``accounts.roles``); they cannot tick "superuser status", grant
@@ -8,10 +9,13 @@ would let them give someone, themselves included, more than their own role allow
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import Group, User
+from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from accounts.roles import ADMINISTRATORS, ROLES
@@ -94,6 +98,50 @@ class GroupAdmin(DjangoGroupAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
+
+
+@admin.register(LogEntry)
+class HistoryAdmin(admin.ModelAdmin):
+    """The site-wide History: every entry of every object's History (publications, reverts,
+    schedules, reviews, imports, price checks and corrections, user and role changes), with
+    who, what and when, filtered by each; read-only, for Reviewers and Administrators."""
+
+    list_display = ["action_time", "user", "what", "action", "message"]
+    list_filter = [
+        "action_flag",
+        ("user", admin.RelatedOnlyFieldListFilter),
+        ("content_type", admin.RelatedOnlyFieldListFilter),
+        "action_time",
+    ]
+    date_hierarchy = "action_time"
+    search_fields = ["object_repr", "change_message", "user__username"]
+    list_select_related = ["user", "content_type"]
+    list_per_page = 50
+
+    @admin.display(description=_("object"), ordering="object_repr")
+    def what(self, entry: LogEntry) -> str:
+        kind = capfirst(entry.content_type.name) if entry.content_type else ""
+        url = entry.get_admin_url()
+        if url and not entry.is_deletion():
+            return format_html('{}: <a href="{}">{}</a>', kind, url, entry.object_repr)
+        return format_html("{}: {}", kind, entry.object_repr)
+
+    @admin.display(description=_("action"), ordering="action_flag")
+    def action(self, entry: LogEntry) -> str:
+        return entry.get_action_flag_display()
+
+    @admin.display(description=_("change message"))
+    def message(self, entry: LogEntry) -> str:
+        return entry.get_change_message()
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 def _may_touch(request, obj) -> bool:

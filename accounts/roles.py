@@ -1,4 +1,4 @@
-"""Editor, price-recorder and administrator groups, with least privilege.
+"""Editor, reviewer, translator, price-recorder and administrator groups, least privilege.
 
 Migration guides 0002 created them from its own frozen copy of these grants (a migration never
 imports live code); ``seed_content`` re-asserts the roles as defined here. When you change a
@@ -12,22 +12,39 @@ CONTENT = [
 EDITABLE_PRICING = ["source", "method", "memoryrule", "memorycomponent", "languagemodel", "fact"]
 READABLE_PRICING = ["provider", "pricecheck", "price", "hourblock"]
 
-ROLES: dict[str, list[tuple[str, str, str]]] = {
-    # Content, sources, specs and methods; prices only to read.
-    "Editors": (
-        [("guides", m, a) for m in CONTENT for a in ("add", "change", "delete", "view")]
-        + [("pricing", m, a) for m in EDITABLE_PRICING for a in ("add", "change", "delete", "view")]
-        + [("pricing", "gpu", a) for a in ("add", "change", "view")]
-        + [("pricing", m, "view") for m in READABLE_PRICING]
-    ),
+ALL = ("add", "change", "delete", "view")
+
+
+def _grants(app: str, models: list[str], actions: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(app, f"{action}_{model}") for model in models for action in actions]
+
+
+EDITORS = (
+    _grants("guides", CONTENT, ALL)
+    + _grants("pricing", EDITABLE_PRICING, ALL)
+    + _grants("pricing", ["gpu"], ("add", "change", "view"))
+    + _grants("pricing", READABLE_PRICING, ("view",))
+)
+
+# (app label, permission codename) of each role.
+ROLES: dict[str, list[tuple[str, str]]] = {
+    # Content, sources, specs and methods; prices only to read. Editors publish only where
+    # settings.EDITORS_MAY_PUBLISH says so; otherwise they submit working copies for review.
+    "Editors": EDITORS,
+    # Editors who decide what goes online: they publish, schedule and review, and read the
+    # site-wide History.
+    "Reviewers": EDITORS + [("guides", "publish_guide"), ("admin", "view_logentry")],
+    # One language each: the translation screen, its import and export, and nothing else.
+    "Translators (German)": [("guides", "view_guide"), ("guides", "translate_guide_de")],
+    "Translators (Japanese)": [("guides", "view_guide"), ("guides", "translate_guide_ja")],
     # New price checks only; a recorded check is never changed (admin enforces it too).
     "Price recorders": (
-        [("pricing", m, a) for m in ("pricecheck", "price") for a in ("add", "view")]
-        + [("pricing", m, "view") for m in ("gpu", "provider", "hourblock", "source")]
+        _grants("pricing", ["pricecheck", "price"], ("add", "view"))
+        + _grants("pricing", ["gpu", "provider", "hourblock", "source"], ("view",))
     ),
 }
 ADMINISTRATORS = "Administrators"
-ADMINISTRATOR_APPS = ["guides", "pricing", "auth"]
+ADMINISTRATOR_APPS = ["guides", "pricing", "auth", "admin"]
 
 
 def ensure_roles(group_model, permission_model) -> None:
@@ -35,8 +52,8 @@ def ensure_roles(group_model, permission_model) -> None:
     for name, grants in ROLES.items():
         group, _created = group_model.objects.get_or_create(name=name)
         group.permissions.set(
-            permission_model.objects.get(content_type__app_label=app, codename=f"{action}_{model}")
-            for app, model, action in grants
+            permission_model.objects.get(content_type__app_label=app, codename=codename)
+            for app, codename in grants
         )
     admins, _created = group_model.objects.get_or_create(name=ADMINISTRATORS)
     admins.permissions.set(

@@ -351,6 +351,16 @@ if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOST
 SITE_NAME = env.str("SITE_NAME", default="GPU Guide")
 CONTACT_EMAIL = env.str("CONTACT_EMAIL", default="support@gpuwithcrypto.com")
 
+# Whether Editors publish, schedule and review themselves (true), or submit working copies for
+# review by a Reviewer (false, the default: accounts/roles.py, guides.editorial.publishing).
+EDITORS_MAY_PUBLISH = env.bool("EDITORS_MAY_PUBLISH", default=False)
+
+# Mail (review notices): console in development; e.g. smtp+tls://user:password@host:587 in
+# production (django-environ's EMAIL_URL forms). DEFAULT_FROM_EMAIL is the notices' sender.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default=f"{SITE_NAME} <{CONTACT_EMAIL}>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
 # Staff are warned (on the admin dashboard) when a provider's prices have not been checked for
 # this many days; a published price is said to hold this long after its check.
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)

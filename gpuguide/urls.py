@@ -41,6 +41,7 @@ urlpatterns += i18n_patterns(
     path("", include("guides.urls")),
 )
 
+handler403 = "guides.views.permission_denied"
 handler404 = "guides.views.page_not_found"
 # Static, translated, no database: also answers 503 when the database cannot be reached.
 handler500 = "gpuguide.lib.outages.server_error"

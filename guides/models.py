@@ -103,6 +103,13 @@ class Guide(ProseTokensMixin, models.Model):
         ordering = ["title"]
         verbose_name = _("guide")
         verbose_name_plural = _("guides")
+        # Who may put a guide online (guides.editorial.publishing.may_publish) and who may
+        # translate it into one language only (the Translators roles, accounts/roles.py).
+        permissions = [
+            ("publish_guide", _("Can publish guides")),
+            ("translate_guide_de", _("Can translate guides into German")),
+            ("translate_guide_ja", _("Can translate guides into Japanese")),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -511,3 +518,60 @@ class GuideRevision(models.Model):
 
     def __str__(self) -> str:
         return _("Revision %(number)s") % {"number": self.pk}
+
+
+class Review(models.Model):
+    """A working copy submitted for review: a reviewer publishes it (through the one publishing
+    path) or sends it back, each with a comment. A guide has at most one pending review; a
+    later submission replaces it."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", _("waiting for review")
+        APPROVED = "approved", _("approved and published")
+        SENT_BACK = "sent_back", _("sent back")
+        REPLACED = "replaced", _("replaced by a later submission")
+
+    guide = models.ForeignKey(
+        Guide, on_delete=models.CASCADE, related_name="reviews", verbose_name=_("guide")
+    )
+    revision = models.ForeignKey(
+        GuideRevision, on_delete=models.CASCADE, related_name="reviews", verbose_name=_("revision")
+    )
+    state = models.CharField(
+        _("state"), max_length=16, choices=State.choices, default=State.PENDING
+    )
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("submitted by"),
+    )
+    submitted_at = models.DateTimeField(_("submitted at"), default=timezone.now)
+    comment = models.TextField(_("comment"), blank=True, max_length=2000)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decision_comment = models.TextField(_("reviewer's comment"), blank=True, max_length=2000)
+
+    class Meta:
+        ordering = ["-submitted_at", "-pk"]
+        verbose_name = _("review")
+        verbose_name_plural = _("reviews")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["guide"],
+                condition=models.Q(state="pending"),
+                name="review_one_pending_per_guide",
+            )
+        ]
+        indexes = [models.Index(fields=["state", "submitted_at"], name="review_state")]
+
+    def __str__(self) -> str:
+        return _("Review of revision %(number)s") % {"number": self.revision_id}

@@ -16,6 +16,7 @@ from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.handlers.wsgi import WSGIRequest
+from django.core.mail import send_mass_mail
 from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
@@ -23,10 +24,10 @@ from django.urls import resolve, reverse
 from django.utils import translation
 from django_tasks import task
 
-from guides.editorial import dashboard, publishing
+from guides.editorial import dashboard, notices, publishing
 from guides.editorial import signals as editorial_signals
 from guides.editorial.share_images import draw_for_guide
-from guides.models import Guide
+from guides.models import Guide, Review
 from guides.pagecache import http
 from guides.pagecache import signals as pagecache_signals
 from guides.pagecache.versions import checked_once
@@ -137,6 +138,20 @@ def draw_share_images(guide_id: int) -> list[str]:
 
 
 @task()
+def send_review_notice(review_id: int, language: str) -> int:
+    """A review was submitted or decided: mail whom it concerns, one mail each (their addresses
+    are not shown to each other). Returns how many were sent."""
+    review = Review.objects.select_related("guide", "submitted_by", "decided_by").filter(
+        pk=review_id
+    )
+    notice = notices.review_notice(review.get(), language) if review.exists() else None
+    if notice is None:
+        return 0
+    mails = [(notice.subject, notice.body, None, [to]) for to in notice.recipients]
+    return send_mass_mail(mails)
+
+
+@task()
 def apply_scheduled_changes() -> list[str]:
     """A scheduled time came: publish the revisions due and take expired guides offline (what
     is due when this runs; a schedule changed since leaves nothing to do)."""
@@ -160,3 +175,8 @@ def _queue_share_images(sender, guide_id: int, **_kwargs) -> None:
 def _queue_scheduled_changes(sender, times: list, **_kwargs) -> None:
     for when in times:
         apply_scheduled_changes.using(run_after=when).enqueue()
+
+
+@receiver(editorial_signals.review_changed, dispatch_uid="send_review_notice")
+def _queue_review_notice(sender, review_id: int, language: str, **_kwargs) -> None:
+    send_review_notice.enqueue(review_id=review_id, language=language)

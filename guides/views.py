@@ -8,6 +8,7 @@ transaction that is rolled back, and scheduled revisions go live in the task wor
 import hashlib
 from datetime import date
 
+from django.contrib import admin
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -17,7 +18,7 @@ from django.utils.cache import (
     get_conditional_response,
     patch_cache_control,
 )
-from django.utils.http import http_date, quote_etag
+from django.utils.http import http_date, quote_etag, url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
@@ -245,6 +246,22 @@ def legal(request: HttpRequest, kind: str) -> HttpResponse:
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "404.html", status=404)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """403 with the reason (a PermissionDenied's message, where it has one) and a way back: in
+    the admin's frame for admin addresses, else in the site's."""
+    reason = str(exception) if exception is not None and str(exception) else ""
+    match = request.resolver_match
+    in_admin = match is not None and "admin" in match.app_names
+    back = request.headers.get("Referer", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = ""
+    context = {"reason": reason, "back": back}
+    if in_admin:
+        context |= admin.site.each_context(request)
+        return render(request, "admin/403.html", context, status=403)
+    return render(request, "403.html", context, status=403)
 
 
 SHARE_IMAGE_MAX_AGE = 24 * 60 * 60  # the page's URL for it changes with each publication

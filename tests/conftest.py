@@ -224,6 +224,15 @@ def _empty_cache():
 
 
 @pytest.fixture(autouse=True)
+def _no_queued_tasks():
+    """Each test sees only the tasks it queued (tests/settings.py: django-tasks' dummy backend,
+    which keeps every task queued in the process)."""
+    from django_tasks import default_task_backend
+
+    default_task_backend.clear()
+
+
+@pytest.fixture(autouse=True)
 def _english():
     """Each test starts in English; a request in another language must not leak into the next."""
     with translation.override("en"):

@@ -44,7 +44,7 @@ def _shot(page, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def editor_cookie(site, django_db_blocker) -> dict:
-    return staff_cookie(site, django_db_blocker, username="browser-editor", role="Editors")
+    return staff_cookie(site, django_db_blocker, username="browser-editor", role="Reviewers")
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
 
-from gpuguide.lib.editor_input import EditorInputMixin
+from gpuguide.lib.editor_input import EditorInputMixin, VisibleTextValidator
 from gpuguide.lib.zoned_time import zoned
 from guides.admin.prose import (
     ProseForm,
@@ -45,6 +45,7 @@ from guides.models import (
     GuideRevision,
     GuideSource,
     Recommendation,
+    Review,
     Section,
 )
 from guides.pages import selectors
@@ -163,8 +164,16 @@ class GuideForm(ProseForm):
         super().__init__(*args, **kwargs)
         self.fields["edited_version"].initial = self.instance.version
 
+    may_publish = True  # set per request by GuideAdmin.get_form
+
     def clean(self) -> dict:
         cleaned = super().clean()
+        going_live = cleaned.get("status") == Guide.Status.PUBLISHED
+        if going_live and self.instance.status != Guide.Status.PUBLISHED and not self.may_publish:
+            self.add_error(
+                "status",
+                _("Only a reviewer publishes: save it as a draft and submit it for review."),
+            )
         if self.instance.pk:
             # Lock the row: two saves of the same guide cannot both pass this check.
             current = Guide.objects.select_for_update().filter(pk=self.instance.pk)
@@ -234,6 +243,7 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
     def get_form(self, request, obj=None, **kwargs):
         form = super().get_form(request, obj, **kwargs)
         form.token_slugs = token_slugs_for(request)  # a new class on every call
+        form.may_publish = publishing.may_publish(request.user)
         return form
 
     class Media:
@@ -242,6 +252,13 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         context["working_copy_mode"] = getattr(request, "_working_copy", False)
+        context["may_publish"] = publishing.may_publish(request.user)
+        context["may_submit"] = publishing.may_submit(request.user)
+        context["pending_review"] = (
+            Review.objects.filter(guide=obj, state=Review.State.PENDING).first()
+            if obj is not None and obj.pk
+            else None
+        )
         context["token_picker"] = token_picker_data()
         context["schedule_notes"] = schedule_notes(obj) if obj is not None and obj.pk else []
         return super().render_change_form(request, context, add, change, form_url, obj)
@@ -311,6 +328,8 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         if outcome is None:
             return response  # shown, or refused with its errors: nothing was saved
         self._say_outcome(request, guide, outcome)
+        if "_submit" in request.POST and not outcome.published:
+            self._submit(request, outcome.revision, request.POST.get("review_comment", ""))
         if request._working_copy:
             return redirect("admin:guides_guide_change", guide.pk)
         return response
@@ -346,6 +365,27 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         if outcome.cancelled:
             self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
 
+    def _submit(self, request, revision: GuideRevision, comment: str) -> bool:
+        """Submit ``revision`` for review, with the comment as typed (checked as any text);
+        whether it was."""
+        form = ReviewCommentForm({"comment": comment})
+        if not form.is_valid():
+            errors = " ".join(str(e) for e in form.errors["comment"])
+            self.message_user(
+                request, _("Not submitted for review: %(why)s") % {"why": errors}, messages.ERROR
+            )
+            return False
+        publishing.submit_for_review(
+            revision, user=request.user, comment=form.cleaned_data["comment"]
+        )
+        self.message_user(
+            request,
+            _("Revision %(number)s was submitted for review: the reviewers are told.")
+            % {"number": revision.pk},
+            messages.SUCCESS,
+        )
+        return True
+
     def log_change(self, request, obj, message):
         if getattr(request, "_edit", None) is None:
             return super().log_change(request, obj, message)
@@ -367,7 +407,8 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         # A guide goes live only through publishing (checked once, announced, in the
         # History): a draft's rows stay a draft, and "published" in its form asks for that.
         if request._working_copy:
-            request._publish_wanted = "_publish" in request.POST
+            wanted = "_publish" in request.POST
+            request._publish_wanted = wanted and publishing.may_publish(request.user)
         else:
             request._publish_wanted = obj.status == Guide.Status.PUBLISHED
             obj.status = Guide.Status.DRAFT
@@ -388,6 +429,8 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                  name="guides_guide_compare"),
             path("<path:object_id>/revisions/<int:revision_id>/<str:action>/",
                  view(self.revision_action_view), name="guides_guide_revision_action"),
+            path("<path:object_id>/reviews/<int:review_id>/", view(self.review_view),
+                 name="guides_guide_review"),
             *super().get_urls(),
         ]  # fmt: skip
 
@@ -401,12 +444,24 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
             else (self.has_view_or_change_permission(request, guide))
         )
         if not allowed:
-            raise PermissionDenied
+            raise PermissionDenied(
+                _("You may view this guide but not change it.")
+                if change and self.has_view_permission(request, guide)
+                else _("You may not see this guide.")
+            )
         return guide
 
     def revisions_view(self, request, object_id):
         guide = self._guide_for(request, object_id)
         every = revisions.revisions_of(guide)
+        # What a submission for review offers: the working copy (a live guide's), or the newest
+        # revision of a guide never published.
+        newest_unpublished = every[0].pk if every and every[0].published_at is None else None
+        pending = (
+            Review.objects.filter(guide=guide, state=Review.State.PENDING)
+            .select_related("submitted_by")
+            .first()
+        )
         live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
         draft = revisions.working_copy(guide) if guide.status == Guide.Status.PUBLISHED else None
         rows = [
@@ -421,6 +476,8 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 ),
                 "goes_live": zoned(r.go_live_at) if r.go_live_at else "",
                 "expires": zoned(r.expire_at) if r.expire_at else "",
+                "review": pending if pending is not None and pending.revision_id == r.pk else None,
+                "submittable": r.pk == newest_unpublished,
             }
             for r in every
         ]
@@ -434,6 +491,8 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 "rows": rows,
                 "opts": self.model._meta,
                 "can_change": self.has_change_permission(request, guide),
+                "can_publish": publishing.may_publish(request.user),
+                "can_submit": publishing.may_submit(request.user),
                 "time_zone": timezone.get_current_timezone_name(),
             },
         )
@@ -465,13 +524,22 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
         )
 
     def revision_action_view(self, request, object_id, revision_id: int, action: str):
-        guide = self._guide_for(request, object_id, change=True)
+        guide = self._guide_for(request, object_id, change=action != "submit")
         revision = get_object_or_404(GuideRevision, guide=guide, pk=revision_id)
+        if action in ("publish", "schedule", "unschedule") and not publishing.may_publish(
+            request.user
+        ):
+            raise publishing.NotAllowed(
+                _("Only a reviewer publishes or schedules guides: submit it for review.")
+            )
         if action == "publish":
             return self._publish_view(request, guide, revision)
         if request.method != "POST":
             raise Http404
         back = redirect("admin:guides_guide_revisions", guide.pk)
+        if action == "submit":
+            self._submit(request, revision, request.POST.get("comment", ""))
+            return back
         if action == "revert":
             outcome = publishing.revert(revision, user=request.user, known=token_slugs_for(request))
             self.message_user(
@@ -511,6 +579,74 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
             )
             return back
         raise Http404
+
+    def review_view(self, request, object_id, review_id: int):
+        """A submitted working copy: what it changes on the live page and the author's comment;
+        a reviewer approves it (publishing it) or sends it back, with a comment."""
+        guide = self._guide_for(request, object_id)
+        review = get_object_or_404(
+            Review.objects.select_related("revision__revision__user", "submitted_by", "decided_by"),
+            guide=guide,
+            pk=review_id,
+        )
+        decide = publishing.may_publish(request.user) and review.state == Review.State.PENDING
+        sending_back = "send_back" in request.POST
+        form = ReviewCommentForm(request.POST or None, required=sending_back)
+        if request.method == "POST":
+            if not decide:
+                raise publishing.NotAllowed(_("Only a reviewer decides a pending review."))
+            if form.is_valid():
+                comment = form.cleaned_data["comment"]
+                if sending_back:
+                    publishing.send_back(review, user=request.user, comment=comment)
+                    self.message_user(
+                        request,
+                        _("Revision %(number)s was sent back: its author is told.")
+                        % {"number": review.revision_id},
+                        messages.SUCCESS,
+                    )
+                    return redirect("admin:guides_guide_revisions", guide.pk)
+                outcome = publishing.approve(
+                    review, user=request.user, comment=comment, known=token_slugs_for(request)
+                )
+                if outcome.published:
+                    self.message_user(
+                        request,
+                        _("Approved: the live page now shows revision %(number)s.")
+                        % {"number": review.revision_id},
+                        messages.SUCCESS,
+                    )
+                    if outcome.cancelled:
+                        self.message_user(
+                            request, cancelled_message(outcome.cancelled), messages.WARNING
+                        )
+                    return redirect("admin:guides_guide_revisions", guide.pk)
+                form.add_error(
+                    None,
+                    format_html(
+                        "{}{}",
+                        _("Not published: it fails its checks. Send it back saying so."),
+                        problems_list(outcome.problems),
+                    ),
+                )
+        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/review.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Review of revision %(number)s of “%(title)s”")
+                % {"number": review.revision_id, "title": guide.title},
+                "guide": guide,
+                "review": review,
+                "live": live,
+                "revision": review.revision,
+                "changes": revisions.compare(live, review.revision) if live is not None else None,
+                "form": form,
+                "decide": decide,
+                "opts": self.model._meta,
+            },
+        )
 
     def _publish_view(self, request, guide: Guide, revision: GuideRevision):
         """Publishing a stored revision: first what it changes against the live page and
@@ -590,7 +726,10 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
             )
             return None
         source = selectors.guide_for_page(slug=queryset.get().slug, include_drafts=True)
-        form = DuplicateGuideForm(request.POST if "duplicate" in request.POST else None)
+        form = DuplicateGuideForm(
+            request.POST if "duplicate" in request.POST else None,
+            may_publish=publishing.may_publish(request.user),
+        )
         if form.is_bound and form.is_valid():
             try:
                 guide = clone_guide(
@@ -624,6 +763,22 @@ class GuideAdmin(TranslationAdminMixin, EditorInputMixin, ProseHelpMixin, Tabbed
                 "slug_example": guide_slug_for(source.language_model),
             },
         )
+
+
+class ReviewCommentForm(forms.Form):
+    """A comment with a submission for review, an approval or a sending back."""
+
+    comment = forms.CharField(
+        label=_("Comment"),
+        required=False,
+        max_length=Review._meta.get_field("comment").max_length,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+    )
+
+    def __init__(self, *args, required: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["comment"].required = required
+        self.fields["comment"].validators.append(VisibleTextValidator(_("Comment")))
 
 
 class ScheduleForm(forms.Form):
@@ -673,6 +828,16 @@ class DuplicateGuideForm(forms.Form):
         required=False,
         help_text=_("Refused if the new guide fails its checks; otherwise it is a draft."),
     )
+
+    def __init__(self, *args, may_publish: bool = True, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if not may_publish:  # a draft, to be submitted for review
+            del self.fields["publish"]
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        cleaned.setdefault("publish", False)
+        return cleaned
 
 
 def _house_check_date():

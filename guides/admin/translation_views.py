@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from guides.admin.prose import draft_saved_message, token_slugs_for
-from guides.editorial import translating
+from guides.editorial import publishing, translating
 from guides.editorial.translating import TextField, translation_url
 from guides.models import Guide
 
@@ -88,9 +88,18 @@ def _target_language(language: str) -> str:
     return language
 
 
+def _require_translator(request, language: str) -> None:
+    """An Editor translates every language, a Translator only their own."""
+    if not publishing.may_translate(request.user, language):
+        raise publishing.NotAllowed(
+            _("You may not translate this guide into %(language)s.")
+            % {"language": translating.language_name(language)}
+        )
+
+
 class TranslationAdminMixin:
-    """For GuideAdmin (its ``_guide_for`` checks the permissions): the translation view, the
-    export and the import."""
+    """For GuideAdmin (its ``_guide_for`` checks who may see the guide; ``_require_translator``
+    who may work on the language): the translation view, the export and the import."""
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -109,6 +118,7 @@ class TranslationAdminMixin:
             context["translation_links"] = [
                 (translation_url(obj, code), translating.language_name(code))
                 for code in translating.target_languages()
+                if publishing.may_translate(request.user, code)
             ]
         return super().render_change_form(request, context, add, change, form_url, obj)
 
@@ -122,7 +132,7 @@ class TranslationAdminMixin:
             "other_languages": [
                 (translation_url(guide, code), translating.language_name(code))
                 for code in translating.target_languages()
-                if code != language
+                if code != language and publishing.may_translate(request.user, code)
             ],
             "exports": [
                 (
@@ -136,14 +146,15 @@ class TranslationAdminMixin:
             "import_url": reverse(
                 "admin:guides_guide_translation_import", args=[guide.pk, language]
             ),
-            "can_change": self.has_change_permission(request, guide),
+            "can_change": publishing.may_translate(request.user, language),
             "working_copy": translating.working_copy_of(guide),
         }
 
     def translation_view(self, request, object_id, language):
 
-        guide = self._guide_for(request, object_id, change=request.method == "POST")
+        guide = self._guide_for(request, object_id)
         language = _target_language(language)
+        _require_translator(request, language)
         fields = translating.text_fields(guide)
         stale = translating.stale_fields(fields, language, translating.bases_of(guide, language))
         changed_only = "changed" in request.GET
@@ -219,6 +230,7 @@ class TranslationAdminMixin:
     def translation_export_view(self, request, object_id, language, fmt):
         guide = self._guide_for(request, object_id)
         language = _target_language(language)
+        _require_translator(request, language)
         if fmt == "md":
             body, content_type = translating.markdown_export(guide, language), "text/markdown"
         elif fmt == "xliff":
@@ -232,8 +244,9 @@ class TranslationAdminMixin:
 
     def translation_import_view(self, request, object_id, language):
 
-        guide = self._guide_for(request, object_id, change=True)
+        guide = self._guide_for(request, object_id)
         language = _target_language(language)
+        _require_translator(request, language)
         if request.method != "POST":
             return redirect(translation_url(guide, language))
         form = TranslationImportForm(request.POST, request.FILES)

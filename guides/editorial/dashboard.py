@@ -11,17 +11,19 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Q
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import formats, timezone, translation
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from gpuguide.lib import cache_tags
 from gpuguide.lib.zoned_time import zoned
 from guides.content.presentation import config_label, word_list
-from guides.editorial import revisions
+from guides.editorial import publishing, revisions
 from guides.editorial.checks import guide_problems
 from guides.editorial.translating import language_name, stale_translations, translation_url
+from guides.models import Review
 from guides.pagecache import versions
 from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
@@ -90,7 +92,7 @@ def stale_price_warnings(today: date, *, may_record: bool = True) -> list[Dashbo
                 else STALE_PRICES
                 % {
                     "provider": provider.name,
-                    "when": last.isoformat(),
+                    "when": formats.date_format(last, "DATE_FORMAT"),
                     "days": settings.PRICE_STALE_AFTER_DAYS,
                 }
             )
@@ -102,7 +104,8 @@ def stale_source_warnings(today: date) -> list[DashboardWarning]:
     limit = _months_ago(today, settings.SOURCE_STALE_AFTER_MONTHS)
     return [
         DashboardWarning(
-            STALE_SOURCE % {"source": source.title, "when": source.read_on.isoformat()},
+            STALE_SOURCE
+            % {"source": source.title, "when": formats.date_format(source.read_on, "DATE_FORMAT")},
             reverse("admin:pricing_source_change", args=[source.pk]),
         )
         for source in selectors.sources_read_before(day=limit)
@@ -319,7 +322,7 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
             message = TWO_SENTENCES % {"first": message, "second": stuck}
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
     if trouble.latest_at is not None:
-        when = timezone.localtime(trouble.latest_at).strftime("%Y-%m-%d %H:%M %Z")
+        when = zoned(trouble.latest_at)
         message = TASKS_LATEST % {
             "task": trouble.latest_task,
             "when": when,
@@ -365,11 +368,62 @@ def scheduled_changes() -> list[DashboardWarning]:
     ]
 
 
+# --- reviews, read on every visit -----------------------------------------------------------
+
+WAITING = gettext_lazy(
+    "“%(guide)s”: revision %(number)s from %(who)s, submitted %(when)s%(comment)s"
+)
+YOURS = gettext_lazy("“%(guide)s”: revision %(number)s is %(state)s%(comment)s")
+RECENT_DECISIONS = timedelta(days=14)
+
+
+def _said(comment: str) -> str:
+    return f": “{comment}”" if comment else ""
+
+
+def review_lists(user, now=None) -> tuple[list[DashboardWarning], list[DashboardWarning]]:
+    """What waits for ``user``'s review (where they may publish), and their own submissions:
+    pending, or decided in the last two weeks, with the reviewer's comment. Each links to the
+    review. Read on every visit (two queries at most)."""
+    now = now or timezone.now()
+    reviews = Review.objects.select_related("guide", "submitted_by")
+
+    def link(review) -> str:
+        return reverse("admin:guides_guide_review", args=[review.guide_id, review.pk])
+
+    waiting = []
+    if publishing.may_publish(user):
+        for review in reviews.filter(state=Review.State.PENDING).order_by("submitted_at"):
+            message = WAITING % {
+                "guide": review.guide.title,
+                "number": review.revision_id,
+                "who": review.submitted_by or "—",
+                "when": zoned(review.submitted_at),
+                "comment": _said(review.comment),
+            }
+            waiting.append(DashboardWarning(message, link(review)))
+    yours = []
+    mine = reviews.filter(submitted_by=user).filter(
+        Q(state=Review.State.PENDING) | Q(decided_at__gte=now - RECENT_DECISIONS)
+    )
+    for review in mine.order_by("-submitted_at")[:20]:
+        message = YOURS % {
+            "guide": review.guide.title,
+            "number": review.revision_id,
+            "state": review.get_state_display(),
+            "comment": _said(review.decision_comment),
+        }
+        yours.append(DashboardWarning(message, link(review)))
+    return waiting, yours
+
+
 @dataclass(frozen=True)
 class Dashboard:
     warnings: dict[str, list[DashboardWarning]]  # only the topics with warnings
     up_to_date: str  # what was checked and found in order; "" where nothing was
     scheduled: list[DashboardWarning]  # go-lives and expiries to come
+    waiting_for_review: list[DashboardWarning]  # for who may publish
+    submitted: list[DashboardWarning]  # the user's own submissions, pending or just decided
 
 
 def dashboard_for(user, today: date | None = None) -> Dashboard:
@@ -387,4 +441,5 @@ def dashboard_for(user, today: date | None = None) -> Dashboard:
     else:
         sentence = NOTHING_STALE % {"topics": fine}
     scheduled = scheduled_changes() if user.has_perm("guides.view_guide") else []
-    return Dashboard(warnings, sentence, scheduled)
+    waiting, submitted = review_lists(user) if user.has_perm("guides.view_guide") else ([], [])
+    return Dashboard(warnings, sentence, scheduled, waiting, submitted)

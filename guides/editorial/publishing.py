@@ -12,6 +12,10 @@ guide's History (Django's LogEntry, who, what, when) and announces what it did (
 - ``schedule`` / ``unschedule``: when a revision goes live, and when the live one expires;
   ``apply_due_changes`` does what is due (the task worker at each time, ``publish_scheduled``
   from cron as the fallback), ``take_offline`` is what an expiry does.
+- ``submit_for_review``, ``approve``, ``send_back``: review before publish. Who may publish,
+  schedule and review is ``may_publish``'s to say (a Reviewer; an Editor too where
+  ``EDITORS_MAY_PUBLISH`` is set); the others submit their working copy with a comment, and a
+  reviewer approves it (publishing it through this path) or sends it back with a comment.
 
 **A schedule cannot undo later work.** A revision scheduled before a later publication holds
 older rows: going live at its time, it would bring back what that publication replaced. So
@@ -30,21 +34,73 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from gpuguide.lib.zoned_time import zoned
 from guides.editorial import revisions, signals
 from guides.editorial.checks import guide_problems
-from guides.models import Guide, GuideRevision
+from guides.models import Guide, GuideRevision, Review
 from guides.pages import selectors
 
 
 class ScheduleRefused(ValueError):
     """A schedule that cannot be kept: the message says why, for the form."""
+
+
+class NotAllowed(PermissionDenied):
+    """The user may not do this; the message says why (the 403 page shows it)."""
+
+
+# --- who may do what -----------------------------------------------------------------------
+
+
+def may_publish(user) -> bool:
+    """Whether ``user`` publishes, schedules and reviews. None is the system itself (the seed,
+    a command, the task worker carrying out a schedule that a publisher set)."""
+    if user is None:
+        return True
+    if user.has_perm("guides.publish_guide"):
+        return True
+    return settings.EDITORS_MAY_PUBLISH and user.has_perm("guides.change_guide")
+
+
+def may_translate(user, language: str) -> bool:
+    """Whether ``user`` edits ``language``'s text (an Editor: every language)."""
+    return user.has_perm("guides.change_guide") or user.has_perm(
+        f"guides.translate_guide_{language}"
+    )
+
+
+def may_submit(user) -> bool:
+    """Whether ``user`` may submit a working copy for review (whoever may edit any of it)."""
+    return user.has_perm("guides.change_guide") or any(
+        user.has_perm(f"guides.translate_guide_{code}") for code, _name in settings.LANGUAGES
+    )
+
+
+def _require_publisher(user) -> None:
+    if not may_publish(user):
+        raise NotAllowed(
+            _("Only a reviewer publishes, schedules or reviews guides: submit it for review.")
+        )
+
+
+def publishers():
+    """The active users who may publish (whom a submission for review is sent to)."""
+    codenames = ["publish_guide"] + (["change_guide"] if settings.EDITORS_MAY_PUBLISH else [])
+    granted = (
+        Q(is_superuser=True)
+        | Q(groups__permissions__codename__in=codenames)
+        | Q(user_permissions__codename__in=codenames)
+    )
+    return get_user_model().objects.filter(granted, is_active=True).distinct().order_by("pk")
 
 
 @dataclass
@@ -103,6 +159,8 @@ class Edit:
         """The rows now hold the edit: check it (where the guide is live or to be published)
         and take its snapshot, stored as a revision once the block ends. ``guide``: the one
         written (a guide the block created; else the one ``edit`` was given, read again)."""
+        if publish:
+            _require_publisher(self.user)
         guide = guide or Guide.objects.get(pk=self.guide.pk)
         if self.live or publish:
             self._problems = guide_problems(
@@ -175,6 +233,7 @@ def _make_live(
     ``scheduled``: the task worker carries out ``revision``'s schedule; the History names who
     set it (``user`` is None: no one published it by hand)."""
     who = revision.scheduled_by if scheduled else user
+    _require_publisher(None if scheduled else user)
     with transaction.atomic():
         was_live = Guide.objects.filter(
             pk=revision.guide_id, status=Guide.Status.PUBLISHED
@@ -211,6 +270,7 @@ def _make_live(
             because=_("revision %(number)s was published after it was scheduled")
             % {"number": revision.pk},
         )
+        _close_reviews(guide, published=revision, user=who)
         signals.announce_published(guide)
     return Outcome(revision, [], True, cancelled)
 
@@ -243,6 +303,7 @@ def schedule(
     clears its schedule); the task worker applies each at its time (``signals.schedule_set``).
     A go-live cancels the guide's other pending ones, which are returned; refused
     (ScheduleRefused) for the live revision, which is live already."""
+    _require_publisher(user)
     if go_live_at is None and expire_at is None:
         unschedule(revision, user=user)
         return []
@@ -283,6 +344,7 @@ def schedule(
 
 def unschedule(revision: GuideRevision, *, user) -> None:
     """Clear when ``revision`` goes live and expires."""
+    _require_publisher(user)
     with transaction.atomic():
         GuideRevision.objects.filter(pk=revision.pk).update(go_live_at=None, expire_at=None)
         _log(
@@ -351,3 +413,96 @@ def apply_due_changes(now: datetime | None = None) -> list[str]:
 
 def _user_or_none(user):
     return user if user is not None and user.is_authenticated else None
+
+
+# --- review before publish ------------------------------------------------------------------
+
+
+def submit_for_review(revision: GuideRevision, *, user, comment: str) -> Review:
+    """Ask the reviewers to publish ``revision`` (a working copy); a pending review of the
+    guide is replaced by this one. The reviewers are told (``signals.review_changed``)."""
+    if not may_submit(user):
+        raise NotAllowed(_("You may not edit this guide, so you cannot submit it for review."))
+    guide = revision.guide
+    with transaction.atomic():
+        Guide.objects.select_for_update().filter(pk=guide.pk).exists()  # one submission at once
+        replaced = Review.objects.filter(guide=guide, state=Review.State.PENDING)
+        for earlier in replaced:
+            _log(
+                guide,
+                user,
+                _("Review of revision %(number)s replaced by a later submission")
+                % {"number": earlier.revision_id},
+            )
+        replaced.update(state=Review.State.REPLACED, decided_at=timezone.now())
+        review = Review.objects.create(
+            guide=guide, revision=revision, submitted_by=user, comment=comment
+        )
+        message = _("Submitted revision %(number)s for review") % {"number": revision.pk}
+        _log(guide, user, f"{message}: {comment}" if comment else message)
+        signals.announce_review(review)
+    return review
+
+
+def approve(review: Review, *, user, comment: str = "", known=None) -> Outcome:
+    """Publish the reviewed revision through the path, and record the approval; where the
+    guide check fails nothing changes and the outcome holds the problems."""
+    _require_publisher(user)
+    _require_pending(review)
+    with transaction.atomic():
+        outcome = _make_live(review.revision, user=user, known=known)
+        if outcome.published:
+            Review.objects.filter(pk=review.pk).update(
+                state=Review.State.APPROVED,
+                decided_by=user,
+                decided_at=timezone.now(),
+                decision_comment=comment,
+            )
+            message = _("Approved revision %(number)s") % {"number": review.revision_id}
+            _log(review.guide, user, f"{message}: {comment}" if comment else message)
+            signals.announce_review(review)
+    return outcome
+
+
+def send_back(review: Review, *, user, comment: str) -> None:
+    """The reviewed revision stays a draft; its author is told why (a comment is needed)."""
+    _require_publisher(user)
+    _require_pending(review)
+    if not comment.strip():
+        raise ValueError(_("Say what needs changing: the comment is sent to the author."))
+    with transaction.atomic():
+        Review.objects.filter(pk=review.pk).update(
+            state=Review.State.SENT_BACK,
+            decided_by=user,
+            decided_at=timezone.now(),
+            decision_comment=comment,
+        )
+        message = _("Sent revision %(number)s back") % {"number": review.revision_id}
+        _log(review.guide, user, f"{message}: {comment}")
+        signals.announce_review(review)
+
+
+def _require_pending(review: Review) -> None:
+    if Review.objects.filter(pk=review.pk, state=Review.State.PENDING).exists():
+        return
+    raise NotAllowed(_("This review was already decided or replaced."))
+
+
+def _close_reviews(guide: Guide, *, published: GuideRevision, user) -> None:
+    """A publication answers the guide's pending review: approved where it published that
+    revision; replaced otherwise (approving the older one later would undo this one)."""
+    for review in Review.objects.filter(guide=guide, state=Review.State.PENDING):
+        same = review.revision_id == published.pk
+        Review.objects.filter(pk=review.pk).update(
+            state=Review.State.APPROVED if same else Review.State.REPLACED,
+            decided_by=_user_or_none(user),
+            decided_at=timezone.now(),
+        )
+        if not same:
+            _log(
+                guide,
+                user,
+                _("Review of revision %(number)s closed: revision %(published)s was published")
+                % {"number": review.revision_id, "published": published.pk},
+            )
+        signals.announce_review(review)

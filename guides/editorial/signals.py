@@ -1,9 +1,10 @@
 """What the write side announces: a stored revision (``translating`` keeps the translation
-bases in step), a publication (``guides.tasks`` draws the share images) and a schedule
-(``guides.tasks`` applies it on time)."""
+bases in step), a publication (``guides.tasks`` draws the share images), a schedule
+(``guides.tasks`` applies it on time) and a review (``guides.tasks`` mails whom it concerns)."""
 
 from django.db import transaction
 from django.dispatch import Signal
+from django.utils.translation import get_language
 
 # A revision of ``guide`` is being stored (in its transaction): ``versions``, its rows, follow
 # ``previous``, the reversion Revision that was newest before it (None for a guide's first).
@@ -11,6 +12,9 @@ revision_stored = Signal()
 
 # A guide was published (``guide_id``): its share images are drawn in the background.
 guide_published = Signal()
+
+# A review (``review_id``) was submitted or decided: whom it concerns is told by mail.
+review_changed = Signal()
 
 # Revisions were scheduled to go live or expire at ``times`` (aware datetimes): what is due
 # then is applied in the background at each.
@@ -28,3 +32,12 @@ def announce_schedule(times) -> None:
     times = [when for when in times if when is not None]
     if times:
         transaction.on_commit(lambda: schedule_set.send(sender=None, times=times))
+
+
+def announce_review(review) -> None:
+    """Send ``review_changed`` once the transaction that changed ``review`` commits, with the
+    language the change was made in (the notices are written in it)."""
+    review_id, language = review.pk, get_language()
+    transaction.on_commit(
+        lambda: review_changed.send(sender=type(review), review_id=review_id, language=language)
+    )

@@ -12,7 +12,22 @@ def _user(name: str, group: str | None = None) -> User:
 
 @pytest.fixture
 def editor(seeded) -> User:
-    return _user("erika", "Editors")
+    """An editor who may publish: a Reviewer (Editors' rights and publishing)."""
+    return _user("erika", "Reviewers")
+
+
+@pytest.fixture
+def author(seeded) -> User:
+    """An Editor who may not publish (EDITORS_MAY_PUBLISH is off): submits for review."""
+    user = _user("aiko", "Editors")
+    user.email = "aiko@example.com"
+    user.save()
+    return user
+
+
+@pytest.fixture
+def translator_de(seeded) -> User:
+    return _user("till", "Translators (German)")
 
 
 @pytest.fixture

@@ -123,6 +123,9 @@ def test_add_user_creates_a_staff_member_with_a_role_in_one_step(client, request
         "Administrators",
         "Editors",
         "Price recorders",
+        "Reviewers",
+        "Translators (German)",
+        "Translators (Japanese)",
     ]
     response = _add_user(client, is_superuser="on", is_staff="")
     assert response.status_code == 302

@@ -20,7 +20,7 @@ from ..conftest import SEED_DAY, TODAY
 
 ADMIN = "/en/admin/"
 STALE = [
-    f"{name} prices were last checked 2026-10-29 (more than 30 days ago)."
+    f"{name} prices were last checked Oct. 29, 2026 (more than 30 days ago)."
     for name in ("GPUwithCrypto", "Massed Compute", "Thunder Compute")
 ]
 FRESH_DAY = SEED_DAY + timedelta(days=30)  # every price exactly 30 days old: not stale yet
@@ -160,7 +160,7 @@ def test_a_source_saved_with_an_old_date_shows_at_once(client, editor):
     source.read_on = date(2025, 1, 1)
     source.save()
     assert _warnings_on_index(client)[-1] == (
-        "“LoRA: Low-Rank Adaptation of Large Language Models” was last read on 2025-01-01; "
+        "“LoRA: Low-Rank Adaptation of Large Language Models” was last read on Jan. 1, 2025; "
         "re-read it and update the date."
     )
 
@@ -170,7 +170,8 @@ def test_each_language_has_its_own_cached_warnings(client, recorder):
     assert _warnings_on_index(client)[0] == STALE[0]
     german = client.get("/de/admin/").context["dashboard"]
     assert german.warnings["Preise"][0].message == (
-        "Die Preise von GPUwithCrypto wurden zuletzt am 2026-10-29 geprüft (vor mehr als 30 Tagen)."
+        "Die Preise von GPUwithCrypto wurden zuletzt am 29. Oktober 2026 geprüft "
+        "(vor mehr als 30 Tagen)."
     )
     assert german.warnings["Preise"][0].url.startswith("/de/admin/pricing/pricecheck/add/")
 

@@ -70,7 +70,7 @@ def test_the_dashboard_counts_the_failed_and_stuck_tasks_and_names_the_latest_er
             f"{TASKS}?status__exact=FAILED",
         ),
         (
-            "The latest: draw_share_images, failed at 2026-11-29 11:00 UTC: "
+            "The latest: draw_share_images, failed at Nov. 29, 2026, 11 a.m. (UTC): "
             "guides.task_queue.StuckTask: RUNNING for more than TASK_RUNNING_TIMEOUT (1800 s): "
             "its worker stopped mid-run (killed, or its machine restarted); not run again",
             f"{TASKS}?status__exact=FAILED",
@@ -93,7 +93,7 @@ def test_one_failure_in_the_singular_and_nothing_on_a_quiet_day(superuser):
     )
     assert [message for message, _url in task_warnings(superuser)] == [
         "1 background task failed in the last 24 hours.",
-        "The latest: draw_share_images, failed at 2026-11-29 10:00 UTC: "
+        "The latest: draw_share_images, failed at Nov. 29, 2026, 10 a.m. (UTC): "
         "OSError: cannot open resource",
     ]
 

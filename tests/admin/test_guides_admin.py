@@ -250,7 +250,7 @@ def test_dashboard_warns_of_stale_prices(seeded, settings):
     seed_day = timezone.datetime(2026, 10, 29).date()
     assert _messages("Prices", seed_day + timedelta(days=30)) == []
     stale = _messages("Prices", seed_day + timedelta(days=31))
-    assert stale[0].startswith("GPUwithCrypto prices were last checked 2026-10-29")
+    assert stale[0].startswith("GPUwithCrypto prices were last checked Oct. 29, 2026")
 
 
 def test_dashboard_warns_of_sources_not_reread(seeded, settings):
@@ -258,7 +258,7 @@ def test_dashboard_warns_of_sources_not_reread(seeded, settings):
     Source.objects.filter(key="lora-paper").update(read_on="2025-01-01")
     stale = _messages("Sources", timezone.datetime(2026, 11, 29).date())
     assert stale == ["“LoRA: Low-Rank Adaptation of Large Language Models” was last read on "
-                     "2025-01-01; re-read it and update the date."]  # fmt: skip
+                     "Jan. 1, 2025; re-read it and update the date."]  # fmt: skip
 
 
 def test_dashboard_warns_when_translations_fall_behind_english(client, editor, guide):
