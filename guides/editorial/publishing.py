@@ -460,7 +460,8 @@ def approve(review: Review, *, user, comment: str = "", known=None) -> Outcome:
             )
             message = _("Approved revision %(number)s") % {"number": review.revision_id}
             _log(review.guide, user, f"{message}: {comment}" if comment else message)
-            signals.announce_review(review)
+            # Its author was told by the publication (_close_reviews); the mail, sent once
+            # this commits, reads the comment too.
     return outcome
 
 
