@@ -8,6 +8,7 @@ from django.core import mail
 from django.test import Client, override_settings
 from django.utils import translation
 
+from gpuguide.lib.zoned_time import zoned
 from guides import tasks
 from guides.editorial import publishing, revisions, translating
 from guides.models import Guide, GuideRevision, Review
@@ -122,8 +123,8 @@ def test_a_submission_is_reviewed_sent_back_and_approved(client, author, editor,
     waiting = reviewer.get("/en/admin/").context["dashboard"].waiting_for_review
     assert [(w.message, w.url) for w in waiting] == [
         (
-            f"“{guide.title_en}”: revision {draft.pk} from aiko, submitted Nov. 29, 2026, noon "
-            "(UTC): “Wording fix”",
+            f"“{guide.title_en}”: revision {draft.pk} from aiko, submitted "
+            f"{zoned(review.submitted_at)}: “Wording fix”",
             REVIEWS.format(guide.pk, review.pk),
         )
     ]
