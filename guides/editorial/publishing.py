@@ -425,7 +425,8 @@ def submit_for_review(revision: GuideRevision, *, user, comment: str) -> Review:
         raise NotAllowed(_("You may not edit this guide, so you cannot submit it for review."))
     guide = revision.guide
     with transaction.atomic():
-        Guide.objects.select_for_update().filter(pk=guide.pk).exists()  # one submission at once
+        # One submission of a guide at a time (the constraint on Review holds it too).
+        list(Guide.objects.select_for_update().filter(pk=guide.pk).values_list("pk", flat=True))
         replaced = Review.objects.filter(guide=guide, state=Review.State.PENDING)
         for earlier in replaced:
             _log(
