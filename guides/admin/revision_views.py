@@ -1,0 +1,385 @@
+"""The guide admin's revision pages: the list with its schedules and reviews, the diff, the
+confirmation before a stored revision is published, revert, schedule, and review before
+publish. Each action is one use case of guides.editorial.publishing; these views only parse,
+call it and say what happened."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from gpuguide.lib.editor_input import VisibleTextValidator
+from gpuguide.lib.zoned_time import zoned
+from guides.admin.prose import cancelled_message, preview_links, token_slugs_for
+from guides.editorial import publishing, revisions
+from guides.editorial.checks import problems_list
+from guides.models import Guide, GuideRevision, Review
+
+
+class ReviewCommentForm(forms.Form):
+    """A comment with a submission for review, an approval or a sending back."""
+
+    comment = forms.CharField(
+        label=_("Comment"),
+        required=False,
+        max_length=Review._meta.get_field("comment").max_length,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+    )
+
+    def __init__(self, *args, required: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["comment"].required = required
+        self.fields["comment"].validators.append(VisibleTextValidator(_("Comment")))
+
+
+class ScheduleForm(forms.Form):
+    go_live_at = forms.DateTimeField(
+        label=_("Go live at"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+    expire_at = forms.DateTimeField(
+        label=_("Expire at"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        go_live, expire = cleaned.get("go_live_at"), cleaned.get("expire_at")
+        if go_live and go_live <= timezone.now():
+            raise forms.ValidationError(
+                _("Choose a go-live time in the future; to publish now, use “Publish”.")
+            )
+        if go_live and expire and expire <= go_live:
+            raise forms.ValidationError(_("A revision must expire after it goes live."))
+        return cleaned
+
+
+class RevisionAdminMixin:
+    """For GuideAdmin: the revision, publish-confirmation and review pages, and ``_guide_for``
+    (who may see or change a guide), which the translation pages use too."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<path:object_id>/revisions/", view(self.revisions_view),
+                 name="guides_guide_revisions"),
+            path("<path:object_id>/revisions/compare/", view(self.compare_view),
+                 name="guides_guide_compare"),
+            path("<path:object_id>/revisions/<int:revision_id>/<str:action>/",
+                 view(self.revision_action_view), name="guides_guide_revision_action"),
+            path("<path:object_id>/reviews/<int:review_id>/", view(self.review_view),
+                 name="guides_guide_review"),
+            *super().get_urls(),
+        ]  # fmt: skip
+
+    def _guide_for(self, request, object_id, *, change: bool = False) -> Guide:
+        guide = self.get_object(request, unquote(object_id))  # None for "abc" too, as Django's
+        if guide is None:
+            raise Http404(_("No such guide."))
+        allowed = (
+            self.has_change_permission(request, guide)
+            if change
+            else (self.has_view_or_change_permission(request, guide))
+        )
+        if not allowed:
+            raise PermissionDenied(
+                _("You may view this guide but not change it.")
+                if change and self.has_view_permission(request, guide)
+                else _("You may not see this guide.")
+            )
+        return guide
+
+    def revisions_view(self, request, object_id):
+        guide = self._guide_for(request, object_id)
+        every = revisions.revisions_of(guide)
+        # What a submission for review offers: the working copy (a live guide's), or the newest
+        # revision of a guide never published.
+        newest_unpublished = every[0].pk if every and every[0].published_at is None else None
+        pending = (
+            Review.objects.filter(guide=guide, state=Review.State.PENDING)
+            .select_related("submitted_by")
+            .first()
+        )
+        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        draft = revisions.working_copy(guide) if guide.status == Guide.Status.PUBLISHED else None
+        rows = [
+            {
+                "revision": r,
+                "is_live": live is not None and r.pk == live.pk,
+                "is_draft": draft is not None and r.pk == draft.pk,
+                "previews": preview_links(guide, r),
+                "schedule_form": ScheduleForm(
+                    prefix=f"r{r.pk}",
+                    initial={"go_live_at": r.go_live_at, "expire_at": r.expire_at},
+                ),
+                "goes_live": zoned(r.go_live_at) if r.go_live_at else "",
+                "expires": zoned(r.expire_at) if r.expire_at else "",
+                "review": pending if pending is not None and pending.revision_id == r.pk else None,
+                "submittable": r.pk == newest_unpublished,
+            }
+            for r in every
+        ]
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/revisions.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Revisions of “%(title)s”") % {"title": guide.title},
+                "guide": guide,
+                "rows": rows,
+                "opts": self.model._meta,
+                "can_change": self.has_change_permission(request, guide),
+                "can_publish": publishing.may_publish(request.user),
+                "can_submit": publishing.may_submit(request.user),
+                "time_zone": timezone.get_current_timezone_name(),
+            },
+        )
+
+    def compare_view(self, request, object_id):
+        guide = self._guide_for(request, object_id)
+        try:
+            old, new = (
+                GuideRevision.objects.select_related("revision__user").get(
+                    guide=guide, pk=int(request.GET.get(name, ""))
+                )
+                for name in ("from", "to")
+            )
+        except (ValueError, GuideRevision.DoesNotExist):
+            raise Http404(_("Choose two revisions of this guide to compare.")) from None
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/compare.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Changes from revision %(old)s to revision %(new)s")
+                % {"old": old.pk, "new": new.pk},
+                "guide": guide,
+                "old": old,
+                "new": new,
+                "changes": revisions.compare(old, new),
+                "opts": self.model._meta,
+            },
+        )
+
+    def revision_action_view(self, request, object_id, revision_id: int, action: str):
+        guide = self._guide_for(request, object_id, change=action != "submit")
+        revision = get_object_or_404(GuideRevision, guide=guide, pk=revision_id)
+        if action in ("publish", "schedule", "unschedule") and not publishing.may_publish(
+            request.user
+        ):
+            raise publishing.NotAllowed(
+                _("Only a reviewer publishes or schedules guides: submit it for review.")
+            )
+        if action == "publish":
+            return self._publish_view(request, guide, revision)
+        if request.method != "POST":
+            raise Http404
+        back = redirect("admin:guides_guide_revisions", guide.pk)
+        if action == "submit":
+            self._submit(request, revision, request.POST.get("comment", ""))
+            return back
+        if action == "revert":
+            outcome = publishing.revert(revision, user=request.user, known=token_slugs_for(request))
+            self.message_user(
+                request,
+                _("Revision %(new)s is a copy of revision %(old)s: a draft until you publish it.")
+                % {"new": outcome.revision.pk, "old": revision.pk},
+                messages.SUCCESS,
+            )
+            if outcome.cancelled:
+                self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
+            return back
+        if action == "schedule":
+            form = ScheduleForm(request.POST, prefix=f"r{revision.pk}")
+            try:
+                if not form.is_valid():
+                    raise publishing.ScheduleRefused(
+                        "; ".join(str(e) for errs in form.errors.values() for e in errs)
+                    )
+                cancelled = publishing.schedule(revision, user=request.user, **form.cleaned_data)
+            except publishing.ScheduleRefused as refused:
+                self.message_user(request, str(refused), messages.ERROR)
+                return back
+            self.message_user(
+                request,
+                _("Schedule of revision %(number)s saved.") % {"number": revision.pk},
+                messages.SUCCESS,
+            )
+            if cancelled:
+                self.message_user(request, cancelled_message(cancelled), messages.WARNING)
+            return back
+        if action == "unschedule":
+            publishing.unschedule(revision, user=request.user)
+            self.message_user(
+                request,
+                _("Schedule of revision %(number)s cleared.") % {"number": revision.pk},
+                messages.SUCCESS,
+            )
+            return back
+        raise Http404
+
+    def review_view(self, request, object_id, review_id: int):
+        """A submitted working copy: what it changes on the live page and the author's comment;
+        a reviewer approves it (publishing it) or sends it back, with a comment."""
+        guide = self._guide_for(request, object_id)
+        review = get_object_or_404(
+            Review.objects.select_related("revision__revision__user", "submitted_by", "decided_by"),
+            guide=guide,
+            pk=review_id,
+        )
+        decide = publishing.may_publish(request.user) and review.state == Review.State.PENDING
+        sending_back = "send_back" in request.POST
+        form = ReviewCommentForm(request.POST or None, required=sending_back)
+        if request.method == "POST":
+            if not decide:
+                raise publishing.NotAllowed(_("Only a reviewer decides a pending review."))
+            if form.is_valid():
+                comment = form.cleaned_data["comment"]
+                if sending_back:
+                    publishing.send_back(review, user=request.user, comment=comment)
+                    self.message_user(
+                        request,
+                        _("Revision %(number)s was sent back: its author is told.")
+                        % {"number": review.revision_id},
+                        messages.SUCCESS,
+                    )
+                    return redirect("admin:guides_guide_revisions", guide.pk)
+                outcome = publishing.approve(
+                    review, user=request.user, comment=comment, known=token_slugs_for(request)
+                )
+                if outcome.published:
+                    self.message_user(
+                        request,
+                        _("Approved: the live page now shows revision %(number)s.")
+                        % {"number": review.revision_id},
+                        messages.SUCCESS,
+                    )
+                    if outcome.cancelled:
+                        self.message_user(
+                            request, cancelled_message(outcome.cancelled), messages.WARNING
+                        )
+                    return redirect("admin:guides_guide_revisions", guide.pk)
+                form.add_error(
+                    None,
+                    format_html(
+                        "{}{}",
+                        _("Not published: it fails its checks. Send it back saying so."),
+                        problems_list(outcome.problems),
+                    ),
+                )
+        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/review.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Review of revision %(number)s of “%(title)s”")
+                % {"number": review.revision_id, "title": guide.title},
+                "guide": guide,
+                "review": review,
+                "live": live,
+                "revision": review.revision,
+                "changes": revisions.compare(live, review.revision) if live is not None else None,
+                "form": form,
+                "decide": decide,
+                "opts": self.model._meta,
+            },
+        )
+
+    def _publish_view(self, request, guide: Guide, revision: GuideRevision):
+        """Publishing a stored revision: first what it changes against the live page and
+        which schedules it cancels (GET), then, confirmed, the publication (POST)."""
+        after = request.POST.get("next") or request.GET.get("next")
+        back = (
+            redirect("admin:guides_guide_change", guide.pk)
+            if after == "change"
+            else redirect("admin:guides_guide_revisions", guide.pk)
+        )
+        if request.method == "POST":
+            outcome = publishing.publish(
+                revision, user=request.user, known=token_slugs_for(request)
+            )
+            if outcome.problems:
+                self.message_user(
+                    request,
+                    format_html(
+                        "{}{}",
+                        _("Revision %(number)s was not published: it fails its checks.")
+                        % {"number": revision.pk},
+                        problems_list(outcome.problems),
+                    ),
+                    messages.ERROR,
+                )
+                return redirect("admin:guides_guide_revisions", guide.pk)
+            self.message_user(
+                request,
+                _("Published: the live page now shows revision %(number)s.")
+                % {"number": revision.pk},
+                messages.SUCCESS,
+            )
+            if outcome.cancelled:
+                self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
+            return back
+        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        if live is not None and live.pk == revision.pk:
+            self.message_user(
+                request,
+                _("Revision %(number)s is live already.") % {"number": revision.pk},
+                messages.INFO,
+            )
+            return back
+        draft = revisions.working_copy(guide) if live is not None else None
+        return TemplateResponse(
+            request,
+            "admin/guides/guide/publish_confirm.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": _("Publish revision %(number)s of “%(title)s”?")
+                % {"number": revision.pk, "title": guide.title},
+                "guide": guide,
+                "revision": revision,
+                "live": live,
+                "older": live is not None and revision.pk < live.pk,
+                "newer_draft": draft if draft is not None and draft.pk > revision.pk else None,
+                "changes": revisions.compare(live, revision) if live is not None else None,
+                "cancelling": [
+                    (r, zoned(r.go_live_at))
+                    for r in revisions.pending_go_lives(guide)
+                    if r.pk != revision.pk
+                ],
+                "next": after or "",
+                "opts": self.model._meta,
+            },
+        )
+
+    def _submit(self, request, revision: GuideRevision, comment: str) -> bool:
+        """Submit ``revision`` for review, with the comment as typed (checked as any text);
+        whether it was."""
+        form = ReviewCommentForm({"comment": comment})
+        if not form.is_valid():
+            errors = " ".join(str(e) for e in form.errors["comment"])
+            self.message_user(
+                request, _("Not submitted for review: %(why)s") % {"why": errors}, messages.ERROR
+            )
+            return False
+        publishing.submit_for_review(
+            revision, user=request.user, comment=form.cleaned_data["comment"]
+        )
+        self.message_user(
+            request,
+            _("Revision %(number)s was submitted for review: the reviewers are told.")
+            % {"number": revision.pk},
+            messages.SUCCESS,
+        )
+        return True
