@@ -542,7 +542,10 @@ class PriceCheckForm(forms.ModelForm):
 
     def confirm_old_date(self, day: date) -> int | None:
         return services.confirm_old_date(
-            day=day, confirmed=self.old_date_confirmed(day), how=self.old_date_how(day)
+            day=day,
+            confirmed=self.old_date_confirmed(day),
+            how=self.old_date_how(day),
+            locale=services.current_locale(),
         )
 
     def old_date_confirmed(self, day: date) -> bool:
@@ -614,13 +617,15 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
 
     form = PriceCheckForm
     inlines = [PriceInline]
+    # Whether a check is superseded beside its prices, in view at 1280 px (the filters take
+    # the right; the columns after it may scroll).
     list_display = [
         "provider",
         "checked_on",
         "prices_shown",
+        "superseded",
         "recorded_by",
         "recorded_at",
-        "superseded",
     ]
     list_filter = [SupersededFilter, "provider", "checked_on"]
     # The provider is fetched apart (one query): joined, SQLite chose to loop over the three
@@ -647,6 +652,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
     show_full_result_count = False
 
     class Media:
+        css = {"all": ["css/price-check.css"]}
         js = ["js/price-check-provider.js", "js/price-check-rows.js"]
 
     def get_urls(self):

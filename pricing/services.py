@@ -112,7 +112,7 @@ FOR_GPUS = _("%(price)s for %(gpus)s GPUs")
 LAST_PRICE = _("%(price)s on %(day)s")
 CHANGE_SHOWN = _("%(last)s → %(new)s, %(percent)s")
 UNCHANGED = _("unchanged")
-PRICES_SEPARATOR = " · "
+PRICES_SEPARATOR = " · "  # between the prices of a message (the list holds each together)
 JUMPS_SEPARATOR = "; "
 
 
@@ -407,7 +407,7 @@ def old_check_days(*, day: date, today: date | None = None) -> int | None:
 
 
 def confirm_old_date(
-    *, day: date, confirmed: bool, how: str, today: date | None = None
+    *, day: date, confirmed: bool, how: str, locale: str = "en", today: date | None = None
 ) -> int | None:
     """The days back of a check dated long ago; refused with ``ConfirmationNeeded`` unless
     ``confirmed``."""
@@ -417,8 +417,8 @@ def confirm_old_date(
             ERROR_OLD_DATE
             % {
                 "day": day.isoformat(),
-                "days": days,
-                "limit": price_changes.OLD_CHECK_DAYS,
+                "days": formatting.number(days, locale),
+                "limit": formatting.number(price_changes.OLD_CHECK_DAYS, locale),
                 "how": how,
             },
             old_days=days,
@@ -444,6 +444,7 @@ def _ask(
                 day=checked_on,
                 confirmed=confirmations.old_date,
                 how=confirmations.old_date_how,
+                locale=confirmations.locale,
                 today=today,
             )
         except ConfirmationNeeded as exc:
@@ -537,11 +538,14 @@ def jump_rows(jumps: Sequence[PriceChange], *, locale: str) -> str:
 
 
 def shown_prices(prices: Sequence[Price], locale: str) -> str:
-    """A check's prices on one line: "A100 80GB $0.92 · H100 $2.32" (``gpu`` read with them)."""
-    return PRICES_SEPARATOR.join(
+    """A check's prices on one line: "A100 80GB $0.92 · H100 $2.32" (``gpu`` read with them).
+    A narrow column wraps between prices only: each price, and the dot after it, hold
+    together with no-break spaces."""
+    shown = (
         f"{price.gpu.name} {shown_quote(price.quoted_usd_per_hour, price.gpus_in_quote, locale)}"
         for price in prices
     )
+    return f"{formatting.NBSP}· ".join(text.replace(" ", formatting.NBSP) for text in shown)
 
 
 # --- History

@@ -253,7 +253,7 @@ def test_a_jump_is_asked_about_naming_the_row_and_saved_once_confirmed(client, r
     body = response.content.decode()
     assert (
         '<input type="checkbox" name="confirm_jump" value="a100-80gb=89/1" id="id_confirm_jump">'
-        f'\n      <label class="vCheckboxLabel" for="id_confirm_jump">Yes, these prices are '
+        f'\n        <label class="vCheckboxLabel" for="id_confirm_jump">Yes, these prices are '
         f"right: {escape(row)}</label>"
     ) in body
     assert '<strong class="price-jump">$0.92 → $89.00, +9,573.9%</strong>' in body
@@ -385,12 +385,19 @@ def test_a_day_long_past_and_a_jump_are_asked_about_together(client, recorder):
 def test_the_list_shows_each_checks_prices(client, recorder):
     client.force_login(recorder)
     body = client.get(LIST_URL).content.decode()
-    assert (
-        '<td class="field-prices_shown">L40S $0.82 · A100 80GB $0.92 · H100 $2.32 · '
-        "H200 $3.07 · B200 $4.61</td>"
-    ) in body
-    assert '<td class="field-prices_shown">B200 $43.46 for 8 GPUs</td>' in body
-    assert '<td class="field-prices_shown">A100 80GB $1.09</td>' in body
+    shown = {
+        text.replace("\xa0", " ")
+        for text in re.findall(r'<td class="field-prices_shown">(.*?)</td>', body)
+    }
+    assert shown == {
+        "L40S $0.82 · A100 80GB $0.92 · H100 $2.32 · H200 $3.07 · B200 $4.61",
+        "B200 $43.46 for 8 GPUs",
+        "A100 80GB $1.09",
+    }
+    # A narrow column wraps between the prices, never inside one.
+    assert "A100\xa080GB\xa0$0.92\xa0· H100\xa0$2.32" in body
+    german = client.get(LIST_URL.replace("/en/", "/de/")).content.decode()
+    assert "B200\xa043,46\xa0$\xa0für\xa08\xa0GPUs" in german
 
 
 def test_the_list_reads_the_prices_in_one_query_for_all_rows(client, recorder):

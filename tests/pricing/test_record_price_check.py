@@ -485,7 +485,7 @@ def test_a_new_gpu_has_no_last_price_to_jump_from(seeded):
 
 
 @pytest.mark.parametrize(
-    ("day", "days"), [("2026-10-28", 32), ("2026-10-29", 31), ("2000-01-01", 9829)]
+    ("day", "days"), [("2026-10-28", "32"), ("2026-10-29", "31"), ("2000-01-01", "9,829")]
 )
 def test_a_day_more_than_30_days_back_is_refused_unless_confirmed(seeded, day, days):
     args = ["--provider", "thunder-compute", "--date", day, "a100-80gb=1.09"]
