@@ -520,3 +520,14 @@ def test_a_correction_is_in_the_history_of_the_check_it_corrects(client, recorde
     )
     german = client.get(f"/de/admin/pricing/pricecheck/{mistaken.pk}/history/").content.decode()
     assert "Ersetzt am, ersetzt von, Grund der Ersetzung und korrigiert durch geändert." in german
+
+
+def test_the_manual_explains_the_confirmations_with_its_screenshots(client, recorder):
+    client.force_login(recorder)
+    manual = client.get("/en/admin/pricing/pricecheck/manual/").content.decode()
+    assert "<h2>Confirmations</h2>" in manual
+    assert "<code>--confirm-jump</code>" in manual and "<code>--confirm-old-date</code>" in manual
+    for name in ("comma-refused", "confirm-jump", "typed-comma", "recorded"):
+        assert f"/manual/prices/{name}.png" in manual
+        shot = client.get(f"/en/admin/pricing/pricecheck/manual/prices/{name}.png")
+        assert shot.status_code == 200, name
