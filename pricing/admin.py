@@ -1,16 +1,18 @@
 """Admin for GPUs, providers, sources, methods and the append-only price checks."""
 
 import copy
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
@@ -19,6 +21,7 @@ from accounts import manual
 from gpuguide.lib.editor_input import EditorInputMixin, VisibleTextValidator
 from guides.admin.deletion import RefuseDeletingUsedMixin
 from pricing import selectors, services
+from pricing.domain import formatting, price_changes
 from pricing.domain.formatting import trim
 from pricing.models import (
     Fact,
@@ -34,6 +37,8 @@ from pricing.models import (
     Source,
     ThroughputMeasurement,
 )
+
+GPU_ORDER = ["gpu__position", "gpu__memory_gb", "gpu__slug"]  # Gpu's own order, across a join
 
 
 @admin.register(Source)
@@ -156,21 +161,20 @@ def _refusal(exc: services.PriceCheckError) -> forms.ValidationError:
     return forms.ValidationError(str(exc), code="price_check")
 
 
+# Text boxes, never type=number: a number box drops what it cannot read before the server
+# sees it (Chromium sent "1,90" as 190), so the service's refusal, "use a point", never came.
+# inputmode still brings up a phone's number keys.
+PRICE_INPUT_ATTRS = {"inputmode": "decimal", "autocomplete": "off", "size": 10}
+COUNT_INPUT_ATTRS = {"inputmode": "numeric", "autocomplete": "off", "size": 3}
+
+
 class PriceForm(forms.ModelForm):
     quoted_usd_per_hour = RawTextField(
-        widget=forms.NumberInput(
-            attrs={
-                "step": str(services.MIN_USD_PER_HOUR),
-                "min": str(services.MIN_USD_PER_HOUR),
-                "max": str(services.MAX_USD_PER_HOUR),
-            }
-        ),
+        widget=forms.TextInput(attrs=PRICE_INPUT_ATTRS),
         **_model_label(Price, "quoted_usd_per_hour"),
     )
     gpus_in_quote = RawTextField(
-        widget=forms.NumberInput(
-            attrs={"min": services.MIN_GPUS_IN_QUOTE, "max": services.MAX_GPUS_IN_QUOTE}
-        ),
+        widget=forms.TextInput(attrs=COUNT_INPUT_ATTRS),
         **_model_label(Price, "gpus_in_quote"),
     )
 
@@ -199,7 +203,36 @@ class PriceForm(forms.ModelForm):
             raise _refusal(exc) from None
 
 
+# The confirmations' check boxes (rendered by templates/admin/pricing/pricecheck/
+# change_form.html above the save buttons). Each one's value is what it confirms (the jumps'
+# fingerprint, the day): ticked for other prices or another day, it confirms nothing.
+CONFIRM_JUMP_FIELD = "confirm_jump"
+CONFIRM_OLD_DATE_FIELD = "confirm_old_date"
+CONFIRM_JUMP = _("Yes, these prices are right")
+CONFIRM_JUMP_LABEL = _("Yes, these prices are right: %(rows)s")
+CONFIRM_OLD_DATE = _("Yes, the prices were read on %(day)s")
+HOW_TO_CONFIRM = _("tick “%(confirm)s” below and save again")
+
+
+def _jump_confirmations(posted: str) -> services.Confirmations:
+    return services.Confirmations(
+        jump_fingerprint=posted,
+        jump_how=HOW_TO_CONFIRM % {"confirm": CONFIRM_JUMP},
+        locale=services.current_locale(),
+    )
+
+
 class PriceFormSet(forms.BaseInlineFormSet):
+    """The price rows. Compared with the provider's last prices once the check's provider and
+    day are known (the check's form is validated first, ``self.instance`` holds them): a jump
+    is refused above the rows until its box is ticked."""
+
+    def __init__(self, *args, correcting: PriceCheck | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.correcting = correcting
+        self.last_prices: dict[str, price_changes.LastPrice] | None = None
+        self.changes: tuple[price_changes.PriceChange, ...] = ()
+
     def clean(self) -> None:
         rows = [
             form
@@ -222,6 +255,36 @@ class PriceFormSet(forms.BaseInlineFormSet):
         ):
             raise forms.ValidationError(str(services.ERROR_NO_PRICES), code="price_check")
         super().clean()
+        self._compare_with_the_last_prices(rows)
+
+    def _compare_with_the_last_prices(self, rows: list[forms.Form]) -> None:
+        check = self.instance
+        if check.pk is not None or check.provider_id is None:
+            return  # a recorded check, or no provider to compare with
+        self.last_prices = services.last_prices(provider=check.provider, correcting=self.correcting)
+        priced = [
+            f.cleaned_data
+            for f in rows
+            if "gpu" in f.cleaned_data and "quoted_usd_per_hour" in f.cleaned_data
+        ]
+        self.changes = services.price_changes_against(
+            last=self.last_prices,
+            prices={row["gpu"].slug: row["quoted_usd_per_hour"] for row in priced},
+            gpus_in_quote={
+                row["gpu"].slug: row.get("gpus_in_quote", services.MIN_GPUS_IN_QUOTE)
+                for row in priced
+            },
+        )
+        confirmations = _jump_confirmations(self.data.get(CONFIRM_JUMP_FIELD, ""))
+        try:
+            services.confirm_jumps(
+                self.changes,
+                confirmed=services.jumps_confirmed(self.changes, confirmations),
+                how=confirmations.jump_how,
+                locale=confirmations.locale,
+            )
+        except services.ConfirmationNeeded as exc:
+            raise forms.ValidationError(str(exc), code="confirm_jump") from None
 
 
 class PriceInline(EditorInputMixin, admin.TabularInline):
@@ -229,6 +292,27 @@ class PriceInline(EditorInputMixin, admin.TabularInline):
     form = PriceForm
     formset = PriceFormSet
     fields = ["gpu", "quoted_usd_per_hour", "gpus_in_quote"]
+    # On a new check, beside each row: the provider's last price of that GPU and the change.
+    comparison_fields = ["last_price", "price_change"]
+
+    def get_fields(self, request, obj=None):
+        return [*self.fields, *self.comparison_fields] if obj is None else self.fields
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = super().get_readonly_fields(request, obj)
+        return [*readonly, *self.comparison_fields] if obj is None else readonly
+
+    # Filled in by PriceCheckAdmin.render_change_form (the row's instance carries its texts).
+    @admin.display(description=_("last price"))
+    def last_price(self, price: Price) -> str:
+        return getattr(price, "shown_last_price", "")
+
+    @admin.display(description=_("change"))
+    def price_change(self, price: Price) -> str:
+        shown = getattr(price, "shown_change", "")
+        if getattr(price, "is_jump", False):
+            return format_html('<strong class="price-jump">{}</strong>', shown)
+        return shown
 
     def get_formset(self, request, obj=None, **kwargs):
         formset = super().get_formset(request, obj, **kwargs)
@@ -270,6 +354,16 @@ def _chosen_provider(request) -> Provider | None:
         return None
 
 
+def _last_prices(request, *, provider: Provider) -> dict[str, price_changes.LastPrice]:
+    """The service's last prices of a new check's provider (or of the corrected check's),
+    read once per request and provider: the rows of a new check are filled with them, and
+    each row shows its own."""
+    read = request.__dict__.setdefault("_last_prices", {})
+    if provider.pk not in read:
+        read[provider.pk] = services.last_prices(provider=provider, correcting=_correcting(request))
+    return read[provider.pk]
+
+
 def _last_known_prices(request) -> list[dict]:
     """Initial price rows for a new check: each GPU's latest price at the chosen provider, or
     the corrected check's own prices."""
@@ -286,17 +380,79 @@ def _last_known_prices(request) -> list[dict]:
             ]
             return request._last_known_prices
         provider = _chosen_provider(request)
-        listings = selectors.gpu_listings_for_provider(provider=provider) if provider else []
+        last = _last_prices(request, provider=provider) if provider else {}
+        request._prefilled_for = provider
         request._last_known_prices = [
             {
-                "gpu": gpu.pk,
-                "quoted_usd_per_hour": trim(gpu.quoted_usd_per_hour),
-                "gpus_in_quote": gpu.gpus_in_quote,
+                "gpu": price.gpu_id,
+                "quoted_usd_per_hour": trim(price.quoted_usd_per_hour),
+                "gpus_in_quote": price.gpus_in_quote,
             }
-            for gpu in listings
-            if gpu.quoted_usd_per_hour is not None
+            for price in last.values()
         ]
     return request._last_known_prices
+
+
+def _row_values(row: forms.Form) -> tuple[int | None, Decimal | None, int | None]:
+    """A price row's GPU id, price and GPUs in the quote: as posted and accepted, or as
+    first shown (None where there is none, or it was refused)."""
+    if not row.is_bound:
+        quoted = row.initial.get("quoted_usd_per_hour")
+        return (
+            row.initial.get("gpu"),
+            None if quoted is None else Decimal(str(quoted)),
+            row.initial.get("gpus_in_quote", services.MIN_GPUS_IN_QUOTE),
+        )
+    data = getattr(row, "cleaned_data", None) or {}
+    if data.get("DELETE") or data.get("gpu") is None:
+        return None, None, None
+    return data["gpu"].pk, data.get("quoted_usd_per_hour"), data.get("gpus_in_quote")
+
+
+RECORDED = _("Recorded the price check of %(provider)s on %(day)s: %(prices)s.")
+CORRECTED = _(
+    "Corrected the price check of %(provider)s on %(day)s: %(prices)s. The check it corrects "
+    "stays in the history, marked as superseded."
+)
+
+
+def _with_links(message, **links: SafeString) -> SafeString:
+    """A translated message with HTML in its placeholders: the message escaped, then filled."""
+    return mark_safe(escape(str(message)) % links)  # the message escaped, the links safe
+
+
+def _link(url_name: str, pk: int, text: str) -> SafeString:
+    return format_html('<a href="{}">{}</a>', reverse(url_name, args=[pk]), text)
+
+
+def _provider_link(provider: Provider) -> SafeString:
+    return _link("admin:pricing_provider_change", provider.pk, provider.name)
+
+
+def _check_link(check: PriceCheck) -> SafeString:
+    return _link("admin:pricing_pricecheck_change", check.pk, check.checked_on.isoformat())
+
+
+def recorded_message(check: PriceCheck, correcting: PriceCheck | None) -> SafeString:
+    """What a save recorded, by name: its provider, day and GPUs, each a link to its page."""
+    locale = services.current_locale()
+    prices = format_html_join(
+        services.PRICES_SEPARATOR,
+        "{} {}",
+        (
+            (
+                _link("admin:pricing_gpu_change", price.gpu_id, price.gpu.name),
+                services.shown_quote(price.quoted_usd_per_hour, price.gpus_in_quote, locale),
+            )
+            for price in check.prices.select_related("gpu").order_by(*GPU_ORDER)
+        ),
+    )
+    return _with_links(
+        RECORDED if correcting is None else CORRECTED,
+        provider=_provider_link(check.provider),
+        day=_check_link(check),
+        prices=prices,
+    )
 
 
 ERROR_ROWS_FOR_ANOTHER_PROVIDER = _(
@@ -335,11 +491,18 @@ class PriceCheckForm(forms.ModelForm):
         model = PriceCheck
         fields = ["provider", "checked_on", "source_url", "note"]
 
+    # Days back of a check dated long ago (set by clean): the form then shows its box.
+    old_days: int | None = None
+
     def clean_checked_on(self) -> date:
         try:
-            return services.parse_check_date(value=self.cleaned_data["checked_on"])
+            day = services.parse_check_date(value=self.cleaned_data["checked_on"])
         except services.PriceCheckError as exc:
             raise _refusal(exc) from None
+        # The price rows are compared as of this day (PriceFormSet reads it from the instance),
+        # even where a refusal below takes the day out of cleaned_data.
+        self.instance.checked_on = day
+        return day
 
     def clean_source_url(self) -> str:
         try:
@@ -364,12 +527,36 @@ class PriceCheckForm(forms.ModelForm):
                 self.validate_day(provider=provider, checked_on=checked_on)
             except services.PriceCheckError as exc:
                 self.add_error("checked_on", _refusal(exc))
+        if self.instance.pk is None and checked_on and "checked_on" not in self.errors:
+            try:
+                self.old_days = self.confirm_old_date(checked_on)
+            except services.ConfirmationNeeded as exc:
+                self.old_days = exc.old_days
+                self.add_error("checked_on", forms.ValidationError(str(exc), code="confirm_day"))
         if self.refused_with and "checked_on" not in self.errors:
             self.add_error(None, forms.ValidationError(self.refused_with, code="price_check"))
         return cleaned
 
     def validate_day(self, *, provider: Provider, checked_on: date) -> None:
         services.validate_new_check(provider=provider, checked_on=checked_on)
+
+    def confirm_old_date(self, day: date) -> int | None:
+        return services.confirm_old_date(
+            day=day,
+            confirmed=self.old_date_confirmed(day),
+            how=self.old_date_how(day),
+            locale=services.current_locale(),
+        )
+
+    def old_date_confirmed(self, day: date) -> bool:
+        return self.data.get(CONFIRM_OLD_DATE_FIELD) == day.isoformat()
+
+    @staticmethod
+    def old_date_label(day: date) -> str:
+        return str(CONFIRM_OLD_DATE % {"day": day.isoformat()})
+
+    def old_date_how(self, day: date) -> str:
+        return str(HOW_TO_CONFIRM % {"confirm": self.old_date_label(day)})
 
 
 class PriceCheckCorrectionForm(PriceCheckForm):
@@ -399,6 +586,9 @@ class PriceCheckCorrectionForm(PriceCheckForm):
     def validate_day(self, *, provider: Provider, checked_on: date) -> None:
         pass  # the day is the corrected check's; the service locks and checks it
 
+    def confirm_old_date(self, day: date) -> None:
+        return None  # the corrected check's day, not typed: nothing to confirm
+
 
 class SupersededFilter(admin.SimpleListFilter):
     title = _("status")
@@ -427,13 +617,15 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
 
     form = PriceCheckForm
     inlines = [PriceInline]
+    # Whether a check is superseded beside its prices, in view at 1280 px (the filters take
+    # the right; the columns after it may scroll).
     list_display = [
         "provider",
         "checked_on",
-        "price_count",
+        "prices_shown",
+        "superseded",
         "recorded_by",
         "recorded_at",
-        "superseded",
     ]
     list_filter = [SupersededFilter, "provider", "checked_on"]
     # The provider is fetched apart (one query): joined, SQLite chose to loop over the three
@@ -460,7 +652,8 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
     show_full_result_count = False
 
     class Media:
-        js = ["js/price-check-provider.js"]
+        css = {"all": ["css/price-check.css"]}
+        js = ["js/price-check-provider.js", "js/price-check-rows.js"]
 
     def get_urls(self):
         def view(function, **kwargs):
@@ -483,25 +676,19 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         ]
 
     def get_queryset(self, request):
-        # A subquery per listed check rather than a join grouped over every price ever
-        # recorded: the count and the date filters then read the checks alone.
-        prices = (
-            Price.objects.filter(price_check=OuterRef("pk"))
-            .order_by()
-            .values("price_check")
-            .annotate(total=Count("pk"))
-            .values("total")
-        )
+        # The page's prices, with their GPUs, in one query for all its checks (not one per
+        # row); the count and the date filters read the checks alone.
+        prices = Price.objects.select_related("gpu").order_by(*GPU_ORDER)
         return (
             super()
             .get_queryset(request)
-            .prefetch_related("provider")
-            .annotate(prices_total=Subquery(prices))
+            .prefetch_related("provider", Prefetch("prices", queryset=prices))
         )
 
-    @admin.display(description=_("prices"), ordering="prices_total")
-    def price_count(self, check: PriceCheck) -> int:
-        return check.prices_total
+    @admin.display(description=_("prices"))
+    def prices_shown(self, check: PriceCheck) -> str:
+        """ "A100 80GB $0.92 · H100 $2.32", in the admin user's language."""
+        return services.shown_prices(list(check.prices.all()), services.current_locale())
 
     @admin.display(description=_("superseded"), ordering="superseded_at")
     def superseded(self, check: PriceCheck) -> str:
@@ -577,7 +764,86 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
         if isinstance(inline, PriceInline) and obj is not None and obj.pk is None:
             kwargs["initial"] = _last_known_prices(request)
+            kwargs["correcting"] = _correcting(request)
         return kwargs
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if add:
+            form = context["adminform"].form
+            formsets = [
+                inline.formset
+                for inline in context["inline_admin_formsets"]
+                if isinstance(inline.formset, PriceFormSet)
+            ]
+            if formsets:
+                self._show_comparisons(request, form, formsets[0])
+            context["price_confirmations"] = self._confirmations(form, formsets)
+            locale = services.current_locale()
+            context["price_rule"] = {
+                "factor": formatting.number(price_changes.JUMP_FACTOR, locale),
+                "days": formatting.number(price_changes.OLD_CHECK_DAYS, locale),
+            }
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def _show_comparisons(self, request, form, formset: PriceFormSet) -> None:
+        """Each row's last price and change, for the rows' instances to show (PriceInline)."""
+        last = formset.last_prices
+        if last is None:  # not compared on this request: the form as first shown, or refused
+            correcting = _correcting(request)
+            if correcting is not None:
+                provider = correcting.provider
+            elif form.is_bound:
+                provider = form.cleaned_data.get("provider")
+            else:  # whose last prices fill the rows
+                provider = getattr(request, "_prefilled_for", None)
+            if provider is None:
+                return
+            last = _last_prices(request, provider=provider)
+        by_gpu = {price.gpu_id: price for price in last.values()}
+        locale = services.current_locale()
+        for row in formset.forms:
+            gpu_id, quoted, count = _row_values(row)
+            previous = by_gpu.get(gpu_id)
+            if previous is None:
+                continue
+            row.instance.shown_last_price = services.shown_last_price(previous, locale)
+            if quoted is None or count is None:
+                continue
+            change = price_changes.price_change(
+                previous, quoted_usd_per_hour=quoted, gpus_in_quote=count
+            )
+            row.instance.shown_change = services.shown_change(change, locale)
+            row.instance.is_jump = change.is_jump
+
+    def _confirmations(self, form, formsets: list[PriceFormSet]) -> list[dict]:
+        """The boxes to tick before saving, each with what it confirms."""
+        boxes = []
+        old_days = getattr(form, "old_days", None)
+        day = form.instance.checked_on
+        if old_days is not None and day is not None:
+            boxes.append(
+                {
+                    "name": CONFIRM_OLD_DATE_FIELD,
+                    "value": day.isoformat(),
+                    "label": form.old_date_label(day),
+                    "checked": form.old_date_confirmed(day),
+                }
+            )
+        locale = services.current_locale()
+        for formset in formsets:
+            jumps = price_changes.jumps(formset.changes)
+            if jumps:
+                fingerprint = price_changes.fingerprint(jumps)
+                boxes.append(
+                    {
+                        "name": CONFIRM_JUMP_FIELD,
+                        "value": fingerprint,
+                        "label": CONFIRM_JUMP_LABEL
+                        % {"rows": services.jump_rows(jumps, locale=locale)},
+                        "checked": formset.data.get(CONFIRM_JUMP_FIELD) == fingerprint,
+                    }
+                )
+        return boxes
 
     def has_change_permission(self, request, obj=None) -> bool:
         return request.user.is_superuser
@@ -593,12 +859,10 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             if correcting.superseded_at is not None:
                 self.message_user(
                     request,
-                    str(
-                        services.ERROR_ALREADY_SUPERSEDED
-                        % {
-                            "provider": correcting.provider.slug,
-                            "day": correcting.checked_on.isoformat(),
-                        }
+                    _with_links(
+                        services.ERROR_ALREADY_SUPERSEDED,
+                        provider=_provider_link(correcting.provider),
+                        day=_check_link(correcting),
                     ),
                     messages.ERROR,
                 )
@@ -648,6 +912,14 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         prices = {row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows}
         gpus_in_quote = {row["gpu"].slug: row["gpus_in_quote"] for row in rows}
         correcting = _correcting(request)
+        # What the forms found confirmed, asked again by the service as it saves (another
+        # check recorded meanwhile may have changed the last prices).
+        day = data["checked_on"]
+        confirmations = replace(
+            _jump_confirmations(request.POST.get(CONFIRM_JUMP_FIELD, "")),
+            old_date=form.old_date_confirmed(day),
+            old_date_how=form.old_date_how(day),
+        )
         if correcting is not None:
             check = services.price_check_supersede(
                 check=correcting,
@@ -657,22 +929,38 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
                 reason=data["reason"],
                 source_url=data["source_url"],
                 note=data["note"],
+                confirmations=confirmations,
             )
         else:
             check = services.price_check_record(
                 provider_slug=data["provider"].slug,
-                checked_on=data["checked_on"],
+                checked_on=day,
                 prices=prices,
                 gpus_in_quote=gpus_in_quote,
                 recorded_by=request.user,
                 source_url=data["source_url"],
                 note=data["note"],
+                confirmations=confirmations,
             )
         # The admin logs the addition and redirects using the form's object.
         obj = form.instance
         obj.pk, obj.recorded_by, obj.recorded_at = check.pk, check.recorded_by, check.recorded_at
         prices_formset.new_objects = list(check.prices.all())
         prices_formset.changed_objects, prices_formset.deleted_objects = [], []
+        request._price_check_saved = (check, correcting)
+
+    def log_addition(self, request, obj, message):
+        # The service wrote the History entries as it saved the check (the check's, its
+        # provider's and a corrected check's, as for `record_price_check --recorded-by`).
+        return None
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs) -> None:
+        saved = getattr(request, "_price_check_saved", None)
+        if saved is not None and level == messages.SUCCESS:
+            # The admin's "The price check “…” was added successfully": what was recorded,
+            # named and linked.
+            message = recorded_message(*saved)
+        super().message_user(request, message, level, *args, **kwargs)
 
 
 class MemoryComponentInline(EditorInputMixin, admin.TabularInline):

@@ -8,24 +8,35 @@ is a ``PriceCheckError`` whose message is one line naming the argument.
 A mistaken check is corrected by ``price_check_supersede``: the correction is recorded for the
 same provider and day, and the mistaken check stays in the history, marked superseded (by whom,
 when, why). Every read of prices ignores superseded checks (``pricing.selectors``).
+
+A person's check must not go wrong silently: the admin and the command pass ``confirmations``,
+and a price far from the provider's last one, or a day long past, is then refused until
+confirmed (the rule itself is ``pricing.domain.price_changes``). Each check and correction
+recorded with ``recorded_by`` appears in the History of the check, of the check it corrects and
+of its provider (Django's LogEntry, as the admin writes it).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
+from django.core.validators import ProhibitNullCharactersValidator, URLValidator
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
+from gpuguide.lib.editor_input import VisibleTextValidator
 from pricing import selectors
+from pricing.domain import formatting, price_changes
+from pricing.domain.price_changes import LastPrice, PriceChange
 from pricing.models import Gpu, Price, PriceCheck, Provider
 
 # The ranges a price check must lie in. Prices are US dollars per hour as quoted (per GPU or
@@ -43,6 +54,8 @@ RECORDER_PERMISSION = "pricing.add_pricecheck"
 # Checked on the text before Decimal/int/date parse it: those also take "1_000", "١٢", "３",
 # "1e3", "20261107" and "0001-01-01", which no person means as a price or a day.
 PRICE_PATTERN = re.compile(rf"[0-9]+(\.[0-9]{{1,{PRICE_DECIMAL_PLACES}}})?", re.ASCII)
+# "1,90": a decimal comma, which a number box would have dropped (190).
+COMMA_PRICE_PATTERN = re.compile(rf"([0-9]+),([0-9]{{1,{PRICE_DECIMAL_PLACES}}})", re.ASCII)
 COUNT_PATTERN = re.compile(r"[0-9]+", re.ASCII)
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
@@ -54,6 +67,7 @@ ERROR_BAD_PRICE = _(
     "price for %(gpu)s must be a number from %(min)s to %(max)s US dollars per hour "
     "with at most %(places)d decimals, e.g. 0.92, got %(value)s"
 )
+ERROR_COMMA_PRICE = _("price for %(gpu)s is %(value)s: use a point for decimals: %(point)s")
 ERROR_BAD_GPUS_IN_QUOTE = _(
     "gpus-in-quote must be a whole number from %(min)d to %(max)d, got %(value)s"
 )
@@ -79,6 +93,27 @@ ERROR_NO_REASON = _("a correction needs a reason: say what was wrong")
 ERROR_CORRECTION_WITHOUT_RECORDER = _("a correction must name who made it (recorded-by)")
 ERROR_DUPLICATE_GPU = _("%(gpu)s is priced twice in one check")
 ERROR_NO_PRICES = _("a price check needs at least one price")
+ERROR_NULL_CHARACTER = _("%(field)s contains a null character (U+0000). Remove it.")
+
+# Confirmations (the factor and the days are pricing.domain.price_changes'). %(how)s says how
+# to confirm where the check is being recorded: a box to tick, or a flag of the command.
+ERROR_PRICE_JUMP = _(
+    "%(rows)s. A price more than %(factor)s× or less than 1/%(factor)s of the last one is saved "
+    "only when confirmed: %(how)s"
+)
+ERROR_OLD_DATE = _(
+    "%(day)s is %(days)s days ago. A check dated more than %(limit)s days back is saved only "
+    "when confirmed: %(how)s"
+)
+JUMP_UP = _("%(gpu)s: %(last)s → %(new)s, %(factor)s× the last price")
+JUMP_DOWN = _("%(gpu)s: %(last)s → %(new)s, 1/%(factor)s of the last price")
+PER_GPU_HOUR = _("%(price)s per GPU-hour")
+FOR_GPUS = _("%(price)s for %(gpus)s GPUs")
+LAST_PRICE = _("%(price)s on %(day)s")
+CHANGE_SHOWN = _("%(last)s → %(new)s, %(percent)s")
+UNCHANGED = _("unchanged")
+PRICES_SEPARATOR = " · "  # between the prices of a message (the list holds each together)
+JUMPS_SEPARATOR = "; "
 
 
 class PriceCheckError(ValueError):
@@ -86,7 +121,12 @@ class PriceCheckError(ValueError):
 
 
 def parse_price(*, gpu: str, value: str) -> Decimal:
-    """Typed text -> a price in range; refuses anything but plain ASCII digits."""
+    """Typed text -> a price in range; refuses anything but plain ASCII digits, and a decimal
+    comma with the price written with a point."""
+    comma = COMMA_PRICE_PATTERN.fullmatch(value) if isinstance(value, str) else None
+    if comma:
+        point = f"{comma.group(1)}.{comma.group(2)}"
+        raise PriceCheckError(ERROR_COMMA_PRICE % {"gpu": gpu, "value": value, "point": point})
     if not PRICE_PATTERN.fullmatch(value):
         raise _price_error(gpu=gpu, value=value)
     return validate_price(gpu=gpu, price=Decimal(value), shown=value)
@@ -232,6 +272,314 @@ def _duplicate_check_error(*, provider: Provider, checked_on: date) -> PriceChec
     )
 
 
+def validate_typed_text(*, label: str, value: str) -> str:
+    """The admin's rules for typed text (``gpuguide.lib.editor_input``, and Django's refusal of
+    a null character in every form field), for text typed elsewhere: the command's arguments."""
+    try:
+        VisibleTextValidator(label)(value)
+        ProhibitNullCharactersValidator()(value)
+    except ValidationError as exc:
+        if exc.code == "null_characters_not_allowed":
+            raise PriceCheckError(ERROR_NULL_CHARACTER % {"field": label}) from None
+        raise PriceCheckError(" ".join(exc.messages)) from None
+    return value
+
+
+# --- the questions a check must answer: a price far from the last, a day long past
+
+
+class ConfirmationNeeded(PriceCheckError):
+    """A check that is saved only when confirmed: ``jumps`` (prices far from the last ones)
+    and ``old_days`` (the days since a check dated long ago), what is left unconfirmed."""
+
+    def __init__(
+        self, message: str, *, jumps: tuple[PriceChange, ...] = (), old_days: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.jumps = jumps
+        self.old_days = old_days
+
+
+@dataclass(frozen=True)
+class Confirmations:
+    """What the person recording a check has confirmed, and how they would confirm the rest
+    (the end of the refusal: "tick ... below", "run the command again with ...")."""
+
+    jump: bool = False  # every jump confirmed (the command's --confirm-jump)
+    # Only these jumps confirmed (the admin's box: ``price_changes.fingerprint`` of the prices
+    # it showed), so that a box ticked before a price was typed again confirms nothing.
+    jump_fingerprint: str = ""
+    old_date: bool = False
+    jump_how: str = ""
+    old_date_how: str = ""
+    locale: str = "en"  # a Babel locale, for the prices in the message
+
+
+def jumps_confirmed(changes: Sequence[PriceChange], confirmations: Confirmations) -> bool:
+    if confirmations.jump:
+        return True
+    shown = confirmations.jump_fingerprint
+    return bool(shown) and shown == price_changes.fingerprint(tuple(changes))
+
+
+def current_locale() -> str:
+    """The Babel locale of the active language (the admin user's): 'en', 'de' or 'ja'."""
+    return translation.to_locale(translation.get_language() or "en")
+
+
+def last_prices(
+    *, provider: Provider, correcting: PriceCheck | None = None, today: date | None = None
+) -> dict[str, LastPrice]:
+    """GPU slug -> the provider's last price of it, which a new check is compared with: its
+    latest current price by date (of any day up to today, whatever the new check's day). For
+    a correction, the corrected check's prices give way to the ones before them: the mistake is
+    not what its correction is compared with. One query (two for a correction)."""
+    at = today or timezone.localdate()
+    listings = selectors.gpu_listings_for_provider(provider=provider, at=at)
+    if correcting is not None:
+        # A current price of this provider on the corrected check's day is that check's (one
+        # current check per provider and day).
+        from_it = [g.slug for g in listings if g.checked_on == correcting.checked_on]
+        before = (
+            selectors.gpu_listings_for_provider(
+                provider=provider, at=correcting.checked_on - timedelta(days=1), slugs=from_it
+            )
+            if from_it
+            else []
+        )
+        listings = [g for g in listings if g.slug not in from_it] + before
+    return {
+        listing.slug: LastPrice(
+            gpu_id=listing.pk,
+            gpu_slug=listing.slug,
+            gpu_name=listing.name,
+            quoted_usd_per_hour=listing.quoted_usd_per_hour,
+            gpus_in_quote=listing.gpus_in_quote,
+            checked_on=listing.checked_on,
+        )
+        for listing in listings
+        if listing.quoted_usd_per_hour is not None
+    }
+
+
+def price_changes_against(
+    *,
+    last: Mapping[str, LastPrice],
+    prices: Mapping[str, Decimal],
+    gpus_in_quote: Mapping[str, int] | None = None,
+) -> tuple[PriceChange, ...]:
+    """Each new price beside its GPU's last one (GPUs never priced before have none)."""
+    return tuple(
+        price_changes.price_change(
+            last[slug],
+            quoted_usd_per_hour=price,
+            gpus_in_quote=(gpus_in_quote or {}).get(slug, MIN_GPUS_IN_QUOTE),
+        )
+        for slug, price in prices.items()
+        if slug in last
+    )
+
+
+def confirm_jumps(
+    changes: Sequence[PriceChange], *, confirmed: bool, how: str, locale: str
+) -> tuple[PriceChange, ...]:
+    """The jumps among ``changes``; refused with ``ConfirmationNeeded`` unless ``confirmed``."""
+    jumps = price_changes.jumps(tuple(changes))
+    if jumps and not confirmed:
+        raise ConfirmationNeeded(
+            ERROR_PRICE_JUMP
+            % {
+                "rows": jump_rows(jumps, locale=locale),
+                "factor": formatting.number(price_changes.JUMP_FACTOR, locale),
+                "how": how,
+            },
+            jumps=jumps,
+        )
+    return jumps
+
+
+def old_check_days(*, day: date, today: date | None = None) -> int | None:
+    """How many days back a check dated ``day`` is, where that needs confirming; else None."""
+    today = today or timezone.localdate()
+    if not price_changes.is_old(day, today=today):
+        return None
+    return price_changes.days_back(day, today=today)
+
+
+def confirm_old_date(
+    *, day: date, confirmed: bool, how: str, locale: str = "en", today: date | None = None
+) -> int | None:
+    """The days back of a check dated long ago; refused with ``ConfirmationNeeded`` unless
+    ``confirmed``."""
+    days = old_check_days(day=day, today=today)
+    if days is not None and not confirmed:
+        raise ConfirmationNeeded(
+            ERROR_OLD_DATE
+            % {
+                "day": day.isoformat(),
+                "days": formatting.number(days, locale),
+                "limit": formatting.number(price_changes.OLD_CHECK_DAYS, locale),
+                "how": how,
+            },
+            old_days=days,
+        )
+    return days
+
+
+def _ask(
+    confirmations: Confirmations,
+    *,
+    provider: Provider,
+    checked_on: date,
+    prices: Mapping[str, Decimal],
+    counts: Mapping[str, int],
+    correcting: PriceCheck | None = None,
+    today: date | None = None,
+) -> None:
+    """Both questions at once, so one refusal names everything left to confirm."""
+    refusals: list[ConfirmationNeeded] = []
+    if correcting is None:  # a correction keeps the corrected check's day
+        try:
+            confirm_old_date(
+                day=checked_on,
+                confirmed=confirmations.old_date,
+                how=confirmations.old_date_how,
+                locale=confirmations.locale,
+                today=today,
+            )
+        except ConfirmationNeeded as exc:
+            refusals.append(exc)
+    last = last_prices(provider=provider, correcting=correcting, today=today)
+    changes = price_changes_against(last=last, prices=prices, gpus_in_quote=counts)
+    try:
+        confirm_jumps(
+            changes,
+            confirmed=jumps_confirmed(changes, confirmations),
+            how=confirmations.jump_how,
+            locale=confirmations.locale,
+        )
+    except ConfirmationNeeded as exc:
+        refusals.append(exc)
+    if refusals:
+        raise ConfirmationNeeded(
+            " ".join(str(exc) for exc in refusals),
+            jumps=tuple(j for exc in refusals for j in exc.jumps),
+            old_days=next((exc.old_days for exc in refusals if exc.old_days is not None), None),
+        )
+
+
+# --- the figures a recorder is shown, formatted for a Babel locale
+
+
+def shown_quote(quoted: Decimal, gpus_in_quote: int, locale: str) -> str:
+    """$0.92, or "$43.46 for 8 GPUs" for an instance quote."""
+    price = formatting.usd(quoted, locale)
+    if gpus_in_quote == 1:
+        return price
+    return str(FOR_GPUS % {"price": price, "gpus": formatting.number(gpus_in_quote, locale)})
+
+
+def shown_last_price(last: LastPrice, locale: str) -> str:
+    """ "$0.92 on Oct 29, 2026" """
+    return str(
+        LAST_PRICE
+        % {
+            "price": shown_quote(last.quoted_usd_per_hour, last.gpus_in_quote, locale),
+            "day": formatting.medium_date(last.checked_on, locale),
+        }
+    )
+
+
+def _old_and_new(change: PriceChange, locale: str) -> tuple[str, str]:
+    """The two prices compared: as quoted where the quotes cover as many GPUs, else per
+    GPU-hour (what the pages compare)."""
+    if change.same_quote:
+        return (
+            formatting.usd(change.last.quoted_usd_per_hour, locale),
+            formatting.usd(change.quoted_usd_per_hour, locale),
+        )
+    return tuple(
+        str(PER_GPU_HOUR % {"price": formatting.usd(price, locale)})
+        for price in (change.last.usd_per_gpu_hour, change.usd_per_gpu_hour)
+    )
+
+
+def shown_change(change: PriceChange, locale: str) -> str:
+    """ "$0.92 → $0.95, +3.3%", or "unchanged" """
+    if change.unchanged:
+        return str(UNCHANGED)
+    last, new = _old_and_new(change, locale)
+    return str(
+        CHANGE_SHOWN
+        % {
+            "last": last,
+            "new": new,
+            "percent": formatting.signed_percent(change.fraction, locale),
+        }
+    )
+
+
+def shown_jump(change: PriceChange, locale: str) -> str:
+    """ "A100 80GB: $0.89 → $89.00, 100× the last price" (or "1/10 of the last price")."""
+    last, new = _old_and_new(change, locale)
+    return str(
+        (JUMP_UP if change.rises else JUMP_DOWN)
+        % {
+            "gpu": change.last.gpu_name,
+            "last": last,
+            "new": new,
+            "factor": formatting.number(change.factor, locale),
+        }
+    )
+
+
+def jump_rows(jumps: Sequence[PriceChange], *, locale: str) -> str:
+    return JUMPS_SEPARATOR.join(shown_jump(change, locale) for change in jumps)
+
+
+def shown_prices(prices: Sequence[Price], locale: str) -> str:
+    """A check's prices on one line: "A100 80GB $0.92 · H100 $2.32" (``gpu`` read with them).
+    A narrow column wraps between prices only: each price, and the dot after it, hold
+    together with no-break spaces."""
+    shown = (
+        f"{price.gpu.name} {shown_quote(price.quoted_usd_per_hour, price.gpus_in_quote, locale)}"
+        for price in prices
+    )
+    return f"{formatting.NBSP}· ".join(text.replace(" ", formatting.NBSP) for text in shown)
+
+
+# --- History
+
+
+def _log_recording(*, check: PriceCheck, prices: Sequence[Price], user: Any, corrects=None):
+    """The History entries of a check recorded by ``user``: the check's (added, with its
+    prices), its provider's, and the corrected check's. Written as the admin writes its own
+    (JSON that each reader's History shows in their language)."""
+    with translation.override(None):  # the names as message ids, translated when shown
+        price_name = str(Price._meta.verbose_name)
+        check_name = str(PriceCheck._meta.verbose_name)
+        superseded_fields = [
+            str(PriceCheck._meta.get_field(name).verbose_name)
+            for name in ("superseded_at", "superseded_by", "superseded_reason", "correction")
+        ]
+    added = [{"added": {}}] + [
+        {"added": {"name": price_name, "object": str(price)}} for price in prices
+    ]
+    to_provider = [{"added": {"name": check_name, "object": str(check)}}]
+    if corrects is not None:
+        changed = {"fields": superseded_fields}
+        LogEntry.objects.log_actions(
+            user.pk, [corrects], CHANGE, change_message=[{"changed": changed}], single_object=True
+        )
+        to_provider.append({"changed": {**changed, "name": check_name, "object": str(corrects)}})
+    LogEntry.objects.log_actions(
+        user.pk, [check.provider], CHANGE, change_message=to_provider, single_object=True
+    )
+    return LogEntry.objects.log_actions(
+        user.pk, [check], ADDITION, change_message=added, single_object=True
+    )
+
+
 @transaction.atomic
 def price_check_record(
     *,
@@ -243,11 +591,15 @@ def price_check_record(
     source_url: str = "",
     note: str = "",
     today: date | None = None,
+    confirmations: Confirmations | None = None,
 ) -> PriceCheck:
     """Record one provider's prices for one day; nothing is saved if anything is wrong.
 
     Callers may have validated already; the rules are applied again here because this is the
-    one path every write takes.
+    one path every write takes. ``confirmations``: where a person types the check (the admin,
+    the command), what they confirmed; a price far from the last or a day long past that is
+    not confirmed is refused (``ConfirmationNeeded``). Without it (seeding, scripts, tests)
+    nothing is asked. With ``recorded_by``, the check is written into the History.
     """
     validate_check_date(day=checked_on, today=today)
     counts = _validated_prices(prices=prices, gpus_in_quote=gpus_in_quote)
@@ -262,6 +614,15 @@ def price_check_record(
         )
     gpus = _gpus_by_slug(prices)
     validate_new_check(provider=provider, checked_on=checked_on)
+    if confirmations is not None:
+        _ask(
+            confirmations,
+            provider=provider,
+            checked_on=checked_on,
+            prices=prices,
+            counts=counts,
+            today=today,
+        )
     return _create_check(
         provider=provider,
         checked_on=checked_on,
@@ -299,6 +660,7 @@ def price_check_supersede(
     reason: str,
     source_url: str = "",
     note: str = "",
+    confirmations: Confirmations | None = None,
 ) -> PriceCheck:
     """Correct ``check``: record ``prices`` for its provider and day, and keep ``check`` in
     the history, marked superseded by ``recorded_by`` now because of ``reason``.
@@ -307,7 +669,9 @@ def price_check_supersede(
     ignores the superseded one. The pages that quote the provider go stale as they do after
     ``price_check_record`` (the correction is created the same way). Refused, with nothing
     saved, where ``check`` was already corrected (correct the current check instead), without
-    a reason or a recorder, or on any rule ``price_check_record`` applies.
+    a reason or a recorder, or on any rule ``price_check_record`` applies. A price is compared
+    with the last one before the corrected check's day (``last_prices``); the day itself is
+    the corrected check's, so it is never asked about.
     """
     counts = _validated_prices(prices=prices, gpus_in_quote=gpus_in_quote)
     validate_source_url(value=source_url)
@@ -325,6 +689,15 @@ def price_check_supersede(
             ERROR_ALREADY_SUPERSEDED
             % {"provider": mistaken.provider.slug, "day": mistaken.checked_on.isoformat()}
         )
+    if confirmations is not None:
+        _ask(
+            confirmations,
+            provider=mistaken.provider,
+            checked_on=mistaken.checked_on,
+            prices=prices,
+            counts=counts,
+            correcting=mistaken,
+        )
     # Updates, not saves: the pages go stale once, through the correction's creation below.
     PriceCheck.objects.filter(pk=mistaken.pk).update(
         superseded_at=timezone.now(), superseded_by=recorded_by, superseded_reason=reason
@@ -339,8 +712,8 @@ def price_check_supersede(
         recorded_by=recorded_by,
         source_url=source_url,
         note=note,
+        corrects=mistaken,
     )
-    PriceCheck.objects.filter(pk=mistaken.pk).update(correction=correction)
     check.refresh_from_db()
     return correction
 
@@ -377,9 +750,11 @@ def _create_check(
     recorded_by: Any,
     source_url: str,
     note: str,
+    corrects: PriceCheck | None = None,
 ) -> PriceCheck:
-    """The check and its prices. Creating the check makes the provider's pages stale
-    (``guides.pagecache.invalidation.note_write``)."""
+    """The check and its prices (and, for a correction, the link from the check it corrects),
+    in the History where someone recorded it. Creating the check makes the provider's pages
+    stale (``guides.pagecache.invalidation.note_write``)."""
     try:
         # A savepoint: the IntegrityError of a lost race rolls back to it, so the caller's
         # transaction stays usable (PostgreSQL refuses every query after an error otherwise).
@@ -391,7 +766,7 @@ def _create_check(
                 source_url=source_url,
                 note=note,
             )
-            Price.objects.bulk_create(
+            rows = Price.objects.bulk_create(
                 Price(
                     price_check=check,
                     provider=provider,
@@ -404,4 +779,8 @@ def _create_check(
             )
     except IntegrityError:  # a concurrent recorder won the race for the same day
         raise _duplicate_check_error(provider=provider, checked_on=checked_on) from None
+    if corrects is not None:
+        PriceCheck.objects.filter(pk=corrects.pk).update(correction=check)
+    if recorded_by is not None:
+        _log_recording(check=check, prices=rows, user=recorded_by, corrects=corrects)
     return check

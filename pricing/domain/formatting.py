@@ -17,7 +17,7 @@ from babel import Locale
 from babel.dates import format_date as babel_format_date
 from babel.dates import format_interval
 from babel.lists import format_list as babel_format_list
-from babel.numbers import format_currency, format_decimal, format_percent
+from babel.numbers import format_currency, format_decimal, format_percent, get_plus_sign_symbol
 
 NBSP = "\u00a0"
 
@@ -63,6 +63,13 @@ def usd(value: Decimal, locale: str) -> str:
 def percent(fraction: Decimal, locale: str) -> str:
     """0.2 -> '20%' (en), '20 %' (de)."""
     return format_percent(trim(fraction), locale=_parsed(locale), decimal_quantization=False)
+
+
+@lru_cache(maxsize=FORMATTED_FIGURES)
+def signed_percent(fraction: Decimal, locale: str) -> str:
+    """A change: 0.033 -> '+3.3%' (en), '+3,3 %' (de); -0.9 -> '-90%'; 0 -> '0%'."""
+    shown = percent(fraction, locale)
+    return f"{get_plus_sign_symbol(_parsed(locale))}{shown}" if fraction > 0 else shown
 
 
 @lru_cache(maxsize=FORMATTED_FIGURES)

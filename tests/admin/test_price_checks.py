@@ -95,7 +95,13 @@ def test_the_bounds_themselves_are_accepted(client, recorder):
     data["prices-1-quoted_usd_per_hour"] = "100000"
     data["prices-2-gpus_in_quote"] = "64"
     data["prices-3-gpus_in_quote"] = "1"
-    assert client.post(ADD_URL, data).status_code == 302
+    response = refused(client, data)  # far from the last prices, and long ago: asked first
+    boxes = {box["name"]: box["value"] for box in response.context["price_confirmations"]}
+    assert boxes == {
+        "confirm_old_date": "2000-01-01",
+        "confirm_jump": "l40s=0.0001/1;a100-80gb=100000/1;h100=2.32/64",
+    }
+    assert client.post(ADD_URL, data | boxes).status_code == 302
     check = PriceCheck.objects.get(checked_on="2000-01-01")
     assert len(check.source_url) == services.SOURCE_URL_MAX_LENGTH
     rows = {(p.quoted_usd_per_hour, p.gpus_in_quote) for p in check.prices.all()}
@@ -105,8 +111,9 @@ def test_the_bounds_themselves_are_accepted(client, recorder):
 
 @pytest.mark.parametrize(
     "value",
-    ["1_000", "١٢", "３", "1e3", "-1", "0", "0.00001", "100000.0001", "abc", "NaN", "1,5", " 1"],
-)
+    ["1_000", "١٢", "３", "1e3", "-1", "0", "0.00001", "100000.0001", "abc", "NaN", "1,23456",
+     "1,000.5", " 1"],
+)  # fmt: skip
 def test_a_bad_price_is_refused_beside_its_row(client, recorder, value):
     client.force_login(recorder)
     data = initial_form_data(client, ADD_URL)
@@ -226,6 +233,7 @@ def test_a_lost_race_for_the_day_is_reported_not_crashed(client, recorder):
     client.force_login(recorder)
     data = initial_form_data(client, ADD_URL)
     data["checked_on"] = "2026-10-29"
+    data["confirm_old_date"] = "2026-10-29"  # 31 days back, confirmed
     before = saved()
     with (
         mock.patch("pricing.selectors.price_check_exists", return_value=False),

@@ -282,10 +282,12 @@ def test_a_check_corrected_already_is_not_corrected_twice(client, recorder):
     assert response.status_code == 302
     assert response["Location"] == f"/en/admin/pricing/pricecheck/{mistaken.pk}/change/"
     page = client.get(response["Location"]).content.decode()
+    house = provider("gpuwithcrypto")
     assert (
-        "The price check of gpuwithcrypto on 2026-10-29 was already corrected; "
-        "correct the current one"
-    ) in page  # the admin's messages start with a capital
+        f'<li class="error">The price check of <a href="/en/admin/pricing/provider/{house.pk}/'
+        f'change/">GPUwithCrypto</a> on <a href="/en/admin/pricing/pricecheck/{mistaken.pk}/'
+        'change/">2026-10-29</a> was already corrected; correct the current one</li>'
+    ) in page  # named and linked; the admin's messages start with a capital
 
 
 def test_a_correction_raced_by_another_comes_back_with_the_message(client, recorder):

@@ -124,11 +124,11 @@ def test_the_admins_price_pages_stay_at_12_queries(client, seeded, admin_user):
     client.force_login(admin_user)
     small = admin_counts(client)
     # session, user, second factor, then the list's own: providers for the filter, the
-    # count, the page (each row's price count a subquery), its providers; the GPU and provider
-    # lists'
+    # count, the page, its providers, its prices with their GPUs (one query for all rows);
+    # the GPU and provider lists'
     # last check and check count are subqueries per row too (pricing/admin.py).
     assert small == {
-        "/en/admin/pricing/pricecheck/": 8,
+        "/en/admin/pricing/pricecheck/": 9,
         "/en/admin/pricing/pricecheck/add/": 11,
         "/en/admin/pricing/gpu/": 8,
         "/en/admin/pricing/provider/": 7,

@@ -87,7 +87,7 @@ def test_instance_quotes_record_their_gpu_count(seeded):
 @pytest.mark.parametrize(
     "value",
     ["1_000", "١٢", "３", "1e3", "-1", "0", "0.00001", "100000.0001", "1000000", "abc", "NaN",
-     "Infinity", "1.", ".5", " 1", "1,5", "0x10", "2.30000"],
+     "Infinity", "1.", ".5", " 1", "1,23456", "1,", ",5", "1,000.5", "0x10", "2.30000"],
 )  # fmt: skip
 def test_a_price_is_plain_digits_in_range(seeded, value):
     assert refusal(*BASE, f"h100={value}") == bad_price(value)
@@ -216,7 +216,9 @@ def test_a_bad_gpu_among_good_ones_saves_nothing(seeded):
     ],
 )
 def test_the_bounds_themselves_are_accepted(seeded, day, args, price, gpus):
-    record("--provider", "gpuwithcrypto", "--date", day, *args, f"h100={price}")
+    # Far from the last H100 price (2.32) and, for 2000, long ago: confirmed.
+    confirmed = ["--confirm-jump", "--confirm-old-date"]
+    record("--provider", "gpuwithcrypto", "--date", day, *args, *confirmed, f"h100={price}")
     saved = Price.objects.get(
         price_check__checked_on=day, price_check__provider__slug="gpuwithcrypto"
     )
@@ -419,3 +421,275 @@ def test_a_second_check_on_a_day_is_refused_before_saving(seeded):
     massed = Provider.objects.get(slug="massed-compute")
     PriceCheck.objects.filter(provider=massed).delete()
     services.validate_new_check(provider=massed, checked_on=date(2026, 10, 29))  # free
+
+
+# --- entry that cannot go wrong silently: commas, jumps, old days, the admin's text rules
+
+
+def test_a_decimal_comma_is_refused_with_the_price_written_with_a_point(seeded):
+    assert refusal(*BASE, "a100-80gb=1,90") == (
+        "price for a100-80gb is 1,90: use a point for decimals: 1.90"
+    )
+    assert refusal(*BASE, "h100=2,3") == "price for h100 is 2,3: use a point for decimals: 2.3"
+
+
+JUMP_HOW = "if the prices are right, run the command again with --confirm-jump"
+OLD_HOW = "if the day is right, run the command again with --confirm-old-date"
+
+
+def test_the_thunder_compute_slip_is_refused_naming_the_jump(seeded):
+    # "1,90" through a number box became 190: 174× Thunder Compute's last A100 price.
+    args = ["--provider", "thunder-compute", "--date", DAY, "a100-80gb=190"]
+    assert refusal(*args) == (
+        "A100 80GB: $1.09 → $190.00, 174× the last price. A price more than 3× or less than "
+        f"1/3 of the last one is saved only when confirmed: {JUMP_HOW}"
+    )
+    record(*args, "--confirm-jump")
+    assert Price.objects.get(price_check__checked_on=DAY).quoted_usd_per_hour == D("190")
+
+
+def test_every_jump_is_named_rises_and_falls(seeded):
+    message = refusal(*BASE, "a100-80gb=89", "h100=0.23", "b200=4.70")
+    assert message == (
+        "A100 80GB: $0.92 → $89.00, 96.7× the last price; H100: $2.32 → $0.23, 1/10.1 of the "
+        "last price. A price more than 3× or less than 1/3 of the last one is saved only when "
+        f"confirmed: {JUMP_HOW}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("price", "asked"),
+    [("6.96", False), ("6.9601", True), ("0.7734", False), ("0.7733", True)],
+    ids=["3x", "above-3x", "a-third", "below-a-third"],
+)
+def test_three_times_and_a_third_are_the_bounds(seeded, price, asked):
+    # The last H100 price is $2.32: 3× is $6.96, a third $0.7733….
+    if asked:
+        assert refusal(*BASE, f"h100={price}").endswith(JUMP_HOW)
+    else:
+        record(*BASE, f"h100={price}")
+        assert PriceCheck.objects.filter(checked_on=DAY).exists()
+
+
+def test_an_instance_quote_is_compared_per_gpu_hour(seeded):
+    # Massed Compute's last B200: $43.46 for 8 GPUs. Per GPU, quoted as 1: no jump.
+    record("--provider", "massed-compute", "--date", DAY, "b200=5.43")
+    # The instance price with the count left at 1: 8× per GPU-hour.
+    message = refusal("--provider", "massed-compute", "--date", "2026-11-21", "b200=43.46")
+    assert message.startswith("B200: $5.43 → $43.46, 8× the last price. A price more than 3×")
+
+
+def test_a_new_gpu_has_no_last_price_to_jump_from(seeded):
+    record("--provider", "thunder-compute", "--date", DAY, "h100=2000")
+    assert PriceCheck.objects.get(checked_on=DAY).prices.get().quoted_usd_per_hour == D(2000)
+
+
+@pytest.mark.parametrize(
+    ("day", "days"), [("2026-10-28", "32"), ("2026-10-29", "31"), ("2000-01-01", "9,829")]
+)
+def test_a_day_more_than_30_days_back_is_refused_unless_confirmed(seeded, day, days):
+    args = ["--provider", "thunder-compute", "--date", day, "a100-80gb=1.09"]
+    message = refusal(*args)
+    if day == "2026-10-29":  # Thunder Compute's own seeded day: a second check that day
+        assert message == services.ERROR_DUPLICATE_CHECK % {
+            "provider": "thunder-compute", "day": day
+        }  # fmt: skip
+        return
+    assert message == (
+        f"{day} is {days} days ago. A check dated more than 30 days back is saved only when "
+        f"confirmed: {OLD_HOW}"
+    )
+    record(*args, "--confirm-old-date")
+    assert PriceCheck.objects.filter(checked_on=day, provider__slug="thunder-compute").exists()
+
+
+def test_thirty_days_back_needs_no_confirmation(seeded):
+    record("--provider", "gpuwithcrypto", "--date", "2026-10-30", "h100=2.32")
+    assert PriceCheck.objects.filter(checked_on="2026-10-30").exists()
+
+
+def test_both_confirmations_are_asked_at_once_and_each_only_for_itself(seeded):
+    args = ["--provider", "gpuwithcrypto", "--date", "2026-10-01", "h100=23.2"]
+    old = (
+        "2026-10-01 is 59 days ago. A check dated more than 30 days back is saved only when "
+        f"confirmed: {OLD_HOW}"
+    )
+    jump = (
+        "H100: $2.32 → $23.20, 10× the last price. A price more than 3× or less than 1/3 of "
+        f"the last one is saved only when confirmed: {JUMP_HOW}"
+    )
+    assert refusal(*args) == f"{old} {jump}"
+    assert refusal(*args, "--confirm-old-date") == jump
+    assert refusal(*args, "--confirm-jump") == old
+    record(*args, "--confirm-jump", "--confirm-old-date")
+
+
+def test_a_correction_is_compared_with_the_price_before_the_mistake(seeded):
+    thunder = ["--provider", "thunder-compute", "--date", TODAY.isoformat()]
+    record(*thunder, "--confirm-jump", "a100-80gb=190")  # the slip, confirmed by mistake
+    correct = [*thunder, "--supersede", "--reason", "typed 1,90", "--recorded-by", "rita"]
+    _user("rita")
+    # $1.90 against the $1.09 before the slip, not against the slip's $190: no question.
+    record(*correct, "a100-80gb=1.90")
+    correction = PriceCheck.objects.current().get(
+        provider__slug="thunder-compute", checked_on=TODAY
+    )
+    assert correction.prices.get().quoted_usd_per_hour == D("1.90")
+    # A correction far from the price before the mistake is asked about like any check.
+    message = refusal(*correct, "a100-80gb=19")
+    assert message.startswith("A100 80GB: $1.09 → $19.00, 17.4× the last price.")
+
+
+def test_the_old_day_of_a_correction_is_not_asked_about(seeded):
+    _user("rita")
+    record("--provider", "gpuwithcrypto", "--date", "2026-10-29", "--supersede", "--reason",
+           "H100 read from the wrong row", "--recorded-by", "rita", "h100=2.23")  # fmt: skip
+    assert PriceCheck.objects.current().get(
+        provider__slug="gpuwithcrypto", checked_on="2026-10-29"
+    ).prices.get().quoted_usd_per_hour == D("2.23")  # fmt: skip
+
+
+TEXT_OPTIONS = {
+    "--source-url": "https://example.com/{}prices",
+    "--reason": "typo{}",
+    "--note": "read {}again",
+    "--provider": "gpuwithcrypto{}",
+    "--date": DAY + "{}",
+    "--gpus-in-quote": "1{}",
+    "--recorded-by": "rita{}",
+}
+
+
+@pytest.mark.parametrize("option", TEXT_OPTIONS)
+@pytest.mark.parametrize("character", ["\u202e", "\u200b", "\u2066"])
+def test_every_option_is_held_to_the_admins_text_rules(seeded, option, character):
+    options = {"--provider": "gpuwithcrypto", "--date": DAY}
+    options[option] = TEXT_OPTIONS[option].format(character)
+    message = refusal(*(x for pair in options.items() for x in pair), "h100=2.32")
+    assert message == (
+        f"“{option}” contains an invisible or text-direction character "
+        f"(U+{ord(character):04X}), which can hide or reorder what readers see. Remove it."
+    )
+
+
+def test_a_price_pair_is_held_to_the_admins_text_rules(seeded):
+    assert refusal(*BASE, "h100=2.32\u200b") == (
+        "“GPU=PRICE” contains an invisible or text-direction character (U+200B), which can "
+        "hide or reorder what readers see. Remove it."
+    )
+
+
+def test_a_null_character_is_refused_as_the_admin_refuses_it(seeded):
+    # An operating system's argv cannot carry one; a script calling the command can.
+    assert refusal(*BASE, "--note", "read\x00again", "h100=2.32") == (
+        "--note contains a null character (U+0000). Remove it."
+    )
+
+
+def test_the_admin_refuses_the_same_characters(seeded):
+    """The rules the command applies are the admin's: the same two validators."""
+    from django import forms
+
+    from gpuguide.lib.editor_input import VisibleTextValidator
+
+    field = forms.CharField(validators=[VisibleTextValidator("note")])
+    for text in ("a\u202eb", "a\x00b"):
+        with pytest.raises(forms.ValidationError):
+            field.clean(text)
+        with pytest.raises(services.PriceCheckError):
+            services.validate_typed_text(label="note", value=text)
+    assert services.validate_typed_text(label="note", value="ok\nfine") == "ok\nfine"
+
+
+# --- History
+
+
+def _history() -> list[tuple[str, str, str, int, str]]:
+    from django.contrib.admin.models import LogEntry
+
+    return [
+        (e.user.username, e.content_type.model, e.object_repr, e.action_flag,
+         e.get_change_message())
+        for e in LogEntry.objects.order_by("pk")
+    ]  # fmt: skip
+
+
+def test_a_check_credited_to_a_user_is_in_the_history(seeded):
+    _user("rita")
+    record(*BASE, "--recorded-by", "rita", "a100-80gb=0.92", "h100=2.30")
+    assert _history() == [
+        ("rita", "provider", "GPUwithCrypto", 2,
+         "Added price check “GPUwithCrypto 2026-11-20”."),
+        ("rita", "pricecheck", "GPUwithCrypto 2026-11-20", 1,
+         "Added. Added price “A100 80GB $0.92”. Added price “H100 $2.30”."),
+    ]  # fmt: skip
+
+
+def test_a_correction_is_in_the_history_of_both_checks(seeded):
+    _user("rita")
+    record("--provider", "gpuwithcrypto", "--date", "2026-10-29", "--supersede", "--reason",
+           "H100 read from the wrong row", "--recorded-by", "rita", "h100=2.23")  # fmt: skip
+    assert _history() == [
+        ("rita", "pricecheck", "GPUwithCrypto 2026-10-29", 2,
+         "Changed superseded at, superseded by, why it was superseded and corrected by."),
+        ("rita", "provider", "GPUwithCrypto", 2,
+         "Added price check “GPUwithCrypto 2026-10-29”. Changed superseded at, superseded by, "
+         "why it was superseded and corrected by for price check “GPUwithCrypto 2026-10-29”."),
+        ("rita", "pricecheck", "GPUwithCrypto 2026-10-29", 1,
+         "Added. Added price “H100 $2.23”."),
+    ]  # fmt: skip
+
+
+def test_without_a_user_no_history_is_written_and_the_help_says_so(seeded):
+    record(*BASE, "h100=2.30")
+    assert _history() == []
+    from pricing.management.commands.record_price_check import Command
+
+    parser = Command().create_parser("manage.py", "record_price_check")
+    assert "without --recorded-by no History entry is written" in " ".join(
+        parser.format_help().split()
+    )
+
+
+# The service: the questions are asked where the admin or the command pass confirmations.
+
+
+def test_the_service_asks_only_where_confirmations_are_passed(seeded):
+    jump = {"provider_slug": "gpuwithcrypto", "checked_on": date(2026, 11, 20),
+            "prices": {"h100": D("23.2")}}  # fmt: skip
+    with pytest.raises(services.ConfirmationNeeded) as refused:
+        services.price_check_record(**jump, confirmations=services.Confirmations(jump_how="x"))
+    assert [change.last.gpu_slug for change in refused.value.jumps] == ["h100"]
+    assert refused.value.old_days is None
+    assert str(refused.value).endswith("is saved only when confirmed: x")
+    services.price_check_record(**jump)  # seeding, scripts, tests: nothing asked
+
+
+def test_a_confirmation_of_other_prices_confirms_nothing(seeded):
+    # The admin's box carries the jumps it showed: ticked for $23.20, it does not pass $232.
+    check = {"provider_slug": "gpuwithcrypto", "checked_on": date(2026, 11, 20)}
+    shown = services.Confirmations(jump_fingerprint="h100=23.2/1")
+    with pytest.raises(services.ConfirmationNeeded):
+        services.price_check_record(**check, prices={"h100": D("232")}, confirmations=shown)
+    saved = services.price_check_record(**check, prices={"h100": D("23.20")}, confirmations=shown)
+    assert saved.prices.get().quoted_usd_per_hour == D("23.2")
+
+
+def test_the_last_prices_are_the_latest_current_ones(seeded):
+    house = Provider.objects.get(slug="gpuwithcrypto")
+    services.price_check_record(
+        provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 1), prices={"h100": D("2.5")}
+    )
+    last = services.last_prices(provider=house)
+    assert {slug: (p.quoted_usd_per_hour, p.checked_on) for slug, p in last.items()} == {
+        "l40s": (D("0.82"), date(2026, 10, 29)),
+        "a100-80gb": (D("0.92"), date(2026, 10, 29)),
+        "h100": (D("2.5"), date(2026, 11, 1)),
+        "h200": (D("3.07"), date(2026, 10, 29)),
+        "b200": (D("4.61"), date(2026, 10, 29)),
+    }
+    # Correcting the 2026-11-01 check: its H100 gives way to the one before it.
+    mistaken = PriceCheck.objects.get(checked_on=date(2026, 11, 1))
+    correcting = services.last_prices(provider=house, correcting=mistaken)
+    assert correcting["h100"].quoted_usd_per_hour == D("2.32")
+    assert correcting["l40s"] == last["l40s"]

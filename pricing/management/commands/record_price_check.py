@@ -3,11 +3,30 @@
 A correction of that day's check, kept in the history as superseded:
 record_price_check --provider gpuwithcrypto --date 2026-11-29 --supersede \
     --reason "H100 read from the wrong row" --recorded-by ramon a100-80gb=0.92 h100=2.23
+
+Every argument is held to the admin's rules for typed text first (no invisible or
+text-direction characters, no null character), then to the service's rules, and a price more
+than 3× or less than a third of the provider's last one, or a day more than 30 days back, is
+refused unless confirmed (--confirm-jump, --confirm-old-date), as the admin's form asks.
 """
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from pricing import services
+from pricing.domain import price_changes
+
+# Each option's text, with the name the refusal gives it.
+TEXT_OPTIONS = {
+    "provider": "--provider",
+    "checked_on": "--date",
+    "source_url": "--source-url",
+    "note": "--note",
+    "gpus_in_quote": "--gpus-in-quote",
+    "recorded_by": "--recorded-by",
+    "reason": "--reason",
+}
+CONFIRM_JUMP_HOW = "if the prices are right, run the command again with --confirm-jump"
+CONFIRM_OLD_DATE_HOW = "if the day is right, run the command again with --confirm-old-date"
 
 
 class Command(BaseCommand):
@@ -42,7 +61,11 @@ class Command(BaseCommand):
             "--recorded-by",
             default=None,
             metavar="USERNAME",
-            help="the staff user to credit; must be allowed to add price checks",
+            help=(
+                "the staff user to credit; must be allowed to add price checks. The check (and "
+                "a check it corrects) then appears in the admin's History, and its provider's, "
+                "under this user; without --recorded-by no History entry is written"
+            ),
         )
         parser.add_argument(
             "--supersede",
@@ -54,11 +77,40 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument("--reason", default="", help="with --supersede: what was wrong")
+        parser.add_argument(
+            "--confirm-jump",
+            action="store_true",
+            help=(
+                f"the prices are right although some are more than "
+                f"{price_changes.JUMP_FACTOR}× or less than 1/{price_changes.JUMP_FACTOR} of "
+                "the provider's last price of that GPU (without it such a check is refused, "
+                "naming each price)"
+            ),
+        )
+        parser.add_argument(
+            "--confirm-old-date",
+            action="store_true",
+            help=(
+                f"the day is right although it is more than {price_changes.OLD_CHECK_DAYS} "
+                "days back (without it such a check is refused)"
+            ),
+        )
         parser.add_argument("prices", nargs="*", metavar="GPU=PRICE")
 
     @no_translations  # the CLI speaks English whatever the settings' language
     def handle(self, *args, **options) -> None:
         try:
+            for name, label in TEXT_OPTIONS.items():
+                if options[name] is not None:
+                    services.validate_typed_text(label=label, value=options[name])
+            for pair in options["prices"]:
+                services.validate_typed_text(label="GPU=PRICE", value=pair)
+            confirmations = services.Confirmations(
+                jump=options["confirm_jump"],
+                old_date=options["confirm_old_date"],
+                jump_how=CONFIRM_JUMP_HOW,
+                old_date_how=CONFIRM_OLD_DATE_HOW,
+            )
             # Raw text goes to the service, which checks its form before parsing it.
             prices = services.parse_price_pairs(pairs=options["prices"])
             count = services.parse_gpus_in_quote(value=options["gpus_in_quote"])
@@ -81,6 +133,7 @@ class Command(BaseCommand):
                     note=options["note"],
                     recorded_by=recorder,
                     reason=options["reason"],
+                    confirmations=confirmations,
                 )
             else:
                 check = services.price_check_record(
@@ -91,6 +144,7 @@ class Command(BaseCommand):
                     source_url=source_url,
                     note=options["note"],
                     recorded_by=recorder,
+                    confirmations=confirmations,
                 )
         except services.PriceCheckError as exc:
             raise CommandError(str(exc)) from None
