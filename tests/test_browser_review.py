@@ -1,8 +1,8 @@
 """Review before publish, one browser round per role, in the shared headless Chromium: an
 Editor (who may not publish) submits a working copy with a comment, a Reviewer finds it on the
 dashboard, reads the diff and approves it, the public page changes; a German translator is
-refused the Japanese screen with the reason and a way back. ``make screenshots`` saves the
-views docs/editing.md shows.
+refused the Japanese screen with the reason and a way back; an Administrator finds the approval
+in the site-wide History. ``make screenshots`` saves the views docs/editing.md shows.
 
 It edits the Qwen 2.5 32B guide and puts it back as it was (see test_browser_editor.py).
 """
@@ -34,6 +34,7 @@ def cookies(site, django_db_blocker) -> dict:
             ("browser-author", "Editors"),
             ("browser-reviewer", "Reviewers"),
             ("browser-translator-de", "Translators (German)"),
+            ("browser-administrator", "Administrators"),
         ]
     }
 
@@ -100,6 +101,17 @@ def test_an_editor_submits_a_reviewer_approves_a_translator_keeps_to_german(
         expect(author.locator(".dashboard-submitted")).to_contain_text(
             f"revision {number} is approved and published: “Good.”"
         )
+
+    # The site-wide History, filtered to the reviewer: the approval, with its comment.
+    with signed_in_tab(browser, cookies["Administrators"]) as administrator:
+        administrator.goto(f"{site}/en/admin/admin/logentry/")
+        administrator.locator("#changelist-filter").get_by_role(
+            "link", name="browser-reviewer"
+        ).click()
+        rows = administrator.locator("#result_list tbody tr")
+        expect(rows.first).to_contain_text(f"Approved revision {number}: Good.")
+        expect(rows.first).to_contain_text(f"Guide: {guide.title_en}")
+        _shot(administrator, "history")
 
     with signed_in_tab(browser, cookies["Translators (German)"]) as translator:
         translator.goto(f"{site}/en/admin/guides/guide/{guide.pk}/change/")
