@@ -8,40 +8,21 @@ from datetime import date
 from decimal import Decimal as D
 from unittest import mock
 
-import pytest
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils.html import escape
 
 from pricing import services
-from pricing.models import Gpu, Price, PriceCheck, Provider
+from pricing.models import Gpu, PriceCheck, Provider
 
 from .conftest import initial_form_data
+from .test_price_checks import TODAY, _pinned_today, refused, saved  # noqa: F401 (autouse)
 
 ADD_URL = "/en/admin/pricing/pricecheck/add/"
 LIST_URL = "/en/admin/pricing/pricecheck/"
-TODAY = date(2026, 11, 29)  # the seed's checks are on 2026-10-29
 JUMP_RULE = "A price more than 3× or less than 1/3 of the last one is saved only when confirmed"
 TICK_JUMP = "tick “Yes, these prices are right” below and save again"
-
-
-@pytest.fixture(autouse=True)
-def _pinned_today():
-    with mock.patch("django.utils.timezone.localdate", return_value=TODAY):
-        yield
-
-
-def saved() -> tuple[int, int]:
-    return PriceCheck.objects.count(), Price.objects.count()
-
-
-def refused(client, data: dict, url: str = ADD_URL):
-    before = saved()
-    response = client.post(url, data)
-    assert response.status_code == 200
-    assert saved() == before
-    return response
 
 
 def gpu_pk(slug: str) -> int:
