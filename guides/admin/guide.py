@@ -22,9 +22,9 @@ from guides.admin.prose import (
     ProseForm,
     ProseHelpMixin,
     ProseInlineMixin,
-    cancelled_message,
     draft_saved_message,
     preview_links,
+    say_cancelled,
     schedule_notes,
     token_picker_data,
     token_reference,
@@ -366,8 +366,7 @@ class GuideAdmin(
                 format_html("{}{}", message, problems_list(outcome.problems)),
                 messages.ERROR,
             )
-        if outcome.cancelled:
-            self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
+        say_cancelled(self, request, outcome.cancelled)
 
     def log_change(self, request, obj, message):
         if getattr(request, "_edit", None) is None:

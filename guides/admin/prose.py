@@ -171,3 +171,9 @@ def cancelled_message(cancelled: list[GuideRevision]) -> str:
         "would have undone it at their time.",
         len(cancelled),
     ) % {"listed": listed}
+
+
+def say_cancelled(model_admin, request, cancelled: list[GuideRevision]) -> None:
+    """Tell the editor which go-lives a publication, revert or schedule cancelled, if any."""
+    if cancelled:
+        model_admin.message_user(request, cancelled_message(cancelled), messages.WARNING)

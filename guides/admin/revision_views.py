@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib.editor_input import VisibleTextValidator
 from gpuguide.lib.zoned_time import zoned
-from guides.admin.prose import cancelled_message, preview_links, token_slugs_for
+from guides.admin.prose import preview_links, say_cancelled, token_slugs_for
 from guides.editorial import publishing, revisions
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision, Review
@@ -111,7 +111,7 @@ class RevisionAdminMixin:
             .select_related("submitted_by")
             .first()
         )
-        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        live = revisions.online_revision(guide)
         draft = revisions.working_copy(guide) if guide.status == Guide.Status.PUBLISHED else None
         rows = [
             {
@@ -197,8 +197,7 @@ class RevisionAdminMixin:
                 % {"new": outcome.revision.pk, "old": revision.pk},
                 messages.SUCCESS,
             )
-            if outcome.cancelled:
-                self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
+            say_cancelled(self, request, outcome.cancelled)
             return back
         if action == "schedule":
             form = ScheduleForm(request.POST, prefix=f"r{revision.pk}")
@@ -216,8 +215,7 @@ class RevisionAdminMixin:
                 _("Schedule of revision %(number)s saved.") % {"number": revision.pk},
                 messages.SUCCESS,
             )
-            if cancelled:
-                self.message_user(request, cancelled_message(cancelled), messages.WARNING)
+            say_cancelled(self, request, cancelled)
             return back
         if action == "unschedule":
             publishing.unschedule(revision, user=request.user)
@@ -265,10 +263,7 @@ class RevisionAdminMixin:
                         % {"number": review.revision_id},
                         messages.SUCCESS,
                     )
-                    if outcome.cancelled:
-                        self.message_user(
-                            request, cancelled_message(outcome.cancelled), messages.WARNING
-                        )
+                    say_cancelled(self, request, outcome.cancelled)
                     return redirect("admin:guides_guide_revisions", guide.pk)
                 form.add_error(
                     None,
@@ -278,7 +273,7 @@ class RevisionAdminMixin:
                         problems_list(outcome.problems),
                     ),
                 )
-        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        live = revisions.online_revision(guide)
         return TemplateResponse(
             request,
             "admin/guides/guide/review.html",
@@ -328,10 +323,9 @@ class RevisionAdminMixin:
                 % {"number": revision.pk},
                 messages.SUCCESS,
             )
-            if outcome.cancelled:
-                self.message_user(request, cancelled_message(outcome.cancelled), messages.WARNING)
+            say_cancelled(self, request, outcome.cancelled)
             return back
-        live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+        live = revisions.online_revision(guide)
         if live is not None and live.pk == revision.pk:
             self.message_user(
                 request,

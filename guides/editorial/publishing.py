@@ -308,7 +308,7 @@ def schedule(
         unschedule(revision, user=user)
         return []
     guide = revision.guide
-    live = revisions.live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+    live = revisions.online_revision(guide)
     if go_live_at is not None and live is not None and live.pk == revision.pk:
         raise ScheduleRefused(
             _("Revision %(number)s is live already: leave “Go live at” empty.")
@@ -453,16 +453,10 @@ def approve(review: Review, *, user, comment: str = "", known=None) -> Outcome:
     with transaction.atomic():
         outcome = _make_live(review.revision, user=user, known=known)
         if outcome.published:
-            Review.objects.filter(pk=review.pk).update(
-                state=Review.State.APPROVED,
-                decided_by=user,
-                decided_at=timezone.now(),
-                decision_comment=comment,
-            )
-            message = _("Approved revision %(number)s") % {"number": review.revision_id}
-            _log(review.guide, user, f"{message}: {comment}" if comment else message)
             # Its author was told by the publication (_close_reviews); the mail, sent once
             # this commits, reads the comment too.
+            _decide(review, Review.State.APPROVED, user=user, comment=comment,
+                    message=_("Approved revision %(number)s"))  # fmt: skip
     return outcome
 
 
@@ -473,15 +467,18 @@ def send_back(review: Review, *, user, comment: str) -> None:
     if not comment.strip():
         raise ValueError(_("Say what needs changing: the comment is sent to the author."))
     with transaction.atomic():
-        Review.objects.filter(pk=review.pk).update(
-            state=Review.State.SENT_BACK,
-            decided_by=user,
-            decided_at=timezone.now(),
-            decision_comment=comment,
-        )
-        message = _("Sent revision %(number)s back") % {"number": review.revision_id}
-        _log(review.guide, user, f"{message}: {comment}")
+        _decide(review, Review.State.SENT_BACK, user=user, comment=comment,
+                message=_("Sent revision %(number)s back"))  # fmt: skip
         signals.announce_review(review)
+
+
+def _decide(review: Review, state: str, *, user, comment: str, message: str) -> None:
+    """Record a reviewer's decision and write it, with its comment, in the guide's History."""
+    Review.objects.filter(pk=review.pk).update(
+        state=state, decided_by=user, decided_at=timezone.now(), decision_comment=comment
+    )
+    said = message % {"number": review.revision_id}
+    _log(review.guide, user, f"{said}: {comment}" if comment else said)
 
 
 def _require_pending(review: Review) -> None:

@@ -87,6 +87,11 @@ def live_revision(guide: Guide) -> GuideRevision | None:
     )
 
 
+def online_revision(guide: Guide) -> GuideRevision | None:
+    """The revision visitors see: the live one while the guide is published, else None."""
+    return live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
+
+
 def working_copy(guide: Guide) -> GuideRevision | None:
     """The newest revision where it is newer than the live one and not published: the draft."""
     newest = GuideRevision.objects.filter(guide=guide).select_related("revision__user").first()
