@@ -1047,19 +1047,25 @@ class LanguageModelAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTransl
                 # config.json lists its keys alphabetically; these follow its order, so an
                 # editor copies the values top to bottom.
                 "fields": [
+                    "head_dim",
                     "hidden_size",
                     "intermediate_size",
                     "attention_heads",
+                    "num_experts_per_tok",
                     "layers",
                     "kv_heads",
+                    "num_local_experts",
                     "tie_word_embeddings",
                     "vocab_size",
                 ],
                 "description": _(
                     "Copy these from the model's config.json on Hugging Face. In the order "
-                    "shown, its keys are hidden_size, intermediate_size, num_attention_heads, "
-                    "num_hidden_layers, num_key_value_heads, tie_word_embeddings and "
-                    "vocab_size. The training memory estimates are computed from them."
+                    "shown, its keys are head_dim, hidden_size, intermediate_size, "
+                    "num_attention_heads, num_experts_per_tok, num_hidden_layers, "
+                    "num_key_value_heads, num_local_experts, tie_word_embeddings and "
+                    "vocab_size; leave head_dim and the two expert fields empty where the "
+                    "config has no such key. The training memory estimates are computed from "
+                    "them."
                 ),
             },
         ),

@@ -78,6 +78,20 @@ class Gpu(CheckedDeletion, models.Model):
         help_text=_("Peak tensor throughput without sparsity."),
     )
     form_factor = models.CharField(_("form factor"), max_length=10, choices=FormFactor.choices)
+    measured_memory_gb = models.DecimalField(
+        _("measured memory (GB)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[POSITIVE],
+        help_text=_(
+            "The total memory PyTorch reports on a card of this kind "
+            "(torch.cuda.get_device_properties(0).total_memory / 10^9), e.g. 150.11 for the "
+            "H200. Fits use it instead of the advertised memory; leave empty where no card "
+            "was measured."
+        ),
+    )
     rentable = models.BooleanField(_("we rent it"), default=True)
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     spec_source = models.ForeignKey(
@@ -409,6 +423,36 @@ class LanguageModel(CheckedDeletion, models.Model):
         default=False,
         help_text=_("tie_word_embeddings in the model's config.json."),
     )
+    head_dim = models.PositiveIntegerField(
+        _("head size"),
+        null=True,
+        blank=True,
+        validators=[AT_LEAST_ONE],
+        help_text=_(
+            "head_dim in the model's config.json where it states one, e.g. 256 for Gemma 2 "
+            "9B; empty where it is hidden size ÷ attention heads."
+        ),
+    )
+    num_local_experts = models.PositiveIntegerField(
+        _("experts per layer"),
+        null=True,
+        blank=True,
+        validators=[AT_LEAST_ONE],
+        help_text=_(
+            "num_local_experts in a mixture-of-experts config.json, e.g. 8 for Mixtral 8x7B; "
+            "empty for a dense model."
+        ),
+    )
+    num_experts_per_tok = models.PositiveIntegerField(
+        _("experts per token"),
+        null=True,
+        blank=True,
+        validators=[AT_LEAST_ONE],
+        help_text=_(
+            "num_experts_per_tok in a mixture-of-experts config.json, e.g. 2 for Mixtral "
+            "8x7B; empty for a dense model."
+        ),
+    )
     gated = models.BooleanField(
         _("gated download"),
         default=False,
@@ -440,11 +484,24 @@ class LanguageModel(CheckedDeletion, models.Model):
     def clean(self) -> None:
         super().clean()
         heads, kv_heads = self.attention_heads, self.kv_heads
+        experts, per_token = self.num_local_experts, self.num_experts_per_tok
         errors = {}
-        if self.hidden_size and heads and self.hidden_size % heads:
-            errors["hidden_size"] = _("The hidden size must be a multiple of the attention heads.")
+        if self.hidden_size and heads and self.hidden_size % heads and not self.head_dim:
+            errors["hidden_size"] = _(
+                "The hidden size must be a multiple of the attention heads, unless the "
+                "config.json states a head size (head_dim)."
+            )
         if heads and kv_heads and heads % kv_heads:
             errors["kv_heads"] = _("The attention heads must be a multiple of the KV heads.")
+        if (experts is None) != (per_token is None):
+            field = "num_experts_per_tok" if per_token is None else "num_local_experts"
+            errors[field] = _(
+                "A mixture of experts needs both: experts per layer and experts per token."
+            )
+        elif experts is not None and per_token > experts:
+            errors["num_experts_per_tok"] = _(
+                "A token cannot be routed to more experts than a layer has."
+            )
         if errors:
             raise ValidationError(errors)
 
@@ -459,6 +516,9 @@ class LanguageModel(CheckedDeletion, models.Model):
             intermediate_size=self.intermediate_size,
             vocab_size=self.vocab_size,
             tie_word_embeddings=self.tie_word_embeddings,
+            head_dim=self.head_dim,
+            num_local_experts=self.num_local_experts,
+            num_experts_per_tok=self.num_experts_per_tok,
         )
 
 

@@ -54,10 +54,17 @@ class GpuListing:
     quoted_usd_per_hour: Decimal | None = None  # as quoted: per GPU, or per instance
     gpus_in_quote: int | None = None
     form_factor_code: str = ""  # a Gpu.FormFactor value (sxm, pcie, consumer), for the API
+    measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
 
     @property
     def offer(self) -> calculations.GpuOffer:
-        return calculations.GpuOffer(self.slug, self.name, self.memory_gb, self.usd_per_gpu_hour)
+        return calculations.GpuOffer(
+            self.slug, self.name, self.memory_gb, self.usd_per_gpu_hour, self.measured_memory_gb
+        )
+
+    @property
+    def usable_gb(self) -> Decimal:
+        return self.offer.usable_gb
 
     def configuration(self, count: int) -> calculations.Configuration:
         """``count`` of this GPU at this provider's price, as the calculations take it."""
@@ -204,6 +211,7 @@ def _listing(gpu: Gpu, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuL
         quoted_usd_per_hour=quoted,
         gpus_in_quote=gpus_in_quote,
         form_factor_code=gpu.form_factor,
+        measured_memory_gb=gpu.measured_memory_gb,
     )
 
 

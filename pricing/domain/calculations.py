@@ -25,8 +25,6 @@ ZERO = Decimal(0)
 CENT = Decimal("0.01")
 GB_BYTES = Decimal(10) ** 9
 GIB_BYTES = Decimal(2) ** 30
-# What PyTorch cannot allocate on a card: the CUDA context and the allocator's reserve.
-RESERVED_GIB = Decimal(1)
 # The GPU counts we rent per host; eight is the most one host holds.
 HOST_GPU_COUNTS = (1, 2, 4, 8)
 # Steps ratios between prices or specs are rounded to: "about 40x", "3.2x".
@@ -173,6 +171,12 @@ class GpuOffer:
     name: str
     memory_gb: Decimal
     usd_per_gpu_hour: Decimal | None = None
+    measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
+
+    @property
+    def usable_gb(self) -> Decimal:
+        """What a training step's peak may reach on one card (``usable_memory_gb``)."""
+        return usable_memory_gb(self.memory_gb, self.measured_memory_gb)
 
 
 @dataclass(frozen=True)
@@ -238,19 +242,20 @@ def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
     return configuration.total_memory_gb - memory_gb
 
 
-def usable_memory_gb(advertised_gb: Decimal) -> Decimal:
-    """What PyTorch can allocate on one card, in GB (10**9 bytes), from its advertised size.
-
-    Vendors advertise binary gigabytes: an "80 GB" card holds 80 GiB = 85.899 x 10**9 bytes.
-    The CUDA context and the allocator's reserve take about 1 GiB of that, so
-    ``(80 - 1) x 2**30 / 10**9 = 84.825604096`` GB are left for the training step, the figure
-    a peak-memory estimate (in 10**9 bytes) is compared with. Exact: 2**30 / 10**9 has a
-    finite decimal expansion. The cited rules of thumb are compared with the advertised
-    figure instead, as the guides' fit tables do.
-    """
-    if advertised_gb <= RESERVED_GIB:
-        raise RuleError(f"a card of {advertised_gb} GB has no memory left to use")
-    return (advertised_gb - RESERVED_GIB) * GIB_BYTES / GB_BYTES
+def usable_memory_gb(advertised_gb: Decimal, measured_gb: Decimal | None = None) -> Decimal:
+    """What PyTorch can allocate on one card, in GB (10**9 bytes): the total it reports where
+    a card of its kind was measured (the H200: 150.11 GB), else the advertised figure in the
+    vendor's unit, binary gigabytes (an "80 GB" card holds 80 GiB = 85.899345920 GB; exact,
+    2**30 / 10**9 has a finite decimal expansion). The measured H200 reports 1.2 GiB less than
+    its advertised 141 GiB: the driver keeps some for itself, which an unmeasured card's figure
+    does not know. A step fits when its peak with the allocator's margin
+    (``training_memory.PeakMemory.reserved_gb``) is at most this. The cited rules of thumb are
+    compared with the advertised figure instead, as the guides' fit tables do."""
+    if advertised_gb <= 0:
+        raise RuleError(f"a card of {advertised_gb} GB has no memory to use")
+    if measured_gb is not None:
+        return measured_gb
+    return advertised_gb * GIB_BYTES / GB_BYTES
 
 
 def host_configurations(gpus: Iterable[GpuOffer]) -> list[Configuration]:
@@ -279,7 +284,7 @@ class PlannedFit:
 
     @property
     def usable_gb_per_gpu(self) -> Decimal:
-        return usable_memory_gb(self.configuration.gpu.memory_gb)
+        return self.configuration.gpu.usable_gb
 
     @property
     def fits_by_estimate(self) -> bool:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from pricing.domain.training_memory import (
+    MEASURED,
     Architecture,
     Method,
     PeakMemory,
@@ -50,5 +51,6 @@ def estimate_for(point: dict) -> PeakMemory:
         batch_size=point["batch"],
         gradient_checkpointing=point["checkpointing"],
         lora_rank=point["lora_rank"] or 16,
+        recipe=MEASURED,
     )
     return estimate_peak_memory(ARCHITECTURES[point["model"]], setup)

@@ -27,7 +27,7 @@ so they count at every moment.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
 from functools import lru_cache
@@ -57,6 +57,21 @@ SAVED_SCORE_BYTES = 4
 LOSS_BACKWARD_BYTES_PER_LOGIT = 12
 # At the end of the forward pass: the 16-bit logits, their fp32 copy and the log-softmax output.
 LOSS_FORWARD_BYTES_PER_LOGIT = 10
+# trl's chunked_nll computes the loss over this many tokens at a time (its
+# _CHUNKED_LM_HEAD_CHUNK_SIZE).
+LOSS_CHUNK_TOKENS = 256
+# The caching allocator reserves more than a step allocates at its peak (blocks split and kept
+# for reuse). Over the 26 steps measured on the H200 (content/measured/), the reserve beyond
+# the peak was 2.5 % to 35.6 % of what the step allocated beyond its resident weights (peak
+# less static memory); a fit plans with the 90th percentile, 32.5 %, rounded up to a third. Why
+# that and not the median (13.5 %): a plan that runs out of memory wastes a rented run, so nine
+# in ten measured steps must have fitted with their whole reserve; and why not the largest:
+# before failing, the allocator frees its cache and tries again, so a reserve overstates what
+# a step needs. On the weights themselves, allocated once, it adds nothing: the 70B LoRA step
+# that ran on the H200 with 141 GB of bf16 weights fits. tests/pricing/test_training_memory.py
+# derives the figure from the measurements again.
+ALLOCATOR_MARGIN = Decimal("0.33")
+ALLOCATOR_MARGIN_PERCENTILE = 90
 
 
 class EstimateError(ValueError):
@@ -74,9 +89,74 @@ class Method(StrEnum):
         return self in (Method.QLORA, Method.LORA)
 
 
+class Attention(StrEnum):
+    """How attention is computed, by transformers' ``attn_implementation`` and PyTorch's
+    scaled-dot-product-attention backends."""
+
+    EAGER = "eager"  # matmul, softmax, matmul in Python: the score matrix is kept
+    SDPA = "sdpa"  # PyTorch picks: a fused kernel for 16-bit inputs, the math kernel in fp32
+    SDPA_MATH = "sdpa-math"  # the math kernel: the score matrix is materialised
+    SDPA_EFFICIENT = "sdpa-efficient"  # the memory-efficient kernel: no score matrix
+    FLASH = "flash"  # FlashAttention (SDPA's flash backend, flash_attention_2): no score matrix
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The precision and kernels of a training step: what decides which activations are kept
+    and in how many bytes. Named, so that an answer can say which one it describes."""
+
+    slug: str
+    autocast: bool  # bf16 autocast around the forward pass, for every method
+    attention: Attention
+    lora_dropout: bool  # the adapters apply dropout (a mask and a copy of each input kept)
+    measured: bool  # False: every figure is derived, none was measured on a GPU
+    versions: str  # the library versions the terms were counted from
+
+    def kernel(self, fp32_attention: bool) -> Attention:
+        """The kernel that runs: SDPA has no fused kernel for fp32 inputs with grouped KV
+        heads (FlashAttention needs 16-bit inputs), so it falls back to its math kernel."""
+        if self.attention is Attention.SDPA:
+            return Attention.SDPA_MATH if fp32_attention else Attention.FLASH
+        return self.attention
+
+    def materialises_scores(self, fp32_attention: bool) -> bool:
+        return self.kernel(fp32_attention) in (Attention.EAGER, Attention.SDPA_MATH)
+
+
+# What ../shared/reference/measured/measure_memory.py ran, and what the 46 measured peaks hold
+# the estimate to: no autocast for the adapter methods (QLoRA's fp32 casts make its attention
+# fp32, on the math kernel), bf16 autocast for full fine-tuning, SDPA, no adapter dropout.
+MEASURED = Recipe(
+    "measured",
+    autocast=False,
+    attention=Attention.SDPA,
+    lora_dropout=False,
+    measured=True,
+    versions="torch 2.11.0, transformers 5.17.0, peft 0.21.0, bitsandbytes 0.50.2",
+)
+# What `trl sft --dtype bfloat16 [--load_in_4bit] --use_peft --lora_target_modules all-linear`
+# runs with SFTConfig's defaults: bf16 mixed precision (autocast) for every method, SDPA (a
+# fused kernel under autocast), gradient checkpointing, peft's adapter dropout of 0.05.
+TRL = Recipe(
+    "trl",
+    autocast=True,
+    attention=Attention.SDPA,
+    lora_dropout=True,
+    measured=False,
+    versions="trl 1.9, transformers 5, peft 0.21, bitsandbytes 0.50, torch 2.11",
+)
+RECIPES = {recipe.slug: recipe for recipe in (TRL, MEASURED)}
+
+
 @dataclass(frozen=True)
 class Architecture:
-    """A decoder's shape, by the names of its Hugging Face ``config.json``."""
+    """A decoder's shape, by the names of its Hugging Face ``config.json``.
+
+    ``head_dim`` where the config states one other than hidden_size / heads (Gemma 2, Mistral
+    Nemo); ``num_local_experts`` and ``num_experts_per_tok`` for a mixture-of-experts MLP in
+    every layer (Mixtral): each expert a SwiGLU MLP of ``intermediate_size``, a router of
+    hidden_size x experts.
+    """
 
     hidden_size: int
     num_hidden_layers: int
@@ -85,6 +165,9 @@ class Architecture:
     intermediate_size: int
     vocab_size: int
     tie_word_embeddings: bool = False
+    head_dim: int | None = None
+    num_local_experts: int | None = None
+    num_experts_per_tok: int | None = None
 
     def __post_init__(self) -> None:
         for name in (
@@ -94,29 +177,64 @@ class Architecture:
             "num_key_value_heads",
             "intermediate_size",
             "vocab_size",
+            "head_dim",
+            "num_local_experts",
+            "num_experts_per_tok",
         ):
-            if getattr(self, name) < 1:
+            value = getattr(self, name)
+            if value is not None and value < 1:
                 raise EstimateError(f"{name} must be at least 1")
-        if self.hidden_size % self.num_attention_heads:
-            raise EstimateError("hidden_size must be a multiple of num_attention_heads")
+        if self.head_dim is None and self.hidden_size % self.num_attention_heads:
+            raise EstimateError(
+                "hidden_size must be a multiple of num_attention_heads (or give head_dim)"
+            )
         if self.num_attention_heads % self.num_key_value_heads:
             raise EstimateError("num_attention_heads must be a multiple of num_key_value_heads")
+        if (self.num_local_experts is None) != (self.num_experts_per_tok is None):
+            raise EstimateError(
+                "num_experts_per_tok must be given with num_local_experts (both or neither)"
+            )
+        if self.is_moe and self.num_experts_per_tok > self.num_local_experts:
+            raise EstimateError("num_experts_per_tok must be at most num_local_experts")
 
     @property
-    def head_dim(self) -> int:
-        return self.hidden_size // self.num_attention_heads
+    def is_moe(self) -> bool:
+        return self.num_local_experts is not None
+
+    @property
+    def experts(self) -> int:
+        """Expert MLPs per layer (1 for a dense model)."""
+        return self.num_local_experts or 1
+
+    @property
+    def routed_experts(self) -> int:
+        """Experts each token passes through (1 for a dense model)."""
+        return self.num_experts_per_tok or 1
+
+    @property
+    def attention_head_dim(self) -> int:
+        return self.head_dim or self.hidden_size // self.num_attention_heads
+
+    @property
+    def q_size(self) -> int:
+        """Width of the query projection (and of the attention output): heads x head size."""
+        return self.num_attention_heads * self.attention_head_dim
 
     @property
     def kv_size(self) -> int:
         """Width of the key (and of the value) projection: KV heads x head size."""
-        return self.num_key_value_heads * self.head_dim
+        return self.num_key_value_heads * self.attention_head_dim
+
+    @property
+    def router_params(self) -> int:
+        return self.hidden_size * self.num_local_experts if self.is_moe else 0
 
     @property
     def layer_linear_params(self) -> int:
-        """The seven projections of one decoder layer: q and o are h x h, k and v h x kv,
-        gate, up and down h x intermediate."""
-        h, kv, i = self.hidden_size, self.kv_size, self.intermediate_size
-        return 2 * h * h + 2 * h * kv + 3 * h * i
+        """The projections of one decoder layer: q and o are h x q, k and v h x kv, gate, up
+        and down h x intermediate in each expert, and a mixture's router."""
+        h, q, kv, i = self.hidden_size, self.q_size, self.kv_size, self.intermediate_size
+        return 2 * h * q + 2 * h * kv + self.experts * 3 * h * i + self.router_params
 
     @property
     def linear_params(self) -> int:
@@ -137,15 +255,25 @@ class Architecture:
         return self.linear_params + self.embedding_params + self.norm_params
 
     @property
+    def active_params(self) -> int:
+        """Parameters a token passes through: the routed experts only (all of a dense model)."""
+        h, i = self.hidden_size, self.intermediate_size
+        idle_experts = self.experts - self.routed_experts
+        return self.params - self.num_hidden_layers * idle_experts * 3 * h * i
+
+    @property
     def largest_linear_params(self) -> int:
         h = self.hidden_size
-        return max(h * h, h * self.kv_size, h * self.intermediate_size)
+        return max(h * self.q_size, h * self.kv_size, h * self.intermediate_size)
 
     def lora_params(self, rank: int) -> int:
-        """A and B matrices on all seven projections: rank x (inputs + outputs) each."""
-        h, kv, i = self.hidden_size, self.kv_size, self.intermediate_size
-        per_layer = (h + h) + 2 * (h + kv) + (h + h) + 2 * (h + i) + (i + h)
-        return rank * per_layer * self.num_hidden_layers
+        """A and B matrices on every linear layer of the decoder (peft's ``all-linear``: the
+        seven projections, every expert's, and a mixture's router): rank x (inputs + outputs)."""
+        h, q, kv, i = self.hidden_size, self.q_size, self.kv_size, self.intermediate_size
+        attention = (h + q) + 2 * (h + kv) + (q + h)
+        mlp = self.experts * (2 * (h + i) + (i + h))
+        router = h + self.num_local_experts if self.is_moe else 0
+        return rank * (attention + mlp + router) * self.num_hidden_layers
 
 
 @dataclass(frozen=True)
@@ -155,7 +283,9 @@ class TrainingSetup:
     batch_size: int = 1
     gradient_checkpointing: bool = True
     lora_rank: int = 16
-    num_gpus: int = 1  # data parallel with ZeRO-3 / FSDP full sharding
+    num_gpus: int = 1  # data parallel with FSDP full sharding (ZeRO-3)
+    recipe: Recipe = TRL
+    cpu_offload: bool = False  # sharded weights, gradients and optimizer states kept on the CPU
 
     def __post_init__(self) -> None:
         for name in ("seq_len", "batch_size", "lora_rank", "num_gpus"):
@@ -165,6 +295,11 @@ class TrainingSetup:
     @property
     def tokens(self) -> int:
         return self.seq_len * self.batch_size
+
+    @property
+    def sharded(self) -> bool:
+        """Weights gathered one unit at a time (FSDP): over several GPUs, or offloaded."""
+        return self.num_gpus > 1 or self.cpu_offload
 
 
 @dataclass(frozen=True)
@@ -180,21 +315,21 @@ class PeakMemory:
     workspace_gb: Decimal
     moment: str
     assumptions: tuple[str, ...] = field(default=())
+    resident_gb: Decimal = Decimal(0)  # allocated before the first step: stored weights, adapters
+    recipe: str = MEASURED.slug
+    measured: bool = True  # False: the recipe's figures are derived, not measured
+    parameters: int = 0
+    trainable_parameters: int = 0
 
     @property
     def peak_gb(self) -> Decimal:
-        return sum(
-            (
-                self.weights_gb,
-                self.adapters_gb,
-                self.gradients_gb,
-                self.optimizer_states_gb,
-                self.activations_gb,
-                self.logits_and_loss_gb,
-                self.workspace_gb,
-            ),
-            Decimal(0),
-        )
+        return sum(self.breakdown().values(), Decimal(0))
+
+    @property
+    def reserved_gb(self) -> Decimal:
+        """The peak with the caching allocator's margin on what the step allocates beyond the
+        resident weights: what a card must hold (``ALLOCATOR_MARGIN``)."""
+        return self.peak_gb + ALLOCATOR_MARGIN * (self.peak_gb - self.resident_gb)
 
     def breakdown(self) -> dict[str, Decimal]:
         return {
@@ -221,130 +356,268 @@ class _Moment:
         return self.weights + self.gradients + self.activations + self.logits
 
 
-def _sharded(total: Decimal, unit: Decimal, gpus: int) -> Decimal:
-    """One GPU's share under ZeRO-3/FSDP: its 1/n of everything, plus the rest of the unit
-    being gathered for computation. Equal to ``total`` on one GPU, never more on more GPUs."""
-    return total / gpus + unit * (gpus - 1) / gpus
+@dataclass(frozen=True)
+class _Precision:
+    """Bytes per value of each kind of state, by method and recipe."""
+
+    frozen: Decimal  # a frozen weight outside the quantised projections (or every weight)
+    trainable: int  # a trained weight (adapters, or the full model), as stored
+    gradient: int
+    residual: int  # a hidden value of the residual stream
+    weight_copies: bool  # autocast keeps a bf16 copy of each fp32 weight while it is used
+    chunked_loss: bool  # trl's chunked_nll: the logits never exist whole
 
 
-def _layer_activation_bytes(arch: Architecture, method: Method, rank: int) -> int:
+def _precision(setup: TrainingSetup) -> _Precision:
+    method, recipe = setup.method, setup.recipe
+    if recipe is MEASURED or not recipe.autocast:
+        # peft's prepare_model_for_kbit_training casts QLoRA's non-quantised weights to fp32;
+        # adapters are fp32 (peft's default); full fine-tuning keeps fp32 master weights.
+        if method is Method.LORA:
+            return _Precision(Decimal(2), 4, 4, 2, False, False)
+        if method is Method.QLORA:
+            return _Precision(Decimal(4), 4, 4, 4, False, False)
+        return _Precision(Decimal(4), 4, 4, 4, True, False)
+    # trl: the model loads in bf16 (--dtype bfloat16); SFTTrainer casts a quantised model's
+    # adapters to bf16, peft keeps a bf16 model's adapters in fp32; full fine-tuning on one GPU
+    # trains the bf16 weights themselves (no fp32 master copy), while FSDP2 upcasts them to fp32
+    # masters and gathers them in bf16.
+    if method is Method.QLORA:
+        return _Precision(Decimal(2), 2, 2, 2, False, True)
+    if method is Method.LORA:
+        return _Precision(Decimal(2), 4, 4, 2, False, True)
+    if setup.sharded:
+        return _Precision(Decimal(4), 4, 4, 2, False, True)
+    return _Precision(Decimal(2), 2, 2, 2, False, True)
+
+
+def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
     """Bytes one decoder layer keeps for its backward pass, per token, without the scores.
 
-    Counted from what autograd saves (frozen weights save no inputs; adding saves nothing):
+    Counted from what autograd saves (frozen weights save no inputs; adding saves nothing).
+    ``q`` is the query width (heads x head size), ``kv`` the key width, ``r`` the rank; a
+    mixture's MLP terms count once per expert a token is routed to.
     """
-    h, kv, i = arch.hidden_size, arch.kv_size, arch.intermediate_size
-    if method is Method.QLORA:
-        # fp32 throughout. Each RMSNorm keeps its input (4h) and the adapters keep the norm's
-        # output (4h, shared by q, k, v, and by gate, up); attention keeps the scaled query,
-        # the keys and values repeated to every head and the output (4 x 4h); the MLP keeps
-        # gate, SiLU, up and product (4 x 4i); the adapters' rank-wide middles (7 x 4r).
-        return 2 * (4 * h + 4 * h) + 16 * h + 16 * i + LORA_TARGETS * 4 * rank
-    if method is Method.LORA:
-        # bf16 residual. Each RMSNorm keeps its fp32 upcast (4h); peft casts each adapter's
-        # input to fp32 separately (q, k, v, o, gate, up: 6 x 4h; down: 4i); FlashAttention
-        # keeps q, k, v and its output (2h + 2kv + 2kv + 2h); the MLP keeps gate, SiLU and up
-        # in bf16 (3 x 2i); the adapters' rank-wide middles (7 x 4r).
-        return 8 * h + 24 * h + 4 * i + (4 * h + 4 * kv) + 6 * i + LORA_TARGETS * 4 * rank
-    # Full fine-tuning under bf16 autocast with an fp32 residual: each RMSNorm keeps its input
-    # and its normalised output (2 x 4h, the weight is trained); each projection keeps its
-    # own bf16 cast of its input (q, k, v, gate, up: 5 x 2h; o: 2h); FlashAttention keeps the
-    # rotated fp32 query and key cast back to bf16 and the value (2h + 2kv + 2kv) and its
-    # output (2h); the MLP keeps gate, SiLU, up and product (4 x 2i).
-    return 16 * h + 12 * h + (4 * h + 4 * kv) + 8 * i
+    method = setup.method
+    h, q, kv, i = arch.hidden_size, arch.q_size, arch.kv_size, arch.intermediate_size
+    r = setup.lora_rank if method.uses_adapters else 0
+    residual = _precision(setup).residual
+    if setup.recipe.autocast and method.uses_adapters:
+        # bf16 residual under autocast (trl). Each RMSNorm keeps its fp32 upcast (4h); each
+        # adapter its dropout mask (1 byte) and the bf16 input of its first matrix (2 bytes):
+        # q, k, v, gate, up read h values, o reads q, down reads i; FlashAttention keeps q, k, v
+        # and its output in bf16 (4q + 4kv); the MLP keeps gate, SiLU and up in bf16 (3 x 2i);
+        # each adapter its rank-wide middle in bf16 (2r).
+        per_input = 3 if setup.recipe.lora_dropout else 2
+        norms = 2 * 4 * h
+        attention = per_input * (3 * h + q) + (4 * q + 4 * kv) + 4 * 2 * r
+        mlp = per_input * (2 * h + i) + 3 * 2 * i + 3 * 2 * r
+    elif method is Method.QLORA:
+        # fp32 throughout (measured). Each RMSNorm keeps its input (4h) and the adapters keep
+        # the norm's output (4h, shared by q, k, v, and by gate, up); attention keeps the scaled
+        # query, the keys and values repeated to every head and the output (4 x 4q); the MLP
+        # keeps gate, SiLU, up and product (4 x 4i); the adapters' rank-wide middles (7 x 4r).
+        norms = 2 * (4 * h + 4 * h)
+        attention = 16 * q + 4 * 4 * r
+        mlp = 16 * i + 3 * 4 * r
+    elif method is Method.LORA:
+        # bf16 residual (measured). Each RMSNorm keeps its fp32 upcast (4h); peft casts each
+        # adapter's input to fp32 separately (q, k, v, gate, up: 5 x 4h; o: 4q; down: 4i);
+        # FlashAttention keeps q, k, v and its output (2q + 2kv + 2kv + 2q); the MLP keeps
+        # gate, SiLU and up in bf16 (3 x 2i); the adapters' rank-wide middles (7 x 4r).
+        norms = 8 * h
+        attention = 3 * 4 * h + 4 * q + (4 * q + 4 * kv) + 4 * 4 * r
+        mlp = 2 * 4 * h + 4 * i + 6 * i + 3 * 4 * r
+    elif residual == 2:
+        # Full fine-tuning in bf16 (trl): each RMSNorm keeps its fp32 upcast and its bf16
+        # output (the weight is trained; 4h + 2h), which q, k, v (and gate, up) keep as their
+        # input; FlashAttention keeps q, k, v and its output (4q + 4kv), o's input; the MLP
+        # keeps gate, SiLU, up and product (4 x 2i), the last down's input.
+        norms = 2 * (4 * h + 2 * h)
+        attention = 4 * q + 4 * kv
+        mlp = 4 * 2 * i
+    else:
+        # Full fine-tuning under bf16 autocast with an fp32 residual (measured): each RMSNorm
+        # keeps its input and its normalised output (2 x 4h, the weight is trained); each
+        # projection keeps its own bf16 cast of its input (q, k, v, gate, up: 5 x 2h; o: 2q);
+        # FlashAttention keeps the rotated query and key cast to bf16, the value (2q + 2kv +
+        # 2kv) and its output (2q); the MLP keeps gate, SiLU, up and product (4 x 2i).
+        norms = 16 * h
+        attention = 3 * 2 * h + 2 * q + (4 * q + 4 * kv)
+        mlp = 2 * 2 * h + 8 * i
+    if not arch.is_moe:
+        return norms + attention + mlp
+    # A mixture: the router's fp32 probabilities (4 bytes per expert), and per routed expert
+    # the gathered input and the expert's output kept for the routing weight's product.
+    router = 4 * arch.num_local_experts
+    return norms + attention + router + arch.routed_experts * (mlp + 2 * residual * h)
 
 
-def _residual_bytes(method: Method) -> int:
-    """Bytes per hidden value of the residual stream (a checkpoint stores one per layer)."""
-    return 2 if method is Method.LORA else 4
+def _score_bytes(setup: TrainingSetup, fp32: bool) -> tuple[Decimal, Decimal]:
+    """Bytes per attention score (heads x seq^2 per sequence) a layer keeps for its backward
+    pass, and what its recomputation holds at once; zero where a fused kernel runs."""
+    kernel = setup.recipe.kernel(fp32)
+    if kernel not in (Attention.EAGER, Attention.SDPA_MATH):
+        return Decimal(0), Decimal(0)
+    if fp32:
+        return Decimal(SAVED_SCORE_BYTES), RECOMPUTED_SCORE_BYTES
+    # 16-bit scores: the math kernel keeps its bf16 softmax output (2 bytes); eager attention
+    # keeps the fp32 softmax output and its bf16 cast (4 + 2). Recomputing holds the
+    # fp32 count's proportion of that (not measured).
+    saved = Decimal(6 if kernel is Attention.EAGER else 2)
+    return saved, saved * RECOMPUTED_SCORE_BYTES / SAVED_SCORE_BYTES
 
 
 # Pure functions of frozen values, remembered per process (bounded): a guide page asks for the
 # same estimates and searches on every render, and a search costs a few dozen estimates.
 @lru_cache(maxsize=4096)
 def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory:
-    method, n = setup.method, setup.num_gpus
+    method, recipe, n = setup.method, setup.recipe, setup.num_gpus
+    precision = _precision(setup)
     tokens = setup.tokens
-    h, layers = arch.hidden_size, arch.num_hidden_layers
+    h, layers, vocab = arch.hidden_size, arch.num_hidden_layers, arch.vocab_size
     rank = setup.lora_rank if method.uses_adapters else 0
     lora_params = arch.lora_params(rank)
-    logits = tokens * arch.vocab_size
+    logits = tokens * vocab
     layer_params = arch.layer_linear_params + 2 * h
     # Sharding gathers one unit at a time: a decoder layer, or the embeddings or output layer
     # where those are larger.
-    unit_params = max(layer_params, arch.vocab_size * h)
-    assumptions: list[str] = []
+    unit_params = max(layer_params, vocab * h)
+    trainable = lora_params if method.uses_adapters else arch.params
+    assumptions: list[str] = [f"Recipe {recipe.slug!r} ({recipe.versions})."]
+    if not recipe.measured:
+        assumptions.append("Derived, not measured: no step of this recipe was measured on a GPU.")
 
     # Weights and adapters, as stored.
     if method is Method.QLORA:
-        weights = arch.linear_params * NF4_BYTES_PER_PARAM + 4 * (
+        weights = arch.linear_params * NF4_BYTES_PER_PARAM + precision.frozen * (
             arch.embedding_params + arch.norm_params
         )
-        unit = max(layer_params * NF4_BYTES_PER_PARAM, Decimal(4 * arch.vocab_size * h))
+        unit = max(layer_params * NF4_BYTES_PER_PARAM, precision.frozen * vocab * h)
         assumptions.append(
             "Base linear layers in 4-bit NF4 with double-quantised block scales; embeddings, "
-            "norms and the output layer cast to fp32 (peft's prepare_model_for_kbit_training)."
+            + (
+                "norms and the output layer cast to fp32 (peft's prepare_model_for_kbit_training)."
+                if precision.frozen == 4
+                else "norms and the output layer in bf16."
+            )
         )
     elif method is Method.LORA:
         weights = Decimal(2 * arch.params)
         unit = Decimal(2 * unit_params)
         assumptions.append("Frozen base weights in bf16.")
     else:
-        weights = Decimal(4 * arch.params)
-        unit = Decimal(4 * unit_params)
-        assumptions.append("fp32 master weights, bf16 autocast.")
-    weights = _sharded(weights, unit, n)
-    adapters = Decimal(4 * lora_params) / n
-    if method.uses_adapters:
+        weights = Decimal(precision.trainable * arch.params)
+        unit = Decimal(2 * unit_params) if setup.sharded else Decimal(4 * unit_params)
         assumptions.append(
-            f"LoRA rank {rank} on all seven projections, adapters and their gradients in fp32."
+            "fp32 master weights, bf16 autocast."
+            if precision.trainable == 4
+            else "bf16 weights trained directly, no fp32 master copy (--dtype bfloat16)."
+        )
+    resident_weights = Decimal(0) if setup.cpu_offload else weights / n
+    adapters = Decimal(precision.trainable * lora_params) / n
+    if method.uses_adapters:
+        width = "fp32" if precision.trainable == 4 else "bf16"
+        assumptions.append(
+            f"LoRA rank {rank} on every linear layer of the decoder, adapters and their "
+            f"gradients in {width}."
+        )
+    if arch.is_moe:
+        assumptions.append(
+            f"Mixture of experts: {arch.num_local_experts} experts per layer, each stored and "
+            f"trained; each token routed to {arch.num_experts_per_tok}."
         )
 
-    trainable = lora_params if method.uses_adapters else arch.params
-    if method is Method.FULL_8BIT_ADAM:
+    state_bytes = 2 * precision.trainable if method is not Method.FULL_8BIT_ADAM else None
+    if state_bytes is None:
         optimizer = trainable * ADAM_8BIT_BYTES_PER_PARAM / n
         assumptions.append("bitsandbytes 8-bit AdamW: 2 bytes of state per parameter.")
     else:
-        optimizer = Decimal(ADAMW_BYTES_PER_PARAM * trainable) / n
-        assumptions.append("AdamW: two fp32 states, 8 bytes per trainable parameter.")
+        optimizer = Decimal(state_bytes * trainable) / n
+        width = "fp32" if state_bytes == 8 else "bf16"
+        assumptions.append(
+            f"AdamW: two {width} states, {state_bytes} bytes per trainable parameter."
+        )
+    if setup.cpu_offload:
+        optimizer = Decimal(0)
+        adapters = Decimal(0) if n > 1 else adapters
 
-    gradients = Decimal(4 * trainable)
-    gradient_unit = Decimal(4 * (lora_params // layers if method.uses_adapters else unit_params))
-    all_gradients = _sharded(gradients, gradient_unit, n)
+    gradients = Decimal(precision.gradient * trainable)
+    layer_trainable = lora_params // layers if method.uses_adapters else unit_params
+    gradient_unit = Decimal(precision.gradient * layer_trainable)
+    if setup.sharded:
+        # FSDP2 (trl's fsdp2 profile): the layer being computed and the next one, prefetched,
+        # gathered in bf16; a layer's gradients reduce-scattered from a whole bf16 buffer.
+        gathered = 2 * unit
+        bucket = Decimal(2 * layer_trainable)
+        all_gradients = (Decimal(0) if setup.cpu_offload else gradients / n) + bucket
+    else:
+        gathered = Decimal(0)
+        bucket = Decimal(0)
+        all_gradients = gradients
 
-    materialised = method is Method.QLORA
+    fp32_attention = method is Method.QLORA and precision.residual == 4
+    saved_score_bytes, recomputed_score_bytes = _score_bytes(setup, fp32_attention)
+    materialised = saved_score_bytes > 0
+    kernel = recipe.kernel(fp32_attention)
     if materialised:
         assumptions.append(
-            "Attention in fp32 has no fused kernel: the score matrix (heads x tokens^2) is "
+            f"Attention on the {kernel.value} kernel: the score matrix (heads x tokens^2) is "
             "materialised."
         )
     else:
         assumptions.append("Attention in a fused kernel (FlashAttention): no score matrix kept.")
     scores = setup.batch_size * arch.num_attention_heads * setup.seq_len**2
     causal_mask = 5 * setup.seq_len**2 if materialised else 0  # bool tril + float mask
-    per_layer = tokens * _layer_activation_bytes(arch, method, rank)
-    saved_scores = SAVED_SCORE_BYTES * scores if materialised else 0
-    residual = _residual_bytes(method)
-    final_norm = tokens * (8 if not method.uses_adapters else 4) * h
+    per_layer = tokens * _layer_activation_bytes(arch, setup)
+    saved_scores = saved_score_bytes * scores
+    residual = precision.residual
+    if method.uses_adapters:
+        final_norm = tokens * 4 * h
+    else:
+        final_norm = tokens * (8 if residual == 4 else 6) * h
 
     autocast_copies = Decimal(0)
-    if not method.uses_adapters:
+    if precision.weight_copies:
         # bf16 copies of every weight: cached by autocast during the forward pass, then kept by
         # the backward graph (without checkpointing) or only for the output layer (with it).
-        autocast_copies = _sharded(Decimal(2 * arch.params), Decimal(2 * unit_params), n)
-    output_layer_copy = Decimal(2 * arch.vocab_size * h) if not method.uses_adapters else Decimal(0)
+        autocast_copies = Decimal(2 * arch.params)
+        if setup.sharded:
+            autocast_copies = autocast_copies / n + gathered
+    output_layer_copy = Decimal(2 * vocab * h) if precision.weight_copies else Decimal(0)
+
+    # The loss over the vocabulary.
+    if precision.chunked_loss:
+        # trl's chunked_nll: the final hidden states gathered (bf16), then 256 tokens at a time
+        # under checkpointing: the output layer's weight copied to fp32 and cast back to bf16
+        # by autocast (6 bytes a weight), the chunk's bf16 logits, their fp32 log-softmax and
+        # its gradient; a trained output layer accumulates its fp32 gradient.
+        chunk = min(tokens, LOSS_CHUNK_TOKENS) * vocab
+        loss_forward = Decimal(2 * tokens * h + 6 * vocab * h + 6 * chunk)
+        trained_head = 0 if method.uses_adapters else 4 * vocab * h
+        loss_backward = Decimal(2 * tokens * h + 6 * vocab * h + 10 * chunk + trained_head)
+        assumptions.append(
+            f"trl's chunked loss ({LOSS_CHUNK_TOKENS} tokens at a time): the logits never "
+            "exist whole."
+        )
+    else:
+        loss_forward = Decimal(LOSS_FORWARD_BYTES_PER_LOGIT * logits)
+        loss_backward = Decimal(LOSS_BACKWARD_BYTES_PER_LOGIT * logits)
 
     # What the backward pass through one layer holds beyond that layer's saved activations:
     # the score matrix's transients and the largest dequantised 4-bit weight.
     layer_transient = Decimal(
-        (RECOMPUTED_SCORE_BYTES - SAVED_SCORE_BYTES) * scores + causal_mask if materialised else 0
+        (recomputed_score_bytes - saved_score_bytes) * scores + causal_mask if materialised else 0
     ) + (2 * arch.largest_linear_params if method is Method.QLORA else 0)
     # The first layer the backward pass reaches holds the most activations; by then only the
     # output layer and that layer have gradients (later layers trade activations for
     # gradients, which the end of the backward pass bounds).
-    output_layer_gradients = 0 if method.uses_adapters else 4 * arch.vocab_size * h
-    first_layer_gradients = _sharded(
-        Decimal(output_layer_gradients) + gradient_unit, gradient_unit, n
-    )
+    output_layer_gradients = 0 if method.uses_adapters else precision.gradient * vocab * h
+    first_layer_gradients = Decimal(output_layer_gradients) + gradient_unit
+    if setup.sharded:
+        first_layer_gradients = (
+            Decimal(0) if setup.cpu_offload else first_layer_gradients / n
+        ) + bucket
     saved_layer = per_layer + saved_scores
     if setup.gradient_checkpointing:
         assumptions.append(
@@ -353,11 +626,11 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         )
         kept = Decimal(layers * tokens * residual * h + final_norm)
         # The recomputed layer's first RMSNorm keeps the stored input itself where it is
-        # already fp32 (QLoRA, full); with a bf16 input it keeps an fp32 copy (LoRA).
-        shared_input = 0 if method is Method.LORA else tokens * residual * h
+        # already fp32 (QLoRA, full); with a bf16 input it keeps an fp32 copy.
+        shared_input = tokens * residual * h if residual == 4 else 0
         through_layer = kept + (saved_layer - shared_input) + layer_transient
         backward_weights = output_layer_copy
-        layer_weights = Decimal(2 * layer_params) if not method.uses_adapters else Decimal(0)
+        layer_weights = Decimal(2 * layer_params) if precision.weight_copies else Decimal(0)
     else:
         assumptions.append("No gradient checkpointing: every layer keeps its activations.")
         kept = Decimal(layers * saved_layer + final_norm)
@@ -367,47 +640,64 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     moments = [
         _Moment(
             "end of the forward pass",
-            weights=autocast_copies,
+            weights=max(autocast_copies, gathered),
             activations=kept,
-            logits=Decimal(LOSS_FORWARD_BYTES_PER_LOGIT * logits),
+            logits=loss_forward,
         ),
         _Moment(
             "start of the backward pass",
-            weights=backward_weights,
+            weights=max(backward_weights, gathered),
             activations=kept,
-            logits=Decimal(LOSS_BACKWARD_BYTES_PER_LOGIT * logits),
+            logits=loss_backward,
         ),
         _Moment(
             "backward pass through a layer",
-            weights=layer_weights,
+            weights=max(layer_weights, gathered),
             gradients=first_layer_gradients,
             activations=through_layer,
         ),
     ]
     # A tied embedding receives its second gradient as a new table before it is added in.
     tied_extra = (
-        Decimal(4 * arch.vocab_size * h)
-        if arch.tie_word_embeddings and not method.uses_adapters
-        else Decimal(0)
+        Decimal(4 * vocab * h) if arch.tie_word_embeddings and not method.uses_adapters else 0
     )
-    moments.append(_Moment("end of the backward pass", gradients=all_gradients + tied_extra))
+    moments.append(
+        _Moment(
+            "end of the backward pass",
+            weights=gathered,
+            gradients=all_gradients + tied_extra,
+        )
+    )
     peak = max(moments, key=lambda m: m.total)
-    if n > 1:
+    if setup.sharded:
         assumptions.append(
-            f"ZeRO-3/FSDP over {n} GPUs: weights, gradients and optimizer states sharded, one "
-            "layer gathered at a time; activations are per GPU (each runs its own micro-batch)."
+            f"FSDP over {n} GPU{'s' if n > 1 else ''}: weights, gradients and optimizer "
+            "states sharded, two units gathered at a time (the layer computed and the next, "
+            "prefetched), a layer's gradients reduced from a whole bf16 buffer; activations "
+            "are per GPU (each runs its own micro-batch)."
+        )
+    if setup.cpu_offload:
+        assumptions.append(
+            "CPU offload: the sharded weights, gradients and optimizer states live in CPU "
+            "memory; the optimizer step runs there."
         )
     assumptions.append(f"Peak at the {peak.name}.")
+    workspace = Decimal(CUDA_WORKSPACE_BYTES) / GB
     return PeakMemory(
-        weights_gb=(weights + peak.weights) / GB,
+        weights_gb=(resident_weights + peak.weights) / GB,
         adapters_gb=adapters / GB,
         gradients_gb=peak.gradients / GB,
         optimizer_states_gb=optimizer / GB,
         activations_gb=peak.activations / GB,
         logits_and_loss_gb=peak.logits / GB,
-        workspace_gb=Decimal(CUDA_WORKSPACE_BYTES) / GB,
+        workspace_gb=workspace,
         moment=peak.name,
         assumptions=tuple(assumptions),
+        resident_gb=(resident_weights + adapters) / GB + workspace,
+        recipe=recipe.slug,
+        measured=recipe.measured,
+        parameters=arch.params,
+        trainable_parameters=trainable,
     )
 
 
@@ -416,22 +706,16 @@ def longest_sequence(
     arch: Architecture, setup: TrainingSetup, usable_gb: Decimal, *, step: int = 256
 ) -> int:
     """The longest sequence, in multiples of ``step`` tokens up to 1,048,576, whose peak per GPU
-    fits in ``usable_gb`` with the rest of ``setup`` unchanged; 0 where not even ``step`` fits.
+    with the allocator's margin (``reserved_gb``) fits in ``usable_gb`` with the rest of
+    ``setup`` unchanged; 0 where not even ``step`` fits.
 
     A binary search: the peak never falls as sequences grow (a tested property).
     """
     low, high = 0, 1_048_576 // step  # low fits (or is zero), high + 1 is known not to
     while low < high:
         middle = (low + high + 1) // 2
-        trial = TrainingSetup(
-            setup.method,
-            seq_len=middle * step,
-            batch_size=setup.batch_size,
-            gradient_checkpointing=setup.gradient_checkpointing,
-            lora_rank=setup.lora_rank,
-            num_gpus=setup.num_gpus,
-        )
-        if estimate_peak_memory(arch, trial).peak_gb <= usable_gb:
+        trial = replace(setup, seq_len=middle * step)
+        if estimate_peak_memory(arch, trial).reserved_gb <= usable_gb:
             low = middle
         else:
             high = middle - 1

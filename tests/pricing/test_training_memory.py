@@ -1,6 +1,7 @@
 """The peak-memory estimate against measured runs, pinned terms and its properties."""
 
 import os
+from functools import partial
 from decimal import Decimal
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pricing.domain import measurements
+from pricing.domain import training_memory as tm
 from pricing.domain.training_memory import (
     Architecture,
     EstimateError,
@@ -18,6 +20,9 @@ from pricing.domain.training_memory import (
     longest_sequence,
 )
 
+# The hand counts below follow the measured recipe, term by term (tests/pricing/
+# test_trl_recipe.py holds the trl recipe's).
+MeasuredSetup = partial(TrainingSetup, recipe=tm.MEASURED)
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_DIR = ROOT.parent / "shared" / "reference" / "measured"
 MEASURED_DIR, MEASURED = measurements.MEASURED_DIR, measurements.PEAK_MEMORY
@@ -129,7 +134,7 @@ def test_lora_parameter_counts_are_peft_counts(model, rank, trainable):
 
 def _seventy_b(method: Method, **options):
     return estimate_peak_memory(
-        ARCHITECTURES["llama-3.1-70b"], TrainingSetup(method, seq_len=2048, **options)
+        ARCHITECTURES["llama-3.1-70b"], MeasuredSetup(method, seq_len=2048, **options)
     )
 
 
@@ -170,19 +175,32 @@ def test_full_fine_tuning_peaks_with_every_gradient():
     assert eight_bit.peak_gb == Decimal("707.808977152")
 
 
-def test_sharding_over_eight_gpus_divides_all_but_one_gathered_layer():
+def test_sharding_over_eight_gpus_divides_all_but_two_gathered_units_and_a_gradient_bucket():
     estimate = _seventy_b(Method.FULL_ADAMW, num_gpus=8)
     assert estimate.optimizer_states_gb == Decimal("70.553706496")  # exactly an eighth
-    # an eighth of the weights plus seven eighths of the largest unit gathered at once, the
-    # output layer's 1,051 M fp32 parameters (a decoder layer has 856 M)
-    assert estimate.weights_gb == Decimal("38.95420928")
-    assert estimate.peak_gb == Decimal("148.52923392")
+    # an eighth of the fp32 weights (35.277 GB) plus two units gathered in bf16 at once (the one
+    # computed and the next, prefetched): the largest is the output layer's 1,051 M parameters
+    # (a decoder layer has 856 M), 2 x 2 x 1,050,673,152 bytes
+    assert estimate.weights_gb == Decimal("39.479545856")
+    # an eighth of the fp32 gradients and the whole bf16 gradient of the unit being reduced
+    assert estimate.gradients_gb == Decimal("35.276853248") + Decimal("2.101346304")
+    assert estimate.moment == "end of the backward pass"
+    assert estimate.peak_gb == Decimal("147.478560768")
+
+
+def test_cpu_offload_leaves_only_the_gathered_units_and_the_step_on_the_gpu():
+    estimate = _seventy_b(Method.FULL_ADAMW, num_gpus=8, cpu_offload=True)
+    assert estimate.optimizer_states_gb == 0
+    assert estimate.adapters_gb == 0
+    assert "CPU offload" in " ".join(estimate.assumptions)
+    on_gpu = _seventy_b(Method.FULL_ADAMW, num_gpus=8)
+    assert estimate.peak_gb < on_gpu.peak_gb - on_gpu.optimizer_states_gb
 
 
 def test_without_checkpointing_the_fp32_attention_scores_of_every_layer_are_kept():
     estimate = estimate_peak_memory(
         ARCHITECTURES["llama-3.1-70b"],
-        TrainingSetup(Method.QLORA, seq_len=512, gradient_checkpointing=False),
+        MeasuredSetup(Method.QLORA, seq_len=512, gradient_checkpointing=False),
     )
     # per layer and token: 32 x 8,192 + 16 x 28,672 + 7 adapters x 4 x rank 16 = 721,344
     # bytes, plus 64 heads x 512^2 fp32 scores; then the final norm's input
@@ -245,7 +263,7 @@ def test_full_fine_tuning_can_peak_at_the_end_of_the_forward_pass():
     """Short sequences, a vocabulary large against the model: autocast's bf16 copies of every
     weight plus the 10 bytes a logit outweigh the 12 bytes a logit once only the output layer's
     copy is left, and every gradient."""
-    estimate = estimate_peak_memory(_tiny(1024), TrainingSetup(Method.FULL_ADAMW, seq_len=64))
+    estimate = estimate_peak_memory(_tiny(1024), MeasuredSetup(Method.FULL_ADAMW, seq_len=64))
     p = 205_120
     # kept: 2 layers x 64 tokens x 4 bytes x 64 (fp32 checkpoints) + the final norm's 64 x 8 x 64
     kept = 2 * 64 * 4 * 64 + 64 * 8 * 64  # 32,768 + 32,768 = 65,536
@@ -266,7 +284,7 @@ def test_full_fine_tuning_can_peak_at_the_end_of_the_forward_pass():
 
 
 def test_full_fine_tuning_with_checkpointing_keeps_only_the_output_layers_bf16_copy_for_the_loss():
-    estimate = estimate_peak_memory(_tiny(1024), TrainingSetup(Method.FULL_ADAMW, seq_len=256))
+    estimate = estimate_peak_memory(_tiny(1024), MeasuredSetup(Method.FULL_ADAMW, seq_len=256))
     p = 205_120
     kept = 2 * 256 * 4 * 64 + 256 * 8 * 64  # 131,072 + 131,072
     # start of the backward pass: 2 x 1,024 x 64 + 262,144 + 12 x 256 x 1,024 = 3,538,944, above
@@ -281,7 +299,7 @@ def test_full_fine_tuning_with_checkpointing_keeps_only_the_output_layers_bf16_c
 
 
 def test_full_fine_tuning_through_a_recomputed_layer_with_8bit_adam():
-    estimate = estimate_peak_memory(_tiny(64), TrainingSetup(Method.FULL_8BIT_ADAM, seq_len=64))
+    estimate = estimate_peak_memory(_tiny(64), MeasuredSetup(Method.FULL_8BIT_ADAM, seq_len=64))
     p = 82_240
     kept = 2 * 64 * 4 * 64 + 64 * 8 * 64  # 65,536
     # the layer's activations again, less its input (already kept, fp32): 64 x (3,200 - 4 x 64);
@@ -302,7 +320,7 @@ def test_full_fine_tuning_through_a_recomputed_layer_with_8bit_adam():
 
 @pytest.mark.parametrize("method", [Method.FULL_ADAMW, Method.FULL_8BIT_ADAM])
 def test_a_tied_embedding_gets_its_second_gradient_as_a_new_table(method):
-    estimate = estimate_peak_memory(_tiny(64, tied=True), TrainingSetup(method, seq_len=1))
+    estimate = estimate_peak_memory(_tiny(64, tied=True), MeasuredSetup(method, seq_len=1))
     p = 78_144
     # every gradient, and the output layer's gradient of the shared table before it is added in
     assert estimate.moment == "end of the backward pass"
@@ -311,14 +329,14 @@ def test_a_tied_embedding_gets_its_second_gradient_as_a_new_table(method):
 
 @pytest.mark.parametrize("tied", [False, True])
 def test_lora_ends_the_backward_pass_with_the_adapters_gradients_only(tied):
-    estimate = estimate_peak_memory(_tiny(64, tied=tied), TrainingSetup(Method.LORA, seq_len=1))
+    estimate = estimate_peak_memory(_tiny(64, tied=tied), MeasuredSetup(Method.LORA, seq_len=1))
     assert estimate.moment == "end of the backward pass"
     assert estimate.gradients_gb == Decimal(4 * 32_768) / 10**9  # tied or not: the base is frozen
 
 
 def test_full_fine_tuning_without_checkpointing_keeps_every_layer_and_every_bf16_copy():
     estimate = estimate_peak_memory(
-        _tiny(64), TrainingSetup(Method.FULL_ADAMW, seq_len=256, gradient_checkpointing=False)
+        _tiny(64), MeasuredSetup(Method.FULL_ADAMW, seq_len=256, gradient_checkpointing=False)
     )
     p = 82_240
     # 2 layers x 256 tokens x 3,200 bytes, and the final norm's input and output (8 x 64)
@@ -336,7 +354,7 @@ def test_full_fine_tuning_without_checkpointing_keeps_every_layer_and_every_bf16
 
 def test_lora_without_checkpointing_keeps_every_layer():
     estimate = estimate_peak_memory(
-        _tiny(64), TrainingSetup(Method.LORA, seq_len=128, gradient_checkpointing=False)
+        _tiny(64), MeasuredSetup(Method.LORA, seq_len=128, gradient_checkpointing=False)
     )
     p = 82_240
     # 2 layers x 128 tokens x 4,160 bytes, and the final norm's fp32 upcast (4 x 64)
@@ -354,7 +372,7 @@ def test_lora_without_checkpointing_keeps_every_layer():
 
 
 def test_lora_through_a_recomputed_layer_keeps_its_own_fp32_copy_of_the_bf16_input():
-    estimate = estimate_peak_memory(_tiny(64), TrainingSetup(Method.LORA, seq_len=64))
+    estimate = estimate_peak_memory(_tiny(64), MeasuredSetup(Method.LORA, seq_len=64))
     # bf16 checkpoints (2 bytes) and the final norm's fp32 upcast
     kept = 2 * 64 * 2 * 64 + 64 * 4 * 64  # 16,384 + 16,384 = 32,768
     # the whole layer again, nothing shared with the bf16 input; FlashAttention, frozen bf16
@@ -371,7 +389,7 @@ def test_lora_through_a_recomputed_layer_keeps_its_own_fp32_copy_of_the_bf16_inp
 
 
 def test_qlora_through_a_recomputed_layer_holds_the_scores_the_mask_and_a_dequantised_weight():
-    estimate = estimate_peak_memory(_tiny(64), TrainingSetup(Method.QLORA, seq_len=64))
+    estimate = estimate_peak_memory(_tiny(64), MeasuredSetup(Method.QLORA, seq_len=64))
     kept = 2 * 64 * 4 * 64 + 64 * 4 * 64  # fp32 checkpoints and the final norm: 49,152
     scores = 4 * 64**2  # 4 heads x 64^2 = 16,384
     # the layer's 64 x 4,544 bytes and its kept fp32 softmax output, less the input it shares
@@ -399,7 +417,7 @@ def test_the_counts_stay_exact_integers_beyond_float_precision():
     # hidden size 2^50, one head (kv = h), MLP width 1: rank 1 x (9h + 2h + 3 x 1) = 11 x 2^50 + 3
     # adapter parameters, past 2^53, where a float keeps only even integers
     architecture = Architecture(2**50, 1, 1, 1, 1, 1)
-    estimate = estimate_peak_memory(architecture, TrainingSetup(Method.LORA, 1, lora_rank=1))
+    estimate = estimate_peak_memory(architecture, MeasuredSetup(Method.LORA, 1, lora_rank=1))
     assert estimate.moment == "backward pass through a layer"
     assert estimate.gradients_gb == Decimal(4 * (11 * 2**50 + 3)) / 10**9
 
@@ -416,17 +434,22 @@ def test_the_counts_stay_exact_integers_beyond_float_precision():
         # LoRA: bf16, the output layer (1,024 x 64 = 65,536 > 36,992) is the unit
         (Method.LORA, 1024, True, 2 * 205_120, 2 * 1024 * 64),
         # full fine-tuning without checkpointing: fp32 weights and autocast's bf16 copies of
-        # them, each with a gathered decoder layer (36,992 parameters, more than 64 x 64)
-        (Method.FULL_ADAMW, 64, False, (4 + 2) * 82_240, (4 + 2) * 36_992),
+        # them, and a decoder layer (36,992 parameters, more than 64 x 64) gathered in bf16
+        (Method.FULL_ADAMW, 64, False, (4 + 2) * 82_240, 2 * 36_992),
     ],
 )
-def test_sharding_over_two_gpus_halves_the_weights_and_gathers_the_larger_unit(
+def test_sharding_over_two_gpus_halves_the_weights_and_gathers_two_of_the_larger_unit(
     method, vocab, checkpointing, stored, unit
 ):
-    setup = TrainingSetup(method, seq_len=64, gradient_checkpointing=checkpointing, num_gpus=2)
+    setup = MeasuredSetup(method, seq_len=64, gradient_checkpointing=checkpointing, num_gpus=2)
     estimate = estimate_peak_memory(_tiny(vocab), setup)
-    # each GPU holds its half and, while gathering, the other half of one unit
-    assert estimate.weights_gb == (Decimal(stored) / 2 + Decimal(unit) / 2) / 10**9
+    # each GPU holds its half and, while computing one unit, that unit and the next, prefetched
+    assert estimate.weights_gb == (Decimal(stored) / 2 + 2 * Decimal(unit)) / 10**9
+
+
+MEASURED_RECIPE = (
+    "Recipe 'measured' (torch 2.11.0, transformers 5.17.0, peft 0.21.0, bitsandbytes 0.50.2)."
+)
 
 
 @pytest.mark.parametrize(
@@ -434,28 +457,33 @@ def test_sharding_over_two_gpus_halves_the_weights_and_gathers_the_larger_unit(
     [
         (
             ARCHITECTURES["llama-3.1-70b"],
-            TrainingSetup(Method.QLORA, seq_len=2048, num_gpus=2),
+            MeasuredSetup(Method.QLORA, seq_len=2048, num_gpus=2),
             (
+                MEASURED_RECIPE,
                 "Base linear layers in 4-bit NF4 with double-quantised block scales; embeddings, "
                 "norms and the output layer cast to fp32 (peft's prepare_model_for_kbit_training).",
-                "LoRA rank 16 on all seven projections, adapters and their gradients in fp32.",
+                "LoRA rank 16 on every linear layer of the decoder, adapters and their "
+                "gradients in fp32.",
                 "AdamW: two fp32 states, 8 bytes per trainable parameter.",
-                "Attention in fp32 has no fused kernel: the score matrix (heads x tokens^2) is "
+                "Attention on the sdpa-math kernel: the score matrix (heads x tokens^2) is "
                 "materialised.",
                 "Gradient checkpointing (non-reentrant): one stored input per layer, "
                 "one layer recomputed at a time.",
-                "ZeRO-3/FSDP over 2 GPUs: weights, gradients and optimizer states sharded, one "
-                "layer gathered at a time; activations are per GPU (each runs its own "
-                "micro-batch).",
+                "FSDP over 2 GPUs: weights, gradients and optimizer states sharded, two units "
+                "gathered at a time (the layer computed and the next, prefetched), a layer's "
+                "gradients reduced from a whole bf16 buffer; activations are per GPU (each runs "
+                "its own micro-batch).",
                 "Peak at the backward pass through a layer.",
             ),
         ),
         (
             ARCHITECTURES["llama-3.1-8b"],
-            TrainingSetup(Method.LORA, seq_len=2048, lora_rank=64, gradient_checkpointing=False),
+            MeasuredSetup(Method.LORA, seq_len=2048, lora_rank=64, gradient_checkpointing=False),
             (
+                MEASURED_RECIPE,
                 "Frozen base weights in bf16.",
-                "LoRA rank 64 on all seven projections, adapters and their gradients in fp32.",
+                "LoRA rank 64 on every linear layer of the decoder, adapters and their "
+                "gradients in fp32.",
                 "AdamW: two fp32 states, 8 bytes per trainable parameter.",
                 "Attention in a fused kernel (FlashAttention): no score matrix kept.",
                 "No gradient checkpointing: every layer keeps its activations.",
@@ -464,8 +492,9 @@ def test_sharding_over_two_gpus_halves_the_weights_and_gathers_the_larger_unit(
         ),
         (
             ARCHITECTURES["llama-3.2-1b"],
-            TrainingSetup(Method.FULL_8BIT_ADAM, seq_len=2048),
+            MeasuredSetup(Method.FULL_8BIT_ADAM, seq_len=2048),
             (
+                MEASURED_RECIPE,
                 "fp32 master weights, bf16 autocast.",
                 "bitsandbytes 8-bit AdamW: 2 bytes of state per parameter.",
                 "Attention in a fused kernel (FlashAttention): no score matrix kept.",
@@ -484,7 +513,7 @@ def test_the_assumptions_are_spelled_out_in_full(architecture, setup, assumption
 # --- Properties ------------------------------------------------------------------------------
 
 architectures = st.builds(
-    lambda heads, kv_divisor, head_dim, layers, width, vocab, tied: Architecture(
+    lambda heads, kv_divisor, head_dim, stated, experts, layers, width, vocab, tied: Architecture(
         hidden_size=heads * head_dim,
         num_hidden_layers=layers,
         num_attention_heads=heads,
@@ -492,8 +521,13 @@ architectures = st.builds(
         intermediate_size=width,
         vocab_size=vocab,
         tie_word_embeddings=tied,
+        head_dim=stated,
+        num_local_experts=experts[0] if experts else None,
+        num_experts_per_tok=experts[1] if experts else None,
     ),
     heads=st.sampled_from([4, 8, 16, 32, 64, 128]),
+    stated=st.sampled_from([None, 64, 256]),  # a head size other than hidden / heads
+    experts=st.sampled_from([None, (8, 2), (64, 8)]),
     kv_divisor=st.sampled_from([1, 2, 4]),
     head_dim=st.sampled_from([32, 64, 128]),
     # one-layer models are left out: with one layer, checkpointing keeps the layer's input as
@@ -511,6 +545,8 @@ setups = st.builds(
     gradient_checkpointing=st.booleans(),
     lora_rank=st.integers(1, 512),
     num_gpus=st.integers(1, 64),
+    recipe=st.sampled_from([tm.TRL, tm.MEASURED]),
+    cpu_offload=st.booleans(),
 )
 # 60 examples each keeps the properties near a second in all (the suite's budget is tight);
 # 3,000 each passed when the estimate was written.
@@ -519,7 +555,7 @@ MONOTONE = settings(max_examples=60, deadline=None)
 
 def _peak(architecture, setup, **change):
     fields = {name: getattr(setup, name) for name in setup.__dataclass_fields__} | change
-    return estimate_peak_memory(architecture, TrainingSetup(**fields)).peak_gb
+    return estimate_peak_memory(architecture, MeasuredSetup(**fields)).peak_gb
 
 
 @MONOTONE
@@ -555,7 +591,12 @@ def test_a_higher_rank_never_lowers_the_peak(architecture, setup, more):
 @MONOTONE
 @given(architectures, setups, st.integers(1, 64))
 def test_more_gpus_with_sharding_never_raise_the_per_gpu_peak(architecture, setup, more):
-    assert _peak(architecture, setup, num_gpus=setup.num_gpus + more) <= _peak(architecture, setup)
+    """From two GPUs on: going from one to two adds two gathered units and a gradient buffer,
+    which a small model's half does not pay for."""
+    sharded = max(2, setup.num_gpus)
+    assert _peak(architecture, setup, num_gpus=sharded + more) <= _peak(
+        architecture, setup, num_gpus=sharded
+    )
 
 
 @MONOTONE
@@ -578,7 +619,19 @@ def test_the_breakdown_adds_up_to_the_peak_and_no_term_is_negative(architecture,
         ({"num_key_value_heads": 0}, "num_key_value_heads must be at least 1"),
         ({"intermediate_size": 0}, "intermediate_size must be at least 1"),
         ({"vocab_size": 0}, "vocab_size must be at least 1"),
-        ({"hidden_size": 8190}, "hidden_size must be a multiple of num_attention_heads"),
+        (
+            {"hidden_size": 8190},
+            "hidden_size must be a multiple of num_attention_heads (or give head_dim)",
+        ),
+        ({"head_dim": 0}, "head_dim must be at least 1"),
+        (
+            {"num_local_experts": 8},
+            "num_experts_per_tok must be given with num_local_experts (both or neither)",
+        ),
+        (
+            {"num_local_experts": 2, "num_experts_per_tok": 4},
+            "num_experts_per_tok must be at most num_local_experts",
+        ),
         (
             {"num_key_value_heads": 7},
             "num_attention_heads must be a multiple of num_key_value_heads",
@@ -603,7 +656,7 @@ def test_an_impossible_architecture_is_refused(fields, message):
 def test_an_impossible_run_is_refused(name):
     fields = {"method": Method.QLORA, "seq_len": 2048} | {name: 0}
     with pytest.raises(EstimateError) as refused:
-        TrainingSetup(**fields)
+        MeasuredSetup(**fields)
     assert str(refused.value) == f"{name} must be at least 1"
 
 
@@ -611,21 +664,28 @@ def test_an_impossible_run_is_refused(name):
 
 
 @pytest.mark.parametrize(
-    ("method", "usable", "count", "tokens"),
+    ("method", "recipe", "usable", "count", "tokens"),
     [
-        # QLoRA on 70B, one 80 GB card (84.83 GB usable): 4,608 fits, 4,864 does not
-        (Method.QLORA, Decimal("84.825604096"), 1, 4608),
-        (Method.QLORA, Decimal("50.465865728"), 1, 768),  # a 48 GB L40S
-        (Method.LORA, Decimal("150.323855360"), 2, 26624),  # two H200s, sharded
-        (Method.FULL_ADAMW, Decimal("50.465865728"), 1, 0),  # nothing fits
+        # QLoRA on 70B, one 80 GB card (80 GiB = 85.90 GB): 3,840 fits, 4,096 does not, with
+        # the allocator's margin; trl's bf16 run with its fused attention reaches 17,920
+        (Method.QLORA, tm.MEASURED, Decimal("85.899345920"), 1, 3840),
+        (Method.QLORA, tm.TRL, Decimal("85.899345920"), 1, 17920),
+        (Method.QLORA, tm.MEASURED, Decimal("51.539607552"), 1, 512),  # a 48 GB L40S
+        (Method.LORA, tm.MEASURED, Decimal("150.11"), 2, 18688),  # two measured H200s, sharded
+        (Method.LORA, tm.TRL, Decimal("150.11"), 2, 29184),
+        (Method.FULL_ADAMW, tm.TRL, Decimal("51.539607552"), 1, 0),  # nothing fits
     ],
 )
-def test_the_longest_sequence_fits_and_one_step_more_does_not(method, usable, count, tokens):
-    setup = TrainingSetup(method, seq_len=2048, num_gpus=count)
+def test_the_longest_sequence_fits_and_one_step_more_does_not(
+    method, recipe, usable, count, tokens
+):
+    def reserved(seq_len):
+        setup = TrainingSetup(method, seq_len=seq_len, num_gpus=count, recipe=recipe)
+        return estimate_peak_memory(seventy_b, setup).reserved_gb
+
+    setup = TrainingSetup(method, seq_len=2048, num_gpus=count, recipe=recipe)
     seventy_b = ARCHITECTURES["llama-3.1-70b"]
     assert longest_sequence(seventy_b, setup, usable) == tokens
-    longer = TrainingSetup(method, seq_len=tokens + 256, num_gpus=count)
-    assert estimate_peak_memory(seventy_b, longer).peak_gb > usable
+    assert reserved(tokens + 256) > usable
     if tokens:
-        fitting = TrainingSetup(method, seq_len=tokens, num_gpus=count)
-        assert estimate_peak_memory(seventy_b, fitting).peak_gb <= usable
+        assert reserved(tokens) <= usable
