@@ -18,7 +18,15 @@ from django.utils.translation import gettext_lazy as _
 from guides.content import presentation
 from guides.pages.planner import PlannerRequest
 from pricing import selectors
-from pricing.domain.training_memory import Architecture, EstimateError, Method, TrainingSetup
+from pricing.domain.training_memory import (
+    MEASURED,
+    RECIPES,
+    TRL,
+    Architecture,
+    EstimateError,
+    Method,
+    TrainingSetup,
+)
 
 MAX_CONFIG_CHARACTERS = 50_000
 WHOLE_NUMBER = re.compile(r"[0-9]{1,9}", re.ASCII)
@@ -33,6 +41,7 @@ CONFIG_SIZES = (
     "intermediate_size",
     "vocab_size",
 )
+CONFIG_OPTIONAL = ("head_dim", "num_local_experts", "num_experts_per_tok")
 CONFIG_LIMIT = 10_000_000
 
 
@@ -131,9 +140,13 @@ def architecture_from_config(text: str) -> Architecture:
             % {"names": ", ".join(map(str, architectures))},
             code="not_decoder",
         )
-    if any(key in config for key in ("num_local_experts", "num_experts", "n_routed_experts")):
+    if any(key in config for key in ("num_experts", "n_routed_experts", "moe_intermediate_size")):
         raise forms.ValidationError(
-            _("Mixture-of-experts models are not covered by the estimate yet."), code="moe"
+            _(
+                "Mixtures of experts with their own expert width or shared experts (Qwen-MoE, "
+                "DeepSeek) are not covered yet; Mixtral-style configs (num_local_experts) are."
+            ),
+            code="moe",
         )
     missing = [key for key in CONFIG_SIZES if key not in config]
     if missing:
@@ -146,6 +159,8 @@ def architecture_from_config(text: str) -> Architecture:
     values["num_key_value_heads"] = (
         config.get("num_key_value_heads") or config["num_attention_heads"]
     )
+    # Optional keys, absent or null in a dense model with head_dim = hidden / heads.
+    values |= {key: config[key] for key in CONFIG_OPTIONAL if config.get(key) is not None}
     bad = [
         key
         for key, value in values.items()
@@ -160,12 +175,6 @@ def architecture_from_config(text: str) -> Architecture:
     tied = config.get("tie_word_embeddings", False)
     if not isinstance(tied, bool):
         raise forms.ValidationError(_("tie_word_embeddings must be true or false."), code="tied")
-    head_dim = config.get("head_dim")
-    if head_dim is not None and head_dim != values["hidden_size"] // values["num_attention_heads"]:
-        raise forms.ValidationError(
-            _("A head_dim other than hidden_size / num_attention_heads is not covered yet."),
-            code="head_dim",
-        )
     try:
         return Architecture(**values, tie_word_embeddings=tied)
     except EstimateError as exc:
@@ -207,6 +216,19 @@ class PlannerForm(forms.Form):
         required=False,
     )
     lora_rank = StrictIntegerField(label=_("LoRA rank"), min_value=1, max_value=4096, initial=16)
+    recipe = forms.ChoiceField(
+        label=_("Recipe"),
+        choices=[
+            (TRL.slug, _("trl sft: bf16 mixed precision, fused attention (derived)")),
+            (MEASURED.slug, _("as measured on the H200: QLoRA in fp32 (measured)")),
+        ],
+        required=False,
+    )
+    cpu_offload = forms.ChoiceField(
+        label=_("CPU offload"),
+        choices=[("off", _("off")), ("on", _("on"))],
+        required=False,
+    )
     tokens_millions = LocalizedDecimalField(
         label=_("Training tokens (millions, per epoch)"),
         min_value=Decimal("0.001"),
@@ -257,6 +279,8 @@ class PlannerForm(forms.Form):
             batch_size=data["batch_size"],
             gradient_checkpointing=data.get("gradient_checkpointing") != "off",
             lora_rank=data["lora_rank"],
+            recipe=RECIPES[data.get("recipe") or TRL.slug],
+            cpu_offload=data.get("cpu_offload") == "on",
         )
         tokens = None
         if data.get("tokens_millions"):

@@ -116,14 +116,15 @@ def configuration_fits(
     planning_gb: Decimal,
 ) -> list[calc.PlannedFit]:
     """The one fit computation: ``setup``'s run on each GPU of ``rented`` in 1, 2, 4 and 8,
-    the estimate taken with ``num_gpus`` set to the count (ZeRO-3 sharding), against the
-    cited rule's ``planning_gb``. /api/v1/fit/ and the planner page both answer with it."""
-    peaks = {
-        count: training_memory.estimate_peak_memory(
+    the estimate taken with ``num_gpus`` set to the count (FSDP sharding), its peak with the
+    allocator's margin against each card's usable memory, and the cited rule's
+    ``planning_gb``. /api/v1/fit/ and the planner page both answer with it."""
+    peaks = {}
+    for count in calc.HOST_GPU_COUNTS:
+        estimate = training_memory.estimate_peak_memory(
             architecture, dataclasses.replace(setup, num_gpus=count)
-        ).peak_gb
-        for count in calc.HOST_GPU_COUNTS
-    }
+        )
+        peaks[count] = (estimate.peak_gb, estimate.reserved_gb)
     return calc.planned_fits(
         calc.host_configurations(gpu.offer for gpu in rented), planning_gb, peaks
     )

@@ -63,6 +63,7 @@ NOT_A_SLUG_OF = "must be a {noun} slug: ASCII letters, digits, '.', '-' and '_'"
 NOT_A_SLUG = NOT_A_SLUG_OF.format(noun="model")
 SLUG_NOUNS = {"gpu": "GPU"}  # otherwise the parameter's name: a provider slug
 COUNT_CHOICES = "must be one of " + ", ".join(map(str, calculations.HOST_GPU_COUNTS))
+RECIPE_CHOICES = "must be one of " + ", ".join(training_memory.RECIPES)
 NOT_HOURS = "must be a number of hours in plain ASCII digits with at most 2 decimals, e.g. 7.5"
 IN_THE_FUTURE = "must not be in the future"
 REQUIRED = "required"
@@ -168,6 +169,21 @@ ARCHITECTURE_FIELDS = (
     "intermediate_size",
     "vocab_size",
 )
+OPTIONAL_ARCHITECTURE_FIELDS = (
+    "tie_word_embeddings",
+    "head_dim",
+    "num_local_experts",
+    "num_experts_per_tok",
+)
+RecipeName = Literal[tuple(training_memory.RECIPES)]
+RECIPE_DESCRIPTION = (
+    "trl (default): what `trl sft --dtype bfloat16` runs (bf16 mixed precision, fused "
+    "attention, chunked loss), derived, not measured; measured: the recipe of the 46 peaks "
+    "measured on an H200 (QLoRA in fp32 with materialised attention scores)."
+)
+CPU_OFFLOAD_DESCRIPTION = (
+    "true: FSDP keeps the sharded weights, gradients and optimizer states in CPU memory."
+)
 
 
 class StrictQuery(BaseModel):
@@ -217,18 +233,29 @@ class MemoryQuery(StrictQuery):
     tie_word_embeddings: Flag | None = Field(
         None, description="Output layer tied to the embeddings: true or false (default false)."
     )
-    method: Method = Field(description="The fine-tuning recipe.")
+    head_dim: Size | None = Field(
+        None, description="config.json's head_dim, where it is not hidden_size / heads."
+    )
+    num_local_experts: Size | None = Field(
+        None, description="Experts per layer of a mixture of experts (Mixtral's config name)."
+    )
+    num_experts_per_tok: Size | None = Field(
+        None, description="Experts each token is routed to; with num_local_experts."
+    )
+    method: Method = Field(description="The fine-tuning method.")
     seq_len: SeqLen = Field(description="Tokens per sequence.")
     batch_size: BatchSize = Field(1, description="Sequences per micro-batch, per GPU.")
     gradient_checkpointing: Flag = Field(True, description="true or false.")
     lora_rank: Rank = Field(16, description="LoRA rank (used by qlora and lora only).")
-    num_gpus: GpuCount = Field(1, description="GPUs, with ZeRO-3/FSDP full sharding.")
+    num_gpus: GpuCount = Field(1, description="GPUs, with FSDP full sharding.")
+    recipe: RecipeName = Field(training_memory.TRL.slug, description=RECIPE_DESCRIPTION)
+    cpu_offload: Flag = Field(False, description=CPU_OFFLOAD_DESCRIPTION)
 
     @classmethod
     def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
         """``model`` or the architecture fields, not both; without it, every one of them."""
         if "model" in given:
-            names = (*ARCHITECTURE_FIELDS, "tie_word_embeddings")
+            names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS)
             return {name: NOT_WITH_MODEL for name in names if name in given}
         return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
 
@@ -250,6 +277,9 @@ class MemoryQuery(StrictQuery):
             intermediate_size=self.intermediate_size,
             vocab_size=self.vocab_size,
             tie_word_embeddings=bool(self.tie_word_embeddings),
+            head_dim=self.head_dim,
+            num_local_experts=self.num_local_experts,
+            num_experts_per_tok=self.num_experts_per_tok,
         )
 
     def training_setup(self) -> training_memory.TrainingSetup:
@@ -260,6 +290,8 @@ class MemoryQuery(StrictQuery):
             gradient_checkpointing=self.gradient_checkpointing,
             lora_rank=self.lora_rank,
             num_gpus=self.num_gpus,
+            recipe=training_memory.RECIPES[self.recipe],
+            cpu_offload=self.cpu_offload,
         )
 
 
@@ -289,7 +321,7 @@ def _message(parameter: str, error: ErrorDetails) -> str:
     if kind == "enum":
         return METHOD_CHOICES
     if kind == "literal_error":
-        return COUNT_CHOICES
+        return RECIPE_CHOICES if parameter == "recipe" else COUNT_CHOICES
     if kind in ("string_pattern_mismatch", "string_too_long"):
         return f"{slug_message(parameter)}, at most {MODEL_SLUG_MAX_LENGTH} characters"
     if kind == "value_error":
@@ -332,20 +364,43 @@ class EstimateInputs(Schema):
     intermediate_size: int
     vocab_size: int
     tie_word_embeddings: bool
+    head_dim: int = Field(description="As stated, or hidden_size / num_attention_heads.")
+    num_local_experts: int | None
+    num_experts_per_tok: int | None
     method: Method
     seq_len: int
     batch_size: int
     gradient_checkpointing: bool
     lora_rank: int
     num_gpus: int
+    recipe: str
+    cpu_offload: bool
+
+
+MEASURED_BASIS = "measured"
+DERIVED_BASIS = "derived, not measured"
+
+
+def basis(measured: bool) -> str:
+    return MEASURED_BASIS if measured else DERIVED_BASIS
 
 
 class MemoryEstimate(Schema):
     peak_gb: float = Field(description="Peak memory per GPU, GB (10^9 bytes), 3 decimals.")
+    reserved_gb: float = Field(
+        description="The peak with the memory allocator's margin (a third of what the step "
+        "allocates beyond the resident weights): what a card's usable memory must hold."
+    )
     breakdown: Breakdown = Field(
         description="What is alive at the peak, GB (summed before rounding)."
     )
     moment: str = Field(description="The moment of the training step the peak falls in.")
+    parameters: int = Field(description="The model's parameters, every expert counted.")
+    trainable_parameters: int = Field(description="Those trained: adapters, or all.")
+    recipe: str
+    basis: Literal["measured", "derived, not measured"] = Field(
+        description="Whether the recipe's figures were measured on a GPU or derived."
+    )
     assumptions: list[str]
     inputs: EstimateInputs
 
@@ -359,8 +414,13 @@ class MemoryEstimate(Schema):
     ) -> MemoryEstimate:
         return cls(
             peak_gb=gigabytes(peak.peak_gb),
+            reserved_gb=gigabytes(peak.reserved_gb),
             breakdown=Breakdown(**{k: gigabytes(v) for k, v in peak.breakdown().items()}),
             moment=peak.moment,
+            parameters=peak.parameters,
+            trainable_parameters=peak.trainable_parameters,
+            recipe=peak.recipe,
+            basis=basis(peak.measured),
             assumptions=list(peak.assumptions),
             inputs=EstimateInputs(
                 model=model,
@@ -371,12 +431,17 @@ class MemoryEstimate(Schema):
                 intermediate_size=architecture.intermediate_size,
                 vocab_size=architecture.vocab_size,
                 tie_word_embeddings=architecture.tie_word_embeddings,
+                head_dim=architecture.attention_head_dim,
+                num_local_experts=architecture.num_local_experts,
+                num_experts_per_tok=architecture.num_experts_per_tok,
                 method=setup.method,
                 seq_len=setup.seq_len,
                 batch_size=setup.batch_size,
                 gradient_checkpointing=setup.gradient_checkpointing,
                 lora_rank=setup.lora_rank,
                 num_gpus=setup.num_gpus,
+                recipe=setup.recipe.slug,
+                cpu_offload=setup.cpu_offload,
             ),
         )
 
@@ -422,6 +487,8 @@ class FitQuery(StrictQuery):
     batch_size: BatchSize = Field(1, description="Sequences per micro-batch, per GPU.")
     gradient_checkpointing: Flag = Field(True, description="true or false.")
     lora_rank: Rank = Field(16, description="LoRA rank (used by qlora and lora only).")
+    recipe: RecipeName = Field(training_memory.TRL.slug, description=RECIPE_DESCRIPTION)
+    cpu_offload: Flag = Field(False, description=CPU_OFFLOAD_DESCRIPTION)
     as_of: Day | None = Field(None, description=AS_OF)
 
     def training_setup(self) -> training_memory.TrainingSetup:
@@ -431,6 +498,8 @@ class FitQuery(StrictQuery):
             batch_size=self.batch_size,
             gradient_checkpointing=self.gradient_checkpointing,
             lora_rank=self.lora_rank,
+            recipe=training_memory.RECIPES[self.recipe],
+            cpu_offload=self.cpu_offload,
         )
 
 
@@ -446,7 +515,8 @@ class GpuSpecs(Schema):
     vendor: str
     memory_gb: float = Field(description="Memory as advertised (binary: 80 means 80 GiB).")
     usable_memory_gb: float = Field(
-        description="What PyTorch can allocate, GB (10^9 bytes): the advertised GiB less 1 GiB."
+        description="What PyTorch can allocate, GB (10^9 bytes): the total it reports where a "
+        "card of this kind was measured, else the advertised figure in GiB."
     )
     bandwidth_gb_s: float
     bf16_dense_tflops: float = Field(description="Peak BF16 tensor TFLOPS without sparsity.")
@@ -465,7 +535,7 @@ class GpuSpecs(Schema):
             name=gpu.name,
             vendor=gpu.vendor,
             memory_gb=gigabytes(gpu.memory_gb),
-            usable_memory_gb=gigabytes(calculations.usable_memory_gb(gpu.memory_gb)),
+            usable_memory_gb=gigabytes(gpu.usable_gb),
             bandwidth_gb_s=gigabytes(gpu.bandwidth_gb_s),
             bf16_dense_tflops=gigabytes(gpu.bf16_dense_tflops),
             form_factor=gpu.form_factor_code,
@@ -494,6 +564,11 @@ class RunSettings(Schema):
     batch_size: int
     gradient_checkpointing: bool
     lora_rank: int
+    recipe: str
+    cpu_offload: bool
+    basis: Literal["measured", "derived, not measured"] = Field(
+        description="Whether the recipe's estimates were measured on a GPU or derived."
+    )
 
     @classmethod
     def of(cls, setup: training_memory.TrainingSetup) -> RunSettings:
@@ -502,6 +577,9 @@ class RunSettings(Schema):
             batch_size=setup.batch_size,
             gradient_checkpointing=setup.gradient_checkpointing,
             lora_rank=setup.lora_rank,
+            recipe=setup.recipe.slug,
+            cpu_offload=setup.cpu_offload,
+            basis=basis(setup.recipe.measured),
         )
 
 
@@ -520,11 +598,14 @@ class FitByRule(Schema):
 
 class FitByEstimate(Schema):
     peak_gb_per_gpu: float = Field(
-        description="Peak memory per GPU of the run sharded over the configuration (ZeRO-3)."
+        description="Peak memory per GPU of the run sharded over the configuration (FSDP)."
+    )
+    reserved_gb_per_gpu: float = Field(
+        description="The peak with the memory allocator's margin, per GPU."
     )
     usable_gb_per_gpu: float
-    fits: bool = Field(description="Each card's usable memory holds the peak.")
-    headroom_gb_per_gpu: float = Field(description="Usable less peak, per GPU (may be < 0).")
+    fits: bool = Field(description="Each card's usable memory holds reserved_gb_per_gpu.")
+    headroom_gb_per_gpu: float = Field(description="Usable less reserved, per GPU (may be < 0).")
 
 
 class ConfigurationFit(Schema):
@@ -549,6 +630,7 @@ class ConfigurationFit(Schema):
             by_rule=FitByRule(fits=fit.fits_by_rule, headroom_gb=gigabytes(fit.rule_headroom_gb)),
             by_estimate=FitByEstimate(
                 peak_gb_per_gpu=gigabytes(fit.peak_gb_per_gpu),
+                reserved_gb_per_gpu=gigabytes(fit.reserved_gb_per_gpu),
                 usable_gb_per_gpu=gigabytes(fit.usable_gb_per_gpu),
                 fits=fit.fits_by_estimate,
                 headroom_gb_per_gpu=gigabytes(fit.estimate_headroom_gb_per_gpu),

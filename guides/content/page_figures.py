@@ -108,7 +108,7 @@ class PageFigures:
     def longest_sequence(self, method: str, configuration: calc.Configuration) -> int:
         """The longest sequence the configuration holds at the guide's batch, by the estimate."""
         setup = self.training_setup(method, configuration.count)
-        usable = calc.usable_memory_gb(configuration.gpu.memory_gb)
+        usable = configuration.gpu.usable_gb
         return tm.longest_sequence(self.architecture, setup, usable)
 
     def throughput(self, method: str) -> ThroughputListing:

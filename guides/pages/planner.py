@@ -88,7 +88,7 @@ class GpuFit:
     usable_gb: Decimal
     count: int | None  # None: not even eight fit
     peak_per_gpu_gb: Decimal  # at ``count`` GPUs (or eight when none fit)
-    headroom_gb: Decimal | None
+    headroom_gb: Decimal | None  # beyond the peak and the allocator's margin
     usd_per_hour: Decimal | None
     run: RunTime | None
     run_hours: Decimal | None  # the run's hours: from tokens where a throughput is known
@@ -163,21 +163,20 @@ def gpu_fit(
     throughput: selectors.ThroughputListing | None,
 ) -> GpuFit:
     """The fewest of ``gpu`` that hold the run, from ``fits`` (its 1, 2, 4 and 8 in order)."""
-    usable = calc.usable_memory_gb(gpu.memory_gb)
+    usable = gpu.usable_gb
     holding = next((fit for fit in fits if fit.fits_by_estimate), None)
     if holding is None:
         peak = fits[-1].peak_gb_per_gpu
         return GpuFit(gpu, shown(usable), None, shown(peak), None, None, None, None, None)
     count, peak = holding.configuration.count, holding.peak_gb_per_gpu
+    headroom = holding.estimate_headroom_gb_per_gpu
     price = holding.configuration.usd_per_hour
     run = None
     if throughput is not None and request.training_tokens:
         run = run_time(throughput, gpu, count, request.training_tokens)
     hours = run.hours if run else request.assumed_hours
     cost = calc.run_cost(count, hours, gpu.usd_per_gpu_hour) if price is not None else None
-    return GpuFit(
-        gpu, shown(usable), count, shown(peak), shown(usable - peak), price, run, hours, cost
-    )
+    return GpuFit(gpu, shown(usable), count, shown(peak), shown(headroom), price, run, hours, cost)
 
 
 def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:

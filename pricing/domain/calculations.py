@@ -268,11 +268,13 @@ def host_configurations(gpus: Iterable[GpuOffer]) -> list[Configuration]:
 class PlannedFit:
     """One configuration against a method's cited-rule planning figure (the whole
     configuration's advertised memory, as the guides' fit tables compare it) and against the
-    peak-memory estimate for a run sharded over its GPUs (each card's usable memory)."""
+    peak-memory estimate for a run sharded over its GPUs: its peak with the allocator's margin
+    (``reserved_gb_per_gpu``) against each card's usable memory."""
 
     configuration: Configuration
     planning_gb: Decimal
     peak_gb_per_gpu: Decimal
+    reserved_gb_per_gpu: Decimal
 
     @property
     def fits_by_rule(self) -> bool:
@@ -288,22 +290,24 @@ class PlannedFit:
 
     @property
     def fits_by_estimate(self) -> bool:
-        """An estimate exactly equal to the usable memory fits, as everywhere here."""
-        return self.usable_gb_per_gpu >= self.peak_gb_per_gpu
+        """A reserve exactly equal to the usable memory fits, as everywhere here."""
+        return self.usable_gb_per_gpu >= self.reserved_gb_per_gpu
 
     @property
     def estimate_headroom_gb_per_gpu(self) -> Decimal:
-        return self.usable_gb_per_gpu - self.peak_gb_per_gpu
+        """What a card has left beyond the peak and the allocator's margin."""
+        return self.usable_gb_per_gpu - self.reserved_gb_per_gpu
 
 
 def planned_fits(
     configurations: Iterable[Configuration],
     planning_gb: Decimal,
-    peak_gb_per_gpu: Mapping[int, Decimal],
+    peaks: Mapping[int, tuple[Decimal, Decimal]],
 ) -> list[PlannedFit]:
-    """Each configuration against the rule's ``planning_gb`` and the estimate's peak per GPU
-    for its GPU count (``peak_gb_per_gpu[count]``: the estimate depends on the sharding)."""
-    return [PlannedFit(c, planning_gb, peak_gb_per_gpu[c.count]) for c in configurations]
+    """Each configuration against the rule's ``planning_gb`` and the estimate for its GPU
+    count (``peaks[count]``: the peak and the peak with the allocator's margin, per GPU; the
+    estimate depends on the sharding)."""
+    return [PlannedFit(c, planning_gb, *peaks[c.count]) for c in configurations]
 
 
 def ranked_fits(

@@ -212,10 +212,11 @@ def test_an_editor_edits_a_language_models_architecture(client, editor):
     fieldsets = _fieldsets(response)
     # In config.json's (alphabetical) order, which the description names.
     assert fieldsets["Architecture (config.json)"] == [
-        "hidden_size", "intermediate_size", "attention_heads", "layers", "kv_heads",
+        "head_dim", "hidden_size", "intermediate_size", "attention_heads",
+        "num_experts_per_tok", "layers", "kv_heads", "num_local_experts",
         "tie_word_embeddings", "vocab_size",
     ]  # fmt: skip
-    assert "its keys are hidden_size, intermediate_size, num_attention_heads," in (
+    assert "its keys are head_dim, hidden_size, intermediate_size, num_attention_heads," in (
         response.content.decode()
     )
     data = form_data(response)
@@ -225,6 +226,29 @@ def test_an_editor_edits_a_language_models_architecture(client, editor):
     assert client.post(url, data).status_code == 302
     model.refresh_from_db()
     assert (model.intermediate_size, model.tie_word_embeddings) == (28673, True)
+
+
+def test_an_editor_gives_a_head_size_and_experts_and_the_estimate_counts_them(client, editor):
+    model = LanguageModel.objects.get(slug="llama-3.1-8b")
+    url = f"/en/admin/pricing/languagemodel/{model.pk}/change/"
+    client.force_login(editor)
+    data = form_data(client.get(url))
+    refused = client.post(url, data | {"num_local_experts": "8"})
+    assert refused.status_code == 200
+    assert "A mixture of experts needs both" in refused.content.decode()
+    refused = client.post(url, data | {"num_local_experts": "2", "num_experts_per_tok": "4"})
+    assert "A token cannot be routed to more experts than a layer has." in (
+        refused.content.decode()
+    )
+    # Mixtral 8x7B's shape on Mistral's dense one: every expert counted
+    data |= {"vocab_size": "32000", "num_local_experts": "8", "num_experts_per_tok": "2"}
+    assert client.post(url, data).status_code == 302
+    model.refresh_from_db()
+    assert model.architecture.params == 46_702_792_704
+    data |= {"num_local_experts": "", "num_experts_per_tok": "", "head_dim": "256"}
+    assert client.post(url, data).status_code == 302
+    model.refresh_from_db()
+    assert (model.head_dim, model.architecture.q_size) == (256, 32 * 256)
 
 
 def test_the_language_model_form_speaks_german_and_japanese(client, editor):

@@ -38,24 +38,25 @@ SLUG_LIMIT = ", at most 50 characters"
 
 A100 = {
     "slug": "a100-80gb", "name": "A100 80GB", "vendor": "NVIDIA",
-    "memory_gb": 80.0, "usable_memory_gb": 84.826, "bandwidth_gb_s": 2039.0,
+    "memory_gb": 80.0, "usable_memory_gb": 85.899, "bandwidth_gb_s": 2039.0,
     "bf16_dense_tflops": 312.0, "form_factor": "sxm", "rentable": True,
     "usd_per_gpu_hour": 0.92, "checked_on": SEED,
 }  # fmt: skip
-# 70B QLoRA at 2,048 tokens: the rule plans 52.5 GB; the estimate's peak is 57.514 GB, against
-# (80 - 1) GiB = 84.826 GB usable on an A100 80GB and (48 - 1) GiB = 50.466 GB on an L40S.
+# 70B QLoRA at 2,048 tokens by the trl recipe: the rule plans 52.5 GB; the estimate's peak is
+# 50.244 GB, 53.625 GB with the allocator's margin, against 80 GiB = 85.899 GB usable on an
+# A100 80GB and 48 GiB = 51.540 GB on an L40S.
 FIT_1X_A100 = {
     "gpu": "a100-80gb", "gpu_name": "A100 80GB", "count": 1, "total_memory_gb": 80.0,
     "by_rule": {"fits": True, "headroom_gb": 27.5},
-    "by_estimate": {"peak_gb_per_gpu": 57.514, "usable_gb_per_gpu": 84.826, "fits": True,
-                    "headroom_gb_per_gpu": 27.312},
+    "by_estimate": {"peak_gb_per_gpu": 50.244, "reserved_gb_per_gpu": 53.625,
+                    "usable_gb_per_gpu": 85.899, "fits": True, "headroom_gb_per_gpu": 32.274},
     "usd_per_gpu_hour": 0.92, "usd_per_hour": 0.92, "checked_on": SEED,
 }  # fmt: skip
 FIT_1X_L40S = {
     "gpu": "l40s", "gpu_name": "L40S", "count": 1, "total_memory_gb": 48.0,
     "by_rule": {"fits": False, "headroom_gb": -4.5},
-    "by_estimate": {"peak_gb_per_gpu": 57.514, "usable_gb_per_gpu": 50.466, "fits": False,
-                    "headroom_gb_per_gpu": -7.048},
+    "by_estimate": {"peak_gb_per_gpu": 50.244, "reserved_gb_per_gpu": 53.625,
+                    "usable_gb_per_gpu": 51.54, "fits": False, "headroom_gb_per_gpu": -2.086},
     "usd_per_gpu_hour": 0.82, "usd_per_hour": 0.82, "checked_on": SEED,
 }  # fmt: skip
 RENTED = ["l40s", "a100-80gb", "h100", "h200", "b200"]
@@ -94,7 +95,7 @@ def test_every_gpu_with_its_specs_and_our_seeded_price(client):
     # Not rented: no price and no check date, whatever the specs.
     assert (gpus["rtx-4090"]["rentable"], gpus["rtx-4090"]["usd_per_gpu_hour"]) == (False, None)
     assert (gpus["rtx-4090"]["checked_on"], gpus["rtx-4090"]["form_factor"]) == (None, "consumer")
-    assert gpus["h200"]["usable_memory_gb"] == 150.324  # (141 - 1) x 2^30 / 10^9
+    assert gpus["h200"]["usable_memory_gb"] == 150.11  # as PyTorch reports it on the measured card
     body = response.content.decode()
     assert '"usd_per_gpu_hour": 0.92, "checked_on": "2026-10-29"' in body  # numbers, not text
     assert response["Cache-Control"] == api_caching.CURRENT_ANSWER == "public, max-age=300"
@@ -160,7 +161,8 @@ def test_70b_qlora_fits_by_rule_and_by_estimate_on_each_configuration_we_rent(cl
     assert {k: v for k, v in answer.items() if k != "configurations"} == {
         "model": "llama-3.1-70b", "method": "qlora", "provider": "gpuwithcrypto",
         "as_of": TODAY,
-        "run": {"seq_len": 2048, "batch_size": 1, "gradient_checkpointing": True, "lora_rank": 16},
+        "run": {"seq_len": 2048, "batch_size": 1, "gradient_checkpointing": True, "lora_rank": 16,
+                "recipe": "trl", "cpu_offload": False, "basis": "derived, not measured"},
         "rule": {"planning_gb": 52.5, "sources": ["qlora-paper"]},
     }  # fmt: skip
     rows = {(c["gpu"], c["count"]): c for c in answer["configurations"]}
@@ -186,7 +188,8 @@ def test_the_runs_shape_reaches_the_estimate_for_each_gpu_count(client):
         peak = training_memory.estimate_peak_memory(architecture, setup).peak_gb
         assert row["by_estimate"]["peak_gb_per_gpu"] == float(peak.quantize(D("0.001")))
     assert answer["run"] == {
-        "seq_len": 4096, "batch_size": 2, "gradient_checkpointing": False, "lora_rank": 64
+        "seq_len": 4096, "batch_size": 2, "gradient_checkpointing": False, "lora_rank": 64,
+        "recipe": "trl", "cpu_offload": False, "basis": "derived, not measured",
     }  # fmt: skip
     assert answer["rule"] == {"planning_gb": 168.0, "sources": ["hf-memory-anatomy"]}
 
@@ -229,7 +232,10 @@ DAY_REFUSALS = [
 WHOLE, FLAG = NOT_A_WHOLE_NUMBER, NOT_TRUE_OR_FALSE
 FUTURE = f"{IN_THE_FUTURE} (today is 2026-11-29)"
 UNKNOWN = UNKNOWN_PARAMETER
-FIT_NAMES = "model, method, seq_len, batch_size, gradient_checkpointing, lora_rank, as_of"
+FIT_NAMES = (
+    "model, method, seq_len, batch_size, gradient_checkpointing, lora_rank, recipe, cpu_offload, "
+    "as_of"
+)
 REFUSALS = [
     *[(GPUS, {"as_of": value}, {"as_of": why}) for value, why in DAY_REFUSALS],
     (GPUS, {"as_of": [SEED, SEED]}, {"as_of": REPEATED_PARAMETER}),
@@ -383,9 +389,10 @@ def test_the_openapi_description_lists_each_endpoint_its_parameters_and_answers(
     expected = {
         GPUS: (["as_of"], set()),
         FIT: (["model", "method", "seq_len", "batch_size", "gradient_checkpointing",
-               "lora_rank", "as_of"], {"model", "method"}),
+               "lora_rank", "recipe", "cpu_offload", "as_of"], {"model", "method"}),
         COST: (["model", "method", "seq_len", "batch_size", "gradient_checkpointing",
-                "lora_rank", "as_of", "hours", "gpu", "count"], {"model", "method", "hours"}),
+                "lora_rank", "recipe", "cpu_offload", "as_of", "hours", "gpu", "count"],
+               {"model", "method", "hours"}),
         PRICES: (["gpu", "provider", "as_of"], {"gpu"}),
     }  # fmt: skip
     for path, (names, required) in expected.items():

@@ -9,7 +9,13 @@ import pytest
 
 from guides.pages import planner
 from pricing import selectors
-from pricing.domain.training_memory import Architecture, Method, TrainingSetup, estimate_peak_memory
+from pricing.domain.training_memory import (
+    MEASURED,
+    Architecture,
+    Method,
+    TrainingSetup,
+    estimate_peak_memory,
+)
 from pricing.services import price_check_record
 
 from ..conftest import GUIDE_SLUG, SEED_DAY, page_entries
@@ -37,7 +43,8 @@ def vram(client, lang: str, **params):
 
 
 def test_the_bar_segments_are_consecutive_and_proportional():
-    estimate = estimate_peak_memory(SEVENTY_B, TrainingSetup(Method.QLORA, seq_len=2048))
+    setup = TrainingSetup(Method.QLORA, seq_len=2048, recipe=MEASURED)
+    estimate = estimate_peak_memory(SEVENTY_B, setup)
     segments = planner.breakdown_bar(estimate)
     # gradients (0.01 GB) round to 0.0 and are left out
     assert [s.part for s in segments] == [
@@ -86,29 +93,30 @@ def test_run_time_is_measured_on_the_h200_and_extrapolated_elsewhere():
 # --- The page ------------------------------------------------------------------------------
 
 PLAN_CELLS = {
-    # the 70B guide's run: 57.5 GB per GPU; an L40S (50.5 GB usable) needs two
+    # the 70B guide's run by the trl recipe: 50.2 GB per GPU, 53.6 GB with the allocator's
+    # margin; an L40S (51.5 GB usable) needs two, an A100 80GB (85.9 GB) leaves 32.3 GB
     "en": {
         ("L40S (48 GB)", "GPUs"): "2×",
-        ("L40S (48 GB)", "Peak per GPU"): "36.5 GB",
-        ("A100 80GB (80 GB)", "Usable per GPU"): "84.8 GB",
+        ("L40S (48 GB)", "Peak per GPU"): "34.1 GB",
+        ("A100 80GB (80 GB)", "Usable per GPU"): "85.9 GB",
         ("A100 80GB (80 GB)", "GPUs"): "1×",
-        ("A100 80GB (80 GB)", "Peak per GPU"): "57.5 GB",
-        ("A100 80GB (80 GB)", "Headroom"): "27.3 GB",
+        ("A100 80GB (80 GB)", "Peak per GPU"): "50.2 GB",
+        ("A100 80GB (80 GB)", "Headroom"): "32.3 GB",
         ("A100 80GB (80 GB)", "Per hour"): "$0.92",
         ("H200 (141 GB)", "Run time"): "27.3 h",
         ("H200 (141 GB)", "Run cost"): "$83.81",
     },
     "de": {
         ("L40S (48 GB)", "GPUs"): "2×",
-        ("A100 80GB (80 GB)", "Nutzbar pro GPU"): "84,8 GB",
-        ("A100 80GB (80 GB)", "Spitze pro GPU"): "57,5 GB",
-        ("A100 80GB (80 GB)", "Reserve"): "27,3 GB",
+        ("A100 80GB (80 GB)", "Nutzbar pro GPU"): "85,9 GB",
+        ("A100 80GB (80 GB)", "Spitze pro GPU"): "50,2 GB",
+        ("A100 80GB (80 GB)", "Reserve"): "32,3 GB",
         ("A100 80GB (80 GB)", "Pro Stunde"): "0,92 $",
         ("H200 (141 GB)", "Laufzeit"): "27,3 h",
         ("H200 (141 GB)", "Kosten des Laufs"): "83,81 $",
     },
     "ja": {
-        ("A100 80GB (80 GB)", "GPUあたりのピーク"): "57.5 GB",
+        ("A100 80GB (80 GB)", "GPUあたりのピーク"): "50.2 GB",
         ("A100 80GB (80 GB)", "1時間あたり"): "$0.92",
         ("H200 (141 GB)", "実行時間"): "27.3時間",
         ("H200 (141 GB)", "実行費用"): "$83.81",
@@ -129,9 +137,14 @@ def test_the_planner_shows_what_fits_what_it_costs_and_how_long_it_runs(client, 
 @pytest.mark.django_db
 def test_the_planner_states_the_peak_its_moment_and_the_rule_beside_it(client):
     text = page_text(vram(client, "en", **QLORA_70B))
-    assert "Llama 3.1 70B, QLoRA (4-bit base): 57.5 GB per GPU at the peak" in text
-    assert "the peak comes in the backward pass through a layer" in text
-    assert "weights 43.7 GB" in text and "activations 11.2 GB" in text
+    assert "Llama 3.1 70B, QLoRA (4-bit base): 50.2 GB per GPU at the peak" in text
+    assert "the peak comes at the start of the backward pass (the loss)" in text
+    assert "weights 39.5 GB" in text and "activations 2.8 GB" in text
+    assert "70,553,706,496 parameters, 207,093,760 of them trained." in text
+    assert "Derived, not measured: the trl sft recipe" in text
+    measured = page_text(vram(client, "en", **QLORA_70B, recipe="measured"))
+    assert "Llama 3.1 70B, QLoRA (4-bit base): 57.5 GB per GPU at the peak" in measured
+    assert "Recipe as measured on the H200." in measured
     assert "The cited rule of thumb for 70 billion parameters: 52.5 GB" in text
     # no tokens given: no run time, the assumed ten hours priced
     assert "Run time measured on one H200: 508.2 tokens per second" in text
@@ -151,7 +164,7 @@ def test_a_pasted_config_gives_the_same_estimate_as_the_model_on_file(client):
         client, "en", config_json=json.dumps(SEVENTY_B_CONFIG), method="qlora", seq_len="2048"
     )
     assert table_rows(pasted, "planner-fit") == on_file
-    assert "your config.json, QLoRA (4-bit base): 57.5 GB per GPU" in page_text(pasted)
+    assert "your config.json, QLoRA (4-bit base): 50.2 GB per GPU" in page_text(pasted)
 
 
 @pytest.mark.django_db
@@ -159,7 +172,7 @@ def test_a_single_architecture_name_instead_of_a_list_is_read(client):
     config = SEVENTY_B_CONFIG | {"architectures": "LlamaForCausalLM"}
     response = vram(client, "en", config_json=json.dumps(config), method="qlora", seq_len="2048")
     assert response.status_code == 200
-    assert "your config.json, QLoRA (4-bit base): 57.5 GB per GPU" in page_text(response)
+    assert "your config.json, QLoRA (4-bit base): 50.2 GB per GPU" in page_text(response)
 
 
 @pytest.mark.django_db
@@ -217,8 +230,8 @@ def test_the_form_submits_to_the_page_itself(client):
         ),
         (
             "en",
-            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"num_local_experts": 8})},
-            "Mixture-of-experts models are not covered",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"n_routed_experts": 64})},
+            "Mixtures of experts with their own expert width or shared experts",
         ),
         (
             "en",
@@ -232,9 +245,15 @@ def test_the_form_submits_to_the_page_itself(client):
         ),
         (
             "en",
-            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"head_dim": 256})},
-            "A head_dim other than hidden_size / num_attention_heads is not covered yet.",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"num_local_experts": 8})},
+            "num_experts_per_tok must be given with num_local_experts (both or neither)",
         ),
+        (
+            "en",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"head_dim": "256"})},
+            "head_dim must be whole numbers from 1 to 10,000,000.",
+        ),
+        ("en", {**QLORA_70B, "recipe": "deepspeed"}, "Select a valid choice."),
         (
             "en",
             {"config_json": json.dumps(SEVENTY_B_CONFIG | {"num_key_value_heads": 7})},
@@ -283,24 +302,24 @@ def test_planner_queries_are_not_stored_in_the_page_cache(client):
 GUIDE_ESTIMATES = {
     # the 70B guide's run: 2,048 tokens, batch 1, checkpointing on, rank 16
     "en": {
-        ("QLoRA", "Estimated peak"): "57.5 GB",
+        ("QLoRA", "Estimated peak"): "50.2 GB",
         ("QLoRA", "Cited rule"): "52.5 GB",
-        ("LoRA", "Estimated peak"): "149.6 GB",
-        ("Full, AdamW", "Estimated peak"): "1,128.9 GB",
+        ("LoRA", "Estimated peak"): "153.1 GB",
+        ("Full, AdamW", "Estimated peak"): "564.5 GB",  # trl on one GPU: bf16, no master copy
     },
     "de": {
-        ("QLoRA", "Geschätzte Spitze"): "57,5 GB",
-        ("Vollständig, 8-Bit-Adam", "Geschätzte Spitze"): "707,8 GB",
+        ("QLoRA", "Geschätzte Spitze"): "50,2 GB",
+        ("Vollständig, 8-Bit-Adam", "Geschätzte Spitze"): "425,6 GB",
         ("Vollständig, AdamW", "Zitierte Regel"): "1.260 GB",
     },
-    "ja": {("LoRA", "推定ピーク"): "149.6 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
+    "ja": {("LoRA", "推定ピーク"): "153.1 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
 }
 GUIDE_SENTENCE = {
-    "en": "QLoRA: 1× A100 80GB up to 4,608 tokens and 1× H100 up to 4,608 tokens. "
-    "LoRA: 4× A100 80GB up to 16,384 tokens and 1× B200 up to 16,640 tokens.",
-    "de": "QLoRA: 1× A100 80GB bis 4.608 Tokens und 1× H100 bis 4.608 Tokens. "
-    "LoRA: 4× A100 80GB bis 16.384 Tokens und 1× B200 bis 16.640 Tokens.",
-    "ja": "QLoRA：A100 80GB 1基は4,608トークンまで、H100 1基は4,608トークンまで。",
+    "en": "QLoRA: 1× A100 80GB up to 17,920 tokens and 1× H100 up to 17,920 tokens. "
+    "LoRA: 4× A100 80GB up to 17,920 tokens and 1× B200 up to 19,712 tokens.",
+    "de": "QLoRA: 1× A100 80GB bis 17.920 Tokens und 1× H100 bis 17.920 Tokens. "
+    "LoRA: 4× A100 80GB bis 17.920 Tokens und 1× B200 bis 19.712 Tokens.",
+    "ja": "QLoRA：A100 80GB 1基は17,920トークンまで、H100 1基は17,920トークンまで。",
 }
 GUIDE_THROUGHPUT = {
     "en": "no data loading or evaluation): 508.2 tokens per second on one H200.",

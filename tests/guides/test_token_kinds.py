@@ -473,17 +473,17 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
     assert_renders(
         guide_run,
         "[[longest_sequence qlora]]",
-        "1× A100 80GB up to 4,608 tokens and 1× L40S up to 768 tokens",
-        "1× A100 80GB bis 4.608 Tokens und 1× L40S bis 768 Tokens",
-        "A100 80GB 1基は4,608トークンまで、L40S 1基は768トークンまで",
+        "1× A100 80GB up to 17,920 tokens and 1× L40S up to 768 tokens",
+        "1× A100 80GB bis 17.920 Tokens und 1× L40S bis 768 Tokens",
+        "A100 80GB 1基は17,920トークンまで、L40S 1基は768トークンまで",
     )
     # two H200s shard LoRA's bf16 weights: 26,624 tokens
     assert_renders(
         guide_run,
         "[[longest_sequence lora]]",
-        "2× H200 up to 26,624 tokens",
-        "2× H200 bis 26.624 Tokens",
-        "H200 2基は26,624トークンまで",
+        "2× H200 up to 29,184 tokens",
+        "2× H200 bis 29.184 Tokens",
+        "H200 2基は29,184トークンまで",
     )
     assert_renders(
         guide_run,

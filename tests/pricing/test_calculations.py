@@ -450,8 +450,8 @@ REFUSALS = [
     (lambda: calc.MethodRule("m", ()), "m: a method needs at least one memory rule"),
     (lambda: calc.MethodRule("m", (calc.MemoryRule("s", PART),), D("-0.01")),
      "m: the planning margin cannot be negative"),
-    (lambda: calc.usable_memory_gb(D(1)), "a card of 1 GB has no memory left to use"),
-    (lambda: calc.usable_memory_gb(D("0.5")), "a card of 0.5 GB has no memory left to use"),
+    (lambda: calc.usable_memory_gb(D(0)), "a card of 0 GB has no memory to use"),
+    (lambda: calc.usable_memory_gb(D("-0.5")), "a card of -0.5 GB has no memory to use"),
 ]  # fmt: skip
 
 
@@ -510,19 +510,24 @@ def test_each_estimate_figure_names_its_rule_and_a_missing_method_its_key():
 
 
 @pytest.mark.parametrize(
-    ("advertised", "usable"),
+    ("advertised", "measured", "usable"),
     [
-        ("80", "84.825604096"),  # (80 - 1) GiB in 10**9 bytes
-        ("80.0", "84.825604096"),
-        ("48", "50.465865728"),
-        ("141", "150.32385536"),
-        ("180", "192.199786496"),
-        ("24", "24.696061952"),
-        ("1.1", "0.1073741824"),  # just above the reserve
+        ("80", None, "85.899345920"),  # 80 GiB in 10**9 bytes
+        ("80.0", None, "85.899345920"),
+        ("48", None, "51.539607552"),
+        ("180", None, "193.273528320"),
+        ("24", None, "25.769803776"),
+        ("0.1", None, "0.1073741824"),
+        ("141", "150.11", "150.11"),  # the H200 as measured: 1.2 GiB less than advertised
+        ("141", None, "151.397597184"),
     ],
 )
-def test_usable_memory_is_the_advertised_gib_less_one_in_decimal_gb(advertised, usable):
-    assert calc.usable_memory_gb(D(advertised)) == D(usable)
+def test_usable_memory_is_the_measured_total_or_the_advertised_gib_in_decimal_gb(
+    advertised, measured, usable
+):
+    measured = None if measured is None else D(measured)
+    assert calc.usable_memory_gb(D(advertised), measured) == D(usable)
+    assert calc.GpuOffer("x", "X", D(advertised), None, measured).usable_gb == D(usable)
 
 
 def test_the_configurations_we_rent_are_each_gpu_in_1_2_4_and_8():
@@ -536,19 +541,22 @@ def test_the_configurations_we_rent_are_each_gpu_in_1_2_4_and_8():
 @pytest.mark.parametrize(
     ("planning", "peak", "by_rule", "rule_headroom", "by_estimate", "estimate_headroom"),
     [
-        ("160", "84.825604096", True, "0", True, "0"),  # equal to the memory on hand fits
-        ("160.1", "84.825604097", False, "-0.1", False, "-1E-9"),
-        ("159.9", "84.825604095", True, "0.1", True, "1E-9"),
-        ("52.5", "57.514", True, "107.5", True, "27.311604096"),
+        ("160", "85.899345920", True, "0", True, "0"),  # equal to the memory on hand fits
+        ("160.1", "85.899345921", False, "-0.1", False, "-1E-9"),
+        ("159.9", "85.899345919", True, "0.1", True, "1E-9"),
+        ("52.5", "53.625", True, "107.5", True, "32.274345920"),
     ],
 )
 def test_a_planned_fit_compares_the_rule_with_all_memory_and_the_peak_with_each_card(
     planning, peak, by_rule, rule_headroom, by_estimate, estimate_headroom
 ):
-    [fit] = calc.planned_fits([calc.Configuration(GB80, 2)], D(planning), {2: D(peak)})
-    assert (fit.planning_gb, fit.peak_gb_per_gpu) == (D(planning), D(peak))
+    # the reserve (the peak with the allocator's margin) decides; the peak is only reported
+    peaks = {2: (D(peak) - 1, D(peak))}
+    [fit] = calc.planned_fits([calc.Configuration(GB80, 2)], D(planning), peaks)
+    assert (fit.planning_gb, fit.peak_gb_per_gpu) == (D(planning), D(peak) - 1)
+    assert fit.reserved_gb_per_gpu == D(peak)
     assert (fit.fits_by_rule, fit.rule_headroom_gb) == (by_rule, D(rule_headroom))
-    assert fit.usable_gb_per_gpu == D("84.825604096")
+    assert fit.usable_gb_per_gpu == D("85.899345920")
     assert (fit.fits_by_estimate, fit.estimate_headroom_gb_per_gpu) == (
         by_estimate,
         D(estimate_headroom),
@@ -557,9 +565,12 @@ def test_a_planned_fit_compares_the_rule_with_all_memory_and_the_peak_with_each_
 
 def test_planned_fits_take_the_peak_for_each_configurations_gpu_count():
     configurations = calc.host_configurations([GB80])
-    peaks = {1: D(90), 2: D(50), 4: D(30), 8: D(20)}
+    # (peak, reserve) per count: 1 GPU's peak of 80 GB fits an 80 GiB card, its reserve not
+    peaks = {1: (D(80), D(90)), 2: (D(40), D(50)), 4: (D(25), D(30)), 8: (D(15), D(20))}
     fits = calc.planned_fits(configurations, D(100), peaks)
-    assert [(f.configuration.count, f.peak_gb_per_gpu) for f in fits] == list(peaks.items())
+    assert [
+        (f.configuration.count, (f.peak_gb_per_gpu, f.reserved_gb_per_gpu)) for f in fits
+    ] == list(peaks.items())
     assert [f.fits_by_estimate for f in fits] == [False, True, True, True]
     assert [f.fits_by_rule for f in fits] == [False, True, True, True]
 

@@ -1,8 +1,8 @@
 """The peak-memory estimate against measured runs, pinned terms and its properties."""
 
 import os
-from functools import partial
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import pytest
