@@ -496,9 +496,9 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
     assert_renders(
         guide_run,
         "[[longest_sequence full-8bit-adam]]",
-        "8× H200 up to 18,432 tokens and 8× B200 up to 28,928 tokens",
-        "8× H200 bis 18.432 Tokens und 8× B200 bis 28.928 Tokens",
-        "H200 8基は18,432トークンまで、B200 8基は28,928トークンまで",
+        "8× H200 up to 35,328 tokens and 8× B200 up to 54,016 tokens",
+        "8× H200 bis 35.328 Tokens und 8× B200 bis 54.016 Tokens",
+        "H200 8基は35,328トークンまで、B200 8基は54,016トークンまで",
     )
 
 
