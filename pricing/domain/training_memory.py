@@ -538,9 +538,9 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         assumptions.append(
             f"AdamW: two {width} states, {state_bytes} bytes per trainable parameter."
         )
-    if setup.cpu_offload:
+    if setup.cpu_offload:  # the sharded trained weights and their states live on the CPU
         optimizer = Decimal(0)
-        adapters = Decimal(0) if n > 1 else adapters
+        adapters = Decimal(0)
 
     gradients = Decimal(precision.gradient * trainable)
     layer_trainable = lora_params // layers if method.uses_adapters else unit_params
