@@ -119,9 +119,6 @@ class Recipe:
             return Attention.SDPA_MATH if fp32_attention else Attention.FLASH
         return self.attention
 
-    def materialises_scores(self, fp32_attention: bool) -> bool:
-        return self.kernel(fp32_attention) in (Attention.EAGER, Attention.SDPA_MATH)
-
 
 # What ../shared/reference/measured/measure_memory.py ran, and what the 46 measured peaks hold
 # the estimate to: no autocast for the adapter methods (QLoRA's fp32 casts make its attention
@@ -253,13 +250,6 @@ class Architecture:
     @property
     def params(self) -> int:
         return self.linear_params + self.embedding_params + self.norm_params
-
-    @property
-    def active_params(self) -> int:
-        """Parameters a token passes through: the routed experts only (all of a dense model)."""
-        h, i = self.hidden_size, self.intermediate_size
-        idle_experts = self.experts - self.routed_experts
-        return self.params - self.num_hidden_layers * idle_experts * 3 * h * i
 
     @property
     def largest_linear_params(self) -> int:
