@@ -11,6 +11,7 @@ histories empty. Something a parameter names that is not on file raises ``NotOnF
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -109,25 +110,47 @@ def _unpriced(gpu: selectors.GpuListing) -> selectors.GpuListing:
 # --- GET /api/v1/fit/ ---------------------------------------------------------------------
 
 
+def peaks_by_count(
+    architecture: training_memory.Architecture, setup: training_memory.TrainingSetup
+) -> dict[int, training_memory.PeakMemory]:
+    """``setup``'s run estimated with ``num_gpus`` set to each count we rent per host (1, 2, 4
+    and 8: FSDP sharding changes the per-GPU peak)."""
+    return {
+        count: training_memory.estimate_peak_memory(
+            architecture, dataclasses.replace(setup, num_gpus=count)
+        )
+        for count in calc.HOST_GPU_COUNTS
+    }
+
+
+def planned(
+    configurations: Iterable[calc.Configuration],
+    peaks: Mapping[int, training_memory.PeakMemory],
+    planning_gb: Decimal,
+) -> list[calc.PlannedFit]:
+    """Each configuration against the estimate for its GPU count (``peaks_by_count``): its
+    peak with the allocator's margin against each card's usable memory, and beside it the
+    cited rule's ``planning_gb``. The one fit computation: the guides, the planner page and
+    the API all decide with it."""
+    by_count = {count: (p.peak_gb, p.reserved_gb) for count, p in peaks.items()}
+    return calc.planned_fits(configurations, planning_gb, by_count)
+
+
+def recommended(plans: Iterable[calc.PlannedFit]) -> list[calc.PlannedFit]:
+    """The recommendation and its alternative: the first two of ``calc.ranked_plans``."""
+    return calc.ranked_plans(plans)[:2]
+
+
 def configuration_fits(
     architecture: training_memory.Architecture,
     setup: training_memory.TrainingSetup,
     rented: list[selectors.GpuListing],
     planning_gb: Decimal,
 ) -> list[calc.PlannedFit]:
-    """The one fit computation: ``setup``'s run on each GPU of ``rented`` in 1, 2, 4 and 8,
-    the estimate taken with ``num_gpus`` set to the count (FSDP sharding), its peak with the
-    allocator's margin against each card's usable memory, and the cited rule's
-    ``planning_gb``. /api/v1/fit/ and the planner page both answer with it."""
-    peaks = {}
-    for count in calc.HOST_GPU_COUNTS:
-        estimate = training_memory.estimate_peak_memory(
-            architecture, dataclasses.replace(setup, num_gpus=count)
-        )
-        peaks[count] = (estimate.peak_gb, estimate.reserved_gb)
-    return calc.planned_fits(
-        calc.host_configurations(gpu.offer for gpu in rented), planning_gb, peaks
-    )
+    """``setup``'s run on each GPU of ``rented`` in 1, 2, 4 and 8 (``planned``).
+    /api/v1/fit/ and the planner page both answer with it."""
+    configurations = calc.host_configurations(gpu.offer for gpu in rented)
+    return planned(configurations, peaks_by_count(architecture, setup), planning_gb)
 
 
 @dataclass(frozen=True)

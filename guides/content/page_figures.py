@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
+from pricing import planning
 from pricing.domain import calculations as calc
 from pricing.domain import training_memory as tm
 from pricing.selectors import FactValue, GpuListing, MethodListing, ThroughputListing
@@ -62,6 +63,9 @@ class PageFigures:
     quoted_on: set[date] = field(default_factory=set)
     model_name: str = ""  # the guide's language model, for [[model]]
     licence_notes: dict[str, str] = field(default_factory=dict)  # language code -> note
+    _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     # --- memory -------------------------------------------------------------------------
 
@@ -118,10 +122,38 @@ class PageFigures:
         except KeyError:
             raise MissingFigure(f"a throughput measured for {method} at the guide's run") from None
 
+    # --- the estimate decides: fits and recommendations ------------------------------
+    # Every fit, recommendation and claim of a guide is the run's peak-memory estimate
+    # against each card's usable memory (``pricing.planning.planned``), as the planner page
+    # and the API decide; the cited rules (``memory``) are shown as the rules of thumb they are.
+
+    def peaks(self, method: str) -> dict[int, tm.PeakMemory]:
+        """The estimate at the guide's run for each GPU count we rent per host."""
+        if method not in self._peaks:
+            self._peaks[method] = planning.peaks_by_count(
+                self.architecture, self.training_setup(method)
+            )
+        return self._peaks[method]
+
+    def plans(
+        self, method: str, configurations: Iterable[calc.Configuration] | None = None
+    ) -> list[calc.PlannedFit]:
+        """``configurations`` (by default every one we rent: each GPU in 1, 2, 4 and 8) against
+        the estimate at the guide's run."""
+        if configurations is None:
+            configurations = calc.host_configurations(self.rentable_offers())
+        return planning.planned(configurations, self.peaks(method), self.memory(method))
+
+    def plan(self, method: str, configuration: calc.Configuration) -> calc.PlannedFit:
+        return self.plans(method, [configuration])[0]
+
+    def fits(self, method: str, configuration: calc.Configuration) -> bool:
+        return self.plan(method, configuration).fits_by_estimate
+
     def ranked(self, method: str) -> list[calc.Configuration]:
-        """The fit table's configurations that hold a method, in the recommendation policy's
-        order (``calc.ranked_fits``: priced, one host, cheapest per hour, then fewest GPUs)."""
-        return calc.ranked_fits(self.configurations, self.memory(method))
+        """Every configuration we rent that holds the run, in the recommendation policy's
+        order (``calc.ranked_plans``: priced, one host, cheapest per hour, then fewest GPUs)."""
+        return [p.configuration for p in calc.ranked_plans(self.plans(method))]
 
     def recommended(self, method: str) -> list[calc.Configuration]:
         """The editor's override, or the first and (as the alternative) the runner-up."""
@@ -131,11 +163,33 @@ class PageFigures:
         ranked = self.ranked(method)
         if not ranked:
             raise NothingFits(f"a configuration on one host that holds {method}")
+        for configuration in ranked[:2]:
+            self.listing(configuration.gpu.slug)  # its price's day counts as quoted
         return ranked[:2]
 
-    def closest_miss(self, method: str) -> calc.Configuration | None:
-        """The fit table's largest configuration that is still too small for a method."""
-        return calc.closest_miss(self.configurations, self.memory(method))
+    def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
+        return self.plans(method, self.recommended(method))
+
+    def table_configurations(self) -> list[calc.Configuration]:
+        """The fit table's rows: the guide's configurations and every one it recommends, by
+        total memory, then price (so a recommendation is always a row of the table)."""
+        rows = list(self.configurations)
+        for method in self.methods:
+            try:
+                rows += [c for c in self.recommended(method) if c not in rows]
+            except MissingFigure:
+                pass
+        return sorted(
+            rows, key=lambda c: (c.total_memory_gb, c.usd_per_hour is None, c.usd_per_hour or 0)
+        )
+
+    def closest_miss(self, method: str) -> calc.PlannedFit | None:
+        """The fit table's configuration that misses the run by the least per GPU."""
+        return calc.closest_miss(self.plans(method, self.configurations))
+
+    def one_gpu(self, method: str, gpu: GpuListing) -> calc.PlannedFit:
+        """The run on one card of ``gpu`` (rented or not, as the RTX 4090 questions ask)."""
+        return self.plan(method, gpu.configuration(1))
 
     # --- GPUs, configurations, prices ---------------------------------------------------
 
@@ -170,16 +224,23 @@ class PageFigures:
         return [g.offer for g in self.listings[self.house].values() if g.rentable]
 
     def smallest_gpu(self, slug: str) -> GpuListing:
-        offer = calc.smallest_fitting_gpu(self.rentable_offers(), self.memory(slug))
-        if offer is None:
+        """The single card we rent with the least memory that holds the run (the cheaper on
+        ties)."""
+        fitting = [
+            p.configuration.gpu
+            for p in self.plans(slug, [calc.Configuration(o) for o in self.rentable_offers()])
+            if p.fits_by_estimate and p.configuration.usd_per_hour is not None
+        ]
+        if not fitting:
             raise MissingFigure(f"a single GPU that fits {slug}")
+        offer = min(fitting, key=lambda o: (o.memory_gb, o.usd_per_gpu_hour))
         return self.listing(offer.slug)
 
     def cheapest(self, slug: str) -> calc.Configuration:
-        config = calc.cheapest_fit(self.configurations, self.memory(slug))
-        if config is None:
+        ranked = self.ranked(slug)
+        if not ranked:
             raise NothingFits(f"a configuration that fits {slug}")
-        return config
+        return ranked[0]
 
     def scenario_blocks(self) -> list[int]:
         """The hour blocks that the guide's cost scenarios fill, smallest first."""

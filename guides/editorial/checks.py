@@ -116,26 +116,33 @@ def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str])
 
 def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
     """Configurations the editor set (recommendation overrides, cost scenarios) that do not
-    hold their method by the guide's own figures, or that we do not rent."""
+    hold the guide's run by the estimate (what decides every fit on the page), or that we do
+    not rent."""
     rows = [(_("recommendation"), r) for r in guide.recommendations.all()]
     rows += [(_("cost scenario"), s) for s in guide.cost_scenarios.all()]
     problems = []
     for what, row in rows:
         configuration = figures.configuration(row.gpu.slug, row.count)
-        need = figures.memory(row.method.slug)
         label = config_label(row.count, row.gpu.name)
         where = f"{what} {row.position}: {row.method.short_name}, {label}"
         if configuration.usd_per_hour is None:
             problems.append(Problem(where, "", _("we do not rent this configuration")))
-        if configuration.total_memory_gb < need:
+        try:
+            plan = figures.plan(row.method.slug, configuration)
+        except MissingFigure:
+            continue  # no estimate for the method: its tokens report it
+        if not plan.fits_by_estimate:
             problems.append(
                 Problem(
                     where,
                     "",
-                    _("its %(memory)s do not hold the %(need)s the method needs")
+                    _(
+                        "by the estimate, the guide's run needs %(need)s per GPU here, more "
+                        "than the %(usable)s each card can use"
+                    )
                     % {
-                        "memory": gigabytes(configuration.total_memory_gb),
-                        "need": gigabytes(need),
+                        "need": gigabytes(plan.reserved_gb_per_gpu.quantize(calc.TENTH)),
+                        "usable": gigabytes(plan.usable_gb_per_gpu.quantize(calc.TENTH)),
                     },
                 )
             )

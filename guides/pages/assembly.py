@@ -33,7 +33,6 @@ from guides.content.presentation import (
     beyond_one_host,
     config_label,
     faq_page_json_ld,
-    gigabytes,
     long_date,
     parenthesized,
 )
@@ -172,6 +171,7 @@ class MethodColumn:
 class Recommended:
     label: str
     usd_per_hour: Decimal | None
+    config: str  # "a100-80gb:1", the page's mark of what it recommends (data-config)
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,10 @@ class MethodSummaryRow:
     method: MethodColumn
     recommended: list[Recommended]  # empty where nothing on one host holds the method
     not_offered: str  # what the row says then
+    # The estimated peak per GPU on the first recommendation (on one GPU where none fits)
+    # and that configuration's label ("" for one GPU).
+    peak_gb_per_gpu: Decimal
+    peak_on: str
 
 
 @dataclass(frozen=True)
@@ -191,22 +195,32 @@ class MemoryRuleRow:
 
 @dataclass(frozen=True)
 class FitColumn:
-    """A method's column in the fit table: its name and its planning memory, formatted."""
+    """A method's column in the fit table."""
 
     short_name: str
-    planning: str  # " (168 GB)"
 
 
 @dataclass(frozen=True)
 class FitCell:
-    label: str  # the column's heading, repeated for narrow screens: "LoRA (168 GB)"
-    fits: bool
+    """One mark of the fit table: the estimate's, which decides."""
+
+    label: str  # the column's heading, repeated for narrow screens: "LoRA"
+    plan: calc.PlannedFit
+
+    @property
+    def fits(self) -> bool:
+        return self.plan.fits_by_estimate
+
+    @property
+    def rule_disagrees(self) -> bool:
+        """The cited rule of thumb would mark it the other way (the page says so)."""
+        return self.plan.fits_by_rule != self.plan.fits_by_estimate
 
 
 @dataclass(frozen=True)
 class LabelledFitRow:
     label: str
-    row: calc.FitRow
+    configuration: calc.Configuration
     cells: list[FitCell]  # the row's cells with their column's heading (formatted once)
 
 
@@ -275,6 +289,11 @@ class GuidePage:
 
     # Built when first read: the parts of the page that show them read no price and are
     # rendered once per guide, not after each price check (see pagecache.fragments).
+
+    @property
+    def rule_disagreements(self) -> bool:
+        """Whether the fit table has a cell where the rule of thumb and the estimate differ."""
+        return any(cell.rule_disagrees for row in self.fit_rows for cell in row.cells)
 
     @cached_property
     def memory_rules(self) -> list[MemoryRuleRow]:
@@ -358,9 +377,17 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
         for m in figures.methods.values()
     ]
-    fit = calc.fit_matrix(figures.configurations, [c.estimate for c in columns])
-    fit_columns = [
-        FitColumn(c.short_name, parenthesized(gigabytes(c.estimate.planning_gb))) for c in columns
+    fit_columns = [FitColumn(c.short_name) for c in columns]
+    fit_rows = [
+        LabelledFitRow(
+            config_label(configuration.count, configuration.gpu.name),
+            configuration,
+            [
+                FitCell(column.short_name, figures.plan(column.slug, configuration))
+                for column in columns
+            ],
+        )
+        for configuration in figures.table_configurations()
     ]
     cost = calc.cost_table(figures.scenarios, figures.blocks)
     faq = [
@@ -372,17 +399,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
     sections = [_section_view(s, figures) for s in guide.sections.all()]
     faq_views = [FaqView(q, render_prose(a, figures)) for q, a in faq]
-    method_summary = [
-        MethodSummaryRow(
-            column,
-            [
-                Recommended(config_label(c.count, c.gpu.name), c.usd_per_hour)
-                for c in _recommended_or_none(figures, column.slug)
-            ],
-            beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
-        )
-        for column in columns
-    ]
+    method_summary = [_method_summary_row(figures, column) for column in columns]
     return GuidePage(
         guide=guide,
         short_answer=short_answer,
@@ -390,7 +407,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         faq_json_ld=faq_json_ld,
         checked=price_dates(figures.quoted_on),
         fit_checked=price_dates(
-            figures.listing(c.gpu.slug).checked_on for c in figures.configurations
+            figures.listing(r.configuration.gpu.slug).checked_on for r in fit_rows
         ),
         cost_checked=price_dates(figures.listing(s.gpu.slug).checked_on for s in scenarios),
         house_name=figures.house_name,
@@ -398,17 +415,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         method_summary=method_summary,
         training=figures.training,
         fit_columns=fit_columns,
-        fit_rows=[
-            LabelledFitRow(
-                config_label(r.configuration.count, r.configuration.gpu.name),
-                r,
-                [
-                    FitCell(column.short_name + column.planning, cell.fits)
-                    for column, cell in zip(fit_columns, r.cells, strict=True)
-                ],
-            )
-            for r in fit
-        ],
+        fit_rows=fit_rows,
         cost_rows=[
             LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
             for s, row in zip(scenarios, cost, strict=True)
@@ -434,12 +441,34 @@ def recommendation_overrides(
     return overrides
 
 
-def _recommended_or_none(figures: PageFigures, method: str) -> list[calc.Configuration]:
-    """The method table's row: empty where nothing on one host holds the method."""
+def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSummaryRow:
+    """The method table's row: what we recommend (nothing where nothing on one host holds
+    the method) and the estimated peak per GPU on the first recommendation."""
     try:
-        return figures.recommended(method)
+        plans = figures.recommended_plans(column.slug)
     except NothingFits:
-        return []
+        plans = []
+    recommended = [
+        Recommended(
+            config_label(p.configuration.count, p.configuration.gpu.name),
+            p.configuration.usd_per_hour,
+            f"{p.configuration.gpu.slug}:{p.configuration.count}",
+        )
+        for p in plans
+    ]
+    if plans:
+        first = plans[0]
+        peak_on = config_label(first.configuration.count, first.configuration.gpu.name)
+        peak = first.peak_gb_per_gpu
+    else:
+        peak_on, peak = "", figures.peaks(column.slug)[1].peak_gb
+    return MethodSummaryRow(
+        column,
+        recommended,
+        beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
+        peak.quantize(Decimal("0.1"), ROUND_HALF_UP),
+        peak_on,
+    )
 
 
 def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
@@ -726,6 +755,8 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
     figures = replace(
         base,
         params_billion=guide.language_model.params_billion,
+        architecture=guide.language_model.architecture,
+        training=guide.training_setup(Method.QLORA),
         configurations=[],
         recommendations={},
         quoted_on=set(),
@@ -736,7 +767,10 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
     figures.recommendations = recommendation_overrides(guide, figures)
     options = []
     for method in figures.methods.values():
-        first = next(iter(_recommended_or_none(figures, method.slug)), None)
+        try:
+            first = figures.recommended(method.slug)[0]
+        except NothingFits:
+            first = None
         if first is not None and first.usd_per_hour is not None:
             options.append((first.usd_per_hour, method.short_name, first))
     cheapest = None

@@ -6,6 +6,8 @@ they cost a tenth of that. The HTML is the template's, byte for byte; values are
 same way (``format_html`` escapes what is not already safe, as ``{{ }}`` does).
 """
 
+from decimal import ROUND_HALF_UP
+
 from django import template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -14,8 +16,14 @@ from django.utils.translation import gettext, pgettext
 
 from guides.content import presentation
 from guides.pagecache import fragments
-from guides.pages.assembly import Comparison, LabelledCostRow, LabelledFitRow, MethodSummaryRow
-from pricing.domain.calculations import MemoryEstimate
+from guides.pages.assembly import (
+    Comparison,
+    FitCell,
+    LabelledCostRow,
+    LabelledFitRow,
+    MethodSummaryRow,
+)
+from pricing.domain.calculations import TENTH, MemoryEstimate
 
 register = template.Library()
 
@@ -25,31 +33,53 @@ _FIT_ROW = (
     "      {}\n"
     '      <td class="num" data-label="{}">{}</td>\n    </tr>\n  '
 )
-_FIT_CELL = '<td data-label="{}" class="mark {}"><span role="img" aria-label="{}">{}</span></td>'
+_FIT_CELL = (
+    '<td data-label="{}" class="mark {}"><span role="img" aria-label="{}" title="{}">{}</span>'
+    "{}</td>"
+)
+_RULE_DISAGREES = '<sup class="rule-disagrees" aria-hidden="true">*</sup>'
 
 
 @register.simple_tag
 def fit_table_rows(
     rows: list[LabelledFitRow], total_heading: str, price_heading: str
 ) -> SafeString:
-    """``<tr>`` for each configuration: its memory, a mark per method, its price per hour."""
-    marks = {True: ("yes", gettext("fits"), "✓"), False: ("no", gettext("does not fit"), "✗")}
+    """``<tr>`` for each configuration: its memory, the estimate's mark per method (with an
+    asterisk where the cited rule of thumb says otherwise), its price per hour."""
     return mark_safe(
         "".join(
             format_html(
                 _FIT_ROW,
                 fit.label,
                 total_heading,
-                _or_blank(presentation.gigabytes, fit.row.configuration.total_memory_gb),
-                format_html_join(
-                    "", _FIT_CELL, ((cell.label, *marks[cell.fits]) for cell in fit.cells)
-                ),
+                _or_blank(presentation.gigabytes, fit.configuration.total_memory_gb),
+                format_html_join("", _FIT_CELL, (_fit_cell(cell) for cell in fit.cells)),
                 price_heading,
-                _or_blank(presentation.usd, fit.row.configuration.usd_per_hour),
+                _or_blank(presentation.usd, fit.configuration.usd_per_hour),
             )
             for fit in rows
         )
     )
+
+
+def _fit_cell(cell: FitCell) -> tuple:
+    plan = cell.plan
+    words = {
+        "need": presentation.gigabytes(_tenth(plan.reserved_gb_per_gpu)),
+        "usable": presentation.gigabytes(_tenth(plan.usable_gb_per_gpu)),
+    }
+    if cell.fits:
+        css, mark, said = "yes", "✓", gettext("fits: %(need)s of %(usable)s per GPU") % words
+    else:
+        css, mark = "no", "✗"
+        said = gettext("does not fit: %(need)s of %(usable)s per GPU") % words
+    if cell.rule_disagrees:
+        said = gettext("%(said)s; the rule of thumb says otherwise") % {"said": said}
+    return (cell.label, css, said, said, mark, _RULE_DISAGREES if cell.rule_disagrees else "")
+
+
+def _tenth(value):
+    return value.quantize(TENTH, ROUND_HALF_UP)
 
 
 _COST_ROW = (
@@ -125,7 +155,7 @@ def comparison_table_rows(comparison: Comparison, ratio_heading: str) -> SafeStr
 
 
 _METHOD_ROW = (
-    '\n    <tr>\n      <th scope="row">{}</th>\n'
+    '\n    <tr data-method="{}">\n      <th scope="row">{}</th>\n'
     '      <td data-label="{}">{}</td>\n'
     '      <td data-label="{}">{}</td>\n    </tr>\n  '
 )
@@ -140,14 +170,31 @@ def method_table_rows(
         "".join(
             format_html(
                 _METHOD_ROW,
+                row.method.slug,
                 row.method.name,
                 memory_heading,
-                _memory_needed(row.method.estimate),
+                _memory_cell(row),
                 rent_heading,
                 _what_to_rent(row),
             )
             for row in rows
         )
+    )
+
+
+def _memory_cell(row: MethodSummaryRow) -> SafeString:
+    """The rule of thumb, and under it the estimate that decides."""
+    peak = presentation.gigabytes(row.peak_gb_per_gpu)
+    if row.peak_on:
+        estimate = _translated(
+            gettext("estimate: %(peak)s per GPU on %(config)s"), peak=peak, config=row.peak_on
+        )
+    else:
+        estimate = _translated(gettext("estimate: %(peak)s on one GPU"), peak=peak)
+    return format_html(
+        '{}<br><span class="estimate">{}</span>',
+        _translated(gettext("rule of thumb: %(rule)s"), rule=_memory_needed(row.method.estimate)),
+        estimate,
     )
 
 
@@ -172,7 +219,8 @@ def _what_to_rent(row: MethodSummaryRow) -> str:
     return mark_safe(
         conditional_escape(separator).join(
             format_html(
-                '<span class="nowrap">{}</span>{}',
+                '<span class="nowrap" data-config="{}">{}</span>{}',
+                option.config,
                 option.label,
                 presentation.parenthesized(
                     gettext("not rented")

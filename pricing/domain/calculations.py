@@ -10,14 +10,15 @@ cited rules are compared with it as the guides publish them, the peak-memory est
 PyTorch can use of it (``usable_memory_gb``).
 
 Fit: an estimate exactly equal to the memory on hand fits (an 80 GB card fits an 80 GB plan).
-Every comparison against memory (``FitCell.fits``, ``PlannedFit``, ``cheapest_fit``,
-``smallest_fitting_gpu``) and against a GPU-hour block (``covering_block``) is "at least", so
-the tests pin equality.
+Every comparison against memory (``PlannedFit``, ``smallest_fitting_gpu``) and against a
+GPU-hour block (``covering_block``) is "at least", so the tests pin equality. The peak-memory
+estimate decides every fit and recommendation (``ranked_plans``); the cited rules are the
+sources' rules of thumb, shown beside it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
@@ -200,43 +201,6 @@ class Configuration:
         return self.gpu.usd_per_gpu_hour * self.count
 
 
-@dataclass(frozen=True)
-class FitCell:
-    method: str
-    required_gb: Decimal
-    available_gb: Decimal
-
-    @property
-    def fits(self) -> bool:
-        """An estimate exactly equal to the memory on hand fits (80 GB on an 80 GB card)."""
-        return self.available_gb >= self.required_gb
-
-
-@dataclass(frozen=True)
-class FitRow:
-    configuration: Configuration
-    cells: tuple[FitCell, ...]
-
-    def cell(self, method: str) -> FitCell:
-        for cell in self.cells:
-            if cell.method == method:
-                return cell
-        raise KeyError(method)
-
-
-def fit_matrix(
-    configurations: Iterable[Configuration], estimates: Sequence[MemoryEstimate]
-) -> list[FitRow]:
-    """Each configuration against each method's planning figure."""
-    return [
-        FitRow(
-            config,
-            tuple(FitCell(e.method, e.planning_gb, config.total_memory_gb) for e in estimates),
-        )
-        for config in configurations
-    ]
-
-
 def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
     """What a configuration leaves after a given estimate (1,128 - 1,120 = 8 GB)."""
     return configuration.total_memory_gb - memory_gb
@@ -310,37 +274,34 @@ def planned_fits(
     return [PlannedFit(c, planning_gb, *peaks[c.count]) for c in configurations]
 
 
-def ranked_fits(
-    configurations: Iterable[Configuration], required_gb: Decimal
-) -> list[Configuration]:
+def ranked_plans(plans: Iterable[PlannedFit]) -> list[PlannedFit]:
     """The recommendation policy: the configurations on one host (at most eight GPUs) that have
-    a price and hold the requirement, cheapest per hour first, then fewest GPUs."""
+    a price and hold the run by the estimate, cheapest per hour first, then fewest GPUs."""
     fitting = [
-        c
-        for c in configurations
-        if c.total_memory_gb >= required_gb
-        and c.usd_per_hour is not None
-        and c.count <= HOST_GPU_COUNTS[-1]
+        p
+        for p in plans
+        if p.fits_by_estimate
+        and p.configuration.usd_per_hour is not None
+        and p.configuration.count <= HOST_GPU_COUNTS[-1]
     ]
-    return sorted(fitting, key=lambda c: (c.usd_per_hour, c.count))
+    return sorted(fitting, key=lambda p: (p.configuration.usd_per_hour, p.configuration.count))
 
 
-def cheapest_fit(
-    configurations: Iterable[Configuration], required_gb: Decimal
-) -> Configuration | None:
-    """The first of ``ranked_fits``: the least money per hour that holds the requirement."""
-    ranked = ranked_fits(configurations, required_gb)
-    return ranked[0] if ranked else None
-
-
-def closest_miss(
-    configurations: Iterable[Configuration], required_gb: Decimal
-) -> Configuration | None:
-    """The configuration with the most memory that is still too small (fewest GPUs on ties)."""
-    short = [c for c in configurations if c.total_memory_gb < required_gb]
+def closest_miss(plans: Iterable[PlannedFit]) -> PlannedFit | None:
+    """Of the configurations too small for the run by the estimate, the one that misses by the
+    least per GPU (fewest GPUs, then the cheaper, on ties)."""
+    short = [p for p in plans if not p.fits_by_estimate]
     if not short:
         return None
-    return max(short, key=lambda c: (c.total_memory_gb, -c.count))
+    return min(
+        short,
+        key=lambda p: (
+            -p.estimate_headroom_gb_per_gpu,
+            p.configuration.count,
+            p.configuration.usd_per_hour is None,
+            p.configuration.usd_per_hour or ZERO,
+        ),
+    )
 
 
 def smallest_fitting_gpu(gpus: Iterable[GpuOffer], required_gb: Decimal) -> GpuOffer | None:

@@ -9,11 +9,11 @@ property of ``PageFigures``); its help text is translated in locale/.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import get_language, gettext, ngettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from guides.content import presentation as show
@@ -32,6 +32,7 @@ from guides.content.tokens.registry import (
 from pricing.domain import calculations as calc
 from pricing.domain.formatting import trim
 
+SHOWN_GB = Decimal("0.1")  # estimates to a tenth of a GB, as the planner shows them
 WHICH_ESTIMATE = Choice(("planning", "lower", "upper", "range"))
 SPEC_FIELDS = Choice(("bf16", "bandwidth", "memory"))
 WHICH_RECOMMENDED = Choice(("both", "first", "alternative"))
@@ -167,6 +168,26 @@ def margin(f: PageFigures, method: str, style: str = "percent") -> str:
 )
 def weights(f: PageFigures, method: str) -> str:
     return show.gigabytes(f.weights_gb(method))
+
+
+@registry.kind(
+    "estimate",
+    required=(METHOD,),
+    optional=(Choice(("peak", "reserved")),),
+    example="[[estimate qlora]]",
+    help=_(
+        "the estimated peak memory of the guide's run on one GPU (peak, default: 50.2 GB), or "
+        "with the memory allocator's margin (reserved: 53.6 GB), which is what must fit"
+    ),
+)
+def estimate(f: PageFigures, method: str, which: str = "peak") -> str:
+    one_gpu = f.peaks(method)[1]
+    return _gb(one_gpu.reserved_gb if which == "reserved" else one_gpu.peak_gb)
+
+
+def _gb(value: Decimal) -> str:
+    """An estimated figure as the planner shows it: to 0.1 GB."""
+    return show.gigabytes(value.quantize(SHOWN_GB, ROUND_HALF_UP))
 
 
 # --- GPUs, configurations and prices ----------------------------------------------------
@@ -416,9 +437,9 @@ def _method_name(f: PageFigures, method: str) -> str:
     optional=(WHICH_RECOMMENDED, RECOMMENDED_DETAIL),
     example="[[recommend qlora]]",
     help=_(
-        "the configurations we recommend for a method, computed from the fit table (cheapest "
-        "per hour that fits, then fewest GPUs): both (default), first or alternative; with "
-        "price (default), plain or memory: one A100 80GB ($0.92/hour) or one H100 ($2.32/hour)"
+        "the configurations we recommend for a method, by the estimate over every configuration "
+        "we rent (cheapest per hour that fits, then fewest GPUs): both (default), first or "
+        "alternative; with price (default), plain or memory: one A100 80GB ($0.92/hour)"
     ),
 )
 def recommend(f: PageFigures, method: str, which: str = "both", detail: str = "price") -> str:
@@ -476,20 +497,37 @@ def recommend_ratio(f: PageFigures, first: str, second: str) -> str:
 )
 def cost_gap(f: PageFigures, first: str, second: str) -> str:
     try:
-        ratio = recommend_ratio(f, first, second)
+        first_config, second_config = f.recommended(first)[0], f.recommended(second)[0]
     except NothingFits:
         return gettext("We cannot price it: %(method)s needs %(beyond)s.") % {
             "method": _method_name(f, first),
             "beyond": _nothing_fits(),
         }
+    words = {"first": recommend(f, first, "first"), "second": recommend(f, second, "first")}
+    if first_config == second_config:
+        return (
+            gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
+            % words
+        )
+    ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
+    if ratio < 2:
+        return (
+            gettext(
+                "At our prices, not even twice as much per hour of hardware: %(first)s against "
+                "%(second)s."
+            )
+            % words
+        )
     return gettext(
         "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s against "
         "%(second)s."
-    ) % {
-        "ratio": ratio,
-        "first": recommend(f, first, "first"),
-        "second": recommend(f, second, "first"),
-    }
+    ) % {**words, "ratio": show.number(ratio)}
+
+
+def _priced(configuration: calc.Configuration, method: str) -> Decimal:
+    if configuration.usd_per_hour is None:
+        raise MissingFigure(f"a price for the configuration recommended for {method}")
+    return configuration.usd_per_hour
 
 
 @registry.kind(
@@ -508,34 +546,42 @@ def config(f: PageFigures, config: ConfigRef) -> str:
     required=(METHOD,),
     example="[[too_small qlora]]",
     help=_(
-        "a sentence: the fit table's largest configuration that misses a method's estimate, "
-        "and by how much (or that every configuration holds it)"
+        "a sentence: the fit table's configuration that misses the guide's run by the least, "
+        "by the estimate (or that every configuration holds it)"
     ),
 )
 def too_small(f: PageFigures, method: str) -> str:
-    need = f.memory(method)
     miss = f.closest_miss(method)
     if miss is None:
         return gettext(
-            "Every configuration in the table holds the %(method)s estimate of %(need)s."
-        ) % {
-            "method": _method_name(f, method),
-            "need": show.gigabytes(need),
-        }
-    gpus = show.gpu_count(miss.count, miss.gpu.name)
-    return ngettext(
-        "Too small: %(gpus)s with %(memory)s misses the %(method)s estimate of %(need)s by "
-        "%(short)s.",
-        "Too small: %(gpus)s with %(memory)s miss the %(method)s estimate of %(need)s by "
-        "%(short)s.",
-        miss.count,
-    ) % {
-        "gpus": gpus,
-        "memory": show.gigabytes(miss.total_memory_gb),
+            "By the estimate, every configuration in the table holds this guide's %(method)s run."
+        ) % {"method": _method_name(f, method)}
+    config = miss.configuration
+    words = {
+        "gpus": show.gpu_count(config.count, config.gpu.name),
+        "gpu": config.gpu.name,
+        "usable": _gb(miss.usable_gb_per_gpu),
         "method": _method_name(f, method),
-        "need": show.gigabytes(need),
-        "short": show.gigabytes(need - miss.total_memory_gb),
+        "need": _gb(miss.reserved_gb_per_gpu),
+        "peak": _gb(miss.peak_gb_per_gpu),
     }
+    if config.count == 1:
+        return (
+            gettext(
+                "Too small: %(gpus)s. This guide's %(method)s run needs %(need)s on it (an "
+                "estimated peak of %(peak)s plus the memory allocator's margin); the %(gpu)s can "
+                "use %(usable)s."
+            )
+            % words
+        )
+    return (
+        gettext(
+            "Too small: %(gpus)s. Sharded over them, this guide's %(method)s run needs %(need)s "
+            "on each (an estimated peak of %(peak)s plus the memory allocator's margin); each "
+            "%(gpu)s can use %(usable)s."
+        )
+        % words
+    )
 
 
 @registry.kind(
@@ -543,51 +589,66 @@ def too_small(f: PageFigures, method: str) -> str:
     required=(METHOD,),
     example="[[fit_note full-adamw]]",
     help=_(
-        "sentences on a method's range: the configuration that holds only the lower rule "
-        "(marked ✗), and what the first recommendation leaves after the upper one"
+        "sentences on a method's rule of thumb against the estimate: the configuration that "
+        "holds only the lower rule on paper and what the estimate says of it, and what the "
+        "first recommendation leaves per GPU"
     ),
 )
 def fit_note(f: PageFigures, method: str) -> str:
-    estimate = f.estimate(method)
-    lower = min(estimate.figures, key=lambda figure: figure.memory_gb)
-    upper = max(estimate.figures, key=lambda figure: figure.memory_gb)
+    rules = f.estimate(method)
+    lower = min(rules.figures, key=lambda figure: figure.memory_gb)
     words = {"method": _method_name(f, method)}
     sentences = []
-    near = [
-        c for c in f.configurations if estimate.lower_gb <= c.total_memory_gb < estimate.planning_gb
-    ]
+    near = [c for c in f.configurations if rules.lower_gb <= c.total_memory_gb < rules.planning_gb]
     if near:
         closest = max(near, key=lambda c: (c.total_memory_gb, -c.count))
+        plan = f.plan(method, closest)
+        words |= {
+            "config": show.config_name(closest.count, closest.gpu.name),
+            "bytes": show.number(lower.rule.bytes_per_param),
+            "memory": show.gigabytes(lower.memory_gb),
+            "headroom": show.gigabytes(calc.headroom_gb(closest, lower.memory_gb)),
+            "need": _gb(plan.reserved_gb_per_gpu),
+            "usable": _gb(plan.usable_gb_per_gpu),
+        }
         sentences.append(
             gettext(
-                "%(config)s covers the %(bytes)s-byte estimate (%(memory)s) on paper but leaves "
-                "only %(headroom)s for activations, so it is marked ✗ in the %(method)s column."
+                "%(config)s covers the %(bytes)s-byte rule of thumb (%(memory)s) on paper with "
+                "only %(headroom)s to spare."
             )
-            % {
-                **words,
-                "config": show.config_name(closest.count, closest.gpu.name),
-                "bytes": show.number(lower.rule.bytes_per_param),
-                "memory": show.gigabytes(lower.memory_gb),
-                "headroom": show.gigabytes(calc.headroom_gb(closest, lower.memory_gb)),
-            }
+            % words
         )
+        if plan.fits_by_estimate:
+            sentences.append(
+                gettext(
+                    "The estimate decides: sharded over its GPUs, this run needs %(need)s on each, "
+                    "within the %(usable)s each can use, so it is marked ✓ in the %(method)s "
+                    "column."
+                )
+                % words
+            )
+        else:
+            sentences.append(
+                gettext(
+                    "The estimate decides: sharded over its GPUs, this run needs %(need)s on each, "
+                    "more than the %(usable)s each can use, so it is marked ✗ in the %(method)s "
+                    "column."
+                )
+                % words
+            )
     try:
-        first = f.recommended(method)[0]
+        first = f.recommended_plans(method)[0]
     except NothingFits:
         sentences.append(
-            gettext("No configuration on one host holds the %(bytes)s-byte estimate (%(memory)s).")
-            % {
-                "bytes": show.number(upper.rule.bytes_per_param),
-                "memory": show.gigabytes(upper.memory_gb),
-            }
+            gettext("By the estimate, no configuration on one host holds this %(method)s run.")
+            % words
         )
     else:
         sentences.append(
-            gettext("%(config)s leaves %(headroom)s after the %(bytes)s-byte estimate.")
+            gettext("%(config)s leaves %(headroom)s per GPU beyond the estimate.")
             % {
-                "config": show.config_name(first.count, first.gpu.name),
-                "headroom": show.gigabytes(calc.headroom_gb(first, upper.memory_gb)),
-                "bytes": show.number(upper.rule.bytes_per_param),
+                "config": show.config_name(first.configuration.count, first.configuration.gpu.name),
+                "headroom": _gb(first.estimate_headroom_gb_per_gpu),
             }
         )
     return show.sentences(sentences)
@@ -598,11 +659,12 @@ def fit_note(f: PageFigures, method: str) -> str:
     required=(METHOD,),
     example="[[single_gpu qlora]]",
     help=_(
-        "a sentence: the smallest single GPU we rent that holds a method, or what it needs instead"
+        "a sentence: the smallest single GPU we rent that holds the guide's run of a method by "
+        "the estimate, or what it needs instead"
     ),
 )
 def single_gpu(f: PageFigures, method: str) -> str:
-    words = {"method": _method_name(f, method), "need": show.gigabytes(f.memory(method))}
+    words = {"method": _method_name(f, method), "peak": _gb(f.peaks(method)[1].peak_gb)}
     try:
         gpu = f.smallest_gpu(method)
     except MissingFigure:
@@ -613,21 +675,22 @@ def single_gpu(f: PageFigures, method: str) -> str:
         else:
             needs = show.gpu_count(first.count, first.gpu.name)
         return gettext(
-            "%(method)s does not fit on one GPU we rent: its estimate of %(need)s needs %(needs)s."
+            "%(method)s does not fit on one GPU we rent: on one card this guide's run would peak "
+            "at %(peak)s; it needs %(needs)s."
         ) % {**words, "needs": needs}
     words |= {"gpu": gpu.name, "memory": show.gigabytes(gpu.memory_gb)}
     if _names_its_memory(gpu.name, gpu.memory_gb):  # not "the A100 80GB with 80 GB"
         return (
             gettext(
-                "%(method)s fits on one GPU: the smallest we rent that holds its estimate of "
-                "%(need)s is the %(gpu)s."
+                "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
+                "(an estimated peak of %(peak)s) is the %(gpu)s."
             )
             % words
         )
     return (
         gettext(
-            "%(method)s fits on one GPU: the smallest we rent that holds its estimate of %(need)s "
-            "is the %(gpu)s with %(memory)s."
+            "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
+            "(an estimated peak of %(peak)s) is the %(gpu)s with %(memory)s."
         )
         % words
     )
@@ -643,26 +706,29 @@ def _names_its_memory(gpu_name: str, memory_gb: Decimal) -> bool:
     required=(METHOD, GPU),
     example="[[verdict qlora rtx-4090]]",
     help=_(
-        "a sentence: whether one GPU holds a method, and why (the weights alone or the estimate)"
+        "a sentence that starts with Yes or No: whether one GPU holds the guide's run of a "
+        "method by the estimate, and why (the weights alone, or the estimate)"
     ),
 )
 def verdict(f: PageFigures, method: str, gpu: str) -> str:
     card = f.listing(gpu)
-    need = f.memory(method)
+    plan = f.one_gpu(method, card)
     weights = f.weights_gb(method)
     words = {
         "method": _method_name(f, method),
-        "need": show.gigabytes(need),
+        "need": _gb(plan.reserved_gb_per_gpu),
+        "peak": _gb(plan.peak_gb_per_gpu),
+        "usable": _gb(plan.usable_gb_per_gpu),
         "gpu": card.name,
         "memory": show.gigabytes(card.memory_gb),
         "weights": show.gigabytes(weights),
         "bits": show.number(f.method(method).rule.weight_bytes_per_param * 8),
     }
-    if card.memory_gb >= need:
+    if plan.fits_by_estimate:
         sentence = (
             gettext(
-                "Yes, by memory: the %(method)s estimate of %(need)s fits in the %(memory)s of the "
-                "%(gpu)s."
+                "Yes. This guide's %(method)s run needs %(need)s on one GPU (an estimated peak of "
+                "%(peak)s plus the memory allocator's margin), and the %(gpu)s can use %(usable)s."
             )
             % words
         )
@@ -670,56 +736,90 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
             not_rented = gettext("We do not rent the %(gpu)s, though.") % words
             return show.sentences([sentence, not_rented])
         return sentence
-    if weights > card.memory_gb:
-        return (
+    if weights > plan.usable_gb_per_gpu:
+        sentence = (
             gettext(
                 "No. Even at %(bits)s bits, the weights alone take %(weights)s, more than the "
                 "%(memory)s of the %(gpu)s."
             )
             % words
         )
-    return (
-        gettext(
-            "No. The weights alone take %(weights)s, but the %(method)s estimate of %(need)s is "
-            "more than the %(memory)s of the %(gpu)s."
+    else:
+        sentence = (
+            gettext(
+                "No. The %(bits)s-bit weights alone take %(weights)s, but this guide's %(method)s "
+                "run needs %(need)s on one GPU (an estimated peak of %(peak)s plus the memory "
+                "allocator's margin), more than the %(usable)s the %(gpu)s can use."
+            )
+            % words
         )
-        % words
-    )
+    try:
+        instead = gettext("The smallest GPU we rent that holds it is the %(gpu)s.") % {
+            "gpu": f.smallest_gpu(method).name
+        }
+    except MissingFigure:
+        instead = gettext("No single GPU we rent holds it.")
+    return show.sentences([sentence, instead])
+
+
+@registry.kind(
+    "yes_no_one_gpu",
+    required=(METHOD,),
+    example="[[yes_no_one_gpu qlora]]",
+    help=_("Yes. or No.: whether a single GPU we rent holds the guide's run of a method"),
+)
+def yes_no_one_gpu(f: PageFigures, method: str) -> str:
+    try:
+        f.smallest_gpu(method)
+    except MissingFigure:
+        return gettext("No.")
+    return gettext("Yes.")
 
 
 @registry.kind(
     "holds",
     required=(METHOD, GPU, GPU),
     example="[[holds qlora h100 a100-80gb]]",
-    help=_("a sentence: which of two GPUs holds a method's estimate on one card"),
+    help=_(
+        "a sentence: which of two GPUs holds the guide's run of a method on one card, by the "
+        "estimate"
+    ),
 )
 def holds(f: PageFigures, method: str, first: str, second: str) -> str:
-    need = f.memory(method)
     a, b = f.listing(first), f.listing(second)
+    plan_a, plan_b = f.one_gpu(method, a), f.one_gpu(method, b)
     words = {
         "method": _method_name(f, method),
-        "need": show.gigabytes(need),
+        "need": _gb(plan_a.reserved_gb_per_gpu),
         "first": a.name,
         "second": b.name,
-        "first_memory": show.gigabytes(a.memory_gb),
-        "second_memory": show.gigabytes(b.memory_gb),
+        "first_usable": _gb(plan_a.usable_gb_per_gpu),
+        "second_usable": _gb(plan_b.usable_gb_per_gpu),
     }
-    a_holds, b_holds = a.memory_gb >= need, b.memory_gb >= need
-    if a_holds and b_holds and a.memory_gb == b.memory_gb:
-        return gettext("Both hold the %(method)s estimate of %(need)s in %(first_memory)s.") % words
+    a_holds, b_holds = plan_a.fits_by_estimate, plan_b.fits_by_estimate
+    if a_holds and b_holds and plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu:
+        return (
+            gettext(
+                "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
+                "memory allocator's margin, and each can use %(first_usable)s."
+            )
+            % words
+        )
     if a_holds and b_holds:
         return (
             gettext(
-                "Both hold the %(method)s estimate of %(need)s on one card: the %(first)s in "
-                "%(first_memory)s, the %(second)s in %(second_memory)s."
+                "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
+                "memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+                "%(second)s %(second_usable)s."
             )
             % words
         )
     if not (a_holds or b_holds):
         return (
             gettext(
-                "Neither holds the %(method)s estimate of %(need)s on one card: the %(first)s has "
-                "%(first_memory)s, the %(second)s %(second_memory)s; both need several cards."
+                "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
+                "the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+                "%(second)s %(second_usable)s. Both need several cards."
             )
             % words
         )
@@ -728,16 +828,37 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
             **words,
             "first": b.name,
             "second": a.name,
-            "first_memory": words["second_memory"],
-            "second_memory": words["first_memory"],
+            "first_usable": words["second_usable"],
+            "second_usable": words["first_usable"],
         }
     return (
         gettext(
-            "Only the %(first)s holds the %(method)s estimate of %(need)s on one card, in "
-            "%(first_memory)s; the %(second)s has %(second_memory)s."
+            "Only the %(first)s holds this guide's %(method)s run on one card: it needs %(need)s "
+            "with the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+            "%(second)s only %(second_usable)s."
         )
         % words
     )
+
+
+@registry.kind(
+    "full_needs",
+    example="[[full_needs]]",
+    help=_(
+        "a sentence: what full fine-tuning needs with AdamW and with an 8-bit optimizer, once "
+        "where both need the same"
+    ),
+)
+def full_needs(f: PageFigures) -> str:
+    adamw = recommend(f, "full-adamw", "first", "plain")
+    eight_bit = recommend(f, "full-8bit-adam", "first", "plain")
+    if adamw == eight_bit:
+        return gettext(
+            "Full fine-tuning needs %(config)s, with AdamW or with an 8-bit optimizer."
+        ) % {"config": adamw}
+    return gettext(
+        "Full fine-tuning with AdamW needs %(adamw)s, with an 8-bit optimizer %(eight_bit)s."
+    ) % {"adamw": adamw, "eight_bit": eight_bit}
 
 
 @registry.kind(
