@@ -29,6 +29,10 @@ class PriceDates:
     oldest: date
     newest: date
 
+    def stale(self, *, today: date, after_days: int) -> bool:
+        """Whether the oldest price was checked more than ``after_days`` days before ``today``."""
+        return (today - self.oldest).days > after_days
+
 
 def price_dates(days: Iterable[date | None]) -> PriceDates | None:
     """The span of ``days`` (None, for a GPU never priced, is left out); None if none."""

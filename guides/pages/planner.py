@@ -105,6 +105,9 @@ class PlannerResult:
     rule: calc.MemoryEstimate
     method: selectors.MethodListing
     throughput: selectors.ThroughputListing | None
+    # What we recommend for the run and the alternative (``planning.recommended``, as the
+    # guides and /api/v1/guides/ decide): empty where nothing on one host holds it.
+    recommended: list[calc.PlannedFit]
 
     @property
     def moment(self) -> str:
@@ -210,4 +213,5 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
         rule=rule,
         method=method,
         throughput=throughput,
+        recommended=planning.recommended(fits),
     )

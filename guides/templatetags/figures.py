@@ -13,11 +13,13 @@ from urllib.parse import urlsplit
 from django import template
 from django.conf import settings
 from django.urls import translate_url
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info, gettext
 
 from guides.content import presentation
+from guides.content.page_figures import PriceDates
 from guides.pagecache import fragments
 from guides.pages import site
 from guides.pages.assembly import Offer, PriceChange
@@ -31,6 +33,17 @@ def _blank_if_none(format_value: Callable) -> Callable:
         return "" if value is None else format_value(value)
 
     return filter_function
+
+
+@register.filter
+def stale_after_days(checked: PriceDates | None) -> int | None:
+    """``PRICE_STALE_AFTER_DAYS`` where the oldest of the quoted prices is older than that
+    (the page then tells visitors so, beside its date; cached pages expire at midnight), else
+    None."""
+    limit = settings.PRICE_STALE_AFTER_DAYS
+    if checked is None or not checked.stale(today=timezone.localdate(), after_days=limit):
+        return None
+    return limit
 
 
 register.filter("num", _blank_if_none(presentation.number))
@@ -185,3 +198,9 @@ def frame_fragment(parser, token) -> _FrameFragmentNode:
     parser.delete_first_token()
     name, *vary_on = (parser.compile_filter(bit) for bit in bits[1:])
     return _FrameFragmentNode(nodelist, name, vary_on)
+
+
+@register.simple_tag
+def config_label(configuration) -> str:
+    """A configuration as tables write it: '1× A100 80GB' (en, de), 'A100 80GBを1基' (ja)."""
+    return presentation.config_label(configuration.count, configuration.gpu.name)
