@@ -12,6 +12,7 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import ValidationError
 
 from gpuguide.lib import api_caching
+from guides.api import router as guides_router
 from pricing import planning
 from pricing.api import planner as planner_router
 from pricing.api import router as pricing_router
@@ -44,6 +45,7 @@ api = ConditionalNinjaAPI(
 )
 api.add_router("/memory/", pricing_router)
 api.add_router("/", planner_router)
+api.add_router("/guides/", guides_router)
 
 
 def _errors(request: HttpRequest, errors: dict[str, str], status: int = 400) -> HttpResponse:

@@ -205,6 +205,7 @@ class FitCell:
     """One mark of the fit table: the estimate's, which decides."""
 
     label: str  # the column's heading, repeated for narrow screens: "LoRA"
+    method: str
     plan: calc.PlannedFit
 
     @property
@@ -383,7 +384,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             config_label(configuration.count, configuration.gpu.name),
             configuration,
             [
-                FitCell(column.short_name, figures.plan(column.slug, configuration))
+                FitCell(column.short_name, column.slug, figures.plan(column.slug, configuration))
                 for column in columns
             ],
         )
@@ -786,4 +787,56 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
         checked=price_dates(
             figures.listing(c.gpu.slug).checked_on for c in guide.configurations.all()
         ),
+    )
+
+
+# --- what a guide recommends, as /api/v1/guides/<slug>/ answers ----------------------------
+
+
+@dataclass(frozen=True)
+class MethodAdvice:
+    """A method's recommendation and alternative, as the guide's method table shows them."""
+
+    method: str
+    recommended: list[calc.PlannedFit]  # empty where nothing on one host holds the run
+    override: bool  # an editor chose them (each still fits by the estimate: the guide check)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A row of the guide's fit table: the estimate's mark per method."""
+
+    configuration: calc.Configuration
+    fits: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class GuideAdvice:
+    guide: Guide
+    as_of: date
+    training: TrainingSetup  # the guide's stated run (its method is a placeholder)
+    configurations: list[TableRow]
+    methods: list[MethodAdvice]
+
+
+def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
+    """The guide's fit table and recommendations with prices as of ``at``: the same
+    ``PageFigures`` calls its page makes (``guide_page``), so the two cannot differ."""
+    figures = guide_figures(guide, at=at)
+    methods = []
+    for slug in figures.methods:
+        try:
+            recommended = figures.recommended_plans(slug)
+        except NothingFits:
+            recommended = []
+        methods.append(MethodAdvice(slug, recommended, slug in figures.recommendations))
+    return GuideAdvice(
+        guide=guide,
+        as_of=at or timezone.localdate(),
+        training=figures.training,
+        configurations=[
+            TableRow(c, {slug: figures.fits(slug, c) for slug in figures.methods})
+            for c in figures.table_configurations()
+        ],
+        methods=methods,
     )

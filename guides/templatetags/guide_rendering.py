@@ -28,13 +28,13 @@ from pricing.domain.calculations import TENTH, MemoryEstimate
 register = template.Library()
 
 _FIT_ROW = (
-    '\n    <tr>\n      <th scope="row" class="nowrap">{}</th>\n'
+    '\n    <tr data-config="{}">\n      <th scope="row" class="nowrap">{}</th>\n'
     '      <td class="num" data-label="{}">{}</td>\n'
     "      {}\n"
     '      <td class="num" data-label="{}">{}</td>\n    </tr>\n  '
 )
 _FIT_CELL = (
-    '<td data-label="{}" class="mark {}"><span role="img" aria-label="{}" title="{}">{}</span>'
+    '<td data-label="{}" data-method="{}" class="mark {}"><span role="img" aria-label="{}" title="{}">{}</span>'
     "{}</td>"
 )
 _RULE_DISAGREES = '<sup class="rule-disagrees" aria-hidden="true">*</sup>'
@@ -50,6 +50,7 @@ def fit_table_rows(
         "".join(
             format_html(
                 _FIT_ROW,
+                f"{fit.configuration.gpu.slug}:{fit.configuration.count}",
                 fit.label,
                 total_heading,
                 _or_blank(presentation.gigabytes, fit.configuration.total_memory_gb),
@@ -75,7 +76,8 @@ def _fit_cell(cell: FitCell) -> tuple:
         said = gettext("does not fit: %(need)s of %(usable)s per GPU") % words
     if cell.rule_disagrees:
         said = gettext("%(said)s; the rule of thumb says otherwise") % {"said": said}
-    return (cell.label, css, said, said, mark, _RULE_DISAGREES if cell.rule_disagrees else "")
+    disagrees = _RULE_DISAGREES if cell.rule_disagrees else ""
+    return (cell.label, cell.method, css, said, said, mark, disagrees)
 
 
 def _tenth(value):

@@ -1,0 +1,158 @@
+"""The guides' JSON endpoints: what each published guide recommends, exactly as its page says
+it (``pages.assembly.guide_advice``, computed by the page's own figures)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, Query, Router, Schema
+
+from gpuguide.lib import api_caching
+from guides.models import Guide
+from guides.pages import assembly
+from guides.pages import selectors as guide_selectors
+from pricing import planning
+from pricing.schemas import AS_OF, Day, Errors, RunSettings, StrictQuery, dollars, gigabytes
+
+router = Router(tags=["guides"])
+
+
+class GuideQuery(StrictQuery):
+    as_of: Day | None = Field(None, description=AS_OF)
+
+
+class Titles(Schema):
+    en: str
+    de: str
+    ja: str
+
+    @classmethod
+    def of(cls, guide: Guide) -> Titles:
+        return cls(**{code: getattr(guide, f"title_{code}") for code, _name in settings.LANGUAGES})
+
+
+class GuideSummary(Schema):
+    slug: str
+    model: str = Field(description="The guide's language model, by slug.")
+    titles: Titles
+
+
+class GuideList(Schema):
+    guides: list[GuideSummary]
+
+
+class TableConfiguration(Schema):
+    gpu: str
+    count: int
+    fits: dict[str, bool] = Field(
+        description="Method slug -> whether the guide's run fits by the estimate (the page's ✓)."
+    )
+
+
+class RecommendedConfiguration(Schema):
+    gpu: str
+    count: int
+    peak_gb_per_gpu: float = Field(description="The run's estimated peak, per GPU.")
+    reserved_gb_per_gpu: float = Field(description="The peak with the allocator's margin.")
+    usable_gb_per_gpu: float
+    usd_per_hour: float | None = Field(description="The whole configuration per hour.")
+    override: bool = Field(description="An editor chose it rather than the ranking.")
+
+
+class MethodRecommendation(Schema):
+    method: str
+    none_fits: bool = Field(description="Nothing we rent on one host holds the run.")
+    recommended: list[RecommendedConfiguration] = Field(
+        description="The recommendation, then the alternative, as the page lists them."
+    )
+
+
+class GuideDetail(Schema):
+    slug: str
+    model: str
+    titles: Titles
+    as_of: date
+    run: RunSettings
+    configurations: list[TableConfiguration] = Field(description="The guide's fit table.")
+    methods: list[MethodRecommendation] = Field(description="In the page's order.")
+
+    @classmethod
+    def of(cls, advice: assembly.GuideAdvice) -> GuideDetail:
+        guide = advice.guide
+        return cls(
+            slug=guide.slug,
+            model=guide.language_model.slug,
+            titles=Titles.of(guide),
+            as_of=advice.as_of,
+            run=RunSettings.of(advice.training),
+            configurations=[
+                TableConfiguration(
+                    gpu=row.configuration.gpu.slug, count=row.configuration.count, fits=row.fits
+                )
+                for row in advice.configurations
+            ],
+            methods=[
+                MethodRecommendation(
+                    method=m.method,
+                    none_fits=not m.recommended,
+                    recommended=[
+                        RecommendedConfiguration(
+                            gpu=plan.configuration.gpu.slug,
+                            count=plan.configuration.count,
+                            peak_gb_per_gpu=gigabytes(plan.peak_gb_per_gpu),
+                            reserved_gb_per_gpu=gigabytes(plan.reserved_gb_per_gpu),
+                            usable_gb_per_gpu=gigabytes(plan.usable_gb_per_gpu),
+                            usd_per_hour=dollars(plan.configuration.usd_per_hour),
+                            override=m.override,
+                        )
+                        for plan in m.recommended
+                    ],
+                )
+                for m in advice.methods
+            ],
+        )
+
+
+@router.get(
+    "/",
+    response={200: GuideList, 400: Errors},
+    url_name="guides",
+    summary="Every published guide",
+)
+def guides(request: HttpRequest, response: HttpResponse, query: Query[GuideQuery]) -> GuideList:
+    """Every published guide: its slug, its language model and its title in each language.
+    ``as_of`` is accepted as on every endpoint; the list is today's."""
+    response["Cache-Control"] = api_caching.for_day(query.as_of)
+    return GuideList(
+        guides=[
+            GuideSummary(slug=g.slug, model=g.language_model.slug, titles=Titles.of(g))
+            for g in guide_selectors.published_guides()
+        ]
+    )
+
+
+@router.get(
+    "{slug}/",
+    response={200: GuideDetail, 400: Errors, 404: Errors},
+    url_name="guide",
+    summary="What a published guide recommends",
+)
+def guide(
+    request: HttpRequest, response: HttpResponse, slug: str, query: Query[GuideQuery]
+) -> GuideDetail:
+    """A published guide's stated run, its fit table (the estimate's mark per method for each
+    configuration) and, per method in the page's order, the recommendation and the
+    alternative with their estimated peak per GPU and our price as of ``as_of``: what the page
+    says. An unknown or unpublished guide is a 404."""
+    response["Cache-Control"] = api_caching.for_day(query.as_of)
+    try:
+        found = guide_selectors.published_guide_for_page(slug=slug)
+    except Guide.DoesNotExist:
+        raise planning.NotOnFile("slug", f"no published guide {slug!r}") from None
+    return GuideDetail.of(assembly.guide_advice(found, at=query.as_of))
+
+
+router.add_api_operation("/", ["HEAD"], guides, include_in_schema=False)
+router.add_api_operation("{slug}/", ["HEAD"], guide, include_in_schema=False)
