@@ -17,7 +17,7 @@ from guides.content.tokens.render import MISSING, render_inline, render_plain, r
 from guides.pages.assembly import page_figures
 from pricing.domain import calculations as calc
 from pricing.domain.training_memory import Architecture, Method, TrainingSetup
-from pricing.models import Gpu, Source
+from pricing.models import Gpu, LanguageModel, Source
 from pricing.selectors import ThroughputListing
 from pricing.services import price_check_record
 
@@ -31,10 +31,24 @@ FIT_TABLE = [
 SCENARIO_GPU_HOURS = [D(10), D(24), D(168)]
 
 
+# The 70B guide's run: 2,048 tokens, micro-batch 1, checkpointing, rank 16, the trl recipe.
+GUIDE_RUN = TrainingSetup(Method.QLORA, seq_len=2048)
+
+
+def architecture(slug: str) -> Architecture:
+    return LanguageModel.objects.get(slug=slug).architecture
+
+
 @pytest.fixture(scope="module")
 def figures(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
-        gathered = page_figures(params_billion=D(70), at=SEED_DAY, configurations=FIT_TABLE)
+        gathered = page_figures(
+            params_billion=D(70),
+            at=SEED_DAY,
+            configurations=FIT_TABLE,
+            architecture=architecture("llama-3.1-70b"),
+            training=GUIDE_RUN,
+        )
     gathered.scenario_gpu_hours = SCENARIO_GPU_HOURS
     return gathered
 
@@ -412,7 +426,13 @@ def figures_by_language(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         for lang in ("en", "de", "ja"):
             with translation.override(lang):
-                figures = page_figures(params_billion=D(70), at=SEED_DAY, configurations=FIT_TABLE)
+                figures = page_figures(
+                    params_billion=D(70),
+                    at=SEED_DAY,
+                    configurations=FIT_TABLE,
+                    architecture=architecture("llama-3.1-70b"),
+                    training=GUIDE_RUN,
+                )
                 gathered[lang] = dataclasses.replace(
                     figures,
                     scenarios=[  # two of the seed guide's cost scenarios
@@ -502,9 +522,11 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
     )
 
 
-def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures):
+def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, django_db_blocker):
     """405 B: full fine-tuning needs 4,860-7,290 GB against 1,440 GB for 8x B200."""
-    big = dataclasses.replace(figures, params_billion=D(405))
+    with django_db_blocker.unblock():
+        big_model = architecture("llama-3.1-405b")
+    big = dataclasses.replace(figures, params_billion=D(405), architecture=big_model)
     beyond = (
         "more than one 8-GPU host, which we do not offer",
         "mehr als einen Host mit 8 GPUs, den wir nicht anbieten",
@@ -546,9 +568,11 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures):
     )
 
 
-def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures):
+def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, django_db_blocker):
     """8 B: QLoRA's 6 GB fits the RTX 4090's 24 GB, which we do not rent."""
-    small = dataclasses.replace(figures, params_billion=D(8))
+    with django_db_blocker.unblock():
+        small_model = architecture("llama-3.1-8b")
+    small = dataclasses.replace(figures, params_billion=D(8), architecture=small_model)
     assert_renders(
         small,
         "[[verdict qlora rtx-4090]]",
@@ -644,7 +668,11 @@ def bold_gpu(seeded):
         provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 1), prices={"bold": D("0.50")}
     )
     return page_figures(
-        params_billion=D(70), at=date(2026, 11, 1), configurations=[*FIT_TABLE, ("bold", 1)]
+        params_billion=D(70),
+        at=date(2026, 11, 1),
+        configurations=[*FIT_TABLE, ("bold", 1)],
+        architecture=architecture("llama-3.1-70b"),
+        training=GUIDE_RUN,
     )
 
 

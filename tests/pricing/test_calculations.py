@@ -122,28 +122,39 @@ SEED_HOURLY = {
 }  # fmt: skip
 
 
-def test_fit_matrix_reproduces_the_seed_table():
-    rows = calc.fit_matrix(
-        [config(g, n) for g, n in SEED_CONFIGS], [estimate(m) for m in METHOD_ORDER]
-    )
-    for row in rows:
-        key = (row.configuration.gpu.slug, row.configuration.count)
-        marks = "".join("✓" if cell.fits else "✗" for cell in row.cells)
-        assert marks == SEED_FIT[key], key
-        assert row.configuration.total_memory_gb == SEED_TOTALS[key]
-        assert row.configuration.usd_per_hour == SEED_HOURLY[key]
+def by_rule(configurations, planning_gb):
+    """Configurations against a rule's planning figure alone (no estimate: peaks of 0)."""
+    configurations = list(configurations)
+    peaks = {c.count: (D(0), D(0)) for c in configurations}
+    return calc.planned_fits(configurations, planning_gb, peaks)
 
 
-def test_fit_table_marks_l40s_too_small_for_qlora():
-    cell = calc.fit_matrix([config("l40s")], [estimate("qlora")])[0].cell("qlora")
-    assert not cell.fits
-    assert calc.headroom_gb(config("l40s"), cell.required_gb) == D("-4.5")
+def test_the_rules_of_thumb_reproduce_the_seed_table():
+    """The seed's marks, which the page keeps as the rule of thumb beside the estimate."""
+    configs = [config(g, n) for g, n in SEED_CONFIGS]
+    columns = [by_rule(configs, estimate(m).planning_gb) for m in METHOD_ORDER]
+    for row in zip(*columns, strict=True):
+        configuration = row[0].configuration
+        key = (configuration.gpu.slug, configuration.count)
+        assert "".join("✓" if p.fits_by_rule else "✗" for p in row) == SEED_FIT[key], key
+        assert configuration.total_memory_gb == SEED_TOTALS[key]
+        assert configuration.usd_per_hour == SEED_HOURLY[key]
+
+
+def test_by_the_rule_the_l40s_misses_qlora_by_4_5_gb():
+    (plan,) = by_rule([config("l40s")], estimate("qlora").planning_gb)
+    assert not plan.fits_by_rule
+    assert plan.rule_headroom_gb == D("-4.5")
+
+
+def config_of(memory: str) -> calc.Configuration:
+    return calc.Configuration(calc.GpuOffer("x", "X", D(memory), D(1)))
 
 
 @pytest.mark.parametrize(("available", "fits"), [("52.4", False), ("52.5", True), ("52.6", True)])
 def test_an_estimate_fits_exactly_the_memory_on_hand(available, fits):
-    cell = calc.FitCell("qlora", required_gb=D("52.5"), available_gb=D(available))
-    assert cell.fits is fits
+    (plan,) = by_rule([config_of(available)], D("52.5"))
+    assert plan.fits_by_rule is fits
 
 
 def test_8x_h200_leaves_8_gb_after_the_16_byte_estimate():
@@ -170,20 +181,6 @@ def test_cost_table_reproduces_the_seed(gpu, count, hours, gpu_hours, cost, bloc
         0
     ]
     assert (row.gpu_hours, row.cost_usd, row.block_hours) == (gpu_hours, cost, block)
-
-
-@pytest.mark.parametrize(
-    ("method", "cheapest"),
-    [
-        ("qlora", ("a100-80gb", 1)),
-        ("lora", ("a100-80gb", 4)),
-        ("full-8bit-adam", ("h200", 8)),
-        ("full-adamw", ("b200", 8)),
-    ],
-)
-def test_cheapest_configuration_that_fits_each_method(method, cheapest):
-    found = calc.cheapest_fit([config(g, n) for g, n in SEED_CONFIGS], estimate(method).planning_gb)
-    assert (found.gpu.slug, found.count) == cheapest
 
 
 def test_smallest_rentable_gpu_for_qlora_is_the_a100():
@@ -233,11 +230,11 @@ prices = st.decimals(min_value=D("0.01"), max_value=D("100"), places=2)
 def test_more_vram_never_unfits_a_method(params, memory, count, extra):
     estimates = [calc.estimate_memory(_method_rule(m), params) for m in METHOD_ORDER]
     gpu = calc.GpuOffer("x", "X", memory, D(1))
-    small, large = calc.fit_matrix(
-        [calc.Configuration(gpu, count), calc.Configuration(gpu, count + extra)], estimates
-    )
-    for before, after in zip(small.cells, large.cells, strict=True):
-        assert after.fits or not before.fits
+    for e in estimates:
+        small, large = by_rule(
+            [calc.Configuration(gpu, count), calc.Configuration(gpu, count + extra)], e.planning_gb
+        )
+        assert large.fits_by_rule or not small.fits_by_rule
 
 
 @given(count=counts, hours=st.integers(min_value=1, max_value=1000), price=prices,
@@ -269,74 +266,83 @@ def test_an_80_gb_card_fits_an_80_gb_plan():
         calc.MethodRule("m", (calc.MemoryRule("s", (calc.MemoryComponent("w", D(1)),)),)), D(80)
     )
     assert plan.planning_gb == D(80)
-    (row,) = calc.fit_matrix([calc.Configuration(GB80)], [plan])
-    assert row.cell("m").fits
-    assert calc.headroom_gb(row.configuration, plan.planning_gb) == 0
+    (row,) = by_rule([calc.Configuration(GB80)], plan.planning_gb)
+    assert row.fits_by_rule
+    assert row.rule_headroom_gb == 0
 
 
-def test_a_fit_row_names_only_its_methods():
-    (row,) = calc.fit_matrix([calc.Configuration(GB80)], [estimate("qlora")])
-    assert row.cell("qlora").required_gb == D("52.5")
-    with pytest.raises(KeyError):
-        row.cell("lora")
+def planned(configuration: calc.Configuration, reserved: str) -> calc.PlannedFit:
+    """A configuration whose run reserves ``reserved`` GB per GPU (peak and margin alike)."""
+    return calc.PlannedFit(configuration, D(0), D(reserved), D(reserved))
 
 
 @pytest.mark.parametrize(
-    ("memories", "required", "expected"),
+    ("usable", "reserved", "expected"),
     [
-        (["80", "79.9"], "80", "80"),  # equal memory fits
+        (["80", "79.9"], "80", "80"),  # a reserve equal to the usable memory fits
         (["80.1", "79.9"], "80", "80.1"),
         (["79.9"], "80", None),
         ([], "1", None),
     ],
 )
-def test_cheapest_fit_takes_configurations_with_exactly_the_memory(memories, required, expected):
-    configs = [calc.Configuration(offer(m, m, "1.00")) for m in memories]
-    found = calc.cheapest_fit(configs, D(required))
-    assert (found and found.gpu.slug) == expected
+def test_ranked_plans_take_configurations_with_exactly_the_memory(usable, reserved, expected):
+    plans = [
+        planned(calc.Configuration(calc.GpuOffer(u, u, D(1), D("1.00"), D(u))), reserved)
+        for u in usable
+    ]
+    ranked = calc.ranked_plans(plans)
+    assert (ranked[0].configuration.gpu.slug if ranked else None) == expected
 
 
-def test_cheapest_fit_skips_unpriced_and_prefers_fewer_gpus_at_the_same_price():
-    unpriced = calc.Configuration(offer("free", "200", None))
-    assert calc.cheapest_fit([unpriced], D(1)) is None
-    two_halves = calc.Configuration(offer("half", "40", "0.50"), 2)
-    one_whole = calc.Configuration(offer("whole", "80", "1.00"), 1)
+def test_ranked_plans_skip_unpriced_and_prefer_fewer_gpus_at_the_same_price():
+    unpriced = planned(calc.Configuration(offer("free", "200", None)), "1")
+    assert calc.ranked_plans([unpriced]) == []
+    two_halves = planned(calc.Configuration(offer("half", "40", "0.50"), 2), "40")
+    one_whole = planned(calc.Configuration(offer("whole", "80", "1.00"), 1), "80")
     for order in ([two_halves, one_whole], [one_whole, two_halves]):
-        assert calc.cheapest_fit([unpriced, *order], D(80)) == one_whole
-    dearer = calc.Configuration(offer("dear", "80", "1.01"))
-    assert calc.cheapest_fit([dearer, two_halves], D(80)) == two_halves
+        assert calc.ranked_plans([unpriced, *order])[0] == one_whole
+    dearer = planned(calc.Configuration(offer("dear", "80", "1.01")), "80")
+    assert calc.ranked_plans([dearer, two_halves])[0] == two_halves
 
 
-def test_ranked_fits_is_the_recommendation_policy():
-    """Priced, at most eight GPUs (one host), holding the requirement (equal memory fits);
-    cheapest per hour first, then fewest GPUs."""
+def test_ranked_plans_are_the_recommendation_policy():
+    """Priced, at most eight GPUs (one host), holding the run by the estimate (an equal
+    reserve fits); cheapest per hour first, then fewest GPUs."""
     l40s, a100 = offer("l40s", "48", "0.82"), offer("a100", "80", "0.92")
     h200, rtx = offer("h200", "141", "3.07"), offer("rtx", "24", None)
     candidates = [
-        calc.Configuration(h200, 1),  # 141 GB exactly, $3.07
-        calc.Configuration(a100, 4),  # 320 GB, $3.68
-        calc.Configuration(l40s, 16),  # 768 GB, $13.12: two hosts
-        calc.Configuration(rtx, 8),  # 192 GB, not rented
-        calc.Configuration(l40s, 3),  # 144 GB, $2.46
-        calc.Configuration(a100, 1),  # 80 GB: too small
+        planned(calc.Configuration(h200, 1), "140"),  # $3.07
+        planned(calc.Configuration(a100, 4), "40"),  # $3.68
+        planned(calc.Configuration(l40s, 16), "10"),  # $13.12: two hosts
+        planned(calc.Configuration(rtx, 8), "10"),  # not rented
+        planned(calc.Configuration(l40s, 3), "51.5"),  # $2.46: 48 GiB hold 51.5 GB
+        planned(calc.Configuration(a100, 1), "86"),  # too small: 80 GiB are 85.9 GB
     ]
-    ranked = calc.ranked_fits(candidates, D(141))
-    assert [(c.gpu.slug, c.count) for c in ranked] == [("l40s", 3), ("h200", 1), ("a100", 4)]
-    assert calc.ranked_fits(candidates, D("768.01")) == []
-    same_price = [calc.Configuration(offer("two", "40", "0.50"), 2), calc.Configuration(a100)]
-    assert calc.ranked_fits(same_price, D(80))[0].gpu.slug == "a100"  # $1.00 each: fewer GPUs
-    assert calc.ranked_fits([calc.Configuration(a100, 8)], D(640))[0].count == 8  # one host
+    ranked = calc.ranked_plans(candidates)
+    assert [(p.configuration.gpu.slug, p.configuration.count) for p in ranked] == [
+        ("l40s", 3),
+        ("h200", 1),
+        ("a100", 4),
+    ]
+    same_price = [
+        planned(calc.Configuration(offer("two", "40", "0.50"), 2), "1"),
+        planned(calc.Configuration(a100), "1"),
+    ]
+    assert calc.ranked_plans(same_price)[0].configuration.gpu.slug == "a100"  # fewer GPUs
+    one_host = calc.ranked_plans([planned(calc.Configuration(a100, 8), "1")])
+    assert one_host[0].configuration.count == 8
 
 
-def test_closest_miss_is_the_largest_configuration_still_too_small():
+def test_closest_miss_is_the_configuration_that_misses_by_the_least_per_gpu():
     a100, l40s = offer("a100", "80", "0.92"), offer("l40s", "48", "0.82")
-    table = [calc.Configuration(l40s), calc.Configuration(a100), calc.Configuration(l40s, 2)]
-    assert calc.closest_miss(table, D("52.5")) == calc.Configuration(l40s)
-    assert calc.closest_miss(table, D(96)) == calc.Configuration(a100)  # 2x48 = 96 holds it
-    assert calc.closest_miss(table, D("96.01")) == calc.Configuration(l40s, 2)
-    assert calc.closest_miss(table, D(48)) is None
-    twins = [calc.Configuration(l40s, 2), calc.Configuration(offer("x", "96", "9"))]
-    assert calc.closest_miss(twins, D(100)).count == 1  # same memory: fewer GPUs
+    one_l40s = planned(calc.Configuration(l40s), "53.6")  # 51.5 usable: 2.1 short
+    one_a100 = planned(calc.Configuration(a100), "87")  # 85.9 usable: 1.1 short
+    two_l40s = planned(calc.Configuration(l40s, 2), "38.7")  # fits
+    assert calc.closest_miss([one_l40s, one_a100, two_l40s]) == one_a100
+    assert calc.closest_miss([one_l40s, two_l40s]) == one_l40s
+    assert calc.closest_miss([two_l40s]) is None
+    four_short = planned(calc.Configuration(a100, 4), "87")  # as short as one A100
+    assert calc.closest_miss([four_short, one_a100]).configuration.count == 1  # fewer GPUs
 
 
 @pytest.mark.parametrize(
@@ -500,10 +506,6 @@ def test_each_estimate_figure_names_its_rule_and_a_missing_method_its_key():
     assert [f.rule.source for f in adamw.figures] == [
         "eleuther-transformer-math", "hf-memory-anatomy"
     ]  # fmt: skip
-    row = calc.fit_matrix([config("h100")], [estimate("qlora")])[0]
-    with pytest.raises(KeyError) as missing:
-        row.cell("lora")
-    assert missing.value.args == ("lora",)
 
 
 # --- the planner: usable memory, the configurations we rent, rule and estimate side by side
