@@ -121,8 +121,8 @@ def test_a_token_stated_twice_where_the_english_states_it_once_says_so():
 
 def test_tokens_must_be_the_english_ones_and_known(guide):
     text = translating.xliff_export(guide, "de")
-    placeholder = re.search(r'etwa <ph id="2" [^>]*equiv="\[\[memory qlora\]\]" />', text)
-    data = text.replace(placeholder[0], "etwa [[memory qlroa]]").encode()
+    placeholder = re.search(r'<ph id="\d+" [^>]*equiv="\[\[memory qlora\]\]" />', text)
+    data = text.replace(placeholder[0], "[[memory qlroa]]").encode()
     before = GuideRevision.objects.count()
     result = translating.translation_import(guide, language="de", data=data, dry_run=False)
     assert [str(p) for p in result.problems] == [
