@@ -33,7 +33,9 @@ HOURS = Decimal(3600)
 # The bar's drawing box (SVG user units); the template scales it to the page width.
 BAR_WIDTH = Decimal(600)
 BREAKDOWN_LABELS = {
-    "weights": _("weights"),
+    # As the estimate loads them: QLoRA's 4-bit layers with the parts kept in 16 or 32 bits
+    # (43.7 GB for 70B), not the guides' "4-bit weights alone" (35 GB).
+    "weights": _("weights as loaded"),
     "adapters": _("adapters"),
     "optimizer_states": _("optimizer states"),
     "gradients": _("gradients"),

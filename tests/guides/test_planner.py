@@ -137,13 +137,13 @@ def test_the_planner_shows_what_fits_what_it_costs_and_how_long_it_runs(client, 
 @pytest.mark.django_db
 def test_the_planner_states_the_peak_its_moment_and_the_rule_beside_it(client):
     text = page_text(vram(client, "en", **QLORA_70B))
-    assert "Llama 3.1 70B, QLoRA (4-bit base): 50.2 GB per GPU at the peak" in text
+    assert "Llama 3.1 70B, QLoRA (4-bit base): 50.2 GB at the peak on one GPU" in text
     assert "the peak comes at the start of the backward pass (the loss)" in text
     assert "weights 39.5 GB" in text and "activations 2.8 GB" in text
     assert "70,553,706,496 parameters, 207,093,760 of them trained." in text
     assert "Derived, not measured: the trl sft recipe" in text
     measured = page_text(vram(client, "en", **QLORA_70B, recipe="measured"))
-    assert "Llama 3.1 70B, QLoRA (4-bit base): 57.5 GB per GPU at the peak" in measured
+    assert "Llama 3.1 70B, QLoRA (4-bit base): 57.5 GB at the peak on one GPU" in measured
     assert "Recipe as measured on the H200." in measured
     assert "The cited rule of thumb for 70 billion parameters: 52.5 GB" in text
     # no tokens given: no run time, the assumed ten hours priced
