@@ -34,10 +34,10 @@ _FIT_ROW = (
     '      <td class="num" data-label="{}">{}</td>\n    </tr>\n  '
 )
 _FIT_CELL = (
-    '<td data-label="{}" data-method="{}" class="mark {}"><span role="img" aria-label="{}" title="{}">{}</span>'
-    "{}</td>"
+    '<td data-label="{}" data-method="{}" class="mark {}">'
+    '<span role="img" aria-label="{}" title="{}">{}</span>{}</td>'
 )
-_RULE_DISAGREES = '<sup class="rule-disagrees" aria-hidden="true">*</sup>'
+_RULE_DISAGREES = mark_safe('<sup class="rule-disagrees" aria-hidden="true">*</sup>')
 
 
 @register.simple_tag

@@ -32,6 +32,7 @@ from guides.content.tokens.registry import (
 from pricing.domain import calculations as calc
 from pricing.domain.formatting import trim
 
+WIDE_GAP = Decimal(10)  # [[gap_conclusion]]: a gap of ten times or more decides the start
 SHOWN_GB = Decimal("0.1")  # estimates to a tenth of a GB, as the planner shows them
 WHICH_ESTIMATE = Choice(("planning", "lower", "upper", "range"))
 SPEC_FIELDS = Choice(("bf16", "bandwidth", "memory"))
@@ -531,6 +532,36 @@ def _priced(configuration: calc.Configuration, method: str) -> Decimal:
 
 
 @registry.kind(
+    "gap_conclusion",
+    required=(METHOD, METHOD),
+    example="[[gap_conclusion full-adamw qlora]]",
+    help=_(
+        "a sentence that follows [[cost_gap]]: why projects of this size start with QLoRA or "
+        "LoRA where the gap is wide (ten times or more), or that the gap is small"
+    ),
+)
+def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
+    words = {"params": show.number(f.params_billion)}
+    try:
+        first_config, second_config = f.recommended(first)[0], f.recommended(second)[0]
+    except NothingFits:
+        wide = True  # the first does not even fit on one host
+    else:
+        ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second))
+        wide = ratio >= WIDE_GAP
+    if wide:
+        return (
+            gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA.") % words
+        )
+    return (
+        gettext(
+            "At %(params)sB the gap at our prices is small, so full fine-tuning is within reach."
+        )
+        % words
+    )
+
+
+@registry.kind(
     "config",
     required=(CONFIG,),
     example="[[config 8xb200]]",
@@ -811,6 +842,15 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
                 "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
                 "memory allocator's margin; the %(first)s can use %(first_usable)s, the "
                 "%(second)s %(second_usable)s."
+            )
+            % words
+        )
+    if not (a_holds or b_holds) and plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu:
+        return (
+            gettext(
+                "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
+                "the memory allocator's margin, and each can use %(first_usable)s. Both need "
+                "several cards."
             )
             % words
         )
