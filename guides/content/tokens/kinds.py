@@ -649,24 +649,7 @@ def fit_note(f: PageFigures, method: str) -> str:
             )
             % words
         )
-        if plan.fits_by_estimate:
-            sentences.append(
-                gettext(
-                    "The estimate decides: sharded over its GPUs, this run needs %(need)s on each, "
-                    "within the %(usable)s each can use, so it is marked ✓ in the %(method)s "
-                    "column."
-                )
-                % words
-            )
-        else:
-            sentences.append(
-                gettext(
-                    "The estimate decides: sharded over its GPUs, this run needs %(need)s on each, "
-                    "more than the %(usable)s each can use, so it is marked ✗ in the %(method)s "
-                    "column."
-                )
-                % words
-            )
+        sentences.append(_estimate_decides(plan, closest.count) % words)
     try:
         first = f.recommended_plans(method)[0]
     except NothingFits:
@@ -683,6 +666,29 @@ def fit_note(f: PageFigures, method: str) -> str:
             }
         )
     return show.sentences(sentences)
+
+
+def _estimate_decides(plan: calc.PlannedFit, count: int) -> str:
+    """What the estimate says of a configuration the rule of thumb barely covers."""
+    if count == 1 and plan.fits_by_estimate:
+        return gettext(
+            "The estimate decides: this run needs %(need)s on it, within the %(usable)s it can "
+            "use, so it is marked ✓ in the %(method)s column."
+        )
+    if count == 1:
+        return gettext(
+            "The estimate decides: this run needs %(need)s on it, more than the %(usable)s it "
+            "can use, so it is marked ✗ in the %(method)s column."
+        )
+    if plan.fits_by_estimate:
+        return gettext(
+            "The estimate decides: sharded over its GPUs, this run needs %(need)s on each, "
+            "within the %(usable)s each can use, so it is marked ✓ in the %(method)s column."
+        )
+    return gettext(
+        "The estimate decides: sharded over its GPUs, this run needs %(need)s on each, more "
+        "than the %(usable)s each can use, so it is marked ✗ in the %(method)s column."
+    )
 
 
 @registry.kind(
