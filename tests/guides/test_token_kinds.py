@@ -188,8 +188,35 @@ KINDS = [
         '<a href="/ja/compare/b200-vs-h200/">B200とH200の比較</a>',
     ),
     ("[[compare_link h100 h999]]", MISSING, SAME, SAME),
-    # longest_sequence: off a guide (no model architecture, no recommendations) a dash
-    ("[[longest_sequence qlora]]", MISSING, SAME, SAME),
+    # longest_sequence: each recommendation at the guide's micro-batch
+    (
+        "[[longest_sequence qlora]]",
+        "1× A100 80GB up to 17,920 tokens and 2× L40S up to 8,960 tokens",
+        "1× A100 80GB bis 17.920 Tokens und 2× L40S bis 8.960 Tokens",
+        "A100 80GB 1基は17,920トークンまで、L40S 2基は8,960トークンまで",
+    ),
+    # estimate: the guide's run on one GPU, its peak or its peak with the allocator's margin
+    ("[[estimate qlora]]", "50.2 GB", "50,2 GB", SAME),
+    ("[[estimate qlora peak]]", "50.2 GB", "50,2 GB", SAME),
+    ("[[estimate lora reserved]]", "156.7 GB", "156,7 GB", SAME),
+    # yes_no_one_gpu: QLoRA fits one A100 80GB; full fine-tuning fits no single card
+    ("[[yes_no_one_gpu qlora]]", "Yes.", "Ja.", "はい。"),
+    ("[[yes_no_one_gpu full-adamw]]", "No.", "Nein.", "いいえ。"),
+    (
+        "[[full_needs]]",
+        "Full fine-tuning with AdamW needs eight B200s, with an 8-bit optimizer eight H200s.",
+        "Vollständiges Fine-Tuning braucht mit AdamW acht B200, mit einem 8-Bit-Optimizer acht "
+        "H200.",
+        "フルファインチューニングに必要な構成：AdamWではB200を8基、8ビットオプティマイザではH20"
+        "0を8基。",
+    ),
+    (
+        "[[gap_conclusion full-adamw qlora]]",
+        "That gap is why most 70B projects start with QLoRA or LoRA.",
+        "Dieser Abstand ist der Grund, warum die meisten 70B-Projekte mit QLoRA oder LoRA "
+        "beginnen.",
+        "この差があるため、ほとんどの70BプロジェクトはQLoRAまたはLoRAから始めます。",
+    ),
     # throughput: only the guide's own run, where measured; none off a guide
     ("[[throughput qlora]]", MISSING, SAME, SAME),
     # model and licence: only on a guide page (see SENTENCES for a guide's)
@@ -206,9 +233,9 @@ KINDS = [
     # first (four A100s at $3.68 before one B200 at $4.61 for LoRA's 168 GB)
     (
         "[[recommend qlora]]",
-        "one A100 80GB ($0.92/hour) or one H100 ($2.32/hour)",
-        "eine A100 80GB (0,92 $/Stunde) oder eine H100 (2,32 $/Stunde)",
-        "A100 80GBを1基（$0.92/時間）またはH100を1基（$2.32/時間）",
+        "one A100 80GB ($0.92/hour) or two L40Ss ($1.64/hour)",
+        "eine A100 80GB (0,92 $/Stunde) oder zwei L40S (1,64 $/Stunde)",
+        "A100 80GBを1基（$0.92/時間）またはL40Sを2基（$1.64/時間）",
     ),
     (
         "[[recommend lora both]]",
@@ -259,17 +286,21 @@ KINDS = [
     # verdict: the weights alone, or the whole estimate, against one card
     (
         "[[verdict qlora rtx-4090]]",
-        "No. Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX 4090.",
+        "No. Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX "
+        "4090. The smallest GPU we rent that holds it is the A100 80GB.",
         "Nein. Selbst in 4 Bit nehmen allein die Gewichte 35 GB ein, mehr als die 24 GB der "
-        "RTX 4090.",
-        "いいえ。4ビットでも重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
+        "RTX 4090. Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die A100 80GB.",
+        "いいえ。4ビットでも重みだけで35 GBを占め、RTX 4090の24 "
+        "GBを超えます。この学習条件を収められる当社の最小のGPUはA100 80GBです。",
     ),
     (
         "[[verdict lora h100]]",
-        "No. Even at 16 bits, the weights alone take 140 GB, more than the 80 GB of the H100.",
+        "No. Even at 16 bits, the weights alone take 140 GB, more than the 80 GB of the H100. "
+        "The smallest GPU we rent that holds it is the B200.",
         "Nein. Selbst in 16 Bit nehmen allein die Gewichte 140 GB ein, mehr als die 80 GB der "
-        "H100.",
-        "いいえ。16ビットでも重みだけで140 GBを占め、H100の80 GBを超えます。",
+        "H100. Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die B200.",
+        "いいえ。16ビットでも重みだけで140 GBを占め、H100の80 "
+        "GBを超えます。この学習条件を収められる当社の最小のGPUはB200です。",
     ),
 ]
 
@@ -301,113 +332,161 @@ SENTENCES = [
     ),
     (
         "[[too_small qlora]]",
-        "Too small: one L40S with 48 GB misses the QLoRA estimate of 52.5 GB by 4.5 GB.",
-        "Zu klein: Mit 48 GB verfehlt eine L40S die QLoRA-Schätzung von 52,5 GB um 4,5 GB.",
-        "小さすぎる構成：L40Sを1基（48 GB）ではQLoRAの見積もり52.5 GBに4.5 GB足りません。",
+        "Too small: one L40S. This guide&#x27;s QLoRA run needs 53.6 GB on it (an estimated "
+        "peak of 50.2 GB plus the memory allocator&#x27;s margin); the L40S can use 51.5 GB.",
+        "Zu klein: eine L40S. Der QLoRA-Lauf dieses Ratgebers braucht darauf 53,6 GB (die "
+        "geschätzte Spitze von 50,2 GB plus die Reserve des Speicher-Allokators); die L40S "
+        "kann 51,5 GB nutzen.",
+        "L40Sを1基使う構成では足りません：このガイドのQLoRAの学習条件では53.6 GB（推定ピーク50.2 "
+        "GBにメモリアロケータの余裕分を加えた値）が必要ですが、L40Sで使用可能なのは51.5 GBです。",
     ),
     (
         "[[too_small lora]]",
-        "Too small: one H200 with 141 GB misses the LoRA estimate of 168 GB by 27 GB.",
-        "Zu klein: Mit 141 GB verfehlt eine H200 die LoRA-Schätzung von 168 GB um 27 GB.",
-        "小さすぎる構成：H200を1基（141 GB）ではLoRAの見積もり168 GBに27 GB足りません。",
+        "Too small: one H200. This guide&#x27;s LoRA run needs 156.7 GB on it (an estimated "
+        "peak of 153.1 GB plus the memory allocator&#x27;s margin); the H200 can use 150.1 GB.",
+        "Zu klein: eine H200. Der LoRA-Lauf dieses Ratgebers braucht darauf 156,7 GB (die "
+        "geschätzte Spitze von 153,1 GB plus die Reserve des Speicher-Allokators); die H200 "
+        "kann 150,1 GB nutzen.",
+        "H200を1基使う構成では足りません：このガイドのLoRAの学習条件では156.7 GB（推定ピーク153.1 "
+        "GBにメモリアロケータの余裕分を加えた値）が必要ですが、H200で使用可能なのは150.1 GBです。",
     ),
     (
         "[[fit_note full-adamw]]",
-        "8× H200 covers the 16-byte estimate (1,120 GB) on paper but leaves only 8 GB for "
-        "activations, so it is marked ✗ in the Full, AdamW column. 8× B200 leaves 180 GB after "
-        "the 18-byte estimate.",
-        "8× H200 deckt die 16-Byte-Schätzung (1.120 GB) rechnerisch ab, lässt aber nur 8 GB für "
-        "Aktivierungen übrig und ist deshalb in der Spalte Vollständig, AdamW mit ✗ markiert. "
-        "8× B200 lässt nach der 18-Byte-Schätzung 180 GB übrig.",
-        "H200 8基は16バイトの見積もり（1,120 GB）を計算上は満たしますが、アクティベーション用に"
-        "8 GBしか残らないため、フル、AdamWの列では✗としています。B200 8基なら18バイトの見積もりの"
-        "後も180 GB残ります。",
+        "8× H200 covers the 16-byte rule of thumb (1,120 GB) on paper with only 8 GB to spare. "
+        "The estimate decides: sharded over its GPUs, this run needs 184.5 GB on each, more "
+        "than the 150.1 GB each can use, so it is marked ✗ in the Full, AdamW column. 8× B200 "
+        "leaves 8.8 GB per GPU beyond the estimate.",
+        "8× H200 deckt die 16-Byte-Faustregel (1.120 GB) rechnerisch ab, aber es bleiben nur 8 "
+        "GB übrig. Entscheidend ist die Schätzung: Auf die GPUs verteilt braucht dieser Lauf "
+        "184,5 GB pro GPU, mehr als die 150,1 GB, die jede nutzen kann; deshalb steht in der "
+        "Spalte „Vollständig, AdamW“ ein ✗. 8× B200 lässt über die Schätzung hinaus 8,8 GB pro "
+        "GPU frei.",
+        "H200 8基は16バイトの目安（1,120 GB）を計算上は満たしますが、残りは8 "
+        "GBしかありません。判定は推定によります：GPU間でシャーディングすると、この学習条件では1"
+        "基あたり184.5 GB必要で、各GPUで使用可能な150.1 "
+        "GBを超えるため、フル、AdamWの列は✗です。B200 "
+        "8基なら、推定を差し引いてもGPU1基あたり8.8 GBの余裕が残ります。",
     ),
     (
         "[[fit_note lora]]",
-        "1× H200 covers the 2-byte estimate (140 GB) on paper but leaves only 1 GB for "
-        "activations, so it is marked ✗ in the LoRA column. 4× A100 80GB leaves 180 GB after "
-        "the 2-byte estimate.",
-        "1× H200 deckt die 2-Byte-Schätzung (140 GB) rechnerisch ab, lässt aber nur 1 GB für "
-        "Aktivierungen übrig und ist deshalb in der Spalte LoRA mit ✗ markiert. 4× A100 80GB "
-        "lässt nach der 2-Byte-Schätzung 180 GB übrig.",
-        "H200 1基は2バイトの見積もり（140 GB）を計算上は満たしますが、アクティベーション用に"
-        "1 GBしか残らないため、LoRAの列では✗としています。A100 80GB 4基なら2バイトの見積もりの"
-        "後も180 GB残ります。",
+        "1× H200 covers the 2-byte rule of thumb (140 GB) on paper with only 1 GB to spare. "
+        "The estimate decides: this run needs 156.7 GB on it, more than the 150.1 GB it can "
+        "use, so it is marked ✗ in the LoRA column. 4× A100 80GB leaves 31.7 GB per GPU beyond "
+        "the estimate.",
+        "1× H200 deckt die 2-Byte-Faustregel (140 GB) rechnerisch ab, aber es bleiben nur 1 GB "
+        "übrig. Entscheidend ist die Schätzung: Dieser Lauf braucht darauf 156,7 GB, mehr als "
+        "die 150,1 GB, die sie nutzen kann; deshalb steht in der Spalte „LoRA“ ein ✗. 4× A100 "
+        "80GB lässt über die Schätzung hinaus 31,7 GB pro GPU frei.",
+        "H200 1基は2バイトの目安（140 GB）を計算上は満たしますが、残りは1 "
+        "GBしかありません。判定は推定によります：この学習条件ではこの構成に156.7 "
+        "GB必要で、使用可能な150.1 GBを超えるため、LoRAの列は✗です。A100 80GB "
+        "4基なら、推定を差し引いてもGPU1基あたり31.7 GBの余裕が残ります。",
     ),
     (
         "[[single_gpu qlora]]",
-        "QLoRA fits on one GPU: the smallest we rent that holds its estimate of 52.5 GB is the "
-        "A100 80GB.",
-        "QLoRA passt auf eine GPU: Die kleinste in unserem Angebot, die die Schätzung von "
-        "52,5 GB fasst, ist die A100 80GB.",
-        "QLoRAはGPU1基に収まります：見積もり52.5 GBを満たす当社の最小のGPUはA100 80GBです。",
+        "QLoRA fits on one GPU: the smallest we rent that holds this guide&#x27;s run (an "
+        "estimated peak of 50.2 GB) is the A100 80GB.",
+        "QLoRA passt auf eine GPU: Die kleinste in unserem Angebot, die den Lauf dieses "
+        "Ratgebers fasst (geschätzte Spitze: 50,2 GB), ist die A100 80GB.",
+        "QLoRAはGPU1基に収まります：このガイドの学習条件（推定ピーク50.2 "
+        "GB）を収められる当社の最小のGPUはA100 80GBです。",
     ),
     (
         "[[single_gpu lora]]",
-        "LoRA fits on one GPU: the smallest we rent that holds its estimate of 168 GB is the "
-        "B200 with 180 GB.",
-        "LoRA passt auf eine GPU: Die kleinste in unserem Angebot, die die Schätzung von 168 GB "
-        "fasst, ist die B200 mit 180 GB.",
-        "LoRAはGPU1基に収まります：見積もり168 GBを満たす当社の最小のGPUは180 GBのB200です。",
+        "LoRA fits on one GPU: the smallest we rent that holds this guide&#x27;s run (an "
+        "estimated peak of 153.1 GB) is the B200 with 180 GB.",
+        "LoRA passt auf eine GPU: Die kleinste in unserem Angebot, die den Lauf dieses "
+        "Ratgebers fasst (geschätzte Spitze: 153,1 GB), ist die B200 mit 180 GB.",
+        "LoRAはGPU1基に収まります：このガイドの学習条件（推定ピーク153.1 "
+        "GB）を収められる当社の最小のGPUは180 GBのB200です。",
     ),
     (
         "[[single_gpu full-adamw]]",
-        "Full, AdamW does not fit on one GPU we rent: its estimate of 1,260 GB needs eight B200s.",
-        "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Die Schätzung von "
-        "1.260 GB braucht acht B200.",
-        "フル、AdamWは当社のGPU1基には収まりません：見積もり1,260 GBにはB200を8基が必要です。",
+        "Full, AdamW does not fit on one GPU we rent: on one card this guide&#x27;s run would "
+        "peak at 564.5 GB; it needs eight B200s.",
+        "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Auf einer Karte "
+        "läge die Spitze des Laufs dieses Ratgebers bei 564,5 GB; er braucht acht B200.",
+        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件のピークが564.5 "
+        "GBに達します。必要な構成：B200を8基。",
     ),
     (
         "[[verdict qlora h100]]",
-        "Yes, by memory: the QLoRA estimate of 52.5 GB fits in the 80 GB of the H100.",
-        "Ja, vom Speicher her: Die QLoRA-Schätzung von 52,5 GB passt in die 80 GB der H100.",
-        "メモリの上では可能です：QLoRAの見積もり52.5 GBはH100の80 GBに収まります。",
+        "Yes. This guide&#x27;s QLoRA run needs 53.6 GB on one GPU (an estimated peak of 50.2 "
+        "GB plus the memory allocator&#x27;s margin), and the H100 can use 85.9 GB.",
+        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 53,6 GB (die geschätzte "
+        "Spitze von 50,2 GB plus die Reserve des Speicher-Allokators), und die H100 kann 85,9 "
+        "GB nutzen.",
+        "はい。このガイドのQLoRAの学習条件ではGPU1基に53.6 GB（推定ピーク50.2 "
+        "GBにメモリアロケータの余裕分を加えた値）が必要で、H100では85.9 "
+        "GBを使用できます。",
     ),
     (
         "[[verdict lora h200]]",
-        "No. The weights alone take 140 GB, but the LoRA estimate of 168 GB is more than the "
-        "141 GB of the H200.",
-        "Nein. Die Gewichte allein nehmen 140 GB ein, aber die LoRA-Schätzung von 168 GB "
-        "übersteigt die 141 GB der H200.",
-        "いいえ。重みだけなら140 GBですが、LoRAの見積もり168 GBはH200の141 GBを超えます。",
+        "No. The 16-bit weights alone take 140 GB, but this guide&#x27;s LoRA run needs 156.7 "
+        "GB on one GPU (an estimated peak of 153.1 GB plus the memory allocator&#x27;s "
+        "margin), more than the 150.1 GB the H200 can use. The smallest GPU we rent that holds "
+        "it is the B200.",
+        "Nein. Die 16-Bit-Gewichte allein nehmen 140 GB ein, aber der LoRA-Lauf dieses "
+        "Ratgebers braucht auf einer GPU 156,7 GB (die geschätzte Spitze von 153,1 GB plus die "
+        "Reserve des Speicher-Allokators), mehr als die 150,1 GB, die die H200 nutzen kann. "
+        "Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die B200.",
+        "いいえ。16ビットの重みだけなら140 "
+        "GBですが、このガイドのLoRAの学習条件ではGPU1基に156.7 GB（推定ピーク153.1 "
+        "GBにメモリアロケータの余裕分を加えた値）が必要で、H200で使用可能な150.1 "
+        "GBを超えます。この学習条件を収められる当社の最小のGPUはB200です。",
     ),
     (
         "[[holds qlora h100 a100-80gb]]",
-        "Both hold the QLoRA estimate of 52.5 GB in 80 GB.",
-        "Beide fassen die QLoRA-Schätzung von 52,5 GB in 80 GB.",
-        "どちらもQLoRAの見積もり52.5 GBを80 GBに収められます。",
+        "Both hold this guide&#x27;s QLoRA run on one card: it needs 53.6 GB with the memory "
+        "allocator&#x27;s margin, and each can use 85.9 GB.",
+        "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht "
+        "mit der Reserve des Speicher-Allokators 53,6 GB, und jede kann 85,9 GB nutzen.",
+        "どちらも1基でこのガイドのQLoRAの学習条件を収められます：メモリアロケータの余裕分を含め"
+        "て53.6 GB必要で、どちらも85.9 GBを使用できます。",
     ),
     (
         "[[holds qlora h200 h100]]",
-        "Both hold the QLoRA estimate of 52.5 GB on one card: the H200 in 141 GB, the H100 in "
-        "80 GB.",
-        "Beide fassen die QLoRA-Schätzung von 52,5 GB allein: die H200 in 141 GB, die H100 in "
-        "80 GB.",
-        "どちらも1基でQLoRAの見積もり52.5 GBを満たします：H200は141 GB、H100は80 GBです。",
+        "Both hold this guide&#x27;s QLoRA run on one card: it needs 53.6 GB with the memory "
+        "allocator&#x27;s margin; the H200 can use 150.1 GB, the H100 85.9 GB.",
+        "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht "
+        "mit der Reserve des Speicher-Allokators 53,6 GB; die H200 kann 150,1 GB nutzen, die "
+        "H100 85,9 GB.",
+        "どちらも1基でこのガイドのQLoRAの学習条件を収められます：メモリアロケータの余裕分を含め"
+        "て53.6 GB必要で、使用可能なメモリはH200が150.1 "
+        "GB、H100が85.9 GBです。",
     ),
     (
         "[[holds lora b200 h200]]",
-        "Only the B200 holds the LoRA estimate of 168 GB on one card, in 180 GB; the H200 has "
-        "141 GB.",
-        "Nur die B200 fasst die LoRA-Schätzung von 168 GB allein, in 180 GB; die H200 hat 141 GB.",
-        "1基でLoRAの見積もり168 GBを満たすのはB200（180 GB）だけで、H200は141 GBです。",
+        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with "
+        "the memory allocator&#x27;s margin; the B200 can use 193.3 GB, the H200 only 150.1 GB.",
+        "Nur die B200 fasst den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er "
+        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 193,3 GB "
+        "nutzen, die H200 nur 150,1 GB.",
+        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分"
+        "を含めて156.7 GB必要で、使用可能なメモリはB200が193.3 "
+        "GB、H200は150.1 GBしかありません。",
     ),
     (
-        "[[holds lora h200 b200]]",  # the one that holds it is named first either way
-        "Only the B200 holds the LoRA estimate of 168 GB on one card, in 180 GB; the H200 has "
-        "141 GB.",
-        "Nur die B200 fasst die LoRA-Schätzung von 168 GB allein, in 180 GB; die H200 hat 141 GB.",
-        "1基でLoRAの見積もり168 GBを満たすのはB200（180 GB）だけで、H200は141 GBです。",
+        "[[holds lora h200 b200]]",
+        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with "
+        "the memory allocator&#x27;s margin; the B200 can use 193.3 GB, the H200 only 150.1 GB.",
+        "Nur die B200 fasst den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er "
+        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 193,3 GB "
+        "nutzen, die H200 nur 150,1 GB.",
+        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分"
+        "を含めて156.7 GB必要で、使用可能なメモリはB200が193.3 "
+        "GB、H200は150.1 GBしかありません。",
     ),
     (
         "[[holds full-adamw h100 a100-80gb]]",
-        "Neither holds the Full, AdamW estimate of 1,260 GB on one card: the H100 has 80 GB, "
-        "the A100 80GB 80 GB; both need several cards.",
-        "Keine der beiden fasst die Vollständig, AdamW-Schätzung von 1.260 GB allein: Die H100 "
-        "hat 80 GB, die A100 80GB 80 GB; beide brauchen mehrere Karten.",
-        "どちらも1基ではフル、AdamWの見積もり1,260 GBを満たしません：H100は80 GB、A100 80GBは"
-        "80 GBで、いずれも複数基が必要です。",
+        "Neither holds this guide&#x27;s Full, AdamW run on one card: it needs 704.2 GB with "
+        "the memory allocator&#x27;s margin, and each can use 85.9 GB. Both need several cards.",
+        "Keine der beiden fasst den Vollständig, AdamW-Lauf dieses Ratgebers auf einer "
+        "einzelnen Karte: Er braucht mit der Reserve des Speicher-Allokators 704,2 GB, und "
+        "jede kann 85,9 GB nutzen. Beide brauchen mehrere Karten.",
+        "どちらもこのガイドのフル、AdamWの学習条件を1枚では収められません。メモリアロケータの余"
+        "裕分を含めて704.2 GB必要ですが、使用可能なのはそれぞれ85.9 "
+        "GBです。どちらも複数枚が必要です。",
     ),
     (
         "[[speed qlora]]",
@@ -523,7 +602,8 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
 
 
 def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, django_db_blocker):
-    """405 B: full fine-tuning needs 4,860-7,290 GB against 1,440 GB for 8x B200."""
+    """405 B: full fine-tuning peaks at 528 GB (8-bit Adam) and 831 GB (AdamW) per GPU even
+    sharded over eight, more than any card holds."""
     with django_db_blocker.unblock():
         big_model = architecture("llama-3.1-405b")
     big = dataclasses.replace(figures, params_billion=D(405), architecture=big_model)
@@ -537,17 +617,17 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
     assert_renders(
         big,
         "[[fit_note full-adamw]]",
-        "No configuration on one host holds the 18-byte estimate (7,290 GB).",
-        "Keine Konfiguration auf einem Host deckt die 18-Byte-Schätzung (7.290 GB) ab.",
-        "1台のホストで18バイトの見積もり（7,290 GB）を満たす構成はありません。",
+        "By the estimate, no configuration on one host holds this Full, AdamW run.",
+        "Nach der Schätzung fasst keine Konfiguration auf einem Host diesen Lauf (Full, AdamW).",
+        "推定では、1台のホスト上のどの構成にもこの学習条件（Full, AdamW）は収まりません。",
     )
-    # and QLoRA's 303.75 GB still has configurations that hold it
+    # and QLoRA still has configurations that hold it: two H200s need 150.1 GB of 150.11
     assert_renders(
         big,
         "[[recommend qlora both plain]]",
-        "four A100 80GB GPUs or eight H100s",
-        "vier A100 80GB oder acht H100",
-        "A100 80GBを4基またはH100を8基",
+        "two H200s or eight A100 80GB GPUs",
+        "zwei H200 oder acht A100 80GB",
+        "H200を2基またはA100 80GBを8基",
     )
     assert_renders(
         big,
@@ -569,18 +649,21 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
 
 
 def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, django_db_blocker):
-    """8 B: QLoRA's 6 GB fits the RTX 4090's 24 GB, which we do not rent."""
+    """8 B: QLoRA needs 11.5 GB of the RTX 4090's 25.8 GB usable; we do not rent it."""
     with django_db_blocker.unblock():
         small_model = architecture("llama-3.1-8b")
     small = dataclasses.replace(figures, params_billion=D(8), architecture=small_model)
     assert_renders(
         small,
         "[[verdict qlora rtx-4090]]",
-        "Yes, by memory: the QLoRA estimate of 6 GB fits in the 24 GB of the RTX 4090. We do "
-        "not rent the RTX 4090, though.",
-        "Ja, vom Speicher her: Die QLoRA-Schätzung von 6 GB passt in die 24 GB der RTX 4090. "
-        "Die RTX 4090 vermieten wir allerdings nicht.",
-        "メモリの上では可能です：QLoRAの見積もり6 GBはRTX 4090の24 GBに収まります。ただし、"
+        "Yes. This guide&#x27;s QLoRA run needs 11.5 GB on one GPU (an estimated peak of 10.1 GB "
+        "plus the memory allocator&#x27;s margin), and the RTX 4090 can use 25.8 GB. We do not "
+        "rent the RTX 4090, though.",
+        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 11,5 GB (die geschätzte Spitze "
+        "von 10,1 GB plus die Reserve des Speicher-Allokators), und die RTX 4090 kann 25,8 GB "
+        "nutzen. Die RTX 4090 vermieten wir allerdings nicht.",
+        "はい。このガイドのQLoRAの学習条件ではGPU1基に11.5 GB（推定ピーク10.1 GBにメモリ"
+        "アロケータの余裕分を加えた値）が必要で、RTX 4090では25.8 GBを使用できます。ただし、"
         "当社ではRTX 4090をレンタルしていません。",
     )
     with_4090 = dataclasses.replace(
@@ -596,9 +679,10 @@ def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, dj
     assert_renders(
         with_4090,
         "[[too_small qlora]]",
-        "Every configuration in the table holds the QLoRA estimate of 6 GB.",
-        "Jede Konfiguration der Tabelle deckt die QLoRA-Schätzung von 6 GB ab.",
-        "表のどの構成もQLoRAの見積もり6 GBを満たします。",
+        "By the estimate, every configuration in the table holds this guide&#x27;s QLoRA run.",
+        "Nach der Schätzung fasst jede Konfiguration der Tabelle den QLoRA-Lauf dieses "
+        "Ratgebers.",
+        "推定では、表のどの構成もこのガイドのQLoRAの学習条件を収められます。",
     )
 
 
