@@ -356,8 +356,8 @@ SENTENCES = [
         "The estimate decides: sharded over its GPUs, this run needs 184.5 GB on each, more "
         "than the 150.1 GB each can use, so it is marked ✗ in the Full, AdamW column. 8× B200 "
         "leaves 8.8 GB per GPU beyond the estimate.",
-        "8× H200 deckt die 16-Byte-Faustregel (1.120 GB) rechnerisch ab, aber es bleiben nur 8 "
-        "GB übrig. Entscheidend ist die Schätzung: Auf die GPUs verteilt braucht dieser Lauf "
+        "8× H200 deckt die 16-Byte-Faustregel (1.120 GB) rechnerisch ab, mit nur 8 GB "
+        "Spielraum. Entscheidend ist die Schätzung: Auf die GPUs verteilt braucht dieser Lauf "
         "184,5 GB pro GPU, mehr als die 150,1 GB, die jede nutzen kann; deshalb steht in der "
         "Spalte „Vollständig, AdamW“ ein ✗. 8× B200 lässt über die Schätzung hinaus 8,8 GB pro "
         "GPU frei.",
@@ -373,8 +373,8 @@ SENTENCES = [
         "The estimate decides: this run needs 156.7 GB on it, more than the 150.1 GB it can "
         "use, so it is marked ✗ in the LoRA column. 4× A100 80GB leaves 31.7 GB per GPU beyond "
         "the estimate.",
-        "1× H200 deckt die 2-Byte-Faustregel (140 GB) rechnerisch ab, aber es bleiben nur 1 GB "
-        "übrig. Entscheidend ist die Schätzung: Dieser Lauf braucht darauf 156,7 GB, mehr als "
+        "1× H200 deckt die 2-Byte-Faustregel (140 GB) rechnerisch ab, mit nur 1 GB "
+        "Spielraum. Entscheidend ist die Schätzung: Dieser Lauf braucht darauf 156,7 GB, mehr als "
         "die 150,1 GB, die sie nutzen kann; deshalb steht in der Spalte „LoRA“ ein ✗. 4× A100 "
         "80GB lässt über die Schätzung hinaus 31,7 GB pro GPU frei.",
         "H200 1基は2バイトの目安（140 GB）を計算上は満たしますが、残りは1 "
