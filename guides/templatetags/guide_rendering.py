@@ -70,10 +70,14 @@ def _fit_cell(cell: FitCell) -> tuple:
         "usable": presentation.gigabytes(_tenth(plan.usable_gb_per_gpu)),
     }
     if cell.fits:
-        css, mark, said = "yes", "✓", gettext("fits: %(need)s of %(usable)s per GPU") % words
+        css, mark, said = (
+            "yes",
+            "✓",
+            gettext("fits: needs %(need)s per GPU, %(usable)s usable") % words,
+        )
     else:
         css, mark = "no", "✗"
-        said = gettext("does not fit: %(need)s of %(usable)s per GPU") % words
+        said = gettext("does not fit: needs %(need)s per GPU, %(usable)s usable") % words
     if cell.rule_disagrees:
         said = gettext("%(said)s; the rule of thumb says otherwise") % {"said": said}
     disagrees = _RULE_DISAGREES if cell.rule_disagrees else ""

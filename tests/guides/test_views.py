@@ -99,7 +99,7 @@ SEED_FIGURES = {
         "0,82 $", "0,92 $", "2,32 $", "3,07 $", "4,61 $", "6,14 $", "3,68 $", "18,56 $",
         "24,56 $", "36,88 $", "9,20 $", "23,20 $", "110,64 $", "73,68 $", "515,76 $", "774,48 $",
         "43,46 $", "5,4325 $", "1,09 $", "das 40-Fache", "3,2-fachen", "989,5", "3.350 GB/s",
-        "2.039 GB/s", "35 GB", "24 GB", "8 GB für Aktivierungen", "180 GB übrig", "10.000-mal",
+        "2.039 GB/s", "35 GB", "24 GB", "8 GB Spielraum", "8,8 GB pro GPU", "10.000-mal",
         "10, 24 und 168", "10, 24, 168 oder 720", "29. Oktober 2026", "Preise geprüft am",
     ],
     "ja": [
@@ -108,7 +108,7 @@ SEED_FIGURES = {
         "$0.82", "$0.92", "$2.32", "$3.07", "$4.61", "$6.14", "$3.68", "$18.56", "$24.56",
         "$36.88", "$9.20", "$23.20", "$110.64", "$73.68", "$515.76", "$774.48", "$43.46",
         "$5.4325", "$1.09", "約40倍", "3.2倍", "989.5", "3,350 GB/s", "2,039 GB/s", "35 GB",
-        "24 GB", "8 GB", "180 GB", "2026年10月29日", "価格確認日", "A100 80GBを1基",
+        "24 GB", "8 GB", "8.8 GB", "2026年10月29日", "価格確認日", "A100 80GBを1基",
     ],
     "en": [
         "52.5 GB", "140 GB", "168 GB", "840 GB", "1,120–1,260 GB", "1,128 GB", "1,440 GB",
@@ -137,22 +137,19 @@ def test_every_seed_figure_appears_in_the_locale_format(client, seeded, lang, ca
 # Figures that a longer one contains ("8 GB" in "168 GB"), each in its own sentence.
 SEED_SENTENCES = {
     "de": [
-        "8× H200 deckt die 16-Byte-Schätzung (1.120 GB) rechnerisch ab, lässt aber nur 8 GB für "
-        "Aktivierungen übrig und ist deshalb in der Spalte Vollständig, AdamW mit ✗ markiert.",
-        "8× B200 lässt nach der 18-Byte-Schätzung 180 GB übrig.",
+        "8× H200 deckt die 16-Byte-Faustregel (1.120 GB) rechnerisch ab, mit nur 8 GB Spielraum.",
+        "8× B200 lässt über die Schätzung hinaus 8,8 GB pro GPU frei.",
         "Selbst in 4 Bit nehmen allein die Gewichte 35 GB ein, mehr als die 24 GB der RTX 4090.",
     ],
     "ja": [
-        "H200 8基は16バイトの見積もり（1,120 GB）を計算上は満たしますが、アクティベーション用に"
-        "8 GBしか残らないため、フル、AdamWの列では✗としています。",
-        "B200 8基なら18バイトの見積もりの後も180 GB残ります。",
+        "H200 8基は16バイトの目安（1,120 GB）を計算上は満たしますが、残りは8 GBしかありません。",
+        "B200 8基なら、推定を差し引いてもGPU1基あたり8.8 GBの余裕が残ります。",
         "4ビットでも重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
     ],
     "en": [
         "At our prices, about 40 times as much per hour of hardware: eight B200s ($36.88/hour) "
         "against one A100 80GB ($0.92/hour).",
-        "8× H200 covers the 16-byte estimate (1,120 GB) on paper but leaves only 8 GB for "
-        "activations, so it is marked ✗ in the Full, AdamW column.",
+        "8× H200 covers the 16-byte rule of thumb (1,120 GB) on paper with only 8 GB to spare.",
         "Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX 4090.",
     ],
 }
@@ -164,10 +161,13 @@ def test_short_figures_are_in_their_own_sentences(client, seeded, lang):
     assert [s for s in SEED_SENTENCES[lang] if s not in found] == []
 
 
-FIT_ROWS = ["1× L40S", "1× A100 80GB", "1× H100", "1× H200", "1× B200", "2× H200",
+# The guide's configurations and, by total memory, the one it adds: 2x L40S, recommended for
+# QLoRA by the estimate (38.7 GB per GPU of 51.5 usable, $1.64 an hour).
+FIT_ROWS = ["1× L40S", "1× A100 80GB", "1× H100", "2× L40S", "1× H200", "1× B200", "2× H200",
             "4× A100 80GB", "8× H100", "8× H200", "8× B200"]  # fmt: skip
-FIT_TOTALS = ["48", "80", "80", "141", "180", "282", "320", "640", "1128", "1440"]
-FIT_PRICES = ["0.82", "0.92", "2.32", "3.07", "4.61", "6.14", "3.68", "18.56", "24.56", "36.88"]
+FIT_TOTALS = ["48", "80", "80", "96", "141", "180", "282", "320", "640", "1128", "1440"]
+FIT_PRICES = ["0.82", "0.92", "2.32", "1.64", "3.07", "4.61", "6.14", "3.68", "18.56", "24.56",
+              "36.88"]  # fmt: skip
 
 
 def _number(value: str, lang: str) -> str:
@@ -185,12 +185,13 @@ def test_fit_table_cells_de(client, seeded):
     for row, total, price in zip(FIT_ROWS, FIT_TOTALS, FIT_PRICES, strict=True):
         assert cells[(row, "Gesamter VRAM")] == f"{_number(total, 'de')} GB", row
         assert cells[(row, "GPUwithCrypto pro Stunde")] == _usd(price, "de"), row
-    assert cells[("8× H200", "Vollständig, AdamW (1.260 GB)")] == "✗"
-    assert cells[("8× B200", "Vollständig, AdamW (1.260 GB)")] == "✓"
-    assert cells[("1× L40S", "QLoRA (52,5 GB)")] == "✗"
-    assert cells[("1× A100 80GB", "QLoRA (52,5 GB)")] == "✓"
-    assert cells[("1× B200", "LoRA (168 GB)")] == "✓"
-    assert cells[("8× H200", "Vollständig, 8-Bit-Adam (840 GB)")] == "✓"
+    assert cells[("8× H200", "Vollständig, AdamW")] == "✗"  # 184.5 GB per GPU of 150.1
+    assert cells[("8× B200", "Vollständig, AdamW")] == "✓"
+    assert cells[("1× L40S", "QLoRA")] == "✗"  # 53.6 GB of 51.5
+    assert cells[("2× L40S", "QLoRA")] == "✓"
+    assert cells[("1× A100 80GB", "QLoRA")] == "✓"
+    assert cells[("1× B200", "LoRA")] == "✓"
+    assert cells[("8× H200", "Vollständig, 8-Bit-Adam")] == "✓"
 
 
 COST_ROWS = [  # method, configuration, hours, GPU-hours, cost
@@ -228,12 +229,18 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
 @pytest.mark.parametrize(
     ("lang", "row", "column", "value"),
     [
-        ("en", "Full, AdamW", "Memory", "1,120–1,260 GB"),
-        ("de", "Vollständiges Fine-Tuning, AdamW", "Speicher", "1.120–1.260 GB"),
-        ("de", "QLoRA (4-Bit-Basis)", "Speicher", "≈ 52,5 GB"),
-        ("de", "LoRA (BF16-Basis)", "Speicher", "140 GB als Untergrenze, ≈ 168 GB zum Planen"),
+        ("en", "Full, AdamW", "Memory",
+         "rule of thumb: 1,120–1,260 GB estimate: 147.5 GB per GPU on 8× B200"),
+        ("de", "Vollständiges Fine-Tuning, AdamW", "Speicher",
+         "Faustregel: 1.120–1.260 GB Schätzung: 147,5 GB pro GPU auf 8× B200"),
+        ("de", "QLoRA (4-Bit-Basis)", "Speicher",
+         "Faustregel: ≈ 52,5 GB Schätzung: 50,2 GB pro GPU auf 1× A100 80GB"),
+        ("de", "LoRA (BF16-Basis)", "Speicher",
+         "Faustregel: 140 GB als Untergrenze, ≈ 168 GB zum Planen Schätzung: 49,6 GB pro GPU "
+         "auf 4× A100 80GB"),
+        # by the estimate two L40S ($1.64) hold QLoRA for less than one H100 ($2.32)
         ("de", "QLoRA (4-Bit-Basis)", "Mieten",
-         "1× A100 80GB (0,92 $/Stunde) oder 1× H100 (2,32 $/Stunde)"),
+         "1× A100 80GB (0,92 $/Stunde) oder 2× L40S (1,64 $/Stunde)"),
         ("de", "Vollständiges Fine-Tuning, AdamW", "Mieten", "8× B200 (36,88 $/Stunde)"),
         # computed: four A100s ($3.68) are cheaper per hour than one B200 ($4.61) and fit
         ("de", "LoRA (BF16-Basis)", "Mieten",
@@ -262,8 +269,11 @@ def test_memory_table_cells_de(client, seeded):
     ]
 
 
+# The seed's marks, the estimate agreeing with the rule on each (no asterisk), and the row for
+# 2x L40S that the QLoRA recommendation adds.
 SEED_FIT_PATTERN = [
-    "✗✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✓✗", "✓✓✓✓",
+    "✗✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✓✗",
+    "✓✓✓✓",
 ]  # fmt: skip
 
 
@@ -271,17 +281,18 @@ SEED_FIT_PATTERN = [
 def test_fit_table_pattern_matches_the_seed(client, seeded, lang):
     body = client.get(guide_url(lang)).content.decode()
     table = re.search(r'<table class="fit">.*?</table>', body, re.S).group(0)
-    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
-    marks = [
-        "".join(re.findall(r'<span role="img" aria-label="[^"]+">([✓✗])</span>', r)) for r in rows
-    ]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>")[1], re.S)
+    marks = ["".join(re.findall(r'<span role="img"[^>]*>([✓✗])</span>', r)) for r in rows]
     assert marks == SEED_FIT_PATTERN
+    assert "rule-disagrees" not in table
 
 
 def test_fit_marks_have_accessible_labels(client, seeded):
     body = client.get(guide_url("de")).content.decode()
-    assert '<span role="img" aria-label="passt">✓</span>' in body
-    assert '<span role="img" aria-label="passt nicht">✗</span>' in body
+    fits = "passt: braucht 53,6\xa0GB pro GPU, 85,9\xa0GB nutzbar"
+    misses = "passt nicht: braucht 53,6\xa0GB pro GPU, 51,5\xa0GB nutzbar"  # QLoRA on one L40S
+    assert f'<span role="img" aria-label="{fits}" title="{fits}">✓</span>' in body
+    assert f'<span role="img" aria-label="{misses}" title="{misses}">✗</span>' in body
     assert '<th scope="col"' in body and '<th scope="row"' in body and "<caption" in body
 
 
@@ -382,7 +393,8 @@ def test_faq_json_ld_lists_the_questions_with_filled_figures(client, seeded):
     assert len(data["mainEntity"]) == 5
     first = data["mainEntity"][0]
     assert first["name"] == "Kann ich Llama 3.1 70B auf einer GPU fine-tunen?"
-    assert "52,5\u00a0GB" in first["acceptedAnswer"]["text"]
+    assert first["acceptedAnswer"]["text"].startswith("Ja. QLoRA passt auf eine GPU")
+    assert "(geschätzte Spitze: 50,2\u00a0GB)" in first["acceptedAnswer"]["text"]
     assert all("[[" not in block for block in blocks)
 
 
