@@ -121,7 +121,8 @@ def test_the_planner_answers_bad_input_in_place_then_plans(page, site):
     page.get_by_label("Training tokens (millions, per epoch)").fill("50")
     page.get_by_role("button", name="Estimate").click()
     assert "Your model (405B)" in page.locator("table.vram").inner_text()
-    assert "50.2\u00a0GB at the peak on one GPU" in page.get_by_role("heading", level=2).inner_text()
+    heading = page.get_by_role("heading", level=2).inner_text()
+    assert "50.2\u00a0GB at the peak on one GPU" in heading
     h200 = page.locator("table.planner-fit tr", has_text="H200").inner_text()
     assert "27.3\u00a0h" in h200 and "$83.81" in h200
 

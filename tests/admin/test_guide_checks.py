@@ -121,7 +121,7 @@ def test_duplicate_for_another_model_in_the_admin(client, editor, guide):
     new = Guide.objects.get(slug="best-gpu-for-qwen-2-5-7b-fine-tuning")
     assert response.status_code == 302 and response["Location"].endswith(f"/{new.pk}/change/")
     assert new.status == Guide.Status.PUBLISHED
-    assert new.title_de == "Welche ist die beste GPU zum Fine-Tuning von Qwen 2.5 7B?"
+    assert new.title_de == "Welche GPU eignet sich am besten für das Fine-Tuning von Qwen 2.5 7B?"
     assert new.title_ja == "Qwen 2.5 7Bのファインチューニングに最適なGPUはどれですか？"
     assert new.sections.count() == guide.sections.count()
     assert new.faq_entries.count() == guide.faq_entries.count()

@@ -22,8 +22,8 @@ from guides.pages.assembly import page_figures
 from guides.pages.selectors import guide_for_page
 from pricing import planning, selectors
 from pricing.domain import calculations as calc
-from pricing.domain.training_memory import Method as TrainingMethod
 from pricing.domain.training_memory import Architecture, TrainingSetup
+from pricing.domain.training_memory import Method as TrainingMethod
 from pricing.models import Gpu, LanguageModel, Method
 
 from ..conftest import GUIDE_SLUG, SEED_DAY
@@ -50,18 +50,38 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
     assert response.status_code == 200
     cells = table_cells(response, "methods")
     memory = {row: value for (row, column), value in cells.items() if column == cells_column(lang)}
+    # the rule of thumb, then the estimate that decides, per GPU on the first recommendation
     expected = {
-        "en": ["≈ 6 GB", "16 GB lower bound, ≈ 19.2 GB to plan with", "≈ 96 GB", "128–144 GB"],
-        "de": [
-            "≈ 6 GB", "16 GB als Untergrenze, ≈ 19,2 GB zum Planen", "≈ 96 GB", "128–144 GB"
+        "en": [
+            "rule of thumb: ≈ 6 GB estimate: 10.1 GB per GPU on 1× L40S",
+            "rule of thumb: 16 GB lower bound, ≈ 19.2 GB to plan with estimate: 20.7 GB per GPU "
+            "on 1× L40S",
+            "rule of thumb: ≈ 96 GB estimate: 48.5 GB per GPU on 1× A100 80GB",
+            "rule of thumb: 128–144 GB estimate: 64.3 GB per GPU on 1× A100 80GB",
         ],
-        "ja": ["≈ 6 GB", "下限16 GB、計画値は約19.2 GB", "≈ 96 GB", "128〜144 GB"],
-    }[lang]  # fmt: skip
+        "de": [
+            "Faustregel: ≈ 6 GB Schätzung: 10,1 GB pro GPU auf 1× L40S",
+            "Faustregel: 16 GB als Untergrenze, ≈ 19,2 GB zum Planen Schätzung: 20,7 GB pro GPU "
+            "auf 1× L40S",
+            "Faustregel: ≈ 96 GB Schätzung: 48,5 GB pro GPU auf 1× A100 80GB",
+            "Faustregel: 128–144 GB Schätzung: 64,3 GB pro GPU auf 1× A100 80GB",
+        ],
+        "ja": [
+            "目安：≈ 6 GB 推定：GPUあたり10.1 GB（L40Sを1基）",
+            "目安：下限16 GB、計画値は約19.2 GB 推定：GPUあたり20.7 GB（L40Sを1基）",
+            "目安：≈ 96 GB 推定：GPUあたり48.5 GB（A100 80GBを1基）",
+            "目安：128〜144 GB 推定：GPUあたり64.3 GB（A100 80GBを1基）",
+        ],
+    }[lang]
     assert list(memory.values()) == expected
     first_sentence = {
-        "en": "QLoRA needs about 6 GB, so one L40S or one A100 80GB.",
-        "de": "QLoRA braucht etwa 6 GB, also eine L40S oder eine A100 80GB.",
-        "ja": "QLoRAは約6 GB必要なので、L40Sを1基またはA100 80GBを1基です。",
+        "en": "By our estimate, this guide's QLoRA run peaks at 10.1 GB on one GPU (the rule of "
+        "thumb says 6 GB), so one L40S or one A100 80GB.",
+        "de": "Nach unserer Schätzung erreicht der QLoRA-Lauf dieses Ratgebers auf einer GPU eine "
+        "Spitze von 10,1 GB (die Faustregel nennt 6 GB); wir empfehlen daher eine L40S oder eine "
+        "A100 80GB.",
+        "ja": "当社の推定では、このガイドのQLoRAの学習条件はGPU1基でピーク10.1 GBに"
+        "達する（目安では6 GB）ため、推奨構成はL40Sを1基またはA100 80GBを1基です。",
     }[lang]
     assert first_sentence in sentences(response)
 
@@ -129,10 +149,15 @@ def assert_matches_calculations(response, model: str, lang: str) -> None:
 def test_the_405b_guide_says_full_fine_tuning_needs_more_than_one_host(client, seeded):
     text = page_text(client.get(url(CLONES["llama-3.1-405b"], "en")))
     assert (
-        "Full fine-tuning needs 6,480–7,290 GB before activations, so more than one 8-GPU "
-        "host, which we do not offer."
+        "Full fine-tuning needs 6,480–7,290 GB by the rules of thumb (mixed precision with FP32 "
+        "copies, before activations); by our estimate, this guide's AdamW run peaks at 3,246.9 GB "
+        "on one GPU, so more than one 8-GPU host, which we do not offer."
     ) in text
-    assert "QLoRA needs about 303.75 GB, so four A100 80GB GPUs or eight H100s." in text
+    # two H200s hold QLoRA by the estimate (150.1 of 150.11 GB each); four A100s do not
+    assert (
+        "By our estimate, this guide's QLoRA run peaks at 241 GB on one GPU (the rule of thumb "
+        "says 303.75 GB), so two H200s or eight A100 80GB GPUs."
+    ) in text
     assert "We cannot price it: Full, AdamW needs more than one 8-GPU host" in text
 
 
@@ -231,9 +256,10 @@ def test_clone_guide_refuses_a_source_that_fails_its_own_checks(seeded):
     )
     with pytest.raises(CommandError) as refused:
         clone(GUIDE_SLUG, "--model", "llama-3.2-1b")
-    # not rented, too small, and the cost_gap sentence cannot price it in three languages
+    # not rented, too small by the estimate (53.6 GB of 25.8), and the cost_gap and
+    # gap_conclusion sentences cannot price it, in three languages
     assert str(refused.value) == (
-        "not cloned: the source guide fails its own checks (5 problems), first: recommendation "
+        "not cloned: the source guide fails its own checks (8 problems), first: recommendation "
         "0: QLoRA, 1× RTX 4090: we do not rent this configuration"
     )
     assert not Guide.objects.filter(slug="best-gpu-for-llama-3-2-1b-fine-tuning").exists()

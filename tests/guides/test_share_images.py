@@ -54,7 +54,9 @@ def test_a_published_guide_gets_a_1200_by_630_png_in_each_language(guide, share_
 
 def test_each_language_draws_its_own_title_model_and_methods(guide):
     card = share_images.card_for(guide, "de")
-    assert card.title == "Welche ist die beste GPU zum Fine-Tuning von Llama\xa03.1\xa070B?"
+    assert card.title == (
+        "Welche GPU eignet sich am besten für das Fine-Tuning von Llama\xa03.1\xa070B?"
+    )
     assert card.model == "Llama 3.1 70B"
     assert card.methods == ["QLoRA", "LoRA", "Vollständig, 8-Bit-Adam", "Vollständig, AdamW"]
     assert share_images.card_for(guide, "ja").methods[2:] == ["フル、8ビットAdam", "フル、AdamW"]
@@ -78,7 +80,7 @@ def test_a_phrase_too_long_for_a_line_breaks_between_characters_but_not_before_a
 def test_latin_lines_break_between_words_but_never_inside_the_models_name(guide):
     font = measured_font("de", 64)
     assert _wrap(share_images.card_for(guide, "de").title, font, "de") == [
-        "Welche ist die beste GPU", "zum Fine-Tuning von", "Llama\xa03.1\xa070B?"
+        "Welche GPU eignet sich am", "besten für das Fine-Tuning", "von Llama\xa03.1\xa070B?"
     ]  # fmt: skip
     assert _wrap("Which GPU is best for fine-tuning Mistral\xa07B?", font, "en") == [
         "Which GPU is best for", "fine-tuning Mistral\xa07B?"

@@ -680,8 +680,7 @@ def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, dj
         with_4090,
         "[[too_small qlora]]",
         "By the estimate, every configuration in the table holds this guide&#x27;s QLoRA run.",
-        "Nach der Schätzung fasst jede Konfiguration der Tabelle den QLoRA-Lauf dieses "
-        "Ratgebers.",
+        "Nach der Schätzung fasst jede Konfiguration der Tabelle den QLoRA-Lauf dieses Ratgebers.",
         "推定では、表のどの構成もこのガイドのQLoRAの学習条件を収められます。",
     )
 

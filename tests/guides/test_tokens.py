@@ -20,6 +20,8 @@ from guides.content.tokens.render import render_plain, render_prose
 from guides.models import Guide, Section
 from guides.pages import selectors
 from guides.pages.assembly import page_figures
+from pricing.domain.training_memory import Method, TrainingSetup
+from pricing.models import LanguageModel
 
 from ..conftest import GUIDE_SLUG, SEED_DAY
 
@@ -112,7 +114,12 @@ def test_unknown_slugs_are_checked_against_what_is_on_file(seeded):
 
 @pytest.fixture
 def figures(seeded):
-    return page_figures(params_billion=D(70), at=SEED_DAY)
+    return page_figures(
+        params_billion=D(70),
+        at=SEED_DAY,
+        architecture=LanguageModel.objects.get(slug="llama-3.1-70b").architecture,
+        training=TrainingSetup(Method.QLORA, seq_len=2048),  # the 70B guide's run
+    )
 
 
 @pytest.mark.parametrize(
