@@ -138,4 +138,7 @@ def test_an_editors_recommendation_overrides_the_computed_one(client, guide):
         count=2,
     )
     text = client.get(f"/en/guides/{GUIDE_SLUG}/").content.decode()
-    assert "LoRA on a BF16 base needs about 168\u00a0GB, so two H200s." in text
+    assert (
+        "LoRA on a BF16 base peaks at 153.1\u00a0GB on one GPU (rule of thumb: 168\u00a0GB), so "
+        "two H200s."
+    ) in text
