@@ -8,9 +8,12 @@ from urllib.parse import urlencode
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import Group, User
 
-from guides.models import Guide
+from guides.editorial import publishing
+from guides.models import Guide, Recommendation
 from guides.pages import selectors as guide_selectors
+from pricing.models import Gpu, Method
 from pricing.services import price_check_record
 
 from .conftest import GUIDE_SLUG, TODAY
@@ -186,3 +189,51 @@ def test_no_english_title_on_a_german_or_japanese_page(client, published):
             title = getattr(guide, f"title_{lang}")
             assert f"<h1>{title}</h1>" in body or f">{title}</h1>" in body, guide.slug
             assert guide.title_en not in body, f"{guide.slug} ({lang})"
+
+
+def test_publishing_refuses_an_override_the_estimate_does_not_fit(seeded):
+    """An editor may override a recommendation, but not with one the run does not fit."""
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    editor = User.objects.create_user("erika", password="pw-for-tests-only", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Reviewers"))
+    Recommendation.objects.create(  # 70B QLoRA on one L40S: 53.6 GB needed, 51.5 usable
+        guide=guide, method=Method.objects.get(slug="qlora"), gpu=Gpu.objects.get(slug="l40s")
+    )
+    outcome = publishing.publish_rows(guide, user=editor, comment="one L40S for QLoRA")
+    assert [str(p) for p in outcome.problems] == [
+        "recommendation 0: QLoRA, 1× L40S: by the estimate, the guide's run needs "
+        "53.6\u00a0GB per GPU here, more than the 51.5\u00a0GB each card can use"
+    ]
+
+
+def stale_notice(body: str) -> str | None:
+    """The notice's text, no-break spaces (dates keep together) made plain."""
+    found = re.search(r'<p class="stale-notice" role="note">(.*?)</p>', body, re.S)
+    return found and found.group(1).replace("\u00a0", " ")
+
+
+def test_prices_older_than_the_limit_carry_a_notice_with_their_date(client, seeded, settings):
+    """The seed's checks are of October 29; "today" is November 29: 31 days."""
+    expected = (
+        "These prices may be out of date: the oldest was checked on October 29, 2026, more "
+        "than 30 days ago. Check the current price before you rent."
+    )
+    for url in ("/en/", f"/en/guides/{GUIDE_SLUG}/", "/en/gpus/", "/en/compare/h100-vs-a100-80gb/"):
+        assert stale_notice(client.get(url).content.decode()) == expected, url
+    assert "2026年10月29日" in stale_notice(client.get("/ja/").content.decode())
+    settings.PRICE_STALE_AFTER_DAYS = 31  # exactly 31 days old is not yet older
+    assert stale_notice(client.get("/de/").content.decode()) is None
+
+
+def test_a_fresh_check_of_our_prices_lifts_the_notice_where_only_ours_are_quoted(client, seeded):
+    prices = {"l40s": "0.82", "a100-80gb": "0.92", "h100": "2.32", "h200": "3.07", "b200": "4.61"}
+    price_check_record(
+        provider_slug="gpuwithcrypto",
+        checked_on=TODAY,
+        prices={gpu: Decimal(price) for gpu, price in prices.items()},
+    )
+    assert stale_notice(client.get("/en/").content.decode()) is None  # our prices only
+    # the guide still quotes the other providers' checks of October 29
+    assert "October 29, 2026" in stale_notice(
+        client.get(f"/en/guides/{GUIDE_SLUG}/").content.decode()
+    )
