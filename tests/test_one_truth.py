@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.utils import translation
 
 from guides.editorial import publishing
 from guides.models import Guide, Recommendation
@@ -17,8 +18,10 @@ from pricing.models import Gpu, Method
 from pricing.services import price_check_record
 
 from .conftest import GUIDE_SLUG, TODAY
+from .guides.test_views import sentences
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
+PLANNER_70B = "/{}/vram/?model=llama-3.1-70b&method=qlora&seq_len=2048"
 
 
 @pytest.fixture
@@ -52,6 +55,14 @@ def fit_table(body: str) -> dict[str, dict[str, bool]]:
 def planner_recommendation(body: str) -> list[str]:
     shown = re.search(r'<p class="planner-recommendation">(.*?)</p>', body, re.S).group(1)
     return re.findall(r'data-config="([^"]+)"', shown)
+
+
+def home_card(body: str, guide: Guide, lang: str) -> str:
+    """The configuration the home page's card for ``guide`` names as its cheapest fit."""
+    with translation.override(lang):
+        link = f'<h3><a href="{guide.get_absolute_url()}">'
+    card = body.split(link, 1)[1].split('<li class="card">', 1)[0]
+    return re.search(r'<dd data-config="([^"]+)">', card).group(1)
 
 
 def api_recommendations(answer: dict) -> dict[str, list[str]]:
@@ -92,6 +103,13 @@ def test_every_guide_page_planner_and_api_agree_in_every_language(client, publis
             for method, configs in recommended.items():
                 planner = client.get(planner_url(lang, guide, method)).content.decode()
                 assert planner_recommendation(planner) == configs, f"{where}, {method}"
+        # The home page's card: the cheapest first recommendation of any method.
+        firsts = [m["recommended"][0] for m in answer["methods"] if m["recommended"]]
+        cheapest = min(firsts, key=lambda r: r["usd_per_hour"])
+        for lang in LANGUAGES:
+            assert home_card(client.get(f"/{lang}/").content.decode(), guide, lang) == (
+                f"{cheapest['gpu']}:{cheapest['count']}"
+            ), f"{guide.slug} ({lang}) home card"
         # Each recommended configuration is a row of the fit table, marked ✓ there.
         table = api_fit_table(answer)
         for method, configs in recommended.items():
@@ -237,3 +255,25 @@ def test_a_fresh_check_of_our_prices_lifts_the_notice_where_only_ours_are_quoted
     assert "October 29, 2026" in stale_notice(
         client.get(f"/en/guides/{GUIDE_SLUG}/").content.decode()
     )
+
+
+def test_no_english_sentence_on_a_german_or_japanese_page(client, published):
+    """Every sentence of four words or more that the English page says is said otherwise on
+    the German and Japanese pages: every published guide, the home page, the GPU prices, a
+    comparison and the planner with a result (table captions included)."""
+    pages = ["/{}/", "/{}/gpus/", "/{}/compare/h100-vs-a100-80gb/", PLANNER_70B]
+    pages += [f"/{{}}/guides/{guide.slug}/" for guide in published]
+    for page in pages:
+        english = {s for s in prose(client, page.format("en")) if len(s.split()) >= 4}
+        assert english, page
+        for lang in ("de", "ja"):
+            left = [s for s in prose(client, page.format(lang)) if s in english]
+            assert left == [], page.format(lang)
+
+
+def prose(client, url: str) -> list[str]:
+    """The page's sentences, code (command lines, versions) left out: it reads the same in
+    every language."""
+    response = client.get(url)
+    response.content = re.sub(r"<code\b.*?</code>", " ", response.content.decode(), flags=re.S)
+    return sentences(response)

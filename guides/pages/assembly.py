@@ -713,6 +713,7 @@ class CheapestFit:
     method_name: str
     label: str  # "1× H100"
     usd_per_hour: Decimal
+    config: str  # "h100:1", the page's mark of what it recommends (data-config)
 
 
 @dataclass(frozen=True)
@@ -778,7 +779,9 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
     if options:
         price, method_name, configuration = min(options, key=lambda option: option[0])
         label = config_label(configuration.count, configuration.gpu.name)
-        cheapest = CheapestFit(method_name, label, price)
+        cheapest = CheapestFit(
+            method_name, label, price, f"{configuration.gpu.slug}:{configuration.count}"
+        )
     return GuideCard(
         guide=guide,
         model_name=guide.language_model.name,

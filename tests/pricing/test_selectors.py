@@ -252,7 +252,7 @@ def test_a_gpus_whole_price_history_at_one_provider_up_to_the_day(house, django_
 # (989.5 BF16 dense TFLOPS, 4800 GB/s), measured on 2026-11-29 with one recipe.
 RECIPE = (
     "transformers 5.17.0, peft 0.21.0, bitsandbytes 0.50.2, torch 2.11.0, attention sdpa; "
-    "measure_memory.py --throughput 4 (random weights and tokens, no data loading)"
+    "measure_memory.py --throughput 4"
 )
 
 
