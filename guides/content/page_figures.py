@@ -70,6 +70,12 @@ class PageFigures:
     _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
         default_factory=dict, init=False, repr=False
     )
+    _ranked: dict[str, list[calc.Configuration]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _plans: dict[str, dict[calc.Configuration, calc.PlannedFit]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     # --- memory -------------------------------------------------------------------------
 
@@ -146,7 +152,13 @@ class PageFigures:
         the estimate at the guide's run."""
         if configurations is None:
             configurations = calc.host_configurations(self.rentable_offers())
-        return planning.planned(configurations, self.peaks(method), self.memory(method))
+        configurations = list(configurations)
+        known = self._plans.setdefault(method, {})  # a page asks for the same ones many times
+        missing = [c for c in configurations if c not in known]
+        if missing:
+            planned = planning.planned(missing, self.peaks(method), self.memory(method))
+            known.update(zip(missing, planned, strict=True))
+        return [known[c] for c in configurations]
 
     def plan(self, method: str, configuration: calc.Configuration) -> calc.PlannedFit:
         return self.plans(method, [configuration])[0]
@@ -157,7 +169,9 @@ class PageFigures:
     def ranked(self, method: str) -> list[calc.Configuration]:
         """Every configuration we rent that holds the run, in the recommendation policy's
         order (``calc.ranked_plans``: priced, one host, cheapest per hour, then fewest GPUs)."""
-        return [p.configuration for p in calc.ranked_plans(self.plans(method))]
+        if method not in self._ranked:  # asked by every recommendation token of the page
+            self._ranked[method] = [p.configuration for p in calc.ranked_plans(self.plans(method))]
+        return self._ranked[method]
 
     def recommended(self, method: str) -> list[calc.Configuration]:
         """The editor's override, or the first and (as the alternative) the runner-up."""
