@@ -12,8 +12,10 @@ from django.contrib.auth.models import Group, User
 from django.utils import translation
 
 from guides.editorial import publishing
-from guides.models import Guide, Recommendation
+from guides.editorial.checks import guide_problems
+from guides.models import FaqEntry, Guide, Recommendation
 from guides.pages import selectors as guide_selectors
+from guides.pages.selectors import guide_for_page
 from pricing.models import Gpu, Method
 from pricing.services import price_check_record
 
@@ -277,3 +279,27 @@ def prose(client, url: str) -> list[str]:
     response = client.get(url)
     response.content = re.sub(r"<code\b.*?</code>", " ", response.content.decode(), flags=re.S)
     return sentences(response)
+
+
+def test_the_guide_check_refuses_a_typed_answer_its_token_contradicts(seeded):
+    """ "Nein." before a sentence that QLoRA fits on one GPU; "Yes." before the RTX 4090's no."""
+    first, second = FaqEntry.objects.filter(guide__slug=GUIDE_SLUG).order_by("position")[:2]
+    first.answer_de = "Nein. [[single_gpu qlora]]"
+    first.save()
+    second.answer_en = "Yes, [[verdict qlora rtx-4090]]"
+    second.save()
+    problems = [
+        str(p) for p in guide_problems(guide_for_page(slug=GUIDE_SLUG, include_drafts=True))
+    ]
+    assert [p for p in problems if "answers" in p] == [
+        "FAQ entry 2, answer (English): the text answers yes, but [[verdict qlora rtx-4090]] "
+        "answers no by the estimate — “Yes, [[verdict qlora rtx-4090]]”",
+        "FAQ entry 1, answer (German): the text answers no, but [[single_gpu qlora]] answers "
+        "yes by the estimate — “Nein. [[single_gpu qlora]]”",
+    ]
+    first.answer_de = "Ja. [[single_gpu qlora]]"  # agrees: no problem
+    first.save()
+    problems = [
+        str(p) for p in guide_problems(guide_for_page(slug=GUIDE_SLUG, include_drafts=True))
+    ]
+    assert [p for p in problems if "German" in p] == []

@@ -82,3 +82,19 @@ def typed_figures(text: str, gpu_names: Iterable[str]) -> list[TypedFigure]:
             if typed not in PER_HOUR:
                 found.append(TypedFigure(typed, _fix(kind, typed)))
     return found
+
+
+# --- a typed yes or no against the token that answers ---------------------------------------
+# "Nein. [[single_gpu qlora]]" says no where the token says QLoRA fits on one GPU: the guide
+# check refuses the pair. The words each language answers with, and what they answer.
+TYPED_ANSWERS = {"yes": True, "no": False, "ja": True, "nein": False, "はい": True, "いいえ": False}
+_LAST_WORD_RE = re.compile(r"(\w+)\W*$")
+
+
+def typed_answer(before: str) -> tuple[bool, int] | None:
+    """What a yes or no typed right before a token answers (the last word of ``before``:
+    "Yes.", "Nein,", "いいえ。") and where the word starts; None where there is no such word."""
+    found = _LAST_WORD_RE.search(before.rstrip())
+    if not found or found.group(1).casefold() not in TYPED_ANSWERS:
+        return None
+    return TYPED_ANSWERS[found.group(1).casefold()], found.start(1)

@@ -19,8 +19,8 @@ from django.utils.translation import gettext as _
 
 from guides.content.page_figures import MissingFigure, PageFigures
 from guides.content.presentation import config_label, gigabytes
-from guides.content.prose_rules import typed_figures
-from guides.content.tokens import kinds  # noqa: F401 - registers every kind
+from guides.content.prose_rules import typed_answer, typed_figures
+from guides.content.tokens import kinds  # registers every kind; what the answering ones say
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
 from guides.models import Guide
 from guides.pages.assembly import guide_figures
@@ -86,7 +86,7 @@ def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str])
             f"{label}, {instance._meta.get_field(name).verbose_name} ({_(language)})"
             for label, instance, name in texts
         ]
-        unfilled, typed = [], []
+        unfilled, typed, contradicted = [], [], []
         with translation.override(code):
             for (_label, instance, name), where in zip(texts, places, strict=True):
                 text = getattr(instance, f"{name}_{code}") or ""
@@ -96,6 +96,12 @@ def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str])
                         kind.render(figures, *args)
                     except (TokenError, MissingFigure, calc.RuleError) as exc:
                         unfilled.append((where, text, match, exc))
+                        continue
+                    typed_word = typed_answer(text[: match.start()])
+                    if kind.name in kinds.ANSWERS and typed_word is not None:
+                        said, start = typed_word
+                        if said != kinds.ANSWERS[kind.name](figures, *args):
+                            contradicted.append((where, text, start, match, said))
                 typed.append((where, text))
         for where, text, match, reason in unfilled:
             problems.append(
@@ -104,6 +110,19 @@ def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str])
                     _sentence_around(text, match.start(), match.end()),
                     _("%(token)s cannot be filled: %(reason)s")
                     % {"token": match.group(0), "reason": reason},
+                )
+            )
+        for where, text, start, match, said in contradicted:
+            problems.append(
+                Problem(
+                    where,
+                    " ".join(text[start : match.end()].split()),
+                    (
+                        _("the text answers yes, but %(token)s answers no by the estimate")
+                        if said
+                        else _("the text answers no, but %(token)s answers yes by the estimate")
+                    )
+                    % {"token": match.group(0)},
                 )
             )
         for where, text in typed:

@@ -7,7 +7,8 @@ views and templates only present what it returns.
 Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded with ZeRO-3/FSDP
 when there is more than one; each GPU's usable memory (not its advertised size) must hold the
 per-GPU peak (``pricing.planning.configuration_fits``, as /api/v1/fit/ answers). For each GPU
-we rent, the page shows the fewest GPUs that fit.
+we rent, the page shows the fewest GPUs that fit, and it names what we recommend for the run
+(``pricing.planning.recommended``: what a guide at the same run recommends).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ HOURS = Decimal(3600)
 BAR_WIDTH = Decimal(600)
 BREAKDOWN_LABELS = {
     # As the estimate loads them: QLoRA's 4-bit layers with the parts kept in 16 or 32 bits
-    # (43.7 GB for 70B), not the guides' "4-bit weights alone" (35 GB).
+    # (embeddings, output layer, norms), more than the guides' "4-bit weights alone".
     "weights": _("weights as loaded"),
     "adapters": _("adapters"),
     "optimizer_states": _("optimizer states"),

@@ -806,11 +806,7 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
     help=_("Yes. or No.: whether a single GPU we rent holds the guide's run of a method"),
 )
 def yes_no_one_gpu(f: PageFigures, method: str) -> str:
-    try:
-        f.smallest_gpu(method)
-    except MissingFigure:
-        return gettext("No.")
-    return gettext("Yes.")
+    return gettext("Yes.") if _fits_one_gpu(f, method) else gettext("No.")
 
 
 @registry.kind(
@@ -983,3 +979,20 @@ def _configuration(f: PageFigures, config: ConfigRef) -> calc.Configuration:
 
 def _price(f: PageFigures, config: ConfigRef) -> Decimal:
     return f.price(config.gpu, config.count, provider=config.provider)
+
+
+# --- what the answering kinds answer: yes (True) or no (False) ------------------------------
+# The guide check holds a "Yes."/"No." typed before one of these against its answer.
+ANSWERS = {
+    "verdict": lambda f, method, gpu: f.one_gpu(method, f.listing(gpu)).fits_by_estimate,
+    "yes_no_one_gpu": lambda f, method: _fits_one_gpu(f, method),
+    "single_gpu": lambda f, method: _fits_one_gpu(f, method),
+}
+
+
+def _fits_one_gpu(f: PageFigures, method: str) -> bool:
+    try:
+        f.smallest_gpu(method)
+    except MissingFigure:
+        return False
+    return True
