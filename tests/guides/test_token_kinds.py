@@ -13,6 +13,8 @@ from decimal import Decimal as D
 import pytest
 from django.utils import translation
 
+from guides.content.page_figures import MissingFigure
+from guides.content.tokens import kinds
 from guides.content.tokens.render import MISSING, render_inline, render_plain, render_prose
 from guides.pages.assembly import page_figures
 from pricing.domain import calculations as calc
@@ -785,3 +787,55 @@ def test_render_plain_leaves_no_tags(figures):
 def test_render_plain_gives_the_raw_name(bold_gpu):
     # Meta descriptions and JSON-LD escape on output themselves: no double escaping here.
     assert render_plain("[[smallest_gpu qlora]] & [[cheapest qlora]]", bold_gpu) == "<b> & 1× <b>"
+
+
+# --- the helpers behind the estimate's sentences, branch by branch --------------------------
+
+
+@pytest.mark.parametrize(
+    ("count", "reserved", "expected"),
+    [
+        (1, "85", "The estimate decides: this run needs %(need)s on it, within the %(usable)s "
+         "it can use, so it is marked ✓ in the %(method)s column."),
+        (1, "86", "The estimate decides: this run needs %(need)s on it, more than the "
+         "%(usable)s it can use, so it is marked ✗ in the %(method)s column."),
+        (2, "85", "The estimate decides: sharded over its GPUs, this run needs %(need)s on "
+         "each, within the %(usable)s each can use, so it is marked ✓ in the %(method)s column."),
+        (2, "86", "The estimate decides: sharded over its GPUs, this run needs %(need)s on "
+         "each, more than the %(usable)s each can use, so it is marked ✗ in the %(method)s "
+         "column."),
+    ],
+)  # fmt: skip
+def test_what_the_estimate_decides_says_of_one_card_and_of_several(count, reserved, expected):
+    card = calc.GpuOffer("a100", "A100", D(80), D("0.92"))  # 85.9 GB usable
+    plan = calc.PlannedFit(calc.Configuration(card, count), D(0), D(reserved), D(reserved))
+    with translation.override("en"):
+        assert kinds._estimate_decides(plan, count) == expected
+
+
+def test_estimates_are_shown_to_a_tenth_rounded_half_up():
+    with translation.override("en"):
+        assert kinds._gb(D("50.25")).replace("\u00a0", " ") == "50.3 GB"  # half-even: 50.2
+        assert kinds._gb(D("50.249")).replace("\u00a0", " ") == "50.2 GB"
+
+
+def test_a_name_that_says_its_memory_with_a_space_is_recognised():
+    assert kinds._names_its_memory("RTX A6000 48 GB", D(48))
+    assert kinds._names_its_memory("A100 80GB", D(80))
+    assert not kinds._names_its_memory("B200", D(180))
+
+
+def test_an_unpriced_recommendation_is_named_and_cannot_be_compared(figures):
+    not_rented = dataclasses.replace(
+        figures, recommendations={"qlora": [figures.configuration("rtx-4090")]}
+    )
+    assert_renders(
+        not_rented,
+        "[[recommend qlora]]",
+        "one RTX 4090 (not rented)",
+        "eine RTX 4090 (nicht im Angebot)",
+        "RTX 4090を1基（レンタル対象外）",
+    )
+    with pytest.raises(MissingFigure) as missing:
+        kinds._priced(figures.configuration("rtx-4090"), "qlora")
+    assert missing.value.args == ("a price for the configuration recommended for qlora",)

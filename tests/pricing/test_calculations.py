@@ -343,6 +343,15 @@ def test_closest_miss_is_the_configuration_that_misses_by_the_least_per_gpu():
     assert calc.closest_miss([two_l40s]) is None
     four_short = planned(calc.Configuration(a100, 4), "87")  # as short as one A100
     assert calc.closest_miss([four_short, one_a100]).configuration.count == 1  # fewer GPUs
+    # as short on as many cards: the cheaper is named, a priced one before one we do not rent
+    h100, rtx = offer("h100", "80", "2.32"), offer("rtx", "80", None)
+    one_h100, one_rtx = (
+        planned(calc.Configuration(h100), "87"),
+        planned(calc.Configuration(rtx), "87"),
+    )
+    for order in ([one_h100, one_a100, one_rtx], [one_rtx, one_a100, one_h100]):
+        assert calc.closest_miss(order) == one_a100
+    assert calc.closest_miss([one_rtx, one_h100]) == one_h100
 
 
 @pytest.mark.parametrize(
