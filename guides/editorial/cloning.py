@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from guides.content.page_figures import NothingFits
 from guides.editorial import publishing
@@ -46,9 +47,20 @@ def guide_slug_for(language_model: LanguageModel) -> str:
     return slugify(f"best-gpu-for-{language_model.slug.replace('.', '-')}-fine-tuning")
 
 
+TITLE = gettext_noop("Which GPU is best for fine-tuning %(model)s?")
+
+
 def guide_title_for(language_model: LanguageModel, language: str) -> str:
+    """The clone's title in ``language``; refused where the message catalogue has none (a
+    German or Japanese page would show the English title: compile the catalogues first)."""
     with translation.override(language):
-        return _("Which GPU is best for fine-tuning %(model)s?") % {"model": language_model.name}
+        title = _(TITLE) % {"model": language_model.name}
+    if language != settings.LANGUAGE_CODE and title == TITLE % {"model": language_model.name}:
+        raise CloneRefused(
+            _("there is no %(language)s guide title to give the clone: run make translations")
+            % {"language": language}
+        )
+    return title
 
 
 def _check(source: Guide, language_model: LanguageModel, slug: str, source_checked: bool) -> None:

@@ -301,3 +301,17 @@ def test_no_recommendation_fails_to_fit_at_any_model_size(seed_figures, layers):
         assert prices == sorted(prices)
         cheaper = [p for p in everything if p.configuration.usd_per_hour < prices[0]]
         assert not [p for p in cheaper if p.fits_by_estimate]  # nothing cheaper holds it
+
+
+def test_a_clone_without_a_translated_title_is_refused_not_saved_in_english(seeded, monkeypatch):
+    """Without compiled catalogues gettext answers in English: the German and Japanese pages
+    would carry the English title. The clone is refused and nothing is saved."""
+    from guides.editorial import cloning
+
+    monkeypatch.setattr(cloning, "_", lambda message: message)
+    with pytest.raises(cloning.CloneRefused) as refused:
+        clone_guide(guide_for_page(slug=GUIDE_SLUG), LanguageModel.objects.get(slug="llama-3.2-1b"))
+    assert str(refused.value) == (
+        "there is no de guide title to give the clone: run make translations"
+    )
+    assert not Guide.objects.filter(language_model__slug="llama-3.2-1b").exists()
