@@ -557,6 +557,20 @@ class Method(CheckedDeletion, models.Model):
     def natural_key(self) -> tuple:
         return (self.slug,)
 
+    def clean(self) -> None:
+        """Only a method the peak-memory estimate knows: it decides every fit a guide shows."""
+        known = [method.value for method in training_memory.Method]
+        if self.slug and self.slug not in known:
+            raise ValidationError(
+                {
+                    "slug": _(
+                        "the peak-memory estimate, which decides every fit, knows only these "
+                        "methods: %(known)s"
+                    )
+                    % {"known": ", ".join(known)}
+                }
+            )
+
     def __str__(self) -> str:
         return self.name
 

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.core.exceptions import ValidationError
 from django.utils import translation
 
 from guides.editorial import publishing
@@ -303,3 +304,16 @@ def test_the_guide_check_refuses_a_typed_answer_its_token_contradicts(seeded):
         str(p) for p in guide_problems(guide_for_page(slug=GUIDE_SLUG, include_drafts=True))
     ]
     assert [p for p in problems if "German" in p] == []
+
+
+def test_a_method_the_estimate_does_not_know_cannot_be_saved(seeded):
+    """Every fit is the estimate's: a method it cannot estimate would leave a guide's column
+    undecided, so the admin refuses it."""
+    new = Method(slug="dora", name="DoRA", short_name="DoRA")
+    with pytest.raises(ValidationError) as refused:
+        new.full_clean()
+    assert refused.value.message_dict["slug"] == [
+        "the peak-memory estimate, which decides every fit, knows only these methods: qlora, "
+        "lora, full-8bit-adam, full-adamw"
+    ]
+    Method.objects.get(slug="qlora").full_clean()  # the seeded ones pass
