@@ -70,9 +70,6 @@ class PageFigures:
     _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _ranked: dict[str, list[calc.Configuration]] = field(
-        default_factory=dict, init=False, repr=False
-    )
     _plans: dict[str, dict[calc.Configuration, calc.PlannedFit]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -169,9 +166,7 @@ class PageFigures:
     def ranked(self, method: str) -> list[calc.Configuration]:
         """Every configuration we rent that holds the run, in the recommendation policy's
         order (``calc.ranked_plans``: priced, one host, cheapest per hour, then fewest GPUs)."""
-        if method not in self._ranked:  # asked by every recommendation token of the page
-            self._ranked[method] = [p.configuration for p in calc.ranked_plans(self.plans(method))]
-        return self._ranked[method]
+        return [p.configuration for p in calc.ranked_plans(self.plans(method))]
 
     def recommended(self, method: str) -> list[calc.Configuration]:
         """The editor's override, or the first and (as the alternative) the runner-up."""

@@ -9,7 +9,7 @@ which takes the locale explicitly.
 import json
 from collections.abc import Iterable
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 from django.utils.html import format_html
@@ -35,6 +35,19 @@ def number(value: Decimal | int) -> str:
 
 def gigabytes(value: Decimal) -> str:
     return formatting.gigabytes(value, current_locale())
+
+
+# Estimated figures (the planner's peaks, reserves, usable memory) to a tenth of a GB.
+ESTIMATE_STEP = Decimal("0.1")
+
+
+def estimated(value: Decimal) -> Decimal:
+    """An estimated figure as every page shows it: to a tenth of a GB, half up (50.25 -> 50.3)."""
+    return value.quantize(ESTIMATE_STEP, ROUND_HALF_UP)
+
+
+def estimated_gigabytes(value: Decimal) -> str:
+    return gigabytes(estimated(value))
 
 
 def usd(value: Decimal) -> str:

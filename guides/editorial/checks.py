@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from guides.content.page_figures import MissingFigure, PageFigures
-from guides.content.presentation import config_label, gigabytes
+from guides.content.presentation import config_label, estimated_gigabytes
 from guides.content.prose_rules import typed_answer, typed_figures
 from guides.content.tokens import kinds  # registers every kind; what the answering ones say
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
@@ -160,8 +160,8 @@ def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
                         "than the %(usable)s each card can use"
                     )
                     % {
-                        "need": gigabytes(plan.reserved_gb_per_gpu.quantize(calc.TENTH)),
-                        "usable": gigabytes(plan.usable_gb_per_gpu.quantize(calc.TENTH)),
+                        "need": estimated_gigabytes(plan.reserved_gb_per_gpu),
+                        "usable": estimated_gigabytes(plan.usable_gb_per_gpu),
                     },
                 )
             )

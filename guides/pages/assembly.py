@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from functools import cached_property
 
 from django.conf import settings
@@ -32,6 +32,7 @@ from guides.content.page_figures import (
 from guides.content.presentation import (
     beyond_one_host,
     config_label,
+    estimated,
     faq_page_json_ld,
     long_date,
     parenthesized,
@@ -442,13 +443,18 @@ def recommendation_overrides(
     return overrides
 
 
+def _recommended_or_none(figures: PageFigures, method: str) -> list[calc.PlannedFit]:
+    """The recommendation and its alternative; none where nothing on one host holds the run."""
+    try:
+        return figures.recommended_plans(method)
+    except NothingFits:
+        return []
+
+
 def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSummaryRow:
     """The method table's row: what we recommend (nothing where nothing on one host holds
     the method) and the estimated peak per GPU on the first recommendation."""
-    try:
-        plans = figures.recommended_plans(column.slug)
-    except NothingFits:
-        plans = []
+    plans = _recommended_or_none(figures, column.slug)
     recommended = [
         Recommended(
             config_label(p.configuration.count, p.configuration.gpu.name),
@@ -467,14 +473,14 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
         column,
         recommended,
         beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
-        peak.quantize(Decimal("0.1"), ROUND_HALF_UP),
+        estimated(peak),
         peak_on,
     )
 
 
 def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
     try:
-        return figures.peak(method).peak_gb.quantize(Decimal("0.1"), ROUND_HALF_UP)
+        return estimated(figures.peak(method).peak_gb)
     except MissingFigure:
         return None
 
@@ -769,12 +775,10 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
     figures.recommendations = recommendation_overrides(guide, figures)
     options = []
     for method in figures.methods.values():
-        try:
-            first = figures.recommended(method.slug)[0]
-        except NothingFits:
-            first = None
-        if first is not None and first.usd_per_hour is not None:
-            options.append((first.usd_per_hour, method.short_name, first))
+        first = next(iter(_recommended_or_none(figures, method.slug)), None)
+        if first is not None and first.configuration.usd_per_hour is not None:
+            configuration = first.configuration
+            options.append((configuration.usd_per_hour, method.short_name, configuration))
     cheapest = None
     if options:
         price, method_name, configuration = min(options, key=lambda option: option[0])
@@ -826,13 +830,10 @@ def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
     """The guide's fit table and recommendations with prices as of ``at``: the same
     ``PageFigures`` calls its page makes (``guide_page``), so the two cannot differ."""
     figures = guide_figures(guide, at=at)
-    methods = []
-    for slug in figures.methods:
-        try:
-            recommended = figures.recommended_plans(slug)
-        except NothingFits:
-            recommended = []
-        methods.append(MethodAdvice(slug, recommended, slug in figures.recommendations))
+    methods = [
+        MethodAdvice(slug, _recommended_or_none(figures, slug), slug in figures.recommendations)
+        for slug in figures.methods
+    ]
     return GuideAdvice(
         guide=guide,
         as_of=at or timezone.localdate(),

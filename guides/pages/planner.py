@@ -20,6 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.utils.translation import gettext_lazy as _
 
 from guides.content.page_figures import PriceDates, price_dates
+from guides.content.presentation import estimated
 from pricing import planning, selectors
 from pricing.domain import calculations as calc
 from pricing.domain.training_memory import (
@@ -29,7 +30,7 @@ from pricing.domain.training_memory import (
     estimate_peak_memory,
 )
 
-SHOWN_GB = Decimal("0.1")  # figures on the page: 57.5 GB
+SHOWN_GB = Decimal("0.1")  # the bar's widths and run hours: 27.3 h
 HOURS = Decimal(3600)
 # The bar's drawing box (SVG user units); the template scales it to the page width.
 BAR_WIDTH = Decimal(600)
@@ -122,20 +123,16 @@ class PlannerResult:
         return price_dates(fit.gpu.checked_on for fit in self.fits if fit.usd_per_hour is not None)
 
 
-def shown(gb: Decimal) -> Decimal:
-    return gb.quantize(SHOWN_GB, ROUND_HALF_UP)
-
-
 def breakdown_bar(estimate: PeakMemory) -> list[BarSegment]:
     """The non-zero terms as consecutive segments of one bar, widths proportional to GB."""
     parts = [(part, estimate.breakdown()[part]) for part in BREAKDOWN_LABELS]
     total = sum((gb for _part, gb in parts), Decimal(0))
     segments, x = [], Decimal(0)
     for part, gb in parts:
-        if shown(gb) == 0:
+        if estimated(gb) == 0:
             continue  # under 0.05 GB: neither visible in the bar nor worth a legend entry
         width = (BAR_WIDTH * gb / total).quantize(SHOWN_GB)
-        segments.append(BarSegment(part, shown(gb), x, width))
+        segments.append(BarSegment(part, estimated(gb), x, width))
         x += width
     return segments
 
@@ -173,7 +170,7 @@ def gpu_fit(
     holding = next((fit for fit in fits if fit.fits_by_estimate), None)
     if holding is None:
         peak = fits[-1].peak_gb_per_gpu
-        return GpuFit(gpu, shown(usable), None, shown(peak), None, None, None, None, None)
+        return GpuFit(gpu, estimated(usable), None, estimated(peak), None, None, None, None, None)
     count, peak = holding.configuration.count, holding.peak_gb_per_gpu
     headroom = holding.estimate_headroom_gb_per_gpu
     price = holding.configuration.usd_per_hour
@@ -182,7 +179,9 @@ def gpu_fit(
         run = run_time(throughput, gpu, count, request.training_tokens)
     hours = run.hours if run else request.assumed_hours
     cost = calc.run_cost(count, hours, gpu.usd_per_gpu_hour) if price is not None else None
-    return GpuFit(gpu, shown(usable), count, shown(peak), shown(headroom), price, run, hours, cost)
+    return GpuFit(
+        gpu, estimated(usable), count, estimated(peak), estimated(headroom), price, run, hours, cost
+    )
 
 
 def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
@@ -205,7 +204,7 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
     return PlannerResult(
         request=request,
         estimate=estimate,
-        peak_gb=shown(estimate.peak_gb),
+        peak_gb=estimated(estimate.peak_gb),
         segments=breakdown_bar(estimate),
         fits=[
             gpu_fit(

@@ -6,8 +6,6 @@ they cost a tenth of that. The HTML is the template's, byte for byte; values are
 same way (``format_html`` escapes what is not already safe, as ``{{ }}`` does).
 """
 
-from decimal import ROUND_HALF_UP
-
 from django import template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -23,7 +21,7 @@ from guides.pages.assembly import (
     LabelledFitRow,
     MethodSummaryRow,
 )
-from pricing.domain.calculations import TENTH, MemoryEstimate
+from pricing.domain.calculations import MemoryEstimate
 
 register = template.Library()
 
@@ -66,8 +64,8 @@ def fit_table_rows(
 def _fit_cell(cell: FitCell) -> tuple:
     plan = cell.plan
     words = {
-        "need": presentation.gigabytes(_tenth(plan.reserved_gb_per_gpu)),
-        "usable": presentation.gigabytes(_tenth(plan.usable_gb_per_gpu)),
+        "need": presentation.estimated_gigabytes(plan.reserved_gb_per_gpu),
+        "usable": presentation.estimated_gigabytes(plan.usable_gb_per_gpu),
     }
     if cell.fits:
         css, mark, said = (
@@ -82,10 +80,6 @@ def _fit_cell(cell: FitCell) -> tuple:
         said = gettext("%(said)s; the rule of thumb says otherwise") % {"said": said}
     disagrees = _RULE_DISAGREES if cell.rule_disagrees else ""
     return (cell.label, cell.method, css, said, said, mark, disagrees)
-
-
-def _tenth(value):
-    return value.quantize(TENTH, ROUND_HALF_UP)
 
 
 _COST_ROW = (

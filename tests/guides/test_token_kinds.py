@@ -13,6 +13,7 @@ from decimal import Decimal as D
 import pytest
 from django.utils import translation
 
+from guides.content import presentation
 from guides.content.page_figures import MissingFigure
 from guides.content.tokens import kinds
 from guides.content.tokens.render import MISSING, render_inline, render_plain, render_prose
@@ -815,8 +816,9 @@ def test_what_the_estimate_decides_says_of_one_card_and_of_several(count, reserv
 
 def test_estimates_are_shown_to_a_tenth_rounded_half_up():
     with translation.override("en"):
-        assert kinds._gb(D("50.25")).replace("\u00a0", " ") == "50.3 GB"  # half-even: 50.2
-        assert kinds._gb(D("50.249")).replace("\u00a0", " ") == "50.2 GB"
+        shown = presentation.estimated_gigabytes
+        assert shown(D("50.25")).replace("\u00a0", " ") == "50.3 GB"  # half-even: 50.2
+        assert shown(D("50.249")).replace("\u00a0", " ") == "50.2 GB"
 
 
 def test_a_name_that_says_its_memory_with_a_space_is_recognised():

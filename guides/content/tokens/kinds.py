@@ -9,7 +9,7 @@ property of ``PageFigures``); its help text is translated in locale/.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.urls import reverse
 from django.utils.html import format_html
@@ -33,7 +33,6 @@ from pricing.domain import calculations as calc
 from pricing.domain.formatting import trim
 
 WIDE_GAP = Decimal(10)  # [[gap_conclusion]]: a gap of ten times or more decides the start
-SHOWN_GB = Decimal("0.1")  # estimates to a tenth of a GB, as the planner shows them
 WHICH_ESTIMATE = Choice(("planning", "lower", "upper", "range"))
 SPEC_FIELDS = Choice(("bf16", "bandwidth", "memory"))
 WHICH_RECOMMENDED = Choice(("both", "first", "alternative"))
@@ -183,12 +182,7 @@ def weights(f: PageFigures, method: str) -> str:
 )
 def estimate(f: PageFigures, method: str, which: str = "peak") -> str:
     one_gpu = f.peaks(method)[1]
-    return _gb(one_gpu.reserved_gb if which == "reserved" else one_gpu.peak_gb)
-
-
-def _gb(value: Decimal) -> str:
-    """An estimated figure as the planner shows it: to 0.1 GB."""
-    return show.gigabytes(value.quantize(SHOWN_GB, ROUND_HALF_UP))
+    return show.estimated_gigabytes(one_gpu.reserved_gb if which == "reserved" else one_gpu.peak_gb)
 
 
 # --- GPUs, configurations and prices ----------------------------------------------------
@@ -591,10 +585,10 @@ def too_small(f: PageFigures, method: str) -> str:
     words = {
         "gpus": show.gpu_count(config.count, config.gpu.name),
         "gpu": config.gpu.name,
-        "usable": _gb(miss.usable_gb_per_gpu),
+        "usable": show.estimated_gigabytes(miss.usable_gb_per_gpu),
         "method": _method_name(f, method),
-        "need": _gb(miss.reserved_gb_per_gpu),
-        "peak": _gb(miss.peak_gb_per_gpu),
+        "need": show.estimated_gigabytes(miss.reserved_gb_per_gpu),
+        "peak": show.estimated_gigabytes(miss.peak_gb_per_gpu),
     }
     if config.count == 1:
         return (
@@ -639,8 +633,8 @@ def fit_note(f: PageFigures, method: str) -> str:
             "bytes": show.number(lower.rule.bytes_per_param),
             "memory": show.gigabytes(lower.memory_gb),
             "headroom": show.gigabytes(calc.headroom_gb(closest, lower.memory_gb)),
-            "need": _gb(plan.reserved_gb_per_gpu),
-            "usable": _gb(plan.usable_gb_per_gpu),
+            "need": show.estimated_gigabytes(plan.reserved_gb_per_gpu),
+            "usable": show.estimated_gigabytes(plan.usable_gb_per_gpu),
         }
         sentences.append(
             gettext(
@@ -662,7 +656,7 @@ def fit_note(f: PageFigures, method: str) -> str:
             gettext("%(config)s leaves %(headroom)s per GPU beyond the estimate.")
             % {
                 "config": show.config_name(first.configuration.count, first.configuration.gpu.name),
-                "headroom": _gb(first.estimate_headroom_gb_per_gpu),
+                "headroom": show.estimated_gigabytes(first.estimate_headroom_gb_per_gpu),
             }
         )
     return show.sentences(sentences)
@@ -701,7 +695,10 @@ def _estimate_decides(plan: calc.PlannedFit, count: int) -> str:
     ),
 )
 def single_gpu(f: PageFigures, method: str) -> str:
-    words = {"method": _method_name(f, method), "peak": _gb(f.peaks(method)[1].peak_gb)}
+    words = {
+        "method": _method_name(f, method),
+        "peak": show.estimated_gigabytes(f.peaks(method)[1].peak_gb),
+    }
     try:
         gpu = f.smallest_gpu(method)
     except MissingFigure:
@@ -753,9 +750,9 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
     weights = f.weights_gb(method)
     words = {
         "method": _method_name(f, method),
-        "need": _gb(plan.reserved_gb_per_gpu),
-        "peak": _gb(plan.peak_gb_per_gpu),
-        "usable": _gb(plan.usable_gb_per_gpu),
+        "need": show.estimated_gigabytes(plan.reserved_gb_per_gpu),
+        "peak": show.estimated_gigabytes(plan.peak_gb_per_gpu),
+        "usable": show.estimated_gigabytes(plan.usable_gb_per_gpu),
         "gpu": card.name,
         "memory": show.gigabytes(card.memory_gb),
         "weights": show.gigabytes(weights),
@@ -823,11 +820,11 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
     plan_a, plan_b = f.one_gpu(method, a), f.one_gpu(method, b)
     words = {
         "method": _method_name(f, method),
-        "need": _gb(plan_a.reserved_gb_per_gpu),
+        "need": show.estimated_gigabytes(plan_a.reserved_gb_per_gpu),
         "first": a.name,
         "second": b.name,
-        "first_usable": _gb(plan_a.usable_gb_per_gpu),
-        "second_usable": _gb(plan_b.usable_gb_per_gpu),
+        "first_usable": show.estimated_gigabytes(plan_a.usable_gb_per_gpu),
+        "second_usable": show.estimated_gigabytes(plan_b.usable_gb_per_gpu),
     }
     a_holds, b_holds = plan_a.fits_by_estimate, plan_b.fits_by_estimate
     if a_holds and b_holds and plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu:
