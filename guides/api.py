@@ -4,6 +4,7 @@ it (``pages.assembly.guide_advice``, computed by the page's own figures)."""
 from __future__ import annotations
 
 from datetime import date
+from typing import Literal
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -14,7 +15,18 @@ from guides.models import Guide
 from guides.pages import assembly
 from guides.pages import selectors as guide_selectors
 from pricing import planning
-from pricing.schemas import AS_OF, Day, Errors, RunSettings, StrictQuery, dollars, gigabytes
+from pricing.domain import calculations as calc
+from pricing.schemas import (
+    AS_OF,
+    TIME_BASIS,
+    Day,
+    Errors,
+    RunSettings,
+    StrictQuery,
+    dollars,
+    gigabytes,
+    hours,
+)
 
 router = Router(tags=["guides"])
 
@@ -59,14 +71,45 @@ class RecommendedConfiguration(Schema):
     usable_gb_per_gpu: float
     usd_per_hour: float | None = Field(description="The whole configuration per hour.")
     override: bool = Field(description="An editor chose it rather than the ranking.")
+    tokens_per_s: float | None = Field(
+        description="Training tokens per second over its GPUs; null where it no longer holds "
+        "the run (an override)."
+    )
+    time_basis: Literal["measured", "derived"] | None = Field(description=TIME_BASIS)
+    hours: float | None = Field(description="The training budget's wall-clock hours, to the tenth.")
+    usd_per_run: float | None = Field(description="What the budget's run costs at our price.")
+
+    @classmethod
+    def of(
+        cls, plan: calc.PlannedFit, run: calc.RunPlan | None, override: bool
+    ) -> RecommendedConfiguration:
+        return cls(
+            gpu=plan.configuration.gpu.slug,
+            count=plan.configuration.count,
+            peak_gb_per_gpu=gigabytes(plan.peak_gb_per_gpu),
+            reserved_gb_per_gpu=gigabytes(plan.reserved_gb_per_gpu),
+            usable_gb_per_gpu=gigabytes(plan.usable_gb_per_gpu),
+            usd_per_hour=dollars(plan.configuration.usd_per_hour),
+            override=override,
+            tokens_per_s=None if run is None else float(run.tokens_per_s),
+            time_basis=None if run is None else run.time_basis,
+            hours=None if run is None else hours(run.shown_hours),
+            usd_per_run=None if run is None else dollars(run.usd_per_run),
+        )
 
 
 class MethodRecommendation(Schema):
     method: str
     none_fits: bool = Field(description="Nothing we rent on one host holds the run.")
     recommended: list[RecommendedConfiguration] = Field(
-        description="The recommendation, then the alternative, as the page lists them."
+        description="The recommendation (the cheapest run of the training budget), then the "
+        "alternative (the fastest other run), as the page lists them; or the editor's choice."
     )
+
+
+class GuideRun(RunSettings):
+    training_tokens: int = Field(description="The training budget: tokens per epoch.")
+    epochs: int
 
 
 class GuideDetail(Schema):
@@ -74,7 +117,7 @@ class GuideDetail(Schema):
     model: str
     titles: Titles
     as_of: date
-    run: RunSettings
+    run: GuideRun
     configurations: list[TableConfiguration] = Field(description="The guide's fit table.")
     methods: list[MethodRecommendation] = Field(description="In the page's order.")
 
@@ -86,7 +129,11 @@ class GuideDetail(Schema):
             model=guide.language_model.slug,
             titles=Titles.of(guide),
             as_of=advice.as_of,
-            run=RunSettings.of(advice.training),
+            run=GuideRun(
+                **RunSettings.of(advice.training).dict(),
+                training_tokens=advice.training_tokens,
+                epochs=advice.epochs,
+            ),
             configurations=[
                 TableConfiguration(
                     gpu=row.configuration.gpu.slug, count=row.configuration.count, fits=row.fits
@@ -98,14 +145,8 @@ class GuideDetail(Schema):
                     method=m.method,
                     none_fits=not m.recommended,
                     recommended=[
-                        RecommendedConfiguration(
-                            gpu=plan.configuration.gpu.slug,
-                            count=plan.configuration.count,
-                            peak_gb_per_gpu=gigabytes(plan.peak_gb_per_gpu),
-                            reserved_gb_per_gpu=gigabytes(plan.reserved_gb_per_gpu),
-                            usable_gb_per_gpu=gigabytes(plan.usable_gb_per_gpu),
-                            usd_per_hour=dollars(plan.configuration.usd_per_hour),
-                            override=m.override,
+                        RecommendedConfiguration.of(
+                            plan, m.runs.get(plan.configuration), m.override
                         )
                         for plan in m.recommended
                     ],

@@ -94,6 +94,16 @@ class Guide(ProseTokensMixin, models.Model):
     lora_rank = models.PositiveSmallIntegerField(
         _("LoRA rank"), default=16, validators=[MinValueValidator(1), MaxValueValidator(4096)]
     )
+    # The training budget a run is costed for: training tokens per epoch x epochs.
+    training_tokens = models.PositiveBigIntegerField(
+        _("training tokens per epoch"),
+        default=100_000_000,
+        validators=[MinValueValidator(1_000), MaxValueValidator(10**13)],
+        help_text=_("What the run costs is priced for this many tokens times the epochs."),
+    )
+    epochs = models.PositiveSmallIntegerField(
+        _("epochs"), default=1, validators=[MinValueValidator(1), MaxValueValidator(100)]
+    )
 
     objects = GuideQuerySet.as_manager()
     prose_fields = ("short_answer", "meta_description")
@@ -132,6 +142,11 @@ class Guide(ProseTokensMixin, models.Model):
             lora_rank=self.lora_rank,
             num_gpus=num_gpus,
         )
+
+    @property
+    def training_budget(self) -> int:
+        """The tokens a run trains on: tokens per epoch x epochs."""
+        return self.training_tokens * self.epochs
 
 
 class Section(ProseTokensMixin, models.Model):

@@ -59,14 +59,16 @@ class GpuAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
         "bandwidth_gb_s",
         "bf16_dense_tflops",
         "form_factor",
+        "link",
+        "link_gb_s",
         "rentable",
         "last_checked",
         "position",
     ]
     list_editable = ["position"]
-    list_filter = ["rentable", "form_factor", "vendor"]
+    list_filter = ["rentable", "form_factor", "link", "vendor"]
     search_fields = ["name", "slug"]
-    autocomplete_fields = ["spec_source"]
+    autocomplete_fields = ["spec_source", "link_source"]
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):

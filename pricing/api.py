@@ -91,15 +91,18 @@ def fit(request: HttpRequest, response: HttpResponse, query: Query[FitQuery]) ->
     summary="What a fine-tuning run costs on each configuration that fits it",
 )
 def cost(request: HttpRequest, response: HttpResponse, query: Query[CostQuery]) -> CostAnswer:
-    """``hours`` of the run on each configuration that fits it by the estimate (only ``gpu``
-    and ``count`` if given): GPUs x hours x our price, and the smallest GPU-hour block that
-    covers it. A ``gpu`` we do not rent is a 404; a chosen configuration that does not fit
-    gives no row."""
+    """The run on each configuration that fits it by the estimate (only ``gpu`` and ``count``
+    if given), for ``hours`` assumed or for ``training_tokens`` x ``epochs`` at each
+    configuration's speed (measured or derived; 100 million tokens by default): GPUs x hours x
+    our price, and the smallest GPU-hour block that covers it. A ``gpu`` we do not rent is a
+    404; a chosen configuration that does not fit gives no row."""
     response["Cache-Control"] = api_caching.for_day(query.as_of)
     plan = planning.run_costs(
         model=query.model,
         setup=query.training_setup(),
         hours=query.hours,
+        training_tokens=query.training_tokens,
+        epochs=query.epochs,
         gpu=query.gpu,
         count=query.count,
         at=query.as_of,

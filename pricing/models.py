@@ -92,10 +92,39 @@ class Gpu(CheckedDeletion, models.Model):
             "was measured."
         ),
     )
+
+    class Link(models.TextChoices):
+        NVLINK = "nvlink", "NVLink"
+        PCIE = "pcie", "PCIe"
+
+    # What ZeRO-3 / FSDP moves the weights over at every step (pricing.domain.throughput).
+    link = models.CharField(
+        _("GPU-to-GPU link"), max_length=10, choices=Link.choices, default=Link.PCIE
+    )
+    link_gb_s = models.DecimalField(
+        _("link bandwidth (GB/s, one direction)"),
+        max_digits=7,
+        decimal_places=1,
+        default=Decimal(32),
+        validators=[POSITIVE],
+        help_text=_(
+            "Per GPU, in one direction: NVLink 4 is 900 GB/s both ways, 450 here; a PCIe Gen4 "
+            "x16 slot 32."
+        ),
+    )
     rentable = models.BooleanField(_("we rent it"), default=True)
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     spec_source = models.ForeignKey(
         Source, on_delete=models.PROTECT, related_name="gpus", verbose_name=_("spec source")
+    )
+    link_source = models.ForeignKey(
+        Source,
+        on_delete=models.PROTECT,
+        related_name="gpu_links",
+        verbose_name=_("link source"),
+        null=True,
+        blank=True,
+        help_text=_("Where the link's figure comes from, where it is not the spec source."),
     )
 
     objects = ByKeyManager()
@@ -107,6 +136,7 @@ class Gpu(CheckedDeletion, models.Model):
         verbose_name_plural = _("GPUs")
         constraints = [
             models.CheckConstraint(condition=Q(memory_gb__gt=0), name="gpu_memory_positive"),
+            models.CheckConstraint(condition=Q(link_gb_s__gt=0), name="gpu_link_positive"),
         ]
 
     def natural_key(self) -> tuple:

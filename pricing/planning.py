@@ -14,13 +14,13 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils import timezone
 
 from pricing import selectors
 from pricing.domain import calculations as calc
-from pricing.domain import training_memory
+from pricing.domain import throughput, training_memory
 from pricing.models import LanguageModel, Provider
 
 
@@ -136,9 +136,42 @@ def planned(
     return calc.planned_fits(configurations, planning_gb, by_count)
 
 
-def recommended(plans: Iterable[calc.PlannedFit]) -> list[calc.PlannedFit]:
-    """The recommendation and its alternative: the first two of ``calc.ranked_plans``."""
-    return calc.ranked_plans(plans)[:2]
+# The training budget a run is costed for where neither the guide nor the visitor states one.
+DEFAULT_TRAINING_TOKENS = 100_000_000
+
+
+def run_plans(
+    plans: Iterable[calc.PlannedFit],
+    architecture: training_memory.Architecture,
+    setup: training_memory.TrainingSetup,
+    training_tokens: int,
+    measured: Mapping[str, Decimal] | None = None,
+) -> list[calc.RunPlan]:
+    """Each plan that holds the run by the estimate, with the time and cost of
+    ``training_tokens`` on it: the speed timed for exactly this run on one GPU of its kind
+    (``measured``: GPU slug -> tokens per second, runs of the measured recipe only), else the
+    throughput model's. The one run-time computation: guides, the planner page and the API
+    all cost and rank with it."""
+    measured = measured if setup.recipe is training_memory.MEASURED else {}
+    runs = []
+    for plan in plans:
+        configuration = plan.configuration
+        speed = configuration.gpu.speed
+        if not plan.fits_by_estimate or speed is None:
+            continue
+        timed = measured.get(configuration.gpu.slug) if configuration.count == 1 else None
+        sharded = dataclasses.replace(setup, num_gpus=configuration.count)
+        tokens_per_s = timed or throughput.tokens_per_second(architecture, sharded, speed)
+        if timed is None:  # a derived speed to the token, so that hours follow what is shown
+            tokens_per_s = tokens_per_s.quantize(calc.WHOLE, ROUND_HALF_UP)
+        runs.append(calc.RunPlan(plan, tokens_per_s, timed is not None, training_tokens))
+    return runs
+
+
+def recommended(runs: Iterable[calc.RunPlan]) -> list[calc.RunPlan]:
+    """The recommendation (the cheapest run) and its alternative (the fastest other run):
+    ``calc.recommended_runs``. The guides, the planner page and the API all recommend with it."""
+    return calc.recommended_runs(runs)
 
 
 def configuration_fits(
@@ -165,6 +198,7 @@ class FitPlan:
     sources: tuple[str, ...]  # the rules' sources, in rule order
     fits: list[calc.PlannedFit]
     checked_on: dict[str, date | None]  # GPU slug -> the day of its price
+    architecture: training_memory.Architecture
 
 
 def run_fit(*, model: str, setup: training_memory.TrainingSetup, at: date | None = None) -> FitPlan:
@@ -186,32 +220,66 @@ def run_fit(*, model: str, setup: training_memory.TrainingSetup, at: date | None
         sources=tuple(source.key for source in method.sources),
         fits=configuration_fits(architecture, setup, rented, estimate.planning_gb),
         checked_on={gpu.slug: gpu.checked_on for gpu in rented},
+        architecture=architecture,
     )
+
+
+def measured_speeds(*, model: str, setup: training_memory.TrainingSetup) -> dict[str, Decimal]:
+    """GPU slug -> the tokens per second timed for exactly this run on one such GPU."""
+    timed = selectors.throughput_for(
+        language_model=model,
+        method=setup.method.value,
+        seq_len=setup.seq_len,
+        batch_size=setup.batch_size,
+        gradient_checkpointing=setup.gradient_checkpointing,
+    )
+    return {} if timed is None else {timed.gpu_slug: timed.tokens_per_s}
 
 
 # --- GET /api/v1/cost/ --------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
+class CostRow:
+    """One configuration's cost: for assumed hours (``run`` None) or for a training budget."""
+
+    fit: calc.PlannedFit
+    cost: calc.CostRow  # GPUs x hours x price, and the GPU-hour block that covers it
+    run: calc.RunPlan | None
+
+    @property
+    def time_basis(self) -> str:
+        return "assumed" if self.run is None else self.run.time_basis
+
+
+@dataclass(frozen=True)
 class CostPlan:
     fit: FitPlan
-    hours: Decimal
+    hours: Decimal | None  # the assumed hours; None where a training budget was costed
+    training_tokens: int | None  # per epoch; None where hours were assumed
+    epochs: int | None
     blocks: list[int]
-    rows: list[tuple[calc.PlannedFit, calc.CostRow]]
+    rows: list[CostRow]
 
 
 def run_costs(
     *,
     model: str,
     setup: training_memory.TrainingSetup,
-    hours: Decimal,
+    hours: Decimal | None = None,
+    training_tokens: int | None = None,
+    epochs: int | None = None,
     gpu: str | None = None,
     count: int | None = None,
     at: date | None = None,
 ) -> CostPlan:
-    """What ``hours`` of the run cost on each configuration that fits it by the estimate
-    (or only those of ``gpu`` / ``count``), with the smallest GPU-hour block that covers it.
-    A chosen configuration that does not fit gives no row."""
+    """What the run costs on each configuration that fits it by the estimate (or only those of
+    ``gpu`` / ``count``), with the smallest GPU-hour block that covers it: for ``hours``
+    assumed, or else for ``training_tokens`` x ``epochs`` (100 million x 1 by default) at each
+    configuration's speed (``run_plans``). A chosen configuration that does not fit gives no
+    row."""
+    if hours is not None and (training_tokens is not None or epochs is not None):
+        raise PlanningError("hours", "give hours or training_tokens (and epochs), not both")
     plan = run_fit(model=model, setup=setup, at=at)
     if gpu is not None and gpu not in plan.checked_on:
         rented = ", ".join(plan.checked_on)
@@ -224,13 +292,22 @@ def run_costs(
         and count in (None, fit.configuration.count)
     ]
     blocks = selectors.hour_blocks()
-    costs = calc.cost_table(
-        [calc.CostScenario(setup.method.value, fit.configuration, hours) for fit in fitting],
-        blocks,
-    )
-    return CostPlan(
-        fit=plan, hours=hours, blocks=blocks, rows=list(zip(fitting, costs, strict=True))
-    )
+    if hours is None:
+        training_tokens = training_tokens or DEFAULT_TRAINING_TOKENS
+        epochs = epochs or 1
+        measured = measured_speeds(model=plan.model, setup=setup)
+        runs = run_plans(fitting, plan.architecture, setup, training_tokens * epochs, measured)
+    else:
+        runs = [None] * len(fitting)
+    scenarios = [
+        calc.CostScenario(setup.method.value, fit.configuration, hours or run.hours)
+        for fit, run in zip(fitting, runs, strict=True)
+    ]
+    rows = [
+        CostRow(fit, cost, run)
+        for fit, cost, run in zip(fitting, calc.cost_table(scenarios, blocks), runs, strict=True)
+    ]
+    return CostPlan(plan, hours, training_tokens, epochs, blocks, rows)
 
 
 # --- GET /api/v1/prices/<gpu>/ ------------------------------------------------------------

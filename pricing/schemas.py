@@ -51,6 +51,8 @@ MODEL_SLUG_MAX_LENGTH = 50
 
 MIN_HOURS = Decimal("0.01")
 MAX_HOURS = Decimal(8760)  # a run of at most a year
+MIN_TRAINING_TOKENS, MAX_TRAINING_TOKENS = 1_000, 10**13  # as a guide's budget (Guide model)
+MAX_EPOCHS = 100
 MONEY_STEP = Decimal("0.0001")  # prices as stored, to 4 decimals
 HOURS_STEP = Decimal("0.01")
 
@@ -159,6 +161,10 @@ Hours = Annotated[
     BeforeValidator(_plain_hours),
     WithJsonSchema({"type": "number", "minimum": float(MIN_HOURS), "maximum": float(MAX_HOURS)}),
 ]
+TrainingTokens = Annotated[
+    int, Field(ge=MIN_TRAINING_TOKENS, le=MAX_TRAINING_TOKENS), BeforeValidator(_plain_digits)
+]
+Epochs = _whole_number(MAX_EPOCHS)
 HostGpuCount = Annotated[Literal[calculations.HOST_GPU_COUNTS], BeforeValidator(_plain_digits)]
 
 ARCHITECTURE_FIELDS = (
@@ -504,7 +510,18 @@ class FitQuery(StrictQuery):
 
 
 class CostQuery(FitQuery):
-    hours: Hours = Field(description="Wall-clock hours of the run, at most 2 decimals.")
+    hours: Hours | None = Field(
+        None,
+        description="Wall-clock hours of the run, at most 2 decimals, assumed on every "
+        "configuration; instead of training_tokens.",
+    )
+    training_tokens: TrainingTokens | None = Field(
+        None,
+        description="Tokens per epoch to cost the run for at each configuration's speed "
+        f"(measured or derived); {planning.DEFAULT_TRAINING_TOKENS:,} where neither this nor "
+        "hours is given.",
+    )
+    epochs: Epochs | None = Field(None, description="Epochs over training_tokens (1 if not given).")
     gpu: Slug | None = Field(None, description="Only this GPU, e.g. h100.")
     count: HostGpuCount | None = Field(None, description="Only this many GPUs per host.")
 
@@ -670,14 +687,28 @@ class FitAnswer(Schema):
         )
 
 
+TIME_BASIS = (
+    "How the hours were found: measured (this run was timed on one such GPU), derived (the "
+    "throughput model, calibrated on runs timed on one H200), or assumed (the hours asked)."
+)
+
+
 class RunCost(Schema):
     gpu: str
     gpu_name: str
     count: int
+    tokens_per_s: float | None = Field(
+        description="Training tokens per second over all the GPUs; null for assumed hours."
+    )
+    hours: float = Field(description="Wall-clock hours of the run, to the tenth.")
+    time_basis: Literal["measured", "derived", "assumed"] = Field(description=TIME_BASIS)
     gpu_hours: float = Field(description="GPUs x hours.")
     usd_per_gpu_hour: float | None
     usd_per_hour: float | None
     cost_usd: float | None = Field(description="GPUs x hours x price, to the cent.")
+    usd_per_run: float | None = Field(
+        description="The same: what the run costs at our price (from the unrounded hours)."
+    )
     block_hours: int | None = Field(
         description="The smallest GPU-hour block that covers gpu_hours; null if none does."
     )
@@ -686,18 +717,21 @@ class RunCost(Schema):
     checked_on: date | None
 
     @classmethod
-    def of(
-        cls, fit: calculations.PlannedFit, row: calculations.CostRow, checked_on: date | None
-    ) -> RunCost:
+    def of(cls, costed: planning.CostRow, checked_on: date | None) -> RunCost:
+        fit, row, run = costed.fit, costed.cost, costed.run
         configuration = fit.configuration
         return cls(
             gpu=configuration.gpu.slug,
             gpu_name=configuration.gpu.name,
             count=configuration.count,
-            gpu_hours=hours(row.gpu_hours),
+            tokens_per_s=None if run is None else float(run.tokens_per_s),
+            hours=hours(row.scenario.hours if run is None else run.shown_hours),
+            time_basis=costed.time_basis,
+            gpu_hours=hours(row.gpu_hours if run is None else run.shown_gpu_hours),
             usd_per_gpu_hour=dollars(configuration.gpu.usd_per_gpu_hour),
             usd_per_hour=dollars(configuration.usd_per_hour),
             cost_usd=dollars(row.cost_usd),
+            usd_per_run=dollars(row.cost_usd),
             block_hours=row.block_hours,
             block_cost_usd=dollars(row.block_cost_usd),
             fits_by_rule=fit.fits_by_rule,
@@ -711,7 +745,11 @@ class CostAnswer(Schema):
     provider: str = Field(description="Whose prices: ours.")
     as_of: date
     run: RunSettings
-    hours: float
+    hours: float | None = Field(description="The hours assumed; null for a training budget.")
+    training_tokens: int | None = Field(
+        description="Tokens per epoch costed; null where hours were assumed."
+    )
+    epochs: int | None
     blocks: list[int] = Field(description="The GPU-hour blocks we sell.")
     rows: list[RunCost] = Field(
         description="Each configuration (of gpu and count, if given) that fits the run by "
@@ -727,10 +765,12 @@ class CostAnswer(Schema):
             provider=fit.provider,
             as_of=fit.as_of,
             run=RunSettings.of(fit.setup),
-            hours=hours(plan.hours),
+            hours=None if plan.hours is None else hours(plan.hours),
+            training_tokens=plan.training_tokens,
+            epochs=plan.epochs,
             blocks=plan.blocks,
             rows=[
-                RunCost.of(f, row, fit.checked_on[f.configuration.gpu.slug]) for f, row in plan.rows
+                RunCost.of(row, fit.checked_on[row.fit.configuration.gpu.slug]) for row in plan.rows
             ],
         )
 

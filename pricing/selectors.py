@@ -18,7 +18,7 @@ from django.db.models.functions import Lag, Lead
 from django.utils import timezone
 
 from gpuguide.lib import cache_tags
-from pricing.domain import calculations
+from pricing.domain import calculations, throughput
 from pricing.models import (
     Fact,
     Gpu,
@@ -55,11 +55,22 @@ class GpuListing:
     gpus_in_quote: int | None = None
     form_factor_code: str = ""  # a Gpu.FormFactor value (sxm, pcie, consumer), for the API
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
+    link: str = "PCIe"  # to the other GPUs of a host: NVLink or PCIe
+    link_gb_s: Decimal = Decimal(32)  # per GPU, one direction
+
+    @property
+    def speed(self) -> throughput.GpuSpeed:
+        return throughput.GpuSpeed(self.bf16_dense_tflops, self.bandwidth_gb_s, self.link_gb_s)
 
     @property
     def offer(self) -> calculations.GpuOffer:
         return calculations.GpuOffer(
-            self.slug, self.name, self.memory_gb, self.usd_per_gpu_hour, self.measured_memory_gb
+            self.slug,
+            self.name,
+            self.memory_gb,
+            self.usd_per_gpu_hour,
+            self.measured_memory_gb,
+            self.speed,
         )
 
     @property
@@ -212,6 +223,8 @@ def _listing(gpu: Gpu, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuL
         gpus_in_quote=gpus_in_quote,
         form_factor_code=gpu.form_factor,
         measured_memory_gb=gpu.measured_memory_gb,
+        link=gpu.get_link_display(),
+        link_gb_s=gpu.link_gb_s,
     )
 
 

@@ -1,6 +1,7 @@
-"""One truth: every published guide, in every language, says what its planner page and
-/api/v1/guides/<slug>/ say: the same fit marks, recommendations and alternatives, all decided by
-the estimate at the guide's stated run (``PageFigures.plans``)."""
+"""One truth: every published guide, in every language, says what its planner page,
+/api/v1/guides/<slug>/ and /api/v1/cost/ say: the same fit marks (the estimate at the guide's
+stated run, ``PageFigures.plans``), the same recommendations and alternatives, and the same
+hours and cost per run of the guide's training budget (``PageFigures.runs``)."""
 
 import re
 from decimal import Decimal
@@ -12,6 +13,7 @@ from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.utils import translation
 
+from guides.content import presentation as show
 from guides.editorial import publishing
 from guides.editorial.checks import guide_problems
 from guides.models import FaqEntry, Guide, Recommendation
@@ -68,6 +70,28 @@ def home_card(body: str, guide: Guide, lang: str) -> str:
     return re.search(r'<dd data-config="([^"]+)">', card).group(1)
 
 
+def method_row(body: str, method: str) -> str:
+    """The text of a method's row in the method table."""
+    table = re.search(r'<table class="methods".*?</table>', body, re.S).group(0)
+    row = re.search(rf'<tr data-method="{method}">(.*?)</tr>', table, re.S).group(1)
+    return re.sub(r"<[^>]+>", "", row)
+
+
+def run_row(body: str, method: str, config: str) -> str:
+    """The text of a run's row in the run-cost table."""
+    table = re.search(r'<table class="cost runs".*?</table>', body, re.S).group(0)
+    row = re.search(
+        rf'<tr data-method="{method}" data-config="{config}">(.*?)</tr>', table, re.S
+    ).group(1)
+    return re.sub(r"<[^>]+>", " ", row)
+
+
+def run_figures(lang: str, run: dict) -> list[str]:
+    """A recommended run's cost and hours as the page in ``lang`` writes them."""
+    with translation.override(lang):
+        return [show.usd(Decimal(str(run["usd_per_run"]))), show.number(Decimal(str(run["hours"])))]
+
+
 def api_recommendations(answer: dict) -> dict[str, list[str]]:
     return {
         m["method"]: [f"{r['gpu']}:{r['count']}" for r in m["recommended"]]
@@ -91,9 +115,24 @@ def planner_url(lang: str, guide: Guide, method: str) -> str:
     return f"/{lang}/vram/?{urlencode(run)}"
 
 
+def cost_query(guide: Guide, method: str) -> dict:
+    return {
+        "model": guide.language_model.slug,
+        "method": method,
+        "seq_len": guide.seq_len,
+        "batch_size": guide.micro_batch_size,
+        "gradient_checkpointing": "true" if guide.gradient_checkpointing else "false",
+        "lora_rank": guide.lora_rank,
+        "training_tokens": guide.training_tokens,
+        "epochs": guide.epochs,
+    }
+
+
 def test_every_guide_page_planner_and_api_agree_in_every_language(client, published):
     for guide in published:
         answer = client.get(f"/api/v1/guides/{guide.slug}/").json()
+        assert answer["run"]["training_tokens"] == guide.training_tokens
+        by_method = {m["method"]: m for m in answer["methods"]}
         recommended = api_recommendations(answer)
         assert list(recommended) == ["qlora", "lora", "full-8bit-adam", "full-adamw"]
         for method in answer["methods"]:
@@ -106,13 +145,32 @@ def test_every_guide_page_planner_and_api_agree_in_every_language(client, publis
             for method, configs in recommended.items():
                 planner = client.get(planner_url(lang, guide, method)).content.decode()
                 assert planner_recommendation(planner) == configs, f"{where}, {method}"
-        # The home page's card: the cheapest first recommendation of any method.
+                # the same cost and hours per run: method table, run-cost table, planner
+                for run in by_method[method]["recommended"]:
+                    config = f"{run['gpu']}:{run['count']}"
+                    cost, hours = run_figures(lang, run)
+                    assert f"{cost}" in method_row(body, method), f"{where}, {method}"
+                    assert f" {cost} " in run_row(body, method, config), f"{where}, {config}"
+                    assert f" {hours} " in run_row(body, method, config), f"{where}, {config}"
+                    shown = planner.split('class="planner-recommendation"', 1)[1].split("</p>")[0]
+                    assert cost in shown, f"{where}, {method} planner"
+        # /api/v1/cost/ for the guide's budget: the same speed, hours and cost per run
+        for method in answer["methods"]:
+            costed = client.get("/api/v1/cost/", cost_query(guide, method["method"])).json()
+            rows = {f"{r['gpu']}:{r['count']}": r for r in costed["rows"]}
+            for run in method["recommended"]:
+                row = rows[f"{run['gpu']}:{run['count']}"]
+                keys = ("tokens_per_s", "hours", "usd_per_run", "time_basis")
+                assert {k: row[k] for k in keys} == {k: run[k] for k in keys}, guide.slug
+        # The home page's card: the cheapest first recommended run of any method.
         firsts = [m["recommended"][0] for m in answer["methods"] if m["recommended"]]
-        cheapest = min(firsts, key=lambda r: r["usd_per_hour"])
+        cheapest = min(firsts, key=lambda r: r["usd_per_run"])
         for lang in LANGUAGES:
-            assert home_card(client.get(f"/{lang}/").content.decode(), guide, lang) == (
-                f"{cheapest['gpu']}:{cheapest['count']}"
-            ), f"{guide.slug} ({lang}) home card"
+            home = client.get(f"/{lang}/").content.decode()
+            assert home_card(home, guide, lang) == (f"{cheapest['gpu']}:{cheapest['count']}"), (
+                f"{guide.slug} ({lang}) home card"
+            )
+            assert run_figures(lang, cheapest)[0] in home
         # Each recommended configuration is a row of the fit table, marked ✓ there.
         table = api_fit_table(answer)
         for method, configs in recommended.items():
@@ -120,33 +178,33 @@ def test_every_guide_page_planner_and_api_agree_in_every_language(client, publis
                 assert table[config][method], f"{guide.slug}: {config} for {method}"
 
 
-def test_recommendations_are_the_cheapest_that_fit_by_the_estimate(client, published):
-    """Pinned where the estimate and the seed's rule of thumb part ways (issue 27)."""
-    answers = {
-        g.slug: api_recommendations(client.get(f"/api/v1/guides/{g.slug}/").json())
-        for g in published
-    }
-    assert answers[GUIDE_SLUG] == {
-        "qlora": ["a100-80gb:1", "l40s:2"],
-        "lora": ["a100-80gb:4", "b200:1"],
-        "full-8bit-adam": ["h200:8", "b200:8"],
+def test_recommendations_are_the_cheapest_runs_then_the_fastest(client, published):
+    """Pinned (issue 28): the cheapest run of 100 million tokens, then the fastest other."""
+    answers = {g.slug: client.get(f"/api/v1/guides/{g.slug}/").json()["methods"] for g in published}
+    recommended = {slug: api_recommendations({"methods": a}) for slug, a in answers.items()}
+    # 70B QLoRA: one A100 80GB is the cheapest hour ($0.92) but takes 120.3 h ($110.63); one
+    # B200 ($4.61) runs it in 17.4 h for $80.24; eight B200s are the fastest (2.4 h, $86.94).
+    assert recommended[GUIDE_SLUG] == {
+        "qlora": ["b200:1", "b200:8"],
+        "lora": ["b200:1", "b200:8"],
+        "full-8bit-adam": ["b200:8", "h200:8"],
         "full-adamw": ["b200:8"],
     }
-    # By the rule (303.75 GB) 4x A100 80GB held 405B QLoRA; by the estimate it needs 95.0 GB
-    # per GPU of 85.9 usable, and two H200s (150.1 of 150.11 GB) hold it.
-    assert answers["best-gpu-for-llama-3-1-405b-fine-tuning"]["qlora"] == ["h200:2", "a100-80gb:8"]
-    assert answers["best-gpu-for-llama-3-1-405b-fine-tuning"]["full-adamw"] == []
-    # Full fine-tuning of 7-8B models fits one A100 80GB (the rule said an H200 or four A100s).
-    assert answers["best-gpu-for-mistral-7b-fine-tuning"]["full-8bit-adam"] == [
-        "a100-80gb:1",
-        "l40s:2",
-    ]
+    qlora = {f"{r['gpu']}:{r['count']}": r for r in answers[GUIDE_SLUG][0]["recommended"]}
+    assert {k: qlora["b200:1"][k] for k in ("tokens_per_s", "hours", "usd_per_run")} == {
+        "tokens_per_s": 1596.0, "hours": 17.4, "usd_per_run": 80.24
+    }  # fmt: skip
+    assert {k: qlora["b200:8"][k] for k in ("tokens_per_s", "hours", "usd_per_run")} == {
+        "tokens_per_s": 11784.0, "hours": 2.4, "usd_per_run": 86.94
+    }  # fmt: skip
+    # 405B QLoRA: two B200s (241 GB, sharded) are the cheapest run
+    assert recommended["best-gpu-for-llama-3-1-405b-fine-tuning"]["qlora"] == ["b200:2", "b200:8"]
+    assert recommended["best-gpu-for-llama-3-1-405b-fine-tuning"]["full-adamw"] == []
     for slug in ("best-gpu-for-mistral-7b-fine-tuning", "best-gpu-for-llama-3-1-8b-fine-tuning"):
-        assert answers[slug]["full-adamw"] == ["a100-80gb:1", "a100-80gb:2"]
-    # Qwen 2.5 32B full fine-tuning: eight A100s with 8-bit Adam (the rule said eight H100s).
-    assert answers["best-gpu-for-qwen-2-5-32b-fine-tuning"]["full-8bit-adam"] == [
-        "a100-80gb:8",
-        "h200:4",
+        assert recommended[slug]["full-adamw"] == ["b200:1", "b200:8"]
+    assert recommended["best-gpu-for-qwen-2-5-32b-fine-tuning"]["full-8bit-adam"] == [
+        "b200:4",
+        "b200:8",
     ]
 
 
@@ -160,17 +218,23 @@ def test_the_api_answers_the_guides_run_and_its_figures(client, seeded):
         "recipe": "trl",
         "cpu_offload": False,
         "basis": "derived, not measured",
+        "training_tokens": 100_000_000,
+        "epochs": 1,
     }
     assert answer["as_of"] == TODAY.isoformat()
     first = answer["methods"][0]["recommended"][0]
     assert first == {
-        "gpu": "a100-80gb",
+        "gpu": "b200",
         "count": 1,
         "peak_gb_per_gpu": pytest.approx(50.2, abs=0.05),
         "reserved_gb_per_gpu": pytest.approx(53.6, abs=0.05),
-        "usable_gb_per_gpu": 85.899,
-        "usd_per_hour": 0.92,
+        "usable_gb_per_gpu": 193.274,
+        "usd_per_hour": 4.61,
         "override": False,
+        "tokens_per_s": 1596.0,
+        "time_basis": "derived",
+        "hours": 17.4,
+        "usd_per_run": 80.24,
     }
     listing = client.get("/api/v1/guides/").json()["guides"]
     seventy = next(g for g in listing if g["slug"] == GUIDE_SLUG)
@@ -191,15 +255,30 @@ def test_the_guide_api_refuses_what_it_cannot_answer(client, seeded):
 
 
 def test_a_price_change_moves_page_and_api_together(client, seeded):
-    """Two L40S dearer than two A100s: the 70B QLoRA alternative moves everywhere at once."""
+    """The B200 at $9.99: one H100 ($2.32 an hour, 39.7 h: $92.20) becomes the cheapest 70B
+    QLoRA run, eight B200s stay the fastest; page and API move at once."""
     price_check_record(
-        provider_slug="gpuwithcrypto", checked_on=TODAY, prices={"l40s": Decimal("1.99")}
+        provider_slug="gpuwithcrypto", checked_on=TODAY, prices={"b200": Decimal("9.99")}
     )
     answer = client.get(f"/api/v1/guides/{GUIDE_SLUG}/").json()
-    assert api_recommendations(answer)["qlora"] == ["a100-80gb:1", "a100-80gb:2"]
+    assert api_recommendations(answer)["qlora"] == ["h100:1", "b200:8"]
+    assert answer["methods"][0]["recommended"][0]["usd_per_run"] == 92.20
     for lang in LANGUAGES:
         body = client.get(f"/{lang}/guides/{GUIDE_SLUG}/").content.decode()
-        assert method_table(body)["qlora"] == ["a100-80gb:1", "a100-80gb:2"]
+        assert method_table(body)["qlora"] == ["h100:1", "b200:8"]
+
+
+def test_an_editors_override_is_marked_on_the_page_and_in_the_api(client, seeded):
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    Recommendation.objects.create(
+        guide=guide, method=Method.objects.get(slug="qlora"), gpu=Gpu.objects.get(slug="h100")
+    )
+    answer = client.get(f"/api/v1/guides/{GUIDE_SLUG}/").json()
+    (override,) = answer["methods"][0]["recommended"]
+    assert (override["gpu"], override["override"], override["usd_per_run"]) == ("h100", True, 92.2)
+    body = client.get(f"/en/guides/{GUIDE_SLUG}/").content.decode()
+    assert method_row(body, "qlora").strip().endswith("(our editors’ choice)")
+    assert "(our editors’ choice)" not in method_row(body, "lora")
 
 
 def test_no_english_title_on_a_german_or_japanese_page(client, published):
@@ -221,10 +300,13 @@ def test_publishing_refuses_an_override_the_estimate_does_not_fit(seeded):
         guide=guide, method=Method.objects.get(slug="qlora"), gpu=Gpu.objects.get(slug="l40s")
     )
     outcome = publishing.publish_rows(guide, user=editor, comment="one L40S for QLoRA")
-    assert [str(p) for p in outcome.problems] == [
+    first, *then = [str(p) for p in outcome.problems]
+    assert first == (
         "recommendation 0: QLoRA, 1× L40S: by the estimate, the guide's run needs "
         "53.6\u00a0GB per GPU here, more than the 51.5\u00a0GB each card can use"
-    ]
+    )
+    # and what the page would say of its run (cost, speed) cannot be said: no such run
+    assert then and all("cannot be filled: a run of qlora on the configuration" in p for p in then)
 
 
 def stale_notice(body: str) -> str | None:

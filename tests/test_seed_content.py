@@ -25,7 +25,7 @@ from .conftest import GUIDE_SLUG, SEED_DAY
 GUIDE_DIR = CONTENT_DIR / "guides" / GUIDE_SLUG
 TRAINING_LINE = (
     '  "training": {"seq_len": 2048, "micro_batch_size": 1, "gradient_checkpointing": true, '
-    '"lora_rank": 16},\n'
+    '"lora_rank": 16, "training_tokens": 100000000, "epochs": 1},\n'
 )
 
 
@@ -116,13 +116,14 @@ def test_reading_and_writing_the_files_gives_the_same_bytes(tmp_path):
 def test_training_assumptions_go_through_the_files_and_the_seed(seeded, tmp_path):
     # A run every configuration of the guide still holds by the estimate (else it is refused).
     Guide.objects.update(seq_len=4096, micro_batch_size=2, gradient_checkpointing=True,
-                         lora_rank=64)  # fmt: skip
+                         lora_rank=64, training_tokens=250_000_000, epochs=3)  # fmt: skip
     write_guide(Guide.objects.get(slug=GUIDE_SLUG), tmp_path)
     structure = (tmp_path / "guide.json").read_text(encoding="utf-8")
     assert ('  "training": {"seq_len": 4096, "micro_batch_size": 2, '
-            '"gradient_checkpointing": true, "lora_rank": 64},\n') in structure  # fmt: skip
+            '"gradient_checkpointing": true, "lora_rank": 64, "training_tokens": 250000000, '
+            '"epochs": 3},\n') in structure  # fmt: skip
     content = read_guide(tmp_path)
-    assert content.training == TrainingAssumptions(4096, 2, True, 64)
+    assert content.training == TrainingAssumptions(4096, 2, True, 64, 250_000_000, 3)
     content.slug = "a-copy"
     load_guide(content)
     copy = Guide.objects.get(slug="a-copy")
@@ -223,7 +224,12 @@ def test_a_guide_json_without_training_gets_the_model_defaults(tmp_path):
     training_line = _replace(folder / "guide.json", TRAINING_LINE, "")
     content = read_guide(folder)
     assert content.training == TrainingAssumptions(
-        seq_len=2048, micro_batch_size=1, gradient_checkpointing=True, lora_rank=16
+        seq_len=2048,
+        micro_batch_size=1,
+        gradient_checkpointing=True,
+        lora_rank=16,
+        training_tokens=100_000_000,
+        epochs=1,
     )
     write_content(content, tmp_path / "written")  # written out in full
     written = (tmp_path / "written" / "guide.json").read_text(encoding="utf-8").split("\n")
@@ -252,12 +258,17 @@ def test_a_guide_json_without_training_gets_the_model_defaults(tmp_path):
         ('"gradient_checkpointing": true', '"gradient_checkpointing": "yes"',
          'training.gradient_checkpointing is true or false, not "yes"'),
         (', "lora_rank": 16', "", "“training” is an object with exactly the keys seq_len, "
-         "micro_batch_size, gradient_checkpointing, lora_rank (missing: lora_rank)"),
+         "micro_batch_size, gradient_checkpointing, lora_rank, training_tokens, epochs "
+         "(missing: lora_rank)"),
         ('"lora_rank"', '"rank"', "“training” is an object with exactly the keys seq_len, "
-         "micro_batch_size, gradient_checkpointing, lora_rank (missing: lora_rank) "
-         "(unknown: rank)"),
+         "micro_batch_size, gradient_checkpointing, lora_rank, training_tokens, epochs "
+         "(missing: lora_rank) (unknown: rank)"),
         (TRAINING_LINE, '  "training": null,\n', "“training” is an object with exactly the "
-         "keys seq_len, micro_batch_size, gradient_checkpointing, lora_rank"),
+         "keys seq_len, micro_batch_size, gradient_checkpointing, lora_rank, training_tokens, "
+         "epochs"),
+        ('"epochs": 1', '"epochs": 0', "training.epochs is a whole number from 1 to 100, not 0"),
+        ('"training_tokens": 100000000', '"training_tokens": 999', "training.training_tokens is "
+         "a whole number from 1000 to 10000000000000, not 999"),
     ],
 )  # fmt: skip
 def test_a_bad_training_value_names_its_file_line_and_key(tmp_path, old, new, message):

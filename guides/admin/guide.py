@@ -234,7 +234,14 @@ class GuideAdmin(
         (
             _("Training assumptions"),
             {
-                "fields": ["seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank"],
+                "fields": [
+                    "seq_len",
+                    "micro_batch_size",
+                    "gradient_checkpointing",
+                    "lora_rank",
+                    "training_tokens",
+                    "epochs",
+                ],
                 "description": _(
                     "The training run this guide's memory estimates assume: tokens per sequence, "
                     "sequences per GPU in each step, whether activations are recomputed, and "

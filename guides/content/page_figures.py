@@ -70,7 +70,13 @@ class PageFigures:
     _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
         default_factory=dict, init=False, repr=False
     )
+    # The training budget runs are costed for: tokens per epoch x epochs.
+    tokens_per_epoch: int = planning.DEFAULT_TRAINING_TOKENS
+    epochs: int = 1
     _plans: dict[str, dict[calc.Configuration, calc.PlannedFit]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _runs: dict[str, dict[calc.Configuration, calc.RunPlan | None]] = field(
         default_factory=dict, init=False, repr=False
     )
 
@@ -163,25 +169,72 @@ class PageFigures:
     def fits(self, method: str, configuration: calc.Configuration) -> bool:
         return self.plan(method, configuration).fits_by_estimate
 
+    @property
+    def training_tokens(self) -> int:
+        return self.tokens_per_epoch * self.epochs
+
+    def runs(
+        self, method: str, configurations: Iterable[calc.Configuration] | None = None
+    ) -> list[calc.RunPlan]:
+        """The training budget on each of ``configurations`` (by default every one we rent)
+        that holds the run by the estimate: hours, GPU-hours and cost per run
+        (``planning.run_plans``; measured where this run was timed on the GPU, else derived)."""
+        plans = self.plans(method, configurations)
+        known = self._runs.setdefault(method, {})
+        missing = [p for p in plans if p.configuration not in known]
+        if missing:
+            measured = {}
+            if method in self.throughputs:
+                timed = self.throughputs[method]
+                measured[timed.gpu_slug] = timed.tokens_per_s
+            runs = planning.run_plans(
+                missing,
+                self.architecture,
+                self.training_setup(method),
+                self.training_tokens,
+                measured,
+            )
+            found = {r.configuration: r for r in runs}
+            known.update((p.configuration, found.get(p.configuration)) for p in missing)
+        return [r for p in plans if (r := known[p.configuration]) is not None]
+
+    def run(self, method: str, configuration: calc.Configuration) -> calc.RunPlan:
+        """The budget on one configuration; MissingFigure where it does not hold the run."""
+        runs = self.runs(method, [configuration])
+        if not runs:
+            raise MissingFigure(
+                f"a run of {method} on {configuration.count}x {configuration.gpu.slug}"
+            )
+        return runs[0]
+
     def ranked(self, method: str) -> list[calc.Configuration]:
         """Every configuration we rent that holds the run, in the recommendation policy's
-        order (``calc.ranked_plans``: priced, one host, cheapest per hour, then fewest GPUs)."""
-        return [p.configuration for p in calc.ranked_plans(self.plans(method))]
+        order (``calc.ranked_runs``: priced, one host, the cheapest run first)."""
+        return [r.configuration for r in calc.ranked_runs(self.runs(method))]
+
+    def is_override(self, method: str) -> bool:
+        """Whether the editor chose the method's recommendations (the page says so)."""
+        return bool(self.recommendations.get(method))
 
     def recommended(self, method: str) -> list[calc.Configuration]:
-        """The editor's override, or the first and (as the alternative) the runner-up."""
+        """The editor's override, or the cheapest run and (as the alternative) the fastest
+        other one (``planning.recommended``)."""
         override = self.recommendations.get(method)
         if override:
             return override
-        ranked = self.ranked(method)
-        if not ranked:
+        chosen = [r.configuration for r in planning.recommended(self.runs(method))]
+        if not chosen:
             raise NothingFits(f"a configuration on one host that holds {method}")
-        for configuration in ranked[:2]:
+        for configuration in chosen:
             self.listing(configuration.gpu.slug)  # its price's day counts as quoted
-        return ranked[:2]
+        return chosen
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))
+
+    def recommended_runs(self, method: str) -> list[calc.RunPlan]:
+        """The recommended configurations' runs (an override the run outgrew has none)."""
+        return self.runs(method, self.recommended(method))
 
     def table_configurations(self) -> list[calc.Configuration]:
         """The fit table's rows: the guide's configurations and every one it recommends, by

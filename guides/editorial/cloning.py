@@ -2,14 +2,15 @@
 
 The prose says every figure, configuration and model name through tokens, so a copy with
 another language model is right as it stands: the copy gets the source's text, sections, FAQ,
-sources, fit table and training run; its own title and slug; the new model's card instead of
-the old one's among the sources; and cost scenarios re-derived for its recommendations. The
-editor's recommendation overrides are not copied: they were about the old model.
+sources, fit table, training run and budget; its own title and slug; the new model's card
+instead of the old one's among the sources. Not copied: the editor's recommendation overrides
+and assumed-hours cost scenarios, which were about the old model (the new guide's run costs
+come from the throughput model).
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
@@ -18,24 +19,27 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from guides.content.page_figures import NothingFits
 from guides.editorial import publishing
 from guides.editorial.checks import guide_problems
 from guides.models import (
-    CostScenario,
     FaqEntry,
     FitConfiguration,
     Guide,
     GuideSource,
     Section,
 )
-from guides.pages import selectors
-from guides.pages.assembly import guide_figures
-from pricing.models import Gpu, LanguageModel, Method
+from pricing.models import LanguageModel
 
 HOURS_STEP = Decimal("0.1")  # CostScenario.hours has one decimal place
 TRANSLATED_GUIDE_FIELDS = ("question", "short_answer", "meta_description")
-COPIED_GUIDE_FIELDS = ("seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank")
+COPIED_GUIDE_FIELDS = (
+    "seq_len",
+    "micro_batch_size",
+    "gradient_checkpointing",
+    "lora_rank",
+    "training_tokens",
+    "epochs",
+)
 
 
 class CloneRefused(Exception):
@@ -112,7 +116,6 @@ def clone_guide(
         guide.save()
         _copy_rows(source, guide)
         _copy_sources(source, guide, language_model)
-        _derive_scenarios(source, guide)
         if publish:
             outcome = publishing.publish_rows(
                 guide,
@@ -179,34 +182,3 @@ def _copy_sources(source: Guide, guide: Guide, language_model: LanguageModel) ->
         GuideSource(guide=guide, source=s, position=position)
         for position, s in enumerate(cited, start=1)
     )
-
-
-def _derive_scenarios(source: Guide, guide: Guide) -> None:
-    """Each method's GPU-hours as the source assumed them, on the new guide's recommended
-    configurations (hours = GPU-hours / GPUs): the same work, sized for the new model."""
-    gpu_hours: dict[str, Decimal] = {}
-    for s in source.cost_scenarios.all():
-        gpu_hours.setdefault(s.method.slug, s.hours * s.count)
-    figures = guide_figures(selectors.guide_for_page(slug=guide.slug, include_drafts=True))
-    methods = Method.objects.in_bulk(list(gpu_hours), field_name="slug")
-    gpus = Gpu.objects.in_bulk(field_name="slug")
-    rows = []
-    for method, hours in gpu_hours.items():
-        try:
-            configurations = figures.recommended(method)
-        except NothingFits:
-            continue  # nothing we rent holds it: no run to cost
-        for config in configurations:
-            rows.append(
-                CostScenario(
-                    guide=guide,
-                    method=methods[method],
-                    gpu=gpus[config.gpu.slug],
-                    count=config.count,
-                    hours=max(
-                        (hours / config.count).quantize(HOURS_STEP, ROUND_HALF_UP), HOURS_STEP
-                    ),
-                    position=len(rows) + 1,
-                )
-            )
-    CostScenario.objects.bulk_create(rows)

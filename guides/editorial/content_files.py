@@ -36,7 +36,8 @@ entry, after the sections. These three kinds of line are structure, so prose nev
 line with them; ``write_guide`` refuses text it could not read back.
 
 ``guide.json``'s ``training`` object states the run: ``seq_len``, ``micro_batch_size``,
-``gradient_checkpointing`` and ``lora_rank``, all four, within the Guide model's limits. A file
+``gradient_checkpointing``, ``lora_rank``, ``training_tokens`` and ``epochs``, all six, within
+the Guide model's limits. A file
 without it is read with the model's defaults (and written with them).
 
 ``read_guide`` and ``write_guide`` are inverses: reading what was written gives the same guide,
@@ -127,6 +128,8 @@ class TrainingAssumptions:
     micro_batch_size: int
     gradient_checkpointing: bool
     lora_rank: int
+    training_tokens: int
+    epochs: int
 
     @classmethod
     def defaults(cls) -> TrainingAssumptions:

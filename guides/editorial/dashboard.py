@@ -44,8 +44,8 @@ STALE_TRANSLATION = gettext_lazy(
     "%(fields)s."
 )
 STALE_RECOMMENDATION = gettext_lazy(
-    "“%(guide)s”: for %(method)s, %(best)s is now cheaper than the recommended %(recommended)s "
-    "and fits."
+    "“%(guide)s”: for %(method)s, a run on %(best)s now costs less than on the recommended "
+    "%(recommended)s, and it fits."
 )
 GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: %(problem)s")
 NOTHING_STALE = gettext_lazy("Nothing is stale: %(topics)s are up to date.")

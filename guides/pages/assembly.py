@@ -173,6 +173,7 @@ class Recommended:
     label: str
     usd_per_hour: Decimal | None
     config: str  # "a100-80gb:1", the page's mark of what it recommends (data-config)
+    run: calc.RunPlan | None  # the training budget on it (None: an override it outgrew)
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,7 @@ class MethodSummaryRow:
     method: MethodColumn
     recommended: list[Recommended]  # empty where nothing on one host holds the method
     not_offered: str  # what the row says then
+    override: bool  # the editor chose the recommendations (the row says so)
     # The estimated peak per GPU on the first recommendation (on one GPU where none fits)
     # and that configuration's label ("" for one GPU).
     peak_gb_per_gpu: Decimal
@@ -234,6 +236,17 @@ class LabelledCostRow:
 
 
 @dataclass(frozen=True)
+class LabelledRunRow:
+    """A row of the run-cost table: the training budget on a configuration that holds it."""
+
+    method: str
+    method_name: str
+    label: str
+    run: calc.RunPlan
+    cost: calc.CostRow  # the same hours as a cost row: the GPU-hour block that covers them
+
+
+@dataclass(frozen=True)
 class SectionView:
     heading: str
     anchor: str
@@ -282,7 +295,8 @@ class GuidePage:
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
     fit_columns: list[FitColumn]
     fit_rows: list[LabelledFitRow]
-    cost_rows: list[LabelledCostRow]
+    cost_rows: list[LabelledCostRow]  # the editor's illustration: assumed hours
+    run_rows: list[LabelledRunRow]  # the training budget, from the throughput model
     sections: list[SectionView]
     faq: list[FaqView]
     fit_checked: PriceDates | None  # the prices in the fit table
@@ -356,6 +370,7 @@ def guide_figures(
         figures.throughputs = reference_data.throughputs_for_run(**run)
     else:
         figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
+    figures.tokens_per_epoch, figures.epochs = guide.training_tokens, guide.epochs
     figures.model_name = guide.language_model.name
     figures.licence_notes = {
         code: getattr(guide.language_model, f"licence_note_{code}") or ""
@@ -392,6 +407,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         for configuration in figures.table_configurations()
     ]
     cost = calc.cost_table(figures.scenarios, figures.blocks)
+    run_rows = _run_rows(figures, columns)
     faq = [
         (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
     ]
@@ -422,6 +438,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
             for s, row in zip(scenarios, cost, strict=True)
         ],
+        run_rows=run_rows,
         sections=sections,
         faq=faq_views,
         figures=figures,
@@ -451,15 +468,43 @@ def _recommended_or_none(figures: PageFigures, method: str) -> list[calc.Planned
         return []
 
 
+def _run_rows(figures: PageFigures, columns: list[MethodColumn]) -> list[LabelledRunRow]:
+    """The training budget on each configuration of the fit table that holds it, method by
+    method, with the GPU-hour block that covers it."""
+    rows = []
+    for column in columns:
+        try:
+            runs = figures.runs(column.slug, figures.table_configurations())
+        except MissingFigure:
+            continue  # a method the estimate does not know
+        costs = calc.cost_table(
+            [calc.CostScenario(column.slug, r.configuration, r.hours) for r in runs],
+            figures.blocks,
+        )
+        rows += [
+            LabelledRunRow(
+                column.slug,
+                column.short_name,
+                config_label(r.configuration.count, r.configuration.gpu.name),
+                r,
+                cost,
+            )
+            for r, cost in zip(runs, costs, strict=True)
+        ]
+    return rows
+
+
 def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSummaryRow:
     """The method table's row: what we recommend (nothing where nothing on one host holds
     the method) and the estimated peak per GPU on the first recommendation."""
     plans = _recommended_or_none(figures, column.slug)
+    runs = {r.configuration: r for r in figures.runs(column.slug, [p.configuration for p in plans])}
     recommended = [
         Recommended(
             config_label(p.configuration.count, p.configuration.gpu.name),
             p.configuration.usd_per_hour,
             f"{p.configuration.gpu.slug}:{p.configuration.count}",
+            runs.get(p.configuration),
         )
         for p in plans
     ]
@@ -473,6 +518,7 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
         column,
         recommended,
         beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
+        figures.is_override(column.slug),
         estimated(peak),
         peak_on,
     )
@@ -716,10 +762,14 @@ def vram_table(
 
 @dataclass(frozen=True)
 class CheapestFit:
+    """The cheapest run a guide recommends, over its methods: what its card names."""
+
     method_name: str
     label: str  # "1× H100"
     usd_per_hour: Decimal
     config: str  # "h100:1", the page's mark of what it recommends (data-config)
+    usd_per_run: Decimal
+    training_tokens: int  # the guide's budget: tokens per epoch x epochs
 
 
 @dataclass(frozen=True)
@@ -768,6 +818,8 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
         configurations=[],
         recommendations={},
         quoted_on=set(),
+        tokens_per_epoch=guide.training_tokens,
+        epochs=guide.epochs,
     )
     figures.configurations = [
         figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
@@ -775,16 +827,21 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
     figures.recommendations = recommendation_overrides(guide, figures)
     options = []
     for method in figures.methods.values():
-        first = next(iter(_recommended_or_none(figures, method.slug)), None)
-        if first is not None and first.configuration.usd_per_hour is not None:
-            configuration = first.configuration
-            options.append((configuration.usd_per_hour, method.short_name, configuration))
+        plans = _recommended_or_none(figures, method.slug)
+        runs = figures.runs(method.slug, [p.configuration for p in plans[:1]])
+        if runs and runs[0].usd_per_run is not None:
+            options.append((runs[0].usd_per_run, method.short_name, runs[0]))
     cheapest = None
     if options:
-        price, method_name, configuration = min(options, key=lambda option: option[0])
-        label = config_label(configuration.count, configuration.gpu.name)
+        cost, method_name, run = min(options, key=lambda option: option[0])
+        configuration = run.configuration
         cheapest = CheapestFit(
-            method_name, label, price, f"{configuration.gpu.slug}:{configuration.count}"
+            method_name,
+            config_label(configuration.count, configuration.gpu.name),
+            configuration.usd_per_hour,
+            f"{configuration.gpu.slug}:{configuration.count}",
+            cost,
+            figures.training_tokens,
         )
     return GuideCard(
         guide=guide,
@@ -807,6 +864,7 @@ class MethodAdvice:
     method: str
     recommended: list[calc.PlannedFit]  # empty where nothing on one host holds the run
     override: bool  # an editor chose them (each still fits by the estimate: the guide check)
+    runs: dict[calc.Configuration, calc.RunPlan]  # the training budget on each of them
 
 
 @dataclass(frozen=True)
@@ -822,6 +880,8 @@ class GuideAdvice:
     guide: Guide
     as_of: date
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
+    training_tokens: int  # per epoch
+    epochs: int
     configurations: list[TableRow]
     methods: list[MethodAdvice]
 
@@ -830,14 +890,19 @@ def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
     """The guide's fit table and recommendations with prices as of ``at``: the same
     ``PageFigures`` calls its page makes (``guide_page``), so the two cannot differ."""
     figures = guide_figures(guide, at=at)
-    methods = [
-        MethodAdvice(slug, _recommended_or_none(figures, slug), slug in figures.recommendations)
-        for slug in figures.methods
-    ]
+    methods = []
+    for slug in figures.methods:
+        plans = _recommended_or_none(figures, slug)
+        runs = figures.runs(slug, [p.configuration for p in plans])
+        methods.append(
+            MethodAdvice(slug, plans, figures.is_override(slug), {r.configuration: r for r in runs})
+        )
     return GuideAdvice(
         guide=guide,
         as_of=at or timezone.localdate(),
         training=figures.training,
+        training_tokens=figures.tokens_per_epoch,
+        epochs=figures.epochs,
         configurations=[
             TableRow(c, {slug: figures.fits(slug, c) for slug in figures.methods})
             for c in figures.table_configurations()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.utils.translation import gettext_lazy as _
 
@@ -24,14 +24,14 @@ from guides.content.presentation import estimated
 from pricing import planning, selectors
 from pricing.domain import calculations as calc
 from pricing.domain.training_memory import (
+    MEASURED,
     Architecture,
     PeakMemory,
     TrainingSetup,
     estimate_peak_memory,
 )
 
-SHOWN_GB = Decimal("0.1")  # the bar's widths and run hours: 27.3 h
-HOURS = Decimal(3600)
+SHOWN_GB = Decimal("0.1")  # the bar's widths
 # The bar's drawing box (SVG user units); the template scales it to the page width.
 BAR_WIDTH = Decimal(600)
 BREAKDOWN_LABELS = {
@@ -62,8 +62,17 @@ class PlannerRequest:
     model_name: str
     language_model_slug: str | None  # None for a pasted config.json
     params_billion: Decimal  # for the rule of thumb
-    training_tokens: int | None = None  # tokens per epoch x epochs
-    assumed_hours: Decimal = Decimal(10)
+    training_tokens: int | None = None  # tokens per epoch x epochs, as the visitor gave them
+    assumed_hours: Decimal | None = None  # the visitor's run length, where no tokens are given
+
+    @property
+    def budget(self) -> int:
+        """The tokens runs are timed and ranked for: the visitor's, else the default budget."""
+        return self.training_tokens or planning.DEFAULT_TRAINING_TOKENS
+
+    @property
+    def hours_assumed(self) -> bool:
+        return self.assumed_hours is not None and not self.training_tokens
 
 
 @dataclass(frozen=True)
@@ -79,12 +88,6 @@ class BarSegment:
 
 
 @dataclass(frozen=True)
-class RunTime:
-    hours: Decimal
-    measured: bool  # False: extrapolated from the H200 by compute and bandwidth
-
-
-@dataclass(frozen=True)
 class GpuFit:
     """One GPU we rent: the fewest of it that hold the run, if up to eight do."""
 
@@ -94,8 +97,8 @@ class GpuFit:
     peak_per_gpu_gb: Decimal  # at ``count`` GPUs (or eight when none fit)
     headroom_gb: Decimal | None  # beyond the peak and the allocator's margin
     usd_per_hour: Decimal | None
-    run: RunTime | None
-    run_hours: Decimal | None  # the run's hours: from tokens where a throughput is known
+    run: calc.RunPlan | None  # the training budget on ``count`` GPUs (measured or derived)
+    run_hours: Decimal | None  # as shown: the run's, or the visitor's assumed hours
     run_usd: Decimal | None
 
 
@@ -108,10 +111,11 @@ class PlannerResult:
     fits: list[GpuFit]
     rule: calc.MemoryEstimate
     method: selectors.MethodListing
-    throughput: selectors.ThroughputListing | None
-    # What we recommend for the run and the alternative (``planning.recommended``, as the
-    # guides and /api/v1/guides/ decide): empty where nothing on one host holds it.
-    recommended: list[calc.PlannedFit]
+    throughput: selectors.ThroughputListing | None  # this run as timed on one GPU, if it was
+    # What we recommend for the budget, the cheapest run and the fastest other
+    # (``planning.recommended``, as the guides and /api/v1/guides/ decide): empty where
+    # nothing on one host holds it.
+    recommended: list[calc.RunPlan]
 
     @property
     def moment(self) -> str:
@@ -137,50 +141,38 @@ def breakdown_bar(estimate: PeakMemory) -> list[BarSegment]:
     return segments
 
 
-def run_time(
-    throughput: selectors.ThroughputListing,
-    gpu: selectors.GpuListing,
-    count: int,
-    tokens: int,
-) -> RunTime:
-    """Hours for ``tokens`` on ``count`` of ``gpu``, from a measurement on one GPU.
-
-    Measured only on the measuring GPU and count; otherwise scaled by the slower of the two
-    ratios of dense BF16 compute and memory bandwidth, and by the GPU count (linear scaling,
-    an optimistic assumption), and marked as an extrapolation.
-    """
-    measured = gpu.slug == throughput.gpu_slug and count == 1
-    speed = throughput.tokens_per_s
-    if not measured:
-        speed *= count * min(
-            gpu.bf16_dense_tflops / throughput.bf16_dense_tflops,
-            gpu.bandwidth_gb_s / throughput.bandwidth_gb_s,
-        )
-    return RunTime((Decimal(tokens) / speed / HOURS).quantize(SHOWN_GB, ROUND_HALF_UP), measured)
-
-
 def gpu_fit(
     request: PlannerRequest,
     gpu: selectors.GpuListing,
     fits: list[calc.PlannedFit],
-    throughput: selectors.ThroughputListing | None,
+    runs: dict[calc.Configuration, calc.RunPlan],
 ) -> GpuFit:
-    """The fewest of ``gpu`` that hold the run, from ``fits`` (its 1, 2, 4 and 8 in order)."""
+    """The fewest of ``gpu`` that hold the run, from ``fits`` (its 1, 2, 4 and 8 in order),
+    with the budget's run on them (``runs``) or the visitor's assumed hours."""
     usable = gpu.usable_gb
     holding = next((fit for fit in fits if fit.fits_by_estimate), None)
     if holding is None:
         peak = fits[-1].peak_gb_per_gpu
         return GpuFit(gpu, estimated(usable), None, estimated(peak), None, None, None, None, None)
-    count, peak = holding.configuration.count, holding.peak_gb_per_gpu
-    headroom = holding.estimate_headroom_gb_per_gpu
-    price = holding.configuration.usd_per_hour
-    run = None
-    if throughput is not None and request.training_tokens:
-        run = run_time(throughput, gpu, count, request.training_tokens)
-    hours = run.hours if run else request.assumed_hours
-    cost = calc.run_cost(count, hours, gpu.usd_per_gpu_hour) if price is not None else None
+    configuration = holding.configuration
+    run = runs.get(configuration)
+    if request.hours_assumed:
+        hours, cost = request.assumed_hours, None
+        if gpu.usd_per_gpu_hour is not None:
+            cost = calc.run_cost(configuration.count, hours, gpu.usd_per_gpu_hour)
+    else:
+        hours = run.shown_hours if run else None
+        cost = run.usd_per_run if run else None
     return GpuFit(
-        gpu, estimated(usable), count, estimated(peak), estimated(headroom), price, run, hours, cost
+        gpu,
+        estimated(usable),
+        configuration.count,
+        estimated(holding.peak_gb_per_gpu),
+        estimated(holding.estimate_headroom_gb_per_gpu),
+        configuration.usd_per_hour,
+        run,
+        hours,
+        cost,
     )
 
 
@@ -189,7 +181,8 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
     estimate = estimate_peak_memory(request.architecture, request.setup)
     method = next(m for m in selectors.method_listings() if m.slug == request.setup.method)
     throughput = None
-    if request.language_model_slug is not None:
+    # Only the measured recipe was timed: trl's run of the same model is derived.
+    if request.language_model_slug is not None and request.setup.recipe is MEASURED:
         throughput = selectors.throughput_for(
             language_model=request.language_model_slug,
             method=request.setup.method,
@@ -201,6 +194,9 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
     gpus = selectors.gpu_listings_for_provider(provider=house, at=at, rentable_only=True)
     rule = calc.estimate_memory(method.rule, request.params_billion)
     fits = planning.configuration_fits(request.architecture, request.setup, gpus, rule.planning_gb)
+    measured = {throughput.gpu_slug: throughput.tokens_per_s} if throughput else {}
+    runs = planning.run_plans(fits, request.architecture, request.setup, request.budget, measured)
+    by_configuration = {run.configuration: run for run in runs}
     return PlannerResult(
         request=request,
         estimate=estimate,
@@ -208,12 +204,15 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
         segments=breakdown_bar(estimate),
         fits=[
             gpu_fit(
-                request, gpu, [f for f in fits if f.configuration.gpu.slug == gpu.slug], throughput
+                request,
+                gpu,
+                [f for f in fits if f.configuration.gpu.slug == gpu.slug],
+                by_configuration,
             )
             for gpu in gpus
         ],
         rule=rule,
         method=method,
         throughput=throughput,
-        recommended=planning.recommended(fits),
+        recommended=planning.recommended(runs),
     )

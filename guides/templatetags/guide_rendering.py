@@ -19,6 +19,7 @@ from guides.pages.assembly import (
     FitCell,
     LabelledCostRow,
     LabelledFitRow,
+    LabelledRunRow,
     MethodSummaryRow,
 )
 from pricing.domain.calculations import MemoryEstimate
@@ -116,6 +117,65 @@ def cost_table_rows(
             )
             for cost in rows
         )
+    )
+
+
+_RUN_ROW = (
+    '\n    <tr data-method="{}" data-config="{}">\n      <th scope="row">{}</th>\n'
+    '      <td class="nowrap" data-label="{}">{}</td>\n'
+    '      <td class="num" data-label="{}" data-basis="{}">{}</td>\n'
+    '      <td class="num" data-label="{}">{}</td>\n'
+    '      <td class="num" data-label="{}">{}</td>\n'
+    '      <td class="num" data-label="{}">{}</td>\n'
+    '      <td class="num" data-label="{}">{}</td>\n    </tr>\n  '
+)
+
+
+@register.simple_tag
+def run_table_rows(rows: list[LabelledRunRow], *headings: str) -> SafeString:
+    """``<tr>`` for each run of the training budget: method, configuration, speed (measured or
+    derived), hours, GPU-hours, the run's cost and the GPU-hour block that covers it."""
+    config_h, speed_h, hours_h, gpu_hours_h, cost_h, block_h = headings
+    return mark_safe(
+        "".join(
+            format_html(
+                _RUN_ROW,
+                row.method,
+                f"{row.run.configuration.gpu.slug}:{row.run.configuration.count}",
+                row.method_name,
+                config_h,
+                row.label,
+                speed_h,
+                row.run.time_basis,
+                _speed(row.run),
+                hours_h,
+                presentation.number(row.run.shown_hours),
+                gpu_hours_h,
+                presentation.number(row.run.shown_gpu_hours),
+                cost_h,
+                _or_blank(presentation.usd, row.run.usd_per_run),
+                block_h,
+                _block(row.cost),
+            )
+            for row in rows
+        )
+    )
+
+
+def _speed(run) -> str:
+    speed = presentation.number(run.tokens_per_s)
+    if run.measured:
+        return _translated(gettext("%(speed)s (measured)"), speed=speed)
+    return _translated(gettext("%(speed)s (derived)"), speed=speed)
+
+
+def _block(cost) -> str:
+    if cost.block_hours is None:
+        return gettext("more than our largest block")
+    return _translated(
+        gettext("%(hours)s h: %(cost)s"),
+        hours=presentation.number(cost.block_hours),
+        cost=_or_blank(presentation.usd, cost.block_cost_usd),
     )
 
 
@@ -222,16 +282,30 @@ def _what_to_rent(row: MethodSummaryRow) -> str:
                 '<span class="nowrap" data-config="{}">{}</span>{}',
                 option.config,
                 option.label,
-                presentation.parenthesized(
-                    gettext("not rented")
-                    if option.usd_per_hour is None
-                    else _translated(
-                        gettext("%(price)s/hour"), price=presentation.usd(option.usd_per_hour)
-                    )
-                ),
+                presentation.parenthesized(_option_prices(option)),
             )
             for option in row.recommended
         )
+        + (
+            format_html(' <span class="muted">{}</span>', gettext("(our editors’ choice)"))
+            if row.override
+            else ""
+        )
+    )
+
+
+def _option_prices(option) -> str:
+    """What a recommended configuration costs per hour and for the guide's training budget."""
+    if option.usd_per_hour is None:
+        return gettext("not rented")
+    per_hour = presentation.usd(option.usd_per_hour)
+    if option.run is None or option.run.usd_per_run is None:
+        return _translated(gettext("%(price)s/hour"), price=per_hour)
+    return _translated(
+        gettext("%(price)s/hour, %(cost)s a run of %(hours)s h"),
+        price=per_hour,
+        cost=presentation.usd(option.run.usd_per_run),
+        hours=presentation.number(option.run.shown_hours),
     )
 
 

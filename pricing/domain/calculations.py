@@ -12,7 +12,8 @@ PyTorch can use of it (``usable_memory_gb``).
 Fit: an estimate exactly equal to the memory on hand fits (an 80 GB card fits an 80 GB plan).
 Every comparison against memory (``PlannedFit``, ``smallest_fitting_gpu``) and against a
 GPU-hour block (``covering_block``) is "at least", so the tests pin equality. The peak-memory
-estimate decides every fit and recommendation (``ranked_plans``); the cited rules are the
+estimate decides every fit; the cost of a run decides the recommendation (``ranked_runs``,
+``recommended_runs``: run time from ``throughput``); the cited rules are the
 sources' rules of thumb, shown beside it.
 """
 
@@ -21,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+
+from pricing.domain.throughput import GpuSpeed, hours_for
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
@@ -173,6 +176,7 @@ class GpuOffer:
     memory_gb: Decimal
     usd_per_gpu_hour: Decimal | None = None
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
+    speed: GpuSpeed | None = None  # for run times (``throughput``); None where unknown
 
     @property
     def usable_gb(self) -> Decimal:
@@ -274,17 +278,82 @@ def planned_fits(
     return [PlannedFit(c, planning_gb, *peaks[c.count]) for c in configurations]
 
 
-def ranked_plans(plans: Iterable[PlannedFit]) -> list[PlannedFit]:
-    """The recommendation policy: the configurations on one host (at most eight GPUs) that have
-    a price and hold the run by the estimate, cheapest per hour first, then fewest GPUs."""
-    fitting = [
-        p
-        for p in plans
-        if p.fits_by_estimate
-        and p.configuration.usd_per_hour is not None
-        and p.configuration.count <= HOST_GPU_COUNTS[-1]
+@dataclass(frozen=True)
+class RunPlan:
+    """A configuration that holds the run, and what a training budget takes on it: its speed
+    (measured where this very run was timed on this GPU, else derived by ``throughput``), the
+    hours, GPU-hours and the cost of the run at the configuration's price per hour."""
+
+    plan: PlannedFit
+    tokens_per_s: Decimal
+    measured: bool
+    training_tokens: int  # tokens per epoch x epochs
+
+    @property
+    def configuration(self) -> Configuration:
+        return self.plan.configuration
+
+    @property
+    def time_basis(self) -> str:
+        return "measured" if self.measured else "derived"
+
+    @property
+    def hours(self) -> Decimal:
+        """Unrounded: the cost and the covering block are worked out from it (a run of 0.24 h
+        shown as 0.2 h would otherwise cost a sixth less than it does)."""
+        return hours_for(self.training_tokens, self.tokens_per_s)
+
+    @property
+    def gpu_hours(self) -> Decimal:
+        return self.hours * self.configuration.count
+
+    @property
+    def shown_hours(self) -> Decimal:
+        return shown_hours(self.hours)
+
+    @property
+    def shown_gpu_hours(self) -> Decimal:
+        return shown_hours(self.gpu_hours)
+
+    @property
+    def usd_per_run(self) -> Decimal | None:
+        """GPUs x hours x the price per GPU-hour, to the cent."""
+        price = self.configuration.gpu.usd_per_gpu_hour
+        return None if price is None else run_cost(self.configuration.count, self.hours, price)
+
+
+def shown_hours(hours: Decimal) -> Decimal:
+    """Hours as pages and the API show them: to the tenth, half up, at least 0.1 h."""
+    return max(hours.quantize(TENTH, ROUND_HALF_UP), TENTH)
+
+
+def rankable(runs: Iterable[RunPlan]) -> list[RunPlan]:
+    """The runs we can recommend: priced, on one host (at most eight GPUs), held by the
+    estimate."""
+    return [
+        r
+        for r in runs
+        if r.plan.fits_by_estimate
+        and r.usd_per_run is not None
+        and r.configuration.count <= HOST_GPU_COUNTS[-1]
     ]
-    return sorted(fitting, key=lambda p: (p.configuration.usd_per_hour, p.configuration.count))
+
+
+def ranked_runs(runs: Iterable[RunPlan]) -> list[RunPlan]:
+    """The recommendation policy: the cheapest run first (then fewest GPUs, then the faster)."""
+    return sorted(rankable(runs), key=lambda r: (r.usd_per_run, r.configuration.count, r.hours))
+
+
+def recommended_runs(runs: Iterable[RunPlan]) -> list[RunPlan]:
+    """The recommendation, the cheapest run, and as its alternative the fastest of the others
+    (the cheaper on ties): budget first, then the deadline. One where only one run is possible,
+    none where none is."""
+    ranked = ranked_runs(runs)
+    if len(ranked) < 2:
+        return ranked
+    cheapest, others = ranked[0], ranked[1:]
+    fastest = min(others, key=lambda r: (r.hours, r.usd_per_run, r.configuration.count))
+    return [cheapest, fastest]
 
 
 def closest_miss(plans: Iterable[PlannedFit]) -> PlannedFit | None:

@@ -8,8 +8,10 @@ recipe names map onto the estimate's methods. Read by the estimate's tests and b
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
+from pricing.domain.throughput import GpuSpeed, TimedRun
 from pricing.domain.training_memory import (
     MEASURED,
     Architecture,
@@ -54,3 +56,31 @@ def estimate_for(point: dict) -> PeakMemory:
         recipe=MEASURED,
     )
     return estimate_peak_memory(ARCHITECTURES[point["model"]], setup)
+
+
+# The card the steps were timed on: NVIDIA's H200 SXM datasheet figures (dense BF16, HBM3e
+# bandwidth, NVLink 4 in one direction), as content/reference.json records them.
+H200 = GpuSpeed(Decimal("989.5"), Decimal(4800), Decimal(450))
+
+
+def timed_runs(path: Path = THROUGHPUT) -> list[TimedRun]:
+    """The steps timed on one H200, as the throughput model's calibration takes them."""
+    return [
+        TimedRun(
+            name=f"{point['method']} {point['model']} {point['seq']}×{point['batch']}"
+            f"{' ckpt' if point['checkpointing'] else ''}",
+            architecture=ARCHITECTURES[point["model"]],
+            setup=TrainingSetup(
+                RECIPES[point["method"]],
+                seq_len=point["seq"],
+                batch_size=point["batch"],
+                gradient_checkpointing=point["checkpointing"],
+                lora_rank=point["lora_rank"] or 16,
+                recipe=MEASURED,
+            ),
+            gpu=H200,
+            tokens_per_s=Decimal(str(point["tokens_per_s"])),
+        )
+        for point in read_points(path)
+        if point["ok"]
+    ]

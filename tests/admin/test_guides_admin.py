@@ -88,7 +88,9 @@ def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
     assert data["gradient_checkpointing"] == "on"
     # A run every configuration the guide names still holds by the estimate: without
     # checkpointing its cost scenarios would not fit, and publishing would refuse it.
-    data |= {"seq_len": "4096", "micro_batch_size": "2", "lora_rank": "64", "_publish": "1"}
+    assert (data["training_tokens"], data["epochs"]) == (100_000_000, 1)
+    data |= {"seq_len": "4096", "micro_batch_size": "2", "lora_rank": "64", "_publish": "1",
+             "training_tokens": "250000000", "epochs": "2"}  # fmt: skip
     response = client.post(change_url(guide), data)
     assert response.status_code == 302
     guide.refresh_from_db()
@@ -96,6 +98,7 @@ def test_an_editor_saves_a_guide_in_every_language(client, editor, guide):
     assert guide.version == version + 2  # the draft revision, then its publication
     assert (guide.seq_len, guide.micro_batch_size, guide.gradient_checkpointing,
             guide.lora_rank) == (4096, 2, True, 64)  # fmt: skip
+    assert guide.training_budget == 500_000_000
 
 
 def test_publishing_needs_every_language_in_the_guide_its_sections_and_faq(client, editor, guide):
@@ -196,7 +199,8 @@ def test_tabs_load_jquery_ui_from_our_own_static_files(client, editor, guide):
     assert "ajax.googleapis.com" not in body
     assert "[[memory lora lower]]" in body  # the token reference for editors
     assert fieldsets["Training assumptions"] == [
-        "seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank"
+        "seq_len", "micro_batch_size", "gradient_checkpointing", "lora_rank", "training_tokens",
+        "epochs",
     ]  # fmt: skip
     assert "The training run this guide's memory estimates assume" in body
 
@@ -308,14 +312,14 @@ def test_dashboard_warns_when_an_editors_recommendation_is_no_longer_cheapest(se
     today = timezone.datetime(2026, 11, 20).date()
     assert _messages("Published guides", today) == []
     guide = Guide.objects.get(slug=GUIDE_SLUG)
-    guide.recommendations.create(method=Method.objects.get(slug="qlora"), gpu=_gpu("a100-80gb"))
-    assert _messages("Published guides", today) == []  # the override is the cheapest that fits
+    guide.recommendations.create(method=Method.objects.get(slug="qlora"), gpu=_gpu("b200"))
+    assert _messages("Published guides", today) == []  # the override is the cheapest run
     price_check_record(provider_slug="gpuwithcrypto", checked_on=today,
-                       prices={"h100": D("0.80")})  # fmt: skip
+                       prices={"b200": D("9.99")})  # fmt: skip
     stale = _messages("Published guides", today)
-    assert stale == [
-        "“Which GPU is best for fine-tuning Llama 3.1 70B?”: for QLoRA (4-bit base), 1× H100 "
-        "is now cheaper than the recommended 1× A100 80GB and fits."
+    assert stale == [  # one H100: 39.7 h at $2.32, $92.20; one B200 now $173.91
+        "“Which GPU is best for fine-tuning Llama 3.1 70B?”: for QLoRA (4-bit base), a run on "
+        "1× H100 now costs less than on the recommended 1× B200, and it fits."
     ]
 
 

@@ -204,9 +204,11 @@ def test_the_cost_of_a_run_on_each_configuration_that_fits_it(client):
     assert (answer["hours"], answer["blocks"], answer["as_of"]) == (10.0, [10, 24, 168, 720], TODAY)
     rows = {(r["gpu"], r["count"]): r for r in answer["rows"]}
     assert ("l40s", 1) not in rows  # 57.5 GB does not fit its 50.5 usable GB
+    assert (answer["training_tokens"], answer["epochs"]) == (None, None)
     assert rows["a100-80gb", 1] == {
-        "gpu": "a100-80gb", "gpu_name": "A100 80GB", "count": 1, "gpu_hours": 10.0,
-        "usd_per_gpu_hour": 0.92, "usd_per_hour": 0.92, "cost_usd": 9.2,
+        "gpu": "a100-80gb", "gpu_name": "A100 80GB", "count": 1, "tokens_per_s": None,
+        "hours": 10.0, "time_basis": "assumed", "gpu_hours": 10.0,
+        "usd_per_gpu_hour": 0.92, "usd_per_hour": 0.92, "cost_usd": 9.2, "usd_per_run": 9.2,
         "block_hours": 10, "block_cost_usd": 9.2, "fits_by_rule": True, "checked_on": SEED,
     }  # fmt: skip
     assert len(rows) == 19
@@ -216,6 +218,36 @@ def test_the_cost_of_a_run_on_each_configuration_that_fits_it(client):
             for r in one["rows"]] == [(25.0, 76.75, 168, 515.76)]  # fmt: skip
     too_small = client.get(COST, {**QLORA_70B, "hours": "1", "gpu": "l40s", "count": "1"})
     assert _ok(too_small, COST)["rows"] == []
+
+
+@pytest.mark.django_db
+def test_the_cost_of_a_training_budget_at_each_configurations_speed(client):
+    budget = {**QLORA_70B, "training_tokens": "50000000", "epochs": "2"}
+    answer = _ok(client.get(COST, budget), COST)
+    assert (answer["hours"], answer["training_tokens"], answer["epochs"]) == (None, 50_000_000, 2)
+    rows = {(r["gpu"], r["count"]): r for r in answer["rows"]}
+    # 100 million tokens at 231 a second: 120.3 hours, $110.63 at $0.92 (from the 120.25 h)
+    assert rows["a100-80gb", 1] == {
+        "gpu": "a100-80gb", "gpu_name": "A100 80GB", "count": 1, "tokens_per_s": 231.0,
+        "hours": 120.3, "time_basis": "derived", "gpu_hours": 120.3,
+        "usd_per_gpu_hour": 0.92, "usd_per_hour": 0.92, "cost_usd": 110.63,
+        "usd_per_run": 110.63, "block_hours": 168, "block_cost_usd": 154.56,
+        "fits_by_rule": True, "checked_on": SEED,
+    }  # fmt: skip
+    default = _ok(client.get(COST, QLORA_70B), COST)  # neither: 100 million tokens, one epoch
+    assert (default["training_tokens"], default["epochs"]) == (100_000_000, 1)
+    assert default["rows"] == answer["rows"]
+
+
+@pytest.mark.django_db
+def test_a_run_timed_on_its_gpu_is_measured_there_and_derived_elsewhere(client):
+    timed = {**QLORA_70B, "recipe": "measured", "gpu": "h200"}
+    rows = {r["count"]: r for r in _ok(client.get(COST, timed), COST)["rows"]}
+    assert (rows[1]["tokens_per_s"], rows[1]["time_basis"]) == (508.2, "measured")
+    assert rows[1]["hours"] == 54.7  # 100 million / 508.2 / 3,600 = 54.66
+    assert rows[2]["time_basis"] == "derived"
+    trl = {r["count"]: r for r in _ok(client.get(COST, {**timed, "recipe": "trl"}), COST)["rows"]}
+    assert trl[1]["time_basis"] == "derived"  # the guides' recipe was never timed
 
 
 # --- refusals -----------------------------------------------------------------------------
@@ -251,7 +283,13 @@ REFUSALS = [
     (FIT, {**QLORA_70B, "lora_rank": "+16"}, {"lora_rank": WHOLE}),
     (FIT, {**QLORA_70B, "as_of": "2026-11-30"}, {"as_of": FUTURE}),
     (FIT, {**QLORA_70B, "num_gpus": "2"}, {"num_gpus": f"{UNKNOWN} (known: {FIT_NAMES})"}),
-    (COST, QLORA_70B, {"hours": REQUIRED}),
+    (COST, {**QLORA_70B, "hours": "1", "training_tokens": "1000000"},
+     {"hours": "give hours or training_tokens (and epochs), not both"}),
+    (COST, {**QLORA_70B, "hours": "1", "epochs": "2"},
+     {"hours": "give hours or training_tokens (and epochs), not both"}),
+    (COST, {**QLORA_70B, "training_tokens": "999"}, {"training_tokens": "must be at least 1000"}),
+    (COST, {**QLORA_70B, "training_tokens": "1e9"}, {"training_tokens": WHOLE}),
+    (COST, {**QLORA_70B, "epochs": "101"}, {"epochs": "must be at most 100"}),
     (COST, {**QLORA_70B, "hours": "0"}, {"hours": "must be at least 0.01"}),
     (COST, {**QLORA_70B, "hours": "0.00"}, {"hours": "must be at least 0.01"}),
     (COST, {**QLORA_70B, "hours": "8760.01"}, {"hours": "must be at most 8,760"}),
@@ -391,8 +429,9 @@ def test_the_openapi_description_lists_each_endpoint_its_parameters_and_answers(
         FIT: (["model", "method", "seq_len", "batch_size", "gradient_checkpointing",
                "lora_rank", "recipe", "cpu_offload", "as_of"], {"model", "method"}),
         COST: (["model", "method", "seq_len", "batch_size", "gradient_checkpointing",
-                "lora_rank", "recipe", "cpu_offload", "as_of", "hours", "gpu", "count"],
-               {"model", "method", "hours"}),
+                "lora_rank", "recipe", "cpu_offload", "as_of", "hours", "training_tokens",
+                "epochs", "gpu", "count"],
+               {"model", "method"}),
         PRICES: (["gpu", "provider", "as_of"], {"gpu"}),
     }  # fmt: skip
     for path, (names, required) in expected.items():
@@ -404,8 +443,9 @@ def test_the_openapi_description_lists_each_endpoint_its_parameters_and_answers(
         assert set(operations["get"]["responses"]) == {"200", "400", "404"}, path
     cost = {p["name"]: p["schema"] for p in spec["paths"][COST]["get"]["parameters"]}
     assert cost["hours"] == {
-        "type": "number", "minimum": 0.01, "maximum": 8760.0,
-        "title": "Hours", "description": "Wall-clock hours of the run, at most 2 decimals.",
+        "anyOf": [{"type": "number", "minimum": 0.01, "maximum": 8760.0}, {"type": "null"}],
+        "title": "Hours", "description": "Wall-clock hours of the run, at most 2 decimals, "
+        "assumed on every configuration; instead of training_tokens.",
     }  # fmt: skip
     assert cost["count"]["anyOf"][0] == {"enum": [1, 2, 4, 8], "type": "integer"}
     assert cost["as_of"]["anyOf"][0] == {"format": "date", "type": "string"}

@@ -8,6 +8,7 @@ import pytest
 from pricing.services import price_check_record
 
 from ..conftest import SEED_DAY, page_entries
+from ..test_one_truth import run_row
 from .test_views import as_figure, guide_url, page_text, table_cells, table_rows
 
 AS_OF = f"?as_of={SEED_DAY.isoformat()}"  # 2026-10-29, the seed's price checks
@@ -37,13 +38,18 @@ def test_gpu_page_as_of_the_seed_day_shows_that_days_prices(client, next_day_che
     assert f'href="/de/gpus/{AS_OF}" hreflang="de"' in then_html
 
 
+def run_cells(response, method: str, config: str) -> str:
+    return run_row(response.content.decode(), method, config).replace("\xa0", " ")
+
+
 def test_guide_as_of_the_seed_day_quotes_that_days_prices_everywhere(client, next_day_check):
     then, now = client.get(guide_url("de") + AS_OF), client.get(guide_url("de"))
-    assert table_rows(then, "cost")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,20 $"]
-    assert table_rows(now, "cost")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,90 $"]
+    assert table_rows(then, "cost assumed")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,20 $"]
+    assert table_rows(now, "cost assumed")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,90 $"]
     then_text, now_text = page_text(then), page_text(now)
-    assert "eine A100 80GB (0,92 $/Stunde)" in then_text  # the short answer's price token
-    assert "eine A100 80GB (0,99 $/Stunde)" in now_text
+    # the cost of the run on one A100 (120.25 h) at each day's price, in the run-cost table
+    assert "110,63 $" in run_cells(then, "qlora", "a100-80gb:1")  # at 0,92 $
+    assert "119,05 $" in run_cells(now, "qlora", "a100-80gb:1")  # at 0,99 $
     assert "Preise geprüft am 29. Oktober 2026." in then_text
     # Now only the A100 80GB has the later price: each "checked" line spans both days.
     assert "Preise geprüft am" not in now_text

@@ -29,7 +29,7 @@ from pricing.models import Gpu, LanguageModel, Method
 from ..conftest import GUIDE_SLUG, SEED_DAY
 from ..test_one_truth import fit_table, method_table
 from .test_token_kinds import FIT_TABLE
-from .test_views import page_text, sentences, table_cells
+from .test_views import as_figure, page_text, sentences, table_cells, table_rows
 
 CLONES = {  # model slug -> the clone's slug
     "llama-3.1-8b": "best-gpu-for-llama-3-1-8b-fine-tuning",
@@ -50,38 +50,39 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
     assert response.status_code == 200
     cells = table_cells(response, "methods")
     memory = {row: value for (row, column), value in cells.items() if column == cells_column(lang)}
-    # the rule of thumb, then the estimate that decides, per GPU on the first recommendation
+    # the rule of thumb, then the estimate that decides, per GPU on the first recommendation:
+    # one B200 runs the 8B budget cheapest for every method (its BF16 peak per dollar)
     expected = {
         "en": [
-            "rule of thumb: ≈ 6 GB estimate: 10.1 GB per GPU on 1× L40S",
+            "rule of thumb: ≈ 6 GB estimate: 10.1 GB per GPU on 1× B200",
             "rule of thumb: 16 GB lower bound, ≈ 19.2 GB to plan with estimate: 20.7 GB per GPU "
-            "on 1× L40S",
-            "rule of thumb: ≈ 96 GB estimate: 48.5 GB per GPU on 1× A100 80GB",
-            "rule of thumb: 128–144 GB estimate: 64.3 GB per GPU on 1× A100 80GB",
+            "on 1× B200",
+            "rule of thumb: ≈ 96 GB estimate: 48.5 GB per GPU on 1× B200",
+            "rule of thumb: 128–144 GB estimate: 64.3 GB per GPU on 1× B200",
         ],
         "de": [
-            "Faustregel: ≈ 6 GB Schätzung: 10,1 GB pro GPU auf 1× L40S",
+            "Faustregel: ≈ 6 GB Schätzung: 10,1 GB pro GPU auf 1× B200",
             "Faustregel: 16 GB als Untergrenze, ≈ 19,2 GB zum Planen Schätzung: 20,7 GB pro GPU "
-            "auf 1× L40S",
-            "Faustregel: ≈ 96 GB Schätzung: 48,5 GB pro GPU auf 1× A100 80GB",
-            "Faustregel: 128–144 GB Schätzung: 64,3 GB pro GPU auf 1× A100 80GB",
+            "auf 1× B200",
+            "Faustregel: ≈ 96 GB Schätzung: 48,5 GB pro GPU auf 1× B200",
+            "Faustregel: 128–144 GB Schätzung: 64,3 GB pro GPU auf 1× B200",
         ],
         "ja": [
-            "目安：≈ 6 GB 推定：GPUあたり10.1 GB（L40Sを1基）",
-            "目安：下限16 GB、計画値は約19.2 GB 推定：GPUあたり20.7 GB（L40Sを1基）",
-            "目安：≈ 96 GB 推定：GPUあたり48.5 GB（A100 80GBを1基）",
-            "目安：128〜144 GB 推定：GPUあたり64.3 GB（A100 80GBを1基）",
+            "目安：≈ 6 GB 推定：GPUあたり10.1 GB（B200を1基）",
+            "目安：下限16 GB、計画値は約19.2 GB 推定：GPUあたり20.7 GB（B200を1基）",
+            "目安：≈ 96 GB 推定：GPUあたり48.5 GB（B200を1基）",
+            "目安：128〜144 GB 推定：GPUあたり64.3 GB（B200を1基）",
         ],
     }[lang]
     assert list(memory.values()) == expected
     first_sentence = {
         "en": "By our estimate, this guide's QLoRA run peaks at 10.1 GB on one GPU (the rule of "
-        "thumb says 6 GB), so one L40S or one A100 80GB.",
+        "thumb says 6 GB), so one B200 or eight B200s.",
         "de": "Nach unserer Schätzung erreicht der QLoRA-Lauf dieses Ratgebers auf einer GPU eine "
-        "Spitze von 10,1 GB (die Faustregel nennt 6 GB); wir empfehlen daher eine L40S oder eine "
-        "A100 80GB.",
+        "Spitze von 10,1 GB (die Faustregel nennt 6 GB); wir empfehlen daher eine B200 oder acht "
+        "B200.",
         "ja": "当社の推定では、このガイドのQLoRAの学習条件はGPU1基でピーク10.1 GBに"
-        "達する（目安では6 GB）ため、推奨構成はL40Sを1基またはA100 80GBを1基です。",
+        "達する（目安では6 GB）ため、推奨構成はB200を1基またはB200を8基です。",
     }[lang]
     assert first_sentence in sentences(response)
 
@@ -97,7 +98,7 @@ LEFT_FROM_70B = ["70B", "52.5", "52,5", "168 GB", "1,120", "1.120", "1,260", "1.
 @pytest.mark.parametrize("lang", LANGS)
 def test_nothing_is_left_over_from_the_70b_guide(client, seeded, model, lang, caplog):
     text = page_text(client.get(url(CLONES[model], lang)))
-    assert [left for left in LEFT_FROM_70B if left in text] == []
+    assert [left for left in LEFT_FROM_70B if as_figure(left).search(text)] == []
     assert "cannot fill" not in caplog.text  # every token found its data: no dash
 
 
@@ -135,7 +136,9 @@ def assert_matches_calculations(response, model: str, lang: str) -> None:
         setup = guide.training_setup(method.slug)
         peaks = planning.peaks_by_count(language_model.architecture, setup)
         planning_gb = calc.estimate_memory(method.rule, language_model.params_billion).planning_gb
-        expected = planning.recommended(planning.planned(everything, peaks, planning_gb))
+        plans = planning.planned(everything, peaks, planning_gb)
+        runs = planning.run_plans(plans, language_model.architecture, setup, guide.training_budget)
+        expected = planning.recommended(runs)
         assert recommended[method.slug] == [
             f"{p.configuration.gpu.slug}:{p.configuration.count}" for p in expected
         ], (model, method.slug)
@@ -153,10 +156,10 @@ def test_the_405b_guide_says_full_fine_tuning_needs_more_than_one_host(client, s
         "copies, before activations); by our estimate, this guide's AdamW run peaks at 3,246.9 GB "
         "on one GPU, so more than one 8-GPU host, which we do not offer."
     ) in text
-    # two H200s hold QLoRA by the estimate (150.1 of 150.11 GB each); four A100s do not
+    # two B200s hold QLoRA by the estimate and run the budget cheapest; eight the fastest
     assert (
         "By our estimate, this guide's QLoRA run peaks at 241 GB on one GPU (the rule of thumb "
-        "says 303.75 GB), so two H200s or eight A100 80GB GPUs."
+        "says 303.75 GB), so two B200s or eight B200s."
     ) in text
     assert "We cannot price it: Full, AdamW needs more than one 8-GPU host" in text
 
@@ -185,21 +188,17 @@ def test_a_clone_cites_its_own_models_card_not_the_70b_one(seeded):
     assert len(keys) == Guide.objects.get(slug=GUIDE_SLUG).guide_sources.count()
 
 
-def test_cost_scenarios_are_rederived_for_the_new_recommendations(seeded):
-    """The 70B guide assumes 10 GPU-hours of QLoRA, 24 of LoRA, 168 of full fine-tuning; the
-    8B clone runs the same GPU-hours on its own recommended configurations."""
+def test_a_clone_copies_no_assumed_hours_its_run_costs_come_from_the_model(client, seeded):
+    """The 70B guide's assumed hours were about 70B: the 8B clone has no cost scenarios, and its
+    cost table prices its own training budget on each configuration that holds it."""
     guide = Guide.objects.get(slug=CLONES["llama-3.1-8b"])
-    rows = [(s.method.slug, str(s.gpu), s.count, s.hours) for s in guide.cost_scenarios.all()]
-    assert rows == [
-        ("qlora", "L40S", 1, D("10.0")),
-        ("qlora", "A100 80GB", 1, D("10.0")),
-        ("lora", "L40S", 1, D("24.0")),
-        ("lora", "A100 80GB", 1, D("24.0")),
-        ("full-8bit-adam", "A100 80GB", 1, D("168.0")),
-        ("full-8bit-adam", "A100 80GB", 2, D("84.0")),
-        ("full-adamw", "A100 80GB", 1, D("168.0")),
-        ("full-adamw", "A100 80GB", 2, D("84.0")),
-    ]
+    assert list(guide.cost_scenarios.all()) == []
+    assert guide.training_budget == 100_000_000
+    response = client.get(url(guide.slug, "en"))
+    assert 'class="cost assumed"' not in response.content.decode()
+    rows = {(r[0], r[1]): r[2:] for r in table_rows(response, "cost runs")[1:]}
+    # QLoRA on one B200: 14,783 tokens/s derived, 1.9 h, $8.66 at $4.61 (from 1.879 h)
+    assert rows[("QLoRA", "1× B200")] == ["14,783 (derived)", "1.9", "1.9", "$8.66", "10 h: $46.10"]
 
 
 # --- the command ------------------------------------------------------------------------
@@ -256,10 +255,10 @@ def test_clone_guide_refuses_a_source_that_fails_its_own_checks(seeded):
     )
     with pytest.raises(CommandError) as refused:
         clone(GUIDE_SLUG, "--model", "llama-3.2-1b")
-    # not rented, too small by the estimate (53.6 GB of 25.8), and the cost_gap and
-    # gap_conclusion sentences cannot price it, in three languages
+    # not rented, too small by the estimate (53.6 GB of 25.8), and the cost_gap,
+    # gap_conclusion and speed sentences cannot price or time it, in three languages
     assert str(refused.value) == (
-        "not cloned: the source guide fails its own checks (8 problems), first: recommendation "
+        "not cloned: the source guide fails its own checks (11 problems), first: recommendation "
         "0: QLoRA, 1× RTX 4090: we do not rent this configuration"
     )
     assert not Guide.objects.filter(slug="best-gpu-for-llama-3-2-1b-fine-tuning").exists()
@@ -287,20 +286,23 @@ def test_no_recommendation_fails_to_fit_at_any_model_size(seed_figures, layers):
     architecture = dataclasses.replace(seed_figures.architecture, num_hidden_layers=layers)
     figures = dataclasses.replace(seed_figures, architecture=architecture)
     for method in figures.methods:
-        everything = figures.plans(method)
+        possible = calc.rankable(figures.runs(method))
         try:
-            recommended = figures.recommended_plans(method)
+            recommended = figures.recommended_runs(method)
         except NothingFits:
-            assert not [p for p in everything if p.fits_by_estimate and p.configuration.count <= 8]
+            assert not possible
             continue
         assert 1 <= len(recommended) <= 2
-        for plan in recommended:
-            assert plan.fits_by_estimate
-            assert plan.configuration.usd_per_hour is not None and plan.configuration.count <= 8
-        prices = [p.configuration.usd_per_hour for p in recommended]
-        assert prices == sorted(prices)
-        cheaper = [p for p in everything if p.configuration.usd_per_hour < prices[0]]
-        assert not [p for p in cheaper if p.fits_by_estimate]  # nothing cheaper holds it
+        for run in recommended:
+            assert run.plan.fits_by_estimate
+            assert run.usd_per_run is not None and run.configuration.count <= 8
+        first = recommended[0]
+        assert not [r for r in possible if r.usd_per_run < first.usd_per_run]  # none cheaper
+        others = [r for r in possible if r.configuration != first.configuration]
+        if recommended[1:]:
+            assert not [r for r in others if r.hours < recommended[1].hours]  # none faster
+        else:
+            assert not others
 
 
 def test_a_clone_without_a_translated_title_is_refused_not_saved_in_english(seeded, monkeypatch):

@@ -48,17 +48,17 @@ def test_a_render_after_a_price_check_reuses_the_fragments_and_shows_the_new_pri
 ):
     first = uncached_page(client)
     assert rendered_fragments == FRAGMENTS
-    assert "0,99\xa0$" not in first
+    assert "4,00\xa0$" not in first
 
     price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
-                       prices={"a100-80gb": D("0.99")})  # fmt: skip
+                       prices={"b200": D("4.00")})  # fmt: skip
     rendered_fragments.clear()
     page = uncached_page(client)
 
     assert rendered_fragments == []
     # the fit and method tables around the fragments show the new price
-    assert '<td class="num" data-label="GPUwithCrypto pro Stunde">0,99\xa0$</td>' in page
-    assert "(0,99\xa0$/Stunde)" in page
+    assert '<td class="num" data-label="GPUwithCrypto pro Stunde">4,00\xa0$</td>' in page
+    assert "(4,00\xa0$/Stunde, " in page  # the method table's recommendation
     memory.forget_local_reads()
     with mock.patch.object(cache_tags, "recording_page", return_value=False):
         assert page == uncached_page(client)  # the same page as rendered whole

@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from guides.forms import PlannerForm
 from guides.pages import planner
-from pricing import selectors
 from pricing.domain.training_memory import (
     MEASURED,
     Architecture,
@@ -63,31 +63,29 @@ def test_the_bar_segments_are_consecutive_and_proportional():
 
 
 @pytest.mark.django_db
-def test_run_time_is_measured_on_the_h200_and_extrapolated_elsewhere():
-    house = selectors.house_provider()
-    gpus = {g.slug: g for g in selectors.gpu_listings_for_provider(provider=house)}
-    throughput = selectors.throughput_for(
-        language_model="llama-3.1-70b",
-        method="qlora",
-        seq_len=2048,
-        batch_size=1,
-        gradient_checkpointing=True,
-    )
-    assert throughput.tokens_per_s == D("508.2")
-    # 50 M tokens at 508.2 tokens/s: 27.33 hours
-    measured = planner.run_time(throughput, gpus["h200"], 1, 50_000_000)
-    assert (measured.hours, measured.measured) == (D("27.3"), True)
-    # two H200s: linear scaling, marked as an extrapolation
-    doubled = planner.run_time(throughput, gpus["h200"], 2, 50_000_000)
-    assert (doubled.hours, doubled.measured) == (D("13.7"), False)
-    # an A100 80GB: the slower of 312/989 compute and 2039/4800 bandwidth (compute)
-    a100 = planner.run_time(throughput, gpus["a100-80gb"], 1, 50_000_000)
-    ratio = min(
-        gpus["a100-80gb"].bf16_dense_tflops / gpus["h200"].bf16_dense_tflops,
-        gpus["a100-80gb"].bandwidth_gb_s / gpus["h200"].bandwidth_gb_s,
-    )
-    expected = (D(50_000_000) / (D("508.2") * ratio) / 3600).quantize(D("0.1"))
-    assert (a100.hours, a100.measured) == (expected, False)
+def test_run_time_is_measured_on_the_h200_and_derived_elsewhere():
+    """The measured recipe's 70B QLoRA run was timed on one H200 (508.2 tokens per second);
+    every other configuration, and trl's recipe everywhere, is the throughput model's."""
+    form = PlannerForm(
+        {**QLORA_70B, "batch_size": "1", "lora_rank": "16", "tokens_millions": "50",
+         "epochs": "1", "recipe": "measured"}
+    )  # fmt: skip
+    assert form.is_valid(), form.errors
+    result = planner.plan(form.planner_request())
+    runs = {f.gpu.slug: f.run for f in result.fits}
+    # 50 M tokens at 508.2 tokens/s: 27.33 hours, $83.90 at $3.07 (from the unrounded hours)
+    h200 = runs["h200"]
+    assert (h200.tokens_per_s, h200.measured, h200.shown_hours) == (D("508.2"), True, D("27.3"))
+    assert h200.usd_per_run == D("83.90")
+    # an A100 80GB: derived by the model, 151 tokens per second (compute-bound: 312 TFLOPS)
+    a100 = runs["a100-80gb"]
+    assert (a100.tokens_per_s, a100.measured, a100.shown_hours) == (D(151), False, D("92.0"))
+    assert result.throughput.tokens_per_s == D("508.2")
+    trl = PlannerForm({**form.data, "recipe": "trl"})
+    assert trl.is_valid()
+    trl_result = planner.plan(trl.planner_request())
+    assert trl_result.throughput is None  # trl's recipe was never timed
+    assert not any(f.run.measured for f in trl_result.fits if f.run)
 
 
 # --- The page ------------------------------------------------------------------------------
@@ -103,8 +101,8 @@ PLAN_CELLS = {
         ("A100 80GB (80 GB)", "Peak per GPU"): "50.2 GB",
         ("A100 80GB (80 GB)", "Headroom"): "32.3 GB",
         ("A100 80GB (80 GB)", "Per hour"): "$0.92",
-        ("H200 (141 GB)", "Run time"): "27.3 h",
-        ("H200 (141 GB)", "Run cost"): "$83.81",
+        ("H200 (141 GB)", "Run time"): "19.3 h *",  # derived: trl's recipe was not timed
+        ("H200 (141 GB)", "Run cost"): "$59.30",
     },
     "de": {
         ("L40S (48 GB)", "GPUs"): "2×",
@@ -112,14 +110,14 @@ PLAN_CELLS = {
         ("A100 80GB (80 GB)", "Spitze pro GPU"): "50,2 GB",
         ("A100 80GB (80 GB)", "Reserve"): "32,3 GB",
         ("A100 80GB (80 GB)", "Pro Stunde"): "0,92 $",
-        ("H200 (141 GB)", "Laufzeit"): "27,3 h",
-        ("H200 (141 GB)", "Kosten des Laufs"): "83,81 $",
+        ("H200 (141 GB)", "Laufzeit"): "19,3 h *",
+        ("H200 (141 GB)", "Kosten des Laufs"): "59,30 $",
     },
     "ja": {
         ("A100 80GB (80 GB)", "GPUあたりのピーク"): "50.2 GB",
         ("A100 80GB (80 GB)", "1時間あたり"): "$0.92",
-        ("H200 (141 GB)", "実行時間"): "27.3時間",
-        ("H200 (141 GB)", "実行費用"): "$83.81",
+        ("H200 (141 GB)", "実行時間"): "19.3時間 *",
+        ("H200 (141 GB)", "実行費用"): "$59.30",
     },
 }
 
@@ -146,8 +144,14 @@ def test_the_planner_states_the_peak_its_moment_and_the_rule_beside_it(client):
     assert "Llama 3.1 70B, QLoRA (4-bit base): 57.5 GB at the peak on one GPU" in measured
     assert "Recipe as measured on the H200." in measured
     assert "The cited rule of thumb for 70 billion parameters: 52.5 GB" in text
-    # no tokens given: no run time, the assumed ten hours priced
-    assert "Run time measured on one H200: 508.2 tokens per second" in text
+    # no tokens given: the default budget, derived (trl's recipe was never timed)
+    assert (
+        "For 100,000,000 training tokens we recommend the cheapest run, then the fastest: "
+        "1× B200 ($4.61/hour, $80.24 a run of 17.4 h) or 8× B200 ($36.88/hour, $86.94 a run "
+        "of 2.4 h)" in text
+    )
+    assert "This run was timed" not in text
+    assert "This run was timed on one H200: 508.2 tokens per second" in measured
 
 
 @pytest.mark.django_db
@@ -317,16 +321,17 @@ GUIDE_ESTIMATES = {
     "ja": {("LoRA", "推定ピーク"): "153.1 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
 }
 GUIDE_SENTENCE = {
-    "en": "QLoRA: 1× A100 80GB up to 17,920 tokens and 2× L40S up to 8,960 tokens. "
-    "LoRA: 4× A100 80GB up to 17,920 tokens and 1× B200 up to 19,712 tokens.",
-    "de": "QLoRA: 1× A100 80GB bis 17.920 Tokens und 2× L40S bis 8.960 Tokens. "
-    "LoRA: 4× A100 80GB bis 17.920 Tokens und 1× B200 bis 19.712 Tokens.",
-    "ja": "QLoRA：A100 80GB 1基は17,920トークンまで、L40S 2基は8,960トークンまで。",
+    "en": "QLoRA: 1× B200 up to 61,440 tokens and 8× B200 up to 73,728 tokens. "
+    "LoRA: 1× B200 up to 19,712 tokens and 8× B200 up to 68,864 tokens.",
+    "de": "QLoRA: 1× B200 bis 61.440 Tokens und 8× B200 bis 73.728 Tokens. "
+    "LoRA: 1× B200 bis 19.712 Tokens und 8× B200 bis 68.864 Tokens.",
+    "ja": "QLoRA：B200 1基は61,440トークンまで、B200 8基は73,728トークンまで。",
 }
 GUIDE_THROUGHPUT = {
-    "en": "no data loading or evaluation): 508.2 tokens per second on one H200.",
-    "de": "ohne Datenladen und Evaluierung): 508,2 Tokens pro Sekunde auf einer H200.",
-    "ja": "データ読み込みと評価なし）：H200 1基で毎秒508.2トークン。",
+    "en": "For 100,000,000 training tokens in one epoch, QLoRA on one B200 runs at about 1,596 "
+    "tokens per second: 17.4 hours, $80.24 at our prices. That speed is derived, not measured",
+    "de": "1.596",
+    "ja": "1,596",
 }
 
 
@@ -339,7 +344,7 @@ def test_the_guide_states_its_run_and_the_estimate_beside_the_rules(client, lang
         assert cells[key] == value, key
     text = page_text(response)
     assert GUIDE_SENTENCE[lang] in text
-    assert GUIDE_THROUGHPUT[lang] in text  # the FAQ on run time, from the H200 measurement
+    assert GUIDE_THROUGHPUT[lang] in text  # the FAQ on run time: derived for trl's recipe
     if lang == "en":
         assert (
             "Estimated peak on one GPU for this guide's run: 2,048 tokens per sequence, "

@@ -357,7 +357,10 @@ def test_a_guide_card_names_the_model_methods_cheapest_fit_and_check_day(client)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", card)).replace("\u00a0", " ")
     assert "Model Llama 3.1 70B" in text
     assert "QLoRA" in text and "LoRA" in text
-    assert "Cheapest fit 1× A100 80GB for QLoRA, $0.92 per hour" in text
+    # LoRA on one B200 (16.5 h, $76.22) is the cheapest run of any method; QLoRA's is $80.24
+    assert (
+        "Cheapest run 1× B200 for LoRA: $76.22 for 100,000,000 training tokens ($4.61 per hour)"
+    ) in text
     assert "Last checked October 29, 2026" in text
 
 
@@ -365,10 +368,11 @@ def test_the_home_page_follows_a_new_price(client):
     price_check_record(
         provider_slug="gpuwithcrypto",
         checked_on=TODAY,
-        prices={"a100-80gb": D("0.99")},
+        prices={"b200": D("4.00")},
     )
     text = body(client.get("/en/")).replace("\u00a0", " ")
-    assert "1× A100 80GB for QLoRA, $0.99 per hour" in text
+    # 100 million tokens at 1,680 a second: 16.53 h at $4.00
+    assert "1× B200 for LoRA: $66.14 for 100,000,000 training tokens ($4.00 per hour)" in text
 
 
 def test_seeding_again_keeps_the_editors_legal_text_and_pairs(tmp_path):

@@ -107,13 +107,13 @@ SEED_FIGURES = {
         "1,440 GB", "48 ÷ 65 = 0.74", "70 × 0.75 = 52.5 GB", "2 + 12 + 2 = 16", "6 + 8 + 4 = 18",
         "$0.82", "$0.92", "$2.32", "$3.07", "$4.61", "$6.14", "$3.68", "$18.56", "$24.56",
         "$36.88", "$9.20", "$23.20", "$110.64", "$73.68", "$515.76", "$774.48", "$43.46",
-        "$5.4325", "$1.09", "約40倍", "3.2倍", "989.5", "3,350 GB/s", "2,039 GB/s", "35 GB",
+        "$5.4325", "$1.09", "3.2倍", "989.5", "3,350 GB/s", "2,039 GB/s", "35 GB",
         "24 GB", "8 GB", "8.8 GB", "2026年10月29日", "価格確認日", "A100 80GBを1基",
     ],
     "en": [
         "52.5 GB", "140 GB", "168 GB", "840 GB", "1,120–1,260 GB", "1,128 GB", "1,440 GB",
         "48 ÷ 65 = 0.74", "$0.92", "$36.88", "$774.48", "$43.46", "$5.4325", "$1.09",
-        "about 40 times", "3.2×", "October 29, 2026", "Prices checked on", "1× A100 80GB",
+        "3.2×", "October 29, 2026", "Prices checked on", "1× A100 80GB",
     ],
 }  # fmt: skip
 
@@ -124,7 +124,7 @@ def test_every_seed_figure_appears_in_the_locale_format(client, seeded, lang, ca
     response = client.get(guide_url(lang))
     cells = [
         cell
-        for table in ("methods", "memory", "fit", "cost", "comparison")
+        for table in ("methods", "memory", "fit", "cost runs", "cost assumed", "comparison")
         for row in table_rows(response, table)[1:]
         for cell in row
     ]
@@ -147,8 +147,8 @@ SEED_SENTENCES = {
         "4ビットでも重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
     ],
     "en": [
-        "At our prices, about 40 times as much per hour of hardware: eight B200s ($36.88/hour) "
-        "against one A100 80GB ($0.92/hour).",
+        "At our prices, about 8 times as much per hour of hardware: eight B200s ($36.88/hour) "
+        "against one B200 ($4.61/hour).",
         "8× H200 covers the 16-byte rule of thumb (1,120 GB) on paper with only 8 GB to spare.",
         "Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX 4090.",
     ],
@@ -161,12 +161,12 @@ def test_short_figures_are_in_their_own_sentences(client, seeded, lang):
     assert [s for s in SEED_SENTENCES[lang] if s not in found] == []
 
 
-# The guide's configurations and, by total memory, the one it adds: 2x L40S, recommended for
-# QLoRA by the estimate (38.7 GB per GPU of 51.5 usable, $1.64 an hour).
-FIT_ROWS = ["1× L40S", "1× A100 80GB", "1× H100", "2× L40S", "1× H200", "1× B200", "2× H200",
+# The guide's configurations: every recommendation (one and eight B200s, eight H200s) is
+# already among them, so the table adds no row.
+FIT_ROWS = ["1× L40S", "1× A100 80GB", "1× H100", "1× H200", "1× B200", "2× H200",
             "4× A100 80GB", "8× H100", "8× H200", "8× B200"]  # fmt: skip
-FIT_TOTALS = ["48", "80", "80", "96", "141", "180", "282", "320", "640", "1128", "1440"]
-FIT_PRICES = ["0.82", "0.92", "2.32", "1.64", "3.07", "4.61", "6.14", "3.68", "18.56", "24.56",
+FIT_TOTALS = ["48", "80", "80", "141", "180", "282", "320", "640", "1128", "1440"]
+FIT_PRICES = ["0.82", "0.92", "2.32", "3.07", "4.61", "6.14", "3.68", "18.56", "24.56",
               "36.88"]  # fmt: skip
 
 
@@ -188,7 +188,6 @@ def test_fit_table_cells_de(client, seeded):
     assert cells[("8× H200", "Vollständig, AdamW")] == "✗"  # 184.5 GB per GPU of 150.1
     assert cells[("8× B200", "Vollständig, AdamW")] == "✓"
     assert cells[("1× L40S", "QLoRA")] == "✗"  # 53.6 GB of 51.5
-    assert cells[("2× L40S", "QLoRA")] == "✓"
     assert cells[("1× A100 80GB", "QLoRA")] == "✓"
     assert cells[("1× B200", "LoRA")] == "✓"
     assert cells[("8× H200", "Vollständig, 8-Bit-Adam")] == "✓"
@@ -205,7 +204,7 @@ COST_ROWS = [  # method, configuration, hours, GPU-hours, cost
 
 
 def test_cost_table_rows_de(client, seeded):
-    rows = table_rows(client.get(guide_url("de")), "cost")[1:]
+    rows = table_rows(client.get(guide_url("de")), "cost assumed")[1:]
     assert rows == [[m, c, h, g, _usd(cost, "de")] for m, c, h, g, cost in COST_ROWS]
 
 
@@ -234,21 +233,27 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
         ("de", "Vollständiges Fine-Tuning, AdamW", "Speicher",
          "Faustregel: 1.120–1.260 GB Schätzung: 147,5 GB pro GPU auf 8× B200"),
         ("de", "QLoRA (4-Bit-Basis)", "Speicher",
-         "Faustregel: ≈ 52,5 GB Schätzung: 50,2 GB pro GPU auf 1× A100 80GB"),
+         "Faustregel: ≈ 52,5 GB Schätzung: 50,2 GB pro GPU auf 1× B200"),
         ("de", "LoRA (BF16-Basis)", "Speicher",
-         "Faustregel: 140 GB als Untergrenze, ≈ 168 GB zum Planen Schätzung: 49,6 GB pro GPU "
-         "auf 4× A100 80GB"),
-        # by the estimate two L40S ($1.64) hold QLoRA for less than one H100 ($2.32)
+         "Faustregel: 140 GB als Untergrenze, ≈ 168 GB zum Planen Schätzung: 153,1 GB pro GPU "
+         "auf 1× B200"),
+        # the cheapest run of 100 million tokens: one B200 (1,596 tokens/s, 17.4 h, $80.24)
+        # before one A100 80GB ($0.92 an hour but 120.3 h: $110.63); the fastest: eight B200s
         ("de", "QLoRA (4-Bit-Basis)", "Mieten",
-         "1× A100 80GB (0,92 $/Stunde) oder 2× L40S (1,64 $/Stunde)"),
-        ("de", "Vollständiges Fine-Tuning, AdamW", "Mieten", "8× B200 (36,88 $/Stunde)"),
-        # computed: four A100s ($3.68) are cheaper per hour than one B200 ($4.61) and fit
+         "1× B200 (4,61 $/Stunde, 80,24 $ für einen Lauf von 17,4 h) oder 8× B200 "
+         "(36,88 $/Stunde, 86,94 $ für einen Lauf von 2,4 h)"),
+        ("de", "Vollständiges Fine-Tuning, AdamW", "Mieten",
+         "8× B200 (36,88 $/Stunde, 159,05 $ für einen Lauf von 4,3 h)"),
         ("de", "LoRA (BF16-Basis)", "Mieten",
-         "4× A100 80GB (3,68 $/Stunde) oder 1× B200 (4,61 $/Stunde)"),
+         "1× B200 (4,61 $/Stunde, 76,22 $ für einen Lauf von 16,5 h) oder 8× B200 "
+         "(36,88 $/Stunde, 102,00 $ für einen Lauf von 2,8 h)"),
         ("ja", "LoRA（BF16ベース）", "レンタル",
-         "A100 80GBを4基 （$3.68/時間）または B200を1基 （$4.61/時間）"),  # tags read as spaces
+         "B200を1基 （$4.61/時間、16.5時間の実行で$76.22）または B200を8基 "
+         "（$36.88/時間、2.8時間の実行で$102.00）"),  # tags read as spaces
+        # eight H200s cost less an hour ($24.56) but take 9.1 h: $224.27 against $158.24
         ("de", "Vollständiges Fine-Tuning, 8-Bit-Adam", "Mieten",
-         "8× H200 (24,56 $/Stunde) oder 8× B200 (36,88 $/Stunde)"),
+         "8× B200 (36,88 $/Stunde, 158,24 $ für einen Lauf von 4,3 h) oder 8× H200 "
+         "(24,56 $/Stunde, 224,27 $ für einen Lauf von 9,1 h)"),
     ],
 )  # fmt: skip
 def test_methods_table_cells(client, seeded, lang, row, column, value):
@@ -269,11 +274,9 @@ def test_memory_table_cells_de(client, seeded):
     ]
 
 
-# The seed's marks, the estimate agreeing with the rule on each (no asterisk), and the row for
-# 2x L40S that the QLoRA recommendation adds.
+# The seed's marks, the estimate agreeing with the rule on each (no asterisk).
 SEED_FIT_PATTERN = [
-    "✗✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✓✗",
-    "✓✓✓✓",
+    "✗✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✗✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✗✗", "✓✓✓✗", "✓✓✓✓",
 ]  # fmt: skip
 
 
@@ -301,17 +304,17 @@ def test_a_new_price_check_changes_prose_and_tables_in_every_language(client, se
     price_check_record(provider_slug="gpuwithcrypto", checked_on=later,
                        prices={"a100-80gb": D("0.99"), "b200": D("4.00")})  # fmt: skip
     german = page_text(client.get(guide_url("de")))
-    assert "vermietet GPUwithCrypto eine A100 80GB (0,99 $/Stunde)" in german  # short answer
+    assert "vermietet GPUwithCrypto eine B200 (4,00 $/Stunde)" in german  # short answer
     assert "8. November 2026" in german
     response = client.get(guide_url("de"))
     fit = table_cells(response, "fit")
     assert fit[("8× B200", "GPUwithCrypto pro Stunde")] == "32,00 $"  # 8 x 4.00
     assert in_a_sentence(response, "32,00 $")  # and the ratio sentence
-    cost = table_rows(response, "cost")
+    cost = table_rows(response, "cost assumed")
     assert cost[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,90 $"]  # 10 hours on one A100
     assert "0,92 $" not in german.split("Thunder Compute")[0].split("Kurze Antwort")[1][:400]
     japanese = page_text(client.get(guide_url("ja")))
-    assert "$0.99/時間" in japanese
+    assert "$4.00/時間" in japanese
     assert "2026年11月8日" in japanese
 
 

@@ -276,6 +276,11 @@ def planned(configuration: calc.Configuration, reserved: str) -> calc.PlannedFit
     return calc.PlannedFit(configuration, D(0), D(reserved), D(reserved))
 
 
+def run(plan: calc.PlannedFit, tokens_per_s: str, budget: int = 3_600_000) -> calc.RunPlan:
+    """``plan`` training ``budget`` tokens (one hour at 1,000 tokens per second)."""
+    return calc.RunPlan(plan, D(tokens_per_s), False, budget)
+
+
 @pytest.mark.parametrize(
     ("usable", "reserved", "expected"),
     [
@@ -285,52 +290,79 @@ def planned(configuration: calc.Configuration, reserved: str) -> calc.PlannedFit
         ([], "1", None),
     ],
 )
-def test_ranked_plans_take_configurations_with_exactly_the_memory(usable, reserved, expected):
-    plans = [
-        planned(calc.Configuration(calc.GpuOffer(u, u, D(1), D("1.00"), D(u))), reserved)
+def test_ranked_runs_take_configurations_with_exactly_the_memory(usable, reserved, expected):
+    runs = [
+        run(planned(calc.Configuration(calc.GpuOffer(u, u, D(1), D("1.00"), D(u))), reserved), "1")
         for u in usable
     ]
-    ranked = calc.ranked_plans(plans)
+    ranked = calc.ranked_runs(runs)
     assert (ranked[0].configuration.gpu.slug if ranked else None) == expected
 
 
-def test_ranked_plans_skip_unpriced_and_prefer_fewer_gpus_at_the_same_price():
-    unpriced = planned(calc.Configuration(offer("free", "200", None)), "1")
-    assert calc.ranked_plans([unpriced]) == []
-    two_halves = planned(calc.Configuration(offer("half", "40", "0.50"), 2), "40")
-    one_whole = planned(calc.Configuration(offer("whole", "80", "1.00"), 1), "80")
+def test_a_run_costs_gpus_times_hours_times_the_price():
+    two = run(planned(calc.Configuration(offer("a", "80", "0.92"), 2), "1"), "2000", 18_000_000)
+    assert two.hours == D("2.5")  # 18 million tokens at 2,000 a second
+    assert two.gpu_hours == D(5)
+    assert two.usd_per_run == D("4.60")  # 2 x 2.5 x $0.92
+    assert two.time_basis == "derived"
+    short = run(planned(calc.Configuration(offer("b", "80", "36.88")), "1"), "1000", 864_000)
+    assert short.hours == D("0.24")
+    assert short.shown_hours == D("0.2")
+    assert short.usd_per_run == D("8.85")  # from 0.24 h, not the 0.2 h shown
+    tiny = run(planned(calc.Configuration(offer("c", "80", "1")), "1"), "1000", 36_000)
+    assert tiny.shown_hours == D("0.1")  # at least a tenth
+    assert run(planned(calc.Configuration(offer("d", "80", None)), "1"), "1").usd_per_run is None
+
+
+def test_ranked_runs_skip_unpriced_and_prefer_fewer_gpus_at_the_same_cost():
+    unpriced = run(planned(calc.Configuration(offer("free", "200", None)), "1"), "1000")
+    assert calc.ranked_runs([unpriced]) == []
+    # two at $0.50 twice as fast as one at $1.00: the same $1.00 a run
+    two_halves = run(planned(calc.Configuration(offer("half", "40", "0.50"), 2), "40"), "1000")
+    one_whole = run(planned(calc.Configuration(offer("whole", "80", "1.00"), 1), "80"), "1000")
+    assert two_halves.usd_per_run == one_whole.usd_per_run == D("1.00")
     for order in ([two_halves, one_whole], [one_whole, two_halves]):
-        assert calc.ranked_plans([unpriced, *order])[0] == one_whole
-    dearer = planned(calc.Configuration(offer("dear", "80", "1.01")), "80")
-    assert calc.ranked_plans([dearer, two_halves])[0] == two_halves
+        assert calc.ranked_runs([unpriced, *order])[0] == one_whole
+    dearer = run(planned(calc.Configuration(offer("dear", "80", "1.01")), "80"), "1000")
+    assert calc.ranked_runs([dearer, two_halves])[0] == two_halves
 
 
-def test_ranked_plans_are_the_recommendation_policy():
+def test_the_cheapest_run_is_recommended_not_the_cheapest_hour():
     """Priced, at most eight GPUs (one host), holding the run by the estimate (an equal
-    reserve fits); cheapest per hour first, then fewest GPUs."""
+    reserve fits); the cheapest run first, then fewest GPUs."""
     l40s, a100 = offer("l40s", "48", "0.82"), offer("a100", "80", "0.92")
     h200, rtx = offer("h200", "141", "3.07"), offer("rtx", "24", None)
     candidates = [
-        planned(calc.Configuration(h200, 1), "140"),  # $3.07
-        planned(calc.Configuration(a100, 4), "40"),  # $3.68
-        planned(calc.Configuration(l40s, 16), "10"),  # $13.12: two hosts
-        planned(calc.Configuration(rtx, 8), "10"),  # not rented
-        planned(calc.Configuration(l40s, 3), "51.5"),  # $2.46: 48 GiB hold 51.5 GB
-        planned(calc.Configuration(a100, 1), "86"),  # too small: 80 GiB are 85.9 GB
+        run(planned(calc.Configuration(h200, 1), "140"), "5000"),  # $3.07 x 0.2 h = $0.61
+        run(planned(calc.Configuration(a100, 4), "40"), "3000"),  # $3.68 x 0.33 h = $1.23
+        run(planned(calc.Configuration(l40s, 16), "10"), "99999"),  # two hosts
+        run(planned(calc.Configuration(rtx, 8), "10"), "99999"),  # not rented
+        run(planned(calc.Configuration(l40s, 3), "51.5"), "1000"),  # $2.46 an hour, a run
+        run(planned(calc.Configuration(a100, 1), "86"), "99999"),  # 80 GiB are 85.9 GB
     ]
-    ranked = calc.ranked_plans(candidates)
-    assert [(p.configuration.gpu.slug, p.configuration.count) for p in ranked] == [
-        ("l40s", 3),
+    ranked = calc.ranked_runs(candidates)
+    assert [(r.configuration.gpu.slug, r.configuration.count) for r in ranked] == [
         ("h200", 1),
         ("a100", 4),
+        ("l40s", 3),
     ]
-    same_price = [
-        planned(calc.Configuration(offer("two", "40", "0.50"), 2), "1"),
-        planned(calc.Configuration(a100), "1"),
-    ]
-    assert calc.ranked_plans(same_price)[0].configuration.gpu.slug == "a100"  # fewer GPUs
-    one_host = calc.ranked_plans([planned(calc.Configuration(a100, 8), "1")])
+    one_host = calc.ranked_runs([run(planned(calc.Configuration(a100, 8), "1"), "1")])
     assert one_host[0].configuration.count == 8
+
+
+def test_the_alternative_is_the_fastest_other_run():
+    a100, b200 = offer("a100", "80", "0.92"), offer("b200", "180", "4.61")
+    cheap = run(planned(calc.Configuration(a100), "1"), "1000")  # $0.92
+    fast = run(planned(calc.Configuration(b200, 8), "1"), "40000")  # $36.88 x 0.025 h = $0.92
+    middle = run(planned(calc.Configuration(b200), "1"), "4000")  # $1.15
+    assert calc.recommended_runs([middle, fast, cheap]) == [cheap, fast]
+    # the cheapest is also the fastest: the alternative is the fastest of the others
+    assert calc.recommended_runs([cheap, middle]) == [cheap, middle]
+    assert calc.recommended_runs([middle]) == [middle]
+    assert calc.recommended_runs([]) == []
+    # equally fast: the cheaper run is the alternative ($37.00 x 0.025 h = $0.93)
+    quick = run(planned(calc.Configuration(offer("q", "80", "37.00")), "1"), "40000")
+    assert calc.recommended_runs([quick, cheap, fast]) == [cheap, fast]
 
 
 def test_closest_miss_is_the_configuration_that_misses_by_the_least_per_gpu():

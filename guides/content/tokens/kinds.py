@@ -304,24 +304,21 @@ def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
     required=(METHOD,),
     example="[[run_cost qlora]]",
     help=_(
-        "the cost of the cost table's first run of a method and the block that covers it: "
-        "$9.20 for 10 hours on one A100 80GB, within a 10 GPU-hour block"
+        "what the guide's training budget costs on the configuration we recommend for a method, "
+        "and the block that covers it: $80.24 for 17.4 hours on one B200, within a 24 GPU-hour "
+        "block"
     ),
 )
 def run_cost(f: PageFigures, method: str) -> str:
-    scenario = next((s for s in f.scenarios if s.method == method), None)
-    if scenario is None:
-        raise MissingFigure(f"a cost scenario for {method}")
-    row = calc.cost_table([scenario], f.blocks)[0]
-    if row.cost_usd is None:
-        raise MissingFigure(f"a price for the {method} scenario")
+    run = _recommended_run(f, method)
+    block = calc.covering_block(run.gpu_hours, f.blocks)
     words = {
-        "cost": show.usd(row.cost_usd),
-        "hours": show.number(scenario.hours),
-        "gpus": show.gpu_count(scenario.configuration.count, scenario.configuration.gpu.name),
-        "block": show.number(row.block_hours or 0),
+        "cost": show.usd(run.usd_per_run),
+        "hours": show.number(run.shown_hours),
+        "gpus": show.gpu_count(run.configuration.count, run.configuration.gpu.name),
+        "block": show.number(block or 0),
     }
-    if row.block_hours is None:
+    if block is None:
         return gettext("%(cost)s for %(hours)s hours on %(gpus)s") % words
     return (
         gettext("%(cost)s for %(hours)s hours on %(gpus)s, within a %(block)s GPU-hour block")
@@ -329,11 +326,102 @@ def run_cost(f: PageFigures, method: str) -> str:
     )
 
 
+def _recommended_run(f: PageFigures, method: str) -> calc.RunPlan:
+    """The training budget on the first configuration recommended for ``method``, priced."""
+    runs = f.recommended_runs(method)
+    if not runs or runs[0].configuration != f.recommended(method)[0]:
+        raise MissingFigure(f"a run of {method} on the configuration recommended for it")
+    if runs[0].usd_per_run is None:
+        raise MissingFigure(f"a price for the configuration recommended for {method}")
+    return runs[0]
+
+
+@registry.kind(
+    "run_choice",
+    required=(METHOD, GPU, GPU),
+    example="[[run_choice qlora h100 a100-80gb]]",
+    help=_(
+        "a sentence: which of two GPUs (one card each) runs the guide's training budget for a "
+        "method cheaper and which sooner, with hours and cost (nothing where neither holds it)"
+    ),
+)
+def run_choice(f: PageFigures, method: str, first: str, second: str) -> str:
+    runs = f.runs(method, [f.configuration(gpu) for gpu in (first, second)])
+    for run in runs:
+        if run.usd_per_run is None:
+            raise MissingFigure(f"a price for {run.configuration.gpu.slug}")
+    if not runs:
+        return ""  # neither holds it: [[holds]] says so
+    if len(runs) == 1:
+        (only,) = runs
+        return gettext("For %(budget)s the %(gpu)s takes %(hours)s hours for %(cost)s.") % {
+            "budget": budget(f),
+            "gpu": only.configuration.gpu.name,
+            "hours": show.number(only.shown_hours),
+            "cost": show.usd(only.usd_per_run),
+        }
+    (a, b) = runs
+    words = {
+        "budget": budget(f),
+        "a": a.configuration.gpu.name,
+        "b": b.configuration.gpu.name,
+        "a_hours": show.number(a.shown_hours),
+        "b_hours": show.number(b.shown_hours),
+        "a_cost": show.usd(a.usd_per_run),
+        "b_cost": show.usd(b.usd_per_run),
+    }
+    if a.hours <= b.hours and a.usd_per_run <= b.usd_per_run:
+        return (
+            gettext(
+                "For %(budget)s the %(a)s is both sooner and cheaper: %(a_hours)s hours for "
+                "%(a_cost)s against %(b_hours)s hours for %(b_cost)s."
+            )
+            % words
+        )
+    if b.hours <= a.hours and b.usd_per_run <= a.usd_per_run:
+        return (
+            gettext(
+                "For %(budget)s the %(b)s is both sooner and cheaper: %(b_hours)s hours for "
+                "%(b_cost)s against %(a_hours)s hours for %(a_cost)s."
+            )
+            % words
+        )
+    cheaper, sooner = (a, b) if a.usd_per_run < b.usd_per_run else (b, a)
+    return gettext(
+        "For %(budget)s the %(cheaper)s costs less (%(cheaper_cost)s in %(cheaper_hours)s "
+        "hours), the %(sooner)s finishes sooner (%(sooner_hours)s hours for %(sooner_cost)s): "
+        "pick the %(cheaper)s when the budget is fixed, the %(sooner)s when the deadline is."
+    ) % {
+        "budget": budget(f),
+        "cheaper": cheaper.configuration.gpu.name,
+        "cheaper_cost": show.usd(cheaper.usd_per_run),
+        "cheaper_hours": show.number(cheaper.shown_hours),
+        "sooner": sooner.configuration.gpu.name,
+        "sooner_cost": show.usd(sooner.usd_per_run),
+        "sooner_hours": show.number(sooner.shown_hours),
+    }
+
+
+@registry.kind(
+    "budget",
+    example="[[budget]]",
+    help=_("the training budget the guide's runs are costed for: 100,000,000 tokens, one epoch"),
+)
+def budget(f: PageFigures) -> str:
+    words = {"tokens": show.number(f.tokens_per_epoch), "epochs": show.number(f.epochs)}
+    if f.epochs == 1:
+        return gettext("%(tokens)s training tokens in one epoch") % words
+    return gettext("%(tokens)s training tokens × %(epochs)s epochs") % words
+
+
 @registry.kind(
     "cheapest",
     required=(METHOD,),
     example="[[cheapest full-adamw]]",
-    help=_("the cheapest configuration of the fit table that fits a method: 8× B200"),
+    help=_(
+        "the configuration we rent on which the guide's training budget costs least for a "
+        "method: 1× B200"
+    ),
 )
 def cheapest(f: PageFigures, method: str) -> str:
     config = f.cheapest(method)
@@ -372,6 +460,23 @@ def scenario_blocks(f: PageFigures) -> str:
 
 
 @registry.kind(
+    "scenario_note",
+    example="[[scenario_note]]",
+    help=_(
+        "a sentence about the editors' assumed-hours table, where the guide has one: the blocks "
+        "its runs fill (10, 24 and 168); nothing where it has none"
+    ),
+)
+def scenario_note(f: PageFigures) -> str:
+    if not f.scenarios:
+        return ""
+    return gettext(
+        "Our editors' illustration below it assumes the hours instead; its runs fill our blocks "
+        "of %(blocks)s GPU-hours."
+    ) % {"blocks": scenario_blocks(f)}
+
+
+@registry.kind(
     "longest_sequence",
     required=(METHOD,),
     example="[[longest_sequence qlora]]",
@@ -401,16 +506,19 @@ def longest_sequence(f: PageFigures, method: str) -> str:
     required=(METHOD,),
     example="[[throughput qlora]]",
     help=_(
-        "training speed measured for the guide's model and run, where it was measured: "
-        "508.2 tokens per second on one H200"
+        "the training speed of a method on the configuration we recommend for it, measured or "
+        "derived: 1,596 tokens per second on one B200 (derived)"
     ),
 )
 def throughput(f: PageFigures, method: str) -> str:
-    measured = f.throughput(method)
-    return gettext("%(speed)s tokens per second on one %(gpu)s") % {
-        "speed": show.number(measured.tokens_per_s),
-        "gpu": measured.gpu_name,
+    run = _recommended_run(f, method)
+    words = {
+        "speed": show.number(run.tokens_per_s),
+        "gpus": show.gpu_count(run.configuration.count, run.configuration.gpu.name),
     }
+    if run.measured:
+        return gettext("%(speed)s tokens per second on %(gpus)s (measured)") % words
+    return gettext("%(speed)s tokens per second on %(gpus)s (derived)") % words
 
 
 # --- claims about configurations: sentences that follow the data -------------------------
@@ -432,9 +540,10 @@ def _method_name(f: PageFigures, method: str) -> str:
     optional=(WHICH_RECOMMENDED, RECOMMENDED_DETAIL),
     example="[[recommend qlora]]",
     help=_(
-        "the configurations we recommend for a method, by the estimate over every configuration "
-        "we rent (cheapest per hour that fits, then fewest GPUs): both (default), first or "
-        "alternative; with price (default), plain or memory: one A100 80GB ($0.92/hour)"
+        "the configurations we recommend for a method, over every configuration we rent that "
+        "holds it by the estimate (the cheapest run of the guide's training budget, then the "
+        "fastest other): both (default), first or alternative; with price (default), plain or "
+        "memory: one B200 ($4.61/hour)"
     ),
 )
 def recommend(f: PageFigures, method: str, which: str = "both", detail: str = "price") -> str:
@@ -500,22 +609,43 @@ def cost_gap(f: PageFigures, first: str, second: str) -> str:
         }
     words = {"first": recommend(f, first, "first"), "second": recommend(f, second, "first")}
     if first_config == second_config:
-        return (
+        said = (
             gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
             % words
         )
+        return show.sentences([said, _run_gap(f, first, second)])
     ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
     if ratio < 2:
-        return (
+        said = (
             gettext(
                 "At our prices, not even twice as much per hour of hardware: %(first)s against "
                 "%(second)s."
             )
             % words
         )
+    else:
+        said = gettext(
+            "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s "
+            "against %(second)s."
+        ) % {**words, "ratio": show.number(ratio)}
+    return show.sentences([said, _run_gap(f, first, second)])
+
+
+def _run_gap(f: PageFigures, first: str, second: str) -> str:
+    """The same two recommendations compared per run of the guide's training budget."""
+    first_run, second_run = _recommended_run(f, first), _recommended_run(f, second)
+    words = {
+        "budget": budget(f),
+        "first": show.usd(first_run.usd_per_run),
+        "second": show.usd(second_run.usd_per_run),
+    }
+    ratio = calc.ratio(first_run.usd_per_run, second_run.usd_per_run)
+    if abs(ratio - 1) < calc.TENTH:
+        return (
+            gettext("Per run of %(budget)s, about as much: %(first)s against %(second)s.") % words
+        )
     return gettext(
-        "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s against "
-        "%(second)s."
+        "Per run of %(budget)s, %(ratio)s times as much: %(first)s against %(second)s."
     ) % {**words, "ratio": show.number(ratio)}
 
 
@@ -531,18 +661,17 @@ def _priced(configuration: calc.Configuration, method: str) -> Decimal:
     example="[[gap_conclusion full-adamw qlora]]",
     help=_(
         "a sentence that follows [[cost_gap]]: why projects of this size start with QLoRA or "
-        "LoRA where the gap is wide (ten times or more), or that the gap is small"
+        "LoRA where the gap per run is wide (ten times or more), or that it is small"
     ),
 )
 def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
     words = {"params": show.number(f.params_billion)}
     try:
-        first_config, second_config = f.recommended(first)[0], f.recommended(second)[0]
+        first_run, second_run = _recommended_run(f, first), _recommended_run(f, second)
     except NothingFits:
         wide = True  # the first does not even fit on one host
     else:
-        ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second))
-        wide = ratio >= WIDE_GAP
+        wide = calc.ratio(first_run.usd_per_run, second_run.usd_per_run) >= WIDE_GAP
     if wide:
         return (
             gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA.") % words
@@ -905,26 +1034,45 @@ def full_needs(f: PageFigures) -> str:
     required=(METHOD,),
     example="[[speed qlora]]",
     help=_(
-        "sentences: the training speed measured for the guide's model and run and how to use "
-        "it, or that it has not been measured"
+        "sentences: how long and how much the guide's training budget takes for a method on "
+        "the configuration we recommend, and whether that speed was measured or derived"
     ),
 )
 def speed(f: PageFigures, method: str) -> str:
     try:
-        measured = f.throughput(method)
-    except MissingFigure:
-        return gettext(
-            "We have not measured this guide's %(method)s run yet, so we publish no time for it."
-        ) % {"method": _method_name(f, method)}
-    return gettext(
-        "We measured this guide's %(method)s run (random weights and tokens, no data loading "
-        "or evaluation): %(speed)s tokens per second on one %(gpu)s. Divide your tokens per "
-        "epoch by that rate for a lower bound on the hours."
-    ) % {
+        run = _recommended_run(f, method)
+    except NothingFits:
+        return gettext("We cannot time it: %(method)s needs %(beyond)s.") % {
+            "method": _method_name(f, method),
+            "beyond": _nothing_fits(),
+        }
+    words = {
         "method": _method_name(f, method),
-        "speed": show.number(measured.tokens_per_s),
-        "gpu": measured.gpu_name,
+        "budget": budget(f),
+        "gpus": show.gpu_count(run.configuration.count, run.configuration.gpu.name),
+        "speed": show.number(run.tokens_per_s),
+        "hours": show.number(run.shown_hours),
+        "cost": show.usd(run.usd_per_run),
     }
+    said = (
+        gettext(
+            "For %(budget)s, %(method)s on %(gpus)s runs at about %(speed)s tokens per second: "
+            "%(hours)s hours, %(cost)s at our prices."
+        )
+        % words
+    )
+    if run.measured:
+        return show.sentences([said, gettext("We timed this run on that GPU.")])
+    return show.sentences(
+        [
+            said,
+            gettext(
+                "That speed is derived, not measured: a model of compute, memory traffic and "
+                "the links between GPUs, calibrated on training steps we timed on one H200. Data "
+                "loading and evaluation make a real run slower."
+            ),
+        ]
+    )
 
 
 # --- cited facts and links --------------------------------------------------------------

@@ -1,0 +1,48 @@
+"""The throughput model against every timed run, as the Markdown table in docs/planner.md.
+
+    .venv/bin/python scripts/throughput_check.py            # the calibration, then the table
+    .venv/bin/python scripts/throughput_check.py FILE.jsonl # other timings, same format
+
+Reads ``content/measured/h200-throughput.jsonl`` (lines written by
+``../shared/reference/measured/measure_memory.py --throughput``): each run's tokens per second
+measured, and the model's with every run in the calibration and with that run left out.
+Needs no database.
+"""
+
+from __future__ import annotations
+
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pricing.domain.measurements import THROUGHPUT, timed_runs  # noqa: E402
+from pricing.domain.throughput import calibrate, model_errors  # noqa: E402
+
+TENTH = Decimal("0.1")
+
+
+def main(path: Path) -> None:
+    runs = timed_runs(path)
+    fitted = calibrate(runs)
+    print(
+        f"Calibrated on {len(runs)} runs: BF16 efficiency {fitted.bf16_efficiency}, "
+        f"fp32 slowdown {fitted.fp32_slowdown}"
+    )
+    print()
+    print("| run | measured tokens/s | model | error | model, run left out | error |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for e in model_errors(runs):
+        print(
+            f"| {e.run.name} | {e.run.tokens_per_s:,} | "
+            f"{e.fitted_tokens_per_s.quantize(TENTH):,} | "
+            f"{(e.fitted_error * 100).quantize(TENTH):+} % | "
+            f"{e.left_out_tokens_per_s.quantize(TENTH):,} | "
+            f"{(e.left_out_error * 100).quantize(TENTH):+} % |"
+        )
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else THROUGHPUT)
