@@ -67,12 +67,12 @@ class PageFigures:
     quoted_on: set[date] = field(default_factory=set)
     model_name: str = ""  # the guide's language model, for [[model]]
     licence_notes: dict[str, str] = field(default_factory=dict)  # language code -> note
-    _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
-        default_factory=dict, init=False, repr=False
-    )
     # The training budget runs are costed for: tokens per epoch x epochs.
     tokens_per_epoch: int = planning.DEFAULT_TRAINING_TOKENS
     epochs: int = 1
+    _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
+        default_factory=dict, init=False, repr=False
+    )
     _plans: dict[str, dict[calc.Configuration, calc.PlannedFit]] = field(
         default_factory=dict, init=False, repr=False
     )

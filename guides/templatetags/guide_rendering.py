@@ -127,7 +127,7 @@ _RUN_ROW = (
     '      <td class="num" data-label="{}">{}</td>\n'
     '      <td class="num" data-label="{}">{}</td>\n'
     '      <td class="num" data-label="{}">{}</td>\n'
-    '      <td class="num" data-label="{}">{}</td>\n    </tr>\n  '
+    '      <td class="num nowrap" data-label="{}">{}</td>\n    </tr>\n  '
 )
 
 
@@ -163,10 +163,13 @@ def run_table_rows(rows: list[LabelledRunRow], *headings: str) -> SafeString:
 
 
 def _speed(run) -> str:
+    """Measured speeds say so; derived ones carry the note's mark (the table's footnote)."""
     speed = presentation.number(run.tokens_per_s)
     if run.measured:
         return _translated(gettext("%(speed)s (measured)"), speed=speed)
-    return _translated(gettext("%(speed)s (derived)"), speed=speed)
+    return format_html(
+        '{}<sup><a href="#derived-runs" aria-label="{}">*</a></sup>', speed, gettext("derived")
+    )
 
 
 def _block(cost) -> str:
@@ -247,7 +250,9 @@ def _memory_cell(row: MethodSummaryRow) -> SafeString:
     peak = presentation.gigabytes(row.peak_gb_per_gpu)
     if row.peak_on:
         estimate = _translated(
-            gettext("estimate: %(peak)s per GPU on %(config)s"), peak=peak, config=row.peak_on
+            gettext("estimate: %(peak)s per GPU on %(config)s"),
+            peak=peak,
+            config=format_html('<span class="nowrap">{}</span>', row.peak_on),
         )
     else:
         estimate = _translated(gettext("estimate: %(peak)s on one GPU"), peak=peak)
@@ -276,8 +281,9 @@ def _what_to_rent(row: MethodSummaryRow) -> str:
     separator = pgettext(
         "between alternatives, with the spaces the language puts around it", " or "
     )
+    # Each option on its own line, the alternative after "or": two prices each are long.
     return mark_safe(
-        conditional_escape(separator).join(
+        format_html("<br>{}", separator.lstrip()).join(
             format_html(
                 '<span class="nowrap" data-config="{}">{}</span>{}',
                 option.config,

@@ -68,10 +68,10 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
             "Faustregel: 128–144 GB Schätzung: 64,3 GB pro GPU auf 1× B200",
         ],
         "ja": [
-            "目安：≈ 6 GB 推定：GPUあたり10.1 GB（B200を1基）",
-            "目安：下限16 GB、計画値は約19.2 GB 推定：GPUあたり20.7 GB（B200を1基）",
-            "目安：≈ 96 GB 推定：GPUあたり48.5 GB（B200を1基）",
-            "目安：128〜144 GB 推定：GPUあたり64.3 GB（B200を1基）",
+            "目安：≈ 6 GB 推定：GPUあたり10.1 GB（ B200を1基 ）",  # tags read as spaces
+            "目安：下限16 GB、計画値は約19.2 GB 推定：GPUあたり20.7 GB（ B200を1基 ）",
+            "目安：≈ 96 GB 推定：GPUあたり48.5 GB（ B200を1基 ）",
+            "目安：128〜144 GB 推定：GPUあたり64.3 GB（ B200を1基 ）",
         ],
     }[lang]
     assert list(memory.values()) == expected
@@ -198,7 +198,11 @@ def test_a_clone_copies_no_assumed_hours_its_run_costs_come_from_the_model(clien
     assert 'class="cost assumed"' not in response.content.decode()
     rows = {(r[0], r[1]): r[2:] for r in table_rows(response, "cost runs")[1:]}
     # QLoRA on one B200: 14,783 tokens/s derived, 1.9 h, $8.66 at $4.61 (from 1.879 h)
-    assert rows[("QLoRA", "1× B200")] == ["14,783 (derived)", "1.9", "1.9", "$8.66", "10 h: $46.10"]
+    # the * marks a derived speed: the note under the table says so
+    assert rows[("QLoRA", "1× B200")] == ["14,783 *", "1.9", "1.9", "$8.66", "10 h: $46.10"]
+    body = response.content.decode()
+    assert 'data-basis="derived"' in body and 'data-basis="measured"' not in body
+    assert '<p class="note" id="derived-runs">* Derived, not measured:' in body
 
 
 # --- the command ------------------------------------------------------------------------

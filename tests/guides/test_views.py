@@ -248,8 +248,8 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
          "1× B200 (4,61 $/Stunde, 76,22 $ für einen Lauf von 16,5 h) oder 8× B200 "
          "(36,88 $/Stunde, 102,00 $ für einen Lauf von 2,8 h)"),
         ("ja", "LoRA（BF16ベース）", "レンタル",
-         "B200を1基 （$4.61/時間、16.5時間の実行で$76.22）または B200を8基 "
-         "（$36.88/時間、2.8時間の実行で$102.00）"),  # tags read as spaces
+         "B200を1基 （$4.61/時間、16.5時間の実行で$76.22） または B200を8基 "
+         "（$36.88/時間、2.8時間の実行で$102.00）"),  # tags (<br> too) read as spaces
         # eight H200s cost less an hour ($24.56) but take 9.1 h: $224.27 against $158.24
         ("de", "Vollständiges Fine-Tuning, 8-Bit-Adam", "Mieten",
          "8× B200 (36,88 $/Stunde, 158,24 $ für einen Lauf von 4,3 h) oder 8× H200 "
