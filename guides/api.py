@@ -130,7 +130,7 @@ class GuideDetail(Schema):
             titles=Titles.of(guide),
             as_of=advice.as_of,
             run=GuideRun(
-                **RunSettings.of(advice.training).dict(),
+                **RunSettings.of(advice.training).model_dump(),
                 training_tokens=advice.training_tokens,
                 epochs=advice.epochs,
             ),

@@ -245,7 +245,8 @@ class GuideAdmin(
                 "description": _(
                     "The training run this guide's memory estimates assume: tokens per sequence, "
                     "sequences per GPU in each step, whether activations are recomputed, and "
-                    "the rank of the LoRA adapters."
+                    "the rank of the LoRA adapters; and the training budget its run costs are "
+                    "priced for: training tokens per epoch times epochs."
                 ),
             },
         ),
