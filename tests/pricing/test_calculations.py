@@ -629,3 +629,16 @@ def test_a_cost_rows_covering_block_at_the_gpus_rate():
     unpriced = calc.CostScenario("m", calc.Configuration(offer("x", "80", None), 2), D(6))
     (row,) = calc.cost_table([unpriced], [24])
     assert (row.block_hours, row.block_cost_usd) == (24, None)
+
+
+# --- Pinned by mutation testing: the run ranking (RunPlan, shown_hours) ------------------------
+
+
+def test_shown_hours_round_half_up_to_a_tenth():
+    # 900,000 tokens at 1,000 a second: 900 s = 0.25 h, shown 0.3 (half even would show 0.2);
+    # on two GPUs 0.5 GPU-hours, already a tenth
+    quarter = run(planned(calc.Configuration(offer("e", "80", "1.00"), 2), "1"), "1000", 900_000)
+    assert quarter.hours == D("0.25")
+    assert quarter.shown_hours == D("0.3")
+    assert quarter.shown_gpu_hours == D("0.5")
+    assert calc.shown_hours(D("2.45")) == D("2.5")  # half even: 2.4

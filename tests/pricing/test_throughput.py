@@ -16,6 +16,13 @@ TINY = Architecture(64, 2, 4, 2, 128, 1000)
 SPEED = tp.GpuSpeed(D(100), D(1000), D(10))
 
 
+@pytest.fixture(autouse=True)
+def _uncached_step_work():
+    """``step_work`` is cached (lru_cache): each test works its figures out afresh, so that it
+    pins the computation, not what an earlier test (or mutmut's first run) left in the cache."""
+    tp.step_work.cache_clear()
+
+
 def test_lora_step_counts_three_passes_over_the_frozen_weights_with_checkpointing():
     work = tp.step_work(TINY, TrainingSetup(Method.LORA, seq_len=8, batch_size=2))
     # 16 tokens x 2 FLOPs x (73,728 x 3 passes + 64,000 x 2) + attention under FlashAttention:
@@ -130,3 +137,125 @@ def test_hours_for_a_budget():
     assert tp.hours_for(3_600_000, D(1000)) == 1
     with pytest.raises(tp.ThroughputError):
         tp.hours_for(0, D(1000))
+
+
+# --- Pinned by mutation testing: refusals, boundaries, a mixture, the fit's rounding --------
+
+
+def refused(build) -> str:
+    with pytest.raises(tp.ThroughputError) as caught:
+        build()
+    return str(caught.value)
+
+
+GPU_REFUSED = "a GPU's compute, bandwidth and link must be positive"
+CALIBRATION_REFUSED = "the BF16 efficiency must lie in (0, 1] and the fp32 slowdown be at least 1"
+
+
+def test_a_gpu_refusal_says_what_must_be_positive_and_a_fraction_is_positive():
+    assert refused(lambda: tp.GpuSpeed(D(0), D(1), D(1))) == GPU_REFUSED
+    half = tp.GpuSpeed(D("0.5"), D("0.5"), D("0.5"))  # above zero, below one: a real GPU
+    assert (half.bf16_dense_tflops, half.bandwidth_gb_s, half.link_gb_s) == (D("0.5"),) * 3
+
+
+@pytest.mark.parametrize(
+    ("efficiency", "slowdown"),
+    [
+        ("0", "1"),  # no share of the peak
+        ("1.5", "1"),  # more than the peak
+        ("0.5", "0.5"),  # an efficiency in range, fp32 faster than BF16
+    ],
+)
+def test_a_calibration_outside_its_range_is_refused_with_the_whole_message(efficiency, slowdown):
+    assert refused(lambda: tp.Calibration(D(efficiency), D(slowdown))) == CALIBRATION_REFUSED
+
+
+def test_a_calibration_at_the_edges_of_its_range_is_accepted():
+    assert tp.Calibration(D(1), D(1)) == tp.Calibration(D("1.0"), D("1.0"))
+    assert tp.Calibration(D("0.001"), D(50)).bf16_efficiency == D("0.001")
+
+
+def test_hours_for_one_token_and_the_refusals_of_no_tokens_or_no_speed():
+    # one token at 0.0002 tokens a second: 5,000 s, / 3,600 s an hour
+    assert tp.hours_for(1, D("0.0002")) == D(5000) / 3600
+    message = "a run needs tokens and a positive speed"
+    assert refused(lambda: tp.hours_for(0, D(1000))) == message
+    assert refused(lambda: tp.hours_for(1000, D(0))) == message  # not a division by zero
+    assert refused(lambda: tp.hours_for(1000, D(-1))) == message
+
+
+def test_a_mixture_passes_each_token_through_its_routed_experts_and_the_router():
+    moe = Architecture(64, 2, 4, 2, 128, 1000, num_local_experts=4, num_experts_per_tok=2)
+    work = tp.step_work(moe, TrainingSetup(Method.LORA, seq_len=8, batch_size=2))
+    # One layer: q, o 64x64 and k, v 64x32 = 12,288; 2 of the 4 experts x 3 x 64 x 128 =
+    # 49,152; the router 64 x 4 experts = 256: 61,696; two layers 123,392.
+    # 16 tokens x 2 FLOPs x (123,392 x 3 + 64,000 x 2) + the same attention as TINY, 131,072
+    assert work.bf16_flops == 2 * 16 * (123_392 * 3 + 64_000 * 2) + 131_072 == 16_072_704
+    assert work.memory_bytes == 2 * (123_392 * 3 + 64_000 * 2) == 996_352
+
+
+# Timed runs made up to lie exactly on the model, each step 1 µs (tokens per second = GPUs x
+# tokens / 1e-6). Each GPU's figures are chosen so that every term is a round share of that
+# microsecond, which keeps the fit's sums exact:
+# - LoRA, 8 x 2 (TRL): 11,304,960 BF16 FLOPs, 698,368 bytes, one GPU.
+# - QLoRA as measured, 10 tokens, 4 GPUs: BF16 2 x 10 x 73,728 x 3 = 4,423,680; fp32 (output
+#   layer, attention on the math kernel) 2 x 10 x 64,000 x 2 + 4 x 10 x 64 x 2 x 10 x 4 =
+#   2,764,800 (= 0.625 x BF16); memory 73,728 x 4.515869140625 (NF4 read, its bf16 copy
+#   written and read) x 3 + 64,000 x 2 x 2 = 998,838 + 256,000 = 1,254,838 bytes; link 3/4 x
+#   (3 gathers x 202,048 x 0.515869140625 + 4 x 32,768 adapter gradients) = 3/4 x
+#   (312,690.984375 + 131,072) = 332,822.23828125 bytes.
+# - QLoRA as measured, 37 tokens, one GPU: BF16 2 x 37 x 73,728 x 3 = 16,367,616; fp32
+#   2 x 37 x 64,000 x 2 + 4 x 37 x 64 x 2 x 37 x 4 = 12,275,712 (= 0.75 x BF16); memory 1,254,838.
+LORA_8X2 = TrainingSetup(Method.LORA, seq_len=8, batch_size=2)
+QLORA_10_ON_4 = TrainingSetup(Method.QLORA, seq_len=10, recipe=MEASURED, num_gpus=4)
+QLORA_37 = TrainingSetup(Method.QLORA, seq_len=37, recipe=MEASURED)
+
+
+def timed(setup: TrainingSetup, tflops: str, bandwidth: str, link: str = "1") -> tp.TimedRun:
+    speed = tp.GpuSpeed(D(tflops), D(bandwidth), D(link))
+    tokens_per_s = setup.num_gpus * setup.tokens / D("1E-6")
+    return tp.TimedRun(str(setup.seq_len), TINY, setup, speed, tokens_per_s)
+
+
+def test_the_fit_takes_the_link_time_out_and_rounds_half_up():
+    runs = [
+        # x = 11,304,960 / 45.21984e12 / 1e-6 = 0.25 of the step at the full peak; memory
+        # 698,368 / 3,491.84e9 = 0.2 µs, so the products took 0.8 µs: a = 0.8 / 0.25 = 3.2
+        timed(LORA_8X2, "45.21984", "3491.84"),
+        # BF16 4,423,680 / 44.2368e12 = 0.1 µs, fp32 2,764,800 / 44.2368e12 = 0.0625 µs; memory
+        # 1,254,838 / 15,685.475e9 = 0.08 µs, link 332,822.23828125 / 2,218.814921875e9 =
+        # 0.15 µs: 0.77 µs = 3.2 x 0.1 + b x 0.0625, b = 0.45 / 0.0625 = 7.2
+        timed(QLORA_10_ON_4, "44.2368", "15685.475", "2218.814921875"),
+    ]
+    # efficiency 1 / 3.2 = 0.3125 and slowdown 7.2 / 3.2 = 2.25, both exactly half a step of
+    # their rounding: half up gives 0.313 and 2.3 (half even would give 0.312 and 2.2); adding
+    # the link time instead of taking it out would give the QLoRA run 1.07 µs of products
+    assert tp.calibrate(runs) == tp.Calibration(D("0.313"), D("2.3"))
+
+
+def test_runs_that_lie_on_the_model_have_no_error_in_or_left_out_of_the_fit():
+    runs = [
+        # 0.25 µs at the peak, memory 698,368 / 1,396.736e9 = 0.5 µs: a = 0.5 / 0.25 = 2
+        timed(LORA_8X2, "45.21984", "1396.736"),
+        # 0.1 and 0.0625 µs; memory 1,254,838 / 6,274.19e9 = 0.2 µs, link 332,822.23828125 /
+        # 3,328.2223828125e9 = 0.1 µs: 0.7 = 2 x 0.1 + 8 x 0.0625
+        timed(QLORA_10_ON_4, "44.2368", "6274.19", "3328.2223828125"),
+        # BF16 16,367,616 / 163.67616e12 = 0.1 µs, fp32 0.075 µs; memory 0.2 µs:
+        # 0.8 = 2 x 0.1 + 8 x 0.075
+        timed(QLORA_37, "163.67616", "6274.19"),
+    ]
+    # a = 2, b = 8 from all three and from each pair: efficiency 0.5, slowdown 8 / 2 = 4
+    assert tp.calibrate(runs) == tp.Calibration(D("0.5"), D(4))
+    errors = tp.model_errors(runs)
+    assert [e.run for e in errors] == runs
+    # 16, 40 and 37 tokens in 1 µs again, with the fit (not the shipped CALIBRATION)
+    assert [e.fitted_tokens_per_s for e in errors] == [16_000_000, 40_000_000, 37_000_000]
+    assert [e.left_out_tokens_per_s for e in errors] == [16_000_000, 40_000_000, 37_000_000]
+    assert [(e.fitted_error, e.left_out_error) for e in errors] == [(0, 0)] * 3
+
+
+def test_a_fit_without_fp32_work_is_refused_with_the_whole_message():
+    # one run, no fp32 FLOPs: the determinant 0.0625 x 0 - 0 x 0 is 0
+    only_bf16 = [timed(LORA_8X2, "45.21984", "3491.84")]
+    message = "calibration needs timed runs with and without fp32 work"
+    assert refused(lambda: tp.calibrate(only_bf16)) == message
