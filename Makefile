@@ -4,6 +4,8 @@ VENV ?= .venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 PY := $(BIN)/python
+TRL_VENV ?= .venv-trl
+TORCH_INSTALL ?= torch==2.13.0
 
 ARGS ?=
 # Python's default: cache compiled modules (and pytest its assertion rewrites) in __pycache__.
@@ -83,10 +85,20 @@ test: $(VENV)/.installed-dev translations
 	$(BIN)/ruff format --check .
 	$(PYTEST) -m "not heavy"
 
-test-all: $(VENV)/.installed-dev translations
+test-all: $(VENV)/.installed-dev translations $(TRL_VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(PYTEST)
+	TRL_PYTHON=$(TRL_VENV)/bin/python $(PYTEST)
+
+# TRL in an environment of its own (PyTorch is large, and the app never imports it), for the
+# check of the tutorials' commands (tests/test_trl_commands.py). A CPU build of PyTorch is all
+# it needs: on machines whose pip finds no local one, take it from PyTorch's CPU index, e.g.
+# make test-all TORCH_INSTALL="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+$(TRL_VENV)/.installed: requirements-trl.txt
+	$(PYTHON) -m venv $(TRL_VENV)
+	$(TRL_VENV)/bin/python -m pip install --quiet $(TORCH_INSTALL)
+	$(TRL_VENV)/bin/python -m pip install --quiet -r requirements-trl.txt
+	@touch $@
 
 # Full-page screenshots of every page the browser tests open, in screenshots/ (needs chromium).
 screenshots: $(VENV)/.installed-dev translations
@@ -144,5 +156,5 @@ loadtest: $(VENV)/.installed-run translations
 	scripts/loadtest.sh
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache mutants
+	rm -rf $(VENV) $(TRL_VENV) staticfiles .pytest_cache mutants
 	find locale -name '*.mo' -delete

@@ -9,6 +9,7 @@ import re
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from string import Formatter
 from urllib.parse import urlsplit
 
 import environ
@@ -346,6 +347,23 @@ if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?", SITE_URL):
 if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOSTS):
     # The background re-render asks for pages at SITE_URL; a host Django refuses would fail it.
     exit_with(f"SITE_URL's host is not in ALLOWED_HOSTS: {SITE_URL!r}")
+
+# Where a visitor rents a configuration on the house's site: {gpu} is our GPU slug (b200,
+# a100-80gb, ...) and {count} the number of GPUs. The tutorials and guides link to it.
+RENT_URL_TEMPLATE = env.str(
+    "RENT_URL_TEMPLATE", default="https://gpuwithcrypto.com/rent?gpu={gpu}&count={count}"
+)
+try:
+    _rent_fields = {field for _text, field, _spec, _conv in Formatter().parse(RENT_URL_TEMPLATE)}
+except ValueError:  # an unmatched brace
+    _rent_fields = set()
+_rent_site = re.match(r"https?://[^/{}]+/", RENT_URL_TEMPLATE)
+if _rent_fields - {None} != {"gpu", "count"} or not _rent_site:
+    exit_with(
+        "RENT_URL_TEMPLATE must be an http(s) address with {gpu} and {count} in it and no other "
+        f"{{...}} field, e.g. https://example.com/rent?gpu={{gpu}}&count={{count}}: "
+        f"{RENT_URL_TEMPLATE!r}"
+    )
 
 # The site's name in every header and title, and the address the footer offers for contact.
 SITE_NAME = env.str("SITE_NAME", default="GPU Guide")

@@ -115,6 +115,9 @@ class GuideRun(RunSettings):
 class GuideDetail(Schema):
     slug: str
     model: str
+    model_repository: str = Field(
+        description="The model's Hugging Face repository, as the tutorial's commands name it."
+    )
     titles: Titles
     as_of: date
     run: GuideRun
@@ -127,6 +130,7 @@ class GuideDetail(Schema):
         return cls(
             slug=guide.slug,
             model=guide.language_model.slug,
+            model_repository=guide.language_model.repository,
             titles=Titles.of(guide),
             as_of=advice.as_of,
             run=GuideRun(

@@ -46,6 +46,14 @@ class GuideSitemap(Sitemap):
         return guide.updated_at
 
 
+class TutorialSitemap(GuideSitemap):
+    def items(self):
+        return [guide for guide in super().items() if guide.language_model.repository]
+
+    def location(self, guide: Guide) -> str:
+        return reverse("guides:tutorial", kwargs={"slug": guide.slug})
+
+
 class PageSitemap(Sitemap):
     def items(self) -> list[tuple[str, dict]]:
         comparisons = selectors.published_comparison_pairs()
@@ -62,4 +70,4 @@ class PageSitemap(Sitemap):
         return reverse(name, kwargs=kwargs)
 
 
-SITEMAPS = {"guides": GuideSitemap, "pages": PageSitemap}
+SITEMAPS = {"guides": GuideSitemap, "tutorials": TutorialSitemap, "pages": PageSitemap}

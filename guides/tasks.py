@@ -49,6 +49,11 @@ def canonical_paths() -> list[tuple[str, str]]:
                 (language, reverse("guides:vram")),
                 *((language, guide.get_absolute_url()) for guide in guides),
                 *(
+                    (language, reverse("guides:tutorial", kwargs={"slug": guide.slug}))
+                    for guide in guides
+                    if guide.language_model.repository
+                ),
+                *(
                     (language, reverse("guides:compare", kwargs={"first": a, "second": b}))
                     for a, b in comparisons
                 ),

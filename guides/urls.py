@@ -8,6 +8,7 @@ app_name = "guides"
 urlpatterns = [
     path("", views.index, name="index"),
     path("guides/<slug:slug>/", views.guide_detail, name="detail"),
+    path("guides/<slug:slug>/tutorial/", views.tutorial, name="tutorial"),
     path("guides/<slug:slug>/share.png", views.share_image, name="share_image"),
     path("gpus/", views.gpu_list, name="gpus"),
     path("vram/", views.vram, name="vram"),

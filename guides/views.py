@@ -29,6 +29,7 @@ from guides.forms import PlannerForm
 from guides.models import Guide, GuideRevision, LegalPage
 from guides.pagecache.http import cache_public_page
 from guides.pages import assembly, meta, planner, reference_data, selectors, site
+from guides.pages import tutorial as tutorials
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
@@ -153,6 +154,20 @@ def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise _no_prices_yet() from None
     context = {"page": page, "guide": guide, "as_of": at, **meta.guide(request, guide, page)}
     return render(request, "guides/guide_detail.html", context)
+
+
+@require_safe
+@cache_public_page
+def tutorial(request: HttpRequest, slug: str) -> HttpResponse:
+    guide = _get_guide_or_404(request, slug)
+    try:
+        page = tutorials.tutorial_page(guide)
+    except tutorials.NoRepository:
+        raise Http404(_("This guide has no tutorial: its model's repository is unknown.")) from None
+    except Provider.DoesNotExist:
+        raise _no_prices_yet() from None
+    context = {"page": page, "guide": guide, **meta.tutorial(request, guide, page)}
+    return render(request, "guides/tutorial.html", context)
 
 
 @require_safe

@@ -1036,13 +1036,13 @@ class LanguageModelAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTransl
     ]
     list_filter = ["gated", "tie_word_embeddings", "source__publisher"]
     list_select_related = ["source"]
-    search_fields = ["name", "slug", "source__title_en", "source__publisher"]
+    search_fields = ["name", "slug", "repository", "source__title_en", "source__publisher"]
     autocomplete_fields = ["source"]
     # No slug pre-filled from the name: the admin's slugify drops dots ("Llama 3.1 8B" would
     # become "llama-31-8b"), and the slug's help text says how to write it.
     fieldsets = [
         (None, {"fields": ["name", "slug", "params_billion", "source"]}),
-        (_("Licence"), {"fields": ["gated", "licence_note"]}),
+        (_("Licence"), {"fields": ["repository", "gated", "licence_note"]}),
         (
             _("Architecture (config.json)"),
             {

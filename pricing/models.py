@@ -5,13 +5,13 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from pricing.domain import calculations, training_memory
+from pricing.domain import calculations, training_memory, trl_commands
 from pricing.fields import ModelSlugField
 from pricing.signals import CheckedDeletion, CheckedDeletionQuerySet
 
@@ -481,6 +481,20 @@ class LanguageModel(CheckedDeletion, models.Model):
         help_text=_(
             "num_experts_per_tok in a mixture-of-experts config.json, e.g. 2 for Mixtral "
             "8x7B; empty for a dense model."
+        ),
+    )
+    repository = models.CharField(
+        _("Hugging Face repository"),
+        max_length=193,
+        validators=[
+            RegexValidator(
+                trl_commands.REPOSITORY,
+                _("Write it as owner/name, e.g. meta-llama/Llama-3.1-70B."),
+            )
+        ],
+        help_text=_(
+            "The base model's repository on Hugging Face, as owner/name, e.g. "
+            "meta-llama/Llama-3.1-70B: the tutorial's commands download it."
         ),
     )
     gated = models.BooleanField(

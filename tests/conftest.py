@@ -32,6 +32,12 @@ def _required(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes"}
 
 
+def _trl_environment() -> bool:
+    """Whether TRL's Python for tests/test_trl_commands.py is there (TRL_PYTHON, .venv-trl)."""
+    python = os.environ.get("TRL_PYTHON") or Path(__file__).parent.parent / ".venv-trl/bin/python"
+    return Path(python).exists()
+
+
 def find_chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -352,6 +358,11 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
             f"Share-image tests were SKIPPED for {', '.join(map(repr, missing_fonts))} (no font "
             f"among SHARE_IMAGE_FONTS there; the deploy checklist test tolerates guides.W001): "
             f"{FONTS_INSTALL}."
+        )
+    if "not heavy" not in (config.option.markexpr or "") and not _trl_environment():
+        notes.append(
+            "The tutorials' commands were NOT checked with TRL (its environment is missing): "
+            "`make test-all` builds .venv-trl, or set TRL_PYTHON."
         )
     from .page_checks import INSTALL, missing_tools
 

@@ -22,6 +22,7 @@ INSTALL = "run `npm ci` in the project folder (and install Java 17 for the Nu ch
 PAGES = [
     ("/{lang}/", 200),
     (f"/{{lang}}/guides/{GUIDE_SLUG}/", 200),
+    (f"/{{lang}}/guides/{GUIDE_SLUG}/tutorial/", 200),
     ("/{lang}/gpus/", 200),
     ("/{lang}/vram/", 200),
     ("/{lang}/vram/?model=llama-3.1-70b&method=qlora&tokens_millions=50&params=405", 200),

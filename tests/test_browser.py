@@ -25,6 +25,7 @@ PRINT_WIDTH = {"width": 718, "height": 1000}  # A4 less 1.5 cm margins, at 96 px
 # (name, path, HTTP status).
 PUBLIC_PAGES = [
     pytest.param("gpus", "/{lang}/gpus/", 200, id="gpus"),
+    pytest.param("tutorial", f"/{{lang}}/guides/{GUIDE_SLUG}/tutorial/", 200, id="tutorial"),
     pytest.param("compare", "/{lang}/compare/h100-vs-a100-80gb/", 200, id="compare"),
     pytest.param(
         "planner",
@@ -154,6 +155,18 @@ def test_the_index_and_every_guide_fit_a_phone(page, site, lang):
     for url in guides:
         assert _open(page, url, PHONE) == []
         _fits_the_phone(page, f"{url.rstrip('/').rsplit('/', 1)[-1]}-{lang}")
+
+
+def test_a_tutorials_commands_scroll_inside_their_box_and_copy_as_printed(page, site):
+    """On a phone a command is wider than the screen: its box scrolls, the page does not, and
+    what a visitor selects is the command line by line, continuation backslashes and all."""
+    _open(page, f"{site}/en/guides/{GUIDE_SLUG}/tutorial/", PHONE)
+    whole = page.locator("#train-full-adamw pre.command").nth(1)
+    assert whole.evaluate("box => box.scrollWidth > box.clientWidth")
+    assert not page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+    lines = whole.inner_text().splitlines()
+    assert lines[0] == "trl sft \\" and lines[-1] == "  --num_processes 8"
+    assert all(line.endswith(" \\") for line in lines[:-1])
 
 
 def test_print_drops_navigation_and_keeps_every_column(page, site):

@@ -254,6 +254,39 @@ def test_the_guide_api_refuses_what_it_cannot_answer(client, seeded):
     assert client.get(f"/api/v1/guides/{GUIDE_SLUG}/").status_code == 404
 
 
+def tutorial_rows(body: str) -> dict[str, tuple[str, str]]:
+    """Method -> (the configuration the tutorial rents, the text of its row)."""
+    table = re.search(r'<table class="tutorial-runs".*?</table>', body, re.S).group(0)
+    return {
+        method: (config, re.sub(r"<[^>]+>", " ", row))
+        for method, config, row in re.findall(
+            r'<tr data-method="([^"]+)" data-config="([^"]+)">(.*?)</tr>', table, re.S
+        )
+    }
+
+
+def test_every_tutorial_rents_and_prices_what_its_guide_recommends(client, published):
+    """The tutorial's configuration per method is the guide's recommendation, with the same
+    hours and cost per run, and its commands are for that configuration's GPU count."""
+    for guide in published:
+        answer = client.get(f"/api/v1/guides/{guide.slug}/").json()
+        firsts = {m["method"]: m["recommended"][0] for m in answer["methods"] if m["recommended"]}
+        for lang in LANGUAGES:
+            body = client.get(f"/{lang}/guides/{guide.slug}/tutorial/").content.decode()
+            where = f"{guide.slug} ({lang}) tutorial"
+            rows = tutorial_rows(body)
+            assert {m: config for m, (config, _row) in rows.items()} == {
+                m: f"{r['gpu']}:{r['count']}" for m, r in firsts.items()
+            }, where
+            for method, run in firsts.items():
+                cost, hours = run_figures(lang, run)
+                assert f" {cost} " in rows[method][1] and f" {hours} " in rows[method][1], where
+                section = body.split(f'id="train-{method}"', 1)[1].split("</section>", 1)[0]
+                assert cost in section and hours in section, f"{where}, {method}"
+                processes = re.findall(r"--num_processes (\d+)", section)
+                assert processes == ([str(run["count"])] * 2 if run["count"] > 1 else []), where
+
+
 def test_a_price_change_moves_page_and_api_together(client, seeded):
     """The B200 at $9.99: one H100 ($2.32 an hour, 39.7 h: $92.20) becomes the cheapest 70B
     QLoRA run, eight B200s stay the fastest; page and API move at once."""
@@ -348,6 +381,7 @@ def test_no_english_sentence_on_a_german_or_japanese_page(client, published):
     comparison and the planner with a result (table captions included)."""
     pages = ["/{}/", "/{}/gpus/", "/{}/compare/h100-vs-a100-80gb/", PLANNER_70B]
     pages += [f"/{{}}/guides/{guide.slug}/" for guide in published]
+    pages += [f"/{{}}/guides/{guide.slug}/tutorial/" for guide in published]
     for page in pages:
         english = {s for s in prose(client, page.format("en")) if len(s.split()) >= 4}
         assert english, page

@@ -25,6 +25,7 @@ TODAY = date(2026, 11, 29)
 PAGES = {
     "index": "/{lang}/",
     "guide": f"/{{lang}}/guides/{GUIDE_SLUG}/",
+    "tutorial": f"/{{lang}}/guides/{GUIDE_SLUG}/tutorial/",
     "gpus": "/{lang}/gpus/",
     "vram": "/{lang}/vram/",
     "vram-405": "/{lang}/vram/?params=405",

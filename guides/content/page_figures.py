@@ -66,6 +66,8 @@ class PageFigures:
     # The check day of every price handed out so far, for the page's "prices checked on".
     quoted_on: set[date] = field(default_factory=set)
     model_name: str = ""  # the guide's language model, for [[model]]
+    model_repository: str = ""  # its Hugging Face repository: the tutorial needs one
+    guide_slug: str = ""  # the guide's own, for [[tutorial_link]] ("" off guide pages)
     licence_notes: dict[str, str] = field(default_factory=dict)  # language code -> note
     # The training budget runs are costed for: tokens per epoch x epochs.
     tokens_per_epoch: int = planning.DEFAULT_TRAINING_TOKENS

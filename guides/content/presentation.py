@@ -116,6 +116,13 @@ def config_name(count: int, gpu_name: str) -> str:
     }
 
 
+def tutorial_title(model_name: str) -> str:
+    """The tutorial's title, and the guide's link to it."""
+    return gettext("Step-by-step commands: fine-tune %(model)s on a rented GPU") % {
+        "model": model_name
+    }
+
+
 def parenthesized(text: str) -> str:
     """' (text)' after a word; full-width and unspaced in Japanese: '（text）'."""
     if (get_language() or "en").startswith("ja"):

@@ -372,6 +372,8 @@ def guide_figures(
         figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
     figures.tokens_per_epoch, figures.epochs = guide.training_tokens, guide.epochs
     figures.model_name = guide.language_model.name
+    figures.model_repository = guide.language_model.repository
+    figures.guide_slug = guide.slug
     figures.licence_notes = {
         code: getattr(guide.language_model, f"licence_note_{code}") or ""
         for code, _name in settings.LANGUAGES

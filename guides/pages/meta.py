@@ -23,6 +23,7 @@ from guides.content import presentation
 from guides.models import Guide, LegalPage
 from guides.pages import site, structured_data
 from guides.pages.assembly import Comparison, GpuPriceList, GuidePage, HomePage
+from guides.pages.tutorial import TutorialPage
 
 Trail = list[tuple[str, str]]  # (name, path), home first, the page itself last
 
@@ -96,6 +97,21 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
         "meta_description": page.meta_description,
         "cites_sources": True,
         "json_ld": _json_ld(article, _breadcrumbs(request, trail)) + page.faq_json_ld,
+    }
+
+
+def tutorial(request: HttpRequest, guide: Guide, page: TutorialPage) -> dict:
+    title = presentation.tutorial_title(page.model_name)
+    trail = _trail((guide.title, guide.get_absolute_url()), (title, request.path))
+    description = _(
+        "The trl sft commands that fine-tune %(model)s on the GPUs our guide recommends, method "
+        "by method, and what each run costs at %(provider)s."
+    ) % {"model": page.model_name, "provider": page.house_name}
+    return {
+        "trail": trail,
+        "meta_title": title,
+        "meta_description": description,
+        "json_ld": _json_ld(_breadcrumbs(request, trail)),
     }
 
 

@@ -123,6 +123,12 @@ def figure(value: Decimal | None, kind: str) -> str:
     return "" if value is None else presentation.figure(value, kind)
 
 
+@register.filter
+def command_value(command, flag: str) -> str:
+    """``{{ method.command|command_value:"--accelerate_config" }}``: the value a command gives."""
+    return command.value(flag) or ""
+
+
 @register.simple_tag
 def gb_range(low: Decimal, high: Decimal) -> str:
     return presentation.gigabyte_range(low, high)

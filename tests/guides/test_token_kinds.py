@@ -192,6 +192,7 @@ KINDS = [
         '<a href="/ja/compare/b200-vs-h200/">B200とH200の比較</a>',
     ),
     ("[[compare_link h100 h999]]", MISSING, SAME, SAME),
+    ("[[tutorial_link]]", MISSING, SAME, SAME),  # off a guide page: no guide to link
     # longest_sequence: each recommendation at the guide's micro-batch
     (
         "[[longest_sequence qlora]]",
@@ -332,6 +333,15 @@ KINDS = [
 
 # Sentences that name methods: rendered with figures gathered in each language, as a page is.
 SENTENCES = [
+    (
+        "[[tutorial_link]]",
+        '<a href="/en/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/">Step-by-step '
+        "commands: fine-tune Llama 3.1 70B on a rented GPU</a>",
+        '<a href="/de/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/">'
+        "Schritt-für-Schritt-Befehle: Llama 3.1 70B auf einer gemieteten GPU fine-tunen</a>",
+        '<a href="/ja/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/">'
+        "手順ごとのコマンド: レンタルGPUでLlama 3.1 70Bをファインチューニング</a>",
+    ),
     (  # 100 million tokens at 1,596 a second: 17.4 h (17.40 GPU-hours: the 24-hour block)
         "[[run_cost qlora]]",
         "$80.24 for 17.4 hours on one B200, within a 24 GPU-hour block",
@@ -564,6 +574,8 @@ def figures_by_language(django_db_setup, django_db_blocker):
                         calc.CostScenario("full-adamw", figures.configuration("b200", 8), D(21)),
                     ],
                     model_name="Llama 3.1 70B",
+                    model_repository="meta-llama/Llama-3.1-70B",
+                    guide_slug="best-gpu-for-llama-70b-fine-tuning",
                     licence_notes={
                         "en": "Gated.",
                         "de": "Zugangsbeschränkt.",

@@ -1104,6 +1104,19 @@ def link(f: PageFigures, target: str) -> str:
 
 
 @registry.kind(
+    "tutorial_link",
+    example="[[tutorial_link]]",
+    help=_("a link to the guide's tutorial: the commands that run each method on rented GPUs"),
+    html=True,
+)
+def tutorial_link(f: PageFigures) -> str:
+    if not (f.guide_slug and f.model_repository):
+        raise MissingFigure("a tutorial: the guide's model has no repository on file")
+    url = reverse("guides:tutorial", kwargs={"slug": f.guide_slug})
+    return format_html('<a href="{}">{}</a>', url, show.tutorial_title(f.model_name))
+
+
+@registry.kind(
     "compare_link",
     required=(GPU, GPU),
     example="[[compare_link h100 a100-80gb]]",

@@ -1,0 +1,170 @@
+"""A guide's tutorial: renting the recommended configuration and the ``trl sft`` command that
+runs each method on it, with what the run should take and cost by our figures.
+
+The recommendation, its run and its price are the guide page's own (``PageFigures``, as
+``assembly.guide_page`` asks them), and each command is built from the guide's training run
+(``pricing.domain.trl_commands``), so a clone or a price check changes the tutorial with the
+guide.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.utils.translation import get_language, gettext
+
+from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, price_dates
+from guides.content.presentation import config_label, config_name, word_list
+from guides.models import Guide
+from guides.pages import assembly, site
+from pricing.domain import calculations as calc
+from pricing.domain import trl_commands
+from pricing.domain.throughput import SECONDS_PER_HOUR
+from pricing.domain.training_memory import TrainingSetup
+
+HUB = "https://huggingface.co/"
+OUTPUT_DIR = "./output"
+TIMING_DIR = "./timing"
+
+
+@dataclass(frozen=True)
+class MethodTutorial:
+    slug: str
+    name: str
+    configuration: calc.Configuration  # the recommended one
+    label: str  # "1× B200" (ja "B200を1基"), for the table
+    noun: str  # "1× B200" (ja "B200 1基"), inside a sentence
+    override: bool  # the editor chose it
+    rent_url: str
+    command: trl_commands.SftCommand  # the page prints ``command.shell``
+    timing_command: trl_commands.SftCommand  # the short run that measures steps per hour
+    run: calc.RunPlan | None  # the training budget on it (None: an override it outgrew)
+    block: int | None  # the smallest GPU-hour block that covers the run
+    short_run: trl_commands.ShortRun | None  # what the timing command should show
+
+
+@dataclass(frozen=True)
+class TutorialPage:
+    guide: Guide
+    model_name: str
+    repository: str
+    model_url: str
+    gated: bool
+    licence_note: str
+    training: TrainingSetup  # the guide's run (its method a placeholder)
+    training_tokens: int  # per epoch
+    epochs: int
+    house_name: str
+    dataset_example: str  # two lines of train.jsonl
+    install_command: str
+    methods: list[MethodTutorial]  # empty where nothing on one host holds any method
+    not_held: list[str]  # the names of the methods nothing on one host holds
+    checked: PriceDates | None
+    checked_with: str  # "trl 1.16.0, transformers 5.24.0, …" in the page's language
+    timing_steps: int
+    seconds_per_hour: Decimal
+
+
+class NoRepository(LookupError):
+    """The guide's model has no Hugging Face repository on file: no command can name it."""
+
+
+def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
+    """The tutorial of ``guide`` (from ``selectors.guide_for_page``) with prices as of ``at``,
+    for the active language."""
+    model = guide.language_model
+    if not model.repository:
+        raise NoRepository(model.slug)
+    figures = assembly.guide_figures(guide, at=at)
+    methods, not_held = [], []
+    for listing in figures.methods.values():
+        try:
+            methods.append(_method_tutorial(guide, figures, listing.slug, listing.name))
+        except MissingFigure:  # NothingFits, or a method the estimate does not know
+            not_held.append(listing.name)
+    language = get_language() or "en"
+    return TutorialPage(
+        guide=guide,
+        model_name=model.name,
+        repository=model.repository,
+        model_url=HUB + model.repository,
+        gated=model.gated,
+        licence_note=figures.licence_notes.get(language) or figures.licence_notes.get("en", ""),
+        training=figures.training,
+        training_tokens=figures.tokens_per_epoch,
+        epochs=figures.epochs,
+        house_name=figures.house_name,
+        dataset_example=dataset_example(),
+        install_command=trl_commands.install_command(
+            bitsandbytes=any(m.command.needs_bitsandbytes for m in methods)
+        ),
+        methods=methods,
+        not_held=not_held,
+        checked=price_dates(figures.quoted_on),
+        checked_with=word_list(f"{name} {version}" for name, version in trl_commands.CHECKED_WITH),
+        timing_steps=trl_commands.TIMING_STEPS,
+        seconds_per_hour=SECONDS_PER_HOUR,
+    )
+
+
+def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str) -> MethodTutorial:
+    configuration = figures.recommended(method)[0]
+    (run,) = figures.runs(method, [configuration]) or (None,)
+    setup = figures.training_setup(method, configuration.count)
+    command = sft_command(guide, setup)
+    return MethodTutorial(
+        slug=method,
+        name=name,
+        configuration=configuration,
+        label=config_label(configuration.count, configuration.gpu.name),
+        noun=config_name(configuration.count, configuration.gpu.name),
+        override=figures.is_override(method),
+        rent_url=site.rent_url(configuration.gpu.slug, configuration.count),
+        command=command,
+        timing_command=trl_commands.timing_command(command, output_dir=TIMING_DIR),
+        run=run,
+        block=None if run is None else calc.covering_block(run.gpu_hours, figures.blocks),
+        short_run=None
+        if run is None
+        else trl_commands.short_run(setup, run.tokens_per_s, configuration.gpu.usd_per_gpu_hour),
+    )
+
+
+def sft_command(guide: Guide, setup: TrainingSetup) -> trl_commands.SftCommand:
+    """The command that trains the guide's model by ``setup`` for the guide's epochs."""
+    return trl_commands.sft_command(
+        repository=guide.language_model.repository,
+        setup=setup,
+        epochs=guide.epochs,
+        output_dir=OUTPUT_DIR,
+    )
+
+
+def published_commands(guide: Guide) -> list[tuple[str, trl_commands.SftCommand]]:
+    """Every command ``guide``'s tutorial prints, labelled: the full and the short run of each
+    method that something holds (what CI has TRL parse)."""
+    commands = []
+    for method in tutorial_page(guide).methods:
+        where = f"{method.configuration.count}x {method.configuration.gpu.slug}"
+        label = f"{guide.slug} {method.slug} on {where}"
+        commands += [(label, method.command), (f"{label}, short run", method.timing_command)]
+    return commands
+
+
+def dataset_example() -> str:
+    """Two lines of ``train.jsonl`` in trl's prompt-completion format, in the page's language:
+    written with ``json.dumps`` so that what a visitor copies is valid JSON."""
+    rows = [
+        {
+            "prompt": gettext("How do I reset my password?"),
+            "completion": gettext("Open Settings, choose Security and select Reset password."),
+        },
+        {
+            "prompt": gettext("Can I change the email address of my account?"),
+            "completion": gettext("Yes: Settings, then Account, then Email."),
+        },
+    ]
+    return "\n".join(json.dumps(row, ensure_ascii=False) for row in rows)

@@ -1,0 +1,209 @@
+"""The ``trl sft`` command that runs a training setup: built from the setup, never typed.
+
+Its flags are what the memory estimate and the throughput model assume of trl's recipe
+(``training_memory.TRL``): the model loaded in bf16 with bf16 mixed precision, SDPA attention,
+peft's adapter dropout, gradient (activation) checkpointing as the setup says, and FSDP2 full
+sharding over several GPUs (the ZeRO-3 of both models). So the tutorial that prints a command
+and the guide that prices its run describe one run. ``tests/test_trl_commands.py`` has TRL parse
+every published command and train the LoRA one for two steps on the CPU
+(``scripts/check_trl_commands.py``), with the versions in ``CHECKED_WITH``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from pricing.domain.calculations import TENTH, run_cost
+from pricing.domain.throughput import SECONDS_PER_HOUR
+from pricing.domain.training_memory import Attention, Method, TrainingSetup
+
+# The versions CI checks the commands with (requirements-trl.txt pins the same; a test holds
+# the two together) and the page names.
+CHECKED_WITH = (
+    ("trl", "1.16.0"),
+    ("transformers", "5.24.0"),
+    ("peft", "0.21.2"),
+    ("accelerate", "1.16.0"),
+)
+# TRL ships accelerate profiles by name (trl/accelerate_configs/); FSDP2 is what the memory
+# estimate's sharded terms follow (fp32 masters, bf16 gathers).
+SHARDED_PROFILE = "fsdp2"
+LORA_DROPOUT = "0.05"  # peft's adapter dropout in trl's recipe (``Recipe.lora_dropout``)
+LORA_TARGETS = "all-linear"  # all seven projections, as the estimate counts them
+OPTIMIZERS = {Method.FULL_8BIT_ADAM: "adamw_bnb_8bit", Method.FULL_ADAMW: "adamw_torch"}
+BITSANDBYTES_OPTIMIZERS = {"adamw_bnb_8bit"}
+ATTENTION_FLAGS = {
+    Attention.EAGER: "eager",
+    Attention.SDPA: "sdpa",
+    Attention.FLASH: "flash_attention_2",
+}
+DATASET_FOLDER = "./data"  # a folder with train.jsonl: the tutorial writes its example there
+TIMING_STEPS = 30  # the short run that measures steps per hour
+TIMING_LOG_EVERY = 10
+WHOLE = Decimal(1)
+# A Hugging Face repository id: owner/name, letters, digits, ".", "_" and "-".
+REPOSITORY = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\Z")
+
+
+class CommandError(ValueError):
+    """A setup no ``trl sft`` flag expresses (an attention kernel it cannot pick, offloading)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    flag: str
+    value: str | None = None  # None: a switch (``--use_peft``)
+
+    def words(self) -> list[str]:
+        return [self.flag] if self.value is None else [self.flag, self.value]
+
+
+@dataclass(frozen=True)
+class SftCommand:
+    method: Method
+    num_gpus: int
+    options: tuple[Option, ...]
+
+    @property
+    def argv(self) -> list[str]:
+        return ["trl", "sft", *(word for option in self.options for word in option.words())]
+
+    def shell(self) -> str:
+        """One option per line, continued with backslashes, each value quoted for a POSIX
+        shell: what the page shows and a visitor pastes."""
+        lines = ["trl sft"] + [shlex.join(option.words()) for option in self.options]
+        return " \\\n  ".join(lines)
+
+    @property
+    def needs_bitsandbytes(self) -> bool:
+        return self.value("--optim") in BITSANDBYTES_OPTIMIZERS or any(
+            o.flag == "--load_in_4bit" for o in self.options
+        )
+
+    def value(self, flag: str) -> str | None:
+        return next((o.value for o in self.options if o.flag == flag), None)
+
+
+def sft_command(
+    *, repository: str, setup: TrainingSetup, epochs: int, output_dir: str
+) -> SftCommand:
+    """The command that trains ``repository`` by ``setup`` (its method, sequence length, batch,
+    checkpointing, rank, GPUs and recipe) for ``epochs`` over the dataset folder."""
+    if not REPOSITORY.match(repository):
+        raise CommandError(f"not a Hugging Face repository id: {repository!r}")
+    if setup.cpu_offload:
+        raise CommandError("offloading to the CPU has no trl sft flag here")
+    recipe = setup.recipe
+    try:
+        attention = ATTENTION_FLAGS[recipe.attention]
+    except KeyError:
+        raise CommandError(f"no attn_implementation selects {recipe.attention}") from None
+    method = setup.method
+    options = [
+        Option("--model_name_or_path", repository),
+        Option("--dataset_name", DATASET_FOLDER),
+        Option("--dtype", "bfloat16"),
+        Option("--bf16", _bool(recipe.autocast)),
+        Option("--attn_implementation", attention),
+    ]
+    if method is Method.QLORA:
+        options.append(Option("--load_in_4bit"))
+        if setup.num_gpus > 1:
+            # FSDP shards only tensors of one dtype: the 4-bit weights are stored as bf16.
+            options.append(Option("--bnb_4bit_quant_storage", "bfloat16"))
+    if method.uses_adapters:
+        options += [
+            Option("--use_peft"),
+            Option("--lora_r", str(setup.lora_rank)),
+            Option("--lora_dropout", LORA_DROPOUT if recipe.lora_dropout else "0"),
+            Option("--lora_target_modules", LORA_TARGETS),
+        ]
+    else:
+        options.append(Option("--optim", OPTIMIZERS[method]))
+    options += [
+        Option("--max_length", str(setup.seq_len)),
+        Option("--per_device_train_batch_size", str(setup.batch_size)),
+        Option("--activation_checkpointing", _bool(setup.gradient_checkpointing)),
+        Option("--num_train_epochs", str(epochs)),
+        Option("--output_dir", output_dir),
+    ]
+    if setup.num_gpus > 1:
+        options += [
+            Option("--accelerate_config", SHARDED_PROFILE),
+            Option("--num_processes", str(setup.num_gpus)),
+        ]
+    return SftCommand(method, setup.num_gpus, tuple(options))
+
+
+def install_command(*, bitsandbytes: bool) -> str:
+    """``pip install`` of the versions the commands were checked with; bitsandbytes (QLoRA's
+    4-bit weights, 8-bit Adam) needs a CUDA GPU, so the check does not install it."""
+    packages = [f"{name}=={version}" for name, version in CHECKED_WITH]
+    return shlex.join(["pip", "install", *packages, *(["bitsandbytes"] if bitsandbytes else [])])
+
+
+def timing_command(command: SftCommand, *, output_dir: str) -> SftCommand:
+    """The same run stopped after ``TIMING_STEPS`` steps, logging every ``TIMING_LOG_EVERY``
+    and saving nothing: trl prints ``train_steps_per_second`` at its end."""
+    kept = tuple(o for o in command.options if o.flag not in ("--num_train_epochs", "--output_dir"))
+    added = (
+        Option("--max_steps", str(TIMING_STEPS)),
+        Option("--logging_steps", str(TIMING_LOG_EVERY)),
+        Option("--save_strategy", "no"),
+        Option("--output_dir", output_dir),
+    )
+    # The accelerate options stay last, as in the full command.
+    split = next((i for i, o in enumerate(kept) if o.flag == "--accelerate_config"), len(kept))
+    return SftCommand(command.method, command.num_gpus, kept[:split] + added + kept[split:])
+
+
+def tokens_per_step(setup: TrainingSetup) -> int:
+    """Every GPU takes its own micro-batch of full-length sequences each step (data parallel)."""
+    return setup.seq_len * setup.batch_size * setup.num_gpus
+
+
+@dataclass(frozen=True)
+class ShortRun:
+    """What the timing command should show by our figures: ``TIMING_STEPS`` steps at a speed
+    (tokens a second over all GPUs) on ``num_gpus`` GPUs at a price per GPU-hour."""
+
+    tokens_per_step: int
+    tokens_per_s: Decimal
+    num_gpus: int
+    usd_per_gpu_hour: Decimal | None
+    steps: int = TIMING_STEPS
+
+    @property
+    def seconds(self) -> Decimal:
+        return self.steps * self.tokens_per_step / self.tokens_per_s
+
+    @property
+    def steps_per_hour(self) -> Decimal:
+        """To the whole step, as trl's ``train_steps_per_second`` x 3,600 compares with it."""
+        return (SECONDS_PER_HOUR * self.tokens_per_s / self.tokens_per_step).quantize(
+            WHOLE, ROUND_HALF_UP
+        )
+
+    @property
+    def minutes(self) -> Decimal:
+        """The short run's steps, to the tenth of a minute (at least 0.1)."""
+        return max((self.seconds / 60).quantize(TENTH, ROUND_HALF_UP), TENTH)
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        if self.usd_per_gpu_hour is None:
+            return None
+        return run_cost(self.num_gpus, self.seconds / SECONDS_PER_HOUR, self.usd_per_gpu_hour)
+
+
+def short_run(
+    setup: TrainingSetup, tokens_per_s: Decimal, usd_per_gpu_hour: Decimal | None
+) -> ShortRun:
+    return ShortRun(tokens_per_step(setup), tokens_per_s, setup.num_gpus, usd_per_gpu_hour)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
