@@ -41,6 +41,12 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 
 MALFORMED_DATABASE_URLS = ["mysqlx://nowhere", "not a url", "postgres://user:pw@host:5432"]
+BAD_RENT_URL_TEMPLATES = [
+    "https://rent.example.com/?gpu={gpu}",  # no count
+    "ftp://rent.example.com/{gpu}/{count}",
+    "https://rent.example.com/{gpu}/{count}/{region}",
+    "https://rent.example.com/{gpu/{count}",
+]
 DEPLOY_SECRET_KEY = "k" * 20 + "-production-like-secret-key-with-enough-variety-0123456789"
 
 
@@ -62,6 +68,10 @@ def ran(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
             },
         ),
         "development": (["check"], {"DEBUG": "true", "DATABASE_URL": sqlite}),
+        **{
+            f"rent-{template}": (["check"], {"DEBUG": "true", "RENT_URL_TEMPLATE": template})
+            for template in BAD_RENT_URL_TEMPLATES
+        },
         "deploy": (
             ["check", "--deploy", "--fail-level", "WARNING"],
             {
@@ -105,6 +115,18 @@ def test_an_unreachable_database_is_one_line_without_the_password(ran):
     assert "cannot use the database at 127.0.0.1:9" in result.stderr
     assert "s3cret" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("template", BAD_RENT_URL_TEMPLATES)
+def test_a_rent_url_template_without_its_two_fields_is_one_line(ran, template):
+    """The tutorials fill {gpu} and {count} into it: anything else would break every page."""
+    result = ran[f"rent-{template}"]
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        "gpuguide: RENT_URL_TEMPLATE must be an http(s) address with {gpu} and {count} in it "
+        "and no other {...} field, e.g. https://example.com/rent?gpu={gpu}&count={count}: "
+        f"{template!r}"
+    ]
 
 
 def test_development_runs_with_the_built_in_key(ran):
