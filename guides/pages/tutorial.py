@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, ngettext
 
 from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, price_dates
-from guides.content.presentation import config_label, config_name, word_list
+from guides.content.presentation import config_label, config_name, number, word_list
 from guides.models import Guide
 from guides.pages import assembly, site
 from pricing.domain import calculations as calc
@@ -55,8 +55,7 @@ class TutorialPage:
     gated: bool
     licence_note: str
     training: TrainingSetup  # the guide's run (its method a placeholder)
-    training_tokens: int  # per epoch
-    epochs: int
+    run_summary: str  # "sequences of 2,048 tokens, …": the guide's run in one sentence
     house_name: str
     dataset_example: str  # two lines of train.jsonl
     install_command: str
@@ -94,8 +93,7 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
         gated=model.gated,
         licence_note=figures.licence_notes.get(language) or figures.licence_notes.get("en", ""),
         training=figures.training,
-        training_tokens=figures.tokens_per_epoch,
-        epochs=figures.epochs,
+        run_summary=run_summary(figures.training, figures.tokens_per_epoch, figures.epochs),
         house_name=figures.house_name,
         dataset_example=dataset_example(),
         install_command=trl_commands.install_command(
@@ -152,6 +150,29 @@ def published_commands(guide: Guide) -> list[tuple[str, trl_commands.SftCommand]
         label = f"{guide.slug} {method.slug} on {where}"
         commands += [(label, method.command), (f"{label}, short run", method.timing_command)]
     return commands
+
+
+def run_summary(training: TrainingSetup, tokens_per_epoch: int, epochs: int) -> str:
+    """The guide's run in one sentence, its figures formatted for the active language."""
+    checkpointing = (
+        gettext("gradient checkpointing on")
+        if training.gradient_checkpointing
+        else gettext("gradient checkpointing off")
+    )
+    return ngettext(
+        "sequences of %(seq)s tokens, a batch of %(batch)s per GPU, LoRA rank %(rank)s, "
+        "%(checkpointing)s, %(tokens)s training tokens for %(epochs)s epoch.",
+        "sequences of %(seq)s tokens, a batch of %(batch)s per GPU, LoRA rank %(rank)s, "
+        "%(checkpointing)s, %(tokens)s training tokens per epoch for %(epochs)s epochs.",
+        epochs,
+    ) % {
+        "seq": number(training.seq_len),
+        "batch": number(training.batch_size),
+        "rank": number(training.lora_rank),
+        "checkpointing": checkpointing,
+        "tokens": number(tokens_per_epoch),
+        "epochs": number(epochs),
+    }
 
 
 def dataset_example() -> str:

@@ -224,3 +224,24 @@ def test_the_admin_refuses_a_repository_that_is_not_owner_and_name(seeded, bad):
     assert refused.value.message_dict["repository"] == [
         "Write it as owner/name, e.g. meta-llama/Llama-3.1-70B."
     ]
+
+
+def test_the_lede_states_the_guides_run_in_each_language(client, seeded):
+    expected = {
+        "en": "sequences of 2,048 tokens, a batch of 1 per GPU, LoRA rank 16, gradient "
+        "checkpointing on, 100,000,000 training tokens for 1 epoch.",
+        "de": "Sequenzen von 2.048 Tokens, eine Batch-Größe von 1 pro GPU, LoRA-Rang 16, Gradient "
+        "Checkpointing an, 100.000.000 Trainings-Tokens für 1 Epoche.",
+        "ja": "シーケンス長2,048トークン、GPUあたりのバッチ1、LoRAランク16、"
+        "勾配チェックポイント：オン、学習トークン100,000,000（1エポック）。",
+    }
+    for lang, run in expected.items():
+        lede = text(re.search(r'<p class="lede">.*?</p>', page(client, lang), re.S)[0])
+        assert lede.endswith(run), lang
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.epochs, guide.gradient_checkpointing = 3, False
+    guide.save()
+    lede = text(re.search(r'<p class="lede">.*?</p>', page(client), re.S)[0])
+    assert lede.endswith(
+        "gradient checkpointing off, 100,000,000 training tokens per epoch for 3 epochs."
+    )

@@ -1111,7 +1111,7 @@ def link(f: PageFigures, target: str) -> str:
 )
 def tutorial_link(f: PageFigures) -> str:
     if not (f.guide_slug and f.model_repository):
-        raise MissingFigure("the Hugging Face repository of the guide's model (the tutorial names it)")
+        raise MissingFigure("the Hugging Face repository of the guide's model (for its tutorial)")
     url = reverse("guides:tutorial", kwargs={"slug": f.guide_slug})
     return format_html('<a href="{}">{}</a>', url, show.tutorial_title(f.model_name))
 
