@@ -4,7 +4,7 @@ from django.contrib.sitemaps import Sitemap as DjangoSitemap
 from django.urls import reverse
 
 from guides.models import Guide
-from guides.pages import selectors, site
+from guides.pages import selectors, site, tutorial
 
 
 class Sitemap(DjangoSitemap):
@@ -48,7 +48,7 @@ class GuideSitemap(Sitemap):
 
 class TutorialSitemap(GuideSitemap):
     def items(self):
-        return [guide for guide in super().items() if guide.language_model.repository]
+        return [guide for guide in super().items() if tutorial.has_tutorial(guide)]
 
     def location(self, guide: Guide) -> str:
         return reverse("guides:tutorial", kwargs={"slug": guide.slug})

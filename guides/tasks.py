@@ -32,6 +32,7 @@ from guides.pagecache import http
 from guides.pagecache import signals as pagecache_signals
 from guides.pagecache.versions import checked_once
 from guides.pages import selectors as guide_selectors
+from guides.pages import tutorial
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def canonical_paths() -> list[tuple[str, str]]:
                 *(
                     (language, reverse("guides:tutorial", kwargs={"slug": guide.slug}))
                     for guide in guides
-                    if guide.language_model.repository
+                    if tutorial.has_tutorial(guide)
                 ),
                 *(
                     (language, reverse("guides:compare", kwargs={"first": a, "second": b}))

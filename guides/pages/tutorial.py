@@ -68,14 +68,20 @@ class TutorialPage:
 
 
 class NoRepository(LookupError):
-    """The guide's model has no Hugging Face repository on file: no command can name it."""
+    """The guide's model has no Hugging Face repository on file (or one saved around the
+    admin's check): no command can name it."""
+
+
+def has_tutorial(guide: Guide) -> bool:
+    """Whether the guide's model names a repository its commands can download."""
+    return bool(trl_commands.REPOSITORY.match(guide.language_model.repository))
 
 
 def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
     """The tutorial of ``guide`` (from ``selectors.guide_for_page``) with prices as of ``at``,
     for the active language."""
     model = guide.language_model
-    if not model.repository:
+    if not has_tutorial(guide):
         raise NoRepository(model.slug)
     figures = assembly.guide_figures(guide, at=at)
     methods, not_held = [], []

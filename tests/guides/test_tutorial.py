@@ -179,6 +179,8 @@ def test_unknown_draft_and_repositoryless_guides_have_no_tutorial(client, seeded
     assert client.get("/en/guides/no-such-guide/tutorial/").status_code == 404
     Guide.objects.filter(slug=CLONE_8B).update(status=Guide.Status.DRAFT)
     assert client.get(f"/en/guides/{CLONE_8B}/tutorial/").status_code == 404
+    LanguageModel.objects.filter(slug="llama-3.1-70b").update(repository="not one; rm -rf /")
+    assert client.get(URL.format("en")).status_code == 404  # written around the admin's check
     LanguageModel.objects.filter(slug="llama-3.1-70b").update(repository="")
     assert client.get(URL.format("de")).status_code == 404
     assert "/tutorial/" not in client.get("/sitemap.xml").content.decode().split(GUIDE_SLUG)[1]

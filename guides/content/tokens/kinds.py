@@ -30,6 +30,7 @@ from guides.content.tokens.registry import (
     registry,
 )
 from pricing.domain import calculations as calc
+from pricing.domain import trl_commands
 from pricing.domain.formatting import trim
 
 WIDE_GAP = Decimal(10)  # [[gap_conclusion]]: a gap of ten times or more decides the start
@@ -1110,7 +1111,7 @@ def link(f: PageFigures, target: str) -> str:
     html=True,
 )
 def tutorial_link(f: PageFigures) -> str:
-    if not (f.guide_slug and f.model_repository):
+    if not (f.guide_slug and trl_commands.REPOSITORY.match(f.model_repository)):
         raise MissingFigure("the Hugging Face repository of the guide's model (for its tutorial)")
     url = reverse("guides:tutorial", kwargs={"slug": f.guide_slug})
     return format_html('<a href="{}">{}</a>', url, show.tutorial_title(f.model_name))
