@@ -55,6 +55,7 @@ PAGES = [
     "/de/guides/best-gpu-for-llama-70b-fine-tuning/",
     # As of a recent day: stored (days longer ago than PAGE_CACHE_PAST_DAYS render each time).
     f"/en/guides/best-gpu-for-llama-70b-fine-tuning/?as_of={date.today() - timedelta(days=2)}",
+    "/en/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/",
     "/ja/gpus/",
     "/en/vram/",
     "/en/vram/?params=405",

@@ -21,6 +21,7 @@ from ..conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_page
 CACHED = [
     "/en/",
     f"/en/guides/{GUIDE_SLUG}/",
+    f"/ja/guides/{GUIDE_SLUG}/tutorial/",
     f"/de/guides/{GUIDE_SLUG}/?as_of=2026-11-25",  # as of a recent day: stored
     "/ja/gpus/",
     "/en/gpus/?as_of=2026-11-25",
