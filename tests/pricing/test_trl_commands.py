@@ -58,7 +58,8 @@ def command(method: Method, num_gpus: int = 1, **changes) -> trl.SftCommand:
     ids=["qlora-1", "qlora-8", "lora-1", "lora-8", "full-8bit-8", "full-adamw-1"],
 )
 def test_each_method_on_one_and_on_eight_gpus(method, num_gpus, argv):
-    assert command(method, num_gpus).argv == argv
+    built = command(method, num_gpus)
+    assert (built.argv, built.method, built.num_gpus) == (argv, method, num_gpus)
 
 
 def test_the_run_settings_are_the_setups():
@@ -72,6 +73,8 @@ def test_the_run_settings_are_the_setups():
     assert pairs["--activation_checkpointing"] == "false"
     assert pairs["--num_processes"] == "2"
     assert "--bnb_4bit_quant_storage" not in argv  # only QLoRA's 4-bit weights need it
+    assert command(Method.QLORA, 2).value("--bnb_4bit_quant_storage") == "bfloat16"
+    assert command(Method.QLORA, 1).value("--bnb_4bit_quant_storage") is None
 
 
 def test_the_recipe_decides_precision_attention_and_dropout():
@@ -92,7 +95,7 @@ def test_the_recipe_decides_precision_attention_and_dropout():
 def test_what_no_flag_expresses_is_refused():
     with pytest.raises(trl.CommandError, match="no attn_implementation selects sdpa-math"):
         command(Method.QLORA, recipe=replace(MEASURED, attention=Attention.SDPA_MATH))
-    with pytest.raises(trl.CommandError, match="offloading to the CPU"):
+    with pytest.raises(trl.CommandError, match="^offloading to the CPU has no trl sft flag here$"):
         command(Method.FULL_ADAMW, cpu_offload=True)
     for bad in ("llama", "meta-llama/", "/Llama", "a/b/c", "meta llama/x", "-x/y", "a/b; rm -rf"):
         with pytest.raises(trl.CommandError, match="not a Hugging Face repository id"):
@@ -119,8 +122,14 @@ def test_the_timing_command_stops_early_and_keeps_the_accelerate_options_last():
         "--max_steps", "30", "--logging_steps", "10", "--save_strategy", "no",
         "--output_dir", "./timing", *SHARDED,
     ]  # fmt: skip
-    single = trl.timing_command(command(Method.QLORA), output_dir="t")
-    assert "--num_train_epochs" not in single.argv
+    assert (timed.method, timed.num_gpus) == (Method.LORA, 8)
+    single = trl.timing_command(command(Method.FULL_ADAMW), output_dir="t")
+    assert single.argv == [
+        *HEAD, "--optim", "adamw_torch", *TAIL[:6],
+        "--max_steps", "30", "--logging_steps", "10", "--save_strategy", "no",
+        "--output_dir", "t",
+    ]  # fmt: skip
+    assert (single.method, single.num_gpus) == (Method.FULL_ADAMW, 1)
 
 
 def test_bitsandbytes_is_installed_only_for_what_needs_it():
