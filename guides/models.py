@@ -63,6 +63,16 @@ class Guide(ProseTokensMixin, models.Model):
         DRAFT = "draft", _("draft")
         PUBLISHED = "published", _("published")
 
+    # The training run and budget (the admin's "Training assumptions"; a clone copies them).
+    TRAINING_FIELDS = (
+        "seq_len",
+        "micro_batch_size",
+        "gradient_checkpointing",
+        "lora_rank",
+        "training_tokens",
+        "epochs",
+    )
+
     slug = models.SlugField(_("slug"), max_length=120, unique=True)
     title = models.CharField(_("title"), max_length=200)
     question = models.CharField(_("question"), max_length=200, blank=True)

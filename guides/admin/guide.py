@@ -234,14 +234,7 @@ class GuideAdmin(
         (
             _("Training assumptions"),
             {
-                "fields": [
-                    "seq_len",
-                    "micro_batch_size",
-                    "gradient_checkpointing",
-                    "lora_rank",
-                    "training_tokens",
-                    "epochs",
-                ],
+                "fields": list(Guide.TRAINING_FIELDS),
                 "description": _(
                     "The training run this guide's memory estimates assume: tokens per sequence, "
                     "sequences per GPU in each step, whether activations are recomputed, and "

@@ -32,14 +32,6 @@ from pricing.models import LanguageModel
 
 HOURS_STEP = Decimal("0.1")  # CostScenario.hours has one decimal place
 TRANSLATED_GUIDE_FIELDS = ("question", "short_answer", "meta_description")
-COPIED_GUIDE_FIELDS = (
-    "seq_len",
-    "micro_batch_size",
-    "gradient_checkpointing",
-    "lora_rank",
-    "training_tokens",
-    "epochs",
-)
 
 
 class CloneRefused(Exception):
@@ -105,7 +97,7 @@ def clone_guide(
             slug=slug,
             language_model=language_model,
             status=Guide.Status.DRAFT,
-            **{name: getattr(source, name) for name in COPIED_GUIDE_FIELDS},
+            **{name: getattr(source, name) for name in Guide.TRAINING_FIELDS},
         )
         for code, _name in settings.LANGUAGES:
             setattr(guide, f"title_{code}", guide_title_for(language_model, code))
