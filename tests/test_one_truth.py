@@ -3,6 +3,7 @@
 stated run, ``PageFigures.plans``), the same recommendations and alternatives, and the same
 hours and cost per run of the guide's training budget (``PageFigures.runs``)."""
 
+import html
 import re
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -77,6 +78,15 @@ def method_row(body: str, method: str) -> str:
     return re.sub(r"<[^>]+>", "", row)
 
 
+def rent_links(fragment: str) -> list[str]:
+    """Where each rent link of ``fragment`` goes, in order."""
+    return [html.unescape(u) for u in re.findall(r'<a class="rent" href="([^"]+)"', fragment)]
+
+
+def rent_url(run: dict) -> str:
+    return f"https://gpuwithcrypto.com/rent?gpu={run['gpu']}&count={run['count']}"
+
+
 def run_row(body: str, method: str, config: str) -> str:
     """The text of a run's row in the run-cost table."""
     table = re.search(r'<table class="cost runs".*?</table>', body, re.S).group(0)
@@ -141,6 +151,13 @@ def test_every_guide_page_planner_and_api_agree_in_every_language(client, publis
             body = client.get(f"/{lang}/guides/{guide.slug}/").content.decode()
             where = f"{guide.slug} ({lang})"
             assert method_table(body) == recommended, where
+            # a rent link for each recommendation, and the short answer's for QLoRA's first
+            table = re.search(r'<table class="methods".*?</table>', body, re.S).group(0)
+            assert rent_links(table) == [
+                rent_url(r) for m in answer["methods"] for r in m["recommended"]
+            ], where
+            short = body.split('class="short-answer"', 1)[1].split("</section>", 1)[0]
+            assert rent_links(short) == [rent_url(by_method["qlora"]["recommended"][0])], where
             assert fit_table(body) == api_fit_table(answer), where
             for method, configs in recommended.items():
                 planner = client.get(planner_url(lang, guide, method)).content.decode()

@@ -22,6 +22,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from gpuguide.lib import renting
 from guides.content.page_figures import (
     MissingFigure,
     NothingFits,
@@ -32,6 +33,7 @@ from guides.content.page_figures import (
 from guides.content.presentation import (
     beyond_one_host,
     config_label,
+    config_name,
     estimated,
     faq_page_json_ld,
     long_date,
@@ -174,6 +176,8 @@ class Recommended:
     usd_per_hour: Decimal | None
     config: str  # "a100-80gb:1", the page's mark of what it recommends (data-config)
     run: calc.RunPlan | None  # the training budget on it (None: an override it outgrew)
+    rent_url: str  # the house's page that rents it (RENT_URL_TEMPLATE)
+    rent_label: str  # "Rent 1× B200": the link says what it rents
 
 
 @dataclass(frozen=True)
@@ -507,6 +511,8 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
             p.configuration.usd_per_hour,
             f"{p.configuration.gpu.slug}:{p.configuration.count}",
             runs.get(p.configuration),
+            renting.rent_url(p.configuration.gpu.slug, p.configuration.count),
+            rent_label(p.configuration),
         )
         for p in plans
     ]
@@ -524,6 +530,13 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
         estimated(peak),
         peak_on,
     )
+
+
+def rent_label(configuration: calc.Configuration) -> str:
+    """'Rent 1× B200' (ja 'B200 1基をレンタル'): a rent link's text."""
+    return gettext("Rent %(config)s") % {
+        "config": config_name(configuration.count, configuration.gpu.name)
+    }
 
 
 def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:

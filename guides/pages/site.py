@@ -6,7 +6,7 @@ nowhere else, from ``settings.SITE_URL``, never from the request's Host header.
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -33,11 +33,6 @@ def absolute(request: HttpRequest | None, path: str) -> str:
     if urlsplit(path).scheme:  # a static file on a CDN is absolute already
         return path
     return site_url(request) + path
-
-
-def rent_url(gpu: str, count: int) -> str:
-    """The house's page that rents ``count`` GPUs ``gpu`` (our slug): RENT_URL_TEMPLATE filled."""
-    return settings.RENT_URL_TEMPLATE.format(gpu=quote(gpu, safe=""), count=count)
 
 
 def publisher(request: HttpRequest | None, house: Provider | None = None) -> Publisher:

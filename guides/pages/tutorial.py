@@ -16,10 +16,11 @@ from decimal import Decimal
 
 from django.utils.translation import get_language, gettext, ngettext
 
+from gpuguide.lib import renting
 from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, price_dates
 from guides.content.presentation import config_label, config_name, number, word_list
 from guides.models import Guide
-from guides.pages import assembly, site
+from guides.pages import assembly
 from pricing.domain import calculations as calc
 from pricing.domain import trl_commands
 from pricing.domain.throughput import SECONDS_PER_HOUR
@@ -126,7 +127,7 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
         label=config_label(configuration.count, configuration.gpu.name),
         noun=config_name(configuration.count, configuration.gpu.name),
         override=figures.is_override(method),
-        rent_url=site.rent_url(configuration.gpu.slug, configuration.count),
+        rent_url=renting.rent_url(configuration.gpu.slug, configuration.count),
         command=command,
         timing_command=trl_commands.timing_command(command, output_dir=TIMING_DIR),
         run=run,

@@ -285,10 +285,13 @@ def _what_to_rent(row: MethodSummaryRow) -> str:
     return mark_safe(
         format_html("<br>{}", separator.lstrip()).join(
             format_html(
-                '<span class="nowrap" data-config="{}">{}</span>{}',
+                '<span class="nowrap" data-config="{}">{}</span>{} '
+                '<a class="rent" href="{}">{}</a>',
                 option.config,
                 option.label,
                 presentation.parenthesized(_option_prices(option)),
+                option.rent_url,
+                option.rent_label,
             )
             for option in row.recommended
         )

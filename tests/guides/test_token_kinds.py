@@ -193,6 +193,35 @@ KINDS = [
     ),
     ("[[compare_link h100 h999]]", MISSING, SAME, SAME),
     ("[[tutorial_link]]", MISSING, SAME, SAME),  # off a guide page: no guide to link
+    # rent: the recommendation (or its alternative) at RENT_URL_TEMPLATE, saying what it rents
+    (
+        "[[rent qlora]]",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=1">'
+        "Rent 1× B200</a>",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=1">'
+        "1× B200 mieten</a>",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=1">'
+        "B200 1基をレンタル</a>",
+    ),
+    (
+        "[[rent full-adamw first]]",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8">'
+        "Rent 8× B200</a>",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8">'
+        "8× B200 mieten</a>",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8">'
+        "B200 8基をレンタル</a>",
+    ),
+    (
+        "[[rent lora alternative]]",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8">'
+        "Rent 8× B200</a>",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8">'
+        "8× B200 mieten</a>",
+        '<a class="rent" href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8">'
+        "B200 8基をレンタル</a>",
+    ),
+    ("[[rent full-adamw alternative]]", MISSING, SAME, SAME),  # nothing else holds it
     # longest_sequence: each recommendation at the guide's micro-batch
     (
         "[[longest_sequence qlora]]",

@@ -240,20 +240,20 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
         # the cheapest run of 100 million tokens: one B200 (1,596 tokens/s, 17.4 h, $80.24)
         # before one A100 80GB ($0.92 an hour but 120.3 h: $110.63); the fastest: eight B200s
         ("de", "QLoRA (4-Bit-Basis)", "Mieten",
-         "1× B200 (4,61 $/Stunde, 80,24 $ für einen Lauf von 17,4 h) oder 8× B200 "
-         "(36,88 $/Stunde, 86,94 $ für einen Lauf von 2,4 h)"),
+         "1× B200 (4,61 $/Stunde, 80,24 $ für einen Lauf von 17,4 h) 1× B200 mieten oder 8× B200 "
+         "(36,88 $/Stunde, 86,94 $ für einen Lauf von 2,4 h) 8× B200 mieten"),
         ("de", "Vollständiges Fine-Tuning, AdamW", "Mieten",
-         "8× B200 (36,88 $/Stunde, 159,05 $ für einen Lauf von 4,3 h)"),
+         "8× B200 (36,88 $/Stunde, 159,05 $ für einen Lauf von 4,3 h) 8× B200 mieten"),
         ("de", "LoRA (BF16-Basis)", "Mieten",
-         "1× B200 (4,61 $/Stunde, 76,22 $ für einen Lauf von 16,5 h) oder 8× B200 "
-         "(36,88 $/Stunde, 102,00 $ für einen Lauf von 2,8 h)"),
+         "1× B200 (4,61 $/Stunde, 76,22 $ für einen Lauf von 16,5 h) 1× B200 mieten oder 8× B200 "
+         "(36,88 $/Stunde, 102,00 $ für einen Lauf von 2,8 h) 8× B200 mieten"),
         ("ja", "LoRA（BF16ベース）", "レンタル",
-         "B200を1基 （$4.61/時間、16.5時間の実行で$76.22） または B200を8基 "
-         "（$36.88/時間、2.8時間の実行で$102.00）"),  # tags (<br> too) read as spaces
+         "B200を1基 （$4.61/時間、16.5時間の実行で$76.22） B200 1基をレンタル または B200を8基 "
+         "（$36.88/時間、2.8時間の実行で$102.00） B200 8基をレンタル"),  # tags read as spaces
         # eight H200s cost less an hour ($24.56) but take 9.1 h: $224.27 against $158.24
         ("de", "Vollständiges Fine-Tuning, 8-Bit-Adam", "Mieten",
-         "8× B200 (36,88 $/Stunde, 158,24 $ für einen Lauf von 4,3 h) oder 8× H200 "
-         "(24,56 $/Stunde, 224,27 $ für einen Lauf von 9,1 h)"),
+         "8× B200 (36,88 $/Stunde, 158,24 $ für einen Lauf von 4,3 h) 8× B200 mieten oder 8× H200 "
+         "(24,56 $/Stunde, 224,27 $ für einen Lauf von 9,1 h) 8× H200 mieten"),
     ],
 )  # fmt: skip
 def test_methods_table_cells(client, seeded, lang, row, column, value):

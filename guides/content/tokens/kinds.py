@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from gpuguide.lib import renting
 from guides.content import presentation as show
 from guides.content.page_figures import MissingFigure, NothingFits, PageFigures
 from guides.content.tokens.registry import (
@@ -573,6 +574,27 @@ def _described(config: calc.Configuration, detail: str) -> str:
         "gpus": words,
         "price": show.usd(config.usd_per_hour),
     }
+
+
+@registry.kind(
+    "rent",
+    required=(METHOD,),
+    optional=(Choice(("first", "alternative")),),
+    example="[[rent qlora]]",
+    help=_(
+        "a link that rents a method's recommended configuration at our rental site: first "
+        "(default) or alternative: Rent 1× B200"
+    ),
+    html=True,
+)
+def rent(f: PageFigures, method: str, which: str = "first") -> str:
+    configurations = f.recommended(method)  # NothingFits: nothing to rent, the renderer says so
+    if which == "alternative" and len(configurations) < 2:
+        raise MissingFigure(f"a second configuration that holds {method}")
+    config = configurations[1 if which == "alternative" else 0]
+    label = gettext("Rent %(config)s") % {"config": show.config_name(config.count, config.gpu.name)}
+    url = renting.rent_url(config.gpu.slug, config.count)
+    return format_html('<a class="rent" href="{}">{}</a>', url, label)
 
 
 @registry.kind(
