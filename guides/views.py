@@ -217,6 +217,7 @@ def _vram(request: HttpRequest) -> HttpResponse:
             asked_params_billion=asked, methods=methods, language_models=models
         ),
         "plan": planner.plan(form.planner_request(), at=at) if wants_plan else None,
+        "answered": valid,  # the answer first, the form folded under it
         "as_of": at,
         **meta.vram(methods),
     }

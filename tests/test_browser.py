@@ -129,6 +129,30 @@ def test_the_planner_answers_bad_input_in_place_then_plans(page, site):
     assert "19.3\u00a0h*" in h200 and "$59.30" in h200  # trl's recipe: derived, marked *
 
 
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_planners_answer_comes_first_focused_and_in_view(page, site, viewport):
+    """After "Estimate" the answer's heading has the focus (a screen reader reads it) in the
+    top third of the window, and the form it answers is folded under it."""
+    _open(page, f"{site}/en/vram/", viewport)
+    page.get_by_label("Model on file").select_option("llama-3.1-70b")
+    page.get_by_role("button", name="Estimate").click()
+    page.wait_for_load_state()
+    focused = page.evaluate(
+        "[document.activeElement.id, document.activeElement.getBoundingClientRect().top]"
+    )
+    assert focused[0] == "plan-heading"
+    assert 0 <= focused[1] < viewport["height"] / 3
+    assert page.locator("details.planner-fold").get_attribute("open") is None
+    assert not page.get_by_role("button", name="Estimate").is_visible()
+    page.get_by_text("Change the model or the run").click()
+    assert page.get_by_role("button", name="Estimate").is_visible()
+    # A size alone is answered by the rules' table, which comes first and takes the focus.
+    _open(page, f"{site}/en/vram/?params=405", viewport)
+    assert page.evaluate("document.activeElement.getAttribute('aria-labelledby')") == (
+        "vram-caption"
+    )
+
+
 @pytest.mark.parametrize("lang", ["en", "de", "ja"])
 @pytest.mark.parametrize(("name", "path", "status"), PUBLIC_PAGES)
 def test_no_table_is_wider_than_a_phone_and_no_page_scrolls_sideways(
