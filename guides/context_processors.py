@@ -1,18 +1,30 @@
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
 
 from guides.models import LegalPage
-from guides.pages import site
+from guides.pages import reference_data, site
 
 
 def public_face(request: HttpRequest) -> dict:
     """The site's name and address, contact and legal pages: what every page's frame shows.
 
-    No query: the legal pages are linked by kind (each kind is seeded).
+    The footer links only the legal pages the company has reviewed: read when the footer is
+    drawn (a cached read), so a page without the site's frame (the API's docs) reads nothing;
+    with the database down it links none, and the outage page still renders.
     """
     return {
         "site_name": settings.SITE_NAME,
         "site_url": site.site_url(request),
         "contact_email": settings.CONTACT_EMAIL,
-        "legal_kinds": LegalPage.Kind.choices,
+        "legal_kinds": SimpleLazyObject(_reviewed_legal_pages),
     }
+
+
+def _reviewed_legal_pages() -> list[tuple[str, str]]:
+    try:
+        reviewed = reference_data.legal_page_kinds()
+    except DatabaseError:
+        reviewed = []
+    return [(kind, name) for kind, name in LegalPage.Kind.choices if kind in reviewed]

@@ -253,7 +253,8 @@ def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
 @cache_public_page
 def legal(request: HttpRequest, kind: str) -> HttpResponse:
     try:
-        page = selectors.legal_page(kind=kind)
+        # Not public until the company has reviewed it; staff see it with a notice.
+        page = selectors.legal_page(kind=kind, include_unreviewed=request.user.is_staff)
     except LegalPage.DoesNotExist:
         raise Http404(_("No such page.")) from None
     context = {"legal": page, **meta.legal(request, page)}

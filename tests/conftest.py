@@ -412,6 +412,35 @@ def site(django_db_setup, django_db_blocker):
         server.thread.terminate()
 
 
+@pytest.fixture(scope="module")
+def legal_pages_reviewed(django_db_setup, django_db_blocker):
+    """The seed's legal pages as if the company had reviewed them (visitors see only those),
+    for a module of browser tests on the shared live server; put back afterwards. Saved one by
+    one, so that the page cache and the footer's cached read see the change."""
+    from guides.models import LegalPage
+
+    def mark(reviewed: bool) -> None:
+        with django_db_blocker.unblock():
+            for page in LegalPage.objects.all():
+                page.reviewed = reviewed
+                page.save()
+
+    mark(True)
+    yield
+    mark(False)
+
+
+def review_legal_pages() -> None:
+    """The same inside one test's database transaction, committed as a request would (so the
+    test's own later writes replace the tokens again)."""
+    from guides.models import LegalPage
+
+    for page in LegalPage.objects.all():
+        page.reviewed = True
+        page.save()
+    as_if_committed()
+
+
 def staff_cookie(site: str, django_db_blocker, *, username: str, role: str) -> dict:
     """A signed-in staff member's session cookie for the live server, in the ``role`` group.
 

@@ -156,7 +156,7 @@ def test_the_planners_answer_comes_first_focused_and_in_view(page, site, viewpor
 @pytest.mark.parametrize("lang", ["en", "de", "ja"])
 @pytest.mark.parametrize(("name", "path", "status"), PUBLIC_PAGES)
 def test_no_table_is_wider_than_a_phone_and_no_page_scrolls_sideways(
-    page, site, lang, name, path, status
+    page, site, legal_pages_reviewed, lang, name, path, status
 ):
     assert _open(page, site + path.format(lang=lang), PHONE, status=status) == []
     _fits_the_phone(page, f"{name}-{lang}")

@@ -47,7 +47,7 @@ def axe_page(axe_script, browser):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_public_page_passes_axe_core(axe_page, site, lang):
+def test_every_public_page_passes_axe_core(axe_page, site, legal_pages_reviewed, lang):
     """WCAG checks of axe-core on every public page (desktop width), 0 violations."""
     axe_page.set_viewport_size(DESKTOP)
     found = {}

@@ -47,6 +47,10 @@ STALE_RECOMMENDATION = gettext_lazy(
     "“%(guide)s”: for %(method)s, a run on %(best)s now costs less than on the recommended "
     "%(recommended)s, and it fits."
 )
+UNREVIEWED_LEGAL_PAGE = gettext_lazy(
+    "Before launch: the %(page)s has not been reviewed by the company, so visitors get a 404 "
+    "and the footer does not link it."
+)
 GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: %(problem)s")
 NOTHING_STALE = gettext_lazy("Nothing is stale: %(topics)s are up to date.")
 UP_TO_DATE_TOO = gettext_lazy("Checked and up to date: %(topics)s.")
@@ -130,6 +134,17 @@ def stale_translation_warnings() -> list[DashboardWarning]:
     ]
 
 
+def legal_page_warnings() -> list[DashboardWarning]:
+    """Each legal page the company has not reviewed: a blocker before launch."""
+    return [
+        DashboardWarning(
+            UNREVIEWED_LEGAL_PAGE % {"page": page.get_kind_display()},
+            reverse("admin:guides_legalpage_change", args=[page.pk]),
+        )
+        for page in guide_selectors.unreviewed_legal_pages()
+    ]
+
+
 def guide_check_warnings(today: date) -> list[DashboardWarning]:
     """Each published guide's problems as of today (``guides.editorial.checks``): a price change
     can make a sentence untrue or an editor's recommendation wrong; each names the guide and
@@ -206,6 +221,13 @@ def _topics(today: date, *, may_record: bool) -> list[Topic]:
             _("translations"),
             "guides.view_guide",
             stale_translation_warnings,
+        ),
+        Topic(
+            "legal",
+            _("Legal pages"),
+            _("legal pages"),
+            "guides.view_legalpage",
+            legal_page_warnings,
         ),
         Topic(
             "guides",

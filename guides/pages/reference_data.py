@@ -7,6 +7,7 @@ rules and components, hour blocks and facts, identical for every page and visito
 from __future__ import annotations
 
 from guides.pagecache.reads import cached_site_wide
+from guides.pages import selectors as guide_selectors
 from pricing import selectors
 from pricing.models import LanguageModel, Provider
 
@@ -34,6 +35,11 @@ def hour_blocks() -> list[int]:
 
 def facts() -> dict[str, selectors.FactValue]:
     return cached_site_wide("facts", selectors.facts)
+
+
+def legal_page_kinds() -> list[str]:
+    """The legal pages the company has reviewed, by kind: what the footer links."""
+    return cached_site_wide("legal-pages", guide_selectors.legal_page_kinds)
 
 
 def language_models() -> list[LanguageModel]:

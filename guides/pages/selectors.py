@@ -154,13 +154,23 @@ def guide_is_published(*, slug: str) -> bool:
     return Guide.objects.published().filter(slug=slug).exists()
 
 
-def legal_page(*, kind: str) -> LegalPage:
-    """Raises LegalPage.DoesNotExist."""
-    return LegalPage.objects.get(kind=kind)
+def legal_page(*, kind: str, include_unreviewed: bool = False) -> LegalPage:
+    """Raises LegalPage.DoesNotExist; one the company has not reviewed only for staff."""
+    pages = (
+        LegalPage.objects.all() if include_unreviewed else LegalPage.objects.filter(reviewed=True)
+    )
+    return pages.get(kind=kind)
 
 
 def legal_page_kinds() -> list[str]:
-    return list(LegalPage.objects.order_by("kind").values_list("kind", flat=True))
+    """The legal pages visitors may read: those the company has reviewed."""
+    return list(
+        LegalPage.objects.filter(reviewed=True).order_by("kind").values_list("kind", flat=True)
+    )
+
+
+def unreviewed_legal_pages() -> list[LegalPage]:
+    return list(LegalPage.objects.filter(reviewed=False).order_by("kind"))
 
 
 def published_guides_with_configurations() -> list[Guide]:

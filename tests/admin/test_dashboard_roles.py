@@ -16,7 +16,7 @@ from guides.editorial.dashboard import dashboard_for
 from pricing.models import Provider, Source
 from pricing.services import price_check_record
 
-from ..conftest import SEED_DAY, TODAY
+from ..conftest import SEED_DAY, TODAY, review_legal_pages
 
 ADMIN = "/en/admin/"
 STALE = [
@@ -30,6 +30,13 @@ FRESH_DAY = SEED_DAY + timedelta(days=30)  # every price exactly 30 days old: no
 def _limits(settings):
     settings.PRICE_STALE_AFTER_DAYS = 30
     settings.SOURCE_STALE_AFTER_MONTHS = 12
+
+
+@pytest.fixture(autouse=True)
+def _legal_pages_reviewed(seeded):
+    """The seed's legal pages are drafts, a blocker on the Administrators' dashboard (tested in
+    test_public_face.py); these tests are about the rest."""
+    review_legal_pages()
 
 
 @pytest.fixture
@@ -66,12 +73,12 @@ def _shown(user, day=TODAY) -> tuple[dict[str, list[tuple[str, str]]], str]:
         (
             "administrator",
             "/en/admin/pricing/pricecheck/add/?provider=",
-            "Checked and up to date: sources, translations, and published guides.",
+            "Checked and up to date: sources, translations, legal pages, and published guides.",
         ),
         (
             "superuser",
             "/en/admin/pricing/pricecheck/add/?provider=",
-            "Checked and up to date: sources, translations, and published guides.",
+            "Checked and up to date: sources, translations, legal pages, and published guides.",
         ),
     ],
 )
@@ -98,7 +105,8 @@ def _provider_pks() -> list[int]:
         ("recorder", "Nothing is stale: prices and sources are up to date."),
         (
             "administrator",
-            "Nothing is stale: prices, sources, translations, and published guides are up to date.",
+            "Nothing is stale: prices, sources, translations, legal pages, and published guides "
+            "are up to date.",
         ),
     ],
 )

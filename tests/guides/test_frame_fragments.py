@@ -8,7 +8,7 @@ import pytest
 from gpuguide.lib import cache_tags
 from guides.pagecache import fragments, memory
 
-from ..conftest import GUIDE_SLUG, forget_cached_pages
+from ..conftest import GUIDE_SLUG, forget_cached_pages, review_legal_pages
 
 GUIDE = f"/de/guides/{GUIDE_SLUG}/"
 NOTE = "Die Zahlen sind Planungsregeln"  # the footer's note on pages that cite sources
@@ -70,6 +70,7 @@ def test_the_footer_is_kept_per_what_it_shows(client, seeded, rendered_frames):
     assert NOTE in uncached(client, GUIDE)
     rendered_frames.clear()
 
+    review_legal_pages()
     legal = uncached(client, "/de/legal/imprint/")
 
     assert rendered_frames == ["header", "footer"]

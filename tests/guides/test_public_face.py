@@ -16,7 +16,7 @@ from guides.models import ComparisonPair, Guide, LegalPage
 from pricing.models import Gpu
 from pricing.services import price_check_record
 
-from ..conftest import GUIDE_SLUG, SEED_DAY, TODAY
+from ..conftest import GUIDE_SLUG, SEED_DAY, TODAY, review_legal_pages
 
 LANGS = ["en", "de", "ja"]
 COMPARE = "/{lang}/compare/h100-vs-a100-80gb/"
@@ -123,6 +123,7 @@ def test_the_sitemap_lists_only_published_comparisons(client):
 
 
 def test_every_page_has_its_own_title_and_description_in_each_language(client):
+    review_legal_pages()
     titles, descriptions = {}, {}
     for lang in LANGS:
         for path in PUBLIC_PAGES:
@@ -308,14 +309,39 @@ def test_cited_sources_sentence_only_where_sources_are_cited(client, path, cites
         ("ja", ["運営者情報", "プライバシーポリシー", "利用規約"]),
     ],
 )
-def test_legal_pages_are_translated_and_say_they_await_review(client, lang, titles):
+def test_legal_pages_are_public_only_once_reviewed(client, admin_user, lang, titles):
+    """The seed's drafts ("to be completed") answer 404 to visitors and are not linked; staff
+    read them with the draft notice; reviewed, they are public, linked and without it."""
+    footer = body(client.get(f"/{lang}/")).split('<footer class="site-footer">')[1]
+    assert "/legal/" not in footer
+    assert 'href="mailto:support@gpuwithcrypto.com"' in footer
+    for kind in ["imprint", "privacy", "terms"]:
+        assert client.get(f"/{lang}/legal/{kind}/").status_code == 404
+    assert "/legal/" not in body(client.get("/sitemap.xml"))
+    client.force_login(admin_user)
+    draft = body(client.get(f"/{lang}/legal/imprint/"))
+    assert f"<h1>{titles[0]}</h1>" in draft and 'class="draft-banner"' in draft
+    client.logout()
+    review_legal_pages()
     footer = body(client.get(f"/{lang}/")).split('<footer class="site-footer">')[1]
     for kind, title in zip(["imprint", "privacy", "terms"], titles, strict=True):
         assert f'href="/{lang}/legal/{kind}/"' in footer
         response = client.get(f"/{lang}/legal/{kind}/")
         assert f"<h1>{title}</h1>" in body(response)
-        assert 'class="draft-banner"' in body(response)
-    assert 'href="mailto:support@gpuwithcrypto.com"' in footer
+        assert 'class="draft-banner"' not in body(response)
+        assert f"/{lang}/legal/{kind}/" in body(client.get("/sitemap.xml"))
+
+
+def test_the_dashboard_names_each_unreviewed_legal_page_as_a_blocker(seeded):
+    from guides.editorial.dashboard import legal_page_warnings
+
+    assert [w.message for w in legal_page_warnings()] == [
+        f"Before launch: the {name} has not been reviewed by the company, so visitors get a 404 "
+        "and the footer does not link it."
+        for name in ("Imprint", "Privacy notice", "Terms of use")
+    ]
+    review_legal_pages()
+    assert legal_page_warnings() == []
 
 
 def test_a_reviewed_legal_page_drops_its_draft_note_and_escapes_editor_text(client):
@@ -330,6 +356,7 @@ def test_a_reviewed_legal_page_drops_its_draft_note_and_escapes_editor_text(clie
 
 def test_an_unknown_legal_page_is_a_404(client):
     assert client.get("/en/legal/cookies/").status_code == 404
+    review_legal_pages()
     LegalPage.objects.filter(kind="privacy").delete()
     assert client.get("/en/legal/privacy/").status_code == 404
     assert "/legal/privacy/" not in body(client.get("/sitemap.xml"))
