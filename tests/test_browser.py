@@ -204,6 +204,18 @@ def test_nothing_is_cut_off_on_any_page_from_320_to_1920_px(page, site, legal_pa
             assert page.evaluate(CUT_OFF) == [], f"{url} at {width} px"
 
 
+def test_chart_labels_are_at_least_12_px_on_any_screen(page, site):
+    """The charts scale with their column: on a phone their labels are drawn larger, and
+    spaced for it, so that no label is under 12 px on the screen."""
+    _open(page, f"{site}/de/gpus/", DESKTOP)
+    smallest = """() => Math.min(...[...document.querySelectorAll(".chart > svg")].flatMap(svg =>
+      [...svg.querySelectorAll("text")].filter(t => t.getBoundingClientRect().width > 0).map(t =>
+        parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width / 360)))"""
+    for width in (320, 390, 820, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate(smallest) >= 11.95, f"{width} px"
+
+
 def test_a_tutorials_commands_scroll_inside_their_box_and_copy_as_printed(page, site):
     """On a phone a command is wider than the screen: its box scrolls, the page does not, and
     what a visitor selects is the command line by line, continuation backslashes and all."""

@@ -3,8 +3,10 @@
 A chart holds one GPU's price per GPU-hour at several providers on shared axes: dates across,
 US dollars up from zero, so a 7.6 % rise looks like one. Each price holds until the next check
 changed it, hence steps: a horizontal run at each price, a vertical jump on the day it changed,
-and the last price carried to the chart's end (today, or the as-of day). Everything here is
-numbers and dates; the template formats the labels for the visitor's language.
+and the last price carried to the chart's end (today, or the as-of day). A provider checked
+once so far is a dot on the same axes: one check says nothing of how long its price held.
+Everything here is numbers and dates; the template formats the labels for the visitor's
+language.
 """
 
 from __future__ import annotations
@@ -25,7 +27,11 @@ PLOT_HEIGHT = HEIGHT - TOP - BOTTOM
 MAX_INTERVALS = 4  # price gridlines above zero, at most
 NICE_STEPS = (Decimal(1), Decimal(2), Decimal("2.5"), Decimal(5))
 LABEL_WIDTH = Decimal(76)  # chart units a date label takes ("Dec 30, 2026" at 12px), at most
-MIN_TICK_GAP = LABEL_WIDTH + 8  # between two centred date labels, so that they never touch
+# On a phone the labels are drawn larger (at least 12 px on the screen, site.css), so a phone
+# gets a sparser set of date labels of its own: this wide each.
+PHONE_LABEL_WIDTH = Decimal(105)  # at 16.5px
+LABEL_GAP = Decimal(8)  # between two date labels, so that they never touch
+MIN_TICK_GAP = LABEL_WIDTH + LABEL_GAP
 TENTH = Decimal("0.1")
 
 
@@ -59,6 +65,11 @@ class DrawnSeries:
     def last(self) -> ChartPoint:
         return self.points[-1]
 
+    @property
+    def single(self) -> bool:
+        """One check so far: drawn as a dot, no line (nothing says how long the price held)."""
+        return len(self.points) == 1
+
 
 @dataclass(frozen=True)
 class DateTick:
@@ -77,6 +88,7 @@ class PriceTick:
 class StepChart:
     series: list[DrawnSeries]
     date_ticks: list[DateTick]
+    phone_date_ticks: list[DateTick]  # the same, spaced for a phone's larger labels
     price_ticks: list[PriceTick]
     start: date
     end: date
@@ -166,12 +178,13 @@ def step_chart(series: list[Series], *, end: date) -> StepChart | None:
         if not s.points:
             continue
         points = [ChartPoint(x_of(on), y_of(usd), on, usd) for on, usd in s.points]
-        drawn.append(
-            DrawnSeries(s.name, s.house, index, points, step_path(points, end_x), dots_path(points))
-        )
+        path = step_path(points, end_x) if len(points) > 1 else ""
+        drawn.append(DrawnSeries(s.name, s.house, index, points, path, dots_path(points)))
+    checks = sorted({p.on for s in drawn for p in s.points})
     return StepChart(
         series=drawn,
-        date_ticks=date_ticks(start, end, sorted({p.on for s in drawn for p in s.points}), x_of),
+        date_ticks=date_ticks(start, end, checks, x_of),
+        phone_date_ticks=date_ticks(start, end, checks, x_of, label_width=PHONE_LABEL_WIDTH),
         price_ticks=[PriceTick(y_of(usd), usd) for usd in ticks],
         start=start,
         end=end,
@@ -179,28 +192,31 @@ def step_chart(series: list[Series], *, end: date) -> StepChart | None:
 
 
 def date_ticks(
-    start: date, end: date, checks: list[date], x_of: Callable[[date], Decimal]
+    start: date,
+    end: date,
+    checks: list[date],
+    x_of: Callable[[date], Decimal],
+    *,
+    label_width: Decimal = LABEL_WIDTH,
 ) -> list[DateTick]:
     """The first check and the end, plus each check day whose label keeps clear of the labels
-    chosen (the first is drawn from its tick rightwards, the end leftwards, others centred)."""
+    chosen (the first is drawn from its tick rightwards, the end leftwards, others centred),
+    each label ``label_width`` wide."""
     chosen = [DateTick(x_of(start), start, "start")]
     if end != start:
         chosen.append(DateTick(x_of(end), end, "end"))
     for on in checks:
         tick = DateTick(x_of(on), on, "middle")
-        if all(_apart(tick, other) for other in chosen):
+        if all(_apart(tick, other, label_width) for other in chosen):
             chosen.append(tick)
     return sorted(chosen, key=lambda tick: tick.x)
 
 
-def _extent(tick: DateTick) -> tuple[Decimal, Decimal]:
-    left = {"start": 0, "middle": LABEL_WIDTH / 2, "end": LABEL_WIDTH}[tick.anchor]
-    return tick.x - left, tick.x - left + LABEL_WIDTH
+def _extent(tick: DateTick, width: Decimal) -> tuple[Decimal, Decimal]:
+    left = {"start": 0, "middle": width / 2, "end": width}[tick.anchor]
+    return tick.x - left, tick.x - left + width
 
 
-def _apart(a: DateTick, b: DateTick) -> bool:
-    (a_left, a_right), (b_left, b_right) = _extent(a), _extent(b)
-    return (
-        a_left >= b_right + MIN_TICK_GAP - LABEL_WIDTH
-        or b_left >= a_right + MIN_TICK_GAP - LABEL_WIDTH
-    )
+def _apart(a: DateTick, b: DateTick, width: Decimal) -> bool:
+    (a_left, a_right), (b_left, b_right) = _extent(a, width), _extent(b, width)
+    return a_left >= b_right + LABEL_GAP or b_left >= a_right + LABEL_GAP

@@ -72,6 +72,12 @@ def series_description(series: DrawnSeries) -> str:
     """A chart line in words, as long for a year of daily changes as for three: its prices
     from each day, or how many since when, their range and the latest DESCRIBED_STEPS."""
     provider, points = provider_name(series), series.points
+    if series.single:
+        return gettext("%(provider)s: one check so far, %(price)s on %(date)s.") % {
+            "provider": provider,
+            "price": presentation.usd(series.last.usd),
+            "date": presentation.long_date(series.last.on),
+        }
     latest = price_steps(points[-DESCRIBED_STEPS:])
     if len(points) <= DESCRIBED_STEPS:
         return gettext("%(provider)s: %(steps)s.") % {"provider": provider, "steps": latest}
@@ -86,6 +92,17 @@ def series_description(series: DrawnSeries) -> str:
         "low": presentation.usd(min(prices)),
         "high": presentation.usd(max(prices)),
         "steps": latest,
+    }
+
+
+@register.filter
+def legend_entry(series: DrawnSeries) -> str:
+    """A legend's words for a line: the provider, and for a single check its day."""
+    if not series.single:
+        return provider_name(series)
+    return gettext("%(provider)s: one check so far (%(date)s)") % {
+        "provider": provider_name(series),
+        "date": presentation.medium_date(series.last.on),
     }
 
 

@@ -98,7 +98,9 @@ def test_a_chart_ends_today_or_on_its_last_check_and_needs_one_price():
     assert step_chart([Series("Ours", True, [])], end=NOV29) is None
     only_today = step_chart([Series("Ours", True, [(NOV29, D("2.32"))])], end=NOV29)
     assert [(t.x, t.on) for t in only_today.date_ticks] == [(LEFT, NOV29)]
-    assert only_today.series[0].path == "M56.0 58.6 H346.0"  # across the plot, $2.32 of $3
+    assert only_today.series[0].path == ""  # one check: a dot, no line
+    assert only_today.series[0].dots == "M56.0 58.6h0"  # $2.32 of $3
+    assert only_today.series[0].single
     later = step_chart([Series("Ours", True, [(NOV29, D("1"))])], end=OCT29)
     assert later.end == NOV29  # an as-of day never cuts off a price
 

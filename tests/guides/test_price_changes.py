@@ -90,13 +90,15 @@ def test_every_change_is_a_point_of_the_chart(client, twelve_changes):
     [
         ("en", "GPUwithCrypto (ours): 13 prices since October 29, 2026, from $0.92 to $1.00; the "
                "latest $0.92 from November 10, 2026, $1.00 from November 11, 2026, and $0.92 "
-               "from November 12, 2026. Thunder Compute: $1.09 from October 29, 2026."),
+               "from November 12, 2026. Thunder Compute: one check so far, $1.09 on October 29, "
+               "2026."),
         ("de", "GPUwithCrypto (wir): 13 Preise seit 29. Oktober 2026, von 0,92 $ bis 1,00 $; "
                "zuletzt 0,92 $ ab 10. November 2026, 1,00 $ ab 11. November 2026 und 0,92 $ ab "
-               "12. November 2026. Thunder Compute: 1,09 $ ab 29. Oktober 2026."),
+               "12. November 2026. Thunder Compute: bisher eine Prüfung, 1,09 $ am 29. Oktober "
+               "2026."),
         ("ja", "GPUwithCrypto（当社）：2026年10月29日以降13件の価格（$0.92～$1.00）、直近は"
                "2026年11月10日から$0.92、2026年11月11日から$1.00、2026年11月12日から$0.92。 "
-               "Thunder Compute：2026年10月29日から$1.09。"),
+               "Thunder Compute：確認はまだ一度だけ（2026年10月29日、$1.09）。"),
     ],
 )  # fmt: skip
 def test_a_long_line_is_described_by_its_count_range_and_latest_prices(

@@ -448,7 +448,13 @@ def test_gpu_page_lists_specs_prices_blocks_and_history(client, seeded):
     assert blocks[("H100", "Block 10 Std.")] == "22,00 $"
     assert "1. November 2026" in text
     assert "RTX 4090" not in text  # not rented
-    assert response.content.decode().count('<path class="line series-0"') == 5  # one chart each
+    # One chart each. The H100 was checked twice (its new price from November 1): a step line;
+    # the others once so far: a dot and no line (nothing says how long one price held), the
+    # check's day in the legend.
+    page = response.content.decode()
+    assert page.count('<path class="dots series-0"') == 5
+    assert page.count('<path class="line series-0"') == 1
+    assert "GPUwithCrypto (wir): bisher eine Prüfung (29.10.2026)" in text
 
 
 def test_vram_page_applies_the_rules_to_any_size(client, seeded):
@@ -497,7 +503,9 @@ def chart_of(response, gpu: str) -> str:
 
 
 def tick_labels(chart: str) -> list[str]:
-    return [_text(t) for t in re.findall(r'<text class="tick"[^>]*>(.*?)</text>', chart)]
+    """The labels wide screens show: the prices, then the dates (a phone's are spaced apart)."""
+    wide = re.sub(r'<g class="narrow">.*?</g>', "", chart, flags=re.S)
+    return [_text(t) for t in re.findall(r'<text class="tick"[^>]*>(.*?)</text>', wide)]
 
 
 @pytest.fixture
@@ -516,24 +524,24 @@ def a100_rises(seeded):
             ["$0.00", "$0.50", "$1.00", "$1.50", "Oct 29, 2026", "Nov 15, 2026", "Nov 29, 2026"],
             "A100 80GB: price per GPU-hour from October 29, 2026 to November 29, 2026",
             "GPUwithCrypto (ours): $0.92 from October 29, 2026 and $0.99 from November 15, 2026. "
-            "Thunder Compute: $1.09 from October 29, 2026.",
-            ["GPUwithCrypto (ours)", "Thunder Compute"],
+            "Thunder Compute: one check so far, $1.09 on October 29, 2026.",
+            ["GPUwithCrypto (ours)", "Thunder Compute: one check so far (Oct 29, 2026)"],
         ),
         (
             "de",
             ["0,00 $", "0,50 $", "1,00 $", "1,50 $", "29.10.2026", "15.11.2026", "29.11.2026"],
             "A100 80GB: Preis pro GPU-Stunde vom 29. Oktober 2026 bis 29. November 2026",
             "GPUwithCrypto (wir): 0,92 $ ab 29. Oktober 2026 und 0,99 $ ab 15. November 2026. "
-            "Thunder Compute: 1,09 $ ab 29. Oktober 2026.",
-            ["GPUwithCrypto (wir)", "Thunder Compute"],
+            "Thunder Compute: bisher eine Prüfung, 1,09 $ am 29. Oktober 2026.",
+            ["GPUwithCrypto (wir)", "Thunder Compute: bisher eine Prüfung (29.10.2026)"],
         ),
         (
             "ja",
             ["$0.00", "$0.50", "$1.00", "$1.50", "2026/10/29", "2026/11/15", "2026/11/29"],
             "A100 80GB：2026年10月29日から2026年11月29日までのGPU時間あたり価格",
             "GPUwithCrypto（当社）：2026年10月29日から$0.92、2026年11月15日から$0.99。 "
-            "Thunder Compute：2026年10月29日から$1.09。",
-            ["GPUwithCrypto（当社）", "Thunder Compute"],
+            "Thunder Compute：確認はまだ一度だけ（2026年10月29日、$1.09）。",
+            ["GPUwithCrypto（当社）", "Thunder Compute：確認はまだ一度だけ（2026/10/29）"],
         ),
     ],
 )
@@ -554,8 +562,7 @@ def test_price_chart_is_a_step_line_per_provider_with_unlocalized_coordinates(cl
     # From zero ($0 at y=170, $1.50 at y=26): the 7.6 % rise is a 6.7-unit step.
     assert re.findall(r'<path class="line (series-\d)" d="([^"]*)"/>', chart) == [
         ("series-0", "M56.0 81.7 H215.0 V75.0 H346.0"),  # ours, carried on to today
-        ("series-2", "M56.0 65.4 H346.0"),  # Thunder Compute (Massed Compute, 1, has no A100)
-    ]
+    ]  # Thunder Compute (2; Massed Compute, 1, has no A100): one check so far, a dot only
     # A dot at each change: zero-length strokes with round caps, at the steps' corners.
     assert re.findall(r'<path class="dots (series-\d)" d="([^"]*)"/>', chart) == [
         ("series-0", "M56.0 81.7h0M215.0 75.0h0"),
