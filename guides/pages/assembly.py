@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from functools import cached_property
 
 from django.conf import settings
@@ -37,6 +37,7 @@ from guides.content.presentation import (
     estimated,
     faq_page_json_ld,
     long_date,
+    number,
     parenthesized,
 )
 from guides.content.tokens.render import render_plain, render_prose
@@ -59,14 +60,17 @@ def page_figures(
     configurations: Iterable[tuple[str, int]] = (),
     architecture: Architecture | None = None,
     training: TrainingSetup | None = None,
+    ours_only: bool = False,
 ) -> PageFigures:
-    """Prices of every provider, every method's rules, blocks and facts, as of ``at``.
+    """Prices of every provider (``ours_only``: ours alone, so that a competitor's price check
+    leaves the page current), every method's rules, blocks and facts, as of ``at``.
 
     ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: providers
     1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
     the price history.
     """
-    providers, house = reference_data.providers(), reference_data.house_provider()
+    house = reference_data.house_provider()
+    providers = [house] if ours_only else reference_data.providers()
     listings = {
         slug: {g.slug: g for g in gpus}
         for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
@@ -77,7 +81,11 @@ def page_figures(
         house_name=house.name,
         methods={m.slug: m for m in reference_data.method_listings()},
         listings=listings,
-        check_dates=selectors.latest_check_dates(at=at),
+        check_dates=(
+            {house.slug: selectors.latest_check_date(provider=house, at=at)}
+            if ours_only
+            else selectors.latest_check_dates(at=at)
+        ),
         blocks=reference_data.hour_blocks(),
         facts=reference_data.facts(),
         architecture=architecture,
@@ -108,10 +116,21 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True)
+class ModelFit:
+    """How many of each GPU (fewest on one host) hold a published guide's run of a method."""
+
+    model: str
+    method: str
+    first: int | None  # None: no count on one host holds it
+    second: int | None
+
+
+@dataclass(frozen=True)
 class Comparison:
     first: selectors.GpuListing
     second: selectors.GpuListing
     rows: list[ComparisonRow]
+    fits: list[ModelFit] = field(default_factory=list)  # the comparison page's, by guide
 
     @property
     def checked(self) -> PriceDates | None:
@@ -137,17 +156,59 @@ def comparison(a: selectors.GpuListing, b: selectors.GpuListing) -> Comparison:
     )
 
 
+# The price per compute a buyer weighs: our price per hour for this many dense BF16 TFLOPS.
+PER_TFLOPS = Decimal(100)
+
+
 def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Comparison:
-    """The comparison page of two GPUs at our prices; raises MissingFigure for an unknown GPU."""
-    house = reference_data.house_provider()
-    listings = {
-        g.slug: g
-        for g in selectors.gpu_listings_for_provider(provider=house, at=at, slugs=[first, second])
-    }
+    """The comparison page of two GPUs at our prices: their specs, prices and price per
+    compute, and for each published guide's run of each method the fewest of each GPU that
+    hold it (the guides' own estimate). Raises MissingFigure for an unknown GPU."""
+    base = page_figures(params_billion=Decimal(1), at=at, ours_only=True)
     try:
-        return comparison(listings[first], listings[second])
-    except KeyError as missing:
-        raise MissingFigure(f"GPU {missing}") from None
+        a, b = base.listing(first), base.listing(second)
+    except MissingFigure:
+        raise MissingFigure(f"GPU {first} or {second}") from None
+    shown = comparison(a, b)
+    per_compute = [
+        None
+        if g.usd_per_gpu_hour is None
+        else g.usd_per_gpu_hour * PER_TFLOPS / g.bf16_dense_tflops
+        for g in (a, b)
+    ]
+    price_row = ComparisonRow(
+        gettext("Our price per hour for %(tflops)s TFLOPS (BF16, dense)")
+        % {"tflops": number(PER_TFLOPS)},
+        "usd",
+        *(None if v is None else v.quantize(calc.CENT, ROUND_HALF_UP) for v in per_compute),
+        calc.ratio(*per_compute) if all(per_compute) else None,
+    )
+    return replace(shown, rows=[*shown.rows, price_row], fits=_model_fits(base, first, second))
+
+
+def _model_fits(base: PageFigures, first: str, second: str) -> list[ModelFit]:
+    fits = []
+    for guide in guide_selectors.published_guides():
+        figures = replace(
+            base,
+            params_billion=guide.language_model.params_billion,
+            architecture=guide.language_model.architecture,
+            training=guide.training_setup(Method.QLORA),
+        )
+        for method in figures.methods.values():
+            try:
+                counts = [_fewest(figures, method.slug, gpu) for gpu in (first, second)]
+            except MissingFigure:  # a method the estimate does not know
+                continue
+            fits.append(ModelFit(guide.language_model.name, method.name, *counts))
+    return fits
+
+
+def _fewest(figures: PageFigures, method: str, gpu: str) -> int | None:
+    for count in calc.HOST_GPU_COUNTS:
+        if figures.plan(method, figures.configuration(gpu, count)).fits_by_estimate:
+            return count
+    return None
 
 
 # --- the guide page -----------------------------------------------------------------------
