@@ -100,7 +100,8 @@ $(TRL_VENV)/.installed: requirements-trl.txt
 	$(TRL_VENV)/bin/python -m pip install --quiet -r requirements-trl.txt
 	@touch $@
 
-# Full-page screenshots of every page the browser tests open, in screenshots/ (needs chromium).
+# Full-page screenshots of every page the browser tests open, in screenshots/ (ignored; needs
+# chromium): every public page, guide and tutorial at 390 and 1280 px in three languages.
 screenshots: $(VENV)/.installed-dev translations
 	SCREENSHOTS=1 $(BIN)/pytest -m browser
 

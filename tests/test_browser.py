@@ -170,6 +170,16 @@ def _fits_the_phone(page, name: str) -> None:
     _screenshot(page, f"{name}-phone")
 
 
+SCREENSHOT_WIDTHS = (390, 1280)
+
+
+def _shot_name(url: str, site: str) -> str:
+    """'/de/guides/best-gpu-…/tutorial/' -> 'de-guides-best-gpu-…-tutorial'."""
+    path = urlsplit(url.removeprefix(site)).path.strip("/") or "root"
+    query = urlsplit(url).query
+    return (path + ("-" + query if query else "")).replace("/", "-").replace("&", "-")
+
+
 # From the narrowest phone to a wide desktop: the widths where the layout changes (cards up to
 # 50rem, tighter cells up to 64rem) and either side of them.
 WIDTHS = [320, 390, 820, 1024, 1280, 1440, 1920]
@@ -202,6 +212,8 @@ def test_nothing_is_cut_off_on_any_page_from_320_to_1920_px(page, site, legal_pa
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 900})
             assert page.evaluate(CUT_OFF) == [], f"{url} at {width} px"
+            if width in SCREENSHOT_WIDTHS:  # `make screenshots`: every page, phone and desktop
+                _screenshot(page, _shot_name(url, site) + f"-{width}")
 
 
 def test_chart_labels_are_at_least_12_px_on_any_screen(page, site):
