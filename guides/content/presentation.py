@@ -116,6 +116,11 @@ def config_name(count: int, gpu_name: str) -> str:
     }
 
 
+def rent_label(count: int, gpu_name: str) -> str:
+    """A rent link's text, saying what it rents: 'Rent 1× B200' (ja 'B200 1基をレンタル')."""
+    return gettext("Rent %(config)s") % {"config": config_name(count, gpu_name)}
+
+
 def tutorial_title(model_name: str) -> str:
     """The tutorial's title, and the guide's link to it."""
     return gettext("Step-by-step commands: fine-tune %(model)s on a rented GPU") % {

@@ -33,12 +33,12 @@ from guides.content.page_figures import (
 from guides.content.presentation import (
     beyond_one_host,
     config_label,
-    config_name,
     estimated,
     faq_page_json_ld,
     long_date,
     number,
     parenthesized,
+    rent_label,
 )
 from guides.content.tokens.render import render_plain, render_prose
 from guides.models import Guide, Section
@@ -573,7 +573,7 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
             f"{p.configuration.gpu.slug}:{p.configuration.count}",
             runs.get(p.configuration),
             renting.rent_url(p.configuration.gpu.slug, p.configuration.count),
-            rent_label(p.configuration),
+            rent_label(p.configuration.count, p.configuration.gpu.name),
         )
         for p in plans
     ]
@@ -591,13 +591,6 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
         estimated(peak),
         peak_on,
     )
-
-
-def rent_label(configuration: calc.Configuration) -> str:
-    """'Rent 1× B200' (ja 'B200 1基をレンタル'): a rent link's text."""
-    return gettext("Rent %(config)s") % {
-        "config": config_name(configuration.count, configuration.gpu.name)
-    }
 
 
 def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:

@@ -18,7 +18,13 @@ from django.utils.translation import get_language, gettext, ngettext
 
 from gpuguide.lib import renting
 from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, price_dates
-from guides.content.presentation import config_label, config_name, number, word_list
+from guides.content.presentation import (
+    config_label,
+    config_name,
+    number,
+    rent_label,
+    word_list,
+)
 from guides.models import Guide
 from guides.pages import assembly
 from pricing.domain import calculations as calc
@@ -40,6 +46,7 @@ class MethodTutorial:
     noun: str  # "1× B200" (ja "B200 1基"), inside a sentence
     override: bool  # the editor chose it
     rent_url: str
+    rent_label: str  # "Rent 1× B200": the link says what it rents
     command: trl_commands.SftCommand  # the page prints ``command.shell``
     timing_command: trl_commands.SftCommand  # the short run that measures steps per hour
     run: calc.RunPlan | None  # the training budget on it (None: an override it outgrew)
@@ -128,6 +135,7 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
         noun=config_name(configuration.count, configuration.gpu.name),
         override=figures.is_override(method),
         rent_url=renting.rent_url(configuration.gpu.slug, configuration.count),
+        rent_label=rent_label(configuration.count, configuration.gpu.name),
         command=command,
         timing_command=trl_commands.timing_command(command, output_dir=TIMING_DIR),
         run=run,

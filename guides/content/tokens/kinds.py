@@ -592,9 +592,10 @@ def rent(f: PageFigures, method: str, which: str = "first") -> str:
     if which == "alternative" and len(configurations) < 2:
         raise MissingFigure(f"a second configuration that holds {method}")
     config = configurations[1 if which == "alternative" else 0]
-    label = gettext("Rent %(config)s") % {"config": show.config_name(config.count, config.gpu.name)}
     url = renting.rent_url(config.gpu.slug, config.count)
-    return format_html('<a class="rent" href="{}">{}</a>', url, label)
+    return format_html(
+        '<a class="rent" href="{}">{}</a>', url, show.rent_label(config.count, config.gpu.name)
+    )
 
 
 @registry.kind(
