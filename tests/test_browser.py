@@ -216,6 +216,25 @@ def test_nothing_is_cut_off_on_any_page_from_320_to_1920_px(page, site, legal_pa
                 _screenshot(page, _shot_name(url, site) + f"-{width}")
 
 
+@pytest.mark.parametrize(
+    "path", [f"/de/guides/{GUIDE_SLUG}/", f"/ja/guides/{GUIDE_SLUG}/tutorial/"]
+)
+def test_the_contents_stay_in_view_beside_the_text_on_wide_screens(page, site, path):
+    """From 1440 px the contents sit beside the text (which keeps its width) and stay in view
+    while the page scrolls; narrower, they stay above the text."""
+    _open(page, site + path, {"width": 1440, "height": 900})
+    page.mouse.wheel(0, 4000)
+    toc = "document.querySelector('nav.toc').getBoundingClientRect()"
+    page.wait_for_function(f"window.scrollY > 3000 && {toc}.top >= 0 && {toc}.top < 50")
+    assert page.evaluate(
+        f"{toc}.right < document.querySelector('main section').getBoundingClientRect().left"
+    )
+    _open(page, site + path, DESKTOP)
+    page.mouse.wheel(0, 4000)
+    page.wait_for_function("window.scrollY > 3000")
+    assert page.evaluate(f"{toc}.bottom < 0")  # scrolled away with the text
+
+
 def test_chart_labels_are_at_least_12_px_on_any_screen(page, site):
     """The charts scale with their column: on a phone their labels are drawn larger, and
     spaced for it, so that no label is under 12 px on the screen."""
