@@ -235,6 +235,18 @@ def test_the_contents_stay_in_view_beside_the_text_on_wide_screens(page, site, p
     assert page.evaluate(f"{toc}.bottom < 0")  # scrolled away with the text
 
 
+def test_a_table_region_is_a_tab_stop_only_while_it_scrolls(page, site):
+    """On a phone the tables are cards and nothing scrolls: no region is a tab stop there.
+    Squeezed into a narrow box on a wide screen, a table scrolls and its region is one."""
+    regions = "[...document.querySelectorAll('.table-scroll')].map(r => r.tabIndex)"
+    _open(page, f"{site}/de/guides/{GUIDE_SLUG}/", PHONE)
+    assert set(page.evaluate(regions)) == {-1}
+    page.set_viewport_size(DESKTOP)
+    page.evaluate("document.querySelector('.table-scroll').style.width = '200px'")
+    page.evaluate("window.dispatchEvent(new Event('resize'))")
+    assert page.evaluate(regions)[0] == 0
+
+
 def test_chart_labels_are_at_least_12_px_on_any_screen(page, site):
     """The charts scale with their column: on a phone their labels are drawn larger, and
     spaced for it, so that no label is under 12 px on the screen."""
