@@ -96,8 +96,15 @@ def _save_a_draft(staff, site, guide, added: str, button: str = "Save draft") ->
     staff.get_by_role("button", name=button, exact=True).click()
 
 
+# A save or publication renders the guide and runs its checks before it answers: under CI's
+# load (the other worker's browser checks beside it) that has taken over Playwright's 5 s.
+ADMIN_ACTION_MS = 20_000
+
+
 def _message(staff, pattern: str) -> re.Match:
-    expect(staff.locator("ul.messagelist")).to_contain_text(re.compile(pattern))
+    expect(staff.locator("ul.messagelist")).to_contain_text(
+        re.compile(pattern), timeout=ADMIN_ACTION_MS
+    )
     text = staff.locator("ul.messagelist").inner_text()
     return re.search(pattern, text)
 
