@@ -128,8 +128,9 @@ format: $(VENV)/.installed-dev
 messages: $(VENV)/.installed-dev | .env
 	$(PY) manage.py makemessages --locale de --locale ja --no-obsolete --add-location file
 
-# The whole database to backups/gpuguide-<engine>-<UTC time>.<dump|sqlite3> (ARGS="--output PATH"),
-# and back: make restore FILE=backups/... (ARGS=--yes to replace a database that holds data).
+# The whole database to one signed file, backups/gpuguide-<engine>-<UTC time>.tar, keeping the
+# newest BACKUP_KEEP there (ARGS="--output PATH": elsewhere, nothing pruned), and back after its
+# checks: make restore FILE=backups/... (ARGS=--yes to replace a database that holds data).
 backup: $(VENV)/.installed-run | .env
 	$(PY) manage.py backup $(ARGS)
 

@@ -8,7 +8,7 @@ would let them give someone, themselves included, more than their own role allow
 """
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
@@ -17,7 +17,9 @@ from django.contrib.auth.models import Group, User
 from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from accounts import throttling
 from accounts.roles import ADMINISTRATORS, ROLES
 
 SUPERUSER_ONLY_FIELDS = ("is_superuser", "user_permissions")
@@ -64,6 +66,25 @@ class UserAdmin(DjangoUserAdmin):
         ),
     )
     list_filter = ("is_staff", "is_superuser", "is_active", "groups")
+    actions = ["unlock_sign_in"]
+
+    @admin.action(description=_("Unlock sign-in (forget failed attempts)"), permissions=["change"])
+    def unlock_sign_in(self, request, queryset) -> None:
+        """Lift a lockout or slowdown at once, instead of waiting out the cool-off."""
+        users = [user for user in queryset if _may_touch(request, user)]
+        for user in users:
+            throttling.reset_failures(user.get_username())
+            self.log_change(request, user, "Sign-in unlocked: failed attempts forgotten.")
+        self.message_user(
+            request,
+            ngettext(
+                "Sign-in unlocked for %(count)d account.",
+                "Sign-in unlocked for %(count)d accounts.",
+                len(users),
+            )
+            % {"count": len(users)},
+            messages.SUCCESS,
+        )
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

@@ -3,7 +3,7 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from accounts import manual, views
+from accounts import manual, throttling, views
 from accounts.forms import AdminLoginForm
 from accounts.two_factor import must_set_up, second_factor_ok
 
@@ -28,7 +28,13 @@ class AdminSite(admin.AdminSite):
         user = request.user
         if request.method == "GET" and user.is_active and user.is_staff and must_set_up(user):
             return HttpResponseRedirect(reverse("admin:two_factor", current_app=self.name))
-        return super().login(request, extra_context)
+        username = request.POST.get("username", "") if request.method == "POST" else ""
+        if username and (wait := throttling.signin_wait(request, username)):
+            return throttling.slowed_response(request, wait)  # the password is not checked
+        response = super().login(request, extra_context)
+        if username and request.user.is_authenticated:  # signed in just now
+            throttling.remember_browser(response, request.user.get_username())
+        return response
 
     def get_app_list(self, request, app_label=None):
         """Guides first: what editors open most; the other apps in their usual order."""

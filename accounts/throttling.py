@@ -1,32 +1,103 @@
-"""The client address that django-axes counts failed sign-ins against."""
+"""How long a sign-in must wait, and the pages that say so.
 
+django-axes locks the pair (account, address) after ``AXES_FAILURE_LIMIT`` failures, so nobody
+can lock another person out by failing on their account. What axes cannot see, an account
+failing from many addresses or an address failing on many accounts, is slowed here instead:
+each further try waits a little longer (``slowdown_seconds``), and the browser an account last
+signed in from is not slowed for that account at all (a signed "known browser" cookie, as
+OWASP's device cookies), so an attack slows strangers, never the staff member at their desk.
+"""
+
+import math
+from datetime import datetime
+
+from axes.models import AccessAttempt
 from django.conf import settings
+from django.db.models import Max, Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
-_LOOPBACK = {"127.0.0.1", "::1"}
+from gpuguide.lib.client_address import client_ip
+
+KNOWN_BROWSER_COOKIE = "gpuguide_known_browser"
+_KNOWN_BROWSER_SALT = "accounts.throttling.known-browser"
+KNOWN_BROWSER_DAYS = 180
 
 
-def client_ip(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or behind the local TLS proxy the address that proxy saw.
+def slowdown_seconds(failures: int) -> int:
+    """How long a try must wait after the last of ``failures`` recent failures: nothing up to
+    ``SIGNIN_SLOWDOWN_AFTER``, then 2, 4, 8 ... seconds, never more than the maximum."""
+    beyond = failures - settings.SIGNIN_SLOWDOWN_AFTER
+    if beyond <= 0:
+        return 0
+    return min(2 ** min(beyond, 30), settings.SIGNIN_SLOWDOWN_MAX_SECONDS)
 
-    In production gunicorn listens on 127.0.0.1 behind the proxy, so every request would come
-    from 127.0.0.1 and one attacker could lock everybody out by address. A request from a
-    loopback address is therefore counted against the last ``X-Forwarded-For`` entry (the one
-    our proxy appended); one from anywhere else against its own address, since it may have
-    written that header itself.
+
+def signin_wait(request: HttpRequest, username: str, now: datetime | None = None) -> int:
+    """Seconds before ``username`` may try to sign in from this request's address (0: now).
+
+    The longer of the account's wait (its failures from every address) and the address's wait
+    (its failures on every account); a browser known to the account waits for neither.
     """
-    remote = request.META.get("REMOTE_ADDR", "")
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if remote in _LOOPBACK and forwarded:
-        return forwarded.rsplit(",", 1)[-1].strip() or remote
-    return remote
+    if username and known_browser(request) == username:
+        return 0
+    now = now or timezone.now()
+    recent = AccessAttempt.objects.filter(
+        attempt_time__gte=now - settings.AXES_COOLOFF_TIME, failures_since_start__gt=0
+    )
+    account = Q(username=username) if username else Q(pk__in=[])
+    address = Q(ip_address=client_ip(request))
+    return max(_wait(recent.filter(who), now) for who in (account, address))
+
+
+def _wait(attempts, now: datetime) -> int:
+    seen = attempts.aggregate(failures=Sum("failures_since_start"), last=Max("attempt_time"))
+    delay = slowdown_seconds(seen["failures"] or 0)
+    if not delay:
+        return 0
+    return max(0, math.ceil((seen["last"] - now).total_seconds() + delay))
+
+
+def known_browser(request: HttpRequest) -> str | None:
+    """The account this browser last signed in to, if its cookie is ours and recent enough."""
+    return request.get_signed_cookie(
+        KNOWN_BROWSER_COOKIE,
+        default=None,
+        salt=_KNOWN_BROWSER_SALT,
+        max_age=KNOWN_BROWSER_DAYS * 24 * 3600,
+    )
+
+
+def remember_browser(response: HttpResponse, username: str) -> None:
+    """Mark the browser that just signed in as known to ``username``."""
+    response.set_signed_cookie(
+        KNOWN_BROWSER_COOKIE,
+        username,
+        salt=_KNOWN_BROWSER_SALT,
+        max_age=KNOWN_BROWSER_DAYS * 24 * 3600,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
 
 
 def lockout_response(request: HttpRequest, original_response, credentials) -> HttpResponse:
-    """The translated page shown instead of the sign-in form while signing in is blocked."""
-    context = {
-        "failure_limit": settings.AXES_FAILURE_LIMIT,
-        "minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
-    }
-    return render(request, "accounts/lockout.html", context, status=429)
+    """The translated page shown instead of the sign-in form while this pair is locked."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    context = {"failure_limit": settings.AXES_FAILURE_LIMIT, "minutes": minutes}
+    response = render(request, "accounts/lockout.html", context, status=429)
+    response["Retry-After"] = str(minutes * 60)
+    return response
+
+
+def slowed_response(request: HttpRequest, seconds: int) -> HttpResponse:
+    """The translated page shown instead of checking a password that must wait ``seconds``."""
+    response = render(request, "accounts/slowed.html", {"seconds": seconds}, status=429)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def reset_failures(username: str) -> None:
+    """Forget ``username``'s failed sign-ins (an Administrator unlocking it, a password reset)."""
+    AccessAttempt.objects.filter(username=username).delete()

@@ -8,6 +8,7 @@ import os
 import re
 import warnings
 from datetime import timedelta
+from ipaddress import ip_network
 from pathlib import Path
 from string import Formatter
 from urllib.parse import urlsplit
@@ -122,6 +123,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Permissions-Policy, which Django has no setting for.
     "gpuguide.lib.security.SecurityHeadersMiddleware",
+    # 429 beyond API_RATE_LIMIT for the planner and the API (gpuguide/lib/rate_limits.py).
+    "gpuguide.lib.rate_limits.RateLimitMiddleware",
     # Its process_exception turns a view's database error into the branded 503 (no other
     # middleware here handles exceptions; handler500 covers errors outside views).
     "gpuguide.lib.outages.DatabaseUnavailableMiddleware",
@@ -223,16 +226,37 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
     "django.contrib.auth.backends.ModelBackend",
 ]
-# Five failures lock the account (from anywhere) and, separately, the address (for any
-# account), for 15 minutes: per account stops guessing one password from many addresses, per
-# address stops trying one password on many accounts.
+# Five failures lock the pair (account, address) for 15 minutes: nobody can lock somebody else
+# out. Beyond that an account, and an address, that keep failing are slowed progressively
+# (accounts/throttling.py), except in a browser that has signed in to that account before.
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_ip"
+# A try refused while locked is not a failure: it neither extends the lock nor counts towards
+# the slowdown (which would let refused tries from one address slow the account for all).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "gpuguide.lib.client_address.client_ip"
 AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
 AXES_VERBOSE = False
+# Failures an account (from any address) or an address (on any account) may have within
+# AXES_COOLOFF_TIME before each further try waits 2, 4, 8 ... seconds, at most the second value.
+SIGNIN_SLOWDOWN_AFTER = env.int("SIGNIN_SLOWDOWN_AFTER", default=5)
+SIGNIN_SLOWDOWN_MAX_SECONDS = env.int("SIGNIN_SLOWDOWN_MAX_SECONDS", default=60)
+
+# The proxies whose X-Forwarded-For is believed (CIDRs, e.g. 127.0.0.1/32,10.0.0.5/32): the
+# client address that sign-in throttling and rate limits count is the nearest address in that
+# header that is not one of them. None by default: behind no proxy, the header is the client's.
+try:
+    TRUSTED_PROXIES = tuple(
+        ip_network(cidr, strict=False) for cidr in env.list("TRUSTED_PROXIES", default=[])
+    )
+except ValueError as exc:
+    exit_with(f"TRUSTED_PROXIES must be comma-separated addresses or CIDRs: {exc}")
+
+# Requests a minute per client address to the planner and the JSON API, which compute on every
+# request (0: no limit). Above it: 429 with Retry-After. Counted in the default cache.
+API_RATE_LIMIT = env.int("API_RATE_LIMIT", default=600)
 
 # Administrators (and superusers) must set up an authenticator app before using the admin.
 REQUIRE_2FA_FOR_ADMINISTRATORS = env.bool("REQUIRE_2FA_FOR_ADMINISTRATORS", default=not DEBUG)
@@ -317,6 +341,16 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 TASK_RUNNING_TIMEOUT = env.int("TASK_RUNNING_TIMEOUT", default=1800)
 if TASK_RUNNING_TIMEOUT <= 0:
     exit_with(f"TASK_RUNNING_TIMEOUT must be a number of seconds above 0: {TASK_RUNNING_TIMEOUT}")
+
+# --- Backups (gpuguide/lib/backups.py, README "Backups") ----------------------------------
+
+# Signs each backup's manifest. Empty: a key derived from SECRET_KEY, and then a backup cannot
+# be restored once SECRET_KEY changes; production sets one of its own (kept off the backups).
+BACKUP_SIGNING_KEY = env.str("BACKUP_SIGNING_KEY", default="")
+# How many backups `manage.py backup` keeps in backups/ per engine (0: all of them).
+BACKUP_KEEP = env.int("BACKUP_KEEP", default=7)
+if BACKUP_KEEP < 0:
+    exit_with(f"BACKUP_KEEP must be a number of backups, 0 to keep all: {BACKUP_KEEP}")
 
 # --- Logging ------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from gpuguide.lib import bounded_json
 from guides.content import presentation
 from guides.pages.planner import PlannerRequest
 from pricing import selectors
@@ -28,7 +29,10 @@ from pricing.domain.training_memory import (
     TrainingSetup,
 )
 
-MAX_CONFIG_CHARACTERS = 50_000
+# A real config.json is a few kilobytes, nested 2 levels (5 with a quantization_config):
+# generous limits, checked before parsing so that 1,000 "[" never reach json.loads.
+MAX_CONFIG_BYTES = 64 * 1024
+MAX_CONFIG_DEPTH = 20
 WHOLE_NUMBER = re.compile(r"[0-9]{1,9}", re.ASCII)
 DECIMAL_POINT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,6})?", re.ASCII)
 DECIMAL_COMMA_OR_POINT = re.compile(r"[0-9]{1,9}([.,][0-9]{1,6})?", re.ASCII)
@@ -109,16 +113,37 @@ class LocalizedDecimalField(forms.Field):
         return number
 
 
-def architecture_from_config(text: str) -> Architecture:
-    """A decoder's shape from its pasted config.json, or a ValidationError saying what it is."""
+def _parsed_config(text: str):
+    """The pasted JSON, or a ValidationError: not JSON, or too large or deep to parse."""
     try:
-        config = json.loads(text)
+        return bounded_json.loads(text, max_bytes=MAX_CONFIG_BYTES, max_depth=MAX_CONFIG_DEPTH)
     except json.JSONDecodeError as exc:
         raise forms.ValidationError(
             _("This is not valid JSON (line %(line)s: %(problem)s).")
             % {"line": exc.lineno, "problem": exc.msg},
             code="json",
         ) from None
+    except bounded_json.JSONTooLarge:
+        raise forms.ValidationError(
+            _("This config.json is larger than %(limit)s kB; a real one is a few kB.")
+            % {"limit": presentation.number(MAX_CONFIG_BYTES // 1024)},
+            code="too_large",
+        ) from None
+    except bounded_json.JSONTooDeep:
+        raise forms.ValidationError(
+            _("This config.json is nested deeper than %(limit)s levels; a real one has a few.")
+            % {"limit": MAX_CONFIG_DEPTH},
+            code="too_deep",
+        ) from None
+    except bounded_json.JSONRefused:  # an integer of thousands of digits
+        raise forms.ValidationError(
+            _("This config.json holds a number too long to be a size."), code="json"
+        ) from None
+
+
+def architecture_from_config(text: str) -> Architecture:
+    """A decoder's shape from its pasted config.json, or a ValidationError saying what it is."""
+    config = _parsed_config(text)
     if not isinstance(config, dict):
         raise forms.ValidationError(_("A config.json is a JSON object { … }."), code="json")
     if "text_config" in config:
@@ -200,7 +225,7 @@ class PlannerForm(forms.Form):
     config_json = forms.CharField(
         label=_("…or paste its config.json"),
         required=False,
-        max_length=MAX_CONFIG_CHARACTERS,
+        max_length=MAX_CONFIG_BYTES,  # characters: never fewer than bytes
         widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}),
     )
     method = forms.ChoiceField(label=_("Method"), required=False)

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.utils import build_localized_fieldname
 
+from gpuguide.lib.editor_input import ONE_LINE
 from guides.content.tokens.registry import syntax_errors
 from pricing.domain import training_memory
 from pricing.models import Gpu, LanguageModel, Method, Source
@@ -74,10 +75,10 @@ class Guide(ProseTokensMixin, models.Model):
     )
 
     slug = models.SlugField(_("slug"), max_length=120, unique=True)
-    title = models.CharField(_("title"), max_length=200)
-    question = models.CharField(_("question"), max_length=200, blank=True)
+    title = models.CharField(_("title"), max_length=200, validators=ONE_LINE)
+    question = models.CharField(_("question"), max_length=200, blank=True, validators=ONE_LINE)
     short_answer = models.TextField(_("short answer"))
-    meta_description = models.CharField(_("meta description"), max_length=300)
+    meta_description = models.CharField(_("meta description"), max_length=300, validators=ONE_LINE)
     language_model = models.ForeignKey(
         LanguageModel, on_delete=models.PROTECT, related_name="guides", verbose_name=_("model")
     )
@@ -175,10 +176,12 @@ class Section(ProseTokensMixin, models.Model):
         Guide, on_delete=models.CASCADE, related_name="sections", verbose_name=_("guide")
     )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
-    heading = models.CharField(_("heading"), max_length=200)
+    heading = models.CharField(_("heading"), max_length=200, validators=ONE_LINE)
     body = models.TextField(_("text before the table"), blank=True)
     table = models.CharField(_("table"), max_length=20, choices=Table.choices, blank=True)
-    table_caption = models.CharField(_("table caption"), max_length=200, blank=True)
+    table_caption = models.CharField(
+        _("table caption"), max_length=200, blank=True, validators=ONE_LINE
+    )
     closing = models.TextField(_("text after the table"), blank=True)
     compare_gpu = models.ForeignKey(
         Gpu,
@@ -219,7 +222,7 @@ class FaqEntry(ProseTokensMixin, models.Model):
         Guide, on_delete=models.CASCADE, related_name="faq_entries", verbose_name=_("guide")
     )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
-    question = models.CharField(_("question"), max_length=300)
+    question = models.CharField(_("question"), max_length=300, validators=ONE_LINE)
     answer = models.TextField(_("answer"))
 
     prose_fields = ("question", "answer")
@@ -471,7 +474,7 @@ class LegalPage(models.Model):
         TERMS = "terms", _("Terms of use")
 
     kind = models.CharField(_("page"), max_length=10, choices=Kind.choices, unique=True)
-    title = models.CharField(_("title"), max_length=200)
+    title = models.CharField(_("title"), max_length=200, validators=ONE_LINE)
     body = models.TextField(_("text"), help_text=_("Plain text: a blank line starts a paragraph."))
     reviewed = models.BooleanField(
         _("reviewed by the company"),

@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from guides.content.page_figures import MissingFigure
-from guides.editorial import revisions
+from guides.editorial import previews, revisions
 from guides.forms import PlannerForm
 from guides.models import Guide, GuideRevision, LegalPage
 from guides.pagecache.http import cache_public_page
@@ -33,7 +33,7 @@ from guides.pages import tutorial as tutorials
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
-REVISION = "revision"  # ?revision=N: staff preview that revision of a guide
+REVISION = "revision"  # ?revision=N: an editor previews that revision of a guide
 AS_OF = "as_of"  # ?as_of=YYYY-MM-DD: the guide, GPU and comparison pages as of that day
 PAGE = "page"  # ?page=N: the GPU page's table of price changes, page N (1 is the bare page)
 
@@ -93,8 +93,9 @@ def _as_of_refused(request: HttpRequest, refused: AsOfRefused) -> HttpResponse:
 
 def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
     try:
-        # Staff preview drafts at their real URL; visitors never see them.
-        return selectors.guide_for_page(slug=slug, include_drafts=request.user.is_staff)
+        # Those who may edit a draft preview it at its real URL; nobody else sees it.
+        drafts = previews.may_preview_guides(request.user, get_language())
+        return selectors.guide_for_page(slug=slug, include_drafts=drafts)
     except Guide.DoesNotExist:
         raise Http404(_("No such guide.")) from None
 
@@ -112,8 +113,8 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    # ?revision=N: staff preview a revision at the page's real URL; never cached anywhere.
-    if REVISION in request.GET and request.user.is_staff:
+    # ?revision=N: an editor previews a revision at the page's real URL; never cached anywhere.
+    if REVISION in request.GET and previews.may_preview_guides(request.user, get_language()):
         return _revision_preview(request, slug)
     return _guide_detail(request, slug)
 
@@ -231,10 +232,9 @@ _cached_vram = cache_public_page(_vram)
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
-    # Only pairs editors published have a page (staff preview the others).
-    if not request.user.is_staff and not selectors.comparison_is_published(
-        first=first, second=second
-    ):
+    # Only pairs editors published have a page (their editors preview the others).
+    preview = previews.may_preview(request.user, "guides.change_comparisonpair")
+    if not preview and not selectors.comparison_is_published(first=first, second=second):
         raise Http404(_("No such comparison."))
     try:
         at = _as_of(request)
@@ -253,8 +253,9 @@ def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
 @cache_public_page
 def legal(request: HttpRequest, kind: str) -> HttpResponse:
     try:
-        # Not public until the company has reviewed it; staff see it with a notice.
-        page = selectors.legal_page(kind=kind, include_unreviewed=request.user.is_staff)
+        # Not public until the company has reviewed it; its editors see it with a notice.
+        preview = previews.may_preview(request.user, "guides.change_legalpage")
+        page = selectors.legal_page(kind=kind, include_unreviewed=preview)
     except LegalPage.DoesNotExist:
         raise Http404(_("No such page.")) from None
     context = {"legal": page, **meta.legal(request, page)}

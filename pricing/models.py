@@ -11,6 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from gpuguide.lib.editor_input import ONE_LINE
 from pricing.domain import calculations, training_memory, trl_commands
 from pricing.fields import ModelSlugField
 from pricing.signals import CheckedDeletion, CheckedDeletionQuerySet
@@ -35,8 +36,8 @@ class Source(CheckedDeletion, models.Model):
 
     # Dots allowed, as in model slugs: the seeded "llama-3.1-70b-card" must save in the admin.
     key = ModelSlugField(_("key"), max_length=80, unique=True)
-    title = models.CharField(_("title"), max_length=300)
-    publisher = models.CharField(_("publisher"), max_length=120)
+    title = models.CharField(_("title"), max_length=300, validators=ONE_LINE)
+    publisher = models.CharField(_("publisher"), max_length=120, validators=ONE_LINE)
     url = models.URLField(_("URL"), max_length=500)
     read_on = models.DateField(_("read on"), help_text=_("When we last read and checked it."))
 
@@ -62,8 +63,8 @@ class Gpu(CheckedDeletion, models.Model):
         CONSUMER = "consumer", _("consumer card")
 
     slug = models.SlugField(_("slug"), unique=True)
-    name = models.CharField(_("name"), max_length=80)
-    vendor = models.CharField(_("vendor"), max_length=40, default="NVIDIA")
+    name = models.CharField(_("name"), max_length=80, validators=ONE_LINE)
+    vendor = models.CharField(_("vendor"), max_length=40, default="NVIDIA", validators=ONE_LINE)
     memory_gb = models.DecimalField(
         _("memory (GB)"), max_digits=7, decimal_places=1, validators=[POSITIVE]
     )
@@ -148,7 +149,7 @@ class Gpu(CheckedDeletion, models.Model):
 
 class Provider(CheckedDeletion, models.Model):
     slug = models.SlugField(_("slug"), unique=True)
-    name = models.CharField(_("name"), max_length=80)
+    name = models.CharField(_("name"), max_length=80, validators=ONE_LINE)
     url = models.URLField(_("URL"), blank=True)
     is_house = models.BooleanField(
         _("our own prices"), default=False, help_text=_("The provider whose prices guides quote.")
@@ -403,7 +404,10 @@ class LanguageModel(CheckedDeletion, models.Model):
         ),
     )
     name = models.CharField(
-        _("name"), max_length=80, help_text=_("As its makers write it, e.g. Llama 3.1 8B.")
+        _("name"),
+        max_length=80,
+        validators=ONE_LINE,
+        help_text=_("As its makers write it, e.g. Llama 3.1 8B."),
     )
     params_billion = models.DecimalField(
         _("parameters (billions)"),
@@ -487,10 +491,11 @@ class LanguageModel(CheckedDeletion, models.Model):
         _("Hugging Face repository"),
         max_length=193,
         validators=[
+            *ONE_LINE,
             RegexValidator(
                 trl_commands.REPOSITORY,
                 _("Write it as owner/name, e.g. meta-llama/Llama-3.1-70B."),
-            )
+            ),
         ],
         help_text=_(
             "The base model's repository on Hugging Face, as owner/name, e.g. "
@@ -570,8 +575,10 @@ class Method(CheckedDeletion, models.Model):
     """A fine-tuning method and how much memory it needs (see MemoryRule)."""
 
     slug = models.SlugField(_("slug"), unique=True)
-    name = models.CharField(_("name"), max_length=120)
-    short_name = models.CharField(_("short name"), max_length=60, help_text=_("For table heads."))
+    name = models.CharField(_("name"), max_length=120, validators=ONE_LINE)
+    short_name = models.CharField(
+        _("short name"), max_length=60, validators=ONE_LINE, help_text=_("For table heads.")
+    )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     planning_margin_percent = models.DecimalField(
         _("planning margin (%)"),
@@ -740,6 +747,7 @@ class ThroughputMeasurement(models.Model):
     recipe = models.CharField(
         _("recipe"),
         max_length=300,
+        validators=ONE_LINE,
         help_text=_("Software and script, e.g. transformers 5.17, peft 0.21, measure_memory.py."),
     )
 
@@ -796,7 +804,7 @@ class Fact(CheckedDeletion, models.Model):
     key = models.SlugField(_("key"), unique=True)
     value = models.DecimalField(_("value"), max_digits=14, decimal_places=4)
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.NUMBER)
-    description = models.CharField(_("what it is"), max_length=200)
+    description = models.CharField(_("what it is"), max_length=200, validators=ONE_LINE)
     source = models.ForeignKey(
         Source,
         on_delete=models.PROTECT,

@@ -34,6 +34,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import security_attacks  # this folder: the attacks of "Hardening II"
+
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("en", "de", "ja")
 GUIDE = "best-gpu-for-llama-70b-fine-tuning"
@@ -250,8 +252,11 @@ def cache_entries_from_random_queries(agent, count: int, seed: int) -> int:
             "OPTIONS": {"MAX_ENTRIES": count * 10},
         }
     }
+    from guides.pagecache.memory import forget_recent_pages
+
     with override_settings(CACHES=roomy):
         cache.clear()
+        forget_recent_pages()  # else a page the fuzz left in this process's memory is served
         for _ in range(count):
             agent.get("/en/gpus/", [("utm_source", f"{rng.getrandbits(64):016x}")])
         # Pages only: the cache also holds version tokens and reference data, a fixed few.
@@ -309,11 +314,19 @@ def every_page(agent) -> list[tuple[str, int]]:
 def django_in_process(database_url: str, seed_content: bool) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ["DJANGO_SETTINGS_MODULE"] = "tests.settings"  # DEBUG off; a test key and hosts
+    # The fuzz sends thousands of requests from one address: the rate limit is measured apart.
+    os.environ.setdefault("API_RATE_LIMIT", "0")
     sys.path.insert(0, str(ROOT))
     import django
     from django.core.management import call_command
 
     django.setup()
+    from django.conf import settings
+
+    # Production's SQLite write mode, which the test settings leave out (each test is one
+    # transaction there): the concurrent price checks below measure it.
+    if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        settings.DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     if seed_content:
         call_command("migrate", verbosity=0)
         call_command("seed_content", stdout=io.StringIO())
@@ -410,8 +423,11 @@ def main() -> int:
         )
         fuzzed["pairs"] = 10
         fuzzed["concurrent"] = concurrent_price_checks(fuzzed["pairs"])
+        findings = security_attacks.run_all()
     down = None if args.skip_database_down else database_down_figures()
-    return report(fuzzed, down, args)
+    print(security_attacks.as_markdown(findings))
+    failed = report(fuzzed, down, args)
+    return failed or int(not all(finding.held for finding in findings))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ inline of those apps; a test checks that none is missed):
 - Text fields (CharField, TextField, and their per-language copies) refuse bidi controls and
   zero-width characters: invisible in the admin, they reorder or hide what readers see
   (a "Trojan Source" edit) and break search and comparison.
+- One-line text fields (every CharField) refuse line breaks: CR, LF and the other Unicode line
+  and paragraph separators. A model validator (``SingleLineValidator()`` on the field, for
+  every way in: admin, imports, ``full_clean``) and, in the admin, the same check naming the
+  field. A title with a line break breaks the Markdown export, headers and one-line layouts.
 - Number fields take ASCII digits only: Django's own take "١٢", "１２" and "1_000" (Python's
   ``int()`` and ``Decimal()`` do), which the price-check service and the planner refuse too.
 """
@@ -17,10 +21,14 @@ import re
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 
 # Bidi embeddings, overrides and isolates, the LRM/RLM marks, and zero-width characters.
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+# LF, VT, FF, CR, NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR: what str.splitlines() splits on,
+# less the ASCII file/group/record separators (control characters no keyboard types).
+LINE_BREAK = re.compile("[\n\x0b\x0c\r\x85\u2028\u2029]")
 WHOLE_NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
 DECIMAL_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?", re.ASCII)
 
@@ -45,6 +53,38 @@ class VisibleTextValidator:
 
     def __eq__(self, other) -> bool:
         return isinstance(other, VisibleTextValidator) and other.label == self.label
+
+
+@deconstructible(path="gpuguide.lib.editor_input.SingleLineValidator")
+class SingleLineValidator:
+    """Refuses line breaks in a one-line field; with a ``label`` (the admin's), names it."""
+
+    def __init__(self, label=None) -> None:
+        self.label = label
+
+    def __call__(self, value) -> None:
+        found = LINE_BREAK.search(value) if isinstance(value, str) else None
+        if not found:
+            return
+        code = f"{ord(found.group()):04X}"
+        if self.label is None:
+            raise ValidationError(
+                _("This field must be one line: remove the line break (U+%(code)s)."),
+                code="line_break",
+                params={"code": code},
+            )
+        raise ValidationError(
+            _("“%(field)s” must be one line: remove the line break (U+%(code)s)."),
+            code="line_break",
+            params={"field": self.label, "code": code},
+        )
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SingleLineValidator) and other.label == self.label
+
+
+# For a one-line model field: ``models.CharField(..., validators=ONE_LINE)``.
+ONE_LINE = (SingleLineValidator(),)
 
 
 class _AsciiDigits:
@@ -94,5 +134,9 @@ class EditorInputMixin:
         if isinstance(db_field, (models.CharField, models.TextField)) and isinstance(
             field, forms.CharField
         ):
-            field.validators.append(VisibleTextValidator(field.label or db_field.verbose_name))
+            label = field.label or db_field.verbose_name
+            field.validators.append(VisibleTextValidator(label))
+            if any(isinstance(v, SingleLineValidator) for v in db_field.validators):
+                # The form's error names the field; the model's then is not run twice.
+                field.validators.append(SingleLineValidator(label))
         return field

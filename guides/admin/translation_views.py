@@ -232,7 +232,11 @@ class TranslationAdminMixin:
         language = _target_language(language)
         _require_translator(request, language)
         if fmt == "md":
-            body, content_type = translating.markdown_export(guide, language), "text/markdown"
+            try:
+                body, content_type = translating.markdown_export(guide, language), "text/markdown"
+            except translating.TranslationFileError as refused:
+                self.message_user(request, str(refused), messages.ERROR)
+                return redirect(translation_url(guide, language))
         elif fmt == "xliff":
             body, content_type = translating.xliff_export(guide, language), "application/xliff+xml"
         else:

@@ -56,6 +56,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 
+from gpuguide.lib.editor_input import LINE_BREAK
 from guides.models import Guide
 
 STRUCTURE_FILE = "guide.json"
@@ -516,11 +517,22 @@ def structure_text(content: GuideContent) -> str:
     return "{\n" + ",\n".join(out) + "\n}\n"
 
 
-def language_text(content: GuideContent, lang: str, path: Path) -> str:
+def language_text(
+    content: GuideContent, lang: str, path: Path, *, fold_line_breaks: bool = False
+) -> str:
+    """The per-language file; a one-line field holding a line break is refused, or with
+    ``fold_line_breaks`` (a translator's export of rows saved before they were refused)
+    written with a space for each break."""
     text = content.texts[lang]
+
+    def one_line(value: str, what: str) -> str:
+        if fold_line_breaks and LINE_BREAK.search(value):
+            return " ".join(part.strip() for part in LINE_BREAK.split(value) if part.strip())
+        return _one_line(value, path, what)
+
     front = ["---"]
     for key in FRONT_MATTER:
-        value = _one_line(getattr(text, key) or "", path, key)
+        value = one_line(getattr(text, key) or "", key)
         front.append(f"{key}: {value}" if value else f"{key}:")
     front.append("---")
     blocks = ["\n".join(front)]
@@ -529,17 +541,17 @@ def language_text(content: GuideContent, lang: str, path: Path) -> str:
     for position, (words, shape) in enumerate(
         zip(text.sections, content.sections, strict=True), start=1
     ):
-        heading = _one_line(words.heading, path, f"section {position} heading")
+        heading = one_line(words.heading, f"section {position} heading")
         blocks.append(f"## {heading}" if heading else "##")
         if words.body:
             blocks.append(_prose(words.body, path, f"section {position} text"))
         if shape.table or words.table_caption or words.closing:
-            caption = _one_line(words.table_caption, path, f"section {position} caption")
+            caption = one_line(words.table_caption, f"section {position} caption")
             blocks.append(f"[table: {caption}]" if caption else "[table]")
         if words.closing:
             blocks.append(_prose(words.closing, path, f"section {position} text after the table"))
     for position, entry in enumerate(text.faq, start=1):
-        question = _one_line(entry.question, path, f"FAQ {position} question")
+        question = one_line(entry.question, f"FAQ {position} question")
         blocks.append(f"### {question}" if question else "###")
         if entry.answer:
             blocks.append(_prose(entry.answer, path, f"FAQ {position} answer"))

@@ -42,8 +42,8 @@ from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
-from gpuguide.lib import cache_tags
-from gpuguide.lib.editor_input import VisibleTextValidator
+from gpuguide.lib import bounded_xml, cache_tags
+from gpuguide.lib.editor_input import LINE_BREAK, VisibleTextValidator
 from gpuguide.lib.word_diff import inline_diff, marked_words
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
@@ -73,7 +73,9 @@ REQUIRED = {
 }
 XLIFF_NS = "urn:oasis:names:tc:xliff:document:2.0"
 MAX_IMPORT_BYTES = 1024 * 1024  # a guide's text in one language is a few dozen kilobytes
-DECLARATION_RE = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+# An export nests 6 elements (xliff, file, unit, segment, target, ph); tools add <group>s and
+# nested <mrk>s, never dozens: deeper is refused before _segment_text recurses into it.
+MAX_XLIFF_DEPTH = 32
 
 
 def target_languages() -> list[str]:
@@ -375,7 +377,7 @@ def translation_problems(
             VisibleTextValidator(field.described(language))(text)
         except ValidationError as exc:
             messages += exc.messages
-        if field.one_line and "\n" in text:
+        if field.one_line and LINE_BREAK.search(text):
             messages.append(_("it must be one line"))
         limit = field.model_field.max_length
         if limit and len(text) > limit:
@@ -492,8 +494,19 @@ def export_filename(guide: Guide, language: str, fmt: str) -> str:
 
 
 def markdown_export(guide: Guide, language: str) -> str:
-    """``language``'s text in the seed's per-language format (content/guides/<slug>/<lang>.md)."""
-    return content_files.language_text(_content(guide), language, Path(f"{language}.md"))
+    """``language``'s text in the seed's per-language format (content/guides/<slug>/<lang>.md).
+
+    Raises TranslationFileError for a text the format cannot hold (a line of a section's text
+    that reads as a heading); XLIFF holds any text."""
+    try:
+        return content_files.language_text(
+            _content(guide), language, Path(f"{language}.md"), fold_line_breaks=True
+        )
+    except content_files.ContentFileError as exc:
+        raise TranslationFileError(
+            _("This guide cannot be written as Markdown (%(problem)s): export it as XLIFF.")
+            % {"problem": exc}
+        ) from None
 
 
 def xliff_export(guide: Guide, language: str) -> str:
@@ -619,18 +632,31 @@ def _wrong_guide(found: str, guide: Guide) -> str:
     }
 
 
-def _xliff_targets(guide: Guide, language: str, text: str, fields):
-    """The targets by field key, and the keys whose English in the file is not the guide's."""
-    if DECLARATION_RE.search(text):
-        raise TranslationFileError(
-            _("This file declares a DOCTYPE or entities, which are refused for safety.")
-        )
+def _xliff_root(text: str) -> ET.Element:
+    """The parsed file, or why it is refused: not XML, a DTD or entities, nested too deep."""
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
+        return bounded_xml.fromstring(text, max_depth=MAX_XLIFF_DEPTH)
+    except bounded_xml.ParseError as exc:
         raise TranslationFileError(
             _("This is not a well-formed XML file (%(problem)s).") % {"problem": exc}
         ) from None
+    except bounded_xml.XMLDeclarationsRefused:
+        raise TranslationFileError(
+            _("This file declares a DOCTYPE or entities, which are refused for safety.")
+        ) from None
+    except bounded_xml.XMLTooDeep:
+        raise TranslationFileError(
+            _(
+                "This file nests XML elements deeper than %(limit)s levels, which is refused "
+                "for safety; an exported file nests 6."
+            )
+            % {"limit": MAX_XLIFF_DEPTH}
+        ) from None
+
+
+def _xliff_targets(guide: Guide, language: str, text: str, fields):
+    """The targets by field key, and the keys whose English in the file is not the guide's."""
+    root = _xliff_root(text)
     ns = f"{{{XLIFF_NS}}}"
     if root.tag != f"{ns}xliff" or root.get("version") != "2.0":
         raise TranslationFileError(_("This is not an XLIFF 2.0 file."))

@@ -1,14 +1,21 @@
-"""Editors' input: no invisible or direction-changing characters in text, ASCII digits only."""
+"""Editors' input: no invisible or direction-changing characters in text, no line breaks in
+one-line fields, ASCII digits only."""
 
 import pytest
+from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import models
 from django.test import RequestFactory
 from django.utils import translation
 
-from gpuguide.lib.editor_input import EditorInputMixin
+from gpuguide.lib.editor_input import EditorInputMixin, SingleLineValidator
 from guides.models import Guide
 from pricing.models import Gpu, PriceCheck, Source
+
+from ..conftest import GUIDE_SLUG
+from .conftest import initial_form_data
 
 INVISIBLE = ["\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u200f", "\u200b", "\u200d",
              "\u2060", "\ufeff"]  # fmt: skip
@@ -96,3 +103,64 @@ def test_the_admin_shows_the_refusal_on_the_field_in_german(client, seeded):
     errors = response.context["adminform"].form.errors
     assert list(errors) == ["title_de"]
     assert "U+2067" in errors["title_de"][0] and "unsichtbares" in errors["title_de"][0]
+
+
+# --- one-line fields: no line breaks, at the model level ---------------------------------------
+
+# Text the site writes itself (cache tags, a translation's field key), or a choice, a slug, a
+# URL: their own validators refuse line breaks, or editors never type them.
+NOT_EDITORS_TEXT = {
+    "guides.ContentVersion.tag",
+    "guides.ContentVersion.token",
+    "guides.TranslationBasis.field_key",
+    "guides.TranslationBasis.language",
+}
+
+
+def _one_line_fields():
+    for model in apps.get_models():
+        if model._meta.app_label not in {"guides", "pricing"}:
+            continue
+        for field in model._meta.get_fields():
+            if (
+                isinstance(field, models.CharField)
+                and not isinstance(field, (models.SlugField, models.URLField))
+                and not field.choices
+                and f"{model._meta.label}.{field.name}" not in NOT_EDITORS_TEXT
+            ):
+                yield model, field
+
+
+def test_every_one_line_field_of_guides_and_pricing_refuses_line_breaks():
+    fields = list(_one_line_fields())
+    assert len(fields) > 30  # with every language's copy of the translated ones
+    missing = [
+        f"{model._meta.label}.{field.name}"
+        for model, field in fields
+        if not any(isinstance(v, SingleLineValidator) for v in field.validators)
+    ]
+    assert missing == []
+
+
+def test_the_model_refuses_a_title_with_a_line_break_whatever_the_way_in(db):
+    source = Source(key="k", title="Two\nlines", publisher="P", url="https://example.com/",
+                    read_on="2026-11-01")  # fmt: skip
+    with pytest.raises(ValidationError) as refused:
+        source.full_clean()
+    message = ["This field must be one line: remove the line break (U+000A)."]
+    # title is title_en while English is active (django-modeltranslation)
+    assert refused.value.message_dict == {"title": message, "title_en": message}
+
+
+def test_the_admin_refuses_a_guide_title_with_a_line_break_naming_the_field(client, seeded):
+    client.force_login(User.objects.create_superuser("root", password="pw-for-tests-only"))
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    url = f"/en/admin/guides/guide/{guide.pk}/change/"
+    data = initial_form_data(client, url) | {"title_en": "Which GPU\nfor Llama 70B?"}
+    response = client.post(url, data)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert errors == {
+        "title_en": ["“Title [en]” must be one line: remove the line break (U+000A)."]
+    }
+    assert Guide.objects.get(pk=guide.pk).title_en == guide.title_en

@@ -149,6 +149,43 @@ def test_a_bad_file_answers_the_form_with_its_error(client, editor, guide, data,
     assert response.context["form"].errors["file"] == [message]
 
 
+def test_a_deeply_nested_file_is_refused_on_the_form_and_nothing_is_imported(client, editor, guide):
+    client.force_login(editor)
+    heading = next(f for f in translating.text_fields(guide) if f.name == "heading")
+    nested = "<mrk id='m'>" * 1000 + "Neu" + "</mrk>" * 1000
+    xliff = translating.xliff_export(guide, "de").replace(f">{heading.texts['de']}<", f">{nested}<")
+    before = GuideRevision.objects.count()
+    upload = SimpleUploadedFile("guide.de.xlf", xliff.encode())
+    response = client.post(_url(guide, rest="import/"), {"file": upload})
+    assert response.status_code == 200
+    assert response.context["form"].errors["file"] == [
+        "This file nests XML elements deeper than 32 levels, which is refused for safety; "
+        "an exported file nests 6."
+    ]
+    assert GuideRevision.objects.count() == before
+
+
+def test_the_markdown_export_of_a_title_saved_with_a_line_break_is_one_line(client, editor, guide):
+    # Saved before one-line fields refused line breaks (or past the model's validation).
+    Guide.objects.filter(pk=guide.pk).update(title_de="Welche GPU\r\nfür Llama?\n")
+    client.force_login(editor)
+    response = client.get(_url(guide, rest="export/md/"))
+    assert response.status_code == 200
+    assert "\ntitle: Welche GPU für Llama?\n" in response.content.decode()
+
+
+def test_a_text_markdown_cannot_hold_sends_the_translator_to_xliff(client, editor, guide):
+    Section.objects.filter(guide=guide, position=2).update(body_de="Erst\n## keine Überschrift")
+    client.force_login(editor)
+    response = client.get(_url(guide, rest="export/md/"), follow=True)
+    assert response.redirect_chain == [(_url(guide), 302)]
+    assert [str(m) for m in response.context["messages"]] == [
+        "This guide cannot be written as Markdown (de.md: the section 2 text has a line that "
+        "reads as structure: '## keine Überschrift'): export it as XLIFF."
+    ]
+    assert client.get(_url(guide, rest="export/xliff/")).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("language", "words"),
     [("de", ["„", "“ übersetzen: Japanisch", "Übersetzung speichern", "XLIFF herunterladen"]),

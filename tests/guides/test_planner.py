@@ -191,6 +191,59 @@ def test_a_tiny_pasted_model_is_planned_not_refused(client):
     assert "The cited rule of thumb for 0.000016896 billion parameters:" in page_text(response)
 
 
+# A real config as Hugging Face serves a quantized one: rope_scaling, and compressed-tensors'
+# quantization_config nested 5 levels deep (config > quantization_config > config_groups >
+# group_0 > weights); a string with brackets, which open nothing.
+QUANTIZED_70B_CONFIG = SEVENTY_B_CONFIG | {
+    "rope_scaling": {
+        "factor": 8.0,
+        "rope_type": "llama3",
+        "original_max_position_embeddings": 8192,
+    },
+    "quantization_config": {
+        "quant_method": "compressed-tensors",
+        "config_groups": {
+            "group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int"}}
+        },
+        "ignore": ["lm_head"],
+    },
+    "chat_template": "{% for m in messages %}[[[{{ m }}]]]{% endfor %}" + "[" * 1000,
+}
+
+
+@pytest.mark.django_db
+def test_a_real_quantized_config_within_the_limits_is_planned(client):
+    pasted = vram(
+        client, "en", config_json=json.dumps(QUANTIZED_70B_CONFIG), method="qlora", seq_len="2048"
+    )
+    assert pasted.status_code == 200
+    heading = "your config.json, QLoRA (4-bit base): 50.2 GB at the peak on one GPU"
+    assert heading in page_text(pasted)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("config_json", "message"),
+    [
+        ("[" * 1000, "This config.json is nested deeper than 20 levels; a real one has a few."),
+        ('{"a":' * 1000, "This config.json is nested deeper than 20 levels; a real one has a few."),
+        (
+            json.dumps(SEVENTY_B_CONFIG | {"note": "あ" * 30_000}, ensure_ascii=False),
+            "This config.json is larger than 64 kB; a real one is a few kB.",
+        ),
+        ("x" * 70_000, "Ensure this value has at most 65536 characters (it has 70000)."),
+        (
+            json.dumps(SEVENTY_B_CONFIG)[:-1] + ', "vocab_size": ' + "1" * 5000 + "}",
+            "This config.json holds a number too long to be a size.",
+        ),
+    ],
+)
+def test_a_config_too_deep_or_too_large_is_a_form_error_not_a_crash(client, config_json, message):
+    response = vram(client, "en", config_json=config_json)
+    assert response.status_code == 400  # the form again, as for any bad input
+    assert message in page_text(response)
+
+
 @pytest.mark.django_db
 def test_the_rule_table_shows_the_lora_lower_bound(client):
     cells = table_cells(vram(client, "en", params="405"), "vram")

@@ -7,7 +7,7 @@ from decimal import Decimal as D
 from xml.etree import ElementTree
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.test import override_settings
 
@@ -82,9 +82,13 @@ def test_an_unpublished_pair_is_a_404_and_publishing_it_makes_the_page(client):
     assert client.get(COMPARE.format(lang="en")).status_code == 200
 
 
-def test_staff_preview_an_unpublished_pair(client):
+def test_editors_preview_an_unpublished_pair_other_staff_do_not(client):
     ComparisonPair.objects.update(published=False)
-    client.force_login(User.objects.create_user("eve", is_staff=True))
+    client.force_login(User.objects.create_user("eve", is_staff=True))  # staff, no role
+    assert client.get(COMPARE.format(lang="en")).status_code == 404
+    editor = User.objects.create_user("ed", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Editors"))
+    client.force_login(editor)
     assert client.get(COMPARE.format(lang="en")).status_code == 200
 
 

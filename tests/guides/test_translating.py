@@ -229,6 +229,73 @@ def test_a_markdown_file_with_a_section_too_many_names_the_line(guide):
     )
 
 
+# --- hostile files: refused whole, with a clear message, nothing saved ------------------------
+
+DEEP_MARKUP = "This file nests XML elements deeper than 32 levels, which is refused for safety"
+DECLARATIONS = "This file declares a DOCTYPE or entities, which are refused for safety."
+LAUGHS = (
+    '<!DOCTYPE xliff [<!ENTITY lol "lol">'
+    + "".join(f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10}">' for i in range(1, 10))
+    + "]>"
+).replace("&lol0;", "&lol;")
+EXTERNAL = '<!DOCTYPE xliff [<!ENTITY secret SYSTEM "file:///etc/passwd">]>'
+
+
+def _hostile(guide: Guide, attack: str) -> bytes:
+    """The export with its first heading's German replaced: 1,000 nested <mrk>, or an entity
+    (a billion laughs, or a local file) declared in a DOCTYPE."""
+    heading = _field(guide, "heading")
+    if attack == "nested":
+        text = "<mrk id='m' translate='yes'>" * 1000 + "Neu" + "</mrk>" * 1000
+        return _xliff_with(guide, f">{heading.texts['de']}<", f">{text}<")
+    doctype, entity = {"laughs": (LAUGHS, "&lol9;"), "external": (EXTERNAL, "&secret;")}[attack]
+    data = _xliff_with(guide, f">{heading.texts['de']}<", f">{entity}<")
+    return data.replace(b"?>", b"?>" + doctype.encode(), 1)
+
+
+@pytest.mark.parametrize(
+    ("attack", "message"),
+    [("nested", DEEP_MARKUP), ("laughs", DECLARATIONS), ("external", DECLARATIONS)],
+)
+def test_a_hostile_xliff_file_is_refused_and_nothing_is_imported(guide, attack, message):
+    heading, revisions_before = _field(guide, "heading"), GuideRevision.objects.count()
+    with pytest.raises(TranslationFileError) as refused:
+        translating.translation_import(guide, language="de", data=_hostile(guide, attack),
+                                       dry_run=False)  # fmt: skip
+    assert str(refused.value).startswith(message)
+    assert GuideRevision.objects.count() == revisions_before
+    assert _field(guide, "heading").texts["de"] == heading.texts["de"]
+
+
+def test_the_import_command_refuses_a_deeply_nested_file_saying_why(guide, tmp_path):
+    path = tmp_path / f"{GUIDE_SLUG}.de.xlf"
+    path.write_bytes(_hostile(guide, "nested"))
+    with pytest.raises(CommandError, match=DEEP_MARKUP):
+        call_command("import_translation", GUIDE_SLUG, "de", str(path), stdout=StringIO())
+
+
+def test_markup_nested_within_the_limit_is_read_as_its_text(guide):
+    heading = _field(guide, "heading")
+    nested = "<mrk id='a'><mrk id='b'>Neue</mrk> Über</mrk>schrift"
+    data = _xliff_with(guide, f">{heading.texts['de']}<", f">{nested}<")
+    result = translating.translation_import(guide, language="de", data=data)
+    assert [c.new for c in result.changes] == ["Neue Überschrift"]
+
+
+def test_the_export_command_says_when_markdown_cannot_hold_a_text(guide):
+    Section.objects.filter(guide=guide, position=2).update(body_de="Erst\n[table]")
+    with pytest.raises(CommandError, match=r"cannot be written as Markdown .*export it as XLIFF"):
+        call_command("export_translation", GUIDE_SLUG, "de", "--format", "md", stdout=StringIO())
+
+
+@pytest.mark.parametrize("line_break", ["\n", "\r", "\u2028", "\x85"])
+def test_a_one_line_field_refuses_any_line_break_in_an_import(guide, line_break):
+    heading = _field(guide, "heading")
+    data = _xliff_with(guide, f">{heading.texts['de']}<", f">Neue{line_break}Überschrift<")
+    result = translating.translation_import(guide, language="de", data=data)
+    assert [str(p) for p in result.problems] == ["Section 1, Heading (German): it must be one line"]
+
+
 # --- which English a translation answers ------------------------------------------------------
 
 

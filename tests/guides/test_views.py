@@ -647,3 +647,61 @@ def test_sitemap_lists_the_comparisons_editors_published(client, seeded):
     assert "http://testserver/de/compare/h100-vs-a100-80gb/" in body
     ComparisonPair.objects.update(published=False)
     assert "/compare/" not in client.get("/sitemap.xml").content.decode()
+
+
+@pytest.fixture
+def staff_in(seeded):
+    """A staff user in ``group`` (None: staff with no role), signed in on ``client``."""
+    from django.contrib.auth.models import Group, User
+
+    def make(group: str | None) -> User:
+        user = User.objects.create_user(f"u{User.objects.count()}", is_staff=True)
+        if group:
+            user.groups.add(Group.objects.get(name=group))
+        return user
+
+    return make
+
+
+@pytest.mark.parametrize(
+    ("group", "lang", "sees_drafts"),
+    [
+        ("Editors", "en", True),
+        ("Reviewers", "ja", True),
+        ("Translators (German)", "de", True),
+        ("Translators (German)", "ja", False),  # another language's translator
+        ("Translators (Japanese)", "en", False),
+        ("Price recorders", "en", False),
+        (None, "de", False),  # staff with no role
+    ],
+)
+def test_only_who_may_edit_a_draft_sees_it_and_its_revisions(
+    client, staff_in, group, lang, sees_drafts
+):
+    from guides.models import GuideRevision
+
+    client.force_login(staff_in(group))
+    revision = GuideRevision.objects.filter(guide__slug=GUIDE_SLUG).first()
+    preview = client.get(f"{guide_url(lang)}?revision={revision.pk}")
+    assert ('class="draft-banner"' in preview.content.decode()) is sees_drafts
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.status = Guide.Status.DRAFT
+    guide.save()  # not update(): the save replaces the cached guide's token
+    as_if_committed()
+    assert client.get(guide_url(lang)).status_code == (200 if sees_drafts else 404)
+    assert client.get(f"{guide_url(lang)}tutorial/").status_code == (200 if sees_drafts else 404)
+
+
+def test_an_administrator_sees_drafts_only_after_setting_up_two_factor(client, staff_in, settings):
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    settings.REQUIRE_2FA_FOR_ADMINISTRATORS = True
+    administrator = staff_in("Administrators")
+    Guide.objects.filter(slug=GUIDE_SLUG).update(status=Guide.Status.DRAFT)
+    client.force_login(administrator)
+    assert client.get(guide_url("en")).status_code == 404  # no authenticator app yet
+    TOTPDevice.objects.create(user=administrator, name="phone", confirmed=True)
+    assert client.get(guide_url("en")).status_code == 404  # signed in without its code
+    TOTPDevice.objects.all().delete()
+    settings.REQUIRE_2FA_FOR_ADMINISTRATORS = False
+    assert client.get(guide_url("en")).status_code == 200  # the same user, nothing required

@@ -268,7 +268,7 @@ def test_the_embedded_default_shows_another_process_s_writes_and_restores_at_onc
         try:
             for price in order[1:3]:
                 delays += write_price(env, price, [base])
-            backup = tmp_path / "backup.sqlite3"
+            backup = tmp_path / "backup.tar"
             manage(env, "backup", "--output", str(backup))  # holds $7.03
             delays += write_price(env, "$7.04", [base])
         finally:
@@ -420,7 +420,7 @@ def test_two_servers_on_redis_stay_fresh_through_an_outage_an_older_snapshot_and
             assert redis_server.cli("DBSIZE") != "0"  # it did load the older pages
             for base in bases * 2:
                 assert price_on(base) == "$7.04"
-            backup = tmp_path / ("backup.dump" if engine == "PostgreSQL" else "backup.sqlite3")
+            backup = tmp_path / "backup.tar"
             manage(env, "backup", "--output", str(backup))  # holds $7.04
             delays += write_price(env, "$7.05", bases)
         finally:

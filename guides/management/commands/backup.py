@@ -1,7 +1,8 @@
-"""backup [--output PATH]: the whole database to one file (pg_dump custom format, or SQLite)."""
+"""backup [--output PATH]: the whole database to one signed file (see gpuguide/lib/backups.py)."""
 
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from gpuguide.lib import backups
@@ -9,9 +10,10 @@ from gpuguide.lib import backups
 
 class Command(BaseCommand):
     help = (
-        "Write the whole database to one file: a pg_dump custom-format archive on PostgreSQL, a "
-        "copy of the database on SQLite. Default: backups/gpuguide-<engine>-<UTC time>.<dump|"
-        "sqlite3>. Restore it with `manage.py restore PATH`."
+        "Write the whole database to one signed file: a tar of manifest.json and a pg_dump "
+        "custom-format archive (PostgreSQL) or a copy of the database (SQLite). Default: "
+        "backups/gpuguide-<engine>-<UTC time>.tar, keeping the newest BACKUP_KEEP there. "
+        "Restore it with `manage.py restore PATH`."
     )
 
     def add_arguments(self, parser) -> None:
@@ -22,12 +24,21 @@ class Command(BaseCommand):
         try:
             engine = backups.vendor()
             path = Path(options["output"]) if options["output"] else backups.default_path(engine)
-            backups.backup("default", path)
+            manifest = backups.backup("default", path)
+            # Only the default folder is pruned: a file written elsewhere is the operator's.
+            pruned = [] if options["output"] else backups.prune(engine, settings.BACKUP_KEEP)
         except (backups.BackupError, OSError) as exc:
             raise CommandError(str(exc)) from exc
-        size = path.stat().st_size
+        rows = sum(manifest["rows"].values())
         self.stdout.write(
             self.style.SUCCESS(
-                f"Backed up {backups.describe_database()} to {path} ({size:,} bytes)."
+                f"Backed up {backups.describe_database()} to {path} "
+                f"({path.stat().st_size:,} bytes, {rows:,} rows in {len(manifest['rows'])} "
+                f"tables; signed with {manifest['signed_with']})."
             )
         )
+        if pruned:
+            self.stdout.write(
+                f"Removed {len(pruned)} older backup(s) beyond BACKUP_KEEP="
+                f"{settings.BACKUP_KEEP}: {', '.join(path.name for path in pruned)}"
+            )

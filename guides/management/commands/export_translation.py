@@ -23,7 +23,10 @@ class Command(BaseCommand):
         except Guide.DoesNotExist:
             raise CommandError(f"there is no guide “{slug}”") from None
         export = translating.markdown_export if format == "md" else translating.xliff_export
-        text = export(guide, language)
+        try:
+            text = export(guide, language)
+        except translating.TranslationFileError as refused:
+            raise CommandError(str(refused)) from None
         if output is None:
             self.stdout.write(text, ending="")
         else:

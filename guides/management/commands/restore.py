@@ -12,8 +12,9 @@ from guides.pagecache.invalidation import renew_after_restore
 class Command(BaseCommand):
     help = (
         "Replace the whole database with a backup written by `manage.py backup` on the same "
-        "engine. Refuses to replace a database that holds data unless --yes is given. Cached "
-        "pages are invalidated afterwards."
+        "engine, after checking its signature, checksum, migrations and schema. Refuses to "
+        "replace a database that holds data unless --yes is given. Cached pages are "
+        "invalidated and every session is cleared afterwards."
     )
 
     def add_arguments(self, parser) -> None:
@@ -27,14 +28,14 @@ class Command(BaseCommand):
         path = Path(options["path"])
         target = backups.describe_database()
         try:
-            backups.check_restorable("default", path)
-            held = backups.contents()
-            if held.rows and not options["yes"]:
-                raise CommandError(
-                    f"{target} holds {held.describe()}; restoring {path} replaces all of it. "
-                    "Run again with --yes (make restore FILE=... ARGS=--yes) to go ahead."
-                )
-            backups.restore("default", path)
+            with backups.opened("default", path) as backup:
+                held = backups.contents()
+                if held.rows and not options["yes"]:
+                    raise CommandError(
+                        f"{target} holds {held.describe()}; restoring {path} replaces all of "
+                        "it. Run again with --yes (make restore FILE=... ARGS=--yes) to go ahead."
+                    )
+                cleared = backups.restore_backup("default", backup)
             # Every cached page is stale now: tokens no cache has seen, and this process's
             # cache (the shared one, with CACHE_URL) emptied as well.
             renewed = renew_after_restore()
@@ -42,7 +43,17 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         self.stdout.write(
             self.style.SUCCESS(
-                f"Restored {path} into {target}; cached pages invalidated ({renewed} "
-                "version tokens renewed)."
+                f"Restored {path} ({backup.describe()}) into {target}; cached pages "
+                f"invalidated ({renewed} version tokens renewed)."
             )
         )
+        self.stdout.write(
+            f"Signed everyone out ({cleared} sessions cleared): each user signs in again with "
+            "the password they had when the backup was taken; a password changed since then "
+            "is the old one again, so ask those users to change it again."
+        )
+        if backup.behind:
+            self.stdout.write(
+                f"The backup predates {len(backup.behind)} migration(s) of this code: "
+                "run `manage.py migrate` now."
+            )

@@ -1,0 +1,319 @@
+"""The attacks of "Hardening II", each measured as one figure (run by security_check.py).
+
+Each function runs in process, in security_check.py's throwaway seeded SQLite database, through
+Django's test client with the test settings, and returns ``(attack, figure, goal)`` rows for
+docs/security.md. A row whose figure misses its goal fails the run.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+GUIDE = "best-gpu-for-llama-70b-fine-tuning"
+PASSWORD = "a-staff-password-42"
+LOGIN = "/en/admin/login/?next=/en/admin/"
+
+
+@dataclass(frozen=True)
+class Finding:
+    attack: str
+    figure: str
+    held: bool  # the figure meets its goal
+
+
+def _client():
+    from django.test import Client
+
+    return Client(raise_request_exception=False)
+
+
+def _staff(name: str, group: str | None) -> None:
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.create_user(name, password=PASSWORD, is_staff=True)
+    if group:
+        user.groups.add(Group.objects.get(name=group))
+
+
+def _sign_in(client, username: str, password: str, **meta) -> int:
+    data = {"username": username, "password": password}
+    return client.post(LOGIN, data, **meta).status_code
+
+
+def _forget_failures() -> None:
+    from axes.models import AccessAttempt
+
+    AccessAttempt.objects.all().delete()
+
+
+# Sign-in --------------------------------------------------------------------------------------
+
+
+def lockout_through_a_proxy() -> Finding:
+    """Behind a proxy on another host (10.0.0.5, trusted): five clients fail once each, then a
+    sixth signs in with the right password."""
+    from ipaddress import ip_network
+
+    from django.test.utils import override_settings
+
+    _forget_failures()
+    with override_settings(TRUSTED_PROXIES=(ip_network("10.0.0.5/32"),)):
+        client = _client()
+        for n in range(5):
+            _sign_in(client, "sec-editor", "wrong", REMOTE_ADDR="10.0.0.5",
+                     HTTP_X_FORWARDED_FOR=f"198.51.100.{n + 1}")  # fmt: skip
+        status = _sign_in(client, "sec-editor", PASSWORD, REMOTE_ADDR="10.0.0.5",
+                          HTTP_X_FORWARDED_FOR="198.51.100.77")  # fmt: skip
+    return Finding(
+        "5 failures from 5 clients behind a trusted proxy, then a 6th client with the right "
+        "password",
+        "signed in" if status == 302 else f"refused ({status})",
+        status == 302,
+    )
+
+
+def password_spray_with_forged_header(accounts: int = 30, passwords: int = 4) -> Finding:
+    """gunicorn reached directly on loopback (which the old code trusted): one attacker tries
+    ``passwords`` passwords on each of ``accounts`` accounts, each request with a new forged
+    X-Forwarded-For. Counted: tries whose
+    password was checked (200 with the form's error) against tries answered 429 unchecked."""
+    _forget_failures()
+    client = _client()
+    rng = random.Random(34)
+    checked = refused = 0
+    for attempt in range(passwords):
+        for n in range(accounts):
+            forged = f"203.0.{rng.randrange(256)}.{rng.randrange(1, 255)}"
+            status = _sign_in(client, f"spray{n}", f"guess-{attempt}", REMOTE_ADDR="127.0.0.1",
+                              HTTP_X_FORWARDED_FOR=forged)  # fmt: skip
+            checked += status == 200
+            refused += status == 429
+    tries = accounts * passwords
+    return Finding(
+        f"Password spray: {accounts} accounts × {passwords} passwords from one address with a "
+        "forged `X-Forwarded-For` each",
+        f"{checked} of {tries} passwords checked, {refused} refused unchecked",
+        checked <= 6,
+    )
+
+
+def lock_out_a_known_account(attackers: int = 50) -> Finding:
+    """``attackers`` addresses fail 3 times each on a staff account; does the staff member then
+    sign in from their usual browser, and from a new one?"""
+    _forget_failures()
+    staff = _client()
+    _sign_in(staff, "sec-editor", PASSWORD, REMOTE_ADDR="192.0.2.10")  # their usual browser
+    staff.post("/en/admin/logout/")
+    known = staff.cookies.get("gpuguide_known_browser")
+    attacker = _client()
+    checked = sum(
+        _sign_in(attacker, "sec-editor", "wrong", REMOTE_ADDR=f"198.18.{n // 250}.{n % 250}") == 200
+        for n in range(attackers)
+        for _try in range(3)
+    )
+    usual = _client()
+    if known is not None:
+        usual.cookies["gpuguide_known_browser"] = known.value
+    at_desk = _sign_in(usual, "sec-editor", PASSWORD, REMOTE_ADDR="192.0.2.10")
+    fresh = _client().post(
+        LOGIN, {"username": "sec-editor", "password": PASSWORD}, REMOTE_ADDR="192.0.2.11"
+    )
+    wait = fresh.get("Retry-After", "0") if fresh.status_code == 429 else "0"
+    return Finding(
+        f"{attackers} addresses × 3 failures on one staff account",
+        f"{checked} of {attackers * 3} tries checked; usual browser: "
+        f"{'signed in' if at_desk == 302 else f'refused ({at_desk})'}; "
+        f"a new browser waits {wait} s",
+        at_desk == 302 and int(wait) <= 60,
+    )
+
+
+# Drafts ---------------------------------------------------------------------------------------
+
+
+def draft_leaks() -> Finding:
+    """A draft guide and a stored revision, asked for by each role that may not edit them."""
+    from django.contrib.auth.models import User
+    from django.test.utils import override_settings
+
+    from guides.models import Guide, GuideRevision
+
+    guide = Guide.objects.get(slug=GUIDE)
+    revision = GuideRevision.objects.filter(guide=guide).first()
+    guide.status = Guide.Status.DRAFT
+    guide.save()
+    roles = {
+        "sec-recorder": "Price recorders",
+        "sec-nobody": None,
+        "sec-admin": "Administrators",  # without two-factor sign-in set up
+        "sec-translator": "Translators (Japanese)",  # asking for the German page
+    }
+    for name, group in roles.items():
+        _staff(name, group)
+    leaks = asked = 0
+    with override_settings(REQUIRE_2FA_FOR_ADMINISTRATORS=True):
+        for name in [None, *roles]:
+            client = _client()
+            if name:
+                client.force_login(User.objects.get(username=name))
+            for url in (f"/de/guides/{GUIDE}/", f"/de/guides/{GUIDE}/?revision={revision.pk}",
+                        f"/de/guides/{GUIDE}/tutorial/"):  # fmt: skip
+                asked += 1
+                response = client.get(url)
+                leaks += response.status_code == 200
+    guide.status = Guide.Status.PUBLISHED
+    guide.save()
+    return Finding(
+        "A draft guide, its revision and its tutorial asked for by a visitor, a Price recorder, "
+        "staff without a role, an Administrator without 2FA, a Japanese translator (German page)",
+        f"{leaks} of {asked} answered with the draft",
+        leaks == 0,
+    )
+
+
+# Nesting and one-line fields -------------------------------------------------------------------
+
+
+def deep_json_in_the_planner(depth: int = 1000) -> Finding:
+    client = _client()
+    config = "[" * depth + "]" * depth
+    status = client.get("/en/vram/", {"config_json": config, "method": "qlora"}).status_code
+    return Finding(
+        f"{depth} levels of `[` in the planner's config_json",
+        f"answered {status}",
+        status == 400,
+    )
+
+
+def deep_xml_in_an_xliff_import(depth: int = 1000) -> Finding:
+    from guides.editorial import translating
+    from guides.models import Guide
+
+    guide = Guide.objects.get(slug=GUIDE)
+    exported = translating.xliff_export(guide, "de")
+    nested = "<mrk>" * depth + "x" + "</mrk>" * depth
+    hostile = exported.replace('<target xml:space="preserve">', f"<target>{nested}", 1)
+    try:
+        translating.translation_import(
+            guide, language="de", data=hostile.encode(), filename="de.xlf"
+        )
+        outcome, held = "imported", False
+    except translating.TranslationFileError as exc:
+        outcome, held = f"refused: {exc}", True
+    except RecursionError:
+        outcome, held = "RecursionError", False
+    return Finding(f"{depth} nested `<mrk>` in an XLIFF import", outcome, held)
+
+
+def newline_in_a_title() -> Finding:
+    """A German title holding a line break (saved past the admin), exported as Markdown from
+    the translation screen."""
+    from django.contrib.auth.models import User
+
+    from guides.models import Guide
+
+    guide = Guide.objects.get(slug=GUIDE)
+    kept = guide.title_de
+    Guide.objects.filter(pk=guide.pk).update(title_de="Welche GPU\r\nfür Llama?")
+    client = _client()
+    client.force_login(User.objects.get(username="sec-editor"))
+    status = client.get(f"/en/admin/guides/guide/{guide.pk}/translate/de/export/md/").status_code
+    Guide.objects.filter(pk=guide.pk).update(title_de=kept)
+    return Finding("A title with a line break, exported as Markdown", f"answered {status}",
+                   status == 200)  # fmt: skip
+
+
+# Backups --------------------------------------------------------------------------------------
+
+PAYLOAD = [
+    # Rewrites every price recorded from then on (4.44 stored as 0.0101), and a superuser.
+    "CREATE TRIGGER cheap_prices AFTER INSERT ON pricing_price BEGIN "
+    "UPDATE pricing_price SET quoted_usd_per_hour = 0.0101 WHERE id = NEW.id; END",
+    "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email, "
+    "is_staff, is_active, date_joined) VALUES ('!', 1, 'intruder', '', '', '', 1, 1, "
+    "'2026-12-01 00:00:00')",
+]
+
+
+def tampered_backups() -> list[Finding]:
+    """A SQLite backup with a trigger and an extra superuser put in, once with the manifest as
+    it was and once signed again with the right key (a leaked key); ``opened`` is every check
+    a restore makes before it touches the database."""
+    from gpuguide.lib import backup_archive, backups
+
+    findings = []
+    with tempfile.TemporaryDirectory(prefix="gpuguide-attack-") as folder:
+        original = Path(folder) / "site.tar"
+        backups.backup("default", original)
+        manifest, data = backup_archive.read(original, Path(folder))
+        with sqlite3.connect(data) as database:
+            for statement in PAYLOAD:
+                database.execute(statement)
+        database.close()
+        unsigned = Path(folder) / "unsigned.tar"
+        backup_archive.write(unsigned, manifest, data)
+        fitted = {**manifest, "data": {**manifest["data"], "bytes": data.stat().st_size,
+                                       "sha256": backup_archive.sha256_of(data)}}  # fmt: skip
+        fitted["rows"] = {**manifest["rows"], "auth_user": manifest["rows"]["auth_user"] + 1}
+        resigned = Path(folder) / "resigned.tar"
+        backup_archive.write(resigned, backup_archive.seal(fitted), data)
+        for name, path in (("as it was", unsigned), ("signed again with the right key", resigned)):
+            try:
+                with backups.opened("default", path):
+                    outcome, held = "accepted", False
+            except backups.BackupError as exc:
+                outcome, held = f"refused: {str(exc).replace(str(path), 'the file')}", True
+            findings.append(Finding(
+                f"A SQLite backup + trigger + extra superuser, manifest {name}", outcome, held
+            ))  # fmt: skip
+    return findings
+
+
+# Rate limits ----------------------------------------------------------------------------------
+
+
+def api_flood(requests: int = 700) -> Finding:
+    from django.core.cache import cache
+    from django.test.utils import override_settings
+
+    cache.clear()
+    client = _client()
+    with override_settings(API_RATE_LIMIT=600):
+        statuses = [
+            client.get("/api/v1/gpus/", REMOTE_ADDR="192.0.2.99").status_code
+            for _ in range(requests)
+        ]
+    answered, limited = statuses.count(200), statuses.count(429)
+    return Finding(
+        f"{requests} API requests within a minute from one address (limit 600)",
+        f"{answered} answered, {limited} × 429 with Retry-After",
+        answered <= 600 and limited == requests - answered,
+    )
+
+
+def run_all() -> list[Finding]:
+    """Every attack, in a fresh state each (failures forgotten, cache emptied)."""
+    from django.core.cache import cache
+
+    _staff("sec-editor", "Editors")
+    findings = []
+    for attack in (lockout_through_a_proxy, password_spray_with_forged_header,
+                   lock_out_a_known_account, draft_leaks, deep_json_in_the_planner,
+                   deep_xml_in_an_xliff_import, newline_in_a_title, api_flood,
+                   tampered_backups):  # fmt: skip
+        cache.clear()
+        found = attack()
+        findings.extend(found if isinstance(found, list) else [found])
+    return findings
+
+
+def as_markdown(findings: list[Finding]) -> str:
+    lines = ["## Attacks (Hardening II)\n", "| Attack | Figure | Goal met |", "|---|---|---|"]
+    for finding in findings:
+        held = "yes" if finding.held else "**no**"
+        lines.append(f"| {finding.attack} | {finding.figure} | {held} |")
+    return "\n".join(lines) + "\n"
