@@ -14,7 +14,7 @@ ARGS ?=
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run migrate createsuperuser shell test test-all lint format messages translations benchmark \
-	screenshots mutation clean backup restore audit security loadtest
+	screenshots mutation clean backup restore audit security loadtest fonts
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -99,6 +99,15 @@ $(TRL_VENV)/.installed: requirements-trl.txt
 	$(TRL_VENV)/bin/python -m pip install --quiet $(TORCH_INSTALL)
 	$(TRL_VENV)/bin/python -m pip install --quiet -r requirements-trl.txt
 	@touch $@
+
+# The site's Latin web font (static/fonts/, committed so that `make run` needs no npm): a copy
+# of the file of the @fontsource-variable/inter version package.json pins, and its licence.
+# After changing that version: make fonts (tests/test_layout.py compares the copy).
+INTER := node_modules/@fontsource-variable/inter
+fonts:
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	cp $(INTER)/files/inter-latin-wght-normal.woff2 static/fonts/
+	cp $(INTER)/LICENSE static/fonts/Inter-OFL.txt
 
 # Full-page screenshots of every page the browser tests open, in screenshots/ (ignored; needs
 # chromium): every public page, guide and tutorial at 390 and 1280 px in three languages.

@@ -1,6 +1,7 @@
 """README.md's *Project layout* map and the tree, held against each other both ways: every
 entry it lists exists, and every module, script and top-level file is listed."""
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -90,3 +91,22 @@ def test_every_top_level_entry_and_script_is_listed():
     }
     scripts = {path for path in tracked_files() if path.startswith("scripts/")}
     assert sorted((tops | scripts) - set(entries)) == []
+
+
+def test_the_web_font_is_the_copy_of_the_pinned_npm_package():
+    """static/fonts/ holds the file of the @fontsource-variable/inter version package.json pins
+    (`make fonts` copies it), so the font's origin and licence are known."""
+    from .page_checks import skip_or_fail
+
+    package = ROOT / "node_modules" / "@fontsource-variable" / "inter"
+    if not package.exists():
+        skip_or_fail("@fontsource-variable/inter (node_modules)")
+    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]
+    installed = json.loads((package / "package.json").read_text())
+    assert installed["version"] == pinned["@fontsource-variable/inter"]
+    assert installed["license"] == "OFL-1.1"
+    for copy, original in [
+        ("static/fonts/inter-latin-wght-normal.woff2", "files/inter-latin-wght-normal.woff2"),
+        ("static/fonts/Inter-OFL.txt", "LICENSE"),
+    ]:
+        assert (ROOT / copy).read_bytes() == (package / original).read_bytes(), copy
