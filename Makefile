@@ -14,7 +14,7 @@ ARGS ?=
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run migrate createsuperuser shell test test-all lint format messages translations benchmark \
-	screenshots mutation clean backup restore audit security loadtest fonts
+	screenshots mutation clean backup restore audit security loadtest fonts lighthouse
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -108,6 +108,12 @@ fonts:
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	cp $(INTER)/files/inter-latin-wght-normal.woff2 static/fonts/
 	cp $(INTER)/LICENSE static/fonts/Inter-OFL.txt
+
+# Lighthouse on a phone (home, a German guide, the Japanese GPU page) against gunicorn with
+# production settings; fails below 100 for accessibility, best practices and SEO or 95 for
+# performance. Downloads Lighthouse into /tmp on first use; needs npm and chromium. Not in CI.
+lighthouse: $(VENV)/.installed-run translations
+	scripts/lighthouse.sh
 
 # Full-page screenshots of every page the browser tests open, in screenshots/ (ignored; needs
 # chromium): every public page, guide and tutorial at 390 and 1280 px in three languages.

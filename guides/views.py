@@ -1,8 +1,10 @@
 """Public pages: each parses its input, asks ``guides.pages`` for what the page shows (its
 figures, and its title and metadata from ``pages.meta``) and renders it.
 
-Nothing here writes: a staff preview (``?revision=N``) applies that revision inside a
-transaction that is rolled back, and scheduled revisions go live in the task worker.
+Nothing here writes content: a staff preview (``?revision=N``) applies that revision inside a
+transaction that is rolled back, and scheduled revisions go live in the task worker. The one
+write is a published guide's share image drawn on its first request where no worker drew it
+(once per guide and language, race-safe through its unique constraint).
 """
 
 import hashlib
@@ -24,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from guides.content.page_figures import MissingFigure
-from guides.editorial import previews, revisions
+from guides.editorial import previews, revisions, share_images
 from guides.forms import PlannerForm
 from guides.models import Guide, GuideRevision, LegalPage
 from guides.pagecache.http import cache_public_page
@@ -287,12 +289,18 @@ SHARE_IMAGE_MAX_AGE = 24 * 60 * 60  # the page's URL for it changes with each pu
 
 @require_safe
 def share_image(request: HttpRequest, slug: str) -> HttpResponse:
-    """A guide's link-preview image in the page's language; the site-wide image until drawn."""
+    """A guide's link-preview image in the page's language; the site-wide image only where
+    this machine has no font for the language (manage.py check: guides.W001)."""
     image = selectors.share_image(slug=slug, language=get_language())
     if image is None:
-        if not selectors.guide_is_published(slug=slug):
+        guide = selectors.published_guide(slug=slug)
+        if guide is None:
             raise Http404(_("No such guide."))
-        return redirect(static(site.SHARE_IMAGE))
+        # Not drawn yet (published while no task worker ran): drawn now, once, rather than
+        # showing another language's image in the meantime.
+        image = share_images.draw_image(guide, get_language())
+        if image is None:
+            return redirect(static(site.SHARE_IMAGE))
     png = bytes(image.png)
     etag = quote_etag(hashlib.sha256(png).hexdigest()[:32])
     modified = int(image.drawn_at.timestamp())

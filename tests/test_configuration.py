@@ -68,6 +68,13 @@ def ran(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
             },
         ),
         "development": (["check"], {"DEBUG": "true", "DATABASE_URL": sqlite}),
+        "check-database-down": (
+            ["check"],
+            {
+                "DEBUG": "true",
+                "DATABASE_URL": "postgres://app@127.0.0.1:9/gpuguide?connect_timeout=2",
+            },
+        ),
         **{
             f"rent-{template}": (["check"], {"DEBUG": "true", "RENT_URL_TEMPLATE": template})
             for template in BAD_RENT_URL_TEMPLATES
@@ -132,6 +139,14 @@ def test_a_rent_url_template_without_its_two_fields_is_one_line(ran, template):
 def test_development_runs_with_the_built_in_key(ran):
     result = ran["development"]
     assert result.returncode == 0, result.stderr
+
+
+def test_check_answers_with_the_database_down_or_not_migrated(ran):
+    """The share images' database check (guides.W002) stays silent where it cannot look."""
+    for case in ("check-database-down", "development"):  # "development": an empty SQLite file
+        result = ran[case]
+        assert result.returncode == 0, result.stderr
+        assert "Traceback" not in result.stderr and "guides.W002" not in result.stderr
 
 
 def test_production_settings_pass_the_deploy_checklist(ran):

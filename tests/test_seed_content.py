@@ -16,7 +16,7 @@ from guides.editorial.content_files import (
 )
 from guides.editorial.seeding import CONTENT_DIR, load_guide
 from guides.editorial.translating import stale_translations
-from guides.models import FaqEntry, Guide, Section
+from guides.models import FaqEntry, Guide, Section, ShareImage
 from pricing.domain import training_memory
 from pricing.models import Gpu, MemoryRule, Method, Price, PriceCheck, Source
 
@@ -47,6 +47,17 @@ def test_seed_content_is_idempotent(empty_database):
     assert counts() == first
     assert first[:2] == (6, 4)
     assert Guide.objects.get(slug=GUIDE_SLUG).status == Guide.Status.PUBLISHED
+
+
+def test_a_fresh_seed_draws_every_published_guides_share_image_in_each_language(
+    empty_database, share_image_fonts
+):
+    """Without a task worker: bulk inserts publish nothing, so no task would draw them."""
+    out = seed()
+    expected = Guide.objects.published().count() * len(share_image_fonts)
+    assert ShareImage.objects.count() == expected == 5 * 3
+    assert f"Share images drawn: {expected} (published guides × languages)." in out
+    assert "nothing to do" in seed()  # drawn once
 
 
 def test_seed_content_never_overwrites_an_editors_edit(seeded):

@@ -150,8 +150,8 @@ def share_image(*, slug: str, language: str) -> ShareImage | None:
     ).first()
 
 
-def guide_is_published(*, slug: str) -> bool:
-    return Guide.objects.published().filter(slug=slug).exists()
+def published_guide(*, slug: str) -> Guide | None:
+    return Guide.objects.published().select_related("language_model").filter(slug=slug).first()
 
 
 def legal_page(*, kind: str, include_unreviewed: bool = False) -> LegalPage:

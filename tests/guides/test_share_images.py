@@ -1,10 +1,12 @@
 """Each published guide's share image: drawn when published, served per language."""
 
 import io
+import re
 
 import pytest
 from django.core import checks
 from django.core.management import CommandError, call_command
+from django.db import OperationalError, connection
 from django.test import override_settings
 from django_tasks import default_task_backend
 from PIL import Image, ImageFont
@@ -114,9 +116,6 @@ def test_publishing_queues_the_drawing_once_it_commits(guide):
 def test_the_image_is_served_with_validators_and_a_304_for_a_repeat(client, guide, lang):
     share_image_font(lang)  # this language's image is drawn; the others need not be
     url = SHARE.format(lang=lang)
-    before = client.get(url)
-    assert before.status_code == 302 and before["Location"].startswith(SITE_WIDE)
-    share_images.draw_for_guide(guide)
     response = client.get(url)
     stored = bytes(ShareImage.objects.get(guide=guide, language=lang).png)
     assert response.status_code == 200 and response["Content-Type"] == "image/png"
@@ -124,6 +123,27 @@ def test_the_image_is_served_with_validators_and_a_304_for_a_repeat(client, guid
     assert response["Cache-Control"] == "public, max-age=86400"
     again = client.get(url, HTTP_IF_NONE_MATCH=response["ETag"])
     assert again.status_code == 304 and again.content == b""
+
+
+def test_an_image_no_worker_drew_yet_is_drawn_on_its_first_request(client, guide):
+    """Published while no task worker ran: the page's own language, never the English card."""
+    share_image_font("ja")
+    ShareImage.objects.filter(guide=guide, language="ja").delete()
+    response = client.get(SHARE.format(lang="ja"))
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert response.content == bytes(ShareImage.objects.get(guide=guide, language="ja").png)
+
+
+def test_each_guide_page_links_its_own_languages_image(client, seeded, share_image_fonts):
+    """og:image is the page language's address, and it answers with that language's image."""
+    for guide in Guide.objects.published():
+        for lang in ("en", "de", "ja"):
+            page = client.get(f"/{lang}/guides/{guide.slug}/").content.decode()
+            [og_image] = re.findall(r'<meta property="og:image" content="(.*?)">', page)
+            path = f"/{lang}/guides/{guide.slug}/share.png?v={guide.version}"
+            assert og_image == f"http://testserver{path}"
+            png = client.get(path).content
+            assert png == bytes(ShareImage.objects.get(guide=guide, language=lang).png)
 
 
 def test_no_image_for_a_guide_that_is_not_published(client, guide):
@@ -139,12 +159,48 @@ def test_no_image_for_a_guide_that_is_not_published(client, guide):
 
 def test_a_language_without_a_font_keeps_the_site_wide_image_and_check_says_so(client, guide):
     latin = [str(share_image_font("en"))]
+    ShareImage.objects.filter(guide=guide, language="ja").delete()
     with override_settings(SHARE_IMAGE_FONTS={"en": latin, "de": latin, "ja": ["/no/font.ttf"]}):
         assert share_images.draw_for_guide(guide) == ["en", "de"]
         assert client.get(SHARE.format(lang="ja"))["Location"].startswith(SITE_WIDE)
         [warning] = share_images.check_fonts()
+        assert share_images.check_share_images() == []  # no font: nothing the check could draw
     assert warning.id == "guides.W001" and warning.level == checks.WARNING
-    assert warning.msg == "No font for 'ja' share images among ['/no/font.ttf']"
+    assert warning.msg == (
+        "share images in Japanese cannot be drawn: no font found among /no/font.ttf; "
+        "install fonts-ipafont-gothic or set SHARE_IMAGE_FONTS_JA"
+    )
+
+
+def test_check_names_the_languages_in_which_published_guides_lack_their_image(guide):
+    share_image_font("ja")
+    ShareImage.objects.filter(guide=guide, language="ja").delete()
+    [warning] = share_images.check_share_images()
+    assert warning.id == "guides.W002" and warning.level == checks.WARNING
+    assert warning.msg == (
+        "1 published guide has no Japanese share image: run `manage.py draw_share_images`"
+    )
+    others = Guide.objects.published().exclude(pk=guide.pk)[:2]
+    ShareImage.objects.filter(guide__in=others, language="ja").delete()
+    [warning] = share_images.check_share_images()
+    assert warning.msg.startswith("3 published guides have no Japanese share image: run ")
+
+
+def test_check_is_silent_when_every_image_a_font_allows_is_there(seeded, share_image_fonts):
+    assert share_images.check_fonts() == []
+    assert share_images.check_share_images() == []
+
+
+def unreachable_database() -> list[str]:
+    raise OperationalError("connection refused")
+
+
+@pytest.mark.parametrize(
+    "table_names", [lambda: [], unreachable_database], ids=["not-migrated", "down"]
+)
+def test_check_answers_before_migrate_and_with_the_database_down(db, monkeypatch, table_names):
+    monkeypatch.setattr(connection.introspection, "table_names", table_names)
+    assert share_images.check_share_images() == []
 
 
 def test_the_command_draws_every_published_guide_or_refuses_an_unknown_slug(
