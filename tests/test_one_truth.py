@@ -335,7 +335,9 @@ def test_no_english_title_on_a_german_or_japanese_page(client, published):
     for guide in published:
         assert guide.title_de != guide.title_en and guide.title_ja != guide.title_en
         for lang in ("de", "ja"):
+            # <wbr> (Japanese phrases) adds no text: the visitor reads the title as stored.
             body = client.get(f"/{lang}/guides/{guide.slug}/").content.decode()
+            body = body.replace("<wbr>", "")
             title = getattr(guide, f"title_{lang}")
             assert f"<h1>{title}</h1>" in body or f">{title}</h1>" in body, guide.slug
             assert guide.title_en not in body, f"{guide.slug} ({lang})"

@@ -41,6 +41,7 @@ def page_snapshot(body: str) -> str:
     description = re.search(r'<meta name="description" content="(.*?)">', body, re.S).group(1)
     json_ld = re.findall(r'<script type="application/ld\+json">(.*?)</script>', body, re.S)
     visible = re.sub(r"<(script|style|head)\b.*?</\1>", " ", body, flags=re.S)
+    visible = visible.replace("<wbr>", "")  # a line-break opportunity, no text (Japanese)
     visible = re.sub(r"<(?:/?(?:p|li|tr|h[1-6]|caption|figcaption|ul|ol|table|nav))\b[^>]*>",
                      "\n", visible)  # fmt: skip
     visible = html.unescape(re.sub(r"<[^>]+>", " ", visible))

@@ -30,6 +30,7 @@ from guides.content.page_figures import (
     PriceDates,
     price_dates,
 )
+from guides.content.phrases import phrased
 from guides.content.presentation import (
     beyond_one_host,
     config_label,
@@ -313,7 +314,7 @@ class LabelledRunRow:
 
 @dataclass(frozen=True)
 class SectionView:
-    heading: str
+    heading: SafeString  # HTML: Japanese phrases joined by <wbr>; never for an attribute
     anchor: str
     body: SafeString
     table_template: str | None  # the include that lays out its computed table, if any
@@ -324,7 +325,7 @@ class SectionView:
 
 @dataclass(frozen=True)
 class FaqView:
-    question: str
+    question: SafeString  # HTML, as SectionView.heading; the JSON-LD has the plain question
     answer: SafeString
 
 
@@ -483,7 +484,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     meta_description = render_plain(guide.meta_description, figures)
     faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
     sections = [_section_view(s, figures) for s in guide.sections.all()]
-    faq_views = [FaqView(q, render_prose(a, figures)) for q, a in faq]
+    faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
     method_summary = [_method_summary_row(figures, column) for column in columns]
     return GuidePage(
         guide=guide,
@@ -612,7 +613,7 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
         else:
             table_template = None  # nothing to compare yet
     return SectionView(
-        heading=render_plain(section.heading, figures),
+        heading=phrased(render_plain(section.heading, figures)),
         anchor=f"section-{section.position}",
         body=render_prose(section.body, figures),
         table_template=table_template,

@@ -18,6 +18,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info, gettext
 
+from guides.content import phrases as japanese_phrases
 from guides.content import presentation
 from guides.content.page_figures import PriceDates
 from guides.pagecache import fragments
@@ -126,6 +127,14 @@ FLAG_RE = re.compile(r"(?<!\S)(--?[\w.=-]+)")
 def whole_flags(text: str) -> SafeString:
     """``text`` escaped, each command-line flag (``--throughput``) kept on one line."""
     return mark_safe(FLAG_RE.sub(r'<span class="nowrap">\1</span>', str(escape(text))))
+
+
+@register.filter(is_safe=True)
+def phrases(text) -> SafeString:
+    """``text`` escaped, and on a Japanese page with ``<wbr>`` between its phrases, so that
+    every browser breaks the line between them. Element content only: never in an attribute,
+    ``<title>`` or ``<option>``."""
+    return japanese_phrases.phrased(text)
 
 
 @register.filter

@@ -24,6 +24,7 @@ def page(client, lang: str = "en", slug: str = GUIDE_SLUG) -> str:
 
 
 def text(fragment: str) -> str:
+    fragment = fragment.replace("<wbr>", "")  # between Japanese phrases: no text
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).replace("\u00a0", " ").split())
 
 
@@ -140,8 +141,10 @@ def test_the_guide_links_its_tutorial_in_every_language(client, seeded):
     }
     for lang, title in titles.items():
         guide = client.get(f"/{lang}/guides/{GUIDE_SLUG}/").content.decode()
+        # Japanese phrases are joined by <wbr> (line breaks), which add no text.
+        guide, tutorial = guide.replace("<wbr>", ""), page(client, lang).replace("<wbr>", "")
         assert f'<a href="/{lang}/guides/{GUIDE_SLUG}/tutorial/">{title}</a>' in guide
-        assert f"<h1>{title}</h1>" in page(client, lang)
+        assert f"<h1>{title}</h1>" in tutorial
 
 
 def test_the_licence_step_names_the_repository_and_signs_in_only_where_gated(client, seeded):

@@ -16,11 +16,13 @@ from pricing.services import price_check_record
 
 from ..conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_pages
 
+WBR = "<wbr>"  # a line-break opportunity between Japanese phrases: no text
+
 
 def page_text(response) -> str:
     """The visible text: tags dropped, entities decoded, no-break spaces made plain."""
     body = response.content.decode()
-    body = re.sub(r"<script.*?</script>", " ", body, flags=re.S)
+    body = re.sub(r"<script.*?</script>", " ", body, flags=re.S).replace(WBR, "")
     text = html.unescape(re.sub(r"<[^>]+>", " ", body)).replace("\u00a0", " ")
     return re.sub(r"\s+", " ", text)
 
@@ -30,7 +32,7 @@ def guide_url(lang: str) -> str:
 
 
 def _text(fragment: str) -> str:
-    text = html.unescape(re.sub(r"<[^>]+>", " ", fragment)).replace("\u00a0", " ")
+    text = html.unescape(re.sub(r"<[^>]+>", " ", fragment.replace(WBR, ""))).replace("\u00a0", " ")
     return re.sub(r"\s+", " ", text).strip()
 
 

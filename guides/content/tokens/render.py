@@ -16,6 +16,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from guides.content.page_figures import MissingFigure, PageFigures
+from guides.content.phrases import is_japanese_page, phrased_html
 from guides.content.tokens import kinds  # noqa: F401 - registers every kind
 from guides.content.tokens.registry import TOKEN_RE, TokenError, registry
 from pricing.domain.calculations import RuleError
@@ -93,7 +94,8 @@ def render_inline(text: str, figures: PageFigures) -> SafeString:
 
 
 def render_prose(text: str, figures: PageFigures) -> SafeString:
-    """Blocks split on blank lines: a list where every line starts with "- ", else a paragraph."""
+    """Blocks split on blank lines: a list where every line starts with "- ", else a paragraph;
+    Japanese phrases joined by <wbr>."""
     html_blocks = []
     for is_list, lines in _blocks(text or ""):
         if is_list:
@@ -101,7 +103,12 @@ def render_prose(text: str, figures: PageFigures) -> SafeString:
             html_blocks.append(f"<ul>{items}</ul>")
         else:
             html_blocks.append(f"<p>{render_inline(lines[0], figures)}</p>")
-    return mark_safe("".join(html_blocks))  # noqa: S308 - built from render_inline's output
+    prose = "".join(html_blocks)
+    # Japanese: a line may break between phrases in every browser (see phrases.py); the
+    # plain renderings (meta description, JSON-LD) come from render_inline, without <wbr>.
+    if is_japanese_page():
+        return phrased_html(prose)
+    return mark_safe(prose)  # noqa: S308 - built from render_inline's output
 
 
 def render_plain(text: str, figures: PageFigures) -> str:
