@@ -115,6 +115,16 @@ class Guide(ProseTokensMixin, models.Model):
     epochs = models.PositiveSmallIntegerField(
         _("epochs"), default=1, validators=[MinValueValidator(1), MaxValueValidator(100)]
     )
+    # The guide this one was cloned from: its prose follows the source's published changes
+    # field by field, until the clone's own text differs (guides.editorial.families).
+    source = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="clones",
+        verbose_name=_("cloned from"),
+    )
 
     objects = GuideQuerySet.as_manager()
     prose_fields = ("short_answer", "meta_description")

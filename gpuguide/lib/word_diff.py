@@ -1,23 +1,34 @@
 """The word diff editors are shown: two texts split into words and the white space between
 them, compared, and written as escaped HTML with removed words in <del> and added ones in
-<ins> (the revision diff shows old and new side by side, the translation view one text)."""
+<ins> (the revision diff shows old and new side by side, the translation view one text).
+
+A caller may split differently (``split``): Japanese has no spaces, so the guides' editorial
+code splits its words into phrases (guides.content.diff_pieces, with BudouX: this leaf module,
+Django and the standard library only, may not import it).
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 # A word or the white space after it: joining the pieces gives the text back unchanged.
 WORD_RE = re.compile(r"\s+|[^\s]+")
+# Text -> the pieces compared, which joined give the text back.
+Splitter = Callable[[str], list[str]]
 
 
-def _runs(old: str, new: str) -> Iterator[tuple[str, str]]:
+def words(text: str) -> list[str]:
+    return WORD_RE.findall(text)
+
+
+def _runs(old: str, new: str, split: Splitter) -> Iterator[tuple[str, str]]:
     """("equal" | "delete" | "insert", text) in reading order, a deletion before its insertion."""
-    a, b = WORD_RE.findall(old), WORD_RE.findall(new)
+    a, b = split(old), split(new)
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             yield "equal", "".join(a[i1:i2])
@@ -35,15 +46,15 @@ def _html(runs: Iterator[tuple[str, str]]) -> SafeString:
     return format_html_join("", "{}", ((format_html(_TEMPLATE[op], text),) for op, text in runs))
 
 
-def marked_words(old: str, new: str) -> tuple[SafeString, SafeString]:
+def marked_words(old: str, new: str, split: Splitter = words) -> tuple[SafeString, SafeString]:
     """The old and the new text, escaped, removed words in <del> and added ones in <ins>."""
-    runs = list(_runs(old, new))
+    runs = list(_runs(old, new, split))
     return (
         _html(r for r in runs if r[0] != "insert"),
         _html(r for r in runs if r[0] != "delete"),
     )
 
 
-def inline_diff(old: str, new: str) -> SafeString:
+def inline_diff(old: str, new: str, split: Splitter = words) -> SafeString:
     """One text, escaped: what stayed, removed words in <del>, added ones in <ins> after them."""
-    return _html(_runs(old, new))
+    return _html(_runs(old, new, split))

@@ -7,14 +7,18 @@ every user, superusers included. ``guides.editorial.where_used.refuse_deleting_u
 refuses the same deletions made outside the admin.
 """
 
+from dataclasses import replace
+
 from django.contrib.admin.utils import NestedObjects
 from django.db import router
 from django.urls import NoReverseMatch, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from guides.editorial import where_used
+from guides.editorial.where_used import SEPARATOR, Use
 from guides.models import CHILD_ROWS, ComparisonPair, Guide
 
 # Rows that protect an object by foreign key and that the reference index already lists
@@ -64,12 +68,74 @@ def _linked(obj, site_name: str) -> str:
 
 
 def _uses(used: dict, *, single: bool) -> list:
-    """One link per use; for several objects, each object followed by its uses (nested)."""
+    """For each object, how widely it is used ("Used in 5 guides × 3 languages") over one line
+    per guide or comparison page that opens to the places: a GPU quoted by tokens would
+    otherwise take a line per token per language, over a hundred, burying which guides to fix."""
     listed = []
     for obj, uses in used.items():
-        links = [format_html('<a href="{}">{}</a>', use.url, use.label) for use in uses]
-        listed += links if single else [str(obj), links]
+        by_owner: dict[tuple[str, str], list[Use]] = {}
+        for use in uses:
+            by_owner.setdefault((use.owner, use.url), []).append(use)
+        summary = _summary(uses)
+        listed.append(capfirst(summary) if single else f"{obj} — {summary}")
+        listed.append([_owner_line(owner, url, found) for (owner, url), found in by_owner.items()])
     return listed
+
+
+def _summary(uses: list) -> str:
+    """“used in 5 guides × 3 languages and 1 GPU comparison”"""
+    guides = len({use.owner for use in uses if use.in_guide})
+    comparisons = len({use.owner for use in uses if not use.in_guide})
+    languages = len({use.language for use in uses if use.language})
+    in_guides = ngettext("%(count)d guide", "%(count)d guides", guides) % {"count": guides}
+    if languages:
+        in_guides = _("%(guides)s × %(languages)s") % {
+            "guides": in_guides,
+            "languages": ngettext("%(count)d language", "%(count)d languages", languages)
+            % {"count": languages},
+        }
+    in_comparisons = ngettext(
+        "%(count)d GPU comparison", "%(count)d GPU comparisons", comparisons
+    ) % {"count": comparisons}
+    if guides and comparisons:
+        return _("used in %(guides)s and %(comparisons)s") % {
+            "guides": in_guides,
+            "comparisons": in_comparisons,
+        }
+    return _("used in %(places)s") % {"places": in_guides if guides else in_comparisons}
+
+
+def _owner_line(owner: str, url: str, uses: list) -> str:
+    """A guide's line, which opens to its places, each with the languages that quote it there:
+    "Section 7 › [[spec h100 bf16]] (en, de, ja)"."""
+    if not any(use.where for use in uses):
+        return format_html('<a href="{}">{}</a>', url, owner)  # a comparison page
+    languages: dict[Use, list[str]] = {}
+    for use in uses:
+        languages.setdefault(replace(use, language=""), []).append(use.language)
+    places = format_html_join(
+        "",
+        '<li><a href="{}">{}</a>{}</li>',
+        (
+            (url, SEPARATOR.join(place.where), _in_languages(place, codes))
+            for place, codes in languages.items()
+        ),
+    )
+    count = ngettext("%(count)d place", "%(count)d places", len(languages)) % {
+        "count": len(languages)
+    }
+    return format_html(
+        '<details><summary><a href="{}">{}</a>: {}</summary><ul>{}</ul></details>',
+        url,
+        owner,
+        count,
+        places,
+    )
+
+
+def _in_languages(place: Use, codes: list[str]) -> str:
+    shown = f" ({', '.join(code for code in codes if code)})" if any(codes) else ""
+    return shown + (" " + _("(working copy)") if place.working_copy else "")
 
 
 def _summarised(objs: list, site_name: str) -> list:

@@ -18,6 +18,9 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
 
 from gpuguide.lib.editor_input import EditorInputMixin
+from guides.admin import merging
+from guides.admin.coediting import CoeditingAdminMixin
+from guides.admin.families import FamilyAdminMixin, FamilyInlineMixin, say_followed
 from guides.admin.prose import (
     ProseForm,
     ProseHelpMixin,
@@ -36,6 +39,7 @@ from guides.editorial import publishing, publishing_rules, revisions
 from guides.editorial.checks import problems_list
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.models import (
+    CHILD_ROWS,
     EDIT_CONFLICT,
     CostScenario,
     FaqEntry,
@@ -74,6 +78,14 @@ class RequiredTranslationsFormSet(forms.BaseInlineFormSet):
                 )
 
 
+class RowForm(merging.MergingFormMixin, ProseForm):
+    """A section's or FAQ entry's form: merged field by field with a save made meanwhile."""
+
+
+class RelatedRowForm(merging.MergingFormMixin, forms.ModelForm):
+    """The other inlines' rows, merged the same way."""
+
+
 class SectionFormSet(RequiredTranslationsFormSet):
     required = publishing_rules.SECTION_REQUIRED
 
@@ -82,9 +94,11 @@ class FaqFormSet(RequiredTranslationsFormSet):
     required = publishing_rules.FAQ_REQUIRED
 
 
-class SectionInline(EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
+class SectionInline(
+    FamilyInlineMixin, EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline
+):
     model = Section
-    form = ProseForm
+    form = RowForm
     formset = SectionFormSet
     extra = 0
     fields = [
@@ -99,9 +113,11 @@ class SectionInline(EditorInputMixin, ProseInlineMixin, ProseHelpMixin, Translat
     ]
 
 
-class FaqEntryInline(EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline):
+class FaqEntryInline(
+    FamilyInlineMixin, EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline
+):
     model = FaqEntry
-    form = ProseForm
+    form = RowForm
     formset = FaqFormSet
     extra = 0
     fields = ["position", "question", "answer"]
@@ -111,6 +127,7 @@ class RelatedRowsInline(EditorInputMixin, admin.TabularInline):
     """A tabular inline whose rows name related records (their __str__ shows above each row):
     those records come with the rows in one query instead of one query per row."""
 
+    form = RelatedRowForm
     related = ()
 
     def get_queryset(self, request):
@@ -150,9 +167,12 @@ class CostScenarioInline(RelatedRowsInline):
     related = ("method", "gpu")
 
 
-class GuideForm(ProseForm):
-    # The version the editor started from; a save from an older version is refused.
+class GuideForm(merging.MergingFormMixin, ProseForm):
+    # The version the editor started from, and a hash of each field's value then (the
+    # guide's and its rows'): a save from an older version is merged field by field
+    # (guides.admin.merging); without the hashes (an old tab) it is refused.
     edited_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    started_from = merging.StartedFromField(required=False)
 
     class Meta:
         model = Guide
@@ -161,6 +181,10 @@ class GuideForm(ProseForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["edited_version"].initial = self.instance.version
+        if self.instance.pk and not self.is_bound:
+            self.fields["started_from"].initial = merging.started_hashes(
+                self.instance, self.fields, {model: _row_fields(model) for model in CHILD_ROWS}
+            )
 
     may_publish = True  # set per request by GuideAdmin.get_form
 
@@ -176,7 +200,9 @@ class GuideForm(ProseForm):
             # Lock the row: two saves of the same guide cannot both pass this check.
             current = Guide.objects.select_for_update().filter(pk=self.instance.pk)
             current = current.values_list("version", flat=True).first()
-            if current is not None and cleaned.get("edited_version") != current:
+            stale = current is not None and cleaned.get("edited_version") != current
+            merging.mark_saved_since_opened(self.instance, stale)
+            if stale and merging.read_started(self.data) is None:
                 raise forms.ValidationError(EDIT_CONFLICT, code="edit_conflict")
         if cleaned.get("status") == Guide.Status.PUBLISHED:
             missing = publishing_rules.missing_translations(
@@ -190,8 +216,15 @@ class GuideForm(ProseForm):
         return cleaned
 
 
+def _row_fields(model) -> list[str]:
+    """Every field of a row that a form may edit (its link to the guide aside)."""
+    return [f.name for f in model._meta.concrete_fields if not f.primary_key and f.name != "guide"]
+
+
 @admin.register(Guide)
 class GuideAdmin(
+    CoeditingAdminMixin,
+    FamilyAdminMixin,
     RevisionAdminMixin,
     TranslationAdminMixin,
     EditorInputMixin,
@@ -210,7 +243,18 @@ class GuideAdmin(
     ]
     list_display = ["title", "status", "languages_complete", "updated_at", "last_price_check"]
     list_filter = ["status", "language_model"]
-    search_fields = ["slug", "title_en", "title_de", "title_ja"]
+    # Every language's text of the guide, its sections and its FAQ entries. The joins repeat a
+    # guide once per row; Django sees the related lookups and lists each guide once (DISTINCT).
+    search_fields = ["slug"] + [
+        f"{rows}{field}_{language}"
+        for rows, fields in (
+            ("", ("title", "question", "short_answer", "meta_description")),
+            ("sections__", Section.prose_fields),
+            ("faq_entries__", FaqEntry.prose_fields),
+        )
+        for field in fields
+        for language in publishing_rules.LANGUAGES
+    ]
     readonly_fields = ["preview_links", "updated_at", "published_on"]
     prepopulated_fields = {"slug": ["title_en"]}
 
@@ -220,7 +264,7 @@ class GuideAdmin(
             {
                 "fields": [
                     "preview_links", "slug", "status", "language_model", "published_on",
-                    "updated_at", "edited_version",
+                    "updated_at", "edited_version", "started_from",
                 ]
             },
         ),
@@ -253,7 +297,7 @@ class GuideAdmin(
 
     class Media:
         css = {"all": ["css/admin-editor.css"]}
-        js = ["js/guide-editor.js"]
+        js = ["js/guide-editor.js", "js/guide-coediting.js"]
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         context["working_copy_mode"] = getattr(request, "_working_copy", False)
@@ -368,6 +412,7 @@ class GuideAdmin(
                 messages.ERROR,
             )
         say_cancelled(self, request, outcome.cancelled)
+        say_followed(self, request, outcome.followed)
 
     def log_change(self, request, obj, message):
         if getattr(request, "_edit", None) is None:

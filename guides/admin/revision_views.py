@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib.editor_input import VisibleTextValidator
 from gpuguide.lib.zoned_time import zoned
+from guides.admin.families import say_followed
 from guides.admin.prose import preview_links, say_cancelled, token_slugs_for
 from guides.editorial import publishing, revisions
 from guides.editorial.checks import problems_list
@@ -264,6 +265,7 @@ class RevisionAdminMixin:
                         messages.SUCCESS,
                     )
                     say_cancelled(self, request, outcome.cancelled)
+                    say_followed(self, request, outcome.followed)
                     return redirect("admin:guides_guide_revisions", guide.pk)
                 form.add_error(
                     None,
@@ -324,6 +326,7 @@ class RevisionAdminMixin:
                 messages.SUCCESS,
             )
             say_cancelled(self, request, outcome.cancelled)
+            say_followed(self, request, outcome.followed)
             return back
         live = revisions.online_revision(guide)
         if live is not None and live.pk == revision.pk:

@@ -3,9 +3,10 @@
 The prose says every figure, configuration and model name through tokens, so a copy with
 another language model is right as it stands: the copy gets the source's text, sections, FAQ,
 sources, fit table, training run and budget; its own title and slug; the new model's card
-instead of the old one's among the sources. Not copied: the editor's recommendation overrides
-and assumed-hours cost scenarios, which were about the old model (the new guide's run costs
-come from the throughput model).
+instead of the old one's among the sources. The clone remembers its source (``Guide.source``):
+its prose follows the source's published changes until it is edited (``families``). Not
+copied: the editor's recommendation overrides and assumed-hours cost scenarios, which were
+about the old model (the new guide's run costs come from the throughput model).
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def clone_guide(
         guide = Guide(
             slug=slug,
             language_model=language_model,
+            source=source,
             status=Guide.Status.DRAFT,
             **{name: getattr(source, name) for name in Guide.TRAINING_FIELDS},
         )

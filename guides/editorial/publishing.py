@@ -9,6 +9,8 @@ guide's History (Django's LogEntry, who, what, when) and announces what it did (
 - ``publish``: a stored revision made live, once the guide check passes; ``publish_rows``: a
   guide whose rows are its draft (a clone, a seeded guide) published as it stands.
 - ``revert``: a new draft holding what an older revision held.
+- A publication passes the prose it changed on to the guide's clones that still hold the text
+  it replaced (``families``): published on a live clone, written to a draft clone's rows.
 - ``schedule`` / ``unschedule``: when a revision goes live, and when the live one expires;
   ``apply_due_changes`` does what is due (the task worker at each time, ``publish_scheduled``
   from cron as the fallback), ``take_offline`` is what an expiry does.
@@ -44,7 +46,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from gpuguide.lib.zoned_time import zoned
-from guides.editorial import revisions, signals
+from guides.editorial import families, revisions, signals
 from guides.editorial.checks import guide_problems
 from guides.models import Guide, GuideRevision, Review
 from guides.pages import selectors
@@ -109,6 +111,7 @@ class Outcome:
     problems: list = field(default_factory=list)  # the guide check's, where it failed
     published: bool = False
     cancelled: list[GuideRevision] = field(default_factory=list)  # go-lives this cancelled
+    followed: list[families.Followed] = field(default_factory=list)  # clones it reached
 
 
 # --- History -------------------------------------------------------------------------------
@@ -174,16 +177,22 @@ class Edit:
         self._history = (message, added)
 
 
+WORKING_COPY = object()  # edit's default base: the guide's working copy, where it has one
+
+
 @contextmanager
-def edit(guide: Guide | None, *, user, known=None, live: bool | None = None) -> Iterator[Edit]:
+def edit(
+    guide: Guide | None, *, user, known=None, live: bool | None = None, base=WORKING_COPY
+) -> Iterator[Edit]:
     """Save a draft (see the module's docstring). ``guide``: None where the block creates it;
     ``live``: whether the edit is a working copy (by default, whether the guide is published;
-    False for an edit that takes a live guide offline, written to the rows)."""
+    False for an edit that takes a live guide offline, written to the rows). ``base``: the
+    revision a working copy is edited from (None: the live rows; by default the working copy)."""
     if live is None:
         live = guide is not None and guide.status == Guide.Status.PUBLISHED
     draft = Edit(guide, user=user, known=known, live=live)
     if live:
-        working_copy = revisions.working_copy(guide)
+        working_copy = revisions.working_copy(guide) if base is WORKING_COPY else base
         with revisions.rehearsal():
             if working_copy is not None:
                 revisions.apply(working_copy)
@@ -238,6 +247,7 @@ def _make_live(
         was_live = Guide.objects.filter(
             pk=revision.guide_id, status=Guide.Status.PUBLISHED
         ).exists()
+        last_published = revisions.live_revision(revision.guide)  # what the clones followed
         guide = revisions.apply(revision)
         guide.status = Guide.Status.PUBLISHED
         guide.version = F("version") + 1
@@ -271,8 +281,9 @@ def _make_live(
             % {"number": revision.pk},
         )
         _close_reviews(guide, published=revision, user=who)
+        followed = _pass_on(guide, before=last_published, after=revision, user=who)
         signals.announce_published(guide)
-    return Outcome(revision, [], True, cancelled)
+    return Outcome(revision, [], True, cancelled, followed)
 
 
 def revert(revision: GuideRevision, *, user, known=None) -> Outcome:
@@ -291,6 +302,49 @@ def revert(revision: GuideRevision, *, user, known=None) -> Outcome:
             % {"number": revision.pk},
         )
     return draft.outcome
+
+
+# --- families: a published change reaches the clones that follow it ----------------------
+
+
+def _pass_on(source: Guide, *, before, after: GuideRevision, user) -> list[families.Followed]:
+    """Each clone takes the texts this publication changed where it still held them as they
+    were (``families``). Published on a live clone at once: the text was reviewed once, on
+    the source; a clone's publication passes it on to its own clones in turn."""
+    if before is None or before.pk == after.pk:
+        return []  # a first publication changes nothing a clone could have followed
+    changes = families.changes_between(before, after)
+    followed = []
+    for clone in families.clones_of(source) if changes else []:
+        if taken := families.changes_followed(clone, changes):
+            followed += _follow(clone, source, after, taken, user=user)
+    return followed
+
+
+def _follow(clone: Guide, source: Guide, revision, changes, *, user) -> list[families.Followed]:
+    comment = families.history_message(source, revision, changes)
+    if clone.status != Guide.Status.PUBLISHED:  # its rows are its draft
+        with edit(clone, user=user, live=False) as draft:
+            families.write(clone, changes)
+            draft.keep(comment=comment)
+        return [families.Followed(clone, changes, published=False)]
+    working_copy = revisions.working_copy(clone)
+    with edit(clone, user=user, live=True, base=None) as draft:  # on its live rows
+        families.write(clone, changes)
+        draft.keep(comment=comment, publish=True)
+    outcome = draft.outcome
+    if working_copy is not None:
+        _carry_over(clone, working_copy, changes, user=user)
+    followed = families.Followed(clone, changes, outcome.published, outcome.problems)
+    return [followed, *outcome.followed]
+
+
+def _carry_over(clone: Guide, working_copy: GuideRevision, changes, *, user) -> None:
+    """The clone's working copy, older now than what went live, stored again on top (taking
+    the followed text where it still held the old one), so that the clone's draft is kept."""
+    with edit(clone, user=user, live=True, base=working_copy) as draft:
+        families.write(clone, families.changes_followed(clone, changes))
+        draft.keep(comment=families.carried_over_message(working_copy))
 
 
 # --- schedules -----------------------------------------------------------------------------

@@ -33,13 +33,15 @@ from reversion.models import Revision, Version
 from reversion.revisions import _get_options
 
 from gpuguide.lib.word_diff import marked_words
+from guides.content.diff_pieces import diff_pieces
 from guides.editorial import publishing_rules, signals
 from guides.models import CHILD_ROWS, Guide, GuideRevision
 from guides.pagecache import invalidation
 
 # Bookkeeping, not content: a revision neither records nor restores them. Whether the guide
-# is online, and since when, is the publishing path's to say (guides.editorial.publishing).
-GUIDE_EXCLUDED = ("version", "updated_at", "status", "published_on")
+# is online, and since when, is the publishing path's to say (guides.editorial.publishing);
+# which guide it was cloned from is its family's (guides.editorial.families).
+GUIDE_EXCLUDED = ("version", "updated_at", "status", "published_on", "source")
 
 reversion.register(Guide, follow=tuple(CHILD_ROWS.values()), exclude=GUIDE_EXCLUDED)
 for _model in CHILD_ROWS:
@@ -343,7 +345,7 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
                         Change(
                             where,
                             publishing_rules.field_label(model, field.name),
-                            *marked_words(old_text, new_text),
+                            *marked_words(old_text, new_text, diff_pieces),
                         )
                     )
     return changes

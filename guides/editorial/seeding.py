@@ -7,8 +7,10 @@ hour blocks. ``content/guides/<slug>/`` holds each guide (see ``guides.editorial
 Nothing that exists is ever changed, so an editor's later edit survives every run: a record
 is created only if its natural key is not on file, and the records a parent owns (a check's
 prices, a method's rules, a rule's components) only together with their parent. A guide is
-created whole, or not at all when its slug exists. Tokens are checked before a guide is saved;
-the first problem stops the load with the file and line (callers wrap it in a transaction).
+created whole, or not at all when its slug exists (a seeded clone on file without its
+source, from before guides remembered it, is linked to it: bookkeeping, no text). Tokens are
+checked before a guide is saved; the first problem stops the load with the file and line
+(callers wrap it in a transaction).
 """
 
 from __future__ import annotations
@@ -123,8 +125,9 @@ def load_clones(path: Path) -> int:
     """Make each guide ``clones.json`` lists from its source, unless its slug exists.
 
     The file is a list of ``{"source": SLUG, "model": MODEL_SLUG, "publish": true}``: guides
-    kept as a source guide plus a model, so that they follow every edit of the source's
-    structure until an editor takes one over (it is then the editors', like any guide).
+    kept as a source guide plus a model. Each clone remembers its source (a clone on file
+    without it is linked to it): its prose follows the source's published changes, field by
+    field, until an editor makes a field its own (``families``).
     """
 
     created, checked = 0, set()
@@ -133,6 +136,7 @@ def load_clones(path: Path) -> int:
             language_model = LanguageModel.objects.get(slug=record["model"])
             slug = record.get("slug") or guide_slug_for(language_model)
             if Guide.objects.filter(slug=slug).exists():
+                _link_to_source(slug, record["source"])
                 continue
             source = guide_for_page(slug=record["source"], include_drafts=True)
             if source.slug not in checked:  # once per source, not once per clone
@@ -150,6 +154,15 @@ def load_clones(path: Path) -> int:
             raise ContentFileError(path, line, f"cannot clone {record}: {exc}") from exc
         created += 1
     return created
+
+
+def _link_to_source(slug: str, source_slug: str) -> None:
+    """A clone seeded before clones remembered their source gets it (never replaced)."""
+    source = Guide.objects.filter(slug=source_slug).first()
+    if source is not None:
+        Guide.objects.filter(slug=slug, source__isnull=True).exclude(pk=source.pk).update(
+            source=source
+        )
 
 
 # --- reference data ------------------------------------------------------------------------

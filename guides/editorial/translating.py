@@ -45,6 +45,7 @@ from django.utils.translation import gettext as _
 from gpuguide.lib import bounded_xml, cache_tags
 from gpuguide.lib.editor_input import LINE_BREAK, VisibleTextValidator
 from gpuguide.lib.word_diff import inline_diff, marked_words
+from guides.content.diff_pieces import diff_pieces
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
 from guides.editorial import content_files, publishing, publishing_rules, revisions, signals
@@ -265,7 +266,7 @@ class StaleField:
 
     @property
     def english_diff(self) -> SafeString:
-        return inline_diff(self.english_then, self.field.texts[SOURCE])
+        return inline_diff(self.english_then, self.field.texts[SOURCE], diff_pieces)
 
 
 def stale_fields(
@@ -727,7 +728,7 @@ class FieldChange:
 
     @property
     def marked(self) -> tuple[SafeString, SafeString]:
-        return marked_words(self.old, self.new)
+        return marked_words(self.old, self.new, diff_pieces)
 
 
 @dataclass

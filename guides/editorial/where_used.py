@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from django.conf import settings
@@ -73,8 +73,21 @@ SEPARATOR = " › "
 class Use:
     """One place that uses an object: what an editor reads, and the admin page to fix it."""
 
-    label: str  # Guide “Which GPU …” › FAQ 3 (de) › [[fact minimum-top-up]]
+    owner: str  # Guide “Which GPU …”, or GPU comparison “H100 – A100 80GB”
     url: str
+    where: tuple[str, ...] = ()  # ("FAQ 3", "[[fact minimum-top-up]]"), in no language
+    language: str = ""  # the language of the prose that quotes it; "" for a table
+    working_copy: bool = False  # used only in the guide's working copy or scheduled revision
+    in_guide: bool = True  # False for a GPU comparison page
+
+    @property
+    def label(self) -> str:
+        """Guide “Which GPU …” › FAQ 3 (de) › [[fact minimum-top-up]]"""
+        where = list(self.where)
+        if self.language:
+            where[0] = f"{where[0]} ({self.language})"
+        label = SEPARATOR.join((self.owner, *where))
+        return _("%(place)s (working copy)") % {"place": label} if self.working_copy else label
 
 
 class InUseError(ProtectedError):
@@ -98,19 +111,18 @@ class _Content:
 
 class ReferenceIndex:
     def __init__(self) -> None:
-        # key -> label -> [url, seen live, seen in a working copy]
-        self._found: dict[Key, dict[str, list]] = defaultdict(dict)
+        # key -> each use (as if live) -> [seen live, seen in a working copy]
+        self._found: dict[Key, dict[Use, list[bool]]] = defaultdict(dict)
 
-    def add(self, key: Key, label: str, url: str, *, working_copy: bool = False) -> None:
-        seen = self._found[key].setdefault(label, [url, False, False])
-        seen[2 if working_copy else 1] = True
+    def add(self, key: Key, use: Use, *, working_copy: bool = False) -> None:
+        seen = self._found[key].setdefault(use, [False, False])
+        seen[1 if working_copy else 0] = True
 
     def uses(self, obj: models.Model) -> list[Use]:
-        uses = []
-        for label, (url, live, _draft) in self._found.get(key_of(obj), {}).items():
-            shown = label if live else _("%(place)s (working copy)") % {"place": label}
-            uses.append(Use(shown, url))
-        return uses
+        return [
+            use if live else replace(use, working_copy=True)
+            for use, (live, _draft) in self._found.get(key_of(obj), {}).items()
+        ]
 
 
 def build_index() -> ReferenceIndex:
@@ -136,7 +148,7 @@ def build_index() -> ReferenceIndex:
         }
         url = reverse("admin:guides_comparisonpair_change", args=[pk])
         for gpu in (first, second):
-            index.add((Gpu, gpus[gpu][0]), label, url)
+            index.add((Gpu, gpus[gpu][0]), Use(label, url, in_guide=False))
     return index
 
 
@@ -250,16 +262,16 @@ def _index_guide(index: ReferenceIndex, content: _Content, title: str, names: _N
     guide = _("Guide “%(title)s”") % {"title": title}
     draft = content.working_copy
 
-    def add(key: Key, *where: str) -> None:
-        index.add(key, SEPARATOR.join((guide, *where)), url, working_copy=draft)
+    def add(key: Key, *where: str, language: str = "") -> None:
+        index.add(key, Use(guide, url, where, language), working_copy=draft)
 
     def prose(model: type[models.Model], fields: dict, where: str) -> None:
         for base in model.prose_fields:
             for code, _name in settings.LANGUAGES:
                 text = fields.get(build_localized_fieldname(base, code)) or ""
                 for token, pool, slug in token_references(text):
-                    place = where or capfirst(model._meta.get_field(base).verbose_name)
-                    add((POOLS[pool], slug), f"{place} ({code})", token)
+                    place = where or str(capfirst(model._meta.get_field(base).verbose_name))
+                    add((POOLS[pool], slug), place, token, language=code)
 
     prose(Guide, content.fields, "")
     if content.fields.get("language_model_id"):

@@ -32,19 +32,20 @@ from ..conftest import GUIDE_SLUG
 
 ADMIN = "/en/admin/"
 GUIDE = "Guide “Which GPU is best for fine-tuning Llama 3.1 70B?”"
-# One object of each kind the index covers, and one use of it in the 70B guide.
+# One object of each kind the index covers, and one use of it in the 70B guide as its delete
+# page lists it: the place, linked, then the languages that quote it there.
 USED = [
-    (Fact, {"key": "minimum-top-up"}, f"{GUIDE} › FAQ 5 (de) › [[fact minimum-top-up]]"),
-    (Source, {"key": "qlora-paper"}, f"{GUIDE} › cited source 1"),
-    (Gpu, {"slug": "h200"}, f"{GUIDE} › fit table row 8× H200"),
-    (Method, {"slug": "qlora"}, f"{GUIDE} › Section 1 (ja) › [[too_small qlora]]"),
+    (Fact, {"key": "minimum-top-up"}, ">FAQ 5 › [[fact minimum-top-up]]</a> (en, de, ja)"),
+    (Source, {"key": "qlora-paper"}, ">cited source 1</a>"),
+    (Gpu, {"slug": "h200"}, ">fit table row 8× H200</a>"),
+    (Method, {"slug": "qlora"}, ">Section 1 › [[too_small qlora]]</a> (en, de, ja)"),
     (
         Provider,
         {"slug": "thunder-compute"},
-        f"{GUIDE} › Section 6 (en) › [[price a100-80gb@thunder-compute]]",
+        ">Section 6 › [[price a100-80gb@thunder-compute]]</a> (en, de, ja)",
     ),
-    (LanguageModel, {"slug": "llama-3.1-70b"}, f"{GUIDE} › its model"),
-    (HourBlock, {"hours": 10}, f"{GUIDE} › cost scenario QLoRA: 1× A100 80GB, 10 h"),
+    (LanguageModel, {"slug": "llama-3.1-70b"}, ">its model</a>"),
+    (HourBlock, {"hours": 10}, ">cost scenario QLoRA: 1× A100 80GB, 10 h</a>"),
 ]
 IDS = [model.__name__ for model, _lookup, _use in USED]
 
@@ -64,6 +65,15 @@ def changelist(model) -> str:
 
 def labels(obj) -> list[str]:
     return [use.label for use in uses_of([obj]).get(obj, [])]
+
+
+def in_use_list(body: str) -> str:
+    return body.split('id="deleted-objects"')[1].split("</ul>\n  <p>")[0]
+
+
+def guide_block(body: str) -> str:
+    """The places a delete page lists under the 70B guide's line (a <details>)."""
+    return body.split(f"{GUIDE}</a>: ", 1)[1].split("</details>", 1)[0]
 
 
 def unused_fact() -> Fact:
@@ -134,11 +144,50 @@ def test_the_delete_page_lists_the_uses_and_deletes_nothing(client, superuser, m
     body = page.content.decode()
     assert page.status_code == 200
     assert "cannot be deleted: it is used in the places below" in body
-    assert f'<a href="{ADMIN}guides/guide/' in body
-    assert use.replace("“", "&ldquo;") in body or use in body
+    assert f'<summary><a href="{ADMIN}guides/guide/' in body
+    assert use in guide_block(body)
     assert "Yes, I’m sure" not in body
     assert client.post(delete_url(obj), {"post": "yes"}).status_code == 200
     assert model.objects.filter(pk=obj.pk).exists()
+
+
+def test_the_h100s_uses_are_grouped_by_guide_and_language(client, superuser):
+    """A GPU quoted by tokens in every language: one line per guide (a <details> that opens
+    to its places, each with its languages), under how widely it is used."""
+    client.force_login(superuser)
+    body = client.get(delete_url(Gpu.objects.get(slug="h100"))).content.decode()
+    listed = in_use_list(body)
+    assert listed.startswith(
+        ' class="in-use">\t<li>Used in 5 guides × 3 languages and 1 GPU comparison\n\t<ul>'
+    )
+    assert listed.count("<details>") == 5  # one per guide
+    assert listed.count("<li>") == 1 + 5 + 1 + 51 + 1  # summary, guides, comparison, places, price
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    edit = f"{ADMIN}guides/guide/{guide.pk}/change/"
+    assert f'<summary><a href="{edit}">{GUIDE}</a>: 11 places</summary>' in listed
+    assert guide_block(listed).split("<li>")[1:4] == [
+        f'<a href="{edit}">Section 7 › [[holds qlora h100 a100-80gb]]</a> (en, de, ja)</li>',
+        f'<a href="{edit}">Section 7 › [[spec_ratio h100 a100-80gb bf16]]</a> (en, de, ja)</li>',
+        f'<a href="{edit}">Section 7 › [[spec h100 bf16]]</a> (en, de, ja)</li>',
+    ]
+    assert ">fit table row 8× H100</a></li>" in guide_block(listed)  # a table: no language
+    assert "GPU comparison “H100 – A100 80GB”</a></li>" in listed
+    assert "Yes, I’m sure" not in body
+
+
+def test_a_use_in_a_working_copy_is_marked_on_the_delete_page(client, superuser):
+    guide, fact = Guide.objects.get(slug=GUIDE_SLUG), unused_fact()
+    revisions.ensure_baseline(guide)
+    with revisions.rehearsal():
+        entry = guide.faq_entries.order_by("position", "pk").last()
+        entry.answer_de += " [[fact spare]]"
+        entry.save()
+        versions = revisions.snapshot(guide)
+    revisions.store(versions, guide=guide, user=None, comment="draft")
+    client.force_login(superuser)
+    listed = in_use_list(client.get(delete_url(fact)).content.decode())
+    assert listed.startswith(' class="in-use">\t<li>Used in 1 guide × 1 language\n')
+    assert ">FAQ 5 › [[fact spare]]</a> (de) (working copy)</li>" in guide_block(listed)
 
 
 def test_an_editor_is_refused_as_a_superuser_is(client, editor):
@@ -167,10 +216,10 @@ def test_a_price_history_is_listed_in_short(client, superuser):
         Price.objects.create(price_check=check, gpu=h100, quoted_usd_per_hour=D("2.5"))
     client.force_login(superuser)
     body = client.get(delete_url(h100)).content.decode()
-    listed = body.split('id="deleted-objects"')[1].split("</ul>")[0]
+    listed = in_use_list(body)
     assert listed.count("<li>Price: H100 $") == 10
     assert listed.endswith("<li>Price: H100 $2.5000</li>\n\t<li>… and 3 more</li>")
-    assert f"{GUIDE} › fit table row 1× H100</a>" in listed
+    assert ">fit table row 1× H100</a>" in guide_block(listed)
     assert "Fit-table configuration:" not in listed  # listed once, by the index
 
 
@@ -181,9 +230,11 @@ def test_delete_selected_lists_each_objects_uses_and_deletes_nothing(client, sup
     page = client.post(changelist(Fact), data)
     body = page.content.decode()
     assert "Nothing was deleted: the places below still use the selected facts." in body
-    listed = body.split('id="deleted-objects"')[1].split("</ul>\n  <p>")[0]
-    assert listed.startswith(' class="in-use">\t<li>minimum-top-up = 25.0000\n\t<ul>')
-    assert f"{GUIDE} › FAQ 5 (ja) › [[fact minimum-top-up]]</a></li>" in listed
+    listed = in_use_list(body)
+    assert listed.startswith(
+        ' class="in-use">\t<li>minimum-top-up = 25.0000 — used in 5 guides × 3 languages\n\t<ul>'
+    )
+    assert ">FAQ 5 › [[fact minimum-top-up]]</a> (en, de, ja)</li>" in guide_block(listed)
     assert "spare" not in listed
     client.post(changelist(Fact), {**data, "post": "yes"})
     assert Fact.objects.filter(pk__in=[used.pk, spare.pk]).count() == 2

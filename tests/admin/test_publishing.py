@@ -70,11 +70,15 @@ def test_save_and_publish_checks_the_guide_once(client, editor, guide, monkeypat
     checked = []
     real_check = publishing.guide_problems
     monkeypatch.setattr(
-        publishing, "guide_problems", lambda *a, **kw: checked.append(1) or real_check(*a, **kw)
+        publishing,
+        "guide_problems",
+        lambda *a, **kw: checked.append(a[0].slug) or real_check(*a, **kw),
     )
     client.force_login(editor)
     _save_draft(client, guide, _publish="1")
-    assert len(checked) == 1
+    # The guide once; then each clone that follows the changed text, once (guides.families).
+    assert checked[0] == guide.slug and checked.count(guide.slug) == 1
+    assert sorted(checked[1:]) == sorted(clone.slug for clone in guide.clones.all())
     assert NEW in _page(Client()).content.decode()
     draft = GuideRevision.objects.filter(guide=guide).first()
     assert (

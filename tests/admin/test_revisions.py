@@ -315,3 +315,21 @@ def test_publish_scheduled_applies_what_is_due_once(client, editor, guide):
         assert out.getvalue().endswith(f"{GUIDE_SLUG}: revision {draft.pk} published\n")
         assert publishing.apply_due_changes() == []  # done once
     assert FaqEntry.objects.filter(guide=guide, answer_de__contains=NEW).count() == 1
+
+
+def test_a_japanese_diff_marks_the_changed_phrase_not_the_paragraph(guide):
+    revisions.ensure_baseline(guide)
+    old = guide.short_answer_ja
+    assert "手法によって変わります。" in old
+    guide.short_answer_ja = old.replace("手法によって", "用途によって")  # "method" -> "use"
+    guide.save()
+    revisions.store(revisions.snapshot(guide), guide=guide, user=None, comment="Draft saved")
+    baseline, draft = GuideRevision.objects.filter(guide=guide).order_by("pk")
+    [change] = revisions.compare(baseline, draft)
+    assert change.field == "Short answer (Japanese)"
+    # The phrase alone (BudouX: "最適なGPUは|手法に|よって|変わります。"), not the paragraph.
+    assert str(change.old).startswith(
+        "[[model]]のファインチューニングに最適なGPUは<del>手法に</del>よって変わります。"
+    )
+    assert str(change.old).count("<del>") == 1 and "<ins>" not in str(change.old)
+    assert str(change.new) == guide.short_answer_ja.replace("用途に", "<ins>用途に</ins>", 1)

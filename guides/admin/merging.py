@@ -1,0 +1,296 @@
+"""Two editors saving the same guide: field-by-field merge, and true conflicts shown side by side.
+
+**What the editor started from** travels with the form: a hidden field ``started_from`` holds
+a short hash of every field's value as the form was rendered (the guide's own fields and
+every inline row's, keyed ``guide:<field>`` and ``<model>:<pk>:<field>``). Hashes, not
+values: the form stays small, and nothing is read back from a revision (a version number does
+not name one: publishing bumps it without storing one).
+
+On save each form compares three values per field: the hash it started from, what the editor
+sends ("mine") and what the database holds now ("current": the working copy where the guide
+is live, since the admin edits inside ``publishing.edit``):
+
+- mine unchanged, current changed: **theirs**, kept (the editor's stale text is not written);
+- mine changed, current unchanged: **mine**, applied;
+- both changed to different values: a **conflict**, refused on that field; the re-rendered
+  form keeps the editor's text and shows theirs beside it, and ``started_from`` is moved on
+  for that field so that saving again (theirs or mine, as chosen) resolves it.
+
+Rows the other editor added are untouched (they are not in this form); rows added here are
+added. A form without ``started_from`` (an old tab) falls back to refusing a stale save.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from django import forms
+from django.db import models
+from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+
+from guides.admin.presence import short_time
+from guides.models import Guide, GuideRevision
+
+STARTED_FROM = "started_from"
+
+
+# --- hashes of what the form started from --------------------------------------------------
+
+
+def value_hash(value) -> str:
+    """A short, stable hash of a model value (a Decimal read back as 1.5 or 1.50 is the same)."""
+    if value is None:
+        value = ""
+    elif isinstance(value, Decimal):
+        value = format(value.normalize(), "f")
+    elif isinstance(value, bool):
+        value = "1" if value else "0"
+    return hashlib.sha256(str(value).encode()).hexdigest()[:12]
+
+
+def row_prefix(instance: models.Model) -> str:
+    """``guide`` for the guide, ``faqentry:12`` for a row."""
+    if isinstance(instance, Guide):
+        return "guide"
+    return f"{instance._meta.model_name}:{instance.pk}"
+
+
+def merged_fields(instance: models.Model, names) -> list[models.Field]:
+    """The model fields of ``instance`` that a form with these field names edits."""
+    return [f for f in instance._meta.concrete_fields if f.name in names and not f.primary_key]
+
+
+def model_values(instance: models.Model, fields: list[models.Field]) -> dict[str, object]:
+    return {f.name: f.value_from_object(instance) for f in fields}
+
+
+def row_hashes(instance: models.Model, names) -> dict[str, str]:
+    prefix = row_prefix(instance)
+    values = model_values(instance, merged_fields(instance, names))
+    return {f"{prefix}:{name}": value_hash(value) for name, value in values.items()}
+
+
+def started_hashes(guide: Guide, guide_fields, row_fields: dict[type, list[str]]) -> str:
+    """The hidden field's value for ``guide`` as it is now: its fields' and its rows'."""
+    hashes = row_hashes(guide, guide_fields)
+    for model, names in row_fields.items():
+        for row in model._default_manager.filter(guide=guide):
+            hashes.update(row_hashes(row, names))
+    return json.dumps(hashes, separators=(",", ":"), sort_keys=True)
+
+
+def read_started(data) -> dict[str, str] | None:
+    """The hashes a submitted form started from; None where it sent none (an old tab)."""
+    try:
+        parsed = json.loads(data.get(STARTED_FROM) or "null")
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+class StartedFromField(forms.CharField):
+    """Bookkeeping: never "changed" (the History lists what the editor changed)."""
+
+    widget = forms.HiddenInput
+
+    def has_changed(self, initial, data) -> bool:
+        return False
+
+
+# --- the three-way comparison --------------------------------------------------------------
+
+
+@dataclass
+class FieldMerge:
+    mine: list[str] = field(default_factory=list)  # changed here only (or both, the same way)
+    theirs: list[str] = field(default_factory=list)  # changed by someone else only
+    conflicts: list[str] = field(default_factory=list)  # both, differently
+
+
+def compare_fields(started: dict[str, str], prefix: str, current: dict, mine: dict) -> FieldMerge:
+    """Sort each field into mine, theirs or conflict (unchanged fields into none)."""
+    merge = FieldMerge()
+    for name, current_value in current.items():
+        now, sent = value_hash(current_value), value_hash(mine.get(name))
+        was = started.get(f"{prefix}:{name}", now)  # a field it did not know: as it is now
+        if sent != was and now != was and sent != now:
+            merge.conflicts.append(name)
+        elif sent != was:
+            merge.mine.append(name)
+        elif now != was:
+            merge.theirs.append(name)
+    return merge
+
+
+# --- the forms ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LastSave:
+    who: str
+    when: datetime
+
+
+def last_save(guide_id) -> LastSave | None:
+    """Who stored the guide's newest revision, and when (the save this one merges with)."""
+    newest = (
+        GuideRevision.objects.filter(guide_id=guide_id).select_related("revision__user").first()
+    )
+    if newest is None:
+        return None
+    user = newest.revision.user
+    who = (user.get_full_name() or user.get_username()) if user else _("someone")
+    return LastSave(who, newest.revision.date_created)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    field_id: str  # the HTML id of the editor's field
+    label: str  # "FAQ entry 2: Answer (German)"
+    theirs: str  # the text saved meanwhile
+    key: str  # its key in started_from
+    theirs_hash: str
+
+
+def mark_saved_since_opened(guide: Guide, stale: bool) -> None:
+    """Said by the guide form's clean (which reads the version, the row locked) for its own
+    merge and its rows' forms', validated after it (their instance's guide is this one)."""
+    guide._saved_since_opened = stale
+
+
+def saved_since_opened(instance: models.Model) -> bool:
+    guide = instance if isinstance(instance, Guide) else getattr(instance, "guide", None)
+    return getattr(guide, "_saved_since_opened", False)
+
+
+class MergingFormMixin:
+    """For the guide form and its inline rows' forms: merge a save made from an older state
+    (see the module's docstring). ``merge`` holds what was sorted where, after validation."""
+
+    merge: FieldMerge | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # What the database holds now, before the form's values are written to the instance.
+        self._fields_merged = merged_fields(self.instance, self.fields)
+        self._current = model_values(self.instance, self._fields_merged)
+        self.conflicts: list[Conflict] = []
+
+    def _post_clean(self) -> None:
+        super()._post_clean()  # the form's values are now on the instance
+        started = read_started(self.data)
+        if started is None or self.instance.pk is None or not saved_since_opened(self.instance):
+            return  # no start known, a new row, or nothing saved since: the form is the edit
+        prefix = row_prefix(self.instance)
+        mine = model_values(self.instance, self._fields_merged)
+        self.merge = compare_fields(started, prefix, self._current, mine)
+        for name in self.merge.theirs:  # keep the other editor's value
+            model_field = self.instance._meta.get_field(name)
+            setattr(self.instance, model_field.attname, self._current[name])
+        for name in self.merge.conflicts:
+            self._refuse(name, prefix)
+
+    def _refuse(self, name: str, prefix: str) -> None:
+        theirs = self._current[name]
+        saved = last_save(self._guide_id())
+        self.conflicts.append(
+            Conflict(
+                field_id=self[name].auto_id,
+                label=self._conflict_label(name),
+                theirs="" if theirs is None else str(theirs),
+                key=f"{prefix}:{name}",
+                theirs_hash=value_hash(theirs),
+            )
+        )
+        self.add_error(
+            name,
+            _(
+                "%(who)s changed this field too (saved at %(when)s). Their text is beside it: "
+                "keep yours, or use theirs, then save again."
+            )
+            % {
+                "who": saved.who if saved else _("Someone"),
+                "when": short_time(saved.when) if saved else "—",
+            },
+        )
+
+    def _guide_id(self):
+        return self.instance.pk if isinstance(self.instance, Guide) else self.instance.guide_id
+
+    def _conflict_label(self, name: str) -> str:
+        label = str(self.fields[name].label or name)
+        if isinstance(self.instance, Guide):
+            return label
+        where = capfirst(self.instance._meta.verbose_name)
+        return f"{where} {getattr(self.instance, 'position', '')}: {label}"
+
+
+# --- after the save: the message; after a refusal: what the form shows -------------------
+
+
+def _area(model: type[models.Model], name: str) -> str:
+    """What an editor calls what was changed: "the short answer", "the FAQ entries"."""
+    if model is Guide:
+        base = getattr(model._meta.get_field(name), "translated_field", None)
+        verbose = (base or model._meta.get_field(name)).verbose_name
+    else:
+        verbose = model._meta.verbose_name_plural
+    return _("the %(what)s") % {"what": verbose}
+
+
+def changed_areas(forms_seen, which: str) -> list[str]:
+    """What ``which`` ("mine" or "theirs") changed, in the order of the form, each once."""
+    areas: list[str] = []
+    for form in forms_seen:
+        merge = getattr(form, "merge", None)
+        for name in getattr(merge, which, []) if merge else []:
+            area = _area(type(form.instance), name)
+            if area not in areas:
+                areas.append(area)
+    return areas
+
+
+def merged_message(guide_id, forms_seen) -> str | None:
+    """The message of a merged save ("Merged with Ada's save of 10:04: Ada changed the FAQ
+    entries; you changed the short answer."); None where nobody else had changed anything."""
+    theirs = changed_areas(forms_seen, "theirs")
+    if not theirs:
+        return None
+    saved = last_save(guide_id)
+    who = saved.who if saved else _("someone")
+    mine = changed_areas(forms_seen, "mine")
+    return _(
+        "Merged with %(who)s's save of %(when)s: %(who)s changed %(theirs)s; you changed %(mine)s."
+    ) % {
+        "who": who,
+        "when": short_time(saved.when) if saved else "—",
+        "theirs": ", ".join(theirs),
+        "mine": ", ".join(mine) or _("nothing else"),
+    }
+
+
+def all_forms(form, formsets) -> list:
+    return [form, *(f for formset in formsets for f in formset.forms)]
+
+
+def conflicts_of(forms_seen) -> list[Conflict]:
+    return [c for form in forms_seen for c in getattr(form, "conflicts", [])]
+
+
+def move_started_on(form, conflicts: list[Conflict]) -> None:
+    """The refused form will be sent again: for each conflicting field it now starts from the
+    other editor's text, so that what the editor sends next (theirs, or theirs replaced by
+    theirs own) is taken as chosen. The other fields keep what they started from."""
+    started = read_started(form.data)
+    if started is None or not conflicts:
+        return
+    for conflict in conflicts:
+        started[conflict.key] = conflict.theirs_hash
+    data = form.data.copy()
+    data[form.add_prefix(STARTED_FROM)] = json.dumps(started, separators=(",", ":"))
+    form.data = data

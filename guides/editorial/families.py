@@ -1,0 +1,266 @@
+"""Guide families: a clone (``cloning``) remembers its source (``Guide.source``), and a change
+of the source's prose reaches every clone that has not made that text its own.
+
+- **Which text follows.** No flags: a clone's field follows its source while it still holds
+  the source's published text, per field and per language (the question, short answer and
+  meta description; each section's heading, texts and caption; each FAQ question and answer).
+  Sections and FAQ entries are matched by their place in the guide (section 3 with section 3),
+  as a clone copies them in order; an edit of the clone's text makes that field its own, and
+  writing the source's text back makes it follow again.
+- **When it travels.** When a change of the source is published (``publishing._make_live``,
+  whichever way: the form, the Revisions page, an approval, a schedule): the text was
+  reviewed once, on the source, so a live clone publishes it at once (a revision of its own,
+  checked like any publication) and a draft clone gets it in its rows. A working copy of the
+  clone is carried over onto it, so nobody's draft is lost. The source's rows before and after
+  are matched row by row (by id), so a section added or moved in the source carries no text
+  to the wrong section of a clone.
+- **Who is told.** The source's form names the clones its text reaches before it is saved;
+  the publication's message names what each clone took; each clone's History and revision
+  comment say "Followed Llama 3.1 70B's revision 12: short answer (de)"; a clone's form marks
+  each prose field as following the source or as its own text.
+
+This module decides and writes the text; ``publishing`` stores and publishes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from guides.editorial import revisions
+from guides.models import FaqEntry, Guide, GuideRevision, Section
+
+# The prose a clone copies from its source and may follow (its title is its own).
+FOLLOWED: dict[type[models.Model], tuple[str, ...]] = {
+    Guide: ("question", "short_answer", "meta_description"),
+    Section: ("heading", "body", "table_caption", "closing"),
+    FaqEntry: ("question", "answer"),
+}
+LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """One followed text of a guide: ``model``'s field ``name`` in ``language``; ``number``:
+    the row's place among the guide's sections or FAQ entries (0 for the guide itself)."""
+
+    model: type[models.Model]
+    number: int
+    name: str
+    language: str
+
+    @property
+    def attname(self) -> str:
+        return f"{self.name}_{self.language}"
+
+    def label(self) -> str:
+        """ "short answer (de)", "section 3 text before the table (ja)"."""
+        words = {
+            "field": self.model._meta.get_field(self.name).verbose_name,
+            "language": self.language,
+            "number": self.number,
+        }
+        if self.model is Section:
+            return _("section %(number)s %(field)s (%(language)s)") % words
+        if self.model is FaqEntry:
+            return _("FAQ entry %(number)s %(field)s (%(language)s)") % words
+        return _("%(field)s (%(language)s)") % words
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: FieldRef
+    old: str
+    new: str
+
+
+@dataclass
+class Followed:
+    """What one clone took of a source's publication."""
+
+    clone: Guide
+    changes: list[FieldChange]
+    published: bool  # False: a draft clone, or a live one whose check failed (a working copy)
+    problems: list = field(default_factory=list)
+
+
+def family_name(guide: Guide) -> str:
+    """How a family names its members: by the model each is about ("Llama 3.1 8B")."""
+    return str(guide.language_model)
+
+
+# --- reading the followed texts ---------------------------------------------------------------
+
+Texts = list[tuple[FieldRef, tuple[type, int], str]]  # each text with the row it is in
+
+
+def _texts(rows: Iterable[revisions.Row]) -> Texts:
+    """Every followed text of these rows, the guide's first, then each row in its place."""
+    found: Texts = []
+    for model, names in FOLLOWED.items():
+        ordered = sorted(
+            ((pk, values) for row_model, pk, values in rows if row_model is model),
+            key=lambda row: (row[1].get("position") or 0, row[0]),
+        )
+        for number, (pk, values) in enumerate(ordered, start=0 if model is Guide else 1):
+            for name in names:
+                for language in LANGUAGES:
+                    ref = FieldRef(model, number, name, language)
+                    found.append((ref, (model, pk), values.get(ref.attname) or ""))
+    return found
+
+
+def _rows_now(guide: Guide) -> list[revisions.Row]:
+    """The guide's rows as they stand (inside a rehearsal: the working copy's)."""
+    guide = Guide.objects.get(pk=guide.pk)
+    rows = [(Guide, guide.pk, _values(guide, Guide))]
+    for model, related_name in ((Section, "sections"), (FaqEntry, "faq_entries")):
+        rows += [(model, row.pk, _values(row, model)) for row in getattr(guide, related_name).all()]
+    return rows
+
+
+def _values(row: models.Model, model: type[models.Model]) -> dict:
+    values = {
+        f"{n}_{code}": getattr(row, f"{n}_{code}") for n in FOLLOWED[model] for code in LANGUAGES
+    }
+    return {**values, "position": getattr(row, "position", 0)}
+
+
+def texts_now(guide: Guide) -> dict[FieldRef, str]:
+    return {ref: text for ref, _row, text in _texts(_rows_now(guide))}
+
+
+def published_texts(guide: Guide) -> dict[FieldRef, str]:
+    """The texts a clone follows: those of the source's revision last published (its rows
+    where it has none: a source never published has published nothing to follow)."""
+    live = revisions.live_revision(guide)
+    if live is None:
+        return texts_now(guide)
+    return {ref: text for ref, _row, text in _texts(revisions.revision_rows(live.revision))}
+
+
+# --- what a publication changes, and which clones take it -------------------------------------
+
+
+def changes_between(before: GuideRevision, after: GuideRevision) -> list[FieldChange]:
+    """The followed texts ``after`` changes, each placed where it was in ``before``. Rows are
+    matched by id: a section added in ``after`` has no text a clone could have followed."""
+    new_texts = {
+        (row, ref.attname): text
+        for ref, row, text in _texts(revisions.revision_rows(after.revision))
+    }
+    changes = []
+    for ref, row, old in _texts(revisions.revision_rows(before.revision)):
+        new = new_texts.get((row, ref.attname))
+        if new is not None and new != old:
+            changes.append(FieldChange(ref, old, new))
+    return changes
+
+
+def clones_of(guide: Guide) -> list[Guide]:
+    return list(
+        Guide.objects.filter(source=guide).select_related("language_model").order_by("title", "pk")
+    )
+
+
+def changes_followed(clone: Guide, changes: list[FieldChange]) -> list[FieldChange]:
+    """The changes whose old text the clone still holds (in its rows as they stand now)."""
+    current = texts_now(clone)
+    return [change for change in changes if current.get(change.field) == change.old]
+
+
+def write(clone: Guide, changes: list[FieldChange]) -> None:
+    """Write each change's new text to the clone's rows (the caller's edit or rehearsal)."""
+    guide = Guide.objects.get(pk=clone.pk)
+    rows = {
+        Guide: [guide],
+        Section: list(guide.sections.all()),
+        FaqEntry: list(guide.faq_entries.all()),
+    }
+    touched = {}
+    for change in changes:
+        ref = change.field
+        row = rows[ref.model][max(ref.number - 1, 0)]
+        setattr(row, ref.attname, change.new)
+        touched[(ref.model, row.pk)] = row
+    for row in touched.values():
+        row.save()
+
+
+def history_message(source: Guide, revision: GuideRevision, changes: list[FieldChange]) -> str:
+    """The clone's History and revision comment: what it followed, from which revision."""
+    return _("Followed %(source)s's revision %(number)s: %(fields)s") % {
+        "source": family_name(source),
+        "number": revision.pk,
+        "fields": ", ".join(change.field.label() for change in changes),
+    }
+
+
+def carried_over_message(draft: GuideRevision) -> str:
+    return _("Draft revision %(number)s carried over onto the followed text") % {"number": draft.pk}
+
+
+# --- what the admin says -------------------------------------------------------------------
+
+
+def follow_marks(clone: Guide) -> dict[FieldRef, bool]:
+    """For a clone's form: each prose field that its source also has, and whether it follows
+    the source (True) or is the clone's own text (False). Empty for a guide with no source."""
+    if clone.source_id is None:
+        return {}
+    followed = published_texts(clone.source)
+    return {ref: text == followed[ref] for ref, text in texts_now(clone).items() if ref in followed}
+
+
+def following_clones(guide: Guide) -> list[Guide]:
+    """The clones that still follow at least one of the guide's published texts."""
+    followed = published_texts(guide)
+    return [
+        clone
+        for clone in clones_of(guide)
+        if any(followed.get(ref) == text for ref, text in texts_now(clone).items())
+    ]
+
+
+def reach_notice(guide: Guide) -> str:
+    """For the source's form, before it is saved: which clones its published text reaches."""
+    clones = following_clones(guide)
+    if not clones:
+        return ""
+    return ngettext(
+        "A published change of its text reaches %(count)s clone that still follows it: "
+        "%(clones)s (each field where the clone's text is still this guide's).",
+        "A published change of its text reaches %(count)s clones that still follow it: "
+        "%(clones)s (each field where the clone's text is still this guide's).",
+        len(clones),
+    ) % {"count": len(clones), "clones": ", ".join(family_name(c) for c in clones)}
+
+
+def reached_message(followed: list[Followed]) -> str:
+    """After a publication: which clones took which texts."""
+    if not followed:
+        return ""
+    listed = "; ".join(
+        f"{family_name(f.clone)}: {', '.join(c.field.label() for c in f.changes)}" for f in followed
+    )
+    return ngettext(
+        "The change reached %(count)s clone: %(listed)s.",
+        "The change reached %(count)s clones: %(listed)s.",
+        len(followed),
+    ) % {"count": len(followed), "listed": listed}
+
+
+def unpublished_message(followed: list[Followed]) -> str:
+    """The live clones whose check failed with the followed text: it waits in a working copy."""
+    failed = [f for f in followed if f.problems]
+    if not failed:
+        return ""
+    return _(
+        "Not published on %(clones)s: it fails the check there; the followed text waits in "
+        "its working copy."
+    ) % {"clones": ", ".join(family_name(f.clone) for f in failed)}
