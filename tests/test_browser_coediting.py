@@ -4,7 +4,9 @@ texts, and leaving a changed form asks first (guides/admin/coediting.py,
 static/js/guide-coediting.js).
 
 A file of its own so that pytest-xdist runs it beside the other browser tests. It edits the
-Llama 3.1 8B guide and puts it back as it was, as tests/test_browser_editor.py does.
+Llama 3.1 405B guide, which no other browser test edits: on PostgreSQL the live server's
+writes are committed while a fixture's clean-up runs inside the test's transaction and is
+rolled back, so two files editing one guide would see each other's drafts.
 """
 
 import re
@@ -17,7 +19,9 @@ from guides.editorial import publishing
 from guides.models import Guide
 
 from .conftest import signed_in_tab, staff_cookie
-from .test_browser_editor import ADMIN_ACTION_MS, SLUG
+from .test_browser_editor import ADMIN_ACTION_MS
+
+SLUG = "best-gpu-for-llama-3-1-405b-fine-tuning"
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
@@ -46,7 +50,7 @@ def bob(browser, bob_cookie):
 
 @pytest.fixture
 def guide(django_db_blocker):
-    """The 8B guide, put back as it was (its first revision published, the others gone)."""
+    """The 405B guide, put back as it was where the clean-up commits (SQLite in memory)."""
     guide = Guide.objects.get(slug=SLUG)
     yield guide
     with django_db_blocker.unblock():
