@@ -61,8 +61,9 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-# Load balancers probe over plain HTTP from inside the network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# Load balancers probe, and Prometheus scrapes each app server, over plain HTTP from inside
+# the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 
 # --- Applications -------------------------------------------------------------------------
 
@@ -101,7 +102,12 @@ INSTALLED_APPS = [
 
 # A request passes down this list and its response back up it.
 MIDDLEWARE = [
-    # First (outermost), so that it compresses what every other middleware produced.
+    # Outermost: every answer carries X-Request-ID, and every log line of the request its id,
+    # whichever middleware below answers or logs (gpuguide/lib/request_ids.py).
+    "gpuguide.lib.request_ids.RequestIdMiddleware",
+    # Next, so that the latency per view counts the time of all the others (gzip included).
+    "gpuguide.lib.metrics.ViewLatencyMiddleware",
+    # Outermost of the rest, so that it compresses what every other middleware produced.
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, so that every answer below it carries the policy.
@@ -354,12 +360,38 @@ if BACKUP_KEEP < 0:
 
 # --- Logging ------------------------------------------------------------------------------
 
+# Every record carries its request's id (request_id; "-" outside a request). LOG_FORMAT=json
+# writes one JSON object a line for a log collector; plain (the default) the message alone.
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
+if LOG_FORMAT not in ("plain", "json"):
+    exit_with(f"LOG_FORMAT must be plain or json: {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "gpuguide.lib.request_ids.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(message)s"},
+        "json": {"()": "gpuguide.lib.request_ids.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
+
+# --- Metrics (gpuguide/lib/metrics.py, README "Metrics and logs") --------------------------
+
+# The bearer token Prometheus sends to /metrics. Empty (the default): /metrics answers 404.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# With several workers, prometheus-client's multiprocess mode: an empty folder every worker can
+# write, read by prometheus-client itself from the environment (checked here, not used).
+_METRICS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if _METRICS_DIR and not Path(_METRICS_DIR).is_dir():
+    exit_with(f"PROMETHEUS_MULTIPROC_DIR must be an existing folder: {_METRICS_DIR!r}")
 
 # --- The site -----------------------------------------------------------------------------
 

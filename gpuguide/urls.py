@@ -10,13 +10,15 @@ from django.views.generic import TemplateView
 
 from accounts import password_reset
 from gpuguide.api import api
-from gpuguide.lib import outages
+from gpuguide.lib import metrics, outages
 from guides.sitemaps import SITEMAPS
 
 urlpatterns = [
     # Health probes: not per language, never cached, no database for /healthz.
     path("healthz", outages.healthz, name="healthz"),
     path("readyz", outages.readyz, name="readyz"),
+    # Prometheus: only with METRICS_TOKEN (a 404 without), never cached.
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("sitemap.xml", require_safe(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
         "robots.txt",

@@ -12,14 +12,20 @@ class GuidesConfig(AppConfig):
         from django.apps import apps
         from django.db.models.signals import m2m_changed, post_delete, post_save
 
+        from gpuguide.lib.metrics import register_scrape_collector
+
         # Imported for what they register: the token kinds; guides with django-reversion; the
         # fonts' check; the translation bases' and the task queue's signal receivers.
         from guides import tasks  # noqa: F401
         from guides.content.tokens import kinds  # noqa: F401
         from guides.editorial import revisions, share_images, translating  # noqa: F401
         from guides.editorial.where_used import INDEXED, refuse_deleting_used
+        from guides.metrics import COLLECTOR
         from guides.pagecache.invalidation import note_sources_changed, note_write
         from pricing.signals import deletion_requested
+
+        # The gauges /metrics reads from the database when scraped (task queue, price checks).
+        register_scrape_collector(COLLECTOR)
 
         # Every write to content or prices makes the cached pages that read it stale.
         for app_label in ("guides", "pricing"):

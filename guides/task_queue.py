@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from traceback import format_exception_only
 
 from django.conf import settings
-from django.db.models import Count, F, Q, Window
+from django.db.models import Count, F, Min, Q, Window
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -123,3 +123,12 @@ def task_trouble(now: datetime | None = None) -> TaskTrouble:
         latest_at=row["finished_at"],
         latest_error=error,
     )
+
+
+def queued(now: datetime | None = None) -> tuple[int, float]:
+    """How many tasks wait for a worker (READY and due), and how long (seconds) the oldest of
+    them has waited since it was queued (0 when none): one query, for the metrics."""
+    now = now or timezone.now()
+    found = DBTaskResult.objects.ready().aggregate(depth=Count("pk"), oldest=Min("enqueued_at"))
+    oldest = found["oldest"]
+    return found["depth"], max(0.0, (now - oldest).total_seconds()) if oldest else 0.0

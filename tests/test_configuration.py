@@ -79,6 +79,11 @@ def ran(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
             f"rent-{template}": (["check"], {"DEBUG": "true", "RENT_URL_TEMPLATE": template})
             for template in BAD_RENT_URL_TEMPLATES
         },
+        "log-format": (["check"], {"DEBUG": "true", "LOG_FORMAT": "xml"}),
+        "metrics-dir": (
+            ["check"],
+            {"DEBUG": "true", "PROMETHEUS_MULTIPROC_DIR": "/nonexistent/gpuguide-metrics"},
+        ),
         "deploy": (
             ["check", "--deploy", "--fail-level", "WARNING"],
             {
@@ -133,6 +138,23 @@ def test_a_rent_url_template_without_its_two_fields_is_one_line(ran, template):
         "gpuguide: RENT_URL_TEMPLATE must be an http(s) address with {gpu} and {count} in it "
         "and no other {...} field, e.g. https://example.com/rent?gpu={gpu}&count={count}: "
         f"{template!r}"
+    ]
+
+
+def test_a_log_format_other_than_plain_or_json_is_one_line(ran):
+    result = ran["log-format"]
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        "gpuguide: LOG_FORMAT must be plain or json: 'xml'"
+    ]
+
+
+def test_a_metrics_folder_that_is_not_there_is_one_line(ran):
+    result = ran["metrics-dir"]
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        "gpuguide: PROMETHEUS_MULTIPROC_DIR must be an existing folder: "
+        "'/nonexistent/gpuguide-metrics'"
     ]
 
 

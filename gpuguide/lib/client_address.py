@@ -35,6 +35,12 @@ def client_ip(request: HttpRequest) -> str:
     return client
 
 
+def from_trusted_proxy(request: HttpRequest) -> bool:
+    """Whether ``request`` came straight from one of ``TRUSTED_PROXIES`` (whose headers, such
+    as ``X-Request-ID``, may then be believed)."""
+    return _trusted(request.META.get("REMOTE_ADDR", ""))
+
+
 def _trusted(address: str) -> bool:
     try:
         parsed = ip_address(address)

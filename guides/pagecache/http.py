@@ -35,7 +35,7 @@ from django.utils.http import http_date
 from django.utils.text import compress_string
 from django.utils.translation import get_language
 
-from gpuguide.lib import cache_tags
+from gpuguide.lib import cache_tags, metrics
 from guides.pagecache import memory, versions
 from guides.pagecache.versions import CACHE_FORMAT, seconds_until_tomorrow
 
@@ -140,20 +140,27 @@ def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]
     def current(page: CachedPage | None) -> bool:
         return page is not None and (snapshot is None or versions.is_current(page.tokens, snapshot))
 
-    page = memory.recent_pages.get(key)
-    if current(page):
-        return _response(request, page, "hit")
+    remembered = memory.recent_pages.get(key)
+    if current(remembered):
+        metrics.PAGE_CACHE_HITS.labels(source="memory").inc()
+        return _response(request, remembered, "hit")
     page = cache.get(key)
     if current(page):
+        metrics.PAGE_CACHE_HITS.labels(source="shared").inc()
         memory.recent_pages.put(key, page)
         return _response(request, page, "hit")
+    # A copy found but read data that changed since (stale), or none at all (a miss).
+    if remembered is not None or page is not None:
+        metrics.PAGE_CACHE_STALE.inc()
+    else:
+        metrics.PAGE_CACHE_MISSES.inc()
     return _render_and_store(key, render, request)
 
 
 def _render_and_store(
     key: str, render: Callable[[], HttpResponse], request: HttpRequest | None = None
 ) -> HttpResponse:
-    with cache_tags.recording(versions.current_versions) as tokens:
+    with metrics.PAGE_RENDER.time(), cache_tags.recording(versions.current_versions) as tokens:
         response = render()
         if hasattr(response, "render"):
             response.render()  # inside the recording: templates may still read
