@@ -441,6 +441,21 @@ def review_legal_pages() -> None:
     as_if_committed()
 
 
+def put_back(guide, django_db_blocker) -> None:
+    """A browser test's guide as it was: its first revision live, the others gone, committed
+    where the live server sees it (``seen_by_the_site``: on PostgreSQL a clean-up inside the
+    test's transaction would be rolled back, and the next round would find its drafts)."""
+    from reversion.models import Revision
+
+    from guides.editorial import publishing
+
+    with seen_by_the_site(django_db_blocker):
+        first = guide.revisions.order_by("pk").first()
+        if first is not None:
+            publishing.publish(first, user=None)
+            Revision.objects.filter(guide_revision__guide=guide).delete()
+
+
 def staff_cookie(site: str, django_db_blocker, *, username: str, role: str) -> dict:
     """A signed-in staff member's session cookie for the live server, in the ``role`` group.
 

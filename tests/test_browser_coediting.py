@@ -4,21 +4,18 @@ texts, and leaving a changed form asks first (guides/admin/coediting.py,
 static/js/guide-coediting.js).
 
 A file of its own so that pytest-xdist runs it beside the other browser tests. It edits the
-Llama 3.1 405B guide, which no other browser test edits: on PostgreSQL the live server's
-writes are committed while a fixture's clean-up runs inside the test's transaction and is
-rolled back, so two files editing one guide would see each other's drafts.
+Llama 3.1 405B guide, which no other browser test edits, and puts it back as it was
+(``put_back``), as tests/test_browser_editor.py does with the 8B guide.
 """
 
 import re
 
 import pytest
 from playwright.sync_api import expect
-from reversion.models import Revision
 
-from guides.editorial import publishing
 from guides.models import Guide
 
-from .conftest import signed_in_tab, staff_cookie
+from .conftest import put_back, signed_in_tab, staff_cookie
 from .test_browser_editor import ADMIN_ACTION_MS
 
 SLUG = "best-gpu-for-llama-3-1-405b-fine-tuning"
@@ -50,14 +47,10 @@ def bob(browser, bob_cookie):
 
 @pytest.fixture
 def guide(django_db_blocker):
-    """The 405B guide, put back as it was where the clean-up commits (SQLite in memory)."""
+    """The 405B guide, put back as it was (its first revision published, the others gone)."""
     guide = Guide.objects.get(slug=SLUG)
     yield guide
-    with django_db_blocker.unblock():
-        first = guide.revisions.order_by("pk").first()
-        if first is not None:
-            publishing.publish(first, user=None)
-            Revision.objects.filter(guide_revision__guide=guide).delete()
+    put_back(guide, django_db_blocker)
 
 
 def _append(page, field_id: str, text: str) -> None:

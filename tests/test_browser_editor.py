@@ -10,13 +10,11 @@ from pathlib import Path
 import pytest
 import time_machine
 from playwright.sync_api import expect
-from reversion.models import Revision
 
 from guides import tasks
-from guides.editorial import publishing
 from guides.models import Guide
 
-from .conftest import as_if_committed, seen_by_the_site, signed_in_tab, staff_cookie
+from .conftest import as_if_committed, put_back, seen_by_the_site, signed_in_tab, staff_cookie
 from .test_browser import DESKTOP, WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
@@ -66,11 +64,7 @@ def guide(django_db_blocker):
     """The 8B guide, put back as it was (its first revision published, the others gone)."""
     guide = Guide.objects.get(slug=SLUG)
     yield guide
-    with django_db_blocker.unblock():
-        first = guide.revisions.order_by("pk").first()
-        if first is not None:
-            publishing.publish(first, user=None)
-            Revision.objects.filter(guide_revision__guide=guide).delete()
+    put_back(guide, django_db_blocker)
 
 
 def _live_text(visitor, site) -> str:

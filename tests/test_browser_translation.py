@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from reversion.models import Revision
 
 from guides.editorial import publishing, revisions, translating
 from guides.models import Guide, Section, TranslationBasis
 
-from .conftest import seen_by_the_site, signed_in_tab, staff_cookie
+from .conftest import put_back, seen_by_the_site, signed_in_tab, staff_cookie
 from .test_browser import WANT_SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
@@ -48,11 +47,8 @@ def guide(django_db_blocker):
     """The Mistral guide, put back as it was: its first revision live, no other, no bases."""
     guide = Guide.objects.get(slug=SLUG)
     yield guide
+    put_back(guide, django_db_blocker)
     with seen_by_the_site(django_db_blocker):
-        first = guide.revisions.order_by("pk").first()
-        if first is not None:
-            publishing.publish(first, user=None)
-            Revision.objects.filter(guide_revision__guide=guide).delete()
         TranslationBasis.objects.filter(guide=guide).delete()
 
 
