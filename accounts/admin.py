@@ -7,6 +7,7 @@ single permissions, change a superuser's account, or change what a group may do:
 would let them give someone, themselves included, more than their own role allows.
 """
 
+from axes.utils import reset as axes_reset
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.models import LogEntry
@@ -19,7 +20,6 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from accounts import throttling
 from accounts.roles import ADMINISTRATORS, ROLES
 
 SUPERUSER_ONLY_FIELDS = ("is_superuser", "user_permissions")
@@ -73,7 +73,7 @@ class UserAdmin(DjangoUserAdmin):
         """Lift a lockout or slowdown at once, instead of waiting out the cool-off."""
         users = [user for user in queryset if _may_touch(request, user)]
         for user in users:
-            throttling.reset_failures(user.get_username())
+            axes_reset(username=user.get_username())
             self.log_change(request, user, "Sign-in unlocked: failed attempts forgotten.")
         self.message_user(
             request,

@@ -9,6 +9,7 @@ matched or not. A new password also forgets the account's failed sign-ins.
 
 from urllib.parse import urlsplit
 
+from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -17,7 +18,6 @@ from django.core.cache import cache
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
-from accounts import throttling
 from gpuguide.lib import rate_limits
 from gpuguide.lib.client_address import client_ip
 
@@ -69,7 +69,7 @@ class ResetRequestView(_AdminLook, auth_views.PasswordResetView):
 class ResetConfirmView(_AdminLook, auth_views.PasswordResetConfirmView):
     def form_valid(self, form):
         response = super().form_valid(form)
-        throttling.reset_failures(form.user.get_username())
+        axes_reset(username=form.user.get_username())
         return response
 
 

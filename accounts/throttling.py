@@ -96,8 +96,3 @@ def slowed_response(request: HttpRequest, seconds: int) -> HttpResponse:
     response = render(request, "accounts/slowed.html", {"seconds": seconds}, status=429)
     response["Retry-After"] = str(seconds)
     return response
-
-
-def reset_failures(username: str) -> None:
-    """Forget ``username``'s failed sign-ins (an Administrator unlocking it, a password reset)."""
-    AccessAttempt.objects.filter(username=username).delete()
