@@ -219,6 +219,33 @@ PAGE_CACHE_PAST_DAYS = env.int("PAGE_CACHE_PAST_DAYS", default=7)
 # very next page; N seconds: browsers may show a page up to N seconds old.
 PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=0)
 
+# A cache in front of the app servers (gpuguide/lib/front_cache.py, deploy/varnish.vcl):
+# varnish, fastly or cloudflare. Public pages then carry their cache tags for it, and the task
+# worker purges the tags of each write once it commits. Empty (the default): no front cache.
+FRONT_CACHE = env.str("FRONT_CACHE", default="")
+FRONT_CACHE_PURGE_URLS = env.list("FRONT_CACHE_PURGE_URLS", default=[])  # each Varnish
+FASTLY_SERVICE_ID = env.str("FASTLY_SERVICE_ID", default="")
+FASTLY_API_TOKEN = env.str("FASTLY_API_TOKEN", default="")
+FASTLY_API_URL = env.str("FASTLY_API_URL", default="https://api.fastly.com").rstrip("/")
+CLOUDFLARE_ZONE_ID = env.str("CLOUDFLARE_ZONE_ID", default="")
+CLOUDFLARE_API_TOKEN = env.str("CLOUDFLARE_API_TOKEN", default="")
+CLOUDFLARE_API_URL = env.str(
+    "CLOUDFLARE_API_URL", default="https://api.cloudflare.com/client/v4"
+).rstrip("/")
+_FRONT_CACHE_NEEDS = {
+    "varnish": ("FRONT_CACHE_PURGE_URLS",),
+    "fastly": ("FASTLY_SERVICE_ID", "FASTLY_API_TOKEN"),
+    "cloudflare": ("CLOUDFLARE_ZONE_ID", "CLOUDFLARE_API_TOKEN"),
+}
+if FRONT_CACHE and FRONT_CACHE not in _FRONT_CACHE_NEEDS:
+    exit_with(f"FRONT_CACHE must be empty, varnish, fastly or cloudflare: {FRONT_CACHE!r}")
+for _needed in _FRONT_CACHE_NEEDS.get(FRONT_CACHE, ()):
+    if not globals()[_needed]:
+        exit_with(f"FRONT_CACHE={FRONT_CACHE} needs {_needed}")
+for _url in FRONT_CACHE_PURGE_URLS:
+    if not re.fullmatch(r"https?://[A-Za-z0-9.:\[\]-]+(/\S*)?", _url):
+        exit_with(f"FRONT_CACHE_PURGE_URLS must be http(s) addresses, comma-separated: {_url!r}")
+
 # --- Sign-in: passwords, lockout, two-factor, the admin's path (README: "Accounts and sign-in")
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -291,7 +318,8 @@ USE_TZ = True
 # --- Static files -------------------------------------------------------------------------
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where collectstatic writes (a stack of its own keeps its copy apart: scripts/stack.py).
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -24,6 +24,7 @@ from django.urls import resolve, reverse
 from django.utils import translation
 from django_tasks import task
 
+from gpuguide.lib import front_cache
 from guides.editorial import dashboard, notices, publishing
 from guides.editorial import signals as editorial_signals
 from guides.editorial.share_images import draw_for_guide
@@ -133,7 +134,18 @@ def refresh_affected_pages(tags: list[str]) -> int:
     ]
     rendered = _render(stale)
     dashboard.warm_cache()  # the admin index's warnings, computed before the next visit
+    # Again, now that the pages are rendered: a visit whose render began before the write and
+    # ended after the first purge may have left an older page in the front cache meanwhile.
+    front_cache.purge(tags)
     return rendered
+
+
+# Before the re-renders: a front cache serves the pages a write changed until they are purged.
+@task(priority=10)
+def purge_front_cache(tags: list[str]) -> int:
+    """After a write: drop the front cache's copies of the pages under ``tags`` (how many
+    purge requests were confirmed; a purge not confirmed fails the task, on the dashboard)."""
+    return front_cache.purge(tags)
 
 
 @task()
@@ -169,6 +181,8 @@ def apply_scheduled_changes() -> list[str]:
 
 @receiver(pagecache_signals.pages_stale, dispatch_uid="refresh_affected_pages")
 def _queue_affected_pages(sender, tags: list[str], **_kwargs) -> None:
+    if front_cache.enabled():
+        purge_front_cache.enqueue(tags=tags)
     refresh_affected_pages.enqueue(tags=tags)
 
 

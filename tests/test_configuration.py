@@ -47,6 +47,26 @@ BAD_RENT_URL_TEMPLATES = [
     "https://rent.example.com/{gpu}/{count}/{region}",
     "https://rent.example.com/{gpu/{count}",
 ]
+# A front cache that cannot purge would serve stale pages until midnight: refused at start.
+BAD_FRONT_CACHES = {
+    "unknown": (
+        {"FRONT_CACHE": "nginx"},
+        "FRONT_CACHE must be empty, varnish, fastly or cloudflare: 'nginx'",
+    ),
+    "varnish": ({"FRONT_CACHE": "varnish"}, "FRONT_CACHE=varnish needs FRONT_CACHE_PURGE_URLS"),
+    "fastly": (
+        {"FRONT_CACHE": "fastly", "FASTLY_SERVICE_ID": "abc"},
+        "FRONT_CACHE=fastly needs FASTLY_API_TOKEN",
+    ),
+    "cloudflare": (
+        {"FRONT_CACHE": "cloudflare"},
+        "FRONT_CACHE=cloudflare needs CLOUDFLARE_ZONE_ID",
+    ),
+    "purge-url": (
+        {"FRONT_CACHE": "varnish", "FRONT_CACHE_PURGE_URLS": "varnish:6081"},
+        "FRONT_CACHE_PURGE_URLS must be http(s) addresses, comma-separated: 'varnish:6081'",
+    ),
+}
 DEPLOY_SECRET_KEY = "k" * 20 + "-production-like-secret-key-with-enough-variety-0123456789"
 
 
@@ -84,6 +104,10 @@ def ran(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
             ["check"],
             {"DEBUG": "true", "PROMETHEUS_MULTIPROC_DIR": "/nonexistent/gpuguide-metrics"},
         ),
+        **{
+            f"front-{kind}": (["check"], {"DEBUG": "true", **env})
+            for kind, (env, _error) in BAD_FRONT_CACHES.items()
+        },
         "deploy": (
             ["check", "--deploy", "--fail-level", "WARNING"],
             {
@@ -156,6 +180,13 @@ def test_a_metrics_folder_that_is_not_there_is_one_line(ran):
         "gpuguide: PROMETHEUS_MULTIPROC_DIR must be an existing folder: "
         "'/nonexistent/gpuguide-metrics'"
     ]
+
+
+@pytest.mark.parametrize("kind", BAD_FRONT_CACHES)
+def test_a_front_cache_that_cannot_purge_is_one_line(ran, kind):
+    result = ran[f"front-{kind}"]
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [f"gpuguide: {BAD_FRONT_CACHES[kind][1]}"]
 
 
 def test_development_runs_with_the_built_in_key(ran):

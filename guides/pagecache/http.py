@@ -23,6 +23,7 @@ from datetime import date
 from functools import wraps
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
@@ -35,7 +36,7 @@ from django.utils.http import http_date
 from django.utils.text import compress_string
 from django.utils.translation import get_language
 
-from gpuguide.lib import cache_tags, metrics
+from gpuguide.lib import cache_tags, front_cache, metrics
 from guides.pagecache import memory, versions
 from guides.pagecache.versions import CACHE_FORMAT, seconds_until_tomorrow
 
@@ -96,14 +97,20 @@ def cache_public_page(
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(view)
         def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            # A front cache keys on the whole query string: only a URL that asks for exactly
+            # what the page shows may be kept there, or one page would fill it under many.
+            exact = set(request.GET) <= set(names)
             request.GET = _only(request.GET, names)
             if _signed_in(request):
                 response = view(request, *args, **kwargs)
                 add_never_cache_headers(response)  # private, no-store: may be a draft
                 return response
+            # Rendered as for any visitor, without reading the session (the user is looked
+            # up in it): a session read would add "Vary: Cookie" to a page all visitors share.
+            request.user = AnonymousUser()
             if _long_ago(request.GET, dated):
                 return view(request, *args, **kwargs)
-            return _cached_or_rendered(request, lambda: view(request, *args, **kwargs))
+            return _cached_or_rendered(request, lambda: view(request, *args, **kwargs), front=exact)
 
         return wrapper
 
@@ -131,11 +138,15 @@ def _long_ago(query: QueryDict, names: tuple[str, ...]) -> bool:
     return False
 
 
-def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]) -> HttpResponse:
+def _cached_or_rendered(
+    request: HttpRequest, render: Callable[[], HttpResponse], *, front: bool = False
+) -> HttpResponse:
     key = page_key(get_language(), request.path, request.GET)
     if _refreshing.get():
         return _render_and_store(key, render, request)
     snapshot = versions.current()  # None: the database is down, so nothing changed since
+    # Where the database is down, the front cache keeps nothing (the page may be older).
+    front = front and snapshot is not None and front_cache.enabled()
 
     def current(page: CachedPage | None) -> bool:
         return page is not None and (snapshot is None or versions.is_current(page.tokens, snapshot))
@@ -143,23 +154,29 @@ def _cached_or_rendered(request: HttpRequest, render: Callable[[], HttpResponse]
     remembered = memory.recent_pages.get(key)
     if current(remembered):
         metrics.PAGE_CACHE_HITS.labels(source="memory").inc()
-        return _response(request, remembered, "hit")
+        return _response(request, remembered, "hit", front=front)
     page = cache.get(key)
     if current(page):
         metrics.PAGE_CACHE_HITS.labels(source="shared").inc()
         memory.recent_pages.put(key, page)
-        return _response(request, page, "hit")
+        return _response(request, page, "hit", front=front)
     # A copy found but read data that changed since (stale), or none at all (a miss).
     if remembered is not None or page is not None:
         metrics.PAGE_CACHE_STALE.inc()
     else:
         metrics.PAGE_CACHE_MISSES.inc()
-    return _render_and_store(key, render, request)
+    return _render_and_store(key, render, request, front_since=snapshot if front else None)
 
 
 def _render_and_store(
-    key: str, render: Callable[[], HttpResponse], request: HttpRequest | None = None
+    key: str,
+    render: Callable[[], HttpResponse],
+    request: HttpRequest | None = None,
+    *,
+    front_since: versions.Snapshot | None = None,
 ) -> HttpResponse:
+    """Render, and store a successful page under the tokens it read. ``front_since``: the
+    tokens the visit began under, where the front cache may keep the page."""
     with metrics.PAGE_RENDER.time(), cache_tags.recording(versions.current_versions) as tokens:
         response = render()
         if hasattr(response, "render"):
@@ -178,6 +195,10 @@ def _render_and_store(
     cache.set(key, page, seconds_until_tomorrow())
     memory.recent_pages.put(key, page)
     _add_http_caching(response, page)
+    # Only if no write committed during the render: its purge may have come before this page
+    # reaches the front cache, which would then keep it (older data) until the next purge.
+    if front_since is not None and versions.generation_unchanged(front_since):
+        _let_front_cache_keep(response, page)
     if request is not None:
         _encode(request, response, page)
     response["X-Page-Cache"] = "miss"
@@ -187,10 +208,14 @@ def _render_and_store(
 _CONDITIONAL_HEADERS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE")
 
 
-def _response(request: HttpRequest, page: CachedPage, status: str) -> HttpResponse:
+def _response(
+    request: HttpRequest, page: CachedPage, status: str, *, front: bool = False
+) -> HttpResponse:
     """The cached page, or 304 where the request's ETag or date shows it has this one."""
     response = HttpResponse(page.body, content_type=page.content_type)
     _add_http_caching(response, page)
+    if front:
+        _let_front_cache_keep(response, page)
     _encode(request, response, page)
     response["X-Page-Cache"] = status
     if not any(header in request.META for header in _CONDITIONAL_HEADERS):
@@ -217,6 +242,12 @@ def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
     response["Last-Modified"] = http_date(page.stored_at)
     # Set whole rather than patched: a cached page has no Cache-Control of its own to merge.
     response["Cache-Control"] = _browser_cache_control()
+
+
+def _let_front_cache_keep(response: HttpResponse, page: CachedPage) -> None:
+    """The page's tags for the front cache's purges, and its life: until the next local
+    midnight, as the app's own copy (a freshness notice reads "today")."""
+    front_cache.mark_cacheable(response, page.tokens, seconds_until_tomorrow())
 
 
 def _browser_cache_control() -> str:

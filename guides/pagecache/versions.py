@@ -219,3 +219,11 @@ def seconds_until_tomorrow() -> int:
     now = timezone.localtime()
     midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
     return max(1, int((midnight - now).total_seconds()))
+
+
+def generation_unchanged(snapshot: Snapshot) -> bool:
+    """Whether no write has committed since ``snapshot`` was read (one query, read now)."""
+    try:
+        return _generation() == (snapshot.generation or None)
+    except DatabaseError:
+        return False

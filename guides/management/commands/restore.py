@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, no_translations
 from django.db import DatabaseError
 
-from gpuguide.lib import backups
+from gpuguide.lib import backups, cache_tags, front_cache
 from guides.pagecache.invalidation import renew_after_restore
 
 
@@ -52,6 +52,15 @@ class Command(BaseCommand):
             "the password they had when the backup was taken; a password changed since then "
             "is the old one again, so ask those users to change it again."
         )
+        try:
+            if front_cache.purge([cache_tags.SITE]):  # every page reads `site`
+                self.stdout.write("The front cache's copies of every page were purged.")
+        except front_cache.PurgeFailed as exc:
+            self.stderr.write(
+                f"{exc}. Purge the front cache by hand (deploy/varnish.vcl: "
+                "curl -X PURGE -H 'xkey-purge: site' VARNISH_URL), or it serves the pages "
+                "from before the restore until midnight."
+            )
         if backup.behind:
             self.stdout.write(
                 f"The backup predates {len(backup.behind)} migration(s) of this code: "

@@ -1,0 +1,30 @@
+# /etc/varnish/gpuguide-backends.vcl, included by deploy/varnish.vcl: the app servers, the
+# director that spreads requests over them and who may purge. The two-server layout of the
+# README; `scripts/stack.py` writes its own for `make stack`.
+
+backend app1 {
+    .host = "10.0.0.11";
+    .port = "8000";
+    .probe = app_ready;
+    .first_byte_timeout = 35s;  # above gunicorn's timeout (deploy/gunicorn.conf.py)
+}
+
+backend app2 {
+    .host = "10.0.0.12";
+    .port = "8000";
+    .probe = app_ready;
+    .first_byte_timeout = 35s;
+}
+
+sub vcl_init {
+    new app = directors.round_robin();
+    app.add_backend(app1);
+    app.add_backend(app2);
+}
+
+# The task workers that send PURGE (the app servers' addresses, where db_worker runs).
+acl purgers {
+    "127.0.0.1";
+    "10.0.0.11";
+    "10.0.0.12";
+}

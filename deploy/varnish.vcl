@@ -1,0 +1,107 @@
+vcl 4.1;
+
+# GPU Guide behind Varnish 7 (Debian: apt-get install varnish varnish-modules).
+#
+# The app decides what Varnish may keep: a public page it serves from its own page cache
+# carries its cache tags (`xkey: guide:1 prices:2 site`) and its life (`Surrogate-Control:
+# max-age=N`, until the next local midnight, when "today" moves on). Nothing else is kept:
+# staff, previews, the admin, the planner's answers, the API and pages asked for with a query
+# parameter the page does not read all reach the app. After each write commits, the app's task
+# worker sends `PURGE` with `xkey-purge: <the write's tags>`, which drops exactly the pages
+# that read that data (gpuguide/lib/front_cache.py). See README, "Varnish in front".
+#
+# The backends, their director and who may purge live in a file of their own, written per
+# machine (`scripts/stack.py` writes one; deploy/backends.example.vcl is the shape):
+# varnishd -f /etc/varnish/gpuguide.vcl -p vcl_path=/etc/varnish ...
+
+import directors;
+import std;
+import xkey;
+
+probe app_ready {
+    .url = "/healthz";
+    .interval = 2s;
+    .timeout = 1s;
+    .window = 3;
+    .threshold = 2;
+    .initial = 2;  # healthy from the start: a restarted Varnish serves at once
+}
+
+# Defines the backends (with `.probe = app_ready`), `sub vcl_init` adding them to a director
+# named `app`, and `acl purgers`.
+include "gpuguide-backends.vcl";
+
+sub vcl_recv {
+    set req.backend_hint = app.backend();
+    # One id for Varnish's log line and the app's (the app believes it from TRUSTED_PROXIES).
+    if (!req.http.X-Request-ID) {
+        set req.http.X-Request-ID = "varnish-" + req.xid;
+    }
+    if (req.method == "PURGE") {
+        if (client.ip !~ purgers) {
+            return (synth(403, "Not allowed to purge"));
+        }
+        if (!req.http.xkey-purge) {
+            return (synth(400, "PURGE needs an xkey-purge header"));
+        }
+        set req.http.X-Purged = xkey.purge(req.http.xkey-purge);
+        return (synth(200, "Purged " + req.http.X-Purged + " objects"));
+    }
+    if (req.method != "GET" && req.method != "HEAD") {
+        return (pass);
+    }
+    # Signed-in staff (drafts, previews: "private, no-store") and authorised requests
+    # (/metrics) always reach the app. The session cookie's name is SESSION_COOKIE_NAME's.
+    if (req.http.Cookie ~ "(^|;\s*)sessionid=" || req.http.Authorization) {
+        return (pass);
+    }
+    # The app keys its pages on the query parameters in any order: so does this cache. Other
+    # cookies stay on the request (the language choice at /, the CSRF cookie of a form) and
+    # out of the key: a page the app lets Varnish keep reads none of them.
+    set req.url = std.querysort(req.url);
+    set req.url = regsub(req.url, "\?$", "");
+    return (hash);
+}
+
+sub vcl_backend_response {
+    if (beresp.status == 200 && beresp.http.xkey
+            && beresp.http.Surrogate-Control ~ "max-age=[0-9]+"
+            && !beresp.http.Set-Cookie) {
+        set beresp.ttl = std.duration(
+            regsub(beresp.http.Surrogate-Control, "^.*max-age=([0-9]+).*$", "\1s"), 0s);
+        # No grace: once purged or past midnight, a page is fetched again before anyone sees
+        # it; an older copy is never served while a newer one exists.
+        set beresp.grace = 0s;
+        unset beresp.http.Surrogate-Control;
+        return (deliver);
+    }
+    if (bereq.url ~ "^/static/") {
+        return (deliver);  # WhiteNoise's Cache-Control (a year for hashed names)
+    }
+    # Anything else is not kept; later requests for it skip the queue for a copy (hit-for-miss)
+    # and may still be kept if the app lets them.
+    set beresp.ttl = 60s;
+    set beresp.uncacheable = true;
+    return (deliver);
+}
+
+sub vcl_deliver {
+    # The tags are for purges, not for visitors; the request id is this request's, not the one
+    # that fetched the copy.
+    unset resp.http.xkey;
+    set resp.http.X-Request-ID = req.http.X-Request-ID;
+    if (obj.uncacheable) {
+        set resp.http.X-Cache = "pass";
+    } elsif (obj.hits > 0) {
+        set resp.http.X-Cache = "hit";
+    } else {
+        set resp.http.X-Cache = "miss";
+    }
+}
+
+sub vcl_synth {
+    set resp.http.Content-Type = "text/plain; charset=utf-8";
+    set resp.body = resp.reason + {"
+"};
+    return (deliver);
+}
