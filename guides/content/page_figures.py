@@ -44,6 +44,31 @@ class NothingFits(MissingFigure):
     """No priced configuration of the guide's fit table (one host) holds a method."""
 
 
+class ReadsPrices(Exception):  # noqa: N818 - an answer, not a fault
+    """What price-blind figures (``PageFigures.without_prices``) raise on any read of a price
+    or of what is worked out from prices. Not a MissingFigure: nothing may catch it as one."""
+
+
+class _NoPrices:
+    """Stands in for price data in price-blind figures: every read raises ReadsPrices."""
+
+    __slots__ = ()
+
+    def _refuse(self, *_args, **_kwargs):
+        raise ReadsPrices
+
+    __getitem__ = __iter__ = __len__ = __contains__ = __bool__ = _refuse
+
+    def __getattr__(self, _name):  # .get, .values, .items...
+        raise ReadsPrices
+
+    def __repr__(self) -> str:
+        return "<no prices>"
+
+
+NO_PRICES = _NoPrices()
+
+
 @dataclass
 class PageFigures:
     params_billion: Decimal
@@ -81,6 +106,31 @@ class PageFigures:
     _runs: dict[str, dict[calc.Configuration, calc.RunPlan | None]] = field(
         default_factory=dict, init=False, repr=False
     )
+    # Asked for dozens of times a page (every recommendation token, table and row), and each
+    # answer hashes every configuration we rent: worked out once per method. Like the others
+    # above, they assume the page's data is set before the first question.
+    _every_run: dict[str, list[calc.RunPlan]] = field(default_factory=dict, init=False, repr=False)
+    _computed_recommendations: dict[str, list[calc.Configuration]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _table_configurations: list[calc.Configuration] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def without_prices(self) -> PageFigures:
+        """A copy that answers everything but prices: the listings (GPUs come with their
+        price), check days, configurations, cost scenarios and recommendations raise
+        ReadsPrices. What it renders depends on the guide, shared data and the language
+        alone, so it may be reused until one of those changes."""
+        return replace(
+            self,
+            listings=NO_PRICES,
+            check_dates=NO_PRICES,
+            configurations=NO_PRICES,
+            scenarios=NO_PRICES,
+            recommendations=NO_PRICES,
+            quoted_on=set(),
+        )
 
     # --- memory -------------------------------------------------------------------------
 
@@ -224,12 +274,15 @@ class PageFigures:
         override = self.recommendations.get(method)
         if override:
             return override
-        chosen = [r.configuration for r in planning.recommended(self.runs(method))]
+        chosen = self._computed_recommendations.get(method)
+        if chosen is None:
+            chosen = [r.configuration for r in planning.recommended(self.runs(method))]
+            self._computed_recommendations[method] = chosen
         if not chosen:
             raise NothingFits(f"a configuration on one host that holds {method}")
         for configuration in chosen:
             self.listing(configuration.gpu.slug)  # its price's day counts as quoted
-        return chosen
+        return list(chosen)
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))
@@ -241,6 +294,13 @@ class PageFigures:
     def table_configurations(self) -> list[calc.Configuration]:
         """The fit table's rows: the guide's configurations and every one it recommends, by
         total memory, then price (so a recommendation is always a row of the table)."""
+        if self._table_configurations is None:
+            self._table_configurations = self._sorted_table_configurations()
+        for configuration in self._table_configurations:
+            self.listing(configuration.gpu.slug)  # its price's day counts as quoted
+        return list(self._table_configurations)
+
+    def _sorted_table_configurations(self) -> list[calc.Configuration]:
         rows = list(self.configurations)
         for method in self.methods:
             try:

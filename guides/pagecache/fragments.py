@@ -49,6 +49,32 @@ def cached_fragment(
     return html
 
 
+def price_free_parts(guide_pk: int) -> dict | None:
+    """This worker's parts of a guide's page that read no price (its prose, say), for the
+    active language under the guide's and the ``site`` token: a dict the page's render fills
+    and the renders after it (a price check) read; None outside a page being cached.
+
+    What the page puts in must be worked out from the guide, shared data and the language
+    alone (``PageFigures.without_prices`` makes sure), so any thread's entry is as good as
+    another's, and a write to the guide or to shared data makes a new dict.
+    """
+    if not cache_tags.recording_page():
+        return None
+    tags = [cache_tags.guide(guide_pk), cache_tags.SITE]
+    cache_tags.record(*tags)
+    tokens = cache_tags.recorded(tags)
+    if tokens is None:  # the database is down or the cache lost a token
+        return None
+    key = f"{READ_PREFIX}{cache_tags.guide(guide_pk)}:price-free:{get_language()}:" + ":".join(
+        tokens[tag] for tag in tags
+    )
+    parts = memory.local_reads.get(key)
+    if parts is None:
+        parts = {}
+        memory.local_reads.put(key, parts)
+    return parts
+
+
 def cached_frame(name: str, vary_on: Iterable[object], render: Callable[[], str]) -> str:
     """HTML of a part of every page's frame (the header, the footer) that reads no data at
     all, only settings, translations and URLs: rendered once per ``vary_on`` (what it shows

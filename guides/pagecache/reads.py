@@ -6,7 +6,7 @@ changed: it cannot be stale, and needs no deleting (it expires at midnight like 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from django.core.cache import cache
 from django.utils.translation import get_language
@@ -35,12 +35,9 @@ def cached_under(
 
     The page being rendered records the tags. None is not cached.
     """
-    cache_tags.record(*tags)  # inside a page: reads each tag's token once per page
-    tokens = cache_tags.recorded(tags) or current_versions(tags)
-    if tokens is None:  # the database is down or the cache lost a token: read directly
+    key = _read_key(tags, name, per_language)
+    if key is None:  # the database is down or the cache lost a token: read directly
         return load()
-    language = get_language() if per_language else "-"
-    key = f"{READ_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
     value = memory.local_reads.get(key)
     if value is None:
         value = cache.get(key)
@@ -51,3 +48,34 @@ def cached_under(
     if value is not None:
         memory.local_reads.put(key, value)
     return value
+
+
+def _read_key(tags: list[str], name: str, per_language: bool) -> str | None:
+    """The key of a cached read under the current tokens of ``tags``; None where they cannot
+    be read. Records the tags for the page being rendered."""
+    cache_tags.record(*tags)  # inside a page: reads each tag's token once per page
+    tokens = cache_tags.recorded(tags) or current_versions(tags)
+    if tokens is None:
+        return None
+    language = get_language() if per_language else "-"
+    return f"{READ_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
+
+
+def prefetch(reads: Iterable[tuple[list[str], str, bool]]) -> None:
+    """Fetch the cached reads a page's render is about to ask for, (tags, name, per_language)
+    as ``cached_under`` takes them, in one round trip to the shared cache (``get_many``) into
+    this worker's memory: with Redis, one round trip a render instead of one a read in a
+    worker that lacks them (after a write to shared data, or in a fresh process). What the
+    shared cache lacks is left to ``cached_under`` to load. Only while a page to be cached
+    renders (its tokens are recorded then, so this costs no query)."""
+    if not cache_tags.recording_page():
+        return
+    reads = list(reads)
+    cache_tags.record(*{tag for tags, _name, _per_language in reads for tag in tags})
+    keys = [_read_key(tags, name, per_language) for tags, name, per_language in reads]
+    missing = [key for key in keys if key is not None and key not in memory.local_reads]
+    if not missing:
+        return
+    for key, value in cache.get_many(missing).items():
+        if value is not None:
+            memory.local_reads.put(key, value)

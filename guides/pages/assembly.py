@@ -28,6 +28,7 @@ from guides.content.page_figures import (
     NothingFits,
     PageFigures,
     PriceDates,
+    ReadsPrices,
     price_dates,
 )
 from guides.content.phrases import phrased
@@ -43,6 +44,7 @@ from guides.content.presentation import (
 )
 from guides.content.tokens.render import render_plain, render_prose
 from guides.models import Guide, Section
+from guides.pagecache import fragments
 from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.charts import Series, StepChart, step_chart
@@ -70,6 +72,7 @@ def page_figures(
     1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
     the price history.
     """
+    guide_selectors.prefetch_page_reads()  # the reference reads below, in one round trip
     house = reference_data.house_provider()
     providers = [house] if ours_only else reference_data.providers()
     listings = {
@@ -457,6 +460,7 @@ def guide_figures(
 def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     """Everything the guide's page shows, for the active language, with prices as of ``at``."""
     figures = guide_figures(guide, at=at)
+    prose = GuideProse(guide, figures)
     scenarios = list(guide.cost_scenarios.all())
     columns = [
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
@@ -476,15 +480,13 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     ]
     cost = calc.cost_table(figures.scenarios, figures.blocks)
     run_rows = _run_rows(figures, columns)
-    faq = [
-        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
-    ]
+    faq = [(prose.plain(entry.question), entry.answer) for entry in guide.faq_entries.all()]
     # Prose first: the figures note the check day of each price it quotes.
-    short_answer = render_prose(guide.short_answer, figures)
-    meta_description = render_plain(guide.meta_description, figures)
-    faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
-    sections = [_section_view(s, figures) for s in guide.sections.all()]
-    faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
+    short_answer = prose.prose(guide.short_answer)
+    meta_description = prose.plain(guide.meta_description)
+    faq_json_ld = faq_page_json_ld([(q, prose.plain(a)) for q, a in faq])
+    sections = [_section_view(s, figures, prose) for s in guide.sections.all()]
+    faq_views = [FaqView(phrased(q), prose.prose(a)) for q, a in faq]
     method_summary = [_method_summary_row(figures, column) for column in columns]
     return GuidePage(
         guide=guide,
@@ -511,6 +513,43 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         faq=faq_views,
         figures=figures,
     )
+
+
+_READS_PRICES = object()  # a text's mark in the price-free parts: render it with the prices
+
+
+class GuideProse:
+    """The guide's prose for its page: a text that quotes no price is rendered once with
+    price-blind figures and then taken from this worker's price-free parts (under the guide's
+    and the ``site`` token, see ``fragments.price_free_parts``) by the renders after a price
+    check; a text that reads a price (the blind render raised ReadsPrices) is rendered with
+    the prices every time. Outside a page being cached, everything is rendered."""
+
+    def __init__(self, guide: Guide, figures: PageFigures) -> None:
+        self.figures = figures
+        self.reused = fragments.price_free_parts(guide.pk)
+        self._blind: PageFigures | None = None
+
+    def prose(self, text: str) -> SafeString:
+        return self._rendered(render_prose, text)
+
+    def plain(self, text: str) -> str:
+        return self._rendered(render_plain, text)
+
+    def _rendered(self, render, text: str):
+        if self.reused is None:
+            return render(text, self.figures)
+        key = (render.__name__, text)
+        found = self.reused.get(key)
+        if found is None:
+            if self._blind is None:
+                self._blind = self.figures.without_prices()
+            try:
+                found = render(text, self._blind)
+            except ReadsPrices:
+                found = _READS_PRICES
+            self.reused[key] = found
+        return render(text, self.figures) if found is _READS_PRICES else found
 
 
 def _source_view(source) -> SourceView:
@@ -601,7 +640,7 @@ def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
         return None
 
 
-def _section_view(section: Section, figures: PageFigures) -> SectionView:
+def _section_view(section: Section, figures: PageFigures, prose: GuideProse) -> SectionView:
     table_template = TABLE_TEMPLATES.get(section.table)
     compared = None
     if section.table == Section.Table.COMPARISON:
@@ -613,12 +652,12 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
         else:
             table_template = None  # nothing to compare yet
     return SectionView(
-        heading=phrased(render_plain(section.heading, figures)),
+        heading=phrased(prose.plain(section.heading)),
         anchor=f"section-{section.position}",
-        body=render_prose(section.body, figures),
+        body=prose.prose(section.body),
         table_template=table_template,
-        caption=render_plain(section.table_caption, figures),
-        closing=render_prose(section.closing, figures),
+        caption=prose.plain(section.table_caption),
+        closing=prose.prose(section.closing),
         comparison=compared,
     )
 

@@ -21,8 +21,23 @@ from guides.models import (
     Recommendation,
     ShareImage,
 )
+from guides.pagecache import reads
 from guides.pagecache.reads import cached_under
 from pricing.models import Fact, Gpu, Method, Provider
+
+# The site-wide reads every public page makes (``reference_data``, by these names; the footer
+# names the legal pages), as ``reads.prefetch`` takes them.
+SITE_WIDE_READS = [
+    ([cache_tags.SITE], name, True)
+    for name in ("providers", "methods", "hour-blocks", "facts", "legal-pages")
+]
+
+
+def prefetch_page_reads(*, guide_pk: int | None = None) -> None:
+    """What a page's render reads from the shared cache, in one round trip (the guide's
+    with its rows too, given its key); see ``reads.prefetch``."""
+    guide = [([cache_tags.guide(guide_pk), cache_tags.SITE], f"guide:{guide_pk}", False)]
+    reads.prefetch([*SITE_WIDE_READS, *(guide if guide_pk is not None else [])])
 
 
 def published_guides() -> list[Guide]:
@@ -62,6 +77,7 @@ def published_guide_for_page(*, slug: str) -> Guide:
     next render reads it again. Raises Guide.DoesNotExist.
     """
     pk = _published_keys.get(slug)
+    prefetch_page_reads(guide_pk=pk)
     guide = _cached_guide(pk) if pk is not None else None
     if guide is None or guide.slug != slug or guide.status != Guide.Status.PUBLISHED:
         pk = Guide.objects.published().filter(slug=slug).values_list("pk", flat=True).first()

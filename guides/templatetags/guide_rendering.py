@@ -4,14 +4,22 @@ The fit table has a cell per configuration and method (~60 on a guide): as templ
 loops and filters were a quarter of an uncached guide render; built here with ``format_html``
 they cost a tenth of that. The HTML is the template's, byte for byte; values are escaped the
 same way (``format_html`` escapes what is not already safe, as ``{{ }}`` does).
+
+These tables quote prices, so a render after a price check builds them again; but most of
+their rows show the same figures as before (a check mostly confirms prices), so each row is
+kept by the language and every value it shows (``_row``), and formatted again only when one
+of them changed.
 """
+
+from collections.abc import Callable, Hashable
 
 from django import template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import get_language, gettext, pgettext
 
+from gpuguide.lib.local_memory import LocalMemory
 from guides.content import presentation
 from guides.pagecache import fragments
 from guides.pages.assembly import (
@@ -25,6 +33,21 @@ from guides.pages.assembly import (
 from pricing.domain.calculations import MemoryEstimate
 
 register = template.Library()
+
+# A row's HTML by the language and the values it shows (frozen dataclasses, compared by value):
+# formatting a row takes dozens of translations and Babel calls, hashing its values far less.
+# Nothing in a key goes stale (new figures are a new key), so only the bound removes rows.
+_rows = LocalMemory(4096)
+
+
+def _row(values: tuple[Hashable, ...], build: Callable[[], str]) -> str:
+    key = (get_language(), *values)
+    html = _rows.get(key)
+    if html is None:
+        html = build()
+        _rows.put(key, html)
+    return html
+
 
 _FIT_ROW = (
     '\n    <tr data-config="{}">\n      <th scope="row" class="nowrap">{}</th>\n'
@@ -47,18 +70,32 @@ def fit_table_rows(
     asterisk where the cited rule of thumb says otherwise), its price per hour."""
     return mark_safe(
         "".join(
-            format_html(
-                _FIT_ROW,
-                f"{fit.configuration.gpu.slug}:{fit.configuration.count}",
-                fit.label,
-                total_heading,
-                _or_blank(presentation.gigabytes, fit.configuration.total_memory_gb),
-                format_html_join("", _FIT_CELL, (_fit_cell(cell) for cell in fit.cells)),
-                price_heading,
-                _or_blank(presentation.usd, fit.configuration.usd_per_hour),
+            _row(
+                (
+                    "fit",
+                    fit.label,
+                    fit.configuration,
+                    tuple(fit.cells),
+                    total_heading,
+                    price_heading,
+                ),
+                lambda fit=fit: _fit_row(fit, total_heading, price_heading),
             )
             for fit in rows
         )
+    )
+
+
+def _fit_row(fit: LabelledFitRow, total_heading: str, price_heading: str) -> str:
+    return format_html(
+        _FIT_ROW,
+        f"{fit.configuration.gpu.slug}:{fit.configuration.count}",
+        fit.label,
+        total_heading,
+        _or_blank(presentation.gigabytes, fit.configuration.total_memory_gb),
+        format_html_join("", _FIT_CELL, (_fit_cell(cell) for cell in fit.cells)),
+        price_heading,
+        _or_blank(presentation.usd, fit.configuration.usd_per_hour),
     )
 
 
@@ -101,22 +138,33 @@ def cost_table_rows(
     cost_heading: str,
 ) -> SafeString:
     """``<tr>`` for each cost scenario: its method, configuration, hours, GPU-hours and cost."""
+    headings = (config_heading, hours_heading, gpu_hours_heading, cost_heading)
     return mark_safe(
         "".join(
-            format_html(
-                _COST_ROW,
-                cost.method_name,
-                config_heading,
-                cost.label,
-                hours_heading,
-                _or_blank(presentation.number, cost.row.scenario.hours),
-                gpu_hours_heading,
-                _or_blank(presentation.number, cost.row.gpu_hours),
-                cost_heading,
-                _or_blank(presentation.usd, cost.row.cost_usd),
-            )
+            _row(("cost", cost, *headings), lambda cost=cost: _cost_row(cost, *headings))
             for cost in rows
         )
+    )
+
+
+def _cost_row(
+    cost: LabelledCostRow,
+    config_heading: str,
+    hours_heading: str,
+    gpu_hours_heading: str,
+    cost_heading: str,
+) -> str:
+    return format_html(
+        _COST_ROW,
+        cost.method_name,
+        config_heading,
+        cost.label,
+        hours_heading,
+        _or_blank(presentation.number, cost.row.scenario.hours),
+        gpu_hours_heading,
+        _or_blank(presentation.number, cost.row.gpu_hours),
+        cost_heading,
+        _or_blank(presentation.usd, cost.row.cost_usd),
     )
 
 
@@ -135,30 +183,33 @@ _RUN_ROW = (
 def run_table_rows(rows: list[LabelledRunRow], *headings: str) -> SafeString:
     """``<tr>`` for each run of the training budget: method, configuration, speed (measured or
     derived), hours, GPU-hours, the run's cost and the GPU-hour block that covers it."""
-    config_h, speed_h, hours_h, gpu_hours_h, cost_h, block_h = headings
     return mark_safe(
         "".join(
-            format_html(
-                _RUN_ROW,
-                row.method,
-                f"{row.run.configuration.gpu.slug}:{row.run.configuration.count}",
-                row.method_name,
-                config_h,
-                row.label,
-                speed_h,
-                row.run.time_basis,
-                _speed(row.run),
-                hours_h,
-                presentation.number(row.run.shown_hours),
-                gpu_hours_h,
-                presentation.number(row.run.shown_gpu_hours),
-                cost_h,
-                _or_blank(presentation.usd, row.run.usd_per_run),
-                block_h,
-                _block(row.cost),
-            )
-            for row in rows
+            _row(("run", row, *headings), lambda row=row: _run_row(row, *headings)) for row in rows
         )
+    )
+
+
+def _run_row(row: LabelledRunRow, *headings: str) -> str:
+    config_h, speed_h, hours_h, gpu_hours_h, cost_h, block_h = headings
+    return format_html(
+        _RUN_ROW,
+        row.method,
+        f"{row.run.configuration.gpu.slug}:{row.run.configuration.count}",
+        row.method_name,
+        config_h,
+        row.label,
+        speed_h,
+        row.run.time_basis,
+        _speed(row.run),
+        hours_h,
+        presentation.number(row.run.shown_hours),
+        gpu_hours_h,
+        presentation.number(row.run.shown_gpu_hours),
+        cost_h,
+        _or_blank(presentation.usd, row.run.usd_per_run),
+        block_h,
+        _block(row.cost),
     )
 
 
@@ -231,17 +282,34 @@ def method_table_rows(
     """``<tr>`` for each method: the memory it needs, and what to rent for it at what price."""
     return mark_safe(
         "".join(
-            format_html(
-                _METHOD_ROW,
-                row.method.slug,
-                row.method.name,
-                memory_heading,
-                _memory_cell(row),
-                rent_heading,
-                _what_to_rent(row),
+            _row(
+                (
+                    "method",
+                    row.method,
+                    tuple(row.recommended),
+                    row.not_offered,
+                    row.override,
+                    row.peak_gb_per_gpu,
+                    row.peak_on,
+                    memory_heading,
+                    rent_heading,
+                ),
+                lambda row=row: _method_row(row, memory_heading, rent_heading),
             )
             for row in rows
         )
+    )
+
+
+def _method_row(row: MethodSummaryRow, memory_heading: str, rent_heading: str) -> str:
+    return format_html(
+        _METHOD_ROW,
+        row.method.slug,
+        row.method.name,
+        memory_heading,
+        _memory_cell(row),
+        rent_heading,
+        _what_to_rent(row),
     )
 
 

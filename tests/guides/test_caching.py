@@ -264,7 +264,9 @@ def test_a_background_render_stores_the_page_a_visitor_would_get(client, seeded)
         assert client.get(path)["X-Page-Cache"] == "miss", path
         visited[path] = cache.get(http.page_key(path.split("/")[1], path, QueryDict())).body
     cache.clear()
-    assert tasks._render([*paths, "/de/guides/no-such-guide/"]) == len(paths)  # the 404 skipped
+    assert tasks.render_as_visitor([*paths, "/de/guides/no-such-guide/"]) == len(
+        paths
+    )  # the 404 skipped
     stored = {
         path: cache.get(http.page_key(path.split("/")[1], path, QueryDict())).body for path in paths
     }
@@ -284,7 +286,7 @@ def test_a_background_render_stops_when_the_database_goes_away(seeded, monkeypat
         return resolve(path)
 
     monkeypatch.setattr(tasks, "resolve", failing_from_the_second)
-    assert tasks._render(["/en/", "/en/gpus/", "/de/", "/ja/"]) == 1
+    assert tasks.render_as_visitor(["/en/", "/en/gpus/", "/de/", "/ja/"]) == 1
     assert len(calls) == 2
     assert [r.getMessage() for r in caplog.records if r.name == "guides.tasks"] == [
         "database unavailable: 3 pages left to render again"

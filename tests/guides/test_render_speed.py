@@ -1,0 +1,198 @@
+"""What makes a render after a price check cheap, and a fresh process's first visits: prose
+that quotes no price reused (found out with price-blind figures), the price tables' rows kept
+by what they show, the shared cache's reads fetched in one round trip, and ``warm_up``.
+Counts and identities, not timings (those are in docs/performance.md)."""
+
+import logging
+from datetime import date
+from decimal import Decimal as D
+from unittest import mock
+
+import pytest
+from django.db import OperationalError, connection
+from django.db.backends.utils import CursorWrapper
+from django.test.utils import CaptureQueriesContext
+
+from gpuguide.lib import cache_tags
+from guides import warmup
+from guides.content.page_figures import ReadsPrices
+from guides.models import Guide, Section
+from guides.pagecache import memory, reads, versions
+from guides.pages import assembly, selectors
+from guides.templatetags import guide_rendering
+from pricing.services import price_check_record
+
+from ..conftest import GUIDE_SLUG, forget_cached_pages
+
+URL = f"/de/guides/{GUIDE_SLUG}/"
+
+
+def uncached_page(client, url: str = URL) -> str:
+    forget_cached_pages()
+    response = client.get(url)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.fixture
+def rendered_texts():
+    """Every prose text rendered (price-blind or with the prices), in order."""
+    texts = []
+
+    def counting(render):
+        def render_and_count(text, figures):
+            texts.append(text)
+            return render(text, figures)
+
+        render_and_count.__name__ = render.__name__  # GuideProse keys its parts on it
+        return render_and_count
+
+    with (
+        mock.patch.object(assembly, "render_prose", counting(assembly.render_prose)),
+        mock.patch.object(assembly, "render_plain", counting(assembly.render_plain)),
+    ):
+        yield texts
+
+
+def test_a_render_after_a_price_check_renders_only_the_prose_that_quotes_prices(
+    client, seeded, rendered_texts
+):
+    uncached_page(client)
+    first = len(rendered_texts)
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
+                       prices={"b200": D("4.00"), "a100-80gb": D("0.99")})  # fmt: skip
+    rendered_texts.clear()
+
+    page = uncached_page(client)
+
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    headings = [section.heading for section in Section.objects.filter(guide=guide)]
+    assert 0 < len(rendered_texts) < first / 2
+    assert not set(headings) & set(rendered_texts)  # these quote no price: reused
+    assert "0,99\xa0$" in page and "4,00\xa0$" in page
+    # the very page a render of everything makes
+    memory.forget_local_reads()
+    with mock.patch.object(cache_tags, "recording_page", return_value=False):
+        assert page == uncached_page(client)
+
+
+def test_an_edit_of_the_guide_renders_its_prose_again(client, seeded, rendered_texts):
+    uncached_page(client)
+    section = Section.objects.filter(guide__slug=GUIDE_SLUG).first()
+    section.heading_de = "Eine neue Überschrift"
+    section.save()
+    rendered_texts.clear()
+
+    page = uncached_page(client)
+
+    assert "Eine neue Überschrift" in rendered_texts
+    assert "Eine neue Überschrift" in page
+
+
+def test_price_blind_figures_refuse_every_read_of_a_price(seeded):
+    guide = selectors.guide_for_page(slug=GUIDE_SLUG)
+    blind = assembly.guide_figures(guide).without_prices()
+    for read in (
+        lambda: blind.listing("h100"),
+        lambda: blind.price("h100"),
+        lambda: blind.check_date(),
+        lambda: blind.rentable_offers(),
+        lambda: blind.table_configurations(),
+        lambda: blind.recommended("qlora"),
+        lambda: list(blind.configurations),
+        lambda: blind.scenarios[0],
+    ):
+        with pytest.raises(ReadsPrices):
+            read()
+    assert blind.memory("qlora") > 0  # what reads no price still answers
+    assert blind.peak("qlora").peak_gb > 0
+
+
+def test_prose_is_marked_by_whether_it_quotes_a_price(seeded):
+    guide = selectors.guide_for_page(slug=GUIDE_SLUG)
+    figures = assembly.guide_figures(guide)
+    with cache_tags.recording(versions.current_versions):
+        prose = assembly.GuideProse(guide, figures)
+        assert prose.plain("[[price h100]]") == assembly.render_plain("[[price h100]]", figures)
+        assert prose.plain("[[memory qlora]]") == assembly.render_plain("[[memory qlora]]", figures)
+    assert prose.reused[("render_plain", "[[price h100]]")] is assembly._READS_PRICES
+    assert prose.reused[("render_plain", "[[memory qlora]]")] == assembly.render_plain(
+        "[[memory qlora]]", figures
+    )
+
+
+def test_a_table_row_is_formatted_again_only_when_what_it_shows_changes(client, seeded):
+    uncached_page(client)
+    with mock.patch.object(guide_rendering, "_fit_row", wraps=guide_rendering._fit_row) as built:
+        uncached_page(client)
+        assert built.call_count == 0  # the same figures: every row kept
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
+                           prices={"b200": D("4.37")})  # fmt: skip
+        page = uncached_page(client)
+    assert '<td class="num" data-label="GPUwithCrypto pro Stunde">4,37\xa0$</td>' in page
+    assert 0 < built.call_count < page.count('<tr data-config="')
+
+
+def test_a_worker_without_the_reads_fetches_them_in_one_round_trip(client, seeded):
+    uncached_page(client)
+    memory.forget_local_reads()  # another worker, or a fresh process: the shared cache has them
+    with mock.patch.object(reads, "cache", mock.Mock(wraps=reads.cache)) as shared:
+        uncached_page(client)
+    fetched = [key for call in shared.get_many.call_args_list for key in call.args[0]]
+    assert shared.get_many.call_count == 1  # the guide, providers, methods, blocks, facts...
+    assert len(fetched) == 6  # ... and the legal pages the footer names
+    # one by one only the guide's run's measurements, whose key needs the guide
+    read_one_by_one = [call.args[0] for call in shared.get.call_args_list]
+    assert len(read_one_by_one) == 1 and ":throughputs:" in read_one_by_one[0]
+
+
+def as_a_fresh_process() -> None:
+    """Nothing of this process's own memory left: pages, reads, fragments and tokens."""
+    forget_cached_pages()
+    memory.forget_local_reads()
+    versions.forget()
+
+
+def first_index_visit_queries(client) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/en/").status_code == 200
+    return len(queries)
+
+
+def test_a_cold_first_index_visit_renders(client, seeded):
+    as_a_fresh_process()
+    assert first_index_visit_queries(client) > 5
+
+
+def test_after_warm_up_the_first_index_visit_makes_the_version_check_alone(client, seeded):
+    as_a_fresh_process()
+    warmup.warm_up()
+    assert first_index_visit_queries(client) == 1
+    for language in ("de", "ja"):
+        assert client.get(f"/{language}/")["X-Page-Cache"] == "hit"
+
+
+def test_warm_up_survives_a_database_that_is_down(client, seeded, caplog):
+    as_a_fresh_process()
+
+    def down(*_args, **_kwargs):
+        raise OperationalError("connection refused")
+
+    with (
+        caplog.at_level(logging.WARNING, logger="guides.warmup"),
+        mock.patch.object(CursorWrapper, "execute", down),
+    ):
+        warmup.warm_up()  # does not raise
+    assert "database is unavailable" in caplog.text
+    assert first_index_visit_queries(client) > 1  # nothing stored: rendered on the visit
+
+
+def test_warm_up_logs_a_failing_step_and_goes_on(seeded, caplog):
+    as_a_fresh_process()
+    with (
+        caplog.at_level(logging.WARNING, logger="guides.warmup"),
+        mock.patch.object(warmup, "get_template", side_effect=RuntimeError("broken")),
+    ):
+        warmup.warm_up()
+    assert "_compile_templates failed" in caplog.text
+    assert versions.current() is not None  # the steps after it ran
