@@ -368,7 +368,9 @@ CONTENT_SECURITY_POLICY = {
 # Django's task framework (the django-tasks backport) with its database backend: stale cached
 # pages are rendered again there. `manage.py db_worker` runs the queue (`make run` starts one);
 # ours (guides/management/commands/db_worker.py) waits out database outages instead of exiting.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Purges of the front cache have a queue of their own ("purges"), for a worker of its own
+# (`db_worker --queue-name purges`): a write's purge must not wait behind the re-renders.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "purges"]}}
 # A task RUNNING longer than this (seconds) lost its worker mid-run (killed, machine restarted):
 # the worker marks it FAILED and the admin's dashboard says so (guides/task_queue.py says why
 # it is not re-run). Far above the longest task, a full re-render of every page (seconds).

@@ -86,7 +86,7 @@ def _visitor_request(site: SplitResult, full_path: str) -> WSGIRequest:
     return request
 
 
-def _render(paths: list[str]) -> int:
+def render_as_visitor(paths: list[str]) -> int:
     """Render each path as an anonymous visitor at SITE_URL would ask for it, by calling its
     view in the page's language: the view's page cache stores the body (``http.refreshing``).
 
@@ -132,7 +132,7 @@ def refresh_affected_pages(tags: list[str]) -> int:
         for language, path in canonical_paths()
         if not http.page_is_current(language, path, tags)
     ]
-    rendered = _render(stale)
+    rendered = render_as_visitor(stale)
     dashboard.warm_cache()  # the admin index's warnings, computed before the next visit
     # Again, now that the pages are rendered: a visit whose render began before the write and
     # ended after the first purge may have left an older page in the front cache meanwhile.
@@ -140,8 +140,10 @@ def refresh_affected_pages(tags: list[str]) -> int:
     return rendered
 
 
-# Before the re-renders: a front cache serves the pages a write changed until they are purged.
-@task(priority=10)
+# On a queue of its own, with a worker of its own (`db_worker --queue-name purges`): a front
+# cache serves the pages a write changed until they are purged, so a purge must not wait
+# behind the re-renders of the previous write.
+@task(queue_name="purges")
 def purge_front_cache(tags: list[str]) -> int:
     """After a write: drop the front cache's copies of the pages under ``tags`` (how many
     purge requests were confirmed; a purge not confirmed fails the task, on the dashboard)."""

@@ -25,7 +25,12 @@ STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticF
 DATABASES["default"].get("OPTIONS", {}).pop("transaction_mode", None)  # noqa: F405
 # Queued tasks are kept, not run: a test runs a task itself where it tests one (the seed's
 # re-render of every page would otherwise run in each test worker).
-TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks.backends.dummy.DummyBackend",
+        "QUEUES": ["default", "purges"],
+    }
+}
 
 # With CACHE_URL=redis://host:port/N each pytest-xdist worker takes its own database (N, N+1,
 # ...), since the tests empty the cache between tests (FLUSHDB) and must not empty another's.

@@ -115,11 +115,11 @@ def test_a_write_queues_the_purge_of_its_tags_before_the_re_render(
                            prices={"h100": D("9.99")})  # fmt: skip
     provider = Provider.objects.get(slug="massed-compute")
     queued = [
-        (r.task.name, r.args, r.kwargs, r.task.priority) for r in default_task_backend.results
+        (r.task.name, r.args, r.kwargs, r.task.queue_name) for r in default_task_backend.results
     ]
     assert queued == [
-        ("purge_front_cache", [], {"tags": [f"prices:{provider.pk}"]}, 10),
-        ("refresh_affected_pages", [], {"tags": [f"prices:{provider.pk}"]}, 0),
+        ("purge_front_cache", [], {"tags": [f"prices:{provider.pk}"]}, "purges"),
+        ("refresh_affected_pages", [], {"tags": [f"prices:{provider.pk}"]}, "default"),
     ]
     default_task_backend.clear()
 
@@ -221,7 +221,8 @@ def test_a_purge_not_confirmed_is_tried_three_times_then_fails_loudly(settings, 
     )
 
 
-def test_the_purge_task_fails_when_varnish_cannot_be_reached(settings):
+def test_the_purge_task_fails_when_varnish_cannot_be_reached(settings, monkeypatch):
+    monkeypatch.setattr(front_cache, "RETRY_WAITS", (0.0, 0.0))  # no waiting in a test
     settings.FRONT_CACHE = "varnish"
     settings.FRONT_CACHE_PURGE_URLS = ["http://127.0.0.1:9/"]  # nothing listens on port 9
     with pytest.raises(front_cache.PurgeFailed, match="refused"):
