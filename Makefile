@@ -14,7 +14,8 @@ ARGS ?=
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run migrate createsuperuser shell test test-all lint format messages translations benchmark \
-	screenshots mutation clean backup restore audit security loadtest fonts lighthouse
+	screenshots mutation clean backup restore audit security loadtest fonts lighthouse \
+	stack stack-stop
 
 $(BIN)/activate:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "GPU Guide needs Python 3.11 or newer; set PYTHON=/path/to/python3.11")'
@@ -172,6 +173,16 @@ benchmark: $(VENV)/.installed-dev translations
 loadtest: $(VENV)/.installed-run translations
 	scripts/loadtest.sh
 
+# The production stack on this machine: Varnish on :8080 in front of two gunicorn instances
+# (:8001, :8002), the task worker and the purge worker, on PostgreSQL and Redis (scripts/stack.py;
+# README, "Varnish in front"). Serves until Ctrl-C, then stops everything in order.
+# ARGS="start" returns at once (then: make stack-stop); needs apt-get install varnish varnish-modules.
+stack: $(VENV)/.installed-run translations
+	$(PY) scripts/stack.py $(or $(ARGS),run)
+
+stack-stop:
+	$(PY) scripts/stack.py stop
+
 clean:
-	rm -rf $(VENV) $(TRL_VENV) staticfiles .pytest_cache mutants
+	rm -rf $(VENV) $(TRL_VENV) staticfiles .stack .pytest_cache mutants
 	find locale -name '*.mo' -delete

@@ -23,3 +23,10 @@ def test_a_callable_limit_is_read_at_every_store():
     assert (len(memory), memory.get("d"), memory.get("a")) == (1, "d", None)
     memory.clear()
     assert len(memory) == 0
+
+
+def test_a_limit_of_zero_keeps_nothing():
+    """PAGE_CACHE_LOCAL_PAGES=0: no page in the worker's memory (it had kept the last one)."""
+    memory = LocalMemory(0)
+    memory.put("a", 1)
+    assert memory.get("a") is None and len(memory) == 0

@@ -25,6 +25,8 @@ class LocalMemory:
     def put(self, key: str, value: Any) -> None:
         with self._lock:
             self._entries.pop(key, None)
+            if self._limit() <= 0:  # keep nothing (PAGE_CACHE_LOCAL_PAGES=0)
+                return
             while self._entries and len(self._entries) >= self._limit():
                 del self._entries[next(iter(self._entries))]  # the oldest
             self._entries[key] = value
