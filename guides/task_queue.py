@@ -28,9 +28,13 @@ from django.conf import settings
 from django.db.models import Count, F, Min, Q, Window
 from django.utils import timezone
 from django_tasks import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
+from django_tasks_db.models import DBTaskResult, get_date_max
 
 RECENT = timedelta(days=1)  # how far back the dashboard counts failures
+# A due task still waiting for a worker after this long: no worker takes its queue (the purge
+# worker of FRONT_CACHE takes only "purges", the task worker only "default").
+WAITING_TOO_LONG = timedelta(minutes=1)
+PURGES = "purges"
 ERROR_CHARACTERS = 300  # of the latest error, on the dashboard
 
 
@@ -75,40 +79,61 @@ class TaskTrouble:
     failed: int  # tasks failed in the last day
     stuck: int  # of those, failed by ``fail_stuck_tasks``
     running_too_long: int  # RUNNING past the timeout now: no worker has failed them yet
+    waiting_too_long: int = 0  # due for longer than WAITING_TOO_LONG, no worker took them
+    purges_waiting: int = 0  # of those, purges of the front cache (queue "purges")
     latest_task: str = ""  # the latest failure's task name
     latest_at: datetime | None = None
     latest_error: str = ""  # its traceback's last line, shortened
 
     @property
     def any(self) -> bool:
-        return bool(self.failed or self.running_too_long)
+        return bool(self.failed or self.running_too_long or self.waiting_too_long)
 
 
 def task_trouble(now: datetime | None = None) -> TaskTrouble:
-    """Failures of the last day and tasks RUNNING past the timeout, in one query: the newest
-    failure's row, with the counts over all matching rows beside it (window aggregates)."""
+    """Failures of the last day, tasks RUNNING past the timeout and tasks due but waiting for
+    a worker, in one query: the newest failure's row, with the counts over all matching rows
+    beside it (window aggregates)."""
     now = now or timezone.now()
     failed = Q(status=TaskResultStatus.FAILED, finished_at__gte=now - RECENT)
     too_long = Q(
         status=TaskResultStatus.RUNNING,
         started_at__lt=now - timedelta(seconds=settings.TASK_RUNNING_TIMEOUT),
     )
+    long_ago = now - WAITING_TOO_LONG
+    waiting = Q(status=TaskResultStatus.READY) & (
+        Q(run_after=get_date_max(), enqueued_at__lt=long_ago) | Q(run_after__lt=long_ago)
+    )
     row = (
-        DBTaskResult.objects.filter(failed | too_long)
+        DBTaskResult.objects.filter(failed | too_long | waiting)
         .annotate(
             n_failed=Window(Count("pk", filter=Q(status=TaskResultStatus.FAILED))),
             n_stuck=Window(Count("pk", filter=Q(exception_class_path=STUCK_TASK))),
             n_running=Window(Count("pk", filter=Q(status=TaskResultStatus.RUNNING))),
+            n_waiting=Window(Count("pk", filter=Q(status=TaskResultStatus.READY))),
+            n_purges=Window(
+                Count("pk", filter=Q(status=TaskResultStatus.READY, queue_name=PURGES))
+            ),
         )
         .order_by(F("finished_at").desc(nulls_last=True))
         .values(
-            "n_failed", "n_stuck", "n_running", "status", "task_path", "finished_at", "traceback"
-        )
+            "n_failed",
+            "n_stuck",
+            "n_running",
+            "n_waiting",
+            "n_purges",
+            "status",
+            "task_path",
+            "finished_at",
+            "traceback",
+        )  # fmt: skip
         .first()
     )
     if row is None:
         return TaskTrouble(0, 0, 0)
-    trouble = TaskTrouble(row["n_failed"], row["n_stuck"], row["n_running"])
+    trouble = TaskTrouble(
+        row["n_failed"], row["n_stuck"], row["n_running"], row["n_waiting"], row["n_purges"]
+    )
     if row["status"] != TaskResultStatus.FAILED:
         return trouble
     lines = [line for line in row["traceback"].splitlines() if line.strip()]
@@ -119,6 +144,8 @@ def task_trouble(now: datetime | None = None) -> TaskTrouble:
         trouble.failed,
         trouble.stuck,
         trouble.running_too_long,
+        trouble.waiting_too_long,
+        trouble.purges_waiting,
         latest_task=row["task_path"].rpartition(".")[2],
         latest_at=row["finished_at"],
         latest_error=error,

@@ -361,6 +361,29 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
             count,
         ) % {"count": count, "seconds": settings.TASK_RUNNING_TIMEOUT}
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=RUNNING"))
+    if trouble.purges_waiting:
+        # The front cache serves the pages these purges would drop until midnight.
+        count = trouble.purges_waiting
+        message = ngettext(
+            "%(count)d purge of the front cache has waited more than a minute: visitors may "
+            "get pages from before the write. Is the purge worker (manage.py db_worker "
+            "--queue-name purges) running?",
+            "%(count)d purges of the front cache have waited more than a minute: visitors may "
+            "get pages from before the write. Is the purge worker (manage.py db_worker "
+            "--queue-name purges) running?",
+            count,
+        ) % {"count": count}
+        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=READY"))
+    if trouble.waiting_too_long > trouble.purges_waiting:
+        count = trouble.waiting_too_long - trouble.purges_waiting
+        message = ngettext(
+            "%(count)d background task has waited more than a minute for a worker: is the "
+            "task worker (manage.py db_worker) running?",
+            "%(count)d background tasks have waited more than a minute for a worker: is the "
+            "task worker (manage.py db_worker) running?",
+            count,
+        ) % {"count": count}
+        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=READY"))
     return warnings
 
 

@@ -133,3 +133,55 @@ def test_in_german_and_japanese(superuser):
 
 def task_warnings_in(user, heading: str) -> list[tuple[str, str]]:
     return [(w.message, w.url) for w in dashboard_for(user).warnings[heading]]
+
+
+def queued_row(queue: str, *, enqueued_ago: timedelta, run_after=None) -> DBTaskResult:
+    from django_tasks_db.models import get_date_max
+
+    row = DBTaskResult.objects.create(
+        status=TaskResultStatus.READY,
+        args_kwargs={"args": [], "kwargs": {"tags": ["prices:1"]}},
+        task_path="guides.tasks.purge_front_cache",
+        queue_name=queue,
+        backend_name="default",
+        run_after=run_after or get_date_max(),
+    )
+    DBTaskResult.objects.filter(pk=row.pk).update(enqueued_at=timezone.now() - enqueued_ago)
+    return row
+
+
+def test_purges_and_tasks_no_worker_takes_are_named_after_a_minute(superuser):
+    """A front cache keeps serving the pages a purge would drop: a purge worker that is not
+    running must show. A task queued just now, or due later, is not waiting."""
+    queued_row("purges", enqueued_ago=timedelta(seconds=20))
+    queued_row("default", enqueued_ago=timedelta(seconds=5))
+    queued_row(
+        "default", enqueued_ago=timedelta(hours=1), run_after=timezone.now() + timedelta(hours=1)
+    )
+    assert task_warnings(superuser) == []
+    queued_row("purges", enqueued_ago=timedelta(seconds=61))
+    queued_row("purges", enqueued_ago=timedelta(minutes=5))
+    queued_row("default", enqueued_ago=timedelta(minutes=2))
+    assert task_warnings(superuser) == [
+        (
+            "2 purges of the front cache have waited more than a minute: visitors may get pages "
+            "from before the write. Is the purge worker (manage.py db_worker --queue-name purges) "
+            "running?",
+            f"{TASKS}?status__exact=READY",
+        ),
+        (
+            "1 background task has waited more than a minute for a worker: is the task worker "
+            "(manage.py db_worker) running?",
+            f"{TASKS}?status__exact=READY",
+        ),
+    ]
+
+
+def test_a_waiting_purge_in_german(superuser):
+    queued_row("purges", enqueued_ago=timedelta(minutes=2))
+    with translation.override("de"):
+        assert task_warnings_in(superuser, "Hintergrundaufgaben")[0][0] == (
+            "1 Löschauftrag für den Front-Cache wartet seit mehr als einer Minute: Besucher "
+            "bekommen womöglich Seiten von vor der Änderung. Läuft der Lösch-Worker "
+            "(manage.py db_worker --queue-name purges)?"
+        )
