@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Load test: gunicorn with 2 and 4 workers on PostgreSQL + Redis, the guide page cached and
-# uncached, measured with wrk on the loopback interface only. Bounded: DURATION seconds per
-# run (4 runs), plus a minute of setup. Prints req/s, p50/p99 latency, errors and memory per
-# worker, for docs/performance.md.
+# Load test: gunicorn (deploy/gunicorn.conf.py) with 2 and 4 workers on PostgreSQL + Redis, the
+# guide page through Varnish (deploy/varnish.vcl), from gunicorn's page cache, and uncached,
+# measured with wrk on the loopback interface only. Bounded: DURATION seconds per run (6 runs),
+# plus a minute of setup. Prints req/s, p50/p99 latency, errors and memory per worker, for
+# docs/performance.md.
 #
-#   make loadtest                      # needs wrk (apt-get install -y wrk), PostgreSQL, Redis
+#   make loadtest      # needs wrk and varnishd (apt-get install -y wrk varnish varnish-modules)
 #   DURATION=30 CONNECTIONS=50 make loadtest
 #
 # It creates (and drops at the end) the database gpuguide_loadtest and uses Redis database 14,
@@ -18,11 +19,14 @@ PG_ADMIN_URL=${PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 DB_URL=${LOADTEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/gpuguide_loadtest}
 REDIS_URL=${LOADTEST_REDIS_URL:-redis://127.0.0.1:6379/14}
 PORT=${LOADTEST_PORT:-8765}
+VARNISH_PORT=${LOADTEST_VARNISH_PORT:-8766}
 DURATION=${DURATION:-20}
 CONNECTIONS=${CONNECTIONS:-50}
 PAGE=/en/guides/best-gpu-for-llama-70b-fine-tuning/
 
 command -v wrk >/dev/null || { echo "loadtest: wrk is missing (apt-get install -y wrk)" >&2; exit 1; }
+VARNISHD=$(command -v varnishd || echo /usr/sbin/varnishd)
+[ -x "$VARNISHD" ] || { echo "loadtest: varnishd is missing (apt-get install -y varnish varnish-modules)" >&2; exit 1; }
 psql "$PG_ADMIN_URL" -Atqc 'select 1' >/dev/null ||
   { echo "loadtest: no PostgreSQL at $PG_ADMIN_URL" >&2; exit 1; }
 "$PY" -c "import redis, sys; redis.Redis.from_url(sys.argv[1]).ping()" "$REDIS_URL" ||
@@ -32,16 +36,21 @@ psql "$PG_ADMIN_URL" -Atqc 'select 1' >/dev/null ||
 export ENV_FILE="" DEBUG=false DATABASE_URL="$DB_URL" CONN_MAX_AGE=60 \
   SECRET_KEY="loadtest-$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')" \
   ALLOWED_HOSTS=127.0.0.1 SITE_URL="http://127.0.0.1:$PORT" SECURE_SSL_REDIRECT=false \
-  LOG_LEVEL=WARNING
+  LOG_LEVEL=WARNING FRONT_CACHE=varnish FRONT_CACHE_PURGE_URLS="http://127.0.0.1:$VARNISH_PORT/" \
+  TRUSTED_PROXIES=127.0.0.1/32 GUNICORN_BIND="127.0.0.1:$PORT" GUNICORN_LOG_LEVEL=warning
 
 db_name=${DB_URL##*/}
 psql "$PG_ADMIN_URL" -qc "DROP DATABASE IF EXISTS $db_name" -qc "CREATE DATABASE $db_name"
 SERVER=""
+VARNISH=""
+WORK=$(mktemp -d /tmp/gpuguide-loadtest.XXXXXX)
 # collectstatic fills staticfiles/; remove it afterwards unless it was there before (WhiteNoise
 # scans it whenever a middleware stack is built, which slows the test suite by ~15 s).
 [ -d staticfiles ] && KEEP_STATIC=1 || KEEP_STATIC=""
 cleanup() {
   [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+  [ -n "$VARNISH" ] && kill "$VARNISH" 2>/dev/null && wait "$VARNISH" 2>/dev/null
+  rm -rf "$WORK"
   psql "$PG_ADMIN_URL" -qc "DROP DATABASE IF EXISTS $db_name" || true
   [ -n "$KEEP_STATIC" ] || rm -rf staticfiles
 }
@@ -52,17 +61,31 @@ CACHE_URL="$REDIS_URL" "$PY" manage.py seed_content -v 0
 CACHE_URL="$REDIS_URL" "$PY" manage.py collectstatic --no-input -v 0
 "$PY" -c "import redis, sys; redis.Redis.from_url(sys.argv[1]).flushdb()" "$REDIS_URL"
 
-run() {  # workers, label, cache URL
-  local workers=$1 label=$2
-  CACHE_URL=$3 .venv/bin/gunicorn gpuguide.wsgi --workers "$workers" \
-    --bind "127.0.0.1:$PORT" --log-level warning &
+# Varnish in front of the gunicorn on $PORT, with the repository's VCL.
+cat > "$WORK/gpuguide-backends.vcl" <<VCL
+backend app1 { .host = "127.0.0.1"; .port = "$PORT"; .probe = app_ready; }
+sub vcl_init { new app = directors.round_robin(); app.add_backend(app1); }
+acl purgers { "127.0.0.1"; }
+VCL
+
+run() {  # workers, label, cache URL, port wrk loads ($PORT: gunicorn, $VARNISH_PORT: Varnish)
+  local workers=$1 label=$2 target=$4
+  CACHE_URL=$3 GUNICORN_WORKERS=$workers .venv/bin/gunicorn -c deploy/gunicorn.conf.py \
+    gpuguide.wsgi &
   SERVER=$!
   for _ in $(seq 50); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
-  curl -fs -o /dev/null "http://127.0.0.1:$PORT$PAGE"  # warm: the cached run serves hits
+  if [ "$target" = "$VARNISH_PORT" ]; then
+    "$VARNISHD" -F -j none -a "127.0.0.1:$VARNISH_PORT" -f "$PWD/deploy/varnish.vcl" \
+      -p "vcl_path=$WORK:$PWD/deploy" -n "$WORK/varnish" -s malloc,64m >"$WORK/varnish.log" 2>&1 &
+    VARNISH=$!
+    for _ in $(seq 50); do curl -fs "http://127.0.0.1:$VARNISH_PORT/healthz" >/dev/null && break; sleep 0.2; done
+  fi
+  curl -fs -o /dev/null "http://127.0.0.1:$target$PAGE"  # warm: the cached runs serve hits
   local out
-  # A 30 s client timeout: a slow answer counts in the latency, not as an error.
+  # A 30 s client timeout: a slow answer counts in the latency, not as an error. Gzip
+  # accepted, as browsers do.
   out=$(wrk -t 2 -c "$CONNECTIONS" -d "${DURATION}s" --timeout 30s --latency \
-    "http://127.0.0.1:$PORT$PAGE")
+    -H "Accept-Encoding: gzip" "http://127.0.0.1:$target$PAGE")
   local rss
   rss=$(ps -o rss= --ppid "$SERVER" | awk '{s+=$1; n++} END {printf "%.0f", s/n/1024}')
   local rps p50 p99 errors
@@ -73,11 +96,14 @@ run() {  # workers, label, cache URL
   printf '%-8s %-9s %10s %10s %10s %8s MB  %s\n' "$workers" "$label" "$rps" "$p50" "$p99" \
     "$rss" "${errors:-0 errors}"
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+  if [ -n "$VARNISH" ]; then kill "$VARNISH"; wait "$VARNISH" 2>/dev/null || true; VARNISH=""; fi
 }
 
 echo "wrk: ${CONNECTIONS} connections, ${DURATION} s per run, $PAGE on 127.0.0.1"
 printf '%-8s %-9s %10s %10s %10s %11s  %s\n' workers page req/s p50 p99 "RSS/worker" errors
 for workers in 2 4; do
-  run "$workers" cached "$REDIS_URL"
-  run "$workers" uncached "dummycache://"
+  run "$workers" varnish "$REDIS_URL" "$VARNISH_PORT"
+  run "$workers" cached "$REDIS_URL" "$PORT"
+  # Uncached: no shared cache and no page kept in the workers' memory either.
+  PAGE_CACHE_LOCAL_PAGES=0 run "$workers" uncached "dummycache://" "$PORT"
 done
