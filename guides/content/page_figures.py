@@ -17,6 +17,23 @@ from pricing.domain import calculations as calc
 from pricing.domain import training_memory as tm
 from pricing.selectors import FactValue, GpuListing, MethodListing, ThroughputListing
 
+# A configuration's dictionary key within one page: a configuration is a frozen dataclass whose
+# hash walks its GPU offer and speed (dozens of Python-level calls) on every lookup, and a page
+# looks configurations up thousands of times. Within one page a GPU's specs are the GPU's own
+# (one row per slug), so its slug, count, price and memory tell configurations apart.
+ConfigKey = tuple[int, str, Decimal | None, Decimal, Decimal | None]
+
+
+def config_key(configuration: calc.Configuration) -> ConfigKey:
+    gpu = configuration.gpu
+    return (
+        configuration.count,
+        gpu.slug,
+        gpu.usd_per_gpu_hour,
+        gpu.memory_gb,
+        gpu.measured_memory_gb,
+    )
+
 
 class MissingFigure(LookupError):
     """The data a figure needs is not on file (a GPU never priced at that provider, say)."""
@@ -100,11 +117,19 @@ class PageFigures:
     _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _plans: dict[str, dict[calc.Configuration, calc.PlannedFit]] = field(
+    # Keyed on ``config_key``, not on the configurations themselves (see there).
+    _plans: dict[str, dict[ConfigKey, calc.PlannedFit]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _runs: dict[str, dict[calc.Configuration, calc.RunPlan | None]] = field(
+    _runs: dict[str, dict[ConfigKey, calc.RunPlan | None]] = field(
         default_factory=dict, init=False, repr=False
+    )
+    _setups: dict[tuple[str, int], tm.TrainingSetup] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _rentable_offers: list[calc.GpuOffer] | None = field(default=None, init=False, repr=False)
+    _host_configurations: list[calc.Configuration] | None = field(
+        default=None, init=False, repr=False
     )
     # Asked for dozens of times a page (every recommendation token, table and row), and each
     # answer hashes every configuration we rent: worked out once per method. Like the others
@@ -162,12 +187,17 @@ class PageFigures:
         return calc.weights_only_gb(self.params_billion, weight_bytes)
 
     def training_setup(self, method: str, num_gpus: int = 1) -> tm.TrainingSetup:
+        setup = self._setups.get((method, num_gpus))
+        if setup is not None:
+            return setup
         if self.architecture is None or self.training is None:
             raise MissingFigure("the guide's model architecture and training run")
         try:
-            return replace(self.training, method=tm.Method(method), num_gpus=num_gpus)
+            setup = replace(self.training, method=tm.Method(method), num_gpus=num_gpus)
         except ValueError:
             raise MissingFigure(f"a peak-memory estimate for {method}") from None
+        self._setups[(method, num_gpus)] = setup
+        return setup
 
     def peak(self, method: str, num_gpus: int = 1) -> tm.PeakMemory:
         """The estimated peak per GPU at the guide's stated training run."""
@@ -206,14 +236,24 @@ class PageFigures:
         """``configurations`` (by default every one we rent: each GPU in 1, 2, 4 and 8) against
         the estimate at the guide's run."""
         if configurations is None:
-            configurations = calc.host_configurations(self.rentable_offers())
+            configurations = self.host_configurations()
         configurations = list(configurations)
+        keys = [config_key(c) for c in configurations]
         known = self._plans.setdefault(method, {})  # a page asks for the same ones many times
-        missing = [c for c in configurations if c not in known]
+        missing = {}
+        for key, configuration in zip(keys, configurations, strict=True):
+            if key not in known:
+                missing.setdefault(key, configuration)
         if missing:
-            planned = planning.planned(missing, self.peaks(method), self.memory(method))
+            planned = planning.planned(missing.values(), self.peaks(method), self.memory(method))
             known.update(zip(missing, planned, strict=True))
-        return [known[c] for c in configurations]
+        return [known[key] for key in keys]
+
+    def host_configurations(self) -> list[calc.Configuration]:
+        """Every configuration we rent (``calc.host_configurations``), made once a page."""
+        if self._host_configurations is None:
+            self._host_configurations = calc.host_configurations(self.rentable_offers())
+        return self._host_configurations
 
     def plan(self, method: str, configuration: calc.Configuration) -> calc.PlannedFit:
         return self.plans(method, [configuration])[0]
@@ -232,23 +272,27 @@ class PageFigures:
         that holds the run by the estimate: hours, GPU-hours and cost per run
         (``planning.run_plans``; measured where this run was timed on the GPU, else derived)."""
         plans = self.plans(method, configurations)
+        keys = [config_key(p.configuration) for p in plans]
         known = self._runs.setdefault(method, {})
-        missing = [p for p in plans if p.configuration not in known]
+        missing = {}
+        for key, plan in zip(keys, plans, strict=True):
+            if key not in known:
+                missing.setdefault(key, plan)
         if missing:
             measured = {}
             if method in self.throughputs:
                 timed = self.throughputs[method]
                 measured[timed.gpu_slug] = timed.tokens_per_s
             runs = planning.run_plans(
-                missing,
+                missing.values(),
                 self.architecture,
                 self.training_setup(method),
                 self.training_tokens,
                 measured,
             )
-            found = {r.configuration: r for r in runs}
-            known.update((p.configuration, found.get(p.configuration)) for p in missing)
-        return [r for p in plans if (r := known[p.configuration]) is not None]
+            found = {config_key(r.configuration): r for r in runs}
+            known.update((key, found.get(key)) for key in missing)
+        return [r for key in keys if (r := known[key]) is not None]
 
     def run(self, method: str, configuration: calc.Configuration) -> calc.RunPlan:
         """The budget on one configuration; MissingFigure where it does not hold the run."""
@@ -349,7 +393,11 @@ class PageFigures:
         return checked
 
     def rentable_offers(self) -> list[calc.GpuOffer]:
-        return [g.offer for g in self.listings[self.house].values() if g.rentable]
+        if self._rentable_offers is None:
+            self._rentable_offers = [
+                g.offer for g in self.listings[self.house].values() if g.rentable
+            ]
+        return list(self._rentable_offers)
 
     def smallest_gpu(self, slug: str) -> GpuListing:
         """The single card we rent with the least memory that holds the run (the cheaper on

@@ -29,6 +29,7 @@ from guides.content.page_figures import (
     PageFigures,
     PriceDates,
     ReadsPrices,
+    config_key,
     price_dates,
 )
 from guides.content.phrases import phrased
@@ -42,7 +43,7 @@ from guides.content.presentation import (
     parenthesized,
     rent_label,
 )
-from guides.content.tokens.render import render_plain, render_prose
+from guides.content.tokens.render import fill, render_plain, render_prose
 from guides.models import Guide, Section
 from guides.pagecache import fragments
 from guides.pages import reference_data
@@ -523,7 +524,9 @@ class GuideProse:
     price-blind figures and then taken from this worker's price-free parts (under the guide's
     and the ``site`` token, see ``fragments.price_free_parts``) by the renders after a price
     check; a text that reads a price (the blind render raised ReadsPrices) is rendered with
-    the prices every time. Outside a page being cached, everything is rendered."""
+    the prices every time, but token by token the same way: only its tokens that read a price
+    are filled again, the others are taken from the price-free parts too. Outside a page
+    being cached, everything is rendered."""
 
     def __init__(self, guide: Guide, figures: PageFigures) -> None:
         self.figures = figures
@@ -542,14 +545,31 @@ class GuideProse:
         key = (render.__name__, text)
         found = self.reused.get(key)
         if found is None:
-            if self._blind is None:
-                self._blind = self.figures.without_prices()
             try:
-                found = render(text, self._blind)
+                found = render(text, self._blind_figures())
             except ReadsPrices:
                 found = _READS_PRICES
             self.reused[key] = found
-        return render(text, self.figures) if found is _READS_PRICES else found
+        if found is _READS_PRICES:
+            return render(text, self.figures, filled=self._filled)
+        return found
+
+    def _filled(self, token: str) -> str:
+        """One token of a text that reads prices: reused where it reads none itself."""
+        key = ("token", token)
+        found = self.reused.get(key)
+        if found is None:
+            try:
+                found = fill(token, self._blind_figures())
+            except ReadsPrices:
+                found = _READS_PRICES
+            self.reused[key] = found
+        return fill(token, self.figures) if found is _READS_PRICES else found
+
+    def _blind_figures(self) -> PageFigures:
+        if self._blind is None:
+            self._blind = self.figures.without_prices()
+        return self._blind
 
 
 def _source_view(source) -> SourceView:
@@ -605,13 +625,14 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
     """The method table's row: what we recommend (nothing where nothing on one host holds
     the method) and the estimated peak per GPU on the first recommendation."""
     plans = _recommended_or_none(figures, column.slug)
-    runs = {r.configuration: r for r in figures.runs(column.slug, [p.configuration for p in plans])}
+    configurations = [p.configuration for p in plans]
+    runs = {config_key(r.configuration): r for r in figures.runs(column.slug, configurations)}
     recommended = [
         Recommended(
             config_label(p.configuration.count, p.configuration.gpu.name),
             p.configuration.usd_per_hour,
             f"{p.configuration.gpu.slug}:{p.configuration.count}",
-            runs.get(p.configuration),
+            runs.get(config_key(p.configuration)),
             renting.rent_url(p.configuration.gpu.slug, p.configuration.count),
             rent_label(p.configuration.count, p.configuration.gpu.name),
         )

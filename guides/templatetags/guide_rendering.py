@@ -21,6 +21,7 @@ from django.utils.translation import get_language, gettext, pgettext
 
 from gpuguide.lib.local_memory import LocalMemory
 from guides.content import presentation
+from guides.content.page_figures import config_key
 from guides.pagecache import fragments
 from guides.pages.assembly import (
     Comparison,
@@ -37,6 +38,9 @@ register = template.Library()
 # A row's HTML by the language and the values it shows (frozen dataclasses, compared by value):
 # formatting a row takes dozens of translations and Babel calls, hashing its values far less.
 # Nothing in a key goes stale (new figures are a new key), so only the bound removes rows.
+# The price tables' rows are keyed on the plain values every shown figure is worked out from
+# (a configuration by ``config_key``: its count, GPU, price and memory), not on the nested
+# dataclasses, whose hashes walk a configuration's offer and speed in Python.
 _rows = LocalMemory(4096)
 
 
@@ -74,8 +78,11 @@ def fit_table_rows(
                 (
                     "fit",
                     fit.label,
-                    fit.configuration,
-                    tuple(fit.cells),
+                    config_key(fit.configuration),
+                    tuple(
+                        (c.label, c.method, c.plan.planning_gb, c.plan.reserved_gb_per_gpu)
+                        for c in fit.cells
+                    ),
                     total_heading,
                     price_heading,
                 ),
@@ -141,9 +148,24 @@ def cost_table_rows(
     headings = (config_heading, hours_heading, gpu_hours_heading, cost_heading)
     return mark_safe(
         "".join(
-            _row(("cost", cost, *headings), lambda cost=cost: _cost_row(cost, *headings))
+            _row(_cost_key(cost, headings), lambda cost=cost: _cost_row(cost, *headings))
             for cost in rows
         )
+    )
+
+
+def _cost_key(cost: LabelledCostRow, headings: tuple[str, ...]) -> tuple[Hashable, ...]:
+    """What a cost row shows is worked out from these: hours and GPU-hours from the scenario's
+    hours and count, the cost from those and the price."""
+    scenario = cost.row.scenario
+    return (
+        "cost",
+        cost.method_name,
+        cost.label,
+        config_key(scenario.configuration),
+        scenario.hours,
+        cost.row.block_hours,
+        *headings,
     )
 
 
@@ -185,8 +207,28 @@ def run_table_rows(rows: list[LabelledRunRow], *headings: str) -> SafeString:
     derived), hours, GPU-hours, the run's cost and the GPU-hour block that covers it."""
     return mark_safe(
         "".join(
-            _row(("run", row, *headings), lambda row=row: _run_row(row, *headings)) for row in rows
+            _row(_run_key(row, headings), lambda row=row: _run_row(row, *headings)) for row in rows
         )
+    )
+
+
+def _run_key(row: LabelledRunRow, headings: tuple[str, ...]) -> tuple[Hashable, ...]:
+    """What a run row shows is worked out from these: the hours from the tokens and the speed,
+    the cost from those and the price, the block from its hours and the price."""
+    run, scenario = row.run, row.cost.scenario
+    return (
+        "run",
+        row.method,
+        row.method_name,
+        row.label,
+        config_key(run.configuration),
+        run.tokens_per_s,
+        run.measured,
+        run.training_tokens,
+        config_key(scenario.configuration),
+        scenario.hours,
+        row.cost.block_hours,
+        *headings,
     )
 
 
@@ -286,7 +328,7 @@ def method_table_rows(
                 (
                     "method",
                     row.method,
-                    tuple(row.recommended),
+                    tuple(_option_key(option) for option in row.recommended),
                     row.not_offered,
                     row.override,
                     row.peak_gb_per_gpu,
@@ -298,6 +340,22 @@ def method_table_rows(
             )
             for row in rows
         )
+    )
+
+
+def _option_key(option) -> tuple[Hashable, ...]:
+    """What a recommended option shows is worked out from these (its run's hours and cost from
+    the tokens and speed, and the price in its configuration's key)."""
+    run = option.run
+    return (
+        option.label,
+        option.usd_per_hour,
+        option.config,
+        option.rent_url,
+        option.rent_label,
+        None
+        if run is None
+        else (config_key(run.configuration), run.tokens_per_s, run.measured, run.training_tokens),
     )
 
 

@@ -4,6 +4,7 @@ by what they show, the shared cache's reads fetched in one round trip, and ``war
 Counts and identities, not timings (those are in docs/performance.md)."""
 
 import logging
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal as D
 from unittest import mock
@@ -16,10 +17,13 @@ from django.test.utils import CaptureQueriesContext
 from gpuguide.lib import cache_tags
 from guides import warmup
 from guides.content.page_figures import ReadsPrices
+from guides.content.tokens.registry import TOKEN_RE
+from guides.content.tokens.render import fill
 from guides.models import Guide, Section
 from guides.pagecache import memory, reads, versions
 from guides.pages import assembly, selectors
 from guides.templatetags import guide_rendering
+from pricing.domain import calculations as calc
 from pricing.services import price_check_record
 
 from ..conftest import GUIDE_SLUG, forget_cached_pages
@@ -40,9 +44,9 @@ def rendered_texts():
     texts = []
 
     def counting(render):
-        def render_and_count(text, figures):
+        def render_and_count(text, figures, **filled):
             texts.append(text)
-            return render(text, figures)
+            return render(text, figures, **filled)
 
         render_and_count.__name__ = render.__name__  # GuideProse keys its parts on it
         return render_and_count
@@ -196,3 +200,72 @@ def test_warm_up_logs_a_failing_step_and_goes_on(seeded, caplog):
         warmup.warm_up()
     assert "_compile_templates failed" in caplog.text
     assert versions.current() is not None  # the steps after it ran
+
+
+def _hashing_refused(configuration):
+    raise AssertionError(f"hashed {configuration}")
+
+
+def test_page_figures_look_configurations_up_without_hashing_them(seeded):
+    """A configuration's hash walks its GPU offer and speed in Python; a page asks for the
+    same plans and runs thousands of times, so the figures key them on plain tuples."""
+    guide = selectors.guide_for_page(slug=GUIDE_SLUG)
+    figures = assembly.guide_figures(guide)
+    with mock.patch.object(calc.Configuration, "__hash__", _hashing_refused):
+        for method in figures.methods:
+            figures.plans(method)
+            figures.runs(method)
+            for configuration in figures.configurations:
+                figures.plan(method, configuration)
+                figures.runs(method, [configuration])
+
+
+def test_page_figures_tell_the_same_gpu_at_two_prices_apart(seeded):
+    guide = selectors.guide_for_page(slug=GUIDE_SLUG)
+    figures = assembly.guide_figures(guide)
+    house = figures.configuration("h100", 8)
+    elsewhere = calc.Configuration(replace(house.gpu, usd_per_gpu_hour=D("123.45")), 8)
+    assert figures.plan("qlora", house).configuration == house
+    assert figures.plan("qlora", elsewhere).configuration == elsewhere
+    house_run, other_run = figures.runs("qlora", [house, elsewhere])
+    assert house_run.configuration == house and other_run.configuration == elsewhere
+    assert other_run.usd_per_run != house_run.usd_per_run
+    # and a repeated question is answered from what was worked out, the same object
+    assert figures.runs("qlora", [house])[0] is house_run
+
+
+def test_a_text_that_quotes_prices_fills_again_only_its_tokens_that_read_one(client, seeded):
+    uncached_page(client)
+    filled = []
+
+    def filling(token, figures):
+        filled.append((token, figures))
+        return fill(token, figures)
+
+    price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
+                       prices={"b200": D("4.00")})  # fmt: skip
+    uncached_page(client)  # the price-free parts are kept per site token: this one fills them
+    with mock.patch.object(assembly, "fill", filling):
+        page = uncached_page(client)
+    guide = selectors.guide_for_page(slug=GUIDE_SLUG)
+    blind = assembly.guide_figures(guide).without_prices()
+    assert filled  # some tokens quote prices...
+    for token, _figures in filled:  # ...and only those are filled again
+        with pytest.raises(ReadsPrices):
+            fill(token, blind)
+    # tokens that read no price, in texts that do, are reused: the short answer's [[memory]]
+    short_answer = guide.short_answer
+    assert "[[price" in short_answer or "[[recommend" in short_answer
+    reused = {t for t in TOKEN_RE.findall(short_answer) if t not in {t for t, _ in filled}}
+    assert reused
+    memory.forget_local_reads()
+    with mock.patch.object(cache_tags, "recording_page", return_value=False):
+        assert page == uncached_page(client)  # the very page a render of everything makes
+
+
+def test_a_render_after_a_price_check_hashes_no_configuration(client, seeded):
+    """Nor do the price tables' rows: they are kept by plain values (``guide_rendering``)."""
+    uncached_page(client)
+    with mock.patch.object(calc.Configuration, "__hash__", _hashing_refused):
+        page = uncached_page(client)
+    assert '<tr data-config="' in page

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import logging
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from django.utils.html import escape
@@ -83,26 +84,31 @@ def fill(body: str, figures: PageFigures) -> str:
     return value if kind.html else escape(value)
 
 
-def render_inline(text: str, figures: PageFigures) -> SafeString:
+# What fills a token's body: ``fill`` with the page's figures unless a caller knows better
+# (``assembly.GuideProse`` reuses the tokens that quote no price).
+TokenFiller = Callable[[str], str]
+
+
+def render_inline(text: str, figures: PageFigures, filled: TokenFiller | None = None) -> SafeString:
     """Escape ``text``, fill its tokens and mark `code`; no paragraphs."""
     out = []
     for escaped, token in _pieces(text):
         out.append(escaped)
         if token is not None:
-            out.append(fill(token, figures))
+            out.append(fill(token, figures) if filled is None else filled(token))
     return mark_safe("".join(out))  # noqa: S308 - every piece above was escaped
 
 
-def render_prose(text: str, figures: PageFigures) -> SafeString:
+def render_prose(text: str, figures: PageFigures, filled: TokenFiller | None = None) -> SafeString:
     """Blocks split on blank lines: a list where every line starts with "- ", else a paragraph;
     Japanese phrases joined by <wbr>."""
     html_blocks = []
     for is_list, lines in _blocks(text or ""):
         if is_list:
-            items = "".join(f"<li>{render_inline(line, figures)}</li>" for line in lines)
+            items = "".join(f"<li>{render_inline(line, figures, filled)}</li>" for line in lines)
             html_blocks.append(f"<ul>{items}</ul>")
         else:
-            html_blocks.append(f"<p>{render_inline(lines[0], figures)}</p>")
+            html_blocks.append(f"<p>{render_inline(lines[0], figures, filled)}</p>")
     prose = "".join(html_blocks)
     # Japanese: a line may break between phrases in every browser (see phrases.py); the
     # plain renderings (meta description, JSON-LD) come from render_inline, without <wbr>.
@@ -111,6 +117,6 @@ def render_prose(text: str, figures: PageFigures) -> SafeString:
     return mark_safe(prose)  # noqa: S308 - built from render_inline's output
 
 
-def render_plain(text: str, figures: PageFigures) -> str:
+def render_plain(text: str, figures: PageFigures, filled: TokenFiller | None = None) -> str:
     """Tokens filled, no markup, not escaped: for meta descriptions and JSON-LD."""
-    return html.unescape(TAG_RE.sub("", str(render_inline(text, figures))))
+    return html.unescape(TAG_RE.sub("", str(render_inline(text, figures, filled))))
