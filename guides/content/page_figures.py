@@ -141,6 +141,12 @@ class PageFigures:
     _table_configurations: list[calc.Configuration] | None = field(
         default=None, init=False, repr=False
     )
+    # The guide's page's price-free parts (``fragments.price_free_parts``: kept under the
+    # guide's and the ``site`` token and the language), where a render set them: the computed
+    # recommendations are remembered there by the plain values of every configuration we rent
+    # (``config_key``: its price among them), so a price check that moves no price to them
+    # costs no run of every configuration. None: everything is worked out.
+    remembered: dict | None = field(default=None, repr=False, compare=False)
 
     def without_prices(self) -> PageFigures:
         """A copy that answers everything but prices: the listings (GPUs come with their
@@ -320,13 +326,35 @@ class PageFigures:
             return override
         chosen = self._computed_recommendations.get(method)
         if chosen is None:
-            chosen = [r.configuration for r in planning.recommended(self.runs(method))]
+            chosen = self._computed_recommendation(method)
             self._computed_recommendations[method] = chosen
         if not chosen:
             raise NothingFits(f"a configuration on one host that holds {method}")
         for configuration in chosen:
             self.listing(configuration.gpu.slug)  # its price's day counts as quoted
         return list(chosen)
+
+    def _computed_recommendation(self, method: str) -> list[calc.Configuration]:
+        """``planning.recommended`` over every configuration we rent; taken from
+        ``remembered`` where this guide's page (same guide, shared data and language) worked
+        it out before from configurations with the same plain values, prices included: then
+        the configurations are this page's own, looked up by their keys."""
+        if self.remembered is None:
+            return [r.configuration for r in planning.recommended(self.runs(method))]
+        by_key = {config_key(c): c for c in self.host_configurations()}
+        timed = self.throughputs.get(method)
+        key = (
+            "recommended",
+            method,
+            tuple(by_key),
+            self.training_tokens,
+            None if timed is None else (timed.gpu_slug, timed.tokens_per_s),
+        )
+        keys = self.remembered.get(key)
+        if keys is None:
+            runs = planning.recommended(self.runs(method))
+            keys = self.remembered[key] = tuple(config_key(r.configuration) for r in runs)
+        return [by_key[k] for k in keys]
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))

@@ -462,22 +462,26 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     """Everything the guide's page shows, for the active language, with prices as of ``at``."""
     figures = guide_figures(guide, at=at)
     prose = GuideProse(guide, figures)
+    figures.remembered = prose.reused  # computed recommendations, by the values they rest on
     scenarios = list(guide.cost_scenarios.all())
     columns = [
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
         for m in figures.methods.values()
     ]
     fit_columns = [FitColumn(c.short_name) for c in columns]
+    table = figures.table_configurations()
+    # each method's plans for the whole table at once: one planning pass per method
+    plans = [figures.plans(column.slug, table) for column in columns]
     fit_rows = [
         LabelledFitRow(
             config_label(configuration.count, configuration.gpu.name),
             configuration,
             [
-                FitCell(column.short_name, column.slug, figures.plan(column.slug, configuration))
-                for column in columns
+                FitCell(column.short_name, column.slug, planned[row])
+                for column, planned in zip(columns, plans, strict=True)
             ],
         )
-        for configuration in figures.table_configurations()
+        for row, configuration in enumerate(table)
     ]
     cost = calc.cost_table(figures.scenarios, figures.blocks)
     run_rows = _run_rows(figures, columns)

@@ -21,16 +21,20 @@ from django.utils.translation import get_language, gettext, pgettext
 
 from gpuguide.lib.local_memory import LocalMemory
 from guides.content import presentation
-from guides.content.page_figures import config_key
+from guides.content.page_figures import PriceDates, config_key
+from guides.content.phrases import phrased
 from guides.pagecache import fragments
 from guides.pages.assembly import (
     Comparison,
     FitCell,
+    GuidePage,
     LabelledCostRow,
     LabelledFitRow,
     LabelledRunRow,
     MethodSummaryRow,
+    SectionView,
 )
+from guides.templatetags.figures import stale_after_days
 from pricing.domain.calculations import MemoryEstimate
 
 register = template.Library()
@@ -285,28 +289,71 @@ _NO_VALUE = "—"
 
 @register.simple_tag
 def comparison_table_rows(comparison: Comparison, ratio_heading: str) -> SafeString:
-    """``<tr>`` for each spec: the two GPUs' values and their ratio."""
+    """``<tr>`` for each spec: the two GPUs' values and their ratio; each kept by the values
+    it shows (a price among them)."""
     first, second = comparison.first.name, comparison.second.name
     return mark_safe(
         "".join(
-            format_html(
-                _COMPARISON_ROW,
-                row.heading,
-                first,
-                _figure_or_dash(row.first, row.kind),
-                second,
-                _figure_or_dash(row.second, row.kind),
-                ratio_heading,
-                # as {% blocktranslate %}: the message as is, the value escaped
-                mark_safe(
-                    gettext("%(ratio)s×")
-                    % {"ratio": conditional_escape(presentation.number(row.ratio))}
-                )
-                if row.ratio
-                else _NO_VALUE,
+            _row(
+                (
+                    "comparison",
+                    str(row.heading),
+                    row.kind,
+                    row.first,
+                    row.second,
+                    row.ratio,
+                    first,
+                    second,
+                    ratio_heading,
+                ),
+                lambda row=row: _comparison_row(row, first, second, ratio_heading),
             )
             for row in comparison.rows
         )
+    )
+
+
+def _comparison_row(row, first: str, second: str, ratio_heading: str) -> str:
+    return format_html(
+        _COMPARISON_ROW,
+        row.heading,
+        first,
+        _figure_or_dash(row.first, row.kind),
+        second,
+        _figure_or_dash(row.second, row.kind),
+        ratio_heading,
+        # as {% blocktranslate %}: the message as is, the value escaped
+        _translated(gettext("%(ratio)s×"), ratio=presentation.number(row.ratio))
+        if row.ratio
+        else _NO_VALUE,
+    )
+
+
+_COMPARISON_TABLE = (
+    '\n\n<div class="table-scroll" role="region" tabindex="0" aria-label="{}">\n'
+    '<table class="comparison">\n  <caption>{}</caption>\n'
+    '  <thead><tr><th scope="col">{}</th><th scope="col" class="num">{}</th>'
+    '<th scope="col" class="num">{}</th><th scope="col" class="num">{}</th></tr></thead>\n'
+    "  <tbody>\n  {}\n  </tbody>\n</table>\n</div>\n{}"
+)
+
+
+@register.simple_tag
+def comparison_table(comparison: Comparison, caption: str) -> SafeString:
+    """Two GPUs' specs and prices side by side (comparison_table.html, on the comparison page
+    and in a guide's section), captioned ``caption`` or "A vs B"."""
+    first, second = comparison.first.name, comparison.second.name
+    ratio_heading = _heading("Ratio")
+    return format_html(
+        _COMPARISON_TABLE,
+        caption or _heading("Comparison"),
+        caption or _translated(gettext("%(a)s vs %(b)s"), a=first, b=second),
+        _heading("Spec"),
+        first,
+        second,
+        ratio_heading,
+        comparison_table_rows(comparison, ratio_heading),
+        checked_on(comparison.checked),
     )
 
 
@@ -455,6 +502,243 @@ def _or_blank(format_value, value) -> str:
 
 def _figure_or_dash(value, kind: str) -> str:
     return _NO_VALUE if value is None else presentation.figure(value, kind) or _NO_VALUE
+
+
+# --- the guide page's sections and notes, built here rather than as template nodes -----------
+# A section loop with an include per table was the largest part of the guide's templates
+# after a price check; the HTML below is guide_detail.html's and the includes', byte for byte
+# (tests/test_page_text.py and test_render_speed.py hold them to it).
+
+_SECTION = (
+    '\n  <section id="{}" aria-labelledby="{}-h">\n    <h2 id="{}-h">{}</h2>\n    {}\n'
+    "    {}\n    {}\n  </section>\n  "
+)
+_TABLE_FOLD = '<details class="fold table-fold"><summary>{}</summary>\n    {}</details>'
+
+
+@register.simple_tag(takes_context=True)
+def guide_sections(context: template.Context, sections: list[SectionView]) -> SafeString:
+    """Each section of the guide: heading, body, its table folded (the section's include,
+    rendered in the page's context with ``section``, ``comparison`` and ``caption`` set, as
+    ``{% include %}`` did) and closing; as the template's ``{% for %}`` loop laid them out."""
+    return mark_safe("".join(_section(context, section) for section in sections))
+
+
+def _section(context: template.Context, section: SectionView) -> str:
+    table = ""
+    if section.table_template:
+        # as {% blocktranslate with name=section.caption|default:section.heading %}
+        summary = _translated(gettext("Table: %(name)s"), name=section.caption or section.heading)
+        included = context.template.engine.get_template(section.table_template)
+        with context.push(section=section, comparison=section.comparison, caption=section.caption):
+            html = included.render(context)
+        table = format_html(_TABLE_FOLD, summary, mark_safe(html))
+    anchor = section.anchor
+    return format_html(
+        _SECTION, anchor, anchor, anchor, section.heading, section.body, table, section.closing
+    )
+
+
+# The guide's price tables around their rows, as fit_table.html, cost_table.html and
+# method_table.html laid them out (those now call these): headings escaped as {% translate %}
+# does, a provider's name as {% blocktranslate %} does.
+
+_FIT_TABLE = (
+    '\n\n<div class="table-scroll" role="region" aria-labelledby="{}-caption" tabindex="0">\n'
+    '<table class="fit">\n  <caption id="{}-caption">{}</caption>\n  <thead><tr>\n'
+    '    <th scope="col">{}</th>\n    <th scope="col" class="num">{}</th>\n    {}\n'
+    '    <th scope="col" class="num">{}</th>\n  </tr></thead>\n  <tbody>\n  {}\n  </tbody>\n'
+    "</table>\n</div>\n{}\n{}"
+)
+
+
+@register.simple_tag
+def fit_table(page: GuidePage, section: SectionView) -> SafeString:
+    """The fit table: a row per configuration, a mark per method, its price per hour."""
+    total_heading = _heading("Total VRAM")
+    price_heading = _translated(gettext("%(provider)s per hour"), provider=page.house_name)
+    note = ""
+    if page.rule_disagreements:
+        note = format_html(
+            '<p class="note">{}</p>',
+            phrased(
+                _heading(
+                    "* The cited rule of thumb marks this cell the other way; the estimate for "
+                    "this guide's run decides."
+                )
+            ),
+        )
+    return format_html(
+        _FIT_TABLE,
+        section.anchor,
+        section.anchor,
+        section.caption or section.heading,
+        _heading("Configuration"),
+        total_heading,
+        format_html_join(
+            "", '<th scope="col" class="mark">{}</th>', ((m.short_name,) for m in page.fit_columns)
+        ),
+        price_heading,
+        fit_table_rows(page.fit_rows, total_heading, price_heading),
+        note,
+        checked_on(page.fit_checked),
+    )
+
+
+_RUN_TABLE = (
+    '\n\n<div class="table-scroll" role="region" aria-labelledby="{}-caption" tabindex="0">\n'
+    '<table class="cost runs">\n  <caption id="{}-caption">{}</caption>\n  <thead><tr>\n'
+    '    <th scope="col">{}</th>\n    <th scope="col">{}</th>\n'
+    '    <th scope="col" class="num">{}</th>\n    <th scope="col" class="num">{}</th>\n'
+    '    <th scope="col" class="num">{}</th>\n    <th scope="col" class="num">{}</th>\n'
+    '    <th scope="col" class="num">{}</th>\n  </tr></thead>\n  <tbody>\n  {}\n  </tbody>\n'
+    "</table>\n</div>\n{}\n{}\n{}"
+)
+_ASSUMED_TABLE = (
+    "\n\n"
+    '<div class="table-scroll" role="region" aria-labelledby="{}-assumed-caption" tabindex="0">\n'
+    '<table class="cost assumed">\n  <caption id="{}-assumed-caption">{}</caption>\n'
+    '  <thead><tr>\n    <th scope="col">{}</th>\n    <th scope="col">{}</th>\n'
+    '    <th scope="col" class="num">{}</th>\n    <th scope="col" class="num">{}</th>\n'
+    '    <th scope="col" class="num">{}</th>\n  </tr></thead>\n  <tbody>\n  {}\n  </tbody>\n'
+    "</table>\n</div>\n"
+)
+
+
+@register.simple_tag
+def cost_table(page: GuidePage, section: SectionView) -> SafeString:
+    """The runs of the training budget, with the derived speeds' note, and the editors'
+    assumed-hours table where the guide has cost scenarios."""
+    run_headings = (
+        _heading("Configuration"),
+        _heading("Tokens per second"),
+        _heading("Hours"),
+        _heading("GPU-hours"),
+        _translated(gettext("%(provider)s cost of the run"), provider=page.house_name),
+        _heading("Block that covers it"),
+    )
+    method_heading = _heading("Method")
+    note = ""
+    if page.run_rows:
+        note = format_html(
+            '<p class="note" id="derived-runs">{}</p>',
+            phrased(
+                _translated(
+                    gettext(
+                        "* Derived, not measured: run times come from a throughput model (the "
+                        "products' FLOPs at each GPU's dense BF16 peak, memory traffic at its "
+                        "bandwidth, and for several GPUs the weights gathered over NVLink or "
+                        "PCIe at every step), calibrated on steps timed on one H200. A real "
+                        "run, with data loading and evaluation, is slower; measure your steps "
+                        "per hour in a short run first."
+                    )
+                )
+            ),
+        )
+    assumed = ""
+    if page.cost_rows:
+        headings = (
+            run_headings[0],
+            _heading("Assumed hours (not measured)"),
+            run_headings[3],
+            _translated(gettext("%(provider)s cost"), provider=page.house_name),
+        )
+        assumed = format_html(
+            _ASSUMED_TABLE,
+            section.anchor,
+            section.anchor,
+            _heading("Our editors’ illustration: assumed hours, not derived from the model"),
+            method_heading,
+            *headings,
+            cost_table_rows(page.cost_rows, *headings),
+        )
+    return format_html(
+        _RUN_TABLE,
+        section.anchor,
+        section.anchor,
+        section.caption or section.heading,
+        method_heading,
+        *run_headings,
+        run_table_rows(page.run_rows, *run_headings),
+        note,
+        assumed,
+        checked_on(page.cost_checked),
+    )
+
+
+_METHOD_TABLE = (
+    '\n\n<div class="table-scroll" role="region" aria-labelledby="{}-caption" tabindex="0">\n'
+    '<table class="methods">\n  <caption id="{}-caption">{}</caption>\n'
+    '  <thead><tr><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th></tr>'
+    "</thead>\n  <tbody>\n  {}\n  </tbody>\n</table>\n</div>"
+)
+
+
+@register.simple_tag
+def method_table(page: GuidePage, section: SectionView) -> SafeString:
+    """Each method: the memory it needs and what to rent for it."""
+    memory_heading, rent_heading = _heading("Memory"), _heading("Rent")
+    return format_html(
+        _METHOD_TABLE,
+        section.anchor,
+        section.anchor,
+        section.caption or section.heading,
+        _heading("Method"),
+        memory_heading,
+        rent_heading,
+        method_table_rows(page.method_summary, memory_heading, rent_heading),
+    )
+
+
+def _heading(message: str) -> SafeString:
+    """As ``{% translate "message" %}``: the translated message as is (a template's literal
+    is safe, and so is its translation), as ``_translated``."""
+    return mark_safe(gettext(message))
+
+
+@register.simple_tag
+def checked_on(checked: PriceDates | None) -> SafeString:
+    """ "Prices checked on ..." for the prices a page or table quotes (nothing without any),
+    with the newline that ended includes/checked_on.html. Kept by the language and the two
+    days it shows: a long date is a Babel call."""
+    if checked is None:
+        return mark_safe("\n")
+    return mark_safe(
+        _row(("checked-on", checked.oldest, checked.newest), lambda: _checked_on(checked))
+    )
+
+
+def _checked_on(checked: PriceDates) -> str:
+    if checked.oldest == checked.newest:
+        said = _translated(
+            gettext("Prices checked on %(date)s."),
+            date=_or_blank(presentation.long_date, checked.oldest),
+        )
+    else:
+        said = _translated(
+            gettext("Prices checked between %(oldest)s and %(newest)s."),
+            oldest=_or_blank(presentation.long_date, checked.oldest),
+            newest=_or_blank(presentation.long_date, checked.newest),
+        )
+    return format_html('<p class="checked-on">{}</p>\n', said)
+
+
+@register.simple_tag
+def stale_notice(checked: PriceDates | None) -> SafeString:
+    """The warning that the oldest quoted price is past ``PRICE_STALE_AFTER_DAYS`` (nothing
+    otherwise), with the newline that ended includes/stale_notice.html."""
+    days = stale_after_days(checked)
+    if not days:
+        return mark_safe("\n")
+    said = _translated(
+        gettext(
+            "These prices may be out of date: the oldest was checked on %(date)s, more than "
+            "%(days)s days ago. Check the current price before you rent."
+        ),
+        date=_or_blank(presentation.long_date, checked.oldest),
+        days=presentation.number(days),
+    )
+    return format_html('<p class="stale-notice" role="note">{}</p>\n', said)
 
 
 class _GuideFragmentNode(template.Node):

@@ -12,10 +12,13 @@ from unittest import mock
 import pytest
 from django.db import OperationalError, connection
 from django.db.backends.utils import CursorWrapper
+from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 
 from gpuguide.lib import cache_tags
 from guides import warmup
+from guides.content import page_figures
 from guides.content.page_figures import ReadsPrices
 from guides.content.tokens.registry import TOKEN_RE
 from guides.content.tokens.render import fill
@@ -26,7 +29,7 @@ from guides.templatetags import guide_rendering
 from pricing.domain import calculations as calc
 from pricing.services import price_check_record
 
-from ..conftest import GUIDE_SLUG, forget_cached_pages
+from ..conftest import GUIDE_SLUG, TODAY, forget_cached_pages
 
 URL = f"/de/guides/{GUIDE_SLUG}/"
 
@@ -269,3 +272,90 @@ def test_a_render_after_a_price_check_hashes_no_configuration(client, seeded):
     with mock.patch.object(calc.Configuration, "__hash__", _hashing_refused):
         page = uncached_page(client)
     assert '<tr data-config="' in page
+
+
+# --- round three: the sections and price tables built in Python, recommendations remembered --
+
+
+def test_the_guide_page_renders_no_template_for_its_sections_tables_or_notes(client, seeded):
+    """The sections loop, the fit, cost, method and comparison tables and the "prices checked"
+    and stale notices are built by guide_rendering's tags, not as template nodes per render."""
+    forget_cached_pages()
+    response = client.get(URL)
+    rendered = {template.name for template in response.templates}
+    assert not rendered & {
+        "guides/includes/checked_on.html",
+        "guides/includes/stale_notice.html",
+    }
+    page = response.content.decode()
+    assert page.count('<details class="fold table-fold">') == 6
+    assert page.count('<p class="checked-on">') == 4  # page, fit, cost and comparison tables
+
+
+def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, seeded):
+    section = Section.objects.get(guide__slug=GUIDE_SLUG, table=Section.Table.FIT)
+    section.table_caption_de = 'Passt <b class="x">& mehr'
+    section.save()
+
+    page = uncached_page(client)
+
+    escaped = "Passt &lt;b class=&quot;x&quot;&gt;&amp; mehr"
+    assert f"<summary>Tabelle: {escaped}</summary>" in page
+    assert f'-caption">{escaped}</caption>' in page
+    assert '<b class="x">' not in page
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ja"])
+def test_the_checked_on_and_stale_notices_are_the_includes_html(seeded, settings, language):
+    """The other pages still include checked_on.html and stale_notice.html: the guide's tags
+    say the same, byte for byte."""
+    span = assembly.PriceDates(date(2026, 11, 1), date(2026, 11, 20))
+    one_day = assembly.PriceDates(date(2026, 11, 20), date(2026, 11, 20))
+    with translation.override(language):
+        for checked in (span, one_day, None):
+            context = {"checked": checked}
+            assert guide_rendering.checked_on(checked) == render_to_string(
+                "guides/includes/checked_on.html", context
+            )
+            for days in (7, 30):
+                settings.PRICE_STALE_AFTER_DAYS = days
+                assert guide_rendering.stale_notice(checked) == render_to_string(
+                    "guides/includes/stale_notice.html", context
+                )
+        settings.PRICE_STALE_AFTER_DAYS = 7
+        assert 'class="stale-notice"' in guide_rendering.stale_notice(span)
+        assert 'class="checked-on"' in guide_rendering.checked_on(span)
+
+
+def test_recommendations_are_worked_out_again_only_when_a_price_they_rest_on_moves(client, seeded):
+    uncached_page(client)
+    with mock.patch.object(
+        page_figures.planning, "recommended", wraps=page_figures.planning.recommended
+    ) as computed:
+        uncached_page(client)
+        assert computed.call_count == 0  # the same prices: every method's remembered
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=TODAY,
+                           prices={"h100": D("1.11")})  # fmt: skip
+        page = uncached_page(client)
+        assert computed.call_count > 0  # ours moved: worked out again
+    assert "1,11\xa0$" in page
+    memory.forget_local_reads()
+    with mock.patch.object(cache_tags, "recording_page", return_value=False):
+        assert page == uncached_page(client)  # the very page a render of everything makes
+
+
+def test_remembered_recommendations_are_this_pages_configurations(seeded):
+    guide = selectors.guide_for_page(slug=GUIDE_SLUG)
+    remembered = {}
+    first = assembly.guide_figures(guide)
+    first.remembered = remembered
+    chosen = first.recommended("qlora")
+    assert remembered  # kept by the plain values of every configuration we rent
+    second = assembly.guide_figures(guide)
+    second.remembered = remembered
+    with mock.patch.object(page_figures.planning, "recommended") as computed:
+        again = second.recommended("qlora")
+    computed.assert_not_called()
+    assert again == chosen
+    host = {id(c) for c in second.host_configurations()}
+    assert all(id(c) in host for c in again)  # the second page's objects, not the first's
