@@ -148,18 +148,22 @@ def gpu_listings_for_providers(
     at = at or timezone.localdate()
     cache_tags.record(*(cache_tags.prices(provider.pk) for provider in providers))
     gpus = list(Gpu.objects.raw(*_latest_prices_sql(providers, at, rentable_only, slugs)))
-    return {
-        provider.slug: [
+    # A GPU's own fields (its choices' labels among them) worked out once, not per provider.
+    specs = [_specs(gpu) for gpu in gpus]
+    listings = {}
+    for provider in providers:
+        pk = int(provider.pk)
+        quoted, quote_gpus, priced_on = f"quoted_{pk}", f"quote_gpus_{pk}", f"priced_on_{pk}"
+        listings[provider.slug] = [
             _listing(
-                gpu,
-                quoted=getattr(gpu, f"quoted_{provider.pk}"),
-                gpus_in_quote=getattr(gpu, f"quote_gpus_{provider.pk}"),
-                checked_on=getattr(gpu, f"priced_on_{provider.pk}"),
+                spec,
+                quoted=getattr(gpu, quoted),
+                gpus_in_quote=getattr(gpu, quote_gpus),
+                checked_on=getattr(gpu, priced_on),
             )
-            for gpu in gpus
+            for gpu, spec in zip(gpus, specs, strict=True)
         ]
-        for provider in providers
-    }
+    return listings
 
 
 def _latest_prices_sql(
@@ -203,28 +207,35 @@ def _latest_prices_sql(
 _PRICE_PLACES = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").decimal_places)
 
 
-def _listing(gpu: Gpu, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuListing:
+def _specs(gpu: Gpu) -> dict:
+    """The GpuListing fields that are the GPU's own, whatever the provider."""
+    return {
+        "pk": gpu.pk,
+        "slug": gpu.slug,
+        "name": gpu.name,
+        "vendor": gpu.vendor,
+        "memory_gb": gpu.memory_gb,
+        "bandwidth_gb_s": gpu.bandwidth_gb_s,
+        "bf16_dense_tflops": gpu.bf16_dense_tflops,
+        "form_factor": gpu.get_form_factor_display(),
+        "rentable": gpu.rentable,
+        "form_factor_code": gpu.form_factor,
+        "measured_memory_gb": gpu.measured_memory_gb,
+        "link": gpu.get_link_display(),
+        "link_gb_s": gpu.link_gb_s,
+    }
+
+
+def _listing(specs: dict, *, quoted, gpus_in_quote: int | None, checked_on) -> GpuListing:
     quoted = None if quoted is None else Decimal(str(quoted)).quantize(_PRICE_PLACES)
     return GpuListing(
-        pk=gpu.pk,
-        slug=gpu.slug,
-        name=gpu.name,
-        vendor=gpu.vendor,
-        memory_gb=gpu.memory_gb,
-        bandwidth_gb_s=gpu.bandwidth_gb_s,
-        bf16_dense_tflops=gpu.bf16_dense_tflops,
-        form_factor=gpu.get_form_factor_display(),
-        rentable=gpu.rentable,
+        **specs,
         usd_per_gpu_hour=(
             None if quoted is None else calculations.per_gpu_price(quoted, gpus_in_quote)
         ),
         checked_on=checked_on,
         quoted_usd_per_hour=quoted,
         gpus_in_quote=gpus_in_quote,
-        form_factor_code=gpu.form_factor,
-        measured_memory_gb=gpu.measured_memory_gb,
-        link=gpu.get_link_display(),
-        link_gb_s=gpu.link_gb_s,
     )
 
 

@@ -141,6 +141,9 @@ class PageFigures:
     _table_configurations: list[calc.Configuration] | None = field(
         default=None, init=False, repr=False
     )
+    _host_keys: tuple[dict[ConfigKey, calc.Configuration], tuple[ConfigKey, ...]] | None = field(
+        default=None, init=False, repr=False
+    )
     # The guide's page's price-free parts (``fragments.price_free_parts``: kept under the
     # guide's and the ``site`` token and the language), where a render set them: the computed
     # recommendations are remembered there by the plain values of every configuration we rent
@@ -341,12 +344,12 @@ class PageFigures:
         the configurations are this page's own, looked up by their keys."""
         if self.remembered is None:
             return [r.configuration for r in planning.recommended(self.runs(method))]
-        by_key = {config_key(c): c for c in self.host_configurations()}
+        by_key, keys_of_all = self._host_configurations_by_key()
         timed = self.throughputs.get(method)
         key = (
             "recommended",
             method,
-            tuple(by_key),
+            keys_of_all,
             self.training_tokens,
             None if timed is None else (timed.gpu_slug, timed.tokens_per_s),
         )
@@ -355,6 +358,16 @@ class PageFigures:
             runs = planning.recommended(self.runs(method))
             keys = self.remembered[key] = tuple(config_key(r.configuration) for r in runs)
         return [by_key[k] for k in keys]
+
+    def _host_configurations_by_key(
+        self,
+    ) -> tuple[dict[ConfigKey, calc.Configuration], tuple[ConfigKey, ...]]:
+        """Every configuration we rent by its ``config_key``, and those keys: once a page, not
+        once per method asked for its recommendation."""
+        if self._host_keys is None:
+            by_key = {config_key(c): c for c in self.host_configurations()}
+            self._host_keys = (by_key, tuple(by_key))
+        return self._host_keys
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))

@@ -19,7 +19,8 @@ from functools import lru_cache
 import budoux
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+
+from guides.content.presentation import language  # the page's pinned language
 
 WBR = "<wbr>"
 PARSER = budoux.load_default_japanese_parser()
@@ -44,7 +45,7 @@ PARSED_TEXTS = 8192
 
 
 def is_japanese_page() -> bool:
-    return (get_language() or "").startswith("ja")
+    return language().startswith("ja")
 
 
 def phrased_html(markup: str) -> SafeString:

@@ -7,7 +7,9 @@ which takes the locale explicitly.
 """
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
@@ -18,10 +20,33 @@ from django.utils.translation import get_language, gettext, pgettext, to_locale
 
 from pricing.domain import formatting
 
+# The active language, looked up once for a page's assembly or a template tag's call
+# (``language_pinned``) rather than at every figure: Django's ``get_language`` walks a
+# context-local in Python, and a guide render asked it over 300 times. Nothing in a pinned
+# span switches the language (no ``translation.override`` there).
+_pinned: ContextVar[str | None] = ContextVar("presentation_language", default=None)
+
+
+def language() -> str:
+    """The active language's code ('en' when none is active): the pinned one in a pinned span."""
+    pinned = _pinned.get()
+    return pinned if pinned is not None else (get_language() or "en")
+
+
+@contextmanager
+def language_pinned() -> Iterator[str]:
+    """Within it, ``language`` (and every figure formatted here) answers the language that was
+    active on entering, without asking Django again."""
+    token = _pinned.set(get_language() or "en")
+    try:
+        yield token.var.get()
+    finally:
+        _pinned.reset(token)
+
 
 def current_locale() -> str:
     """The Babel locale of the active language: 'en', 'de' or 'ja'."""
-    return _babel_locale(get_language() or "en")
+    return _babel_locale(language())
 
 
 @lru_cache(maxsize=16)
@@ -82,8 +107,30 @@ def figure(value: Decimal, kind: str) -> str:
     return FORMATTERS[kind](value)
 
 
+# Labels a page asks for dozens of times (every row, token and rent link), each a catalogue
+# lookup through Django's context-local: kept per process by the language (the active one,
+# passed in as the key) and the values they show. Bounded: GPUs and counts are few.
+LABELS = 1024
+
+
+def translated(message: str) -> str:
+    """``gettext(message)`` for a literal message, kept per process by the language (the
+    active one, see ``language``): tokens ask for the same few sentences on every render."""
+    return _translated_in(language(), message)
+
+
+@lru_cache(maxsize=LABELS)
+def _translated_in(_language: str, message: str) -> str:
+    return gettext(message)
+
+
 def config_label(count: int, gpu_name: str) -> str:
     """'1× A100 80GB' (en, de); 'A100 80GBを1基' (ja): for tables."""
+    return _config_label(language(), count, gpu_name)
+
+
+@lru_cache(maxsize=LABELS)
+def _config_label(_language: str, count: int, gpu_name: str) -> str:
     return gettext("%(count)s× %(gpu)s") % {"count": count, "gpu": gpu_name}
 
 
@@ -97,12 +144,12 @@ NUMBER_WORDS = {
 def gpu_count(count: int, gpu_name: str) -> str:
     """A count of GPUs in words: 'one A100 80GB', 'two H200s' (en); 'eine A100 80GB',
     'zwei H200' (de); 'H200を2基' (ja, with the counter for machines)."""
-    language = (get_language() or "en")[:2]
-    words = NUMBER_WORDS.get(language)
-    if language == "ja" or words is None or count > len(words):
+    code = language()[:2]
+    words = NUMBER_WORDS.get(code)
+    if code == "ja" or words is None or count > len(words):
         return config_label(count, gpu_name)
     word = words[count - 1]
-    if language == "en" and count > 1:
+    if code == "en" and count > 1:
         # "two H200s", but "four A100 80GB GPUs" where a plural s would read as "GBs"
         gpu_name = f"{gpu_name} GPUs" if gpu_name.endswith("GB") else f"{gpu_name}s"
     return f"{word} {gpu_name}"
@@ -118,6 +165,11 @@ def config_name(count: int, gpu_name: str) -> str:
 
 def rent_label(count: int, gpu_name: str) -> str:
     """A rent link's text, saying what it rents: 'Rent 1× B200' (ja 'B200 1基をレンタル')."""
+    return _rent_label(language(), count, gpu_name)
+
+
+@lru_cache(maxsize=LABELS)
+def _rent_label(_language: str, count: int, gpu_name: str) -> str:
     return gettext("Rent %(config)s") % {"config": config_name(count, gpu_name)}
 
 
@@ -130,14 +182,14 @@ def tutorial_title(model_name: str) -> str:
 
 def parenthesized(text: str) -> str:
     """' (text)' after a word; full-width and unspaced in Japanese: '（text）'."""
-    if (get_language() or "en").startswith("ja"):
+    if language().startswith("ja"):
         return f"（{text}）"
     return f" ({text})"
 
 
 def sentences(items: Iterable[str]) -> str:
     """Sentences joined as the language writes them: spaced, or not in Japanese."""
-    separator = "" if (get_language() or "en").startswith("ja") else " "
+    separator = "" if language().startswith("ja") else " "
     return separator.join(items)
 
 

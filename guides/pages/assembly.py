@@ -38,6 +38,7 @@ from guides.content.presentation import (
     config_label,
     estimated,
     faq_page_json_ld,
+    language_pinned,
     long_date,
     number,
     parenthesized,
@@ -459,7 +460,13 @@ def guide_figures(
 
 
 def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
-    """Everything the guide's page shows, for the active language, with prices as of ``at``."""
+    """Everything the guide's page shows, for the active language, with prices as of ``at``
+    (the language looked up once for all its figures: ``presentation.language_pinned``)."""
+    with language_pinned():
+        return _guide_page(guide, at)
+
+
+def _guide_page(guide: Guide, at: date | None) -> GuidePage:
     figures = guide_figures(guide, at=at)
     prose = GuideProse(guide, figures)
     figures.remembered = prose.reused  # computed recommendations, by the values they rest on

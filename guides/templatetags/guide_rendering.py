@@ -12,17 +12,21 @@ of them changed.
 """
 
 from collections.abc import Callable, Hashable
+from functools import lru_cache
 
 from django import template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst
-from django.utils.translation import get_language, gettext, pgettext
+from django.utils.translation import pgettext
 
 from gpuguide.lib.local_memory import LocalMemory
 from guides.content import presentation
 from guides.content.page_figures import PriceDates, config_key
 from guides.content.phrases import phrased
+
+# Literal messages only, kept per language (makemessages still finds them under this name).
+from guides.content.presentation import translated as gettext
 from guides.pagecache import fragments
 from guides.pages.assembly import (
     Comparison,
@@ -49,7 +53,7 @@ _rows = LocalMemory(4096)
 
 
 def _row(values: tuple[Hashable, ...], build: Callable[[], str]) -> str:
-    key = (get_language(), *values)
+    key = (presentation.language(), *values)
     html = _rows.get(key)
     if html is None:
         html = build()
@@ -539,6 +543,26 @@ def _section(context: template.Context, section: SectionView) -> str:
     )
 
 
+@register.simple_tag
+def toc_entries(sections: list[SectionView]) -> SafeString:
+    """The table of contents' ``<li>`` for each section (the template's loop did this)."""
+    return format_html_join(
+        "", '<li><a href="#{}">{}</a></li>', ((s.anchor, s.heading) for s in sections)
+    )
+
+
+_FAQ_ENTRY = (
+    '\n    <details class="faq-entry"><summary><h3>{}</h3></summary>\n    {}</details>\n    '
+)
+
+
+@register.simple_tag
+def faq_entries(entries) -> SafeString:
+    """Each question folded over its answer, as the template's ``{% for %}`` laid them out
+    (question and answer escaped unless already safe, as ``{{ }}`` does)."""
+    return format_html_join("", _FAQ_ENTRY, ((e.question, e.answer) for e in entries))
+
+
 # The guide's price tables around their rows, as fit_table.html, cost_table.html and
 # method_table.html laid them out (those now call these): headings escaped as {% translate %}
 # does, a provider's name as {% blocktranslate %} does.
@@ -692,7 +716,13 @@ def method_table(page: GuidePage, section: SectionView) -> SafeString:
 
 def _heading(message: str) -> SafeString:
     """As ``{% translate "message" %}``: the translated message as is (a template's literal
-    is safe, and so is its translation), as ``_translated``."""
+    is safe, and so is its translation), as ``_translated``. Kept per language: a table asks
+    for a dozen headings, each a catalogue lookup."""
+    return _heading_in(presentation.language(), message)
+
+
+@lru_cache(maxsize=256)
+def _heading_in(_language: str, message: str) -> SafeString:
     return mark_safe(gettext(message))
 
 
@@ -767,3 +797,24 @@ def guide_fragment(parser, token) -> _GuideFragmentNode:
     parser.delete_first_token()
     guide, name, *vary_on = (parser.compile_filter(bit) for bit in bits[1:])
     return _GuideFragmentNode(nodelist, guide, name, vary_on)
+
+
+class _LanguagePinnedNode(template.Node):
+    def __init__(self, nodelist) -> None:
+        self.nodelist = nodelist
+
+    def render(self, context) -> str:
+        with presentation.language_pinned():
+            return self.nodelist.render(context)
+
+
+@register.tag
+def language_pinned(parser, token) -> _LanguagePinnedNode:
+    """``{% language_pinned %}...{% endlanguage_pinned %}``: what is inside rendered with the
+    active language looked up once (``presentation.language_pinned``) rather than by every
+    figure, row and phrase; nothing inside may switch the language. Adds no output."""
+    if len(token.split_contents()) != 1:
+        raise template.TemplateSyntaxError("language_pinned takes no arguments")
+    nodelist = parser.parse(("endlanguage_pinned",))
+    parser.delete_first_token()
+    return _LanguagePinnedNode(nodelist)

@@ -7,18 +7,21 @@ import logging
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal as D
+from pathlib import Path
 from unittest import mock
 
 import pytest
 from django.db import OperationalError, connection
 from django.db.backends.utils import CursorWrapper
+from django.template import Context, Template
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
+from django.utils.safestring import mark_safe
 
 from gpuguide.lib import cache_tags
 from guides import warmup
-from guides.content import page_figures
+from guides.content import page_figures, presentation
 from guides.content.page_figures import ReadsPrices
 from guides.content.tokens.registry import TOKEN_RE
 from guides.content.tokens.render import fill
@@ -359,3 +362,125 @@ def test_remembered_recommendations_are_this_pages_configurations(seeded):
     assert again == chosen
     host = {id(c) for c in second.host_configurations()}
     assert all(id(c) in host for c in again)  # the second page's objects, not the first's
+
+
+# --- round four: the language looked up once, labels kept, the TOC and FAQ built in Python ----
+
+
+def test_a_guide_render_looks_the_language_up_once_for_its_figures(client, seeded):
+    """Figures, rows and phrases take the language pinned for the page's assembly and for its
+    template (``presentation.language_pinned``), not from Django at every figure."""
+    uncached_page(client)
+    with mock.patch.object(presentation, "get_language", wraps=presentation.get_language) as asked:
+        page = uncached_page(client)
+    assert asked.call_count <= 2  # guide_page's pin and the template's
+    assert "4,37\xa0$" not in page and '<tr data-config="' in page
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ja"])
+def test_a_pinned_language_formats_as_the_active_one(language):
+    with translation.override(language):
+        unpinned = (
+            presentation.number(D("1234.5")),
+            presentation.gpu_count(2, "H200"),
+            presentation.parenthesized("x"),
+            presentation.config_label(8, "B200"),
+            presentation.rent_label(1, "B200"),
+        )
+        with presentation.language_pinned() as pinned:
+            assert pinned == language
+            assert presentation.language() == language
+            assert (
+                presentation.number(D("1234.5")),
+                presentation.gpu_count(2, "H200"),
+                presentation.parenthesized("x"),
+                presentation.config_label(8, "B200"),
+                presentation.rent_label(1, "B200"),
+            ) == unpinned
+        with translation.override("ja" if language != "ja" else "de"):
+            assert presentation.language() != language  # unpinned again: Django's answer
+
+
+def test_labels_are_kept_per_language():
+    with translation.override("ja"):
+        ja = presentation.config_label(8, "B200")
+    with translation.override("en"):
+        en = presentation.config_label(8, "B200")
+        said = presentation.translated("derived")
+        with mock.patch.object(presentation, "gettext", side_effect=AssertionError):
+            assert presentation.config_label(8, "B200") == en  # kept: no catalogue lookup
+            assert presentation.translated("derived") == said
+            assert guide_rendering._heading("Rent") == guide_rendering._heading("Rent")
+    assert en == "8× B200" and ja != en
+    with translation.override("de"):
+        assert presentation.translated("derived") == translation.gettext("derived") != said
+
+
+def test_the_toc_and_faq_are_the_template_loops_html(seeded):
+    """guide_detail.html's TOC and FAQ loops, now tags: the same bytes, the same escaping."""
+    sections = [
+        assembly.SectionView(
+            mark_safe("Fits <wbr>here"), "fit", mark_safe(""), None, "", mark_safe(""), None
+        ),
+        assembly.SectionView('A & <b>"B"</b>', "a&b", mark_safe(""), None, "", mark_safe(""), None),
+    ]
+    faq = [
+        assembly.FaqView(mark_safe("Why <wbr>so?"), mark_safe("<p>Because.</p>")),
+        assembly.FaqView("<i>raw</i> & more", "<p>not safe</p>"),
+    ]
+    loops = Template(
+        '<ol>{% for section in sections %}<li><a href="#{{ section.anchor }}">'
+        "{{ section.heading }}</a></li>{% endfor %}|"
+        "    {% for entry in faq %}\n"
+        '    <details class="faq-entry"><summary><h3>{{ entry.question }}</h3></summary>\n'
+        "    {{ entry.answer }}</details>\n"
+        "    {% endfor %}\n"
+    )
+    tags = Template(
+        "{% load guide_rendering %}<ol>{% toc_entries sections %}|    {% faq_entries faq %}\n"
+    )
+    context = {"sections": sections, "faq": faq}
+    assert tags.render(Context(context)) == loops.render(Context(context))
+    assert tags.render(Context({"sections": [], "faq": []})) == "<ol>|    \n"
+    source = (Path(__file__).parents[2] / "templates/guides/guide_detail.html").read_text()
+    assert "{% for section" not in source and "{% for entry" not in source
+
+
+def test_a_gpus_own_fields_are_worked_out_once_for_every_provider(seeded):
+    """``gpu_listings_for_providers``: a GPU's choices' labels once a GPU, not once a provider;
+    the listings those of one provider asked alone."""
+    from pricing import selectors as pricing_selectors
+    from pricing.models import Gpu, Provider
+
+    providers = list(Provider.objects.all())
+    assert len(providers) > 1
+    labelled = []
+    label = Gpu.get_form_factor_display
+
+    def counted(gpu):
+        labelled.append(gpu.slug)
+        return label(gpu)
+
+    with mock.patch.object(Gpu, "get_form_factor_display", counted):
+        listings = pricing_selectors.gpu_listings_for_providers(providers=providers)
+    assert sorted(labelled) == sorted(x.slug for x in listings[providers[0].slug])
+    for provider in providers:
+        alone = pricing_selectors.gpu_listings_for_providers(providers=[provider])
+        assert listings[provider.slug] == alone[provider.slug]
+
+
+def test_recommendations_key_the_configurations_we_rent_once_a_page(seeded):
+    guide = selectors.guide_for_page(slug=GUIDE_SLUG)
+    remembered = {}
+    first = assembly.guide_figures(guide)
+    first.remembered = remembered
+    for method in first.methods:
+        first.recommended(method)
+    second = assembly.guide_figures(guide)
+    second.remembered = remembered
+    host = len(second.host_configurations())
+    with mock.patch.object(page_figures, "config_key", wraps=page_figures.config_key) as keyed:
+        for method in second.methods:
+            second.recommended(method)
+    assert len(second.methods) > 1
+    assert keyed.call_count == host  # every method's key from the one set of keys
