@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DatabaseError, connections
+from django.db import DatabaseError
 from django.template.loader import get_template
 from django.urls import resolve, reverse
 from django.utils import translation
@@ -46,7 +46,8 @@ def warm_up() -> None:
     started = time.perf_counter()
     for step in (_load_urls, _load_catalogues, _compile_templates, _render_indexes):
         _run(step)
-    connections.close_all()  # the requests' threads open their own
+    # The connection it opened stays for the worker's requests (CONN_MAX_AGE closes it if
+    # it has grown old by the first one): closing it here broke a caller's transaction.
     logger.info("warmed up in %.0f ms", (time.perf_counter() - started) * 1000)
 
 
