@@ -19,6 +19,8 @@
 # use a per-process LocMemCache, which its bread page does not use (no page cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/wrk_row.sh
+. scripts/wrk_row.sh
 
 SRC=${1:-}
 [ -n "$SRC" ] && [ -f "$SRC/manage.py" ] && [ -f "$SRC/bakerydemo/settings/production.py" ] ||
@@ -113,18 +115,7 @@ run() {  # workers, label
   for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$PORT$PAGE" && break; sleep 0.2; done
   curl -fs -o /dev/null "http://127.0.0.1:$PORT$PAGE" ||
     { log "gunicorn did not answer $PAGE"; tail -n 30 "$WORK/gunicorn.log" >&2; exit 1; }
-  local out
-  out=$(wrk -t 2 -c "$CONNECTIONS" -d "${DURATION}s" --timeout 30s --latency \
-    -H "Accept-Encoding: gzip" "http://127.0.0.1:$PORT$PAGE")
-  local rss
-  rss=$(ps -o rss= --ppid "$SERVER" | awk '{s+=$1; n++} END {printf "%.0f", s/n/1024}')
-  local rps p50 p99 errors
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
-  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
-  errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
-  printf '%-8s %-9s %10s %10s %10s %8s MB  %s\n' "$workers" "$label" "$rps" "$p50" "$p99" \
-    "$rss" "${errors:-0 errors}"
+  wrk_row "$workers" "$label" "http://127.0.0.1:$PORT$PAGE" "$SERVER"
   if [ "$workers" = 2 ]; then  # the page as wrk gets it, once
     local plain gz enc
     plain=$(curl -s -o /dev/null -w '%{http_code} %{size_download}' "http://127.0.0.1:$PORT$PAGE")
@@ -138,7 +129,7 @@ run() {  # workers, label
 
 log "setup took ${SECONDS} s"
 echo "wrk: ${CONNECTIONS} connections, ${DURATION} s per run, bakerydemo $COMMIT $PAGE on 127.0.0.1"
-printf '%-8s %-9s %10s %10s %10s %11s  %s\n' workers page req/s p50 p99 "RSS/worker" errors
+wrk_header
 PAGE_INFO=""
 for workers in 2 4; do
   run "$workers" bakery-bread

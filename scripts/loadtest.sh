@@ -13,6 +13,8 @@
 # renders the page (and reads the version tokens and reference data from the database).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/wrk_row.sh
+. scripts/wrk_row.sh
 
 PY=${PY:-.venv/bin/python}
 PG_ADMIN_URL=${PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
@@ -81,26 +83,13 @@ run() {  # workers, label, cache URL, port wrk loads ($PORT: gunicorn, $VARNISH_
     for _ in $(seq 50); do curl -fs "http://127.0.0.1:$VARNISH_PORT/healthz" >/dev/null && break; sleep 0.2; done
   fi
   curl -fs -o /dev/null "http://127.0.0.1:$target$PAGE"  # warm: the cached runs serve hits
-  local out
-  # A 30 s client timeout: a slow answer counts in the latency, not as an error. Gzip
-  # accepted, as browsers do.
-  out=$(wrk -t 2 -c "$CONNECTIONS" -d "${DURATION}s" --timeout 30s --latency \
-    -H "Accept-Encoding: gzip" "http://127.0.0.1:$target$PAGE")
-  local rss
-  rss=$(ps -o rss= --ppid "$SERVER" | awk '{s+=$1; n++} END {printf "%.0f", s/n/1024}')
-  local rps p50 p99 errors
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p50=$(awk '$1=="50%" {print $2}' <<<"$out")
-  p99=$(awk '$1=="99%" {print $2}' <<<"$out")
-  errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
-  printf '%-8s %-9s %10s %10s %10s %8s MB  %s\n' "$workers" "$label" "$rps" "$p50" "$p99" \
-    "$rss" "${errors:-0 errors}"
+  wrk_row "$workers" "$label" "http://127.0.0.1:$target$PAGE" "$SERVER"
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
   if [ -n "$VARNISH" ]; then kill "$VARNISH"; wait "$VARNISH" 2>/dev/null || true; VARNISH=""; fi
 }
 
 echo "wrk: ${CONNECTIONS} connections, ${DURATION} s per run, $PAGE on 127.0.0.1"
-printf '%-8s %-9s %10s %10s %10s %11s  %s\n' workers page req/s p50 p99 "RSS/worker" errors
+wrk_header
 for workers in 2 4; do
   run "$workers" varnish "$REDIS_URL" "$VARNISH_PORT"
   run "$workers" cached "$REDIS_URL" "$PORT"
