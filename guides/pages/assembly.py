@@ -16,6 +16,7 @@ from functools import cached_property
 
 from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
@@ -72,26 +73,19 @@ def page_figures(
 
     ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: providers
     1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
-    the price history.
+    the price history, and each is cached under the version tokens of what it reads
+    (``reference_data``).
     """
     guide_selectors.prefetch_page_reads()  # the reference reads below, in one round trip
     house = reference_data.house_provider()
-    providers = [house] if ours_only else reference_data.providers()
-    listings = {
-        slug: {g.slug: g for g in gpus}
-        for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
-    }
+    prices = reference_data.latest_prices(at=at, ours_only=ours_only)
     figures = PageFigures(
         params_billion=params_billion,
         house=house.slug,
         house_name=house.name,
         methods={m.slug: m for m in reference_data.method_listings()},
-        listings=listings,
-        check_dates=(
-            {house.slug: selectors.latest_check_date(provider=house, at=at)}
-            if ours_only
-            else selectors.latest_check_dates(at=at)
-        ),
+        listings=prices.listings,
+        check_dates=prices.check_dates,
         blocks=reference_data.hour_blocks(),
         facts=reference_data.facts(),
         architecture=architecture,
@@ -492,10 +486,13 @@ def _guide_page(guide: Guide, at: date | None) -> GuidePage:
     ]
     cost = calc.cost_table(figures.scenarios, figures.blocks)
     run_rows = _run_rows(figures, columns)
-    faq = [(prose.plain(entry.question), entry.answer) for entry in guide.faq_entries.all()]
+    faq = [
+        (prose.plain(prose.text(entry, "question")), prose.text(entry, "answer"))
+        for entry in guide.faq_entries.all()
+    ]
     # Prose first: the figures note the check day of each price it quotes.
-    short_answer = prose.prose(guide.short_answer)
-    meta_description = prose.plain(guide.meta_description)
+    short_answer = prose.prose(prose.text(guide, "short_answer"))
+    meta_description = prose.plain(prose.text(guide, "meta_description"))
     faq_json_ld = faq_page_json_ld([(q, prose.plain(a)) for q, a in faq])
     sections = [_section_view(s, figures, prose) for s in guide.sections.all()]
     faq_views = [FaqView(phrased(q), prose.prose(a)) for q, a in faq]
@@ -543,6 +540,19 @@ class GuideProse:
         self.figures = figures
         self.reused = fragments.price_free_parts(guide.pk)
         self._blind: PageFigures | None = None
+        self._fills: dict[str, str] = {}  # this page's price-reading tokens, filled once
+
+    def text(self, row: Model, field: str) -> str:
+        """``row``'s translated ``field`` (the guide's or one of its rows') in the page's
+        language: looked up through modeltranslation's fallbacks once per guide, token and
+        language, not on every render."""
+        if self.reused is None:
+            return getattr(row, field)
+        key = ("text", row._meta.label_lower, row.pk, field)
+        found = self.reused.get(key)
+        if found is None:
+            found = self.reused[key] = getattr(row, field)
+        return found
 
     def prose(self, text: str) -> SafeString:
         return self._rendered(render_prose, text)
@@ -575,7 +585,13 @@ class GuideProse:
             except ReadsPrices:
                 found = _READS_PRICES
             self.reused[key] = found
-        return fill(token, self.figures) if found is _READS_PRICES else found
+        if found is not _READS_PRICES:
+            return found
+        # The same token in two texts (an FAQ answer's HTML and its JSON-LD) is filled once.
+        filled = self._fills.get(token)
+        if filled is None:
+            filled = self._fills[token] = fill(token, self.figures)
+        return filled
 
     def _blind_figures(self) -> PageFigures:
         if self._blind is None:
@@ -684,12 +700,12 @@ def _section_view(section: Section, figures: PageFigures, prose: GuideProse) -> 
         else:
             table_template = None  # nothing to compare yet
     return SectionView(
-        heading=phrased(prose.plain(section.heading)),
+        heading=phrased(prose.plain(prose.text(section, "heading"))),
         anchor=f"section-{section.position}",
-        body=prose.prose(section.body),
+        body=prose.prose(prose.text(section, "body")),
         table_template=table_template,
-        caption=prose.plain(section.table_caption),
-        closing=prose.prose(section.closing),
+        caption=prose.plain(prose.text(section, "table_caption")),
+        closing=prose.prose(prose.text(section, "closing")),
         comparison=compared,
     )
 
@@ -784,10 +800,7 @@ def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
     house = next((p for p in providers if p.is_house), None)
     if house is None:
         raise Provider.DoesNotExist("No provider is marked as ours.")
-    listings = {
-        slug: {g.slug: g for g in gpus}
-        for slug, gpus in selectors.gpu_listings_for_providers(providers=providers, at=at).items()
-    }
+    listings = reference_data.latest_prices(at=at).listings
     runs = selectors.price_runs(providers=providers, at=at)
     ours = [g for g in listings[house.slug].values() if g.rentable]
     priced = [

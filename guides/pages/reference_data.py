@@ -1,12 +1,21 @@
 """The small reference tables every page reads, cached site-wide (see pagecache.reads).
 
 Rendering a guide would otherwise spend six of its queries on providers, methods with their
-rules and components, hour blocks and facts, identical for every page and visitor.
+rules and components, hour blocks and facts, identical for every page and visitor. The latest
+prices are cached the same way under each provider's ``prices`` token: after a price check
+the first page rendered reads them, and every other page that quotes them takes them from the
+cache.
 """
 
 from __future__ import annotations
 
-from guides.pagecache.reads import cached_site_wide
+from dataclasses import dataclass
+from datetime import date
+
+from django.utils import timezone
+
+from gpuguide.lib import cache_tags
+from guides.pagecache.reads import cached_site_wide, cached_under
 from guides.pages import selectors as guide_selectors
 from pricing import selectors
 from pricing.models import LanguageModel, Provider
@@ -60,3 +69,37 @@ def throughputs_for_run(
             gradient_checkpointing=gradient_checkpointing,
         ),
     )
+
+
+@dataclass(frozen=True)
+class LatestPrices:
+    """Each provider's latest prices and check day as of a day (see ``latest_prices``)."""
+
+    listings: dict[str, dict[str, selectors.GpuListing]]  # provider slug -> GPU slug -> GPU
+    check_dates: dict[str, date]  # provider slug -> its latest check, where it has one
+
+
+def latest_prices(*, at: date | None = None, ours_only: bool = False) -> LatestPrices:
+    """Every GPU with its latest price at each provider (``ours_only``: at ours alone, so that
+    a page quoting only our prices stays cached through a competitor's check) as of ``at``
+    (today by default), and each provider's latest check day: cached under the ``site`` token
+    (the GPUs) and each provider's ``prices`` token. One key for both: its name does not need
+    the providers, which are in its tags."""
+    day = at or timezone.localdate()
+    house = house_provider()
+    quoted = [house] if ours_only else providers()
+
+    def load() -> LatestPrices:
+        found = selectors.gpu_listings_for_providers(providers=quoted, at=day)
+        if ours_only:
+            checked = selectors.latest_check_date(provider=house, at=day)
+            check_dates = {} if checked is None else {house.slug: checked}
+        else:
+            check_dates = selectors.latest_check_dates(at=day)
+        return LatestPrices(
+            listings={slug: {gpu.slug: gpu for gpu in gpus} for slug, gpus in found.items()},
+            check_dates=check_dates,
+        )
+
+    tags = [cache_tags.SITE, *(cache_tags.prices(provider.pk) for provider in quoted)]
+    return cached_under(tags, f"latest-prices:{day.isoformat()}", load)

@@ -1,5 +1,6 @@
 """Every page's header and footer read no data: a worker renders each once per path (with its
-query), language and what the footer shows, and reuses it in the pages it renders to cache."""
+query), language and what the footer shows, and reuses it in the pages it renders to cache;
+the links to the icons, fonts, style sheet and script in the head once per language."""
 
 from unittest import mock
 
@@ -42,7 +43,7 @@ def test_a_second_render_reuses_header_and_footer_and_is_the_same_page(
     client, seeded, rendered_frames
 ):
     first = uncached(client, GUIDE)
-    assert rendered_frames == ["header", "footer"]
+    assert rendered_frames == ["head-icons", "head-assets", "header", "footer"]
     rendered_frames.clear()
 
     assert uncached(client, GUIDE) == first
@@ -62,7 +63,7 @@ def test_the_header_is_kept_per_path_query_and_language(client, seeded, rendered
     rendered_frames.clear()
 
     english = uncached(client, f"/en/guides/{GUIDE_SLUG}/")
-    assert rendered_frames == ["header", "footer"]
+    assert rendered_frames == ["head-icons", "head-assets", "header", "footer"]
     assert '<a href="/en/gpus/">GPU prices</a>' in english
 
 
@@ -81,4 +82,5 @@ def test_staff_visits_render_header_and_footer(client, seeded, admin_user, rende
     client.force_login(admin_user)
     client.get(GUIDE)
     client.get(GUIDE)
-    assert rendered_frames == ["header", "footer"] * 2  # on every visit, never reused
+    frames = ["head-icons", "head-assets", "header", "footer"]
+    assert rendered_frames == frames * 2  # on every visit, never reused

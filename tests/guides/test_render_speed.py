@@ -151,9 +151,11 @@ def test_a_worker_without_the_reads_fetches_them_in_one_round_trip(client, seede
     fetched = [key for call in shared.get_many.call_args_list for key in call.args[0]]
     assert shared.get_many.call_count == 1  # the guide, providers, methods, blocks, facts...
     assert len(fetched) == 6  # ... and the legal pages the footer names
-    # one by one only the guide's run's measurements, whose key needs the guide
+    # one by one only the latest prices, whose key needs the providers, and the guide's run's
+    # measurements, whose key needs the guide
     read_one_by_one = [call.args[0] for call in shared.get.call_args_list]
-    assert len(read_one_by_one) == 1 and ":throughputs:" in read_one_by_one[0]
+    assert len(read_one_by_one) == 2
+    assert ":latest-prices:" in read_one_by_one[0] and ":throughputs:" in read_one_by_one[1]
 
 
 def as_a_fresh_process() -> None:
