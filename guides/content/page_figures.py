@@ -254,9 +254,31 @@ class PageFigures:
             if key not in known:
                 missing.setdefault(key, configuration)
         if missing:
+            self._take_remembered(("plans", method), known, missing)
+        if missing:
             planned = planning.planned(missing.values(), self.peaks(method), self.memory(method))
-            known.update(zip(missing, planned, strict=True))
+            self._keep(("plans", method), known, dict(zip(missing, planned, strict=True)))
         return [known[key] for key in keys]
+
+    def _take_remembered(self, name: tuple, known: dict, missing: dict) -> None:
+        """Move what an earlier render of this guide's page worked out (``remembered``) for
+        ``missing`` keys into ``known``. A plan or run is a function of the configuration's
+        plain values (its ``config_key``, under the ``site`` token that ``remembered`` is
+        kept under: the GPUs' specs cannot change meanwhile) and of the guide's run."""
+        if self.remembered is None:
+            return
+        earlier = self.remembered.get((*name, self.architecture, self.training))
+        if earlier:
+            for key in [key for key in missing if key in earlier]:
+                known[key] = earlier[key]
+                del missing[key]
+
+    def _keep(self, name: tuple, known: dict, worked_out: dict) -> None:
+        known.update(worked_out)
+        if self.remembered is not None:
+            self.remembered.setdefault((*name, self.architecture, self.training), {}).update(
+                worked_out
+            )
 
     def host_configurations(self) -> list[calc.Configuration]:
         """Every configuration we rent (``calc.host_configurations``), made once a page."""
@@ -287,11 +309,15 @@ class PageFigures:
         for key, plan in zip(keys, plans, strict=True):
             if key not in known:
                 missing.setdefault(key, plan)
+        measured = {}
+        if method in self.throughputs:
+            timed = self.throughputs[method]
+            measured[timed.gpu_slug] = timed.tokens_per_s
+        # What a run rests on beside its plan (see _take_remembered).
+        name = ("runs", method, self.training_tokens, tuple(measured.items()))
         if missing:
-            measured = {}
-            if method in self.throughputs:
-                timed = self.throughputs[method]
-                measured[timed.gpu_slug] = timed.tokens_per_s
+            self._take_remembered(name, known, missing)
+        if missing:
             runs = planning.run_plans(
                 missing.values(),
                 self.architecture,
@@ -300,7 +326,7 @@ class PageFigures:
                 measured,
             )
             found = {config_key(r.configuration): r for r in runs}
-            known.update((key, found.get(key)) for key in missing)
+            self._keep(name, known, {key: found.get(key) for key in missing})
         return [r for key in keys if (r := known[key]) is not None]
 
     def run(self, method: str, configuration: calc.Configuration) -> calc.RunPlan:

@@ -143,6 +143,26 @@ def test_a_table_row_is_formatted_again_only_when_what_it_shows_changes(client, 
     assert 0 < built.call_count < page.count('<tr data-config="')
 
 
+def test_a_price_check_plans_and_costs_again_only_the_configurations_it_repriced(client, seeded):
+    uncached_page(client)
+    planned = mock.patch.object(
+        page_figures.planning, "planned", wraps=page_figures.planning.planned
+    )
+    costed = mock.patch.object(
+        page_figures.planning, "run_plans", wraps=page_figures.planning.run_plans
+    )
+    with planned as plans, costed as runs:
+        uncached_page(client)
+        assert (plans.call_count, runs.call_count) == (0, 0)  # the same prices: all remembered
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
+                           prices={"b200": D("4.37")})  # fmt: skip
+        page = uncached_page(client)
+    assert '<td class="num" data-label="GPUwithCrypto pro Stunde">4,37\xa0$</td>' in page
+    planned_again = {c.gpu.slug for call in plans.call_args_list for c in call.args[0]}
+    costed_again = {p.configuration.gpu.slug for call in runs.call_args_list for p in call.args[0]}
+    assert planned_again == costed_again == {"b200"}
+
+
 def test_a_worker_without_the_reads_fetches_them_in_one_round_trip(client, seeded):
     uncached_page(client)
     memory.forget_local_reads()  # another worker, or a fresh process: the shared cache has them
@@ -409,10 +429,11 @@ def test_labels_are_kept_per_language():
     with translation.override("en"):
         en = presentation.config_label(8, "B200")
         said = presentation.translated("derived")
+        heading = guide_rendering._heading("Rent")
         with mock.patch.object(presentation, "gettext", side_effect=AssertionError):
             assert presentation.config_label(8, "B200") == en  # kept: no catalogue lookup
             assert presentation.translated("derived") == said
-            assert guide_rendering._heading("Rent") == guide_rendering._heading("Rent")
+            assert guide_rendering._heading("Rent") == heading
     assert en == "8× B200" and ja != en
     with translation.override("de"):
         assert presentation.translated("derived") == translation.gettext("derived") != said
