@@ -15,7 +15,8 @@ provider) and again after adding daily price checks before the seed's until the 
 cost a scan of the provider's history per GPU). Timings are medians of repeated requests
 through the whole middleware stack, quoted as ratios: to the same page on the seed, and to a
 "static copy" (the same bytes returned by a trivial view through the same middleware), because
-absolute times on a shared machine say little. Query counts must not move at all.
+absolute times on a shared machine say little; the two sides of a ratio take turns in blocks
+(``medians_ms``). Query counts must not move at all.
 """
 
 import argparse
@@ -127,19 +128,38 @@ def forget_pages_and_guides() -> None:
 def median_ms(request, repeats: int, before=None) -> float:
     """The median time of ``request()``: this process's CPU time (what a busy shared machine
     does not distort), plus on PostgreSQL the time its queries took (the server's share)."""
-    timings = []
-    for _ in range(repeats):
-        if before:
-            before()
-        with CaptureQueriesContext(connection) as queries:
-            start = time.process_time()
-            response = request()
-            cpu = time.process_time() - start
-        if connection.vendor == "postgresql":
-            cpu += sum(float(query["time"]) for query in queries.captured_queries)
-        timings.append(cpu)
-        assert response.status_code == 200, response.status_code
-    return statistics.median(timings) * 1000
+    return medians_ms([(request, before)], repeats)[0]
+
+
+# Requests of one kind timed in a row before the next kind's (see medians_ms).
+BLOCK = 5
+
+
+def medians_ms(requests: list, repeats: int) -> list[float]:
+    """``median_ms`` of each (request, before) in ``requests``, ``repeats`` times each: in
+    blocks of BLOCK of one kind, the kinds taking turns, so that the two sides of a ratio see
+    a shared machine in the same state (a page and its static copy timed one after the other
+    were 11-30x apart in three runs of one tree). Within a block a request follows its own
+    kind, as when each kind was timed all at once."""
+    timings = [[] for _ in requests]
+    while len(timings[0]) < repeats:
+        for (request, before), times in zip(requests, timings, strict=True):
+            for _ in range(min(BLOCK, repeats - len(times))):
+                times.append(_timed(request, before))
+    return [statistics.median(times) * 1000 for times in timings]
+
+
+def _timed(request, before) -> float:
+    if before:
+        before()
+    with CaptureQueriesContext(connection) as queries:
+        start = time.process_time()
+        response = request()
+        cpu = time.process_time() - start
+    if connection.vendor == "postgresql":
+        cpu += sum(float(query["time"]) for query in queries.captured_queries)
+    assert response.status_code == 200, response.status_code
+    return cpu
 
 
 def queries_of(request) -> int:
@@ -162,25 +182,33 @@ def measure_pages(client: Client, repeats: int, light: bool = False) -> dict:
 
         forget_pages()
         queries = queries_of(get)
-        uncached = median_ms(get, repeats, before=forget_pages)
-        size = len(get().content)
         if light:
+            uncached = median_ms(get, repeats, before=forget_pages)
+            size = len(get().content)
             results[url] = {"queries": queries, "bytes": size, "uncached": uncached}
             continue
-        edited = median_ms(get, repeats, before=forget_pages_and_guides)
-        get()
+        size = len(get().content)
         hit_queries = queries_of(get)
-        hit = median_ms(get, repeats)
         STATIC_BODY.update(bytes=get().content, encoding=None)
-        static = median_ms(lambda: client.get("/static-copy/"), repeats)
+        uncached, edited, hit, static = medians_ms(
+            [
+                (get, forget_pages),
+                (get, forget_pages_and_guides),
+                (get, None),  # stored by the renders before
+                (lambda: client.get("/static-copy/"), None),
+            ],
+            repeats,
+        )
 
         def browser_get(url=url):
             return client.get(url, headers=BROWSER)
 
         compressed = browser_get()
         STATIC_BODY.update(bytes=compressed.content, encoding=compressed.get("Content-Encoding"))
-        browser_hit = median_ms(browser_get, repeats)
-        browser_static = median_ms(lambda: client.get("/static-copy/", headers=BROWSER), repeats)
+        browser_hit, browser_static = medians_ms(
+            [(browser_get, None), (lambda: client.get("/static-copy/", headers=BROWSER), None)],
+            repeats,
+        )
         results[url] = {
             "browser_hit": browser_hit,
             "browser_static": browser_static,
