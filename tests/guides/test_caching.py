@@ -19,6 +19,7 @@ from django_tasks import default_task_backend
 from guides import tasks
 from guides.models import ContentVersion, Guide, Section
 from guides.pagecache import http, memory, versions
+from guides.pages import reference_data
 from pricing.models import Provider
 from pricing.services import price_check_record
 
@@ -372,3 +373,32 @@ def test_a_worker_keeps_at_most_its_share_of_pages(client, seeded, settings):
     assert len(memory.recent_pages) == 2 and http.page_key("de", URL, QueryDict()) not in (
         memory.recent_pages
     )
+
+
+RUNS = [  # the seed's measurements (tests/pricing/test_selectors.py), tokens per second on H200
+    ({"language_model": "llama-3.1-8b", "seq_len": 2048, "batch_size": 4,
+      "gradient_checkpointing": True}, {"qlora": D("2925.5"), "lora": D("6519.7")}),
+    ({"language_model": "llama-3.1-8b", "seq_len": 2048, "batch_size": 4,
+      "gradient_checkpointing": False}, {"lora": D("9178.7")}),
+    ({"language_model": "llama-3.1-8b", "seq_len": 2048, "batch_size": 1,
+      "gradient_checkpointing": True}, {"full-8bit-adam": D("3706.8")}),
+    ({"language_model": "llama-3.1-70b", "seq_len": 512, "batch_size": 1,
+      "gradient_checkpointing": True}, {"lora": D("422.7")}),
+]  # fmt: skip
+
+
+def test_each_run_s_measurements_are_cached_apart(seeded):
+    """Every part of the run is in the read's key and reaches the query: one run's cached
+    measurements are never another's."""
+    memory.forget_local_reads()
+    cache.clear()
+    for run, tokens_per_s in RUNS:
+        found = reference_data.throughputs_for_run(**run)
+        assert {method: m.tokens_per_s for method, m in found.items()} == tokens_per_s
+    unread = mock.patch.object(
+        reference_data.selectors, "throughputs_for_run", side_effect=AssertionError("read")
+    )
+    with unread:  # each from the cache now, still apart
+        for run, tokens_per_s in RUNS:
+            found = reference_data.throughputs_for_run(**run)
+            assert {method: m.tokens_per_s for method, m in found.items()} == tokens_per_s

@@ -4,6 +4,7 @@ Varnish included, is tested in tests/reliability/test_stack.py."""
 
 import json
 import threading
+import urllib.error
 from datetime import date
 from decimal import Decimal as D
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -228,3 +229,89 @@ def test_the_purge_task_fails_when_varnish_cannot_be_reached(settings, monkeypat
     settings.FRONT_CACHE_PURGE_URLS = ["http://127.0.0.1:9/"]  # nothing listens on port 9
     with pytest.raises(front_cache.PurgeFailed, match="refused"):
         tasks.purge_front_cache.call(tags=["site"])
+
+
+# --- the headers and purges pinned one by one (mutation testing: scripts/mutation_report.py) ---
+
+
+@pytest.mark.parametrize(
+    ("kind", "headers"),
+    [
+        ("varnish", {"xkey": "guide:3 site", "Surrogate-Control": "max-age=3600"}),
+        ("fastly", {"Surrogate-Key": "guide:3 site", "Surrogate-Control": "max-age=3600"}),
+        ("cloudflare", {"Cache-Tag": "guide:3,site", "CDN-Cache-Control": "max-age=3600"}),
+    ],
+)
+def test_each_front_cache_gets_its_own_headers_and_no_other(settings, kind, headers):
+    settings.FRONT_CACHE = kind
+    response = HttpResponse("a page")
+    front_cache.mark_cacheable(response, {"site", "guide:3"}, 3600)
+    named = {"xkey", "Surrogate-Key", "Surrogate-Control", "Cache-Tag", "CDN-Cache-Control"}
+    assert {name: response[name] for name in named if name in response} == headers
+
+
+def test_nothing_to_purge_sends_nothing_and_confirms_nothing(settings, purge_server):
+    settings.FRONT_CACHE = "varnish"
+    settings.FRONT_CACHE_PURGE_URLS = [f"{purge_server.url}/"]
+    assert front_cache.purge([]) == 0
+    settings.FRONT_CACHE = ""
+    assert front_cache.purge(["site"]) == 0
+    assert purge_server.seen == []
+
+
+def test_cloudflare_s_purge_is_a_json_post(settings, purge_server):
+    settings.FRONT_CACHE, settings.CLOUDFLARE_API_URL = "cloudflare", purge_server.url
+    settings.CLOUDFLARE_ZONE_ID, settings.CLOUDFLARE_API_TOKEN = "zone9", "token-2"
+    assert front_cache.purge(["site", "guide:1"]) == 1
+    [(method, _path, headers, body)] = purge_server.seen
+    assert (method, headers["Content-Type"], body) == (
+        "POST",
+        "application/json",
+        b'{"tags": ["guide:1", "site"]}',
+    )
+
+
+def test_a_failed_purge_names_every_tag_and_every_request_and_logs_each_attempt(
+    settings, purge_server, caplog
+):
+    settings.FRONT_CACHE = "varnish"
+    settings.FRONT_CACHE_PURGE_URLS = [f"{purge_server.url}/a", f"{purge_server.url}/b"]
+    purge_server.status = 503
+    with caplog.at_level("WARNING", logger="gpuguide.lib.front_cache"):
+        with pytest.raises(front_cache.PurgeFailed) as failed:
+            front_cache.purge(["site", "guide:3"], sleep=lambda _seconds: None)
+    assert str(failed.value) == (
+        f"purge of guide:3, site not confirmed: PURGE {purge_server.url}/a: 503 Service "
+        f"Unavailable; PURGE {purge_server.url}/b: 503 Service Unavailable"
+    )
+    assert [record.getMessage() for record in caplog.records] == [
+        f"front cache purge {purge_server.url}/{path} failed: 503 Service Unavailable"
+        for path in "aaabbb"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (urllib.error.URLError("no route to host"), "no route to host"),  # its reason alone
+        (TimeoutError("timed out"), "timed out"),  # an OSError without a reason
+    ],
+)
+def test_an_unreachable_front_cache_is_named_by_its_reason_and_never_waited_on_for_ever(
+    settings, monkeypatch, error, said
+):
+    settings.FRONT_CACHE = "varnish"
+    settings.FRONT_CACHE_PURGE_URLS = ["http://varnish.invalid/"]
+    timeouts = []
+
+    def unreachable(request, **options):
+        timeouts.append(options.get("timeout"))
+        raise error
+
+    monkeypatch.setattr(front_cache.urllib.request, "urlopen", unreachable)
+    with pytest.raises(front_cache.PurgeFailed) as failed:
+        front_cache.purge(["site"], sleep=lambda _seconds: None)
+    assert str(failed.value) == (
+        f"purge of site not confirmed: PURGE http://varnish.invalid/: {said}"
+    )
+    assert timeouts == [5.0, 5.0, 5.0]  # TIMEOUT, each attempt

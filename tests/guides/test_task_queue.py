@@ -11,7 +11,14 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from guides.task_queue import STUCK_TASK, StuckTask, TaskTrouble, fail_stuck_tasks, task_trouble
+from guides.task_queue import (
+    STUCK_TASK,
+    StuckTask,
+    TaskTrouble,
+    fail_stuck_tasks,
+    queued,
+    task_trouble,
+)
 
 TIMEOUT = 1800
 STUCK_ERROR = (
@@ -126,3 +133,51 @@ def test_a_long_error_is_cut_to_300_characters(db):
     )
     error = task_trouble().latest_error
     assert len(error) == 300 and error.endswith("x…")
+
+
+def test_the_latest_error_is_the_latest_failure_not_a_later_success(db):
+    task_row(
+        TaskResultStatus.FAILED,
+        finished=timedelta(hours=2),
+        traceback="Traceback (most recent call last):\nOSError: cannot open resource\n",
+    )
+    task_row(
+        TaskResultStatus.SUCCESSFUL, started=timedelta(minutes=2), finished=timedelta(minutes=1)
+    )
+    trouble = task_trouble()
+    assert (trouble.failed, trouble.latest_task, trouble.latest_error) == (
+        1,
+        "refresh_affected_pages",
+        "OSError: cannot open resource",
+    )
+
+
+def test_only_purges_still_waiting_count_as_purges_waiting(db):
+    now = timezone.now()
+    failed_purge = task_row(
+        TaskResultStatus.FAILED, finished=timedelta(minutes=5), queue_name="purges"
+    )
+    task_row(queue_name="purges")  # READY, due at once (run_after: the backend's "any time")
+    task_row()  # READY on the default queue
+    DBTaskResult.objects.exclude(pk=failed_purge.pk).update(enqueued_at=now - timedelta(minutes=2))
+    trouble = task_trouble(now=now)
+    assert (trouble.failed, trouble.waiting_too_long, trouble.purges_waiting) == (1, 2, 1)
+
+
+def test_the_queue_s_oldest_wait_is_counted_from_the_given_now_and_never_below_zero(db):
+    task_row()  # READY and due
+    enqueued = DBTaskResult.objects.get().enqueued_at
+    assert queued(now=enqueued + timedelta(seconds=90)) == (1, 90.0)
+    assert queued(now=enqueued + timedelta(milliseconds=250)) == (1, 0.25)
+    assert queued(now=enqueued - timedelta(seconds=5)) == (1, 0.0)  # another machine's clock
+
+
+def test_a_failure_without_a_traceback_has_no_error_line(db):
+    task_row(TaskResultStatus.FAILED, finished=timedelta(minutes=1), traceback="\n  \n")
+    assert task_trouble().latest_error == ""
+
+
+def test_an_error_of_exactly_300_characters_is_kept_whole(db):
+    error = "RuntimeError: " + "x" * (300 - len("RuntimeError: "))
+    task_row(TaskResultStatus.FAILED, finished=timedelta(minutes=1), traceback=error)
+    assert task_trouble().latest_error == error
