@@ -37,9 +37,10 @@ def language() -> str:
 def language_pinned() -> Iterator[str]:
     """Within it, ``language`` (and every figure formatted here) answers the language that was
     active on entering, without asking Django again."""
-    token = _pinned.set(get_language() or "en")
+    pinned = get_language() or "en"
+    token = _pinned.set(pinned)
     try:
-        yield token.var.get()
+        yield pinned
     finally:
         _pinned.reset(token)
 

@@ -86,12 +86,12 @@ def latest_prices(*, at: date | None = None, ours_only: bool = False) -> LatestP
     (the GPUs) and each provider's ``prices`` token. One key for both: its name does not need
     the providers, which are in its tags."""
     day = at or timezone.localdate()
-    house = house_provider()
-    quoted = [house] if ours_only else providers()
+    quoted = [house_provider()] if ours_only else providers()
 
     def load() -> LatestPrices:
         found = selectors.gpu_listings_for_providers(providers=quoted, at=day)
         if ours_only:
+            [house] = quoted
             checked = selectors.latest_check_date(provider=house, at=day)
             check_dates = {} if checked is None else {house.slug: checked}
         else:
