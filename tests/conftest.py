@@ -395,21 +395,45 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
 
 
 @pytest.fixture(scope="session")
-def site(django_db_setup, django_db_blocker):
-    """One live server on the seeded test database for every browser test.
+def _live_server(django_db_setup, django_db_blocker, playwright):
+    """One live server on the seeded test database for every browser test (``site``).
 
-    The browser tests share the seed as loaded once per run, without pytest-django's
-    ``live_server``, which empties the database after every test: they only read, except the
-    editing and translating tests (tests/test_browser_editor.py, test_browser_translation.py),
-    which put back what they change.
+    Started after Playwright, always: Django keeps database connections per thread, but per
+    asyncio context while an event loop runs in the thread, and Playwright's sync API keeps
+    its loop running in ours. A server started before it took the test thread's connection
+    of before, while the tests' transactions ran on a second one to the same in-memory
+    SQLite database, so the server found the tables they wrote locked ("database table is
+    locked"). ``_shares_the_tests_connection`` holds every browser test to that.
     """
     with django_db_blocker.unblock():
         server = LiveServer("localhost")
-        yield server.url
+        yield server
         # Not server.stop(): it also makes the shared SQLite connection unshareable, and a
         # request thread still closing a keep-alive connection from Chromium then fails
         # ("DatabaseWrapper objects created in a thread…"). The run ends here anyway.
         server.thread.terminate()
+
+
+@pytest.fixture(scope="session")
+def site(_live_server) -> str:
+    """The live server's address. The browser tests share the seed as loaded once per run,
+    without pytest-django's ``live_server``, which empties the database after every test:
+    they only read, except the editing and translating tests (tests/test_browser_editor.py,
+    test_browser_translation.py), which put back what they change."""
+    return _live_server.url
+
+
+@pytest.fixture(autouse=True)
+def _shares_the_tests_connection(request):
+    """On SQLite, a browser test's transaction is on the connection the live server shares:
+    otherwise its writes lock the server out (see ``_live_server``), or the server cannot
+    see them, depending on which files ran first on the worker."""
+    if "site" not in request.fixturenames or connection.vendor != "sqlite":
+        return
+    shared = request.getfixturevalue("_live_server").thread.connections_override["default"]
+    assert connections["default"] is shared, (
+        "the live server shares another database connection than this test's"
+    )
 
 
 @pytest.fixture(scope="module")

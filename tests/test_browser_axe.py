@@ -37,8 +37,7 @@ def axe_page(axe_script, browser):
 
     The script is sent to the browser once and runs in every document the tab loads:
     injecting the 500 KB script into each page over the DevTools connection cost more than
-    running it. (``browser`` is a parameter, not ``request.getfixturevalue``: started that
-    way, the session's browser broke the database transaction of the next file's tests.)
+    running it.
     """
     context = browser.new_context(bypass_csp=True)
     context.add_init_script(path=axe_script)
