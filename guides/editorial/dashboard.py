@@ -14,6 +14,8 @@ from django.core.cache import cache
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import formats, timezone, translation
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
@@ -63,6 +65,8 @@ EXPIRES = gettext_lazy(
 )
 # Two sentences in one line (Japanese joins them without a space).
 TWO_SENTENCES = gettext_lazy("%(first)s %(second)s")
+TASK_WORKER = "manage.py db_worker"
+PURGE_WORKER = "manage.py db_worker --queue-name purges"
 
 
 @dataclass(frozen=True)
@@ -318,6 +322,13 @@ def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[D
 # --- the task queue, read on every visit -------------------------------------------------
 
 
+def _naming_command(message: str, command: str, **values) -> str:
+    """A translated warning that names a shell command, as HTML: the command in ``<code>``,
+    which the stylesheet keeps on one line (a browser breaks "--queue-name" at its hyphens)."""
+    code = format_html('<code class="command">{}</code>', command)
+    return mark_safe(conditional_escape(message) % {**values, "command": code})
+
+
 def task_warnings(user=None, now=None) -> list[DashboardWarning]:
     """Background tasks failed in the last day (those stuck RUNNING among them), the latest
     error, and tasks RUNNING past the timeout now (no worker is sweeping). Read on every visit,
@@ -353,36 +364,49 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
     if trouble.running_too_long:
         count = trouble.running_too_long
-        message = ngettext(
-            "%(count)d background task has been RUNNING for more than %(seconds)d s: is the "
-            "task worker (manage.py db_worker) running?",
-            "%(count)d background tasks have been RUNNING for more than %(seconds)d s: is the "
-            "task worker (manage.py db_worker) running?",
-            count,
-        ) % {"count": count, "seconds": settings.TASK_RUNNING_TIMEOUT}
+        message = _naming_command(
+            ngettext(
+                "%(count)d background task has been RUNNING for more than %(seconds)d s: is "
+                "the task worker (%(command)s) running?",
+                "%(count)d background tasks have been RUNNING for more than %(seconds)d s: is "
+                "the task worker (%(command)s) running?",
+                count,
+            ),
+            TASK_WORKER,
+            count=count,
+            seconds=settings.TASK_RUNNING_TIMEOUT,
+        )
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=RUNNING"))
     if trouble.purges_waiting:
         # The front cache serves the pages these purges would drop until midnight.
         count = trouble.purges_waiting
-        message = ngettext(
-            "%(count)d purge of the front cache has waited more than a minute: visitors may "
-            "get pages from before the write. Is the purge worker (manage.py db_worker "
-            "--queue-name purges) running?",
-            "%(count)d purges of the front cache have waited more than a minute: visitors may "
-            "get pages from before the write. Is the purge worker (manage.py db_worker "
-            "--queue-name purges) running?",
-            count,
-        ) % {"count": count}
+        message = _naming_command(
+            ngettext(
+                "%(count)d purge of the front cache has waited more than a minute: visitors "
+                "may get pages from before the write. Is the purge worker (%(command)s) "
+                "running?",
+                "%(count)d purges of the front cache have waited more than a minute: visitors "
+                "may get pages from before the write. Is the purge worker (%(command)s) "
+                "running?",
+                count,
+            ),
+            PURGE_WORKER,
+            count=count,
+        )
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=READY"))
     if trouble.waiting_too_long > trouble.purges_waiting:
         count = trouble.waiting_too_long - trouble.purges_waiting
-        message = ngettext(
-            "%(count)d background task has waited more than a minute for a worker: is the "
-            "task worker (manage.py db_worker) running?",
-            "%(count)d background tasks have waited more than a minute for a worker: is the "
-            "task worker (manage.py db_worker) running?",
-            count,
-        ) % {"count": count}
+        message = _naming_command(
+            ngettext(
+                "%(count)d background task has waited more than a minute for a worker: is the "
+                "task worker (%(command)s) running?",
+                "%(count)d background tasks have waited more than a minute for a worker: is "
+                "the task worker (%(command)s) running?",
+                count,
+            ),
+            TASK_WORKER,
+            count=count,
+        )
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=READY"))
     return warnings
 

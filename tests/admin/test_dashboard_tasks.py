@@ -10,7 +10,7 @@ from django.utils import timezone, translation
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from guides.editorial.dashboard import dashboard_for
+from guides.editorial.dashboard import _naming_command, dashboard_for
 from guides.task_queue import fail_stuck_tasks
 
 ADMIN = "/en/admin/"
@@ -77,7 +77,7 @@ def test_the_dashboard_counts_the_failed_and_stuck_tasks_and_names_the_latest_er
         ),
         (
             "1 background task has been RUNNING for more than 1800 s: is the task worker "
-            "(manage.py db_worker) running?",
+            '(<code class="command">manage.py db_worker</code>) running?',
             f"{TASKS}?status__exact=RUNNING",
         ),
     ]
@@ -165,13 +165,13 @@ def test_purges_and_tasks_no_worker_takes_are_named_after_a_minute(superuser):
     assert task_warnings(superuser) == [
         (
             "2 purges of the front cache have waited more than a minute: visitors may get pages "
-            "from before the write. Is the purge worker (manage.py db_worker --queue-name purges) "
-            "running?",
+            "from before the write. Is the purge worker "
+            '(<code class="command">manage.py db_worker --queue-name purges</code>) running?',
             f"{TASKS}?status__exact=READY",
         ),
         (
             "1 background task has waited more than a minute for a worker: is the task worker "
-            "(manage.py db_worker) running?",
+            '(<code class="command">manage.py db_worker</code>) running?',
             f"{TASKS}?status__exact=READY",
         ),
     ]
@@ -183,5 +183,22 @@ def test_a_waiting_purge_in_german(superuser):
         assert task_warnings_in(superuser, "Hintergrundaufgaben")[0][0] == (
             "1 Löschauftrag für den Front-Cache wartet seit mehr als einer Minute: Besucher "
             "bekommen womöglich Seiten von vor der Änderung. Läuft der Lösch-Worker "
-            "(manage.py db_worker --queue-name purges)?"
+            '(<code class="command">manage.py db_worker --queue-name purges</code>)?'
         )
+
+
+def test_the_command_is_code_on_the_admin_index_and_the_message_around_it_escaped(
+    client, superuser
+):
+    """The worker's command is shown as code, kept on one line by the dashboard's stylesheet;
+    the translated text around it, and the command, are still escaped."""
+    queued_row("purges", enqueued_ago=timedelta(minutes=2))
+    client.force_login(superuser)
+    body = client.get(ADMIN).content.decode()
+    assert (
+        "Is the purge worker "
+        '(<code class="command">manage.py db_worker --queue-name purges</code>) running?'
+    ) in body
+    assert _naming_command("<b>%(count)d</b> (%(command)s)", "a & b", count=2) == (
+        '&lt;b&gt;2&lt;/b&gt; (<code class="command">a &amp; b</code>)'
+    )
