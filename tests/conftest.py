@@ -400,10 +400,10 @@ def _live_server(django_db_setup, django_db_blocker, playwright):
 
     Started after Playwright, always: Django keeps database connections per thread, but per
     asyncio context while an event loop runs in the thread, and Playwright's sync API keeps
-    its loop running in ours. A server started before it took the test thread's connection
-    of before, while the tests' transactions ran on a second one to the same in-memory
-    SQLite database, so the server found the tables they wrote locked ("database table is
-    locked"). ``_shares_the_tests_connection`` holds every browser test to that.
+    its loop running in ours. A server started before Playwright shared the connection the
+    thread had until then, while the tests' transactions ran on a second one to the same
+    in-memory SQLite database, so the server found the tables they wrote locked ("database
+    table is locked"). ``_shares_the_tests_connection`` holds every browser test to that.
     """
     with django_db_blocker.unblock():
         server = LiveServer("localhost")
