@@ -196,6 +196,7 @@ CUT_OFF = """() => {
 }"""
 
 
+@pytest.mark.heavy  # seven widths of about 25 pages: some 15 s a language (docs/testing.md)
 @pytest.mark.parametrize("lang", ["en", "de", "ja"])
 def test_nothing_is_cut_off_on_any_page_from_320_to_1920_px(page, site, legal_pages_reviewed, lang):
     """Every public page, every published guide and its tutorial, at every width: no page
