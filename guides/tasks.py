@@ -34,6 +34,7 @@ from guides.pagecache import signals as pagecache_signals
 from guides.pagecache.versions import checked_once
 from guides.pages import selectors as guide_selectors
 from guides.pages import tutorial
+from guides.task_queue import PURGES
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +144,7 @@ def refresh_affected_pages(tags: list[str]) -> int:
 # On a queue of its own, with a worker of its own (`db_worker --queue-name purges`): a front
 # cache serves the pages a write changed until they are purged, so a purge must not wait
 # behind the re-renders of the previous write.
-@task(queue_name="purges")
+@task(queue_name=PURGES)
 def purge_front_cache(tags: list[str]) -> int:
     """After a write: drop the front cache's copies of the pages under ``tags`` (how many
     purge requests were confirmed; a purge not confirmed fails the task, on the dashboard)."""

@@ -30,7 +30,7 @@ from guides.pagecache import versions
 from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.assembly import guide_figures, page_figures
-from guides.task_queue import task_trouble
+from guides.task_queue import PURGES, task_trouble
 from pricing import selectors
 from pricing.models import Provider
 
@@ -66,7 +66,7 @@ EXPIRES = gettext_lazy(
 # Two sentences in one line (Japanese joins them without a space).
 TWO_SENTENCES = gettext_lazy("%(first)s %(second)s")
 TASK_WORKER = "manage.py db_worker"
-PURGE_WORKER = "manage.py db_worker --queue-name purges"
+PURGE_WORKER = f"{TASK_WORKER} --queue-name {PURGES}"
 
 
 @dataclass(frozen=True)
