@@ -37,6 +37,9 @@ sub vcl_recv {
     if (!req.http.X-Request-ID) {
         set req.http.X-Request-ID = "varnish-" + req.xid;
     }
+    # Whether the client takes gzip, by Varnish's own reading of Accept-Encoding (set whatever
+    # the client sent): a page is kept twice, gzipped and plain (vcl_hash, vcl_backend_fetch).
+    set req.http.X-Gzip = req.can_gzip;
     if (req.method == "PURGE") {
         if (client.ip !~ purgers) {
             return (synth(403, "Not allowed to purge"));
@@ -61,6 +64,24 @@ sub vcl_recv {
     set req.url = std.querysort(req.url);
     set req.url = regsub(req.url, "\?$", "");
     return (hash);
+}
+
+sub vcl_hash {
+    # One copy for the clients that take gzip, one for the others: Varnish's gzip support
+    # would serve one copy to both, whatever the app's `Vary: Accept-Encoding` says. The
+    # builtin vcl_hash then adds the URL and the host.
+    hash_data(req.http.X-Gzip);
+}
+
+sub vcl_backend_fetch {
+    # Varnish asks the app for gzip on every fetch, and would gunzip that copy again for each
+    # client that takes none (4-6x fewer hits a second); the plain copy is fetched, kept and
+    # sent as the app serves it. Both copies keep the app's `Vary: Accept-Encoding` and their
+    # xkey tags: a purge drops both.
+    if (bereq.http.X-Gzip == "false") {
+        unset bereq.http.Accept-Encoding;
+    }
+    unset bereq.http.X-Gzip;
 }
 
 sub vcl_backend_response {
