@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load test: gunicorn (deploy/gunicorn.conf.py) with 2 and 4 workers on PostgreSQL + Redis, the
 # guide page through Varnish (deploy/varnish.vcl), from gunicorn's page cache, and uncached,
-# measured with wrk on the loopback interface only. Bounded: DURATION seconds per run (6 runs),
+# measured with wrk on the loopback interface only; through Varnish also for a client that takes
+# no gzip (varnish-plain). Bounded: DURATION seconds per run (8 runs),
 # plus a minute of setup. Prints req/s, p50/p99 latency, errors and memory per worker, for
 # docs/performance.md.
 #
@@ -82,8 +83,14 @@ run() {  # workers, label, cache URL, port wrk loads ($PORT: gunicorn, $VARNISH_
     VARNISH=$!
     for _ in $(seq 50); do curl -fs "http://127.0.0.1:$VARNISH_PORT/healthz" >/dev/null && break; sleep 0.2; done
   fi
-  curl -fs -o /dev/null "http://127.0.0.1:$target$PAGE"  # warm: the cached runs serve hits
+  # Warm: the cached runs serve hits (Varnish keeps a gzipped and a plain copy).
+  curl -fs -o /dev/null -H "Accept-Encoding: gzip" "http://127.0.0.1:$target$PAGE"
+  curl -fs -o /dev/null "http://127.0.0.1:$target$PAGE"
   wrk_row "$workers" "$label" "http://127.0.0.1:$target$PAGE" "$SERVER"
+  if [ -n "$VARNISH" ]; then
+    ACCEPT_ENCODING=identity wrk_row "$workers" "$label-plain" "http://127.0.0.1:$target$PAGE" \
+      "$SERVER"
+  fi
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
   if [ -n "$VARNISH" ]; then kill "$VARNISH"; wait "$VARNISH" 2>/dev/null || true; VARNISH=""; fi
 }
