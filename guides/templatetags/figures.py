@@ -21,7 +21,6 @@ from django.utils.translation import get_language_info, gettext
 from guides.content import phrases as japanese_phrases
 from guides.content import presentation
 from guides.content.page_figures import PriceDates
-from guides.pagecache import fragments
 from guides.pages import site
 from guides.pages.assembly import Offer, PriceChange
 from guides.pages.charts import ChartPoint, DrawnSeries
@@ -203,33 +202,6 @@ OG_LOCALES = {"en": "en_US", "de": "de_DE", "ja": "ja_JP"}
 def og_locale(language: str) -> str:
     """Open Graph's locale for a language code: 'de' -> 'de_DE'."""
     return OG_LOCALES.get(language, language)
-
-
-class _FrameFragmentNode(template.Node):
-    def __init__(self, nodelist, name, vary_on) -> None:
-        self.nodelist, self.name, self.vary_on = nodelist, name, vary_on
-
-    def render(self, context) -> str:
-        return fragments.cached_frame(
-            self.name.resolve(context),
-            [value.resolve(context) for value in self.vary_on],
-            lambda: self.nodelist.render(context),
-        )
-
-
-@register.tag
-def frame_fragment(parser, token) -> _FrameFragmentNode:
-    """``{% frame_fragment "name" value... %}...{% endframe_fragment %}``: a part of every
-    page's frame rendered once per ``value...`` and language, and then reused (see
-    ``fragments.cached_frame``). Only for what reads no data: ``value...`` names all it shows
-    besides settings, translations and URLs."""
-    bits = token.split_contents()
-    if len(bits) < 2:
-        raise template.TemplateSyntaxError(f"{bits[0]} takes a name")
-    nodelist = parser.parse(("endframe_fragment",))
-    parser.delete_first_token()
-    name, *vary_on = (parser.compile_filter(bit) for bit in bits[1:])
-    return _FrameFragmentNode(nodelist, name, vary_on)
 
 
 @register.simple_tag

@@ -27,7 +27,6 @@ from guides.content.phrases import phrased
 
 # Literal messages only, kept per language (makemessages still finds them under this name).
 from guides.content.presentation import translated as gettext
-from guides.pagecache import fragments
 from guides.pages.assembly import (
     Comparison,
     FitCell,
@@ -769,52 +768,3 @@ def stale_notice(checked: PriceDates | None) -> SafeString:
         days=presentation.number(days),
     )
     return format_html('<p class="stale-notice" role="note">{}</p>\n', said)
-
-
-class _GuideFragmentNode(template.Node):
-    def __init__(self, nodelist, guide, name, vary_on) -> None:
-        self.nodelist, self.guide, self.name, self.vary_on = nodelist, guide, name, vary_on
-
-    def render(self, context) -> str:
-        return fragments.cached_fragment(
-            self.guide.resolve(context).pk,
-            self.name.resolve(context),
-            [value.resolve(context) for value in self.vary_on],
-            lambda: self.nodelist.render(context),
-        )
-
-
-@register.tag
-def guide_fragment(parser, token) -> _GuideFragmentNode:
-    """``{% guide_fragment guide "name" value... %}...{% endguide_fragment %}``: the part
-    rendered once per guide, ``site`` token and language, and then reused (see
-    ``fragments.cached_fragment``). Only for what reads no price: the key holds no price token.
-    ``value...``: what the part shows that the guide's render works out each time (prose)."""
-    bits = token.split_contents()
-    if len(bits) < 3:
-        raise template.TemplateSyntaxError(f"{bits[0]} takes a guide and a name")
-    nodelist = parser.parse(("endguide_fragment",))
-    parser.delete_first_token()
-    guide, name, *vary_on = (parser.compile_filter(bit) for bit in bits[1:])
-    return _GuideFragmentNode(nodelist, guide, name, vary_on)
-
-
-class _LanguagePinnedNode(template.Node):
-    def __init__(self, nodelist) -> None:
-        self.nodelist = nodelist
-
-    def render(self, context) -> str:
-        with presentation.language_pinned():
-            return self.nodelist.render(context)
-
-
-@register.tag
-def language_pinned(parser, token) -> _LanguagePinnedNode:
-    """``{% language_pinned %}...{% endlanguage_pinned %}``: what is inside rendered with the
-    active language looked up once (``presentation.language_pinned``) rather than by every
-    figure, row and phrase; nothing inside may switch the language. Adds no output."""
-    if len(token.split_contents()) != 1:
-        raise template.TemplateSyntaxError("language_pinned takes no arguments")
-    nodelist = parser.parse(("endlanguage_pinned",))
-    parser.delete_first_token()
-    return _LanguagePinnedNode(nodelist)

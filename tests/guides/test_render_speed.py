@@ -389,16 +389,6 @@ def test_remembered_recommendations_are_this_pages_configurations(seeded):
 # --- round four: the language looked up once, labels kept, the TOC and FAQ built in Python ----
 
 
-def test_a_guide_render_looks_the_language_up_once_for_its_figures(client, seeded):
-    """Figures, rows and phrases take the language pinned for the page's assembly and for its
-    template (``presentation.language_pinned``), not from Django at every figure."""
-    uncached_page(client)
-    with mock.patch.object(presentation, "get_language", wraps=presentation.get_language) as asked:
-        page = uncached_page(client)
-    assert asked.call_count <= 2  # guide_page's pin and the template's
-    assert "4,37\xa0$" not in page and '<tr data-config="' in page
-
-
 @pytest.mark.parametrize("language", ["en", "de", "ja"])
 def test_a_pinned_language_formats_as_the_active_one(language):
     with translation.override(language):
