@@ -14,7 +14,7 @@ from django import template
 from django.conf import settings
 from django.urls import translate_url
 from django.utils import timezone
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info, gettext
 
@@ -24,6 +24,7 @@ from guides.content.page_figures import PriceDates
 from guides.pages import site
 from guides.pages.assembly import Offer, PriceChange
 from guides.pages.charts import ChartPoint, DrawnSeries
+from pricing.domain.calculations import MemoryEstimate
 
 register = template.Library()
 
@@ -48,6 +49,7 @@ def stale_after_days(checked: PriceDates | None) -> int | None:
 
 register.filter("num", _blank_if_none(presentation.number))
 register.filter("gb", _blank_if_none(presentation.gigabytes))
+register.filter("estimated_gb", _blank_if_none(presentation.estimated_gigabytes))
 register.filter("usd", _blank_if_none(presentation.usd))
 register.filter("longdate", _blank_if_none(presentation.long_date))
 register.filter("mediumdate", _blank_if_none(presentation.medium_date))
@@ -152,6 +154,26 @@ def figure(value: Decimal | None, kind: str) -> str:
 def command_value(command, flag: str) -> str:
     """``{{ method.command|command_value:"--accelerate_config" }}``: the value a command gives."""
     return command.value(flag) or ""
+
+
+@register.filter
+def memory_needed(estimate: MemoryEstimate) -> str:
+    """What the cited rules of thumb ask for: '≈ 52.5 GB', a range, or where the plan's
+    margin goes past the highest rule, the lower bound and what to plan with."""
+    if estimate.planning_gb != estimate.upper_gb:
+        return gettext("%(low)s lower bound, ≈ %(plan)s to plan with") % {
+            "low": presentation.gigabytes(estimate.lower_gb),
+            "plan": presentation.gigabytes(estimate.planning_gb),
+        }
+    if estimate.has_range:
+        return presentation.gigabyte_range(estimate.lower_gb, estimate.upper_gb)
+    return "≈ " + presentation.gigabytes(estimate.planning_gb)
+
+
+@register.filter
+def nowrap(text: str) -> SafeString:
+    """``text`` escaped, kept on one line."""
+    return format_html('<span class="nowrap">{}</span>', text)
 
 
 @register.simple_tag

@@ -1,11 +1,21 @@
-"""Template filters added for the GPU page and the planner: flags, sources, provider names."""
+"""Template filters added for the GPU page, the planner and the guide's tables: flags, sources,
+provider names, rules of thumb."""
 
+from decimal import Decimal as D
 from types import SimpleNamespace
 
 import pytest
 from django.utils import translation
 
-from guides.templatetags.figures import host, provider_name, whole_flags
+from guides.templatetags.figures import (
+    host,
+    memory_needed,
+    nowrap,
+    provider_name,
+    register,
+    whole_flags,
+)
+from pricing.domain.calculations import MemoryEstimate, RuleFigure
 
 
 def test_whole_flags_escapes_and_keeps_each_flag_on_one_line():
@@ -41,3 +51,32 @@ def test_our_provider_is_marked_as_ours_in_each_language(lang, ours):
         assert provider_name(SimpleNamespace(provider="Thunder Compute", house=False)) == (
             "Thunder Compute"
         )
+
+
+def rule_of_thumb(*memory_gb: str, margin: str = "0") -> MemoryEstimate:
+    figures = tuple(RuleFigure(None, D(gb)) for gb in memory_gb)
+    return MemoryEstimate("qlora", D("70"), figures, D(margin))
+
+
+@pytest.mark.parametrize(
+    ("estimate", "said"),
+    [
+        (rule_of_thumb("52.5"), "≈ 52.5\xa0GB"),
+        (rule_of_thumb("1120", "1260"), "1,120–1,260 GB"),
+        (rule_of_thumb("40", "50", margin="0.1"), "40\xa0GB lower bound, ≈ 55\xa0GB to plan with"),
+    ],
+)
+def test_the_memory_a_rule_of_thumb_asks_for(estimate, said):
+    with translation.override("en"):
+        assert memory_needed(estimate) == said
+
+
+def test_a_kept_together_text_is_escaped():
+    assert nowrap("8× B200 <&>") == '<span class="nowrap">8× B200 &lt;&amp;&gt;</span>'
+
+
+def test_an_estimated_figure_is_shown_to_a_tenth_of_a_gigabyte():
+    estimated_gb = register.filters["estimated_gb"]
+    with translation.override("de"):
+        assert estimated_gb(D("50.25")) == "50,3\xa0GB"
+    assert estimated_gb(None) == ""

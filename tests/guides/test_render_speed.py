@@ -1,23 +1,19 @@
 """What makes a render after a price check cheap, and a fresh process's first visits: prose
-that quotes no price reused (found out with price-blind figures), the price tables' rows kept
-by what they show, the shared cache's reads fetched in one round trip, and ``warm_up``.
+that quotes no price reused (found out with price-blind figures), plans and recommendations
+remembered, the shared cache's reads fetched in one round trip, and ``warm_up``.
 Counts and identities, not timings (those are in docs/performance.md)."""
 
 import logging
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal as D
-from pathlib import Path
 from unittest import mock
 
 import pytest
 from django.db import OperationalError, connection
 from django.db.backends.utils import CursorWrapper
-from django.template import Context, Template
-from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
-from django.utils.safestring import mark_safe
 
 from gpuguide.lib import cache_tags
 from guides import warmup
@@ -28,7 +24,6 @@ from guides.content.tokens.render import fill
 from guides.models import Guide, Section
 from guides.pagecache import memory, reads, versions
 from guides.pages import assembly, selectors
-from guides.templatetags import guide_rendering
 from pricing.domain import calculations as calc
 from pricing.services import price_check_record
 
@@ -129,18 +124,6 @@ def test_prose_is_marked_by_whether_it_quotes_a_price(seeded):
     assert prose.reused[("render_plain", "[[memory qlora]]")] == assembly.render_plain(
         "[[memory qlora]]", figures
     )
-
-
-def test_a_table_row_is_formatted_again_only_when_what_it_shows_changes(client, seeded):
-    uncached_page(client)
-    with mock.patch.object(guide_rendering, "_fit_row", wraps=guide_rendering._fit_row) as built:
-        uncached_page(client)
-        assert built.call_count == 0  # the same figures: every row kept
-        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
-                           prices={"b200": D("4.37")})  # fmt: skip
-        page = uncached_page(client)
-    assert '<td class="num" data-label="GPUwithCrypto pro Stunde">4,37\xa0$</td>' in page
-    assert 0 < built.call_count < page.count('<tr data-config="')
 
 
 def test_a_price_check_plans_and_costs_again_only_the_configurations_it_repriced(client, seeded):
@@ -291,65 +274,7 @@ def test_a_text_that_quotes_prices_fills_again_only_its_tokens_that_read_one(cli
         assert page == uncached_page(client)  # the very page a render of everything makes
 
 
-def test_a_render_after_a_price_check_hashes_no_configuration(client, seeded):
-    """Nor do the price tables' rows: they are kept by plain values (``guide_rendering``)."""
-    uncached_page(client)
-    with mock.patch.object(calc.Configuration, "__hash__", _hashing_refused):
-        page = uncached_page(client)
-    assert '<tr data-config="' in page
-
-
-# --- round three: the sections and price tables built in Python, recommendations remembered --
-
-
-def test_the_guide_page_renders_no_template_for_its_sections_tables_or_notes(client, seeded):
-    """The sections loop, the fit, cost, method and comparison tables and the "prices checked"
-    and stale notices are built by guide_rendering's tags, not as template nodes per render."""
-    forget_cached_pages()
-    response = client.get(URL)
-    rendered = {template.name for template in response.templates}
-    assert not rendered & {
-        "guides/includes/checked_on.html",
-        "guides/includes/stale_notice.html",
-    }
-    page = response.content.decode()
-    assert page.count('<details class="fold table-fold">') == 6
-    assert page.count('<p class="checked-on">') == 4  # page, fit, cost and comparison tables
-
-
-def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, seeded):
-    section = Section.objects.get(guide__slug=GUIDE_SLUG, table=Section.Table.FIT)
-    section.table_caption_de = 'Passt <b class="x">& mehr'
-    section.save()
-
-    page = uncached_page(client)
-
-    escaped = "Passt &lt;b class=&quot;x&quot;&gt;&amp; mehr"
-    assert f"<summary>Tabelle: {escaped}</summary>" in page
-    assert f'-caption">{escaped}</caption>' in page
-    assert '<b class="x">' not in page
-
-
-@pytest.mark.parametrize("language", ["en", "de", "ja"])
-def test_the_checked_on_and_stale_notices_are_the_includes_html(seeded, settings, language):
-    """The other pages still include checked_on.html and stale_notice.html: the guide's tags
-    say the same, byte for byte."""
-    span = assembly.PriceDates(date(2026, 11, 1), date(2026, 11, 20))
-    one_day = assembly.PriceDates(date(2026, 11, 20), date(2026, 11, 20))
-    with translation.override(language):
-        for checked in (span, one_day, None):
-            context = {"checked": checked}
-            assert guide_rendering.checked_on(checked) == render_to_string(
-                "guides/includes/checked_on.html", context
-            )
-            for days in (7, 30):
-                settings.PRICE_STALE_AFTER_DAYS = days
-                assert guide_rendering.stale_notice(checked) == render_to_string(
-                    "guides/includes/stale_notice.html", context
-                )
-        settings.PRICE_STALE_AFTER_DAYS = 7
-        assert 'class="stale-notice"' in guide_rendering.stale_notice(span)
-        assert 'class="checked-on"' in guide_rendering.checked_on(span)
+# --- round three: recommendations remembered -------------------------------------------------
 
 
 def test_recommendations_are_worked_out_again_only_when_a_price_they_rest_on_moves(client, seeded):
@@ -386,7 +311,7 @@ def test_remembered_recommendations_are_this_pages_configurations(seeded):
     assert all(id(c) in host for c in again)  # the second page's objects, not the first's
 
 
-# --- round four: the language looked up once, labels kept, the TOC and FAQ built in Python ----
+# --- round four: the language looked up once, labels kept ------------------------------------
 
 
 @pytest.mark.parametrize("language", ["en", "de", "ja"])
@@ -419,44 +344,12 @@ def test_labels_are_kept_per_language():
     with translation.override("en"):
         en = presentation.config_label(8, "B200")
         said = presentation.translated("derived")
-        heading = guide_rendering._heading("Rent")
         with mock.patch.object(presentation, "gettext", side_effect=AssertionError):
             assert presentation.config_label(8, "B200") == en  # kept: no catalogue lookup
             assert presentation.translated("derived") == said
-            assert guide_rendering._heading("Rent") == heading
     assert en == "8× B200" and ja != en
     with translation.override("de"):
         assert presentation.translated("derived") == translation.gettext("derived") != said
-
-
-def test_the_toc_and_faq_are_the_template_loops_html(seeded):
-    """guide_detail.html's TOC and FAQ loops, now tags: the same bytes, the same escaping."""
-    sections = [
-        assembly.SectionView(
-            mark_safe("Fits <wbr>here"), "fit", mark_safe(""), None, "", mark_safe(""), None
-        ),
-        assembly.SectionView('A & <b>"B"</b>', "a&b", mark_safe(""), None, "", mark_safe(""), None),
-    ]
-    faq = [
-        assembly.FaqView(mark_safe("Why <wbr>so?"), mark_safe("<p>Because.</p>")),
-        assembly.FaqView("<i>raw</i> & more", "<p>not safe</p>"),
-    ]
-    loops = Template(
-        '<ol>{% for section in sections %}<li><a href="#{{ section.anchor }}">'
-        "{{ section.heading }}</a></li>{% endfor %}|"
-        "    {% for entry in faq %}\n"
-        '    <details class="faq-entry"><summary><h3>{{ entry.question }}</h3></summary>\n'
-        "    {{ entry.answer }}</details>\n"
-        "    {% endfor %}\n"
-    )
-    tags = Template(
-        "{% load guide_rendering %}<ol>{% toc_entries sections %}|    {% faq_entries faq %}\n"
-    )
-    context = {"sections": sections, "faq": faq}
-    assert tags.render(Context(context)) == loops.render(Context(context))
-    assert tags.render(Context({"sections": [], "faq": []})) == "<ol>|    \n"
-    source = (Path(__file__).parents[2] / "templates/guides/guide_detail.html").read_text()
-    assert "{% for section" not in source and "{% for entry" not in source
 
 
 def test_a_gpus_own_fields_are_worked_out_once_for_every_provider(seeded):
