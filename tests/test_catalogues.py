@@ -1,8 +1,8 @@
 """The German and Japanese catalogues against the code, both ways, without GNU gettext.
 
-`make messages` (our ``makemessages``) drops every catalogue entry it no longer finds in the
-code or the templates: a heading looked up by a helper xgettext did not know as a keyword lost
-its translations that way once. So every entry must be found where ``makemessages`` looks,
+`make messages` (Django's ``makemessages``) drops every catalogue entry it no longer finds in
+the code or the templates: a heading looked up by a helper xgettext did not know as a keyword
+lost its translations that way once. So every entry must be found where ``makemessages`` looks,
 with the keywords it gives xgettext, and every message the code marks must be translated.
 Python is read by Babel's extractor, templates by Django's own template parser.
 """
@@ -16,8 +16,6 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract
 from babel.messages.pofile import read_po
 from django.template import engines
 from django.templatetags.i18n import BlockTranslateNode, TranslateNode
-
-from guides.management.commands.makemessages import Command as MakeMessages
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = ("accounts", "gpuguide", "guides", "pricing")
@@ -36,14 +34,8 @@ DJANGO_KEYWORDS = {
 TRANSLATED_LITERAL = re.compile(r"""_\((['"])(.*?)\1\)""")  # _("...") in a variable or filter
 
 
-def _our_keywords() -> dict:
-    """The keywords our makemessages adds (``--keyword=name``: a message as first argument)."""
-    names = [o.removeprefix("--keyword=") for o in MakeMessages.xgettext_options]
-    return {name: None for name in names if not name.startswith("-")}
-
-
 def _python_messages(path: Path) -> set[str]:
-    keywords = {**DEFAULT_KEYWORDS, **DJANGO_KEYWORDS, **_our_keywords()}
+    keywords = {**DEFAULT_KEYWORDS, **DJANGO_KEYWORDS}
     with path.open("rb") as source:
         found = extract("python", source, keywords=keywords)
         return {m if isinstance(m, str) else m[0] for _line, m, _notes, _context in found}
@@ -98,8 +90,3 @@ def test_make_messages_would_keep_every_translation(language):
 def test_every_message_the_code_marks_is_translated(language):
     translated = {msgid for msgid, done in catalogue(language).items() if done}
     assert sorted(messages_in_the_code() - translated) == []
-
-
-def test_the_headings_built_in_python_are_found():
-    """The helper that looks headings up itself is our makemessages' keyword."""
-    assert {"Total VRAM", "Ratio", "GPU-hours"} <= messages_in_the_code()
