@@ -198,13 +198,19 @@ try:
     _cache = env.cache_url("CACHE_URL", default="locmemcache://")
 except Exception as exc:
     exit_with(f"CACHE_URL is malformed: {exc}")
-if _cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    # The same backend, reusing its Redis client and riding out an outage as a cache that
-    # holds nothing (gpuguide/lib/redis_cache.py). Short timeouts: a Redis that does not
-    # answer costs a visit at most this much, then is left alone for REDIS_RETRY_SECONDS.
-    _cache["BACKEND"] = "gpuguide.lib.redis_cache.RedisCache"
-    _cache.setdefault("OPTIONS", {}).setdefault("socket_connect_timeout", 0.25)
-    _cache["OPTIONS"].setdefault("socket_timeout", 0.5)
+if _cache["BACKEND"] == "django_redis.cache.RedisCache":  # what django-environ picks for redis://
+    # django-redis, riding out an outage as a cache that holds nothing (IGNORE_EXCEPTIONS and
+    # gpuguide/lib/redis_cache.py). Short timeouts: a Redis that does not answer costs a visit
+    # at most this much, then is left alone for REDIS_RETRY_SECONDS. Options in CACHE_URL's
+    # query (?SOCKET_TIMEOUT=1) win.
+    _cache["OPTIONS"] = {
+        "CLIENT_CLASS": "gpuguide.lib.redis_cache.Client",
+        "REDIS_CLIENT_CLASS": "gpuguide.lib.redis_cache.Redis",
+        "IGNORE_EXCEPTIONS": True,
+        "SOCKET_CONNECT_TIMEOUT": 0.25,
+        "SOCKET_TIMEOUT": 0.5,
+        **_cache.get("OPTIONS", {}),
+    }
 REDIS_RETRY_SECONDS = env.float("REDIS_RETRY_SECONDS", default=2.0)
 CACHES = {"default": _cache}
 

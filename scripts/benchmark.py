@@ -109,16 +109,15 @@ def forget_pages(guides: bool = False) -> None:
     if guides:
         forget_local_reads()  # and of the cached guides (with the reference tables)
     patterns = [PAGE_PREFIX] + ([f"{READ_PREFIX}guide:"] if guides else [])
-    backend = cache._cache
-    if hasattr(backend, "get_client"):
-        client = backend.get_client(write=True)
+    if hasattr(cache, "client"):  # django-redis: Redis
+        client = cache.client.get_client(write=True)
         keys = [key for p in patterns for key in client.scan_iter(match=f"*{p}*")]
         if keys:
             client.delete(*keys)
     else:
         with cache._lock:
-            for key in [key for key in backend if any(p in key for p in patterns)]:
-                del backend[key], cache._expire_info[key]
+            for key in [key for key in cache._cache if any(p in key for p in patterns)]:
+                del cache._cache[key], cache._expire_info[key]
 
 
 def forget_pages_and_guides() -> None:

@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection, connections
 from django.utils import translation
+from django_redis import get_redis_connection
 from pytest_django.live_server_helper import LiveServer
 
 SEED_DAY = date(2026, 10, 29)  # the day of the seed's price checks
@@ -116,7 +117,7 @@ def page_entries() -> int:
     from guides.pagecache.http import PAGE_PREFIX
 
     if on_redis():
-        client = cache._cache.get_client(write=False)
+        client = get_redis_connection(write=False)
         return sum(1 for _ in client.scan_iter(match=f"*{PAGE_PREFIX}*"))
     return sum(PAGE_PREFIX in key for key in cache._cache)
 
@@ -130,7 +131,7 @@ def forget_cached_pages() -> None:
     forget_recent_pages()
 
     if on_redis():
-        client = cache._cache.get_client(write=True)
+        client = get_redis_connection()
         keys = list(client.scan_iter(match=f"*{PAGE_PREFIX}*"))
         if keys:
             client.delete(*keys)
@@ -192,7 +193,7 @@ def _demanded_database(django_db_setup, django_db_blocker, test_database):
             "CACHE_URL=redis://127.0.0.1:6379/1"
         )
     if on_redis():
-        cache._cache.get_client(write=True).ping()  # raises at once if Redis is not there
+        get_redis_connection().ping()  # raises at once if Redis is not there
     if _required("REQUIRE_POSTGRES"):
         with django_db_blocker.unblock():
             assert connection.vendor == "postgresql", (

@@ -10,7 +10,6 @@ from babel import Locale
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from gpuguide.lib.redis_cache import RedisCacheClient
 from guides.content.tokens import render
 from guides.models import Section
 from guides.pagecache import http, reads
@@ -89,11 +88,6 @@ def test_prose_is_parsed_once_and_babel_locales_once_per_language(client, seeded
 def test_equal_figures_format_alike_whatever_their_trailing_zeros():
     assert formatting.usd(D("9.2000"), "de") == formatting.usd(D("9.2"), "de") == "9,20\xa0$"
     assert formatting.number(D("52.50"), "en") == formatting.number(52.5, "en") == "52.5"
-
-
-def test_the_redis_backend_keeps_one_client_per_connection_pool():
-    backend = RedisCacheClient(["redis://127.0.0.1:6379/0"])  # connects on the first command
-    assert backend.get_client() is backend.get_client(write=True)
 
 
 def read_keys(read: mock.Mock) -> list[str]:

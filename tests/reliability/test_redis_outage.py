@@ -1,4 +1,5 @@
-"""A Redis that does not answer costs speed, never an answer (gpuguide/lib/redis_cache.py).
+"""A Redis that does not answer costs speed, never an answer (django-redis with
+gpuguide/lib/redis_cache.py).
 
 Against a port nobody listens on, so these need no Redis; tests/reliability/test_processes.py
 kills a real one under two app servers."""
@@ -8,10 +9,9 @@ import socket
 from unittest import mock
 
 import pytest
+import redis
+from django_redis.cache import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
-
-from gpuguide.lib import redis_cache
-from gpuguide.lib.redis_cache import RedisCache
 
 from ..guides.test_caching import URL
 
@@ -24,56 +24,67 @@ def closed_port() -> int:
 
 @pytest.fixture
 def down(settings):
+    """The backend as settings build it for CACHE_URL=redis://..., on a closed port."""
     settings.REDIS_RETRY_SECONDS = 30
-    return RedisCache(
-        f"redis://127.0.0.1:{closed_port()}/0",
-        {"OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.5}},
-    )
+    options = {
+        "CLIENT_CLASS": "gpuguide.lib.redis_cache.Client",
+        "REDIS_CLIENT_CLASS": "gpuguide.lib.redis_cache.Redis",
+        "IGNORE_EXCEPTIONS": True,
+        "SOCKET_CONNECT_TIMEOUT": 0.25,
+        "SOCKET_TIMEOUT": 0.5,
+    }
+    return RedisCache(f"redis://127.0.0.1:{closed_port()}/0", {"OPTIONS": options})
 
 
-def test_every_call_reads_as_a_miss_and_stores_nothing(down):
+def test_every_call_reads_as_a_miss_and_stores_nothing(down, settings):
+    settings.REDIS_RETRY_SECONDS = 0  # each call asks
     assert down.get("page", "default") == "default"
     assert down.get_many(["a", "b"]) == {}
-    assert down.add("lock", 1) is False  # not taken: nothing is queued twice
+    assert not down.add("lock", 1)  # not taken: nothing is queued twice
     down.set("page", "body")
     down.set_many({"a": 1})
-    assert down.delete("page") is False
+    assert not down.delete("page")
     down.delete_many(["a"])
-    assert down.has_key("page") is False
-    assert down.touch("page") is False
+    assert not down.has_key("page")
+    assert not down.touch("page")
     down.clear()
 
 
-def redis_answering(*, get):
-    """Redis's own client, answering GET as ``get`` says."""
-    client = mock.Mock(get=mock.Mock(side_effect=get) if callable(get) else mock.Mock(**get))
-    return mock.patch.object(redis_cache.RedisCacheClient, "get_client", return_value=client)
+def test_a_counter_is_never_found_while_redis_fails(down):
+    down.add("count", 0)
+    with pytest.raises(ValueError):  # as for any missing key, never a count that stays put
+        down.incr("count")
 
 
-def refused(*_args):
+def redis_answering(**command):
+    """redis-py's commands, answered as ``command`` says (``side_effect`` or ``return_value``)."""
+    return mock.patch.object(redis.Redis, "execute_command", **command)
+
+
+def refused(*_args, **_options):
     raise RedisConnectionError("refused")
 
 
 def test_after_a_failure_redis_is_left_alone_for_a_while_and_logged_once(down, caplog):
     with (
         caplog.at_level(logging.ERROR, logger="gpuguide.lib.redis_cache"),
-        redis_answering(get=refused) as get_client,
+        redis_answering(side_effect=refused) as asked,
     ):
         for _ in range(5):
             assert down.get("page") is None
-    assert get_client.return_value.get.call_count == 1  # the four after it did not ask
+    assert asked.call_count == 1  # the four after it did not ask
     [logged] = caplog.records
     assert logged.getMessage().startswith("Redis is not answering (refused)")
 
 
 def test_redis_is_asked_again_after_the_rest_and_its_return_logged(down, caplog, settings):
     settings.REDIS_RETRY_SECONDS = 0
-    with redis_answering(get=refused):
+    with redis_answering(side_effect=refused):
         assert down.get("page") is None
     caplog.clear()
     with (
         caplog.at_level(logging.WARNING, logger="gpuguide.lib.redis_cache"),
-        redis_answering(get={"return_value": b"5"}),
+        redis_answering(return_value=b"5"),
     ):
         assert down.get("page") == 5
         assert down.get("page") == 5
