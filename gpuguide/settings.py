@@ -110,8 +110,9 @@ MIDDLEWARE = [
     # Outermost of the rest, so that it compresses what every other middleware produced.
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Right after SecurityMiddleware, so that every answer below it carries the policy.
+    # Right after SecurityMiddleware, so that every answer below it carries the policies.
     "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     # Above WhiteNoise and CommonMiddleware, which can answer on their own, so that those
     # answers carry CORS headers too.
     "corsheaders.middleware.CorsMiddleware",
@@ -127,8 +128,6 @@ MIDDLEWARE = [
     "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Permissions-Policy, which Django has no setting for.
-    "gpuguide.lib.security.SecurityHeadersMiddleware",
     # 429 beyond API_RATE_LIMIT for the planner and the API (gpuguide/lib/rate_limits.py).
     "gpuguide.lib.rate_limits.RateLimitMiddleware",
     # Its process_exception turns a view's database error into the branded 503 (no other
@@ -342,7 +341,7 @@ STORAGES = {
 # modeltranslation's tabbed admin would load jQuery UI from a CDN; serve our own copy.
 JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 
-# --- Cross-origin requests, Content-Security-Policy (see gpuguide/lib/security.py) --------
+# --- Cross-origin requests, Content-Security-Policy, Permissions-Policy --------------------
 
 # The JSON API is public and read-only: any site's scripts may GET it, without credentials.
 # Pages and the admin send no CORS headers.
@@ -353,7 +352,9 @@ CORS_ALLOW_CREDENTIALS = False
 
 # Strict and nonce-free, so that whole pages stay cacheable. JSON-LD blocks are data and need
 # no allowance. The same policy holds for the admin and the API docs (Swagger UI from our static
-# files): checked in Chromium, neither needs more (see gpuguide/lib/security.py).
+# files): checked in Chromium, Django's admin, modeltranslation's tabs (jQuery UI) and Swagger
+# UI set styles only through the DOM, which CSP allows. A per-view allowance would be
+# csp.decorators.csp_update.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
@@ -368,6 +369,15 @@ CONTENT_SECURITY_POLICY = {
         "form-action": ["'self'"],
     },
 }
+
+# Powerful features no page of ours uses, denied to the page and anything it might embed.
+# Only features Chromium knows: an unknown one (such as the retired interest-cohort) is logged
+# as a console error on every page. django-permissions-policy refuses a misspelt name at start.
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in ("accelerometer", "browsing-topics", "camera", "display-capture",
+                    "geolocation", "gyroscope", "magnetometer", "microphone", "payment", "usb")
+}  # fmt: skip
 
 # --- Background tasks ---------------------------------------------------------------------
 
