@@ -105,8 +105,8 @@ MIDDLEWARE = [
     # Outermost: every answer carries X-Request-ID, and every log line of the request its id,
     # whichever middleware below answers or logs (gpuguide/lib/request_ids.py).
     "gpuguide.lib.request_ids.RequestIdMiddleware",
-    # Next, so that the latency per view counts the time of all the others (gzip included).
-    "gpuguide.lib.metrics.ViewLatencyMiddleware",
+    # Next, so that its latency counts the time of all the others (gzip included).
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     # Outermost of the rest, so that it compresses what every other middleware produced.
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -130,8 +130,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # 429 beyond API_RATE_LIMIT for the planner and the API (gpuguide/lib/rate_limits.py).
     "gpuguide.lib.rate_limits.RateLimitMiddleware",
+    # Requests by view, method and status; its latency per view is the view's own time.
+    "gpuguide.lib.metrics.PrometheusAfterMiddleware",
     # Its process_exception turns a view's database error into the branded 503 (no other
-    # middleware here handles exceptions; handler500 covers errors outside views).
+    # middleware here answers exceptions; handler500 covers errors outside views).
     "gpuguide.lib.outages.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: the lockout page it puts in place of a refused sign-in then
     # passes back through all the others and gets the headers every page gets.

@@ -96,8 +96,11 @@ def test_the_exposition_has_what_an_operator_watches(client, token, seeded):
     assert samples[("gpuguide_page_cache_hits_total", (("source", "memory"),))] >= 1
     assert ("gpuguide_page_cache_hits_total", (("source", "shared"),)) in samples
     assert ("gpuguide_page_cache_stale_total", ()) in samples
-    index = (("method", "GET"), ("status", "2xx"), ("view", "guides:index"))
-    assert samples[("gpuguide_view_latency_seconds_count", index)] >= 1
+    index = (("method", "GET"), ("view", "guides:index"))
+    assert samples[("django_http_requests_latency_seconds_by_view_method_count", index)] >= 1
+    answered = (("method", "GET"), ("status", "200"), ("view", "guides:index"))
+    assert samples[("django_http_responses_total_by_status_view_method_total", answered)] >= 1
+    assert samples[("django_http_requests_latency_including_middlewares_seconds_count", ())] >= 2
     assert samples[("gpuguide_page_render_seconds_count", ())] >= 1
     assert samples[("gpuguide_task_queue_depth", ())] == 1
     assert 600 <= samples[("gpuguide_task_queue_oldest_age_seconds", ())] < 900
@@ -107,6 +110,16 @@ def test_the_exposition_has_what_an_operator_watches(client, token, seeded):
     text = client.get("/metrics", headers=AUTH).content.decode()
     assert 'gpuguide_price_check_age_seconds{provider="gpuwithcrypto"}' in text
     assert re.search(r"^gpuguide_task_queue_depth 1\.0$", text, re.MULTILINE)
+
+
+def test_made_up_methods_and_paths_add_no_series(client, token, db):
+    client.generic("BREW", "/en/")
+    client.get("/no-such-path/")
+    samples = scrape(client)
+    methods = {dict(labels).get("method") for _name, labels in samples}
+    views = {dict(labels).get("view") for _name, labels in samples}
+    assert "BREW" not in methods and "<invalid method>" in methods
+    assert not any("no-such-path" in str(view) for view in views)
 
 
 def test_an_empty_queue_is_zero_deep_and_zero_old(client, token, seeded):

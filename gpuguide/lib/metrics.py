@@ -1,11 +1,12 @@
-"""Prometheus metrics (prometheus-client): what is counted, the latency middleware, /metrics.
+"""Prometheus metrics: what is counted, /metrics.
 
-- ``gpuguide_view_latency_seconds{view,method,status}``: each request's time through the whole
-  middleware stack, by resolved URL name (``guides:index``), method and status class (``2xx``).
+- Requests, by view, method and status: django-prometheus's middleware (``django_http_*``).
 - ``gpuguide_page_cache_{hits,misses,stale}_total`` and ``gpuguide_page_render_seconds``:
   counted where the page cache decides (``guides.pagecache.http``).
 - Gauges read from the database when scraped, never on a request: collectors registered with
   ``register_scrape_collector`` (``guides.metrics``: the task queue, the price checks' age).
+  django-prometheus's own view is not used: it has no access control, and in multiprocess
+  mode it exports only the workers' samples, without these collectors.
 
 With several worker processes (gunicorn) set ``PROMETHEUS_MULTIPROC_DIR`` to an empty folder
 that every worker can write: each worker then writes its samples there and a scrape, answered by
@@ -20,13 +21,13 @@ from __future__ import annotations
 
 import hmac
 import os
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_safe
+from django_prometheus import middleware
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -38,12 +39,6 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-VIEW_LATENCY = Histogram(
-    "gpuguide_view_latency_seconds",
-    "Time to answer a request, by resolved URL name, method and status class.",
-    ["view", "method", "status"],
-    buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
-)
 PAGE_CACHE_HITS = Counter(
     "gpuguide_page_cache_hits",
     "Public pages served from the page cache, by where they were found.",
@@ -64,7 +59,6 @@ PAGE_RENDER = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 
-_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _scrape_collectors: list[Collector] = []
 
 
@@ -72,10 +66,6 @@ def register_scrape_collector(collector: Collector) -> None:
     """Add a collector whose ``collect`` runs at each scrape (once, whatever the processes)."""
     if collector not in _scrape_collectors:
         _scrape_collectors.append(collector)
-
-
-def multiprocess_dir() -> str:
-    return os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 
 
 class _Scrape:
@@ -91,8 +81,8 @@ class _Scrape:
 
 
 def exposition() -> bytes:
-    if multiprocess_dir():
-        samples: Collector = MultiProcessCollector(CollectorRegistry(), multiprocess_dir())
+    if folder := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        samples: Collector = MultiProcessCollector(CollectorRegistry(), folder)
     else:
         samples = REGISTRY
     return generate_latest(_Scrape([samples, *_scrape_collectors]))
@@ -120,26 +110,11 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _view_name(request: HttpRequest) -> str:
-    match = getattr(request, "resolver_match", None)
-    # Unresolved (a 404 before any view, WhiteNoise's static files): one label, so that
-    # visitors' made-up paths cannot add series.
-    return match.view_name if match is not None and match.view_name else "<unresolved>"
+class PrometheusAfterMiddleware(middleware.PrometheusAfterMiddleware):
+    """django-prometheus's, with a method HTTP does not define labelled "<invalid method>" in
+    its latency too (as in its other metrics): a visitor's made-up methods add no series."""
 
-
-class ViewLatencyMiddleware:
-    """Times each request through everything below it, labelled by resolved URL name, method
-    and status class."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        started = time.perf_counter()
-        response = self.get_response(request)
-        VIEW_LATENCY.labels(
-            view=_view_name(request),
-            method=request.method if request.method in _METHODS else "other",
-            status=f"{response.status_code // 100}xx",
-        ).observe(time.perf_counter() - started)
-        return response
+    def label_metric(self, metric, request, response=None, **labels):
+        if "method" in labels:
+            labels["method"] = self._method(request)
+        return super().label_metric(metric, request, response, **labels)
