@@ -16,7 +16,7 @@ from guides.sitemaps import SITEMAPS
 urlpatterns = [
     # Health probes: not per language, never cached, no database for /healthz.
     path("healthz", outages.healthz, name="healthz"),
-    path("readyz", outages.readyz, name="readyz"),
+    path("readyz", outages.Readiness.as_view(), name="readyz"),
     # Prometheus: only with METRICS_TOKEN (a 404 without), never cached.
     path("metrics", metrics.metrics_view, name="metrics"),
     path("sitemap.xml", require_safe(sitemap), {"sitemaps": SITEMAPS}, name="sitemap"),

@@ -3,8 +3,8 @@
 - ``server_error`` (handler500) and ``DatabaseUnavailableMiddleware`` render the static
   ``500.html`` / ``503.html``: no database, no context processors, no cache. The language comes
   from the URL prefix (/en/, /de/, /ja/), English otherwise.
-- ``healthz`` (the process is alive) and ``readyz`` (the database and the cache answer), for
-  load balancers and orchestrators; neither is cached nor language-prefixed.
+- ``healthz`` (the process is alive) and ``Readiness`` (django-health-check's database and
+  cache checks), for load balancers and orchestrators; neither is cached nor language-prefixed.
 """
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ from __future__ import annotations
 import logging
 import re
 import sys
-import uuid
 
 from django.conf import settings
-from django.core.cache import cache
-from django.db import DatabaseError, InterfaceError, OperationalError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+from health_check.checks import Cache, Database
+from health_check.views import HealthCheckView
 
 logger = logging.getLogger(__name__)
 
@@ -101,43 +101,22 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok", content_type="text/plain; charset=utf-8")
 
 
-def _database_ok() -> bool:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
-    except DatabaseError:
-        logger.exception("Readiness: the database does not answer")
-        return False
+class Readiness(HealthCheckView):
+    """Readiness: 503 when the database does not answer; 200 otherwise, even when the cache
+    fails (pages then render from the database: slower, still right, so a load balancer must
+    keep sending visitors). The body names each check's result."""
 
+    checks = (Database, Cache)
 
-def _cache_ok() -> bool:
-    key, value = f"gpuguide:readyz:{uuid.uuid4().hex}", uuid.uuid4().hex
-    try:
-        cache.set(key, value, 10)
-        ok = cache.get(key) == value
-        cache.delete(key)
-    except Exception:  # every cache backend raises its own errors
-        logger.exception("Readiness: the cache does not answer")
-        return False
-    return ok
+    async def get(self, request, *args, **kwargs):
+        response = await super().get(request, *args, **kwargs)
+        if response.status_code == 500:  # a check failed
+            database = any(r.error for r in self.results if isinstance(r.check, Database))
+            response.status_code = 503 if database else 200
+            if database:
+                response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
 
-
-@never_cache
-@require_safe
-def readyz(request: HttpRequest) -> JsonResponse:
-    """Readiness: 503 when the database does not answer; 200 otherwise, "degraded" when only
-    the cache fails (pages then render from the database: slower, still right, so a load
-    balancer must keep sending visitors)."""
-    checks = {"database": _database_ok(), "cache": _cache_ok()}
-    failed = sorted(name for name, ok in checks.items() if not ok)
-    unavailable = not checks["database"]
-    body = {
-        "status": "unavailable" if unavailable else "degraded" if failed else "ok",
-        "checks": {name: "ok" if ok else "failed" for name, ok in checks.items()},
-        "failed": failed,
-    }
-    response = JsonResponse(body, status=503 if unavailable else 200)
-    if unavailable:
-        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    return response
+    def render_to_response(self, context, **response_kwargs):
+        # JSON for a browser too: the HTML page's context processors would read the database.
+        return self.render_to_response_json(response_kwargs["status"])
