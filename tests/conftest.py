@@ -125,9 +125,6 @@ def forget_cached_pages() -> None:
     """Drop every cached page but keep the version tokens: the next visit renders, as after
     a write (the usual uncached visit)."""
     from guides.pagecache.http import PAGE_PREFIX
-    from guides.pagecache.memory import forget_recent_pages
-
-    forget_recent_pages()
 
     if on_redis():
         client = cache._cache.get_client(write=True)
@@ -213,15 +210,11 @@ def _demanded_database(django_db_setup, django_db_blocker, test_database):
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """Cached pages must not outlive the test (and its rolled-back data) that made them, nor
-    the pages and reads this process remembers (guides.pagecache.memory) and its copy of the
-    version tokens (guides.pagecache.versions)."""
+    this process's copy of the versions (guides.pagecache.versions)."""
     from guides.pagecache import versions
-    from guides.pagecache.memory import forget_local_reads, forget_recent_pages
 
     def forget() -> None:
         cache.clear()
-        forget_recent_pages()
-        forget_local_reads()
         versions.forget()
 
     forget()

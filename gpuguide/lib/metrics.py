@@ -44,13 +44,7 @@ VIEW_LATENCY = Histogram(
     ["view", "method", "status"],
     buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
-PAGE_CACHE_HITS = Counter(
-    "gpuguide_page_cache_hits",
-    "Public pages served from the page cache, by where they were found.",
-    ["source"],  # memory: the worker's own; shared: the cache (Redis)
-)
-for _source in ("memory", "shared"):  # exported from the start, at 0
-    PAGE_CACHE_HITS.labels(source=_source)
+PAGE_CACHE_HITS = Counter("gpuguide_page_cache_hits", "Public pages served from the page cache.")
 PAGE_CACHE_MISSES = Counter(
     "gpuguide_page_cache_misses", "Public pages rendered because no stored copy was found."
 )

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import html
 import re
-from functools import lru_cache
 
 import budoux
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from guides.content.presentation import language  # the page's pinned language
+from guides.content.presentation import language
 
 WBR = "<wbr>"
 PARSER = budoux.load_default_japanese_parser()
@@ -40,8 +39,6 @@ NO_LINE_END = set("（「『【〔〈《([{$")
 # characters from either end of the run.
 LONG_PHRASE, SHORTEST_PIECE = 9, 3
 LONG_RUN_RE = re.compile(rf"\S{{{LONG_PHRASE + 1},}}")
-# Distinct texts remembered per process: prose changes only with a figure it quotes.
-PARSED_TEXTS = 8192
 
 
 def is_japanese_page() -> bool:
@@ -74,7 +71,6 @@ def _verbatim_depth_change(tag: str) -> int:
     return -1 if match.group(1) else 1
 
 
-@lru_cache(maxsize=PARSED_TEXTS)
 def _phrased_text(text: str) -> str:
     """One escaped text node with ``<wbr>`` at its phrase boundaries."""
     if not JAPANESE_RE.search(text):

@@ -3,9 +3,7 @@
 A page is stored with the tokens of the tags it read (``versions``) and served only while the
 database still holds those tokens: every visit checks them (``versions.current``, one query),
 so a write committed by any process is on the next page anyone is served, and no visitor gets
-an older page after a newer one. A page found current is kept in the worker's own memory too
-(``memory.recent_pages``), so a busy page is not fetched and unpickled from a shared cache on
-every visit; it is checked against the tokens all the same. Responses carry an ETag,
+an older page after a newer one. Responses carry an ETag,
 Last-Modified and the browser's Cache-Control (by default: keep, but ask every time, which
 the ETag answers with 304), and the body gzipped once when stored.
 """
@@ -37,7 +35,7 @@ from django.utils.text import compress_string
 from django.utils.translation import get_language
 
 from gpuguide.lib import cache_tags, front_cache, metrics
-from guides.pagecache import memory, versions
+from guides.pagecache import versions
 from guides.pagecache.versions import CACHE_FORMAT, seconds_until_tomorrow
 
 PAGE_PREFIX = f"gpuguide:page:{CACHE_FORMAT}:"
@@ -151,17 +149,12 @@ def _cached_or_rendered(
     def current(page: CachedPage | None) -> bool:
         return page is not None and (snapshot is None or versions.is_current(page.tokens, snapshot))
 
-    remembered = memory.recent_pages.get(key)
-    if current(remembered):
-        metrics.PAGE_CACHE_HITS.labels(source="memory").inc()
-        return _response(request, remembered, "hit", front=front)
     page = cache.get(key)
     if current(page):
-        metrics.PAGE_CACHE_HITS.labels(source="shared").inc()
-        memory.recent_pages.put(key, page)
+        metrics.PAGE_CACHE_HITS.inc()
         return _response(request, page, "hit", front=front)
     # A copy found but read data that changed since (stale), or none at all (a miss).
-    if remembered is not None or page is not None:
+    if page is not None:
         metrics.PAGE_CACHE_STALE.inc()
     else:
         metrics.PAGE_CACHE_MISSES.inc()
@@ -193,7 +186,6 @@ def _render_and_store(
         gzipped=compress_string(body),
     )
     cache.set(key, page, seconds_until_tomorrow())
-    memory.recent_pages.put(key, page)
     _add_http_caching(response, page)
     # Only if no write committed during the render: its purge may have come before this page
     # reaches the front cache, which would then keep it (older data) until the next purge.

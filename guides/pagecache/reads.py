@@ -6,13 +6,12 @@ changed: it cannot be stale, and needs no deleting (it expires at midnight like 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from django.core.cache import cache
 from django.utils.translation import get_language
 
 from gpuguide.lib import cache_tags
-from guides.pagecache import memory
 from guides.pagecache.versions import CACHE_FORMAT, current_versions, seconds_until_tomorrow
 
 READ_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
@@ -38,15 +37,11 @@ def cached_under(
     key = _read_key(tags, name, per_language)
     if key is None:  # the database is down or the cache lost a token: read directly
         return load()
-    value = memory.local_reads.get(key)
-    if value is None:
-        value = cache.get(key)
+    value = cache.get(key)
     if value is None:
         value = load()
         if value is not None:
             cache.set(key, value, seconds_until_tomorrow())
-    if value is not None:
-        memory.local_reads.put(key, value)
     return value
 
 
@@ -59,23 +54,3 @@ def _read_key(tags: list[str], name: str, per_language: bool) -> str | None:
         return None
     language = get_language() if per_language else "-"
     return f"{READ_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
-
-
-def prefetch(reads: Iterable[tuple[list[str], str, bool]]) -> None:
-    """Fetch the cached reads a page's render is about to ask for, (tags, name, per_language)
-    as ``cached_under`` takes them, in one round trip to the shared cache (``get_many``) into
-    this worker's memory: with Redis, one round trip a render instead of one a read in a
-    worker that lacks them (after a write to shared data, or in a fresh process). What the
-    shared cache lacks is left to ``cached_under`` to load. Only while a page to be cached
-    renders (its tokens are recorded then, so this costs no query)."""
-    if not cache_tags.recording_page():
-        return
-    reads = list(reads)
-    cache_tags.record(*{tag for tags, _name, _per_language in reads for tag in tags})
-    keys = [_read_key(tags, name, per_language) for tags, name, per_language in reads]
-    missing = [key for key in keys if key is not None and key not in memory.local_reads]
-    if not missing:
-        return
-    for key, value in cache.get_many(missing).items():
-        if value is not None:
-            memory.local_reads.put(key, value)

@@ -7,7 +7,6 @@ value (None) renders as an empty string so templates can add their own ``default
 import re
 from collections.abc import Callable, Iterable
 from decimal import Decimal
-from functools import lru_cache
 from urllib.parse import urlsplit
 
 from django import template
@@ -21,7 +20,6 @@ from django.utils.translation import get_language_info, gettext
 from guides.content import phrases as japanese_phrases
 from guides.content import presentation
 from guides.content.page_figures import PriceDates
-from guides.pagecache import fragments
 from guides.pages import site
 from guides.pages.assembly import Offer, PriceChange
 from guides.pages.charts import ChartPoint, DrawnSeries
@@ -170,7 +168,7 @@ def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
     """(language, URL) of the current page in every language: absolute for hreflang, from
     SITE_URL and never the Host header (the page may be cached and served to anyone)."""
     codes = tuple(code for code, _name in settings.LANGUAGES)
-    paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
+    paths = _translated_paths(context["request"].path, codes)
     return [(code, site.absolute(None, path) if absolute else path) for code, path in paths]
 
 
@@ -178,17 +176,13 @@ def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
 def language_links(context) -> list[tuple[str, str, str]]:
     """(language, path of the current page in it, the language's own name): the switcher."""
     codes = tuple(code for code, _name in settings.LANGUAGES)
-    paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
+    paths = _translated_paths(context["request"].path, codes)
     return [(code, path, get_language_info(code)["name_local"]) for code, path in paths]
 
 
-@lru_cache(maxsize=1024)
-def _translated_paths(
-    path: str, codes: tuple[str, ...], _urlconf: str
-) -> tuple[tuple[str, str], ...]:
-    """The path in every language: resolving and reversing a URL three times, twice a page,
-    remembered per process (keyed on the languages and URLconf too, which tests may swap)."""
-    return tuple((code, translate_url(path, code)) for code in codes)
+def _translated_paths(path: str, codes: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The path in every language."""
+    return [(code, translate_url(path, code)) for code in codes]
 
 
 @register.simple_tag
@@ -210,19 +204,13 @@ class _FrameFragmentNode(template.Node):
         self.nodelist, self.name, self.vary_on = nodelist, name, vary_on
 
     def render(self, context) -> str:
-        return fragments.cached_frame(
-            self.name.resolve(context),
-            [value.resolve(context) for value in self.vary_on],
-            lambda: self.nodelist.render(context),
-        )
+        return self.nodelist.render(context)
 
 
 @register.tag
 def frame_fragment(parser, token) -> _FrameFragmentNode:
-    """``{% frame_fragment "name" value... %}...{% endframe_fragment %}``: a part of every
-    page's frame rendered once per ``value...`` and language, and then reused (see
-    ``fragments.cached_frame``). Only for what reads no data: ``value...`` names all it shows
-    besides settings, translations and URLs."""
+    """``{% frame_fragment "name" value... %}...{% endframe_fragment %}``: what is inside,
+    rendered as it is (the arguments are read by nothing)."""
     bits = token.split_contents()
     if len(bits) < 2:
         raise template.TemplateSyntaxError(f"{bits[0]} takes a name")

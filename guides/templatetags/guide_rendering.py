@@ -4,30 +4,19 @@ The fit table has a cell per configuration and method (~60 on a guide): as templ
 loops and filters were a quarter of an uncached guide render; built here with ``format_html``
 they cost a tenth of that. The HTML is the template's, byte for byte; values are escaped the
 same way (``format_html`` escapes what is not already safe, as ``{{ }}`` does).
-
-These tables quote prices, so a render after a price check builds them again; but most of
-their rows show the same figures as before (a check mostly confirms prices), so each row is
-kept by the language and every value it shows (``_row``), and formatted again only when one
-of them changed.
 """
 
 from collections.abc import Callable, Hashable
-from functools import lru_cache
 
 from django import template
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst
-from django.utils.translation import pgettext
+from django.utils.translation import gettext, pgettext
 
-from gpuguide.lib.local_memory import LocalMemory
 from guides.content import presentation
-from guides.content.page_figures import PriceDates, config_key
+from guides.content.page_figures import PriceDates
 from guides.content.phrases import phrased
-
-# Literal messages only, kept per language (makemessages still finds them under this name).
-from guides.content.presentation import translated as gettext
-from guides.pagecache import fragments
 from guides.pages.assembly import (
     Comparison,
     FitCell,
@@ -43,22 +32,9 @@ from pricing.domain.calculations import MemoryEstimate
 
 register = template.Library()
 
-# A row's HTML by the language and the values it shows (frozen dataclasses, compared by value):
-# formatting a row takes dozens of translations and Babel calls, hashing its values far less.
-# Nothing in a key goes stale (new figures are a new key), so only the bound removes rows.
-# The price tables' rows are keyed on the plain values every shown figure is worked out from
-# (a configuration by ``config_key``: its count, GPU, price and memory), not on the nested
-# dataclasses, whose hashes walk a configuration's offer and speed in Python.
-_rows = LocalMemory(4096)
 
-
-def _row(values: tuple[Hashable, ...], build: Callable[[], str]) -> str:
-    key = (presentation.language(), *values)
-    html = _rows.get(key)
-    if html is None:
-        html = build()
-        _rows.put(key, html)
-    return html
+def _row(_values: tuple[Hashable, ...], build: Callable[[], str]) -> str:
+    return build()
 
 
 _FIT_ROW = (
@@ -86,7 +62,7 @@ def fit_table_rows(
                 (
                     "fit",
                     fit.label,
-                    config_key(fit.configuration),
+                    fit.configuration,
                     tuple(
                         (c.label, c.method, c.plan.planning_gb, c.plan.reserved_gb_per_gpu)
                         for c in fit.cells
@@ -170,7 +146,7 @@ def _cost_key(cost: LabelledCostRow, headings: tuple[str, ...]) -> tuple[Hashabl
         "cost",
         cost.method_name,
         cost.label,
-        config_key(scenario.configuration),
+        scenario.configuration,
         scenario.hours,
         cost.row.block_hours,
         *headings,
@@ -229,11 +205,11 @@ def _run_key(row: LabelledRunRow, headings: tuple[str, ...]) -> tuple[Hashable, 
         row.method,
         row.method_name,
         row.label,
-        config_key(run.configuration),
+        run.configuration,
         run.tokens_per_s,
         run.measured,
         run.training_tokens,
-        config_key(scenario.configuration),
+        scenario.configuration,
         scenario.hours,
         row.cost.block_hours,
         *headings,
@@ -406,7 +382,7 @@ def _option_key(option) -> tuple[Hashable, ...]:
         option.rent_label,
         None
         if run is None
-        else (config_key(run.configuration), run.tokens_per_s, run.measured, run.training_tokens),
+        else (run.configuration, run.tokens_per_s, run.measured, run.training_tokens),
     )
 
 
@@ -718,11 +694,6 @@ def _heading(message: str) -> SafeString:
     """As ``{% translate "message" %}``: the translated message as is (a template's literal
     is safe, and so is its translation), as ``_translated``. Kept per language: a table asks
     for a dozen headings, each a catalogue lookup."""
-    return _heading_in(presentation.language(), message)
-
-
-@lru_cache(maxsize=256)
-def _heading_in(_language: str, message: str) -> SafeString:
     return mark_safe(gettext(message))
 
 
@@ -776,20 +747,13 @@ class _GuideFragmentNode(template.Node):
         self.nodelist, self.guide, self.name, self.vary_on = nodelist, guide, name, vary_on
 
     def render(self, context) -> str:
-        return fragments.cached_fragment(
-            self.guide.resolve(context).pk,
-            self.name.resolve(context),
-            [value.resolve(context) for value in self.vary_on],
-            lambda: self.nodelist.render(context),
-        )
+        return self.nodelist.render(context)
 
 
 @register.tag
 def guide_fragment(parser, token) -> _GuideFragmentNode:
-    """``{% guide_fragment guide "name" value... %}...{% endguide_fragment %}``: the part
-    rendered once per guide, ``site`` token and language, and then reused (see
-    ``fragments.cached_fragment``). Only for what reads no price: the key holds no price token.
-    ``value...``: what the part shows that the guide's render works out each time (prose)."""
+    """``{% guide_fragment guide "name" value... %}...{% endguide_fragment %}``: what is
+    inside, rendered as it is (the arguments are read by nothing)."""
     bits = token.split_contents()
     if len(bits) < 3:
         raise template.TemplateSyntaxError(f"{bits[0]} takes a guide and a name")
@@ -804,15 +768,13 @@ class _LanguagePinnedNode(template.Node):
         self.nodelist = nodelist
 
     def render(self, context) -> str:
-        with presentation.language_pinned():
-            return self.nodelist.render(context)
+        return self.nodelist.render(context)
 
 
 @register.tag
 def language_pinned(parser, token) -> _LanguagePinnedNode:
-    """``{% language_pinned %}...{% endlanguage_pinned %}``: what is inside rendered with the
-    active language looked up once (``presentation.language_pinned``) rather than by every
-    figure, row and phrase; nothing inside may switch the language. Adds no output."""
+    """``{% language_pinned %}...{% endlanguage_pinned %}``: what is inside, rendered as it
+    is."""
     if len(token.split_contents()) != 1:
         raise template.TemplateSyntaxError("language_pinned takes no arguments")
     nodelist = parser.parse(("endlanguage_pinned",))

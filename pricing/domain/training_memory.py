@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
-from functools import lru_cache
 
 GB = Decimal(10) ** 9
 LORA_TARGETS = 7  # q, k, v, o, gate, up, down
@@ -458,9 +457,6 @@ def _score_bytes(setup: TrainingSetup, fp32: bool) -> tuple[Decimal, Decimal]:
     return saved, saved * RECOMPUTED_SCORE_BYTES / SAVED_SCORE_BYTES
 
 
-# Pure functions of frozen values, remembered per process (bounded): a guide page asks for the
-# same estimates and searches on every render, and a search costs a few dozen estimates.
-@lru_cache(maxsize=4096)
 def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory:
     method, recipe, n = setup.method, setup.recipe, setup.num_gpus
     precision = _precision(setup)
@@ -691,7 +687,6 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     )
 
 
-@lru_cache(maxsize=1024)
 def longest_sequence(
     arch: Architecture, setup: TrainingSetup, usable_gb: Decimal, *, step: int = 256
 ) -> int:

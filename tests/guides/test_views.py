@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from gpuguide.lib import cache_tags
-from guides.models import ComparisonPair, Guide
+from guides.models import ComparisonPair, Guide, Section
 from guides.pagecache.invalidation import invalidate
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
@@ -719,3 +719,16 @@ def test_an_administrator_sees_drafts_only_after_setting_up_two_factor(client, s
     TOTPDevice.objects.all().delete()
     settings.REQUIRE_2FA_FOR_ADMINISTRATORS = False
     assert client.get(guide_url("en")).status_code == 200  # the same user, nothing required
+
+
+def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, seeded):
+    section = Section.objects.get(guide__slug=GUIDE_SLUG, table=Section.Table.FIT)
+    section.table_caption_de = 'Passt <b class="x">& mehr'
+    section.save()
+
+    page = client.get(guide_url("de")).content.decode()
+
+    escaped = "Passt &lt;b class=&quot;x&quot;&gt;&amp; mehr"
+    assert f"<summary>Tabelle: {escaped}</summary>" in page
+    assert f'-caption">{escaped}</caption>' in page
+    assert '<b class="x">' not in page
