@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Q
 from django.urls import reverse
-from django.utils import formats, timezone, translation
+from django.utils import formats, timezone
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
@@ -294,23 +294,6 @@ def _cached_warnings(
         warnings = topic.warnings()
         cache.set(key, warnings, CACHE_SECONDS)
     return warnings
-
-
-def warm_cache(today: date | None = None) -> int:
-    """Compute every topic's warnings, in every language, into the cache, so that the first
-    visit after a write reads them instead of computing them (run by the background task
-    that follows each write, ``guides.tasks.refresh_affected_pages``). How many were computed.
-    """
-    today = today or timezone.localdate()
-    tokens = versions.current_versions(_content_tags())
-    if tokens is None:
-        return 0
-    topics = {t.key: t for m in (True, False) for t in _topics(today, may_record=m)}
-    for language, _name in settings.LANGUAGES:
-        with translation.override(language):
-            for topic in topics.values():
-                _cached_warnings(topic, today, tokens)
-    return len(topics) * len(settings.LANGUAGES)
 
 
 def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:

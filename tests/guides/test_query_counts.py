@@ -220,20 +220,3 @@ def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, s
     as_if_committed()  # a token is replaced once per transaction: commit, as a request would
     client.get("/en/admin/")
     assert after_writes() == [31, 11, 37]
-
-
-def test_the_task_after_a_write_computes_the_dashboard_before_the_next_visit(
-    client, seeded, admin_user
-):
-    """With the task worker running, even the first visit after a price check makes the 11
-    queries of any visit: the task that re-renders the affected pages computes the warnings
-    too, in every language, for those who may record prices and for those who may not."""
-    from guides import tasks
-
-    client.force_login(admin_user)
-    client.get("/en/admin/")
-    tag = cache_tags.prices(Provider.objects.get(is_house=True).pk)
-    invalidate({tag})
-    as_if_committed()
-    assert tasks.refresh_affected_pages.call(tags=[tag]) > 0
-    assert [dashboard_queries(client, language) for language in ("en", "de", "ja")] == [11] * 3
