@@ -93,6 +93,6 @@ wrk_header
 for workers in 2 4; do
   run "$workers" varnish "$REDIS_URL" "$VARNISH_PORT"
   run "$workers" cached "$REDIS_URL" "$PORT"
-  # Uncached: no shared cache and no page kept in the workers' memory either.
-  PAGE_CACHE_LOCAL_PAGES=0 run "$workers" uncached "dummycache://" "$PORT"
+  # Uncached: no cache at all.
+  run "$workers" uncached "dummycache://" "$PORT"
 done
