@@ -54,6 +54,7 @@ GUIDE = f"/en/guides/{SEED_GUIDE}/"
 PAGES = [
     GUIDE,
     "/de/guides/best-gpu-for-llama-70b-fine-tuning/",
+    "/ja/guides/best-gpu-for-llama-70b-fine-tuning/",  # its prose phrased by BudouX
     # As of a recent day: stored (days longer ago than PAGE_CACHE_PAST_DAYS render each time).
     f"/en/guides/best-gpu-for-llama-70b-fine-tuning/?as_of={date.today() - timedelta(days=2)}",
     "/en/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/",

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
+from functools import lru_cache
 
 GB = Decimal(10) ** 9
 LORA_TARGETS = 7  # q, k, v, o, gate, up, down
@@ -457,6 +458,10 @@ def _score_bytes(setup: TrainingSetup, fp32: bool) -> tuple[Decimal, Decimal]:
     return saved, saved * RECOMPUTED_SCORE_BYTES / SAVED_SCORE_BYTES
 
 
+# Remembered per process (bounded): a guide's page asks for about a hundred estimates, most in
+# ``longest_sequence``'s searches, the same on every render (docs/performance.md, "One cache
+# mechanism").
+@lru_cache(maxsize=4096)
 def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory:
     method, recipe, n = setup.method, setup.recipe, setup.num_gpus
     precision = _precision(setup)
