@@ -10,7 +10,7 @@
 #
 # It creates (and drops at the end) the database gpuguide_loadtest and uses Redis database 14,
 # which it empties. "Uncached" runs the same server with Django's dummy cache: every request
-# renders the page (and reads the version tokens and reference data from the database).
+# renders the page (and reads the versions and reference data from the database).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/wrk_row.sh

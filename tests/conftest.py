@@ -122,7 +122,7 @@ def page_entries() -> int:
 
 
 def forget_cached_pages() -> None:
-    """Drop every cached page but keep the version tokens: the next visit renders, as after
+    """Drop every cached page but keep the versions: the next visit renders, as after
     a write (the usual uncached visit)."""
     from guides.pagecache.http import PAGE_PREFIX
 
@@ -260,7 +260,7 @@ def as_if_committed() -> None:
     """Run and forget the on-commit callbacks of the test's transaction, as if it had committed.
 
     In production each request commits; a test is one transaction, and the page cache replaces
-    a tag's token once per transaction (and again on commit), so a second write to the same
+    a tag's version once per transaction (and again on commit), so a second write to the same
     guide in one test would otherwise leave its cached page current.
     """
     callbacks, connection.run_on_commit = connection.run_on_commit, []
@@ -449,7 +449,7 @@ def legal_pages_reviewed(django_db_setup, django_db_blocker):
 
 def review_legal_pages() -> None:
     """The same inside one test's database transaction, committed as a request would (so the
-    test's own later writes replace the tokens again)."""
+    test's own later writes replace the versions again)."""
     from guides.models import LegalPage
 
     for page in LegalPage.objects.all():

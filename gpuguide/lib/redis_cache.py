@@ -6,7 +6,7 @@ ridden out as a cache that holds nothing.
   cached page's CPU time, twice per visit. A ``redis.Redis`` is safe to share between threads
   (each command takes a connection from the shared pool), so one per pool is kept.
 - Nothing this project caches is the only copy (pages, reads and the dashboard are rendered
-  again from the database; the version tokens live there), so a Redis that is down, slow or
+  again from the database; the versions live there), so a Redis that is down, slow or
   refusing costs speed, never an answer: each call then reads as a miss and writes nothing,
   and for ``REDIS_RETRY_SECONDS`` after a failure Redis is not asked at all (so a visit does
   not wait out a timeout per call). The outage is logged once, and its end.

@@ -1,5 +1,5 @@
 """The public pages' reads of guide content: keyword-only, typed, a fixed number of queries
-each, cached under the version tokens of what they read where a page asks often. (The write
+each, cached under the versions of what they read where a page asks often. (The write
 side, in ``guides.editorial``, reads the rows it changes itself.)"""
 
 from __future__ import annotations

@@ -74,7 +74,7 @@ def test_an_emptied_cache_renders_the_page_again(client, seeded):
 
 
 def test_a_cache_restarted_with_older_data_never_serves_the_older_page(client, seeded):
-    """Redis restored from an older snapshot: the page it holds was current under tokens the
+    """Redis restored from an older snapshot: the page it holds was current under versions the
     database has replaced since, so it is never served again."""
     key = http.page_key("de", URL, QueryDict())
     client.get(URL)
@@ -88,12 +88,12 @@ def test_a_cache_restarted_with_older_data_never_serves_the_older_page(client, s
 
 
 def test_a_write_by_another_process_is_on_the_next_visit(client, seeded):
-    """Another process (a command, the task worker, another app server) writes: its new tokens
-    and generation are in the database only, and this process's copies of pages and tokens
+    """Another process (a command, the task worker, another app server) writes: its new versions
+    and generation are in the database only, and this process's copies of pages and versions
     know nothing of it."""
     queries_for(client, URL)
     other = versions.new_version()
-    ContentVersion.objects.filter(tag__in=["*", "site"]).update(token=other)  # as it commits
+    ContentVersion.objects.filter(tag__in=["*", "site"]).update(version=other)  # as it commits
     response = client.get(URL)
     assert response["X-Page-Cache"] == "miss"
     assert versions.current_versions(["site"]) == {"site": other}
@@ -238,7 +238,7 @@ def test_a_write_queues_the_re_render_of_the_pages_it_affects(
     other = Provider.objects.get(slug="massed-compute")
     assert job.kwargs == {"tags": [f"prices:{other.pk}"]}
     entries = {path: cache.get(http.page_key(lang, path, QueryDict())) for lang, path in listed}
-    affected = [path for path, page in entries.items() if f"prices:{other.pk}" in page.tokens]
+    affected = [path for path, page in entries.items() if f"prices:{other.pk}" in page.versions]
     # the index shows today's prices and each guide's cheapest fit; the bare planner no prices
     assert URL in affected and "/de/" in affected and "/de/vram/" not in affected
     assert job.task.call(*job.args, **job.kwargs) == len(affected)  # only those rendered again
