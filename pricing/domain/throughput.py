@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from functools import lru_cache
 
 from pricing.domain.training_memory import (
     NF4_BYTES_PER_PARAM,
@@ -126,9 +125,6 @@ def _active_linear_params(arch: Architecture) -> int:
     return arch.num_hidden_layers * per_layer
 
 
-# Remembered per process (bounded): a guide's page costs a run on every configuration we rent
-# for each method, the same on every render (docs/performance.md, "One cache mechanism").
-@lru_cache(maxsize=1024)
 def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
     """The FLOPs, memory traffic and link traffic of one step on one of ``setup.num_gpus``."""
     method, recipe = setup.method, setup.recipe
