@@ -487,7 +487,7 @@ def _figure_or_dash(value, kind: str) -> str:
 # --- the guide page's sections and notes, built here rather than as template nodes -----------
 # A section loop with an include per table was the largest part of the guide's templates
 # after a price check; the HTML below is guide_detail.html's and the includes', byte for byte
-# (tests/test_page_text.py and test_render_speed.py hold them to it).
+# (tests/test_page_text.py holds them to it).
 
 _SECTION = (
     '\n  <section id="{}" aria-labelledby="{}-h">\n    <h2 id="{}-h">{}</h2>\n    {}\n'

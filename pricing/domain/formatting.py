@@ -30,7 +30,7 @@ def trim(value: Decimal) -> Decimal:
 
 # Numbers and prices are remembered per process (bounded): Babel takes ~0.1 ms for each, and a
 # guide's page formats a few hundred, mostly the same on every render (docs/performance.md,
-# "One cache mechanism": without these, a guide's render took half as long again).
+# "One cache mechanism": without these, a guide's render takes 40 % longer).
 @lru_cache(maxsize=8192)
 def number(value: Decimal | int, locale: str) -> str:
     """1120 -> '1.120' (de), 52.5 -> '52,5' (de), 0.74 -> '0.74' (en)."""
