@@ -54,17 +54,12 @@ def record(*tags: str) -> None:
 
 def recorded(tags: list[str]) -> dict[str, str] | None:
     """The versions the page being rendered recorded for ``tags``; None outside a page or where
-    one is unknown. (A page stored under these versions may reuse what was cached under them.)"""
+    one is unknown."""
     recording = _recorded.get()
     if recording is None:
         return None
     versions = {tag: recording[0].get(tag) for tag in tags}
     return None if None in versions.values() else versions
-
-
-def recording_page() -> bool:
-    """Whether a page to be cached is being rendered (not a preview or a staff visit)."""
-    return _recorded.get() is not None
 
 
 @contextmanager
