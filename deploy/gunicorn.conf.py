@@ -35,14 +35,6 @@ loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 proc_name = os.environ.get("GUNICORN_NAME", f"gpuguide-{bind[0]}")
 
 
-def post_worker_init(worker):
-    """Warm each new worker before it takes requests: catalogues, templates and the reads
-    every page makes (guides/warmup.py), so that its first visitors do not pay for them."""
-    from guides.warmup import warm_up
-
-    warm_up()
-
-
 def child_exit(server, worker):
     """A worker's metrics files are summed by /metrics until it is marked dead (README,
     Metrics and logs: PROMETHEUS_MULTIPROC_DIR)."""

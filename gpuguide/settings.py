@@ -215,9 +215,6 @@ if _cache["BACKEND"] == "django_redis.cache.RedisCache":  # what django-environ 
 REDIS_RETRY_SECONDS = env.float("REDIS_RETRY_SECONDS", default=2.0)
 CACHES = {"default": _cache}
 
-# Each worker keeps the pages it served last in its own memory (checked against the database's
-# version tokens on every visit, so never older than the data).
-PAGE_CACHE_LOCAL_PAGES = env.int("PAGE_CACHE_LOCAL_PAGES", default=100)  # ~5 MB per worker
 # Pages as of a past day (?as_of=) are stored only for the last this many days: older days
 # render on each visit (each valid day would be an entry per page; few are asked for twice).
 PAGE_CACHE_PAST_DAYS = env.int("PAGE_CACHE_PAST_DAYS", default=7)

@@ -415,22 +415,22 @@ class TranslationBasis(models.Model):
 
 
 class ContentVersion(models.Model):
-    """The version token of one cache tag (gpuguide/lib/cache_tags.py, guides/pagecache/),
+    """The version of one cache tag (gpuguide/lib/cache_tags.py, guides/pagecache/),
     and the generation (tag ``*``), replaced by every content write.
 
     Written in the same transaction as the data it versions, so they commit together; the only
     copy (caches hold none), so every process agrees on what is current. Random and never
-    repeated: a page cached under a token shows the data of that token, a restore included.
+    repeated: a page cached under a version shows the data of that version, a restore included.
     """
 
     tag = models.CharField(max_length=64, unique=True)
-    token = models.CharField(max_length=64)
+    version = models.CharField(max_length=64)
 
     class Meta:
         verbose_name = _("content version")
 
     def __str__(self) -> str:
-        return f"{self.tag}: {self.token}"
+        return f"{self.tag}: {self.version}"
 
 
 class ComparisonPairQuerySet(models.QuerySet):

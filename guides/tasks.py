@@ -25,7 +25,7 @@ from django.utils import translation
 from django_tasks import task
 
 from gpuguide.lib import front_cache
-from guides.editorial import dashboard, notices, publishing
+from guides.editorial import notices, publishing
 from guides.editorial import signals as editorial_signals
 from guides.editorial.share_images import draw_for_guide
 from guides.models import Guide, Review
@@ -134,7 +134,6 @@ def refresh_affected_pages(tags: list[str]) -> int:
         if not http.page_is_current(language, path, tags)
     ]
     rendered = render_as_visitor(stale)
-    dashboard.warm_cache()  # the admin index's warnings, computed before the next visit
     # Again, now that the pages are rendered: a visit whose render began before the write and
     # ended after the first purge may have left an older page in the front cache meanwhile.
     front_cache.purge(tags)

@@ -6,13 +6,11 @@ Pages, the admin dashboard and the services all read through here, so "the house
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db import connection
 from django.db.models import F, OuterRef, Prefetch, Q, Subquery, Window
 from django.db.models.functions import Lag, Lead
 from django.utils import timezone
@@ -243,38 +241,19 @@ def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
     """Provider slug -> the day of its most recent price check on or before ``at``.
 
     One seek per provider in the unique index of current checks per (provider, day), rather
-    than a GROUP BY over every check ever recorded. The SQL is compiled once per process and
-    database (``_check_days_sql``): compiling the subquery took Django ~0.4 ms a guide render.
+    than a GROUP BY over every check ever recorded.
     """
-    at = at or timezone.localdate()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _check_days_sql(connection.vendor), [connection.ops.adapt_datefield_value(at)]
-        )
-        found = cursor.fetchall()
-    cache_tags.record(*(cache_tags.prices(pk) for pk, _slug, _day in found))
-    return {slug: _as_date(day) for _pk, slug, day in found if day is not None}
-
-
-@functools.cache
-def _check_days_sql(vendor: str) -> str:
-    """``latest_check_dates``' query as SQL, its one parameter the day: built by the ORM (so it
-    follows the models and the backend), once per database vendor."""
     latest = (
         PriceCheck.objects.current()
-        .filter(provider=OuterRef("pk"), checked_on__lte=date.min)
+        .filter(provider=OuterRef("pk"), checked_on__lte=at or timezone.localdate())
         .order_by("-checked_on")
         .values("checked_on")[:1]
     )
-    query = Provider.objects.annotate(latest=Subquery(latest)).values_list("pk", "slug", "latest")
-    sql, params = query.query.sql_with_params()
-    assert len(params) == 1, params  # the day, and nothing else to bind
-    return sql
-
-
-def _as_date(day: date | str) -> date:
-    """A raw cursor's day: SQLite answers ISO text where PostgreSQL answers a date."""
-    return day if isinstance(day, date) else date.fromisoformat(day)
+    found = list(
+        Provider.objects.annotate(latest=Subquery(latest)).values_list("pk", "slug", "latest")
+    )
+    cache_tags.record(*(cache_tags.prices(pk) for pk, _slug, _day in found))
+    return {slug: day for _pk, slug, day in found if day is not None}
 
 
 def latest_check_date(*, provider: Provider, at: date | None = None) -> date | None:

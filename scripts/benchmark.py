@@ -54,6 +54,7 @@ GUIDE = f"/en/guides/{SEED_GUIDE}/"
 PAGES = [
     GUIDE,
     "/de/guides/best-gpu-for-llama-70b-fine-tuning/",
+    "/ja/guides/best-gpu-for-llama-70b-fine-tuning/",  # its prose phrased by BudouX
     # As of a recent day: stored (days longer ago than PAGE_CACHE_PAST_DAYS render each time).
     f"/en/guides/best-gpu-for-llama-70b-fine-tuning/?as_of={date.today() - timedelta(days=2)}",
     "/en/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/",
@@ -98,16 +99,12 @@ handler500 = "gpuguide.lib.outages.server_error"
 
 
 def forget_pages(guides: bool = False) -> None:
-    """Drop the cached pages, keep the version tokens and reference data: a render after a
+    """Drop the cached pages, keep the cached reads (reference data, prices): a render after a
     price check. With ``guides``, the cached guides with their rows too: a render after an
     edit of the guide."""
     from guides.pagecache.http import PAGE_PREFIX
-    from guides.pagecache.memory import forget_local_reads, forget_recent_pages
     from guides.pagecache.reads import READ_PREFIX
 
-    forget_recent_pages()  # this process's copy of the pages it served
-    if guides:
-        forget_local_reads()  # and of the cached guides (with the reference tables)
     patterns = [PAGE_PREFIX] + ([f"{READ_PREFIX}guide:"] if guides else [])
     if hasattr(cache, "client"):  # django-redis: Redis
         client = cache.client.get_client(write=True)
@@ -174,7 +171,7 @@ def measure_pages(client: Client, repeats: int, light: bool = False) -> dict:
     only (the history's midpoint)."""
     results = {}
     for url in PAGES:
-        client.get(url)  # tokens and reference data cached, as on a running site
+        client.get(url)  # versions and reference data cached, as on a running site
 
         def get(url=url):
             return client.get(url)
@@ -246,7 +243,7 @@ def profile_guide(client: Client, renders: int) -> None:
     def get():
         return client.get(GUIDE)
 
-    get()  # tokens and reference data cached, as on a running site
+    get()  # versions and reference data cached, as on a running site
     for label, before in (("uncached render", forget_pages), ("cached visit", None)):
         profile = cProfile.Profile()
         for _ in range(renders):
@@ -596,7 +593,7 @@ def run(args) -> None:
     year_label = f"{year.pop('_rows'):,} rows"
     print_pages([("seed", seed), (year_label, year), (f"{Price.objects.count():,} rows", big)])
     print(
-        "\nqueries: an uncached render (version tokens cached); hit q: a cached visit. bytes: "
+        "\nqueries: an uncached render (versions cached); hit q: a cached visit. bytes: "
         "the uncompressed page; vs seed: over the seed's. render: median uncached time (after "
         "a price check); vs seed: that time over the seed's; vs static: over the same bytes "
         "from a trivial view; edited: an uncached render after an edit of the guide (its rows "

@@ -11,7 +11,7 @@
 #
 # It creates (and drops at the end) the database gpuguide_loadtest and uses Redis database 14,
 # which it empties. "Uncached" runs the same server with Django's dummy cache: every request
-# renders the page (and reads the version tokens and reference data from the database).
+# renders the page (and reads the versions and reference data from the database).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/wrk_row.sh
@@ -100,6 +100,6 @@ wrk_header
 for workers in 2 4; do
   run "$workers" varnish "$REDIS_URL" "$VARNISH_PORT"
   run "$workers" cached "$REDIS_URL" "$PORT"
-  # Uncached: no shared cache and no page kept in the workers' memory either.
-  PAGE_CACHE_LOCAL_PAGES=0 run "$workers" uncached "dummycache://" "$PORT"
+  # Uncached: no cache at all.
+  run "$workers" uncached "dummycache://" "$PORT"
 done

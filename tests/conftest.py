@@ -123,12 +123,9 @@ def page_entries() -> int:
 
 
 def forget_cached_pages() -> None:
-    """Drop every cached page but keep the version tokens: the next visit renders, as after
+    """Drop every cached page but keep the versions: the next visit renders, as after
     a write (the usual uncached visit)."""
     from guides.pagecache.http import PAGE_PREFIX
-    from guides.pagecache.memory import forget_recent_pages
-
-    forget_recent_pages()
 
     if on_redis():
         client = get_redis_connection()
@@ -214,15 +211,11 @@ def _demanded_database(django_db_setup, django_db_blocker, test_database):
 @pytest.fixture(autouse=True)
 def _empty_cache():
     """Cached pages must not outlive the test (and its rolled-back data) that made them, nor
-    the pages and reads this process remembers (guides.pagecache.memory) and its copy of the
-    version tokens (guides.pagecache.versions)."""
+    this process's copy of the versions (guides.pagecache.versions)."""
     from guides.pagecache import versions
-    from guides.pagecache.memory import forget_local_reads, forget_recent_pages
 
     def forget() -> None:
         cache.clear()
-        forget_recent_pages()
-        forget_local_reads()
         versions.forget()
 
     forget()
@@ -268,7 +261,7 @@ def as_if_committed() -> None:
     """Run and forget the on-commit callbacks of the test's transaction, as if it had committed.
 
     In production each request commits; a test is one transaction, and the page cache replaces
-    a tag's token once per transaction (and again on commit), so a second write to the same
+    a tag's version once per transaction (and again on commit), so a second write to the same
     guide in one test would otherwise leave its cached page current.
     """
     callbacks, connection.run_on_commit = connection.run_on_commit, []
@@ -457,7 +450,7 @@ def legal_pages_reviewed(django_db_setup, django_db_blocker):
 
 def review_legal_pages() -> None:
     """The same inside one test's database transaction, committed as a request would (so the
-    test's own later writes replace the tokens again)."""
+    test's own later writes replace the versions again)."""
     from guides.models import LegalPage
 
     for page in LegalPage.objects.all():

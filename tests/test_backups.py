@@ -104,7 +104,7 @@ def test_a_restored_backup_brings_back_every_row_and_page(client, seeded, tmp_pa
     changed = fetch_pages(client, ["guide.en", "gpus.de"])  # cached under the new version
     assert changed["guide.en"] != pages_before["guide.en"]
     assert changed["gpus.de"] != pages_before["gpus.de"]
-    tokens_changed = dict(ContentVersion.objects.values_list("tag", "token"))
+    versions_changed = dict(ContentVersion.objects.values_list("tag", "version"))
 
     # A database that holds data is only replaced on --yes; the other engine's file never.
     with pytest.raises(CommandError, match=r"holds .* rows in .* tables .*--yes"):
@@ -118,10 +118,10 @@ def test_a_restored_backup_brings_back_every_row_and_page(client, seeded, tmp_pa
         call_command("restore", str(backup), stdout=None)  # empty: no --yes needed
         tables_after = table_digests(fresh)
         pages_after = fetch_pages(client)
-        tokens_after = dict(ContentVersion.objects.values_list("tag", "token"))
+        versions_after = dict(ContentVersion.objects.values_list("tag", "version"))
 
-    # Random tokens, all renewed: none that a page was cached under before comes back.
-    assert set(tokens_after.values()).isdisjoint(tokens_changed.values())
+    # Random versions, all renewed: none that a page was cached under before comes back.
+    assert set(versions_after.values()).isdisjoint(versions_changed.values())
     assert tables_after.pop(VERSION_TABLE) != tables_before.pop(VERSION_TABLE)
     assert tables_after == tables_before
     assert pages_after["guide.en"] != changed["guide.en"]  # not served from the cache

@@ -1,8 +1,8 @@
 """What a cached page depends on, as tags: recorded by the reads, bumped by the writes.
 
 A page records the tags of the data it read while it rendered (``record``); a write names the
-tags of what it changed (``tags_for_write``). ``guides.pagecache`` keeps one version token per
-tag and treats a cached page as stale once a token it was rendered under has been replaced.
+tags of what it changed (``tags_for_write``). ``guides.pagecache`` keeps one version per
+tag and treats a cached page as stale once a version it was rendered under has been replaced.
 
 Tags:
 - ``site``: everything shared (GPUs, methods, sources, facts, providers' names, the seed); every
@@ -21,8 +21,8 @@ from contextvars import ContextVar
 SITE = "site"
 GUIDES = "guides"
 
-# tag -> its token when first read (None: unknown) for the page being rendered, and how to
-# read current tokens.
+# tag -> its version when first read (None: unknown) for the page being rendered, and how to
+# read current versions.
 _recorded: ContextVar[tuple[dict[str, str | None], Callable] | None] = ContextVar(
     "gpuguide_cache_tags", default=None
 )
@@ -39,45 +39,40 @@ def guide(guide_pk: int) -> str:
 def record(*tags: str) -> None:
     """Note that the page being rendered reads data under these tags (no-op outside a page).
 
-    Call it before the query: the token is read now, so that a write committing during the
+    Call it before the query: the version is read now, so that a write committing during the
     render leaves the page marked stale rather than current.
     """
     recording = _recorded.get()
     if recording is None:
         return
-    tokens, read_tokens = recording
-    new = [tag for tag in tags if tag not in tokens]
+    versions, read_versions = recording
+    new = [tag for tag in tags if tag not in versions]
     if new:
-        found = read_tokens(new) or {}
-        tokens.update({tag: found.get(tag) for tag in new})
+        found = read_versions(new) or {}
+        versions.update({tag: found.get(tag) for tag in new})
 
 
 def recorded(tags: list[str]) -> dict[str, str] | None:
-    """The tokens the page being rendered recorded for ``tags``; None outside a page or where
-    one is unknown. (A page stored under these tokens may reuse what was cached under them.)"""
+    """The versions the page being rendered recorded for ``tags``; None outside a page or where
+    one is unknown."""
     recording = _recorded.get()
     if recording is None:
         return None
-    tokens = {tag: recording[0].get(tag) for tag in tags}
-    return None if None in tokens.values() else tokens
-
-
-def recording_page() -> bool:
-    """Whether a page to be cached is being rendered (not a preview or a staff visit)."""
-    return _recorded.get() is not None
+    versions = {tag: recording[0].get(tag) for tag in tags}
+    return None if None in versions.values() else versions
 
 
 @contextmanager
-def recording(read_tokens: Callable) -> Iterator[dict[str, str | None]]:
-    """Collect the tags read inside the block with their tokens; every page reads ``site``.
+def recording(read_versions: Callable) -> Iterator[dict[str, str | None]]:
+    """Collect the tags read inside the block with their versions; every page reads ``site``.
 
-    ``read_tokens(tags)`` returns {tag: token}, or None where tokens cannot be read.
+    ``read_versions(tags)`` returns {tag: version}, or None where versions cannot be read.
     """
-    tokens: dict[str, str | None] = {}
-    reset = _recorded.set((tokens, read_tokens))
+    versions: dict[str, str | None] = {}
+    reset = _recorded.set((versions, read_versions))
     try:
         record(SITE)
-        yield tokens
+        yield versions
     finally:
         _recorded.reset(reset)
 

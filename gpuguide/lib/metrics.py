@@ -39,13 +39,7 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-PAGE_CACHE_HITS = Counter(
-    "gpuguide_page_cache_hits",
-    "Public pages served from the page cache, by where they were found.",
-    ["source"],  # memory: the worker's own; shared: the cache (Redis)
-)
-for _source in ("memory", "shared"):  # exported from the start, at 0
-    PAGE_CACHE_HITS.labels(source=_source)
+PAGE_CACHE_HITS = Counter("gpuguide_page_cache_hits", "Public pages served from the page cache.")
 PAGE_CACHE_MISSES = Counter(
     "gpuguide_page_cache_misses", "Public pages rendered because no stored copy was found."
 )

@@ -1,7 +1,7 @@
 """The shared cache on Redis is django-redis's; this adds what its outage handling lacks.
 
 Nothing this project caches is the only copy (pages, reads and the dashboard are rendered
-again from the database; the version tokens live there), so a Redis that is down or slow costs
+again from the database; the versions live there), so a Redis that is down or slow costs
 speed, never an answer. django-redis reads each failed call as a miss that stored nothing
 (``IGNORE_EXCEPTIONS``, set in settings with short socket timeouts). Added here:
 

@@ -17,23 +17,6 @@ from pricing.domain import calculations as calc
 from pricing.domain import training_memory as tm
 from pricing.selectors import FactValue, GpuListing, MethodListing, ThroughputListing
 
-# A configuration's dictionary key within one page: a configuration is a frozen dataclass whose
-# hash walks its GPU offer and speed (dozens of Python-level calls) on every lookup, and a page
-# looks configurations up thousands of times. Within one page a GPU's specs are the GPU's own
-# (one row per slug), so its slug, count, price and memory tell configurations apart.
-ConfigKey = tuple[int, str, Decimal | None, Decimal, Decimal | None]
-
-
-def config_key(configuration: calc.Configuration) -> ConfigKey:
-    gpu = configuration.gpu
-    return (
-        configuration.count,
-        gpu.slug,
-        gpu.usd_per_gpu_hour,
-        gpu.memory_gb,
-        gpu.measured_memory_gb,
-    )
-
 
 class MissingFigure(LookupError):
     """The data a figure needs is not on file (a GPU never priced at that provider, say)."""
@@ -59,31 +42,6 @@ def price_dates(days: Iterable[date | None]) -> PriceDates | None:
 
 class NothingFits(MissingFigure):
     """No priced configuration of the guide's fit table (one host) holds a method."""
-
-
-class ReadsPrices(Exception):  # noqa: N818 - an answer, not a fault
-    """What price-blind figures (``PageFigures.without_prices``) raise on any read of a price
-    or of what is worked out from prices. Not a MissingFigure: nothing may catch it as one."""
-
-
-class _NoPrices:
-    """Stands in for price data in price-blind figures: every read raises ReadsPrices."""
-
-    __slots__ = ()
-
-    def _refuse(self, *_args, **_kwargs):
-        raise ReadsPrices
-
-    __getitem__ = __iter__ = __len__ = __contains__ = __bool__ = _refuse
-
-    def __getattr__(self, _name):  # .get, .values, .items...
-        raise ReadsPrices
-
-    def __repr__(self) -> str:
-        return "<no prices>"
-
-
-NO_PRICES = _NoPrices()
 
 
 @dataclass
@@ -117,11 +75,10 @@ class PageFigures:
     _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
         default_factory=dict, init=False, repr=False
     )
-    # Keyed on ``config_key``, not on the configurations themselves (see there).
-    _plans: dict[str, dict[ConfigKey, calc.PlannedFit]] = field(
+    _plans: dict[str, dict[calc.Configuration, calc.PlannedFit]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _runs: dict[str, dict[ConfigKey, calc.RunPlan | None]] = field(
+    _runs: dict[str, dict[calc.Configuration, calc.RunPlan | None]] = field(
         default_factory=dict, init=False, repr=False
     )
     _setups: dict[tuple[str, int], tm.TrainingSetup] = field(
@@ -131,40 +88,15 @@ class PageFigures:
     _host_configurations: list[calc.Configuration] | None = field(
         default=None, init=False, repr=False
     )
-    # Asked for dozens of times a page (every recommendation token, table and row), and each
-    # answer hashes every configuration we rent: worked out once per method. Like the others
-    # above, they assume the page's data is set before the first question.
-    _every_run: dict[str, list[calc.RunPlan]] = field(default_factory=dict, init=False, repr=False)
+    # Asked for dozens of times a page (every recommendation token, table and row): worked out
+    # once per method. Like the others above, they assume the page's data is set before the
+    # first question.
     _computed_recommendations: dict[str, list[calc.Configuration]] = field(
         default_factory=dict, init=False, repr=False
     )
     _table_configurations: list[calc.Configuration] | None = field(
         default=None, init=False, repr=False
     )
-    _host_keys: tuple[dict[ConfigKey, calc.Configuration], tuple[ConfigKey, ...]] | None = field(
-        default=None, init=False, repr=False
-    )
-    # The guide's page's price-free parts (``fragments.price_free_parts``: kept under the
-    # guide's and the ``site`` token and the language), where a render set them: the computed
-    # recommendations are remembered there by the plain values of every configuration we rent
-    # (``config_key``: its price among them), so a price check that moves no price to them
-    # costs no run of every configuration. None: everything is worked out.
-    remembered: dict | None = field(default=None, repr=False, compare=False)
-
-    def without_prices(self) -> PageFigures:
-        """A copy that answers everything but prices: the listings (GPUs come with their
-        price), check days, configurations, cost scenarios and recommendations raise
-        ReadsPrices. What it renders depends on the guide, shared data and the language
-        alone, so it may be reused until one of those changes."""
-        return replace(
-            self,
-            listings=NO_PRICES,
-            check_dates=NO_PRICES,
-            configurations=NO_PRICES,
-            scenarios=NO_PRICES,
-            recommendations=NO_PRICES,
-            quoted_on=set(),
-        )
 
     # --- memory -------------------------------------------------------------------------
 
@@ -247,38 +179,12 @@ class PageFigures:
         if configurations is None:
             configurations = self.host_configurations()
         configurations = list(configurations)
-        keys = [config_key(c) for c in configurations]
         known = self._plans.setdefault(method, {})  # a page asks for the same ones many times
-        missing = {}
-        for key, configuration in zip(keys, configurations, strict=True):
-            if key not in known:
-                missing.setdefault(key, configuration)
+        missing = list(dict.fromkeys(c for c in configurations if c not in known))
         if missing:
-            self._take_remembered(("plans", method), known, missing)
-        if missing:
-            planned = planning.planned(missing.values(), self.peaks(method), self.memory(method))
-            self._keep(("plans", method), known, dict(zip(missing, planned, strict=True)))
-        return [known[key] for key in keys]
-
-    def _take_remembered(self, name: tuple, known: dict, missing: dict) -> None:
-        """Move what an earlier render of this guide's page worked out (``remembered``) for
-        ``missing`` keys into ``known``. A plan or run is a function of the configuration's
-        plain values (its ``config_key``, under the ``site`` token that ``remembered`` is
-        kept under: the GPUs' specs cannot change meanwhile) and of the guide's run."""
-        if self.remembered is None:
-            return
-        earlier = self.remembered.get((*name, self.architecture, self.training))
-        if earlier:
-            for key in [key for key in missing if key in earlier]:
-                known[key] = earlier[key]
-                del missing[key]
-
-    def _keep(self, name: tuple, known: dict, worked_out: dict) -> None:
-        known.update(worked_out)
-        if self.remembered is not None:
-            self.remembered.setdefault((*name, self.architecture, self.training), {}).update(
-                worked_out
-            )
+            planned = planning.planned(missing, self.peaks(method), self.memory(method))
+            known.update(zip(missing, planned, strict=True))
+        return [known[c] for c in configurations]
 
     def host_configurations(self) -> list[calc.Configuration]:
         """Every configuration we rent (``calc.host_configurations``), made once a page."""
@@ -303,31 +209,23 @@ class PageFigures:
         that holds the run by the estimate: hours, GPU-hours and cost per run
         (``planning.run_plans``; measured where this run was timed on the GPU, else derived)."""
         plans = self.plans(method, configurations)
-        keys = [config_key(p.configuration) for p in plans]
         known = self._runs.setdefault(method, {})
-        missing = {}
-        for key, plan in zip(keys, plans, strict=True):
-            if key not in known:
-                missing.setdefault(key, plan)
-        measured = {}
-        if method in self.throughputs:
-            timed = self.throughputs[method]
-            measured[timed.gpu_slug] = timed.tokens_per_s
-        # What a run rests on beside its plan (see _take_remembered).
-        name = ("runs", method, self.training_tokens, tuple(measured.items()))
+        missing = list({p.configuration: p for p in plans if p.configuration not in known}.values())
         if missing:
-            self._take_remembered(name, known, missing)
-        if missing:
+            measured = {}
+            if method in self.throughputs:
+                timed = self.throughputs[method]
+                measured[timed.gpu_slug] = timed.tokens_per_s
             runs = planning.run_plans(
-                missing.values(),
+                missing,
                 self.architecture,
                 self.training_setup(method),
                 self.training_tokens,
                 measured,
             )
-            found = {config_key(r.configuration): r for r in runs}
-            self._keep(name, known, {key: found.get(key) for key in missing})
-        return [r for key in keys if (r := known[key]) is not None]
+            found = {r.configuration: r for r in runs}
+            known.update({p.configuration: found.get(p.configuration) for p in missing})
+        return [r for p in plans if (r := known[p.configuration]) is not None]
 
     def run(self, method: str, configuration: calc.Configuration) -> calc.RunPlan:
         """The budget on one configuration; MissingFigure where it does not hold the run."""
@@ -355,45 +253,13 @@ class PageFigures:
             return override
         chosen = self._computed_recommendations.get(method)
         if chosen is None:
-            chosen = self._computed_recommendation(method)
+            chosen = [r.configuration for r in planning.recommended(self.runs(method))]
             self._computed_recommendations[method] = chosen
         if not chosen:
             raise NothingFits(f"a configuration on one host that holds {method}")
         for configuration in chosen:
             self.listing(configuration.gpu.slug)  # its price's day counts as quoted
         return list(chosen)
-
-    def _computed_recommendation(self, method: str) -> list[calc.Configuration]:
-        """``planning.recommended`` over every configuration we rent; taken from
-        ``remembered`` where this guide's page (same guide, shared data and language) worked
-        it out before from configurations with the same plain values, prices included: then
-        the configurations are this page's own, looked up by their keys."""
-        if self.remembered is None:
-            return [r.configuration for r in planning.recommended(self.runs(method))]
-        by_key, keys_of_all = self._host_configurations_by_key()
-        timed = self.throughputs.get(method)
-        key = (
-            "recommended",
-            method,
-            keys_of_all,
-            self.training_tokens,
-            None if timed is None else (timed.gpu_slug, timed.tokens_per_s),
-        )
-        keys = self.remembered.get(key)
-        if keys is None:
-            runs = planning.recommended(self.runs(method))
-            keys = self.remembered[key] = tuple(config_key(r.configuration) for r in runs)
-        return [by_key[k] for k in keys]
-
-    def _host_configurations_by_key(
-        self,
-    ) -> tuple[dict[ConfigKey, calc.Configuration], tuple[ConfigKey, ...]]:
-        """Every configuration we rent by its ``config_key``, and those keys: once a page, not
-        once per method asked for its recommendation."""
-        if self._host_keys is None:
-            by_key = {config_key(c): c for c in self.host_configurations()}
-            self._host_keys = (by_key, tuple(by_key))
-        return self._host_keys
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))

@@ -20,7 +20,7 @@ import budoux
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from guides.content.presentation import language  # the page's pinned language
+from guides.content.presentation import language
 
 WBR = "<wbr>"
 PARSER = budoux.load_default_japanese_parser()
@@ -40,8 +40,10 @@ NO_LINE_END = set("（「『【〔〈《([{$")
 # characters from either end of the run.
 LONG_PHRASE, SHORTEST_PIECE = 9, 3
 LONG_RUN_RE = re.compile(rf"\S{{{LONG_PHRASE + 1},}}")
-# Distinct texts remembered per process: prose changes only with a figure it quotes.
-PARSED_TEXTS = 8192
+# Phrased text nodes remembered per process (bounded): BudouX takes about as long as the rest of
+# a Japanese guide's render, and its prose changes only with a figure it quotes
+# (docs/performance.md, "One cache mechanism").
+PHRASED_TEXTS = 8192
 
 
 def is_japanese_page() -> bool:
@@ -74,7 +76,7 @@ def _verbatim_depth_change(tag: str) -> int:
     return -1 if match.group(1) else 1
 
 
-@lru_cache(maxsize=PARSED_TEXTS)
+@lru_cache(maxsize=PHRASED_TEXTS)
 def _phrased_text(text: str) -> str:
     """One escaped text node with ``<wbr>`` at its phrase boundaries."""
     if not JAPANESE_RE.search(text):

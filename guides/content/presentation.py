@@ -7,12 +7,9 @@ which takes the locale explicitly.
 """
 
 import json
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from functools import lru_cache
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -20,39 +17,15 @@ from django.utils.translation import get_language, gettext, pgettext, to_locale
 
 from pricing.domain import formatting
 
-# The active language, looked up once for a page's assembly or a template tag's call
-# (``language_pinned``) rather than at every figure: Django's ``get_language`` walks a
-# context-local in Python, and a guide render asked it over 300 times. Nothing in a pinned
-# span switches the language (no ``translation.override`` there).
-_pinned: ContextVar[str | None] = ContextVar("presentation_language", default=None)
-
 
 def language() -> str:
-    """The active language's code ('en' when none is active): the pinned one in a pinned span."""
-    pinned = _pinned.get()
-    return pinned if pinned is not None else (get_language() or "en")
-
-
-@contextmanager
-def language_pinned() -> Iterator[str]:
-    """Within it, ``language`` (and every figure formatted here) answers the language that was
-    active on entering, without asking Django again."""
-    pinned = get_language() or "en"
-    token = _pinned.set(pinned)
-    try:
-        yield pinned
-    finally:
-        _pinned.reset(token)
+    """The active language's code ('en' when none is active)."""
+    return get_language() or "en"
 
 
 def current_locale() -> str:
     """The Babel locale of the active language: 'en', 'de' or 'ja'."""
-    return _babel_locale(language())
-
-
-@lru_cache(maxsize=16)
-def _babel_locale(language: str) -> str:
-    return to_locale(language)  # asked a few hundred times a page
+    return to_locale(language())
 
 
 def number(value: Decimal | int) -> str:
@@ -108,30 +81,8 @@ def figure(value: Decimal, kind: str) -> str:
     return FORMATTERS[kind](value)
 
 
-# Labels a page asks for dozens of times (every row, token and rent link), each a catalogue
-# lookup through Django's context-local: kept per process by the language (the active one,
-# passed in as the key) and the values they show. Bounded: GPUs and counts are few.
-LABELS = 1024
-
-
-def translated(message: str) -> str:
-    """``gettext(message)`` for a literal message, kept per process by the language (the
-    active one, see ``language``): tokens ask for the same few sentences on every render."""
-    return _translated_in(language(), message)
-
-
-@lru_cache(maxsize=LABELS)
-def _translated_in(_language: str, message: str) -> str:
-    return gettext(message)
-
-
 def config_label(count: int, gpu_name: str) -> str:
     """'1× A100 80GB' (en, de); 'A100 80GBを1基' (ja): for tables."""
-    return _config_label(language(), count, gpu_name)
-
-
-@lru_cache(maxsize=LABELS)
-def _config_label(_language: str, count: int, gpu_name: str) -> str:
     return gettext("%(count)s× %(gpu)s") % {"count": count, "gpu": gpu_name}
 
 
@@ -166,11 +117,6 @@ def config_name(count: int, gpu_name: str) -> str:
 
 def rent_label(count: int, gpu_name: str) -> str:
     """A rent link's text, saying what it rents: 'Rent 1× B200' (ja 'B200 1基をレンタル')."""
-    return _rent_label(language(), count, gpu_name)
-
-
-@lru_cache(maxsize=LABELS)
-def _rent_label(_language: str, count: int, gpu_name: str) -> str:
     return gettext("Rent %(config)s") % {"config": config_name(count, gpu_name)}
 
 

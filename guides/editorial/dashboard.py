@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Q
 from django.urls import reverse
-from django.utils import formats, timezone, translation
+from django.utils import formats, timezone
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy, ngettext
@@ -256,8 +256,8 @@ def _checked(
     ]
     if not cached or not topics:
         return [(topic, topic.warnings()) for topic in topics]
-    tokens = versions.current_versions(_content_tags())
-    return [(topic, _cached_warnings(topic, today, tokens)) for topic in topics]
+    current = versions.current_versions(_content_tags())
+    return [(topic, _cached_warnings(topic, today, current)) for topic in topics]
 
 
 # --- the warnings, cached until data changes ----------------------------------------------
@@ -269,7 +269,7 @@ CACHE_SECONDS = 24 * 60 * 60  # the key names the day; tomorrow's warnings are c
 def _content_tags() -> list[str]:
     """The tags of everything the warnings read: the shared data (sources, GPUs, methods,
     measurements, comparisons), the list of guides, each guide with its rows and translation
-    bases, and each provider's prices. Any write to those replaces one of their tokens."""
+    bases, and each provider's prices. Any write to those replaces one of their versions."""
     return [
         cache_tags.SITE,
         cache_tags.GUIDES,
@@ -279,13 +279,13 @@ def _content_tags() -> list[str]:
 
 
 def _cached_warnings(
-    topic: Topic, today: date, tokens: dict[str, str] | None
+    topic: Topic, today: date, current: dict[str, str] | None
 ) -> list[DashboardWarning]:
-    """The topic's warnings as computed under the current tokens, today, in this language
+    """The topic's warnings as computed under the current versions, today, in this language
     (the messages and links are translated); computed again after any write they read."""
-    if tokens is None:  # the database is down or the cache lost the tokens: compute
+    if current is None:  # the database is down: compute
         return topic.warnings()
-    read_under = "|".join(f"{tag}={tokens[tag]}" for tag in sorted(tokens))
+    read_under = "|".join(f"{tag}={current[tag]}" for tag in sorted(current))
     limits = f"{settings.PRICE_STALE_AFTER_DAYS}:{settings.SOURCE_STALE_AFTER_MONTHS}"
     digest = hashlib.sha256(f"{today}:{limits}:{read_under}".encode()).hexdigest()
     key = f"{CACHE_PREFIX}{topic.key}:{get_language()}:{digest}"
@@ -294,23 +294,6 @@ def _cached_warnings(
         warnings = topic.warnings()
         cache.set(key, warnings, CACHE_SECONDS)
     return warnings
-
-
-def warm_cache(today: date | None = None) -> int:
-    """Compute every topic's warnings, in every language, into the cache, so that the first
-    visit after a write reads them instead of computing them (run by the background task
-    that follows each write, ``guides.tasks.refresh_affected_pages``). How many were computed.
-    """
-    today = today or timezone.localdate()
-    tokens = versions.current_versions(_content_tags())
-    if tokens is None:
-        return 0
-    topics = {t.key: t for m in (True, False) for t in _topics(today, may_record=m)}
-    for language, _name in settings.LANGUAGES:
-        with translation.override(language):
-            for topic in topics.values():
-                _cached_warnings(topic, today, tokens)
-    return len(topics) * len(settings.LANGUAGES)
 
 
 def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
@@ -332,7 +315,7 @@ def _naming_command(message: str, command: str, **values) -> str:
 def task_warnings(user=None, now=None) -> list[DashboardWarning]:
     """Background tasks failed in the last day (those stuck RUNNING among them), the latest
     error, and tasks RUNNING past the timeout now (no worker is sweeping). Read on every visit,
-    never cached: a task's row changing replaces no version token. Linked to the failed tasks
+    never cached: a task's row changing replaces no version. Linked to the failed tasks
     for who may view them (superusers)."""
     trouble = task_trouble(now)
     url = ""
@@ -416,7 +399,7 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
 
 def scheduled_changes() -> list[DashboardWarning]:
     """Every pending go-live and expiry, soonest first, each linked to its guide's revisions.
-    Read on every visit, never cached: a schedule set replaces no version token."""
+    Read on every visit, never cached: a schedule set replaces no version."""
     changes, scheduled = [], revisions.schedules()
     for revision in scheduled.going_live:
         changes.append((revision.go_live_at, revision, GOES_LIVE))

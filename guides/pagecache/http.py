@@ -1,11 +1,9 @@
 """The HTTP page cache: anonymous GETs served from the cache, successful renders stored.
 
-A page is stored with the tokens of the tags it read (``versions``) and served only while the
-database still holds those tokens: every visit checks them (``versions.current``, one query),
+A page is stored with the versions of the tags it read (``versions``) and served only while the
+database still holds those versions: every visit checks them (``versions.current``, one query),
 so a write committed by any process is on the next page anyone is served, and no visitor gets
-an older page after a newer one. A page found current is kept in the worker's own memory too
-(``memory.recent_pages``), so a busy page is not fetched and unpickled from a shared cache on
-every visit; it is checked against the tokens all the same. Responses carry an ETag,
+an older page after a newer one. Responses carry an ETag,
 Last-Modified and the browser's Cache-Control (by default: keep, but ask every time, which
 the ETag answers with 304), and the body gzipped once when stored.
 """
@@ -37,7 +35,7 @@ from django.utils.text import compress_string
 from django.utils.translation import get_language
 
 from gpuguide.lib import cache_tags, front_cache, metrics
-from guides.pagecache import memory, versions
+from guides.pagecache import versions
 from guides.pagecache.versions import CACHE_FORMAT, seconds_until_tomorrow
 
 PAGE_PREFIX = f"gpuguide:page:{CACHE_FORMAT}:"
@@ -50,7 +48,7 @@ _refreshing: ContextVar[bool] = ContextVar("gpuguide_refreshing", default=False)
 class CachedPage:
     body: bytes
     content_type: str
-    tokens: dict[str, str]  # tag -> the token the page was rendered under
+    versions: dict[str, str]  # tag -> the version the page was rendered under
     etag: str
     stored_at: float  # Unix time
     # The body gzipped once when stored (the bytes GZipMiddleware would send): a visit that
@@ -149,19 +147,16 @@ def _cached_or_rendered(
     front = front and snapshot is not None and front_cache.enabled()
 
     def current(page: CachedPage | None) -> bool:
-        return page is not None and (snapshot is None or versions.is_current(page.tokens, snapshot))
+        return page is not None and (
+            snapshot is None or versions.is_current(page.versions, snapshot)
+        )
 
-    remembered = memory.recent_pages.get(key)
-    if current(remembered):
-        metrics.PAGE_CACHE_HITS.labels(source="memory").inc()
-        return _response(request, remembered, "hit", front=front)
     page = cache.get(key)
     if current(page):
-        metrics.PAGE_CACHE_HITS.labels(source="shared").inc()
-        memory.recent_pages.put(key, page)
+        metrics.PAGE_CACHE_HITS.inc()
         return _response(request, page, "hit", front=front)
     # A copy found but read data that changed since (stale), or none at all (a miss).
-    if remembered is not None or page is not None:
+    if page is not None:
         metrics.PAGE_CACHE_STALE.inc()
     else:
         metrics.PAGE_CACHE_MISSES.inc()
@@ -175,25 +170,24 @@ def _render_and_store(
     *,
     front_since: versions.Snapshot | None = None,
 ) -> HttpResponse:
-    """Render, and store a successful page under the tokens it read. ``front_since``: the
-    tokens the visit began under, where the front cache may keep the page."""
-    with metrics.PAGE_RENDER.time(), cache_tags.recording(versions.current_versions) as tokens:
+    """Render, and store a successful page under the versions it read. ``front_since``: the
+    versions the visit began under, where the front cache may keep the page."""
+    with metrics.PAGE_RENDER.time(), cache_tags.recording(versions.current_versions) as read:
         response = render()
         if hasattr(response, "render"):
             response.render()  # inside the recording: templates may still read
-    if response.status_code != 200 or tokens is None or None in tokens.values():
+    if response.status_code != 200 or read is None or None in read.values():
         return response
     body = response.content
     page = CachedPage(
         body=body,
         content_type=response["Content-Type"],
-        tokens=dict(tokens),
+        versions=dict(read),
         etag=f'"{hashlib.sha256(body).hexdigest()[:32]}"',
         stored_at=time.time(),
         gzipped=compress_string(body),
     )
     cache.set(key, page, seconds_until_tomorrow())
-    memory.recent_pages.put(key, page)
     _add_http_caching(response, page)
     # Only if no write committed during the render: its purge may have come before this page
     # reaches the front cache, which would then keep it (older data) until the next purge.
@@ -247,7 +241,7 @@ def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
 def _let_front_cache_keep(response: HttpResponse, page: CachedPage) -> None:
     """The page's tags for the front cache's purges, and its life: until the next local
     midnight, as the app's own copy (a freshness notice reads "today")."""
-    front_cache.mark_cacheable(response, page.tokens, seconds_until_tomorrow())
+    front_cache.mark_cacheable(response, page.versions, seconds_until_tomorrow())
 
 
 def _browser_cache_control() -> str:
@@ -263,14 +257,14 @@ def _browser_cache_control() -> str:
 @contextmanager
 def refreshing() -> Iterator[None]:
     """Inside: cached pages are rendered and stored again, never served from the cache."""
-    token = _refreshing.set(True)
+    reset = _refreshing.set(True)
     try:
         yield
     finally:
-        _refreshing.reset(token)
+        _refreshing.reset(reset)
 
 
 def page_is_current(language: str, path: str, tags: Iterable[str]) -> bool:
     """Whether the cached page at ``path`` exists and read none of ``tags``' data."""
     page = cache.get(page_key(language, path, QueryDict()))
-    return page is not None and not (set(page.tokens) & set(tags))
+    return page is not None and not (set(page.versions) & set(tags))

@@ -1,4 +1,4 @@
-"""Writes make pages stale: new tokens for the tags a write touched, now and on commit.
+"""Writes make pages stale: new versions for the tags a write touched, now and on commit.
 
 ``note_write`` and ``note_sources_changed`` are connected to every guides and pricing model's
 save and delete (``guides.apps``). Once the transaction commits, ``signals.pages_stale``
@@ -38,15 +38,15 @@ _writes_not_live: ContextVar[bool] = ContextVar("gpuguide_writes_not_live", defa
 
 @contextmanager
 def writes_not_live() -> Iterator[None]:
-    token = _writes_not_live.set(True)
+    reset = _writes_not_live.set(True)
     try:
         yield
     finally:
-        _writes_not_live.reset(token)
+        _writes_not_live.reset(reset)
 
 
 def invalidate(tags: Iterable[str]) -> None:
-    """New tokens, inside the writer's transaction (they commit with its data, see
+    """New versions, inside the writer's transaction (they commit with its data, see
     ``versions.replace_versions``); once it commits, ``signals.pages_stale``."""
     if _writes_not_live.get():
         return
@@ -84,11 +84,11 @@ def invalidate_everything() -> None:
 
 
 def renew_after_restore() -> int:
-    """New tokens for every tag after a restore put old ones back, and an empty cache.
+    """New versions for every tag after a restore put old ones back, and an empty cache.
 
-    Pages cached under the restored tokens show the restored data, so even a restore stopped
+    Pages cached under the restored versions show the restored data, so even a restore stopped
     before this point serves no stale page (the restored generation differs from every
-    process's, so each reads the restored tokens); new tokens and an empty cache make sure,
+    process's, so each reads the restored versions); new versions and an empty cache make sure,
     and free the memory. Returns how many tags were renewed.
     """
     tags = versions.all_tags() | {cache_tags.SITE}

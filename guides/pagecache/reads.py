@@ -1,29 +1,28 @@
-"""Cached reads: what a loader returns, cached under the version tokens of the tags it reads.
+"""Cached reads: what a loader returns, cached under the versions of the tags it reads.
 
-A write to any of their data replaces a token, so an entry is never read again once its data
+A write to any of their data replaces a version, so an entry is never read again once its data
 changed: it cannot be stale, and needs no deleting (it expires at midnight like the pages).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from django.core.cache import cache
 from django.utils.translation import get_language
 
 from gpuguide.lib import cache_tags
-from guides.pagecache import memory
 from guides.pagecache.versions import CACHE_FORMAT, current_versions, seconds_until_tomorrow
 
 READ_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
 
 
 def cached_site_wide(name: str, load: Callable[[], object]) -> object:
-    """``load()``'s result, cached under the ``site`` token and the language.
+    """``load()``'s result, cached under the ``site`` version and the language.
 
     For the small tables every page reads (providers, methods, blocks, facts): a write to any
-    of them replaces the ``site`` token, so what is cached here is never older than the data.
-    The token is read before the data, so a write committing meanwhile leaves it unused.
+    of them replaces the ``site`` version, so what is cached here is never older than the data.
+    The version is read before the data, so a write committing meanwhile leaves it unused.
     """
     return cached_under([cache_tags.SITE], name, load)
 
@@ -31,51 +30,27 @@ def cached_site_wide(name: str, load: Callable[[], object]) -> object:
 def cached_under(
     tags: list[str], name: str, load: Callable[[], object], *, per_language: bool = True
 ) -> object:
-    """``load()``'s result, cached under the current tokens of ``tags`` (and the language).
+    """``load()``'s result, cached under the current versions of ``tags`` (and the language).
 
     The page being rendered records the tags. None is not cached.
     """
     key = _read_key(tags, name, per_language)
-    if key is None:  # the database is down or the cache lost a token: read directly
+    if key is None:  # the database is down or the cache lost a version: read directly
         return load()
-    value = memory.local_reads.get(key)
-    if value is None:
-        value = cache.get(key)
+    value = cache.get(key)
     if value is None:
         value = load()
         if value is not None:
             cache.set(key, value, seconds_until_tomorrow())
-    if value is not None:
-        memory.local_reads.put(key, value)
     return value
 
 
 def _read_key(tags: list[str], name: str, per_language: bool) -> str | None:
-    """The key of a cached read under the current tokens of ``tags``; None where they cannot
+    """The key of a cached read under the current versions of ``tags``; None where they cannot
     be read. Records the tags for the page being rendered."""
-    cache_tags.record(*tags)  # inside a page: reads each tag's token once per page
-    tokens = cache_tags.recorded(tags) or current_versions(tags)
-    if tokens is None:
+    cache_tags.record(*tags)  # inside a page: reads each tag's version once per page
+    versions = cache_tags.recorded(tags) or current_versions(tags)
+    if versions is None:
         return None
     language = get_language() if per_language else "-"
-    return f"{READ_PREFIX}{name}:{language}:" + ":".join(tokens[tag] for tag in tags)
-
-
-def prefetch(reads: Iterable[tuple[list[str], str, bool]]) -> None:
-    """Fetch the cached reads a page's render is about to ask for, (tags, name, per_language)
-    as ``cached_under`` takes them, in one round trip to the shared cache (``get_many``) into
-    this worker's memory: with Redis, one round trip a render instead of one a read in a
-    worker that lacks them (after a write to shared data, or in a fresh process). What the
-    shared cache lacks is left to ``cached_under`` to load. Only while a page to be cached
-    renders (its tokens are recorded then, so this costs no query)."""
-    if not cache_tags.recording_page():
-        return
-    reads = list(reads)
-    cache_tags.record(*{tag for tags, _name, _per_language in reads for tag in tags})
-    keys = [_read_key(tags, name, per_language) for tags, name, per_language in reads]
-    missing = [key for key in keys if key is not None and key not in memory.local_reads]
-    if not missing:
-        return
-    for key, value in cache.get_many(missing).items():
-        if value is not None:
-            memory.local_reads.put(key, value)
+    return f"{READ_PREFIX}{name}:{language}:" + ":".join(versions[tag] for tag in tags)

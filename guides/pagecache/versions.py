@@ -1,4 +1,4 @@
-"""Version tokens: one per tag of data (``gpuguide.lib.cache_tags``), replaced by every write.
+"""Versions: one per tag of data (``gpuguide.lib.cache_tags``), replaced by every write.
 
 The database (``ContentVersion``) is their only home, so every process (app servers, the task
 worker, a command, a restore) agrees on them, whatever the cache holds or has lost. One more
@@ -6,9 +6,9 @@ row, the *generation*, is replaced by every committed write: a visit reads it (o
 its primary-key index, once per request, see ``checked_once``) and reads the whole table again
 only when it moved. So a write committed by any process counts on the very next visit
 anywhere, and a cache restarted with older data, or emptied, or down, can never make an older
-page current: a page is current only under the tokens the database holds now.
+page current: a page is current only under the versions the database holds now.
 
-A token is random, prefixed with the time it was made, so it never repeats.
+A version is random, prefixed with the time it was made, so it never repeats.
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ from guides.models import ContentVersion
 
 # Cached values are pickled objects (CachedPage, the selectors' dataclasses and models): raise
 # this when one of them changes shape, so that a deploy never unpickles the previous shape.
-CACHE_FORMAT = 4  # 4: CachedPage lost nothing, but tokens left the cache (no VERSION_PREFIX)
+CACHE_FORMAT = 5  # 5: CachedPage.tokens became CachedPage.versions
 # The generation's tag: no data tag has this name (cache_tags' tags are words and pk's).
 GENERATION = "*"
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The whole token table as one process last read it."""
+    """The whole version table as one process last read it."""
 
     generation: str  # "" where no write has made one yet
-    tokens: dict[str, str]  # tag -> token (never changed once made: replaced whole)
+    versions: dict[str, str]  # tag -> version (never changed once made: replaced whole)
 
 
 _snapshot: Snapshot | None = None  # this process's copy, replaced whole (threads share it)
@@ -56,7 +56,7 @@ _check: ContextVar[_Check | None] = ContextVar("gpuguide_version_check", default
 
 
 def new_version() -> str:
-    """A random token, prefixed with the time in milliseconds (how long ago data changed)."""
+    """A random version, prefixed with the time in milliseconds (how long ago data changed)."""
     return f"{time.time_ns() // 1_000_000}-{secrets.token_hex(8)}"
 
 
@@ -77,7 +77,7 @@ def checked_once() -> Iterator[None]:
 
 def checked_once_per_request(get_response):
     """Middleware: every request reads the generation at most once, and only if it asks for a
-    token (a cached page, a cached read, the dashboard)."""
+    version (a cached page, a cached read, the dashboard)."""
 
     def middleware(request):
         with checked_once():
@@ -87,7 +87,7 @@ def checked_once_per_request(get_response):
 
 
 def current() -> Snapshot | None:
-    """The tokens as the database holds them now; None when it cannot be reached."""
+    """The versions as the database holds them now; None when it cannot be reached."""
     check = _check.get()
     if check is not None and check.snapshot is not None:
         return check.snapshot
@@ -101,24 +101,24 @@ def current() -> Snapshot | None:
 
 
 def current_versions(tags: Iterable[str]) -> dict[str, str] | None:
-    """Each tag's current token; None when the database cannot be reached."""
+    """Each tag's current version; None when the database cannot be reached."""
     tags = list(tags)
     snapshot = current()
     if snapshot is None:
         return None
-    unseen = [tag for tag in tags if tag not in snapshot.tokens]
+    unseen = [tag for tag in tags if tag not in snapshot.versions]
     if unseen:
         try:
-            snapshot = _with_first_tokens(snapshot, unseen)
+            snapshot = _with_first_versions(snapshot, unseen)
         except DatabaseError:
             return None
-    return {tag: snapshot.tokens[tag] for tag in tags}
+    return {tag: snapshot.versions[tag] for tag in tags}
 
 
-def is_current(page_tokens: dict[str, str], snapshot: Snapshot) -> bool:
-    """Whether what was made under ``page_tokens`` is still current in ``snapshot``."""
-    tokens = snapshot.tokens
-    return all(tokens.get(tag) == token for tag, token in page_tokens.items())
+def is_current(page_versions: dict[str, str], snapshot: Snapshot) -> bool:
+    """Whether what was made under ``page_versions`` is still current in ``snapshot``."""
+    versions = snapshot.versions
+    return all(versions.get(tag) == version for tag, version in page_versions.items())
 
 
 def _read() -> Snapshot:
@@ -127,9 +127,9 @@ def _read() -> Snapshot:
     known = _snapshot
     if known is not None and generation is not None and known.generation == generation:
         return known
-    tokens = dict(ContentVersion.objects.values_list("tag", "token"))
-    fresh = Snapshot(generation=tokens.get(GENERATION, ""), tokens=tokens)
-    if not _uncommitted_tokens():
+    versions = dict(ContentVersion.objects.values_list("tag", "version"))
+    fresh = Snapshot(generation=versions.get(GENERATION, ""), versions=versions)
+    if not _uncommitted_versions():
         with _snapshot_lock:
             _snapshot = fresh
     return fresh
@@ -139,23 +139,23 @@ def _generation() -> str | None:
     # Raw SQL: this runs on every visit, and the ORM's query building costs more than the query.
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT token FROM {ContentVersion._meta.db_table} WHERE tag = %s", [GENERATION]
+            f"SELECT version FROM {ContentVersion._meta.db_table} WHERE tag = %s", [GENERATION]
         )
         row = cursor.fetchone()
     return row[0] if row else None
 
 
-def _with_first_tokens(snapshot: Snapshot, tags: list[str]) -> Snapshot:
-    """``snapshot`` with a first token for tags never written (the row a concurrent process
-    wrote first wins). A first token versions no change, so the generation stays."""
+def _with_first_versions(snapshot: Snapshot, tags: list[str]) -> Snapshot:
+    """``snapshot`` with a first version for tags never written (the row a concurrent process
+    wrote first wins). A first version marks no change, so the generation stays."""
     global _snapshot
     ContentVersion.objects.bulk_create(
-        [ContentVersion(tag=tag, token=new_version()) for tag in tags], ignore_conflicts=True
+        [ContentVersion(tag=tag, version=new_version()) for tag in tags], ignore_conflicts=True
     )
-    found = dict(ContentVersion.objects.filter(tag__in=tags).values_list("tag", "token"))
-    extended = Snapshot(snapshot.generation, {**snapshot.tokens, **found})
+    found = dict(ContentVersion.objects.filter(tag__in=tags).values_list("tag", "version"))
+    extended = Snapshot(snapshot.generation, {**snapshot.versions, **found})
     with _snapshot_lock:
-        if _snapshot is snapshot and not _uncommitted_tokens():
+        if _snapshot is snapshot and not _uncommitted_versions():
             _snapshot = extended
     check = _check.get()
     if check is not None:
@@ -164,33 +164,33 @@ def _with_first_tokens(snapshot: Snapshot, tags: list[str]) -> Snapshot:
 
 
 def replace_versions(tags: Iterable[str]) -> None:
-    """One new token for all of ``tags`` and the generation, in the writer's transaction.
+    """One new version for all of ``tags`` and the generation, in the writer's transaction.
 
     So they commit with the data they version, or not at all: no process sees new data under
-    an old token, or a new token before its data. (On PostgreSQL the generation's row stays
+    an old version, or a new version before its data. (On PostgreSQL the generation's row stays
     locked until the writer commits: content writes take turns, as on SQLite.)
     """
-    token, tags = new_version(), sorted(set(tags) | {GENERATION})  # "*" first: one lock order
+    version, tags = new_version(), sorted(set(tags) | {GENERATION})  # "*" first: one lock order
     with transaction.atomic():
         for tag in tags:
-            if not ContentVersion.objects.filter(tag=tag).update(token=token):  # a first write
-                ContentVersion.objects.get_or_create(tag=tag, defaults={"token": token})
-    if connection.in_atomic_block and not _uncommitted_tokens():
+            if not ContentVersion.objects.filter(tag=tag).update(version=version):  # a first write
+                ContentVersion.objects.get_or_create(tag=tag, defaults={"version": version})
+    if connection.in_atomic_block and not _uncommitted_versions():
         transaction.on_commit(_Committed())
     forget()
 
 
 class _Committed:
-    """Marks a transaction that replaced tokens, until it commits (or rolls back, which drops
+    """Marks a transaction that replaced versions, until it commits (or rolls back, which drops
     it): this connection's reads of the table are not kept for the process meanwhile. Kept,
-    other threads would store pages rendered from the committed data under tokens that the
+    other threads would store pages rendered from the committed data under versions that the
     commit then makes current."""
 
     def __call__(self) -> None:
         forget()
 
 
-def _uncommitted_tokens() -> bool:
+def _uncommitted_versions() -> bool:
     return connection.in_atomic_block and any(
         isinstance(callback, _Committed)
         for _savepoints, callback, _robust in connection.run_on_commit
@@ -198,7 +198,7 @@ def _uncommitted_tokens() -> bool:
 
 
 def forget() -> None:
-    """This process reads the token table again on its next check (a write here, or a test
+    """This process reads the version table again on its next check (a write here, or a test
     starting on rolled-back data)."""
     global _snapshot
     with _snapshot_lock:
@@ -209,7 +209,7 @@ def forget() -> None:
 
 
 def all_tags() -> set[str]:
-    """Every data tag that has a token in the database."""
+    """Every data tag that has a version in the database."""
     return set(ContentVersion.objects.values_list("tag", flat=True)) - {GENERATION}
 
 

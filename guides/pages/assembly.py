@@ -16,7 +16,6 @@ from functools import cached_property
 
 from django.conf import settings
 from django.core.paginator import EmptyPage, Paginator
-from django.db.models import Model
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
@@ -29,8 +28,6 @@ from guides.content.page_figures import (
     NothingFits,
     PageFigures,
     PriceDates,
-    ReadsPrices,
-    config_key,
     price_dates,
 )
 from guides.content.phrases import phrased
@@ -39,15 +36,13 @@ from guides.content.presentation import (
     config_label,
     estimated,
     faq_page_json_ld,
-    language_pinned,
     long_date,
     number,
     parenthesized,
     rent_label,
 )
-from guides.content.tokens.render import fill, render_plain, render_prose
+from guides.content.tokens.render import render_plain, render_prose
 from guides.models import Guide, Section
-from guides.pagecache import fragments
 from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.charts import Series, StepChart, step_chart
@@ -76,7 +71,6 @@ def page_figures(
     the price history, and each is cached under the version tokens of what it reads
     (``reference_data``).
     """
-    guide_selectors.prefetch_page_reads()  # the reference reads below, in one round trip
     house = reference_data.house_provider()
     prices = reference_data.latest_prices(at=at, ours_only=ours_only)
     figures = PageFigures(
@@ -368,9 +362,6 @@ class GuidePage:
     cost_checked: PriceDates | None  # the prices in the cost table
     figures: PageFigures = field(repr=False)
 
-    # Built when first read: the parts of the page that show them read no price and are
-    # rendered once per guide, not after each price check (see pagecache.fragments).
-
     @property
     def rule_disagreements(self) -> bool:
         """Whether the fit table has a cell where the rule of thumb and the estimate differ."""
@@ -454,16 +445,8 @@ def guide_figures(
 
 
 def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
-    """Everything the guide's page shows, for the active language, with prices as of ``at``
-    (the language looked up once for all its figures: ``presentation.language_pinned``)."""
-    with language_pinned():
-        return _guide_page(guide, at)
-
-
-def _guide_page(guide: Guide, at: date | None) -> GuidePage:
+    """Everything the guide's page shows, for the active language, with prices as of ``at``."""
     figures = guide_figures(guide, at=at)
-    prose = GuideProse(guide, figures)
-    figures.remembered = prose.reused  # computed recommendations, by the values they rest on
     scenarios = list(guide.cost_scenarios.all())
     columns = [
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
@@ -487,15 +470,14 @@ def _guide_page(guide: Guide, at: date | None) -> GuidePage:
     cost = calc.cost_table(figures.scenarios, figures.blocks)
     run_rows = _run_rows(figures, columns)
     faq = [
-        (prose.plain(prose.text(entry, "question")), prose.text(entry, "answer"))
-        for entry in guide.faq_entries.all()
+        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
     ]
     # Prose first: the figures note the check day of each price it quotes.
-    short_answer = prose.prose(prose.text(guide, "short_answer"))
-    meta_description = prose.plain(prose.text(guide, "meta_description"))
-    faq_json_ld = faq_page_json_ld([(q, prose.plain(a)) for q, a in faq])
-    sections = [_section_view(s, figures, prose) for s in guide.sections.all()]
-    faq_views = [FaqView(phrased(q), prose.prose(a)) for q, a in faq]
+    short_answer = render_prose(guide.short_answer, figures)
+    meta_description = render_plain(guide.meta_description, figures)
+    faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
+    sections = [_section_view(s, figures) for s in guide.sections.all()]
+    faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
     method_summary = [_method_summary_row(figures, column) for column in columns]
     return GuidePage(
         guide=guide,
@@ -522,81 +504,6 @@ def _guide_page(guide: Guide, at: date | None) -> GuidePage:
         faq=faq_views,
         figures=figures,
     )
-
-
-_READS_PRICES = object()  # a text's mark in the price-free parts: render it with the prices
-
-
-class GuideProse:
-    """The guide's prose for its page: a text that quotes no price is rendered once with
-    price-blind figures and then taken from this worker's price-free parts (under the guide's
-    and the ``site`` token, see ``fragments.price_free_parts``) by the renders after a price
-    check; a text that reads a price (the blind render raised ReadsPrices) is rendered with
-    the prices every time, but token by token the same way: only its tokens that read a price
-    are filled again, the others are taken from the price-free parts too. Outside a page
-    being cached, everything is rendered."""
-
-    def __init__(self, guide: Guide, figures: PageFigures) -> None:
-        self.figures = figures
-        self.reused = fragments.price_free_parts(guide.pk)
-        self._blind: PageFigures | None = None
-        self._fills: dict[str, str] = {}  # this page's price-reading tokens, filled once
-
-    def text(self, row: Model, field: str) -> str:
-        """``row``'s translated ``field`` (the guide's or one of its rows') in the page's
-        language: looked up through modeltranslation's fallbacks once per guide, token and
-        language, not on every render."""
-        if self.reused is None:
-            return getattr(row, field)
-        key = ("text", row._meta.label_lower, row.pk, field)
-        found = self.reused.get(key)
-        if found is None:
-            found = self.reused[key] = getattr(row, field)
-        return found
-
-    def prose(self, text: str) -> SafeString:
-        return self._rendered(render_prose, text)
-
-    def plain(self, text: str) -> str:
-        return self._rendered(render_plain, text)
-
-    def _rendered(self, render, text: str):
-        if self.reused is None:
-            return render(text, self.figures)
-        key = (render.__name__, text)
-        found = self.reused.get(key)
-        if found is None:
-            try:
-                found = render(text, self._blind_figures())
-            except ReadsPrices:
-                found = _READS_PRICES
-            self.reused[key] = found
-        if found is _READS_PRICES:
-            return render(text, self.figures, filled=self._filled)
-        return found
-
-    def _filled(self, token: str) -> str:
-        """One token of a text that reads prices: reused where it reads none itself."""
-        key = ("token", token)
-        found = self.reused.get(key)
-        if found is None:
-            try:
-                found = fill(token, self._blind_figures())
-            except ReadsPrices:
-                found = _READS_PRICES
-            self.reused[key] = found
-        if found is not _READS_PRICES:
-            return found
-        # The same token in two texts (an FAQ answer's HTML and its JSON-LD) is filled once.
-        filled = self._fills.get(token)
-        if filled is None:
-            filled = self._fills[token] = fill(token, self.figures)
-        return filled
-
-    def _blind_figures(self) -> PageFigures:
-        if self._blind is None:
-            self._blind = self.figures.without_prices()
-        return self._blind
 
 
 def _source_view(source) -> SourceView:
@@ -653,13 +560,13 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
     the method) and the estimated peak per GPU on the first recommendation."""
     plans = _recommended_or_none(figures, column.slug)
     configurations = [p.configuration for p in plans]
-    runs = {config_key(r.configuration): r for r in figures.runs(column.slug, configurations)}
+    runs = {r.configuration: r for r in figures.runs(column.slug, configurations)}
     recommended = [
         Recommended(
             config_label(p.configuration.count, p.configuration.gpu.name),
             p.configuration.usd_per_hour,
             f"{p.configuration.gpu.slug}:{p.configuration.count}",
-            runs.get(config_key(p.configuration)),
+            runs.get(p.configuration),
             renting.rent_url(p.configuration.gpu.slug, p.configuration.count),
             rent_label(p.configuration.count, p.configuration.gpu.name),
         )
@@ -688,7 +595,7 @@ def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
         return None
 
 
-def _section_view(section: Section, figures: PageFigures, prose: GuideProse) -> SectionView:
+def _section_view(section: Section, figures: PageFigures) -> SectionView:
     table_template = TABLE_TEMPLATES.get(section.table)
     compared = None
     if section.table == Section.Table.COMPARISON:
@@ -700,12 +607,12 @@ def _section_view(section: Section, figures: PageFigures, prose: GuideProse) -> 
         else:
             table_template = None  # nothing to compare yet
     return SectionView(
-        heading=phrased(prose.plain(prose.text(section, "heading"))),
+        heading=phrased(render_plain(section.heading, figures)),
         anchor=f"section-{section.position}",
-        body=prose.prose(prose.text(section, "body")),
+        body=render_prose(section.body, figures),
         table_template=table_template,
-        caption=prose.plain(prose.text(section, "table_caption")),
-        closing=prose.prose(prose.text(section, "closing")),
+        caption=render_plain(section.table_caption, figures),
+        closing=render_prose(section.closing, figures),
         comparison=compared,
     )
 

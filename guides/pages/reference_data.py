@@ -2,7 +2,7 @@
 
 Rendering a guide would otherwise spend six of its queries on providers, methods with their
 rules and components, hour blocks and facts, identical for every page and visitor. The latest
-prices are cached the same way under each provider's ``prices`` token: after a price check
+prices are cached the same way under each provider's ``prices`` version: after a price check
 the first page rendered reads them, and every other page that quotes them takes them from the
 cache.
 """
@@ -82,8 +82,8 @@ class LatestPrices:
 def latest_prices(*, at: date | None = None, ours_only: bool = False) -> LatestPrices:
     """Every GPU with its latest price at each provider (``ours_only``: at ours alone, so that
     a page quoting only our prices stays cached through a competitor's check) as of ``at``
-    (today by default), and each provider's latest check day: cached under the ``site`` token
-    (the GPUs) and each provider's ``prices`` token. One key for both: its name does not need
+    (today by default), and each provider's latest check day: cached under the ``site`` version
+    (the GPUs) and each provider's ``prices`` version. One key for both: its name does not need
     the providers, which are in its tags."""
     day = at or timezone.localdate()
     quoted = [house_provider()] if ours_only else providers()

@@ -1,16 +1,16 @@
 """The public pages' reads of guide content: keyword-only, typed, a fixed number of queries
-each, cached under the version tokens of what they read where a page asks often. (The write
+each, cached under the versions of what they read where a page asks often. (The write
 side, in ``guides.editorial``, reads the rows it changes itself.)"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db.models import Prefetch, Q
 from django.urls import reverse
 
 from gpuguide.lib import cache_tags
-from gpuguide.lib.local_memory import LocalMemory
 from guides.content.tokens.registry import KnownSlugs
 from guides.models import (
     CHILD_ROWS,
@@ -21,23 +21,9 @@ from guides.models import (
     Recommendation,
     ShareImage,
 )
-from guides.pagecache import reads
-from guides.pagecache.reads import cached_under
+from guides.pagecache.reads import READ_PREFIX, cached_under
+from guides.pagecache.versions import seconds_until_tomorrow
 from pricing.models import Fact, Gpu, Method, Provider
-
-# The site-wide reads every public page makes (``reference_data``, by these names; the footer
-# names the legal pages), as ``reads.prefetch`` takes them.
-SITE_WIDE_READS = [
-    ([cache_tags.SITE], name, True)
-    for name in ("providers", "methods", "hour-blocks", "facts", "legal-pages")
-]
-
-
-def prefetch_page_reads(*, guide_pk: int | None = None) -> None:
-    """What a page's render reads from the shared cache, in one round trip (the guide's
-    with its rows too, given its key); see ``reads.prefetch``."""
-    guide = [([cache_tags.guide(guide_pk), cache_tags.SITE], f"guide:{guide_pk}", False)]
-    reads.prefetch([*SITE_WIDE_READS, *(guide if guide_pk is not None else [])])
 
 
 def published_guides() -> list[Guide]:
@@ -63,27 +49,23 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
     return guide
 
 
-# slug -> the key of the published guide last found under it, in this process: lets a render
-# after a price check take the guide from the cache without a query. Checked against the
-# cached guide itself, so a renamed or unpublished guide is looked up again.
-_published_keys = LocalMemory(1_000)
-
-
 def published_guide_for_page(*, slug: str) -> Guide:
-    """A published guide with its rows, from the cache under its own and the ``site`` token.
+    """A published guide with its rows, from the cache under its own and the ``site`` version.
 
     A render after a price check (which replaces neither) reads no guide table; an edit of the
-    guide, or of shared data its rows name (GPUs, methods, sources), replaces a token and the
-    next render reads it again. Raises Guide.DoesNotExist.
+    guide, or of shared data its rows name (GPUs, methods, sources), replaces a version and the
+    next render reads it again. The guide's key is found by its slug in the cache too, checked
+    against the cached guide itself, so a renamed or unpublished guide is looked up again.
+    Raises Guide.DoesNotExist.
     """
-    pk = _published_keys.get(slug)
-    prefetch_page_reads(guide_pk=pk)
+    key_by_slug = f"{READ_PREFIX}guide-key:{slug}"
+    pk = cache.get(key_by_slug)
     guide = _cached_guide(pk) if pk is not None else None
     if guide is None or guide.slug != slug or guide.status != Guide.Status.PUBLISHED:
         pk = Guide.objects.published().filter(slug=slug).values_list("pk", flat=True).first()
         if pk is None:
             raise Guide.DoesNotExist(f"no published guide {slug!r}")
-        _published_keys.put(slug, pk)
+        cache.set(key_by_slug, pk, seconds_until_tomorrow())
         guide = _cached_guide(pk)
         if guide is None or guide.slug != slug or guide.status != Guide.Status.PUBLISHED:
             raise Guide.DoesNotExist(f"no published guide {slug!r}")  # changed meanwhile

@@ -7,7 +7,6 @@ value (None) renders as an empty string so templates can add their own ``default
 import re
 from collections.abc import Callable, Iterable
 from decimal import Decimal
-from functools import lru_cache
 from urllib.parse import urlsplit
 
 from django import template
@@ -191,7 +190,7 @@ def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
     """(language, URL) of the current page in every language: absolute for hreflang, from
     SITE_URL and never the Host header (the page may be cached and served to anyone)."""
     codes = tuple(code for code, _name in settings.LANGUAGES)
-    paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
+    paths = _translated_paths(context["request"].path, codes)
     return [(code, site.absolute(None, path) if absolute else path) for code, path in paths]
 
 
@@ -199,17 +198,13 @@ def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
 def language_links(context) -> list[tuple[str, str, str]]:
     """(language, path of the current page in it, the language's own name): the switcher."""
     codes = tuple(code for code, _name in settings.LANGUAGES)
-    paths = _translated_paths(context["request"].path, codes, settings.ROOT_URLCONF)
+    paths = _translated_paths(context["request"].path, codes)
     return [(code, path, get_language_info(code)["name_local"]) for code, path in paths]
 
 
-@lru_cache(maxsize=1024)
-def _translated_paths(
-    path: str, codes: tuple[str, ...], _urlconf: str
-) -> tuple[tuple[str, str], ...]:
-    """The path in every language: resolving and reversing a URL three times, twice a page,
-    remembered per process (keyed on the languages and URLconf too, which tests may swap)."""
-    return tuple((code, translate_url(path, code)) for code in codes)
+def _translated_paths(path: str, codes: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The path in every language."""
+    return [(code, translate_url(path, code)) for code in codes]
 
 
 @register.simple_tag

@@ -13,27 +13,12 @@ from datetime import date
 from decimal import Decimal
 from functools import lru_cache
 
-from babel import Locale
 from babel.dates import format_date as babel_format_date
 from babel.dates import format_interval
 from babel.lists import format_list as babel_format_list
 from babel.numbers import format_currency, format_decimal, format_percent, get_plus_sign_symbol
 
 NBSP = "\u00a0"
-
-
-@lru_cache(maxsize=16)
-def _parsed(locale: str) -> Locale:
-    """Each locale parsed once per process: Babel parses a locale name on every call it is
-    given one (a guide page formats a few hundred figures, so that was 15 % of a render)."""
-    return Locale.parse(locale)
-
-
-# The formatted figures themselves are remembered per process (bounded): a page formats a few
-# hundred figures, mostly the same ones on every render (memory in GB, prices until the next
-# check), and Babel takes ~10 µs for each. Equal values format alike (``trim`` normalises
-# them), so 52.5 and 52.50 share an entry.
-FORMATTED_FIGURES = 8192
 
 
 def trim(value: Decimal) -> Decimal:
@@ -43,54 +28,52 @@ def trim(value: Decimal) -> Decimal:
     return value.normalize()
 
 
-@lru_cache(maxsize=FORMATTED_FIGURES)
+# Numbers and prices are remembered per process (bounded): Babel takes ~0.1 ms for each, and a
+# guide's page formats a few hundred, mostly the same on every render (docs/performance.md,
+# "One cache mechanism": without these, a guide's render takes 40 % longer).
+@lru_cache(maxsize=8192)
 def number(value: Decimal | int, locale: str) -> str:
     """1120 -> '1.120' (de), 52.5 -> '52,5' (de), 0.74 -> '0.74' (en)."""
-    return format_decimal(trim(Decimal(value)), locale=_parsed(locale), decimal_quantization=False)
+    return format_decimal(trim(Decimal(value)), locale=locale, decimal_quantization=False)
 
 
 def gigabytes(value: Decimal, locale: str) -> str:
     return f"{number(value, locale)}{NBSP}GB"
 
 
-@lru_cache(maxsize=FORMATTED_FIGURES)
+@lru_cache(maxsize=8192)
 def usd(value: Decimal, locale: str) -> str:
     """$0.92 (en), 0,92 $ (de); more than two decimals are kept: 5,4325 $."""
-    return format_currency(trim(value), "USD", locale=_parsed(locale), decimal_quantization=False)
+    return format_currency(trim(value), "USD", locale=locale, decimal_quantization=False)
 
 
-@lru_cache(maxsize=FORMATTED_FIGURES)
 def percent(fraction: Decimal, locale: str) -> str:
     """0.2 -> '20%' (en), '20 %' (de)."""
-    return format_percent(trim(fraction), locale=_parsed(locale), decimal_quantization=False)
+    return format_percent(trim(fraction), locale=locale, decimal_quantization=False)
 
 
-@lru_cache(maxsize=FORMATTED_FIGURES)
 def signed_percent(fraction: Decimal, locale: str) -> str:
     """A change: 0.033 -> '+3.3%' (en), '+3,3 %' (de); -0.9 -> '-90%'; 0 -> '0%'."""
     shown = percent(fraction, locale)
-    return f"{get_plus_sign_symbol(_parsed(locale))}{shown}" if fraction > 0 else shown
+    return f"{get_plus_sign_symbol(locale)}{shown}" if fraction > 0 else shown
 
 
-@lru_cache(maxsize=FORMATTED_FIGURES)
 def long_date(value: date, locale: str) -> str:
     """October 29, 2026 / 29. Oktober 2026 / 2026年10月29日, never broken across lines."""
-    return babel_format_date(value, format="long", locale=_parsed(locale)).replace(" ", NBSP)
+    return babel_format_date(value, format="long", locale=locale).replace(" ", NBSP)
 
 
-@lru_cache(maxsize=FORMATTED_FIGURES)
 def medium_date(value: date, locale: str) -> str:
     """Oct 29, 2026 / 29.10.2026 / 2026/10/29: short enough for a chart's axis."""
-    return babel_format_date(value, format="medium", locale=_parsed(locale)).replace(" ", NBSP)
+    return babel_format_date(value, format="medium", locale=locale).replace(" ", NBSP)
 
 
-@lru_cache(maxsize=FORMATTED_FIGURES)
 def date_range(first: date, last: date, locale: str) -> str:
     """Oct 29 – Nov 29, 2026 / 29. Okt. – 29. Nov. 2026 / 2026年10月29日～11月29日: the days a
     price held, in the locale's own interval form (one day where first is last)."""
-    return format_interval(first, last, "yMMMd", locale=_parsed(locale)).replace(" ", NBSP)
+    return format_interval(first, last, "yMMMd", locale=locale).replace(" ", NBSP)
 
 
 def word_list(items: Sequence[str], locale: str, style: str = "standard") -> str:
     """'10, 24 and 168' ('standard') or '10, 24 or 168' ('or') in the locale's words."""
-    return babel_format_list(list(items), style=style, locale=_parsed(locale))
+    return babel_format_list(list(items), style=style, locale=locale)

@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from functools import lru_cache
 
 from pricing.domain.training_memory import (
     NF4_BYTES_PER_PARAM,
@@ -126,7 +125,6 @@ def _active_linear_params(arch: Architecture) -> int:
     return arch.num_hidden_layers * per_layer
 
 
-@lru_cache(maxsize=1024)  # pure; a home page asks for the same few hundred runs again
 def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
     """The FLOPs, memory traffic and link traffic of one step on one of ``setup.num_gpus``."""
     method, recipe = setup.method, setup.recipe

@@ -458,8 +458,9 @@ def _score_bytes(setup: TrainingSetup, fp32: bool) -> tuple[Decimal, Decimal]:
     return saved, saved * RECOMPUTED_SCORE_BYTES / SAVED_SCORE_BYTES
 
 
-# Pure functions of frozen values, remembered per process (bounded): a guide page asks for the
-# same estimates and searches on every render, and a search costs a few dozen estimates.
+# Remembered per process (bounded): a guide's page asks for about a hundred estimates, most in
+# ``longest_sequence``'s searches, the same on every render (docs/performance.md, "One cache
+# mechanism").
 @lru_cache(maxsize=4096)
 def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory:
     method, recipe, n = setup.method, setup.recipe, setup.num_gpus
@@ -691,7 +692,6 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     )
 
 
-@lru_cache(maxsize=1024)
 def longest_sequence(
     arch: Architecture, setup: TrainingSetup, usable_gb: Decimal, *, step: int = 256
 ) -> int:

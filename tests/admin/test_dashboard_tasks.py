@@ -1,6 +1,6 @@
 """The dashboard says when background tasks failed or were stuck in the last day, with the
 latest error, and when tasks are RUNNING past the timeout now; its warnings are cached under
-version tokens, but a task's row replaces none, so this part is read on every visit."""
+versions, but a task's row replaces none, so this part is read on every visit."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -107,7 +107,7 @@ def test_the_admin_index_shows_it_and_a_new_failure_is_not_hidden_by_the_cache(c
     client.force_login(superuser)
     first = client.get(ADMIN).content.decode()  # the warnings are cached from here on
     assert "Background tasks" not in first
-    a_failed_and_a_stuck_task()  # no content write: no version token changes
+    a_failed_and_a_stuck_task()  # no content write: no version changes
     body = client.get(ADMIN).content.decode()
     assert "<h3>Background tasks</h3>" in body
     assert (

@@ -111,7 +111,7 @@ def test_the_admin_shows_the_refusal_on_the_field_in_german(client, seeded):
 # URL: their own validators refuse line breaks, or editors never type them.
 NOT_EDITORS_TEXT = {
     "guides.ContentVersion.tag",
-    "guides.ContentVersion.token",
+    "guides.ContentVersion.version",
     "guides.TranslationBasis.field_key",
     "guides.TranslationBasis.language",
 }

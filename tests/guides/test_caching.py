@@ -18,12 +18,12 @@ from django_tasks import default_task_backend
 
 from guides import tasks
 from guides.models import ContentVersion, Guide, Section
-from guides.pagecache import http, memory, versions
+from guides.pagecache import http, versions
 from guides.pages import reference_data
 from pricing.models import Provider
 from pricing.services import price_check_record
 
-from ..conftest import GUIDE_SLUG, page_entries
+from ..conftest import GUIDE_SLUG, as_if_committed, forget_cached_pages, page_entries
 
 URL = f"/de/guides/{GUIDE_SLUG}/"
 GPUS = "/de/gpus/"
@@ -69,13 +69,12 @@ def test_a_repeated_visit_is_served_from_the_cache_with_one_query(client, seeded
 def test_an_emptied_cache_renders_the_page_again(client, seeded):
     _count, body = queries_for(client, URL)
     cache.clear()
-    memory.forget_recent_pages()  # (a worker's own copy would still be current)
     response = client.get(URL)
     assert response["X-Page-Cache"] == "miss" and response.content.decode() == body
 
 
 def test_a_cache_restarted_with_older_data_never_serves_the_older_page(client, seeded):
-    """Redis restored from an older snapshot: the page it holds was current under tokens the
+    """Redis restored from an older snapshot: the page it holds was current under versions the
     database has replaced since, so it is never served again."""
     key = http.page_key("de", URL, QueryDict())
     client.get(URL)
@@ -84,19 +83,17 @@ def test_a_cache_restarted_with_older_data_never_serves_the_older_page(client, s
     assert "0,99\u00a0$" in client.get(URL).content.decode()
     cache.clear()
     cache.set(key, older)  # the snapshot's copy is back
-    memory.forget_recent_pages()
     response = client.get(URL)
     assert response["X-Page-Cache"] == "miss" and "0,99\u00a0$" in response.content.decode()
 
 
 def test_a_write_by_another_process_is_on_the_next_visit(client, seeded):
-    """Another process (a command, the task worker, another app server) writes: its new tokens
-    and generation are in the database only, and this process's copies of pages and tokens
+    """Another process (a command, the task worker, another app server) writes: its new versions
+    and generation are in the database only, and this process's copies of pages and versions
     know nothing of it."""
-    _count, body = queries_for(client, URL)
-    queries_for(client, URL)  # now in this worker's memory too
+    queries_for(client, URL)
     other = versions.new_version()
-    ContentVersion.objects.filter(tag__in=["*", "site"]).update(token=other)  # as it commits
+    ContentVersion.objects.filter(tag__in=["*", "site"]).update(version=other)  # as it commits
     response = client.get(URL)
     assert response["X-Page-Cache"] == "miss"
     assert versions.current_versions(["site"]) == {"site": other}
@@ -241,7 +238,7 @@ def test_a_write_queues_the_re_render_of_the_pages_it_affects(
     other = Provider.objects.get(slug="massed-compute")
     assert job.kwargs == {"tags": [f"prices:{other.pk}"]}
     entries = {path: cache.get(http.page_key(lang, path, QueryDict())) for lang, path in listed}
-    affected = [path for path, page in entries.items() if f"prices:{other.pk}" in page.tokens]
+    affected = [path for path, page in entries.items() if f"prices:{other.pk}" in page.versions]
     # the index shows today's prices and each guide's cheapest fit; the bare planner no prices
     assert URL in affected and "/de/" in affected and "/de/vram/" not in affected
     assert job.task.call(*job.args, **job.kwargs) == len(affected)  # only those rendered again
@@ -341,38 +338,65 @@ def test_the_first_render_is_compressed_once_too(client, seeded):
     assert gzip.decompress(response.content) == client.get(URL).content
 
 
-# --- each worker's copy of the pages it served -------------------------------------------
+# --- cached reads: reference data, prices and guides, under their tags' versions --------
+
+GUIDE_TABLES = ("guides_guide", "guides_section", "guides_faqentry", "guides_guidesource")
 
 
-def test_a_worker_serves_a_page_from_its_memory_checked_on_every_visit(client, seeded):
-    body = client.get(URL).content  # rendered and stored
-    client.get(URL)  # found current in the shared cache: kept in memory
-    with mock.patch.object(http.cache, "get") as shared, CaptureQueriesContext(connection) as q:
-        again = client.get(URL)
-    shared.assert_not_called()
-    assert again["X-Page-Cache"] == "hit" and again.content == body
-    assert len(q.captured_queries) == 1  # the version check
-    # A write in another worker: its tokens in the database only. The very next visit.
-    ContentVersion.objects.filter(tag__in=["*", "site"]).update(token=versions.new_version())
-    assert client.get(URL)["X-Page-Cache"] == "miss"
+def render_after_write(client) -> tuple[list[str], str]:
+    """The SQL of a render with the versions and reads cached but not the page, and the
+    page's text."""
+    forget_cached_pages()
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(URL)
+    assert response.status_code == 200
+    return [q["sql"] for q in queries.captured_queries], response.content.decode()
 
 
-def test_a_write_in_this_worker_is_on_its_next_visit(client, seeded):
-    client.get(URL)
+def reads_the_guide(sql: list[str]) -> bool:
+    return any(f'"{table}"' in query for query in sql for table in GUIDE_TABLES)
+
+
+def test_a_price_check_re_renders_the_guide_without_reading_it_again(client, seeded):
     client.get(URL)
     record_house_price()
-    response = client.get(URL)
-    assert response["X-Page-Cache"] == "miss" and "0,99\xa0$" in response.content.decode()
+    as_if_committed()
+    sql, page = render_after_write(client)
+    assert not reads_the_guide(sql)
+    # the version check, the version table (it changed), the prices and their check days
+    assert len(sql) == 4
+    assert "0,99\xa0$" in page  # the new price, in the cached guide's prose and tables
 
 
-def test_a_worker_keeps_at_most_its_share_of_pages(client, seeded, settings):
-    settings.PAGE_CACHE_LOCAL_PAGES = 2
-    for url in (URL, GPUS, COMPARE):
-        client.get(url)
-        client.get(url)
-    assert len(memory.recent_pages) == 2 and http.page_key("de", URL, QueryDict()) not in (
-        memory.recent_pages
-    )
+def test_an_edit_of_the_guide_reads_it_again(client, seeded):
+    client.get(URL)
+    section = Section.objects.filter(guide__slug=GUIDE_SLUG).first()
+    section.heading_de = "Neue Überschrift"
+    section.save()
+    sql, page = render_after_write(client)
+    assert reads_the_guide(sql)
+    assert "Neue Überschrift" in page
+    sql, _page = render_after_write(client)
+    assert not reads_the_guide(sql)  # and then keeps it
+
+
+def test_an_unpublished_guide_is_not_served_from_the_cache(client, seeded):
+    client.get(URL)
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.status = Guide.Status.DRAFT
+    guide.save()
+    forget_cached_pages()
+    assert client.get(URL).status_code == 404
+
+
+def test_a_renamed_guide_is_found_under_its_new_slug_only(client, seeded):
+    client.get(URL)
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.slug = f"{GUIDE_SLUG}-renamed"
+    guide.save()
+    forget_cached_pages()
+    assert client.get(URL).status_code == 404
+    assert client.get(f"/de/guides/{GUIDE_SLUG}-renamed/").status_code == 200
 
 
 RUNS = [  # the seed's measurements (tests/pricing/test_selectors.py), tokens per second on H200
@@ -390,7 +414,6 @@ RUNS = [  # the seed's measurements (tests/pricing/test_selectors.py), tokens pe
 def test_each_run_s_measurements_are_cached_apart(seeded):
     """Every part of the run is in the read's key and reaches the query: one run's cached
     measurements are never another's."""
-    memory.forget_local_reads()
     cache.clear()
     for run, tokens_per_s in RUNS:
         found = reference_data.throughputs_for_run(**run)

@@ -48,7 +48,7 @@ HISTORY_DAYS = 180  # per provider that prices: 2,700 rows, enough to show a sca
 
 
 def uncached_queries(client, url: str) -> int:
-    """Queries of a render with the version tokens cached but not the page (after a write)."""
+    """Queries of a render with the versions cached but not the page (after a write)."""
     assert client.get(url).status_code == 200, url
     forget_cached_pages()
     with CaptureQueriesContext(connection) as queries:
@@ -190,19 +190,18 @@ def dashboard_queries(client, language: str = "en") -> int:
 
 
 def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, seeded, admin_user):
-    """Its warnings are cached under the tokens of every tag they read (guides.editorial.dashboard),
-    so a visit makes 11 queries until a write: the session, the user, two-factor, the version
-    check, the guides' keys (their tags), the task queue's failures, what is scheduled, what
-    waits for review and the user's own submissions (never cached: guides.task_queue.task_trouble,
-    dashboard.scheduled_changes, dashboard.review_lists) and the admin's recent actions. After
-    a price check: 31
-    (the token table read again, the guides with their rows, prices, check dates,
-    measurements, published comparisons, stale sources, unreviewed legal pages, and 4 for the
-    translations' bases and texts, each read once for all guides); after a write to shared data
-    (methods, rules, blocks and facts are read again too: 37). More guides or more history add
-    none."""
+    """Its warnings are cached under the versions of every tag they read
+    (guides.editorial.dashboard), so a visit makes 11 queries until a write: the session, the
+    user, two-factor, the version check, the guides' keys (their tags), the task queue's
+    failures, what is scheduled, what waits for review and the user's own submissions (never
+    cached: guides.task_queue.task_trouble, dashboard.scheduled_changes, dashboard.review_lists)
+    and the admin's recent actions. After a price check: 31 (the version table read again, the
+    guides with their rows, prices, check dates, measurements, published comparisons, stale
+    sources, unreviewed legal pages, and 4 for the translations' bases and texts, each read once
+    for all guides); after a write to shared data (methods, rules, blocks and facts are read
+    again too: 37). More guides or more history add none."""
     client.force_login(admin_user)
-    client.get("/en/admin/")  # the version tokens exist from here on, as in production
+    client.get("/en/admin/")  # the versions exist from here on, as in production
     house = Provider.objects.get(is_house=True)
 
     def after_writes() -> list[int]:
@@ -217,23 +216,6 @@ def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, s
     source = guide_for_page(slug=GUIDE_SLUG)
     clone_guide(source, LanguageModel.objects.get(slug="qwen-2.5-7b"), publish=True)
     add_long_history()
-    as_if_committed()  # a token is replaced once per transaction: commit, as a request would
+    as_if_committed()  # a version is replaced once per transaction: commit, as a request would
     client.get("/en/admin/")
     assert after_writes() == [31, 11, 37]
-
-
-def test_the_task_after_a_write_computes_the_dashboard_before_the_next_visit(
-    client, seeded, admin_user
-):
-    """With the task worker running, even the first visit after a price check makes the 11
-    queries of any visit: the task that re-renders the affected pages computes the warnings
-    too, in every language, for those who may record prices and for those who may not."""
-    from guides import tasks
-
-    client.force_login(admin_user)
-    client.get("/en/admin/")
-    tag = cache_tags.prices(Provider.objects.get(is_house=True).pk)
-    invalidate({tag})
-    as_if_committed()
-    assert tasks.refresh_affected_pages.call(tags=[tag]) > 0
-    assert [dashboard_queries(client, language) for language in ("en", "de", "ja")] == [11] * 3

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from gpuguide.lib import cache_tags
-from guides.models import ComparisonPair, Guide
+from guides.models import ComparisonPair, Guide, Section
 from guides.pagecache.invalidation import invalidate
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
@@ -328,7 +328,7 @@ def test_guide_page_queries_do_not_grow_with_price_history(client, seeded):
     def count() -> tuple[int, int]:
         """The queries of the first render after a price check of ours, and of the next
         render that quotes the same prices (another page, or this one dropped again)."""
-        client.get(guide_url("en"))  # the version tokens and reference data in the cache
+        client.get(guide_url("en"))  # the versions and reference data in the cache
         invalidate({cache_tags.prices(house.pk)})  # a price check of ours
         as_if_committed()
         counts = []
@@ -340,9 +340,9 @@ def test_guide_page_queries_do_not_grow_with_price_history(client, seeded):
         return counts[0], counts[1]
 
     before = count()
-    # The version check, the tokens (a write moved the generation), then the prices and their
+    # The version check, the versions (a write moved the generation), then the prices and their
     # check days, once for every page that quotes them (pages/reference_data.py); the next
-    # render only the version check. The guide and its rows come from the cache (their tokens
+    # render only the version check. The guide and its rows come from the cache (their versions
     # did not change): see test_caching's guide structure tests.
     assert before == (4, 1)
     for days in range(1, 40):
@@ -357,7 +357,7 @@ def test_guide_page_queries_do_not_grow_with_price_history(client, seeded):
 
 def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seeded):
     def count() -> int:
-        client.get("/en/gpus/")  # the version tokens and reference data in the cache
+        client.get("/en/gpus/")  # the versions and reference data in the cache
         forget_cached_pages()  # and the page not: it renders, as after a write
         with CaptureQueriesContext(connection) as queries:
             assert client.get("/en/gpus/").status_code == 200
@@ -700,7 +700,7 @@ def test_only_who_may_edit_a_draft_sees_it_and_its_revisions(
     assert ('class="draft-banner"' in preview.content.decode()) is sees_drafts
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     guide.status = Guide.Status.DRAFT
-    guide.save()  # not update(): the save replaces the cached guide's token
+    guide.save()  # not update(): the save replaces the cached guide's version
     as_if_committed()
     assert client.get(guide_url(lang)).status_code == (200 if sees_drafts else 404)
     assert client.get(f"{guide_url(lang)}tutorial/").status_code == (200 if sees_drafts else 404)
@@ -719,3 +719,16 @@ def test_an_administrator_sees_drafts_only_after_setting_up_two_factor(client, s
     TOTPDevice.objects.all().delete()
     settings.REQUIRE_2FA_FOR_ADMINISTRATORS = False
     assert client.get(guide_url("en")).status_code == 200  # the same user, nothing required
+
+
+def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, seeded):
+    section = Section.objects.get(guide__slug=GUIDE_SLUG, table=Section.Table.FIT)
+    section.table_caption_de = 'Passt <b class="x">& mehr'
+    section.save()
+
+    page = client.get(guide_url("de")).content.decode()
+
+    escaped = "Passt &lt;b class=&quot;x&quot;&gt;&amp; mehr"
+    assert f"<summary>Tabelle: {escaped}</summary>" in page
+    assert f'-caption">{escaped}</caption>' in page
+    assert '<b class="x">' not in page

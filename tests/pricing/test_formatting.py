@@ -31,3 +31,8 @@ def test_money_keeps_cents_and_sub_cent_precision():
 def test_lists_use_the_locale_conjunction():
     assert formatting.word_list(["10", "24", "168"], "de") == "10, 24 und 168"
     assert formatting.word_list(["10", "24", "168", "720"], "en", "or") == "10, 24, 168, or 720"
+
+
+def test_equal_figures_format_alike_whatever_their_trailing_zeros():
+    assert formatting.usd(D("9.2000"), "de") == formatting.usd(D("9.2"), "de") == "9,20\xa0$"
+    assert formatting.number(D("52.50"), "en") == formatting.number(52.5, "en") == "52.5"

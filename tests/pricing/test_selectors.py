@@ -331,15 +331,12 @@ def test_every_methods_throughput_for_one_run_in_one_query(seeded, django_assert
         assert selectors.throughputs_for_run(**run) == {}
 
 
-def test_the_check_days_sql_is_built_once_and_binds_only_the_day(house):
-    selectors.latest_check_dates(at=SEED_DAY)
-    built = selectors._check_days_sql.cache_info().misses
+def test_latest_check_dates_answer_days_as_of_the_day_asked(house):
     later = SEED_DAY + timedelta(days=3)
     price_check_record(provider_slug="gpuwithcrypto", checked_on=later, prices={"h100": D("2.10")})
 
     assert selectors.latest_check_dates(at=later)["gpuwithcrypto"] == later  # a date, not text
     assert selectors.latest_check_dates(at=SEED_DAY)["gpuwithcrypto"] == SEED_DAY
-    assert selectors._check_days_sql.cache_info().misses == built
 
 
 def test_price_runs_give_each_price_its_first_and_last_check_in_one_query(
@@ -367,3 +364,12 @@ def test_price_runs_give_each_price_its_first_and_last_check_in_one_query(
         Run(date(2026, 11, 3), date(2026, 11, 4), D("0.99")),  # the window cuts a run's start
         Run(date(2026, 11, 6), date(2026, 11, 6), D("0.92")),
     ]
+
+
+def test_listings_for_many_providers_are_those_of_each_asked_alone(seeded):
+    providers = list(Provider.objects.all())
+    assert len(providers) > 1
+    listings = selectors.gpu_listings_for_providers(providers=providers)
+    for provider in providers:
+        alone = selectors.gpu_listings_for_providers(providers=[provider])
+        assert listings[provider.slug] == alone[provider.slug]

@@ -16,13 +16,6 @@ TINY = Architecture(64, 2, 4, 2, 128, 1000)
 SPEED = tp.GpuSpeed(D(100), D(1000), D(10))
 
 
-@pytest.fixture(autouse=True)
-def _uncached_step_work():
-    """``step_work`` is cached (lru_cache): each test works its figures out afresh, so that it
-    pins the computation, not what an earlier test (or mutmut's first run) left in the cache."""
-    tp.step_work.cache_clear()
-
-
 def test_lora_step_counts_three_passes_over_the_frozen_weights_with_checkpointing():
     work = tp.step_work(TINY, TrainingSetup(Method.LORA, seq_len=8, batch_size=2))
     # 16 tokens x 2 FLOPs x (73,728 x 3 passes + 64,000 x 2) + attention under FlashAttention:

@@ -278,7 +278,7 @@ def test_the_embedded_default_shows_another_process_s_writes_and_restores_at_onc
         assert watcher.errors == [] and watcher.older_after_newer() == []
         assert len(watcher.seen) > 20  # it did watch
 
-        # A restore killed once the data is in, before it renews a token or empties a cache.
+        # A restore killed once the data is in, before it renews a version or empties a cache.
         stopped = subprocess.run(
             [sys.executable, "-c", "import django, os; django.setup(); "
              "from gpuguide.lib import backups; "
@@ -431,7 +431,7 @@ def test_two_servers_on_redis_stay_fresh_through_an_outage_an_older_snapshot_and
         assert watcher.errors == [] and watcher.older_after_newer() == []
         assert len(watcher.seen) > 40
 
-        # A restore killed once the data is in, before it renews a token or empties Redis.
+        # A restore killed once the data is in, before it renews a version or empties Redis.
         stopped = subprocess.run(
             [sys.executable, "-c", "import django, os, pathlib; django.setup(); "
              "from gpuguide.lib import backups; "

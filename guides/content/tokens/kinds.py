@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib import renting
@@ -22,7 +22,6 @@ from guides.content.page_figures import MissingFigure, NothingFits, PageFigures
 
 # Literal messages only, kept per language rather than looked up in the catalogue through
 # Django's context-local at every fill; makemessages still finds them under this name.
-from guides.content.presentation import translated as gettext
 from guides.content.tokens.registry import (
     CONFIG,
     FACT,

@@ -10,8 +10,6 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import Callable
-from functools import lru_cache
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -29,54 +27,28 @@ CODE_RE = re.compile(r"`([^`\n]+)`")
 TAG_RE = re.compile(r"<[^>]+>")
 
 
-# Parsed once per text and process: the same prose is rendered again after every price check
-# and in every language, and only the figures change. Bounded; editor texts are short.
-PARSED_TEXTS = 4096
-
-
-@lru_cache(maxsize=PARSED_TEXTS)
-def _parsed_token(body: str):
-    """The kind and arguments of a well-formed token (an error is raised, not remembered: its
-    message is in the active language)."""
-    kind, args = registry.parse(body)
-    return kind, tuple(args)
-
-
-@lru_cache(maxsize=PARSED_TEXTS)
-def _pieces(text: str) -> tuple[tuple[str, str | None], ...]:
-    """``text`` as (escaped text with `code` marked, the body of the token after it or None)."""
-    pieces = []
-    position = 0
-    for match in TOKEN_RE.finditer(text):
-        pieces.append((_escaped(text[position : match.start()]), match.group(1)))
-        position = match.end()
-    pieces.append((_escaped(text[position:]), None))
-    return tuple(pieces)
-
-
 def _escaped(text: str) -> str:
     return CODE_RE.sub(r"<code>\1</code>", escape(text))
 
 
-@lru_cache(maxsize=PARSED_TEXTS)
-def _blocks(text: str) -> tuple[tuple[bool, tuple[str, ...]], ...]:
-    """Prose split into blocks once: (is a list, its lines) or (False, (the paragraph,))."""
+def _blocks(text: str) -> list[tuple[bool, list[str]]]:
+    """Prose split into blocks: (is a list, its lines) or (False, [the paragraph])."""
     blocks = []
     for block in re.split(r"\n\s*\n", text.strip()):
         lines = [line.strip() for line in block.splitlines() if line.strip()]
         if not lines:
             continue
         if all(line.startswith("- ") for line in lines):
-            blocks.append((True, tuple(line[2:] for line in lines)))
+            blocks.append((True, [line[2:] for line in lines]))
         else:
-            blocks.append((False, (" ".join(lines),)))
-    return tuple(blocks)
+            blocks.append((False, [" ".join(lines)]))
+    return blocks
 
 
 def fill(body: str, figures: PageFigures) -> str:
     """The escaped, formatted value of one token; a dash (and a log line) if data is missing."""
     try:
-        kind, args = _parsed_token(body)
+        kind, args = registry.parse(body)
         value = kind.render(figures, *args)
     except (TokenError, MissingFigure, RuleError) as exc:
         logger.warning("cannot fill [[%s]]: %s", body, exc)
@@ -84,31 +56,28 @@ def fill(body: str, figures: PageFigures) -> str:
     return value if kind.html else escape(value)
 
 
-# What fills a token's body: ``fill`` with the page's figures unless a caller knows better
-# (``assembly.GuideProse`` reuses the tokens that quote no price).
-TokenFiller = Callable[[str], str]
-
-
-def render_inline(text: str, figures: PageFigures, filled: TokenFiller | None = None) -> SafeString:
+def render_inline(text: str, figures: PageFigures) -> SafeString:
     """Escape ``text``, fill its tokens and mark `code`; no paragraphs."""
     out = []
-    for escaped, token in _pieces(text):
-        out.append(escaped)
-        if token is not None:
-            out.append(fill(token, figures) if filled is None else filled(token))
+    position = 0
+    for match in TOKEN_RE.finditer(text):
+        out.append(_escaped(text[position : match.start()]))
+        out.append(fill(match.group(1), figures))
+        position = match.end()
+    out.append(_escaped(text[position:]))
     return mark_safe("".join(out))  # noqa: S308 - every piece above was escaped
 
 
-def render_prose(text: str, figures: PageFigures, filled: TokenFiller | None = None) -> SafeString:
+def render_prose(text: str, figures: PageFigures) -> SafeString:
     """Blocks split on blank lines: a list where every line starts with "- ", else a paragraph;
     Japanese phrases joined by <wbr>."""
     html_blocks = []
     for is_list, lines in _blocks(text or ""):
         if is_list:
-            items = "".join(f"<li>{render_inline(line, figures, filled)}</li>" for line in lines)
+            items = "".join(f"<li>{render_inline(line, figures)}</li>" for line in lines)
             html_blocks.append(f"<ul>{items}</ul>")
         else:
-            html_blocks.append(f"<p>{render_inline(lines[0], figures, filled)}</p>")
+            html_blocks.append(f"<p>{render_inline(lines[0], figures)}</p>")
     prose = "".join(html_blocks)
     # Japanese: a line may break between phrases in every browser (see phrases.py); the
     # plain renderings (meta description, JSON-LD) come from render_inline, without <wbr>.
@@ -117,6 +86,6 @@ def render_prose(text: str, figures: PageFigures, filled: TokenFiller | None = N
     return mark_safe(prose)  # noqa: S308 - built from render_inline's output
 
 
-def render_plain(text: str, figures: PageFigures, filled: TokenFiller | None = None) -> str:
+def render_plain(text: str, figures: PageFigures) -> str:
     """Tokens filled, no markup, not escaped: for meta descriptions and JSON-LD."""
-    return html.unescape(TAG_RE.sub("", str(render_inline(text, figures, filled))))
+    return html.unescape(TAG_RE.sub("", str(render_inline(text, figures))))

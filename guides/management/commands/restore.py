@@ -36,7 +36,7 @@ class Command(BaseCommand):
                         "it. Run again with --yes (make restore FILE=... ARGS=--yes) to go ahead."
                     )
                 cleared = backups.restore_backup("default", backup)
-            # Every cached page is stale now: tokens no cache has seen, and this process's
+            # Every cached page is stale now: versions no cache has seen, and this process's
             # cache (the shared one, with CACHE_URL) emptied as well.
             renewed = renew_after_restore()
         except (backups.BackupError, DatabaseError) as exc:
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Restored {path} ({backup.describe()}) into {target}; cached pages "
-                f"invalidated ({renewed} version tokens renewed)."
+                f"invalidated ({renewed} versions renewed)."
             )
         )
         self.stdout.write(
