@@ -102,8 +102,3 @@ def test_pages_render_from_the_database_while_the_cache_is_down(client, seeded, 
     assert first.status_code == again.status_code == 200
     assert again["X-Page-Cache"] == "miss"  # nothing kept: rendered again from the database
     assert "H100" in again.content.decode()
-
-
-def test_the_redis_backend_keeps_one_client_per_connection_pool():
-    backend = redis_cache.RedisCacheClient(["redis://127.0.0.1:6379/0"])  # connects on use
-    assert backend.get_client() is backend.get_client(write=True)
