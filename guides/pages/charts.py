@@ -43,7 +43,7 @@ ZERO = Decimal(0)
 @dataclass(frozen=True)
 class Series:
     """One provider's prices for the GPU: (the first day of each price, USD per GPU-hour),
-    oldest first; ``checked_once``: its only price was checked on one day only."""
+    oldest first; ``checked_once``: checked on one day so far (a dot, no line)."""
 
     points: list[tuple[date, Decimal]]
     checked_once: bool = False
@@ -67,11 +67,19 @@ class DrawnSeries:
 
     @property
     def color(self) -> str:
-        return LINE_STYLES[self.index % len(LINE_STYLES)][0]
+        return self._style[0]
 
     @property
     def dashes(self) -> str:
-        return LINE_STYLES[self.index % len(LINE_STYLES)][1]
+        return self._style[1]
+
+    @property
+    def _style(self) -> tuple[str, str]:
+        # Past the last style the others' styles come round again, never ours.
+        others = len(LINE_STYLES) - 1
+        return LINE_STYLES[
+            self.index if self.index < len(LINE_STYLES) else 1 + (self.index - 1) % others
+        ]
 
 
 @dataclass(frozen=True)

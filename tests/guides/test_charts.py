@@ -127,3 +127,12 @@ def test_date_labels_keep_clear_of_each_other_however_many_days_are_offered():
         (D("56.0"), OCT29, "start"), (D("187.0"), date(2026, 11, 12), "middle"),
         (D("346.0"), NOV29, "end"),
     ]  # fmt: skip
+
+
+def test_past_the_fourth_line_the_others_styles_come_round_never_ours():
+    frame = chart_frame(days=[OCT29], prices=[D("1")], end=NOV29)
+    drawn = chart_lines(frame, [Series([(OCT29, D("1"))]) for _provider in range(6)])
+    assert [(s.index, s.color) for s in drawn] == [
+        (0, "#1f5fd1"), (1, "#b35c00"), (2, "#2e8540"), (3, "#8a4fb8"), (4, "#b35c00"),
+        (5, "#2e8540"),
+    ]  # fmt: skip
