@@ -878,11 +878,8 @@ class PriceLines:
 def gpu_price_lines(*, gpu: str, at: date | None = None) -> PriceLines:
     """The lines of ``gpu``'s chart on the GPU page as of ``at``, in the page's frame: one
     query (its runs at every provider over the year). Raises NoSuchGpu."""
-    providers = reference_data.providers()  # ours first: style 0
-    listing = _rented_gpu(gpu, at)
-    runs = selectors.price_runs(providers=providers, at=at, gpu=listing.pk)
-    by_provider = [runs[p.slug].get(listing.pk, []) for p in providers]
-    every = [run for gpu_runs in by_provider for run in gpu_runs]
+    _listing, by_provider = _gpu_runs(gpu, at)
+    every = [run for _provider, runs in by_provider for run in runs]
     if not every:
         raise NoSuchGpu(gpu)
     frame = chart_frame(
@@ -892,10 +889,10 @@ def gpu_price_lines(*, gpu: str, at: date | None = None) -> PriceLines:
     )
     series = [
         Series(
-            [(run.first, run.usd_per_gpu_hour) for run in gpu_runs],
-            checked_once=len(gpu_runs) == 1 and gpu_runs[0].first == gpu_runs[0].last,
+            [(run.first, run.usd_per_gpu_hour) for run in runs],
+            checked_once=len(runs) == 1 and runs[0].first == runs[0].last,
         )
-        for gpu_runs in by_provider
+        for _provider, runs in by_provider
     ]
     return PriceLines(frame, chart_lines(frame, series))
 
@@ -915,25 +912,28 @@ class PriceHistoryRow:
 def price_history_rows(*, gpu: str, at: date | None = None) -> list[PriceHistoryRow]:
     """Every price of ``gpu`` at every provider over the charts' year up to ``at``, oldest
     first (then ours first): one query. Raises NoSuchGpu for a GPU we do not rent."""
-    providers = reference_data.providers()
-    listing = _rented_gpu(gpu, at)
-    runs = selectors.price_runs(providers=providers, at=at, gpu=listing.pk)
+    listing, by_provider = _gpu_runs(gpu, at)
     rows = [
-        PriceHistoryRow(listing.name, p.name, run.first, run.last, run.usd_per_gpu_hour)
-        for p in providers
-        for run in runs[p.slug].get(listing.pk, [])
+        PriceHistoryRow(listing.name, provider.name, run.first, run.last, run.usd_per_gpu_hour)
+        for provider, runs in by_provider
+        for run in runs
     ]
     rows.sort(key=lambda row: row.first)  # stable: ours first on a day
     return rows
 
 
-def _rented_gpu(slug: str, at: date | None) -> selectors.GpuListing:
+def _gpu_runs(
+    slug: str, at: date | None
+) -> tuple[selectors.GpuListing, list[tuple[Provider, list[selectors.PriceRun]]]]:
+    """A GPU we rent and its runs at each provider (ours first) over the charts' year."""
     listing = (
         reference_data.latest_prices(at=at).listings[reference_data.house_provider().slug].get(slug)
     )
     if listing is None or not listing.rentable:
         raise NoSuchGpu(slug)
-    return listing
+    providers = reference_data.providers()
+    runs = selectors.price_runs(providers=providers, at=at, gpu=listing.pk)
+    return listing, [(p, runs[p.slug].get(listing.pk, [])) for p in providers]
 
 
 @dataclass(frozen=True)
