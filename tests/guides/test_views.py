@@ -504,6 +504,8 @@ def test_compare_page_computes_ratios(client, seeded):
     [
         "/en/", "/en/gpus/", "/en/vram/", "/en/compare/h100-vs-a100-80gb/", "/en/legal/imprint/",
         "/en/feeds/guides.xml", "/en/feeds/prices/h100.xml", "/sitemap.xml",
+        "/en/gpus/h100/lines.svg", "/en/gpus/h100/prices.csv",
+        "/en/gpus/h100/lines.svg?as_of=2026-11-01", "/en/gpus/h100/prices.csv?as_of=2026-11-01",
     ],
 )  # fmt: skip
 def test_an_empty_database_answers_without_server_errors(client, empty_database, url):
