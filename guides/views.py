@@ -7,6 +7,7 @@ write is a published guide's share image drawn on its first request where no wor
 (once per guide and language, race-safe through its unique constraint).
 """
 
+import csv
 import hashlib
 from datetime import date
 
@@ -32,12 +33,13 @@ from guides.models import Guide, GuideRevision, LegalPage
 from guides.pagecache.http import cache_public_page
 from guides.pages import assembly, meta, planner, reference_data, selectors, site
 from guides.pages import tutorial as tutorials
+from pricing.domain.formatting import trim
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
 REVISION = "revision"  # ?revision=N: an editor previews that revision of a guide
 AS_OF = "as_of"  # ?as_of=YYYY-MM-DD: the guide, GPU and comparison pages as of that day
-PAGE = "page"  # ?page=N: the GPU page's table of price changes, page N (1 is the bare page)
+SVG = "image/svg+xml"
 
 
 def _no_prices_yet() -> Http404:
@@ -73,18 +75,6 @@ def _as_of(request: HttpRequest) -> date | None:
     if day is None or day < first:
         raise AsOfRefused(first)
     return day
-
-
-def _page(request: HttpRequest) -> int:
-    """The page ``?page=`` names: one number from 1 in ASCII digits, no leading zero (so one
-    page has one URL); anything else is no page at all (404)."""
-    values = request.GET.getlist(PAGE)
-    if not values:
-        return 1
-    value = values[0] if len(values) == 1 else ""
-    if not (value.isascii() and value.isdigit()) or value.startswith("0") or len(value) > 6:
-        raise Http404(_("No such page."))
-    return int(value)
 
 
 def _as_of_refused(request: HttpRequest, refused: AsOfRefused) -> HttpResponse:
@@ -174,15 +164,13 @@ def tutorial(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
-@cache_public_page(query=[AS_OF, PAGE], days=[AS_OF])
+@cache_public_page(query=[AS_OF], days=[AS_OF])
 def gpu_list(request: HttpRequest) -> HttpResponse:
     try:
         at = _as_of(request)
-        prices = assembly.gpu_price_list(at=at, page=_page(request))
+        prices = assembly.gpu_price_list(at=at)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
-    except assembly.NoSuchPage:
-        raise Http404(_("No such page.")) from None
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
     context = {
@@ -192,6 +180,47 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
         **meta.gpu_list(request, prices, at),
     }
     return render(request, "guides/gpu_list.html", context)
+
+
+@require_safe
+@cache_public_page(query=[AS_OF], days=[AS_OF])
+def gpu_lines(request: HttpRequest, gpu: str) -> HttpResponse:
+    """The lines of a GPU's chart on the GPU page (as of the same day), every change a point:
+    an SVG image the page's chart draws inside its frame."""
+    try:
+        at = _as_of(request)
+        lines = assembly.gpu_price_lines(gpu=gpu, at=at)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
+    except Provider.DoesNotExist:
+        raise _no_prices_yet() from None
+    except assembly.NoSuchGpu:
+        raise Http404(_("No such GPU.")) from None
+    return render(request, "guides/gpu_lines.svg", {"lines": lines}, content_type=SVG)
+
+
+@require_safe
+@cache_public_page(query=[AS_OF], days=[AS_OF])
+def gpu_price_history(request: HttpRequest, gpu: str) -> HttpResponse:
+    """Every price of a GPU at every provider over the GPU page's year (as of the same day),
+    with the first and last day it was checked, as CSV: ISO dates and plain decimal numbers
+    in any language, the column names in the page's."""
+    try:
+        rows = assembly.price_history_rows(gpu=gpu, at=_as_of(request))
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
+    except Provider.DoesNotExist:
+        raise _no_prices_yet() from None
+    except assembly.NoSuchGpu:
+        raise Http404(_("No such GPU.")) from None
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    table = csv.writer(response)
+    table.writerow([_("GPU"), _("Provider"), _("First checked"), _("Last checked"),
+                    _("USD per GPU-hour")])  # fmt: skip
+    for row in rows:
+        table.writerow([row.gpu, row.provider, row.first.isoformat(), row.last.isoformat(),
+                        trim(row.usd_per_gpu_hour)])  # fmt: skip
+    return response
 
 
 @require_safe

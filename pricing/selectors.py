@@ -451,10 +451,14 @@ class PriceRun:
 
 
 def price_runs(
-    *, providers: Sequence[Provider], at: date | None = None, days: int = HISTORY_DAYS
+    *,
+    providers: Sequence[Provider],
+    at: date | None = None,
+    days: int = HISTORY_DAYS,
+    gpu: int | None = None,
 ) -> dict[str, dict[int, list[PriceRun]]]:
     """Provider slug -> GPU id -> its runs of one price over the ``days`` up to ``at``, oldest
-    first: one query for all ``providers``.
+    first: one query for all ``providers`` (``gpu``: that GPU's only).
 
     The database compares each check with the one before and after it (LAG and LEAD per
     provider and GPU, read from the covering index price_provider_days) and returns only the
@@ -464,11 +468,15 @@ def price_runs(
     cache_tags.record(*(cache_tags.prices(p.pk) for p in providers))
     window = {"partition_by": [F("provider_id"), F("gpu_id")], "order_by": F("checked_on").asc()}
     quoted, gpus = "quoted_usd_per_hour", "gpus_in_quote"
-    rows = (
+    prices = (
         Price.objects.current()
         .filter(provider__in=providers, checked_on__gt=at - timedelta(days=days))
         .as_of(at)
-        .values("provider_id", "gpu_id", "checked_on", quoted, gpus)
+    )
+    if gpu is not None:
+        prices = prices.filter(gpu=gpu)
+    rows = (
+        prices.values("provider_id", "gpu_id", "checked_on", quoted, gpus)
         .annotate(
             before=Window(Lag(quoted), **window),
             gpus_before=Window(Lag(gpus), **window),
@@ -488,8 +496,8 @@ def price_runs(
     )
     slugs = {p.pk: p.slug for p in providers}
     runs: dict[str, dict[int, list[PriceRun]]] = {p.slug: {} for p in providers}
-    for provider_id, gpu, day, price, count in rows:
-        gpu_runs = runs[slugs[provider_id]].setdefault(gpu, [])
+    for provider_id, gpu_id, day, price, count in rows:
+        gpu_runs = runs[slugs[provider_id]].setdefault(gpu_id, [])
         usd = calculations.per_gpu_price(price, count)
         if gpu_runs and gpu_runs[-1].usd_per_gpu_hour == usd:
             # The run goes on: its last check (a new quote at the same price per GPU too).
@@ -497,6 +505,55 @@ def price_runs(
         else:
             gpu_runs.append(PriceRun(day, day, usd))
     return runs
+
+
+RECENT_PRICES = 3  # the latest prices a summary keeps (a chart line's description names them)
+
+
+@dataclass(frozen=True)
+class PriceSummary:
+    """One provider's prices for one GPU over a window, whatever their number: the first and
+    the latest (each with the first and last check that quoted it), the lowest, the highest,
+    how many there were, and the latest RECENT_PRICES, oldest first."""
+
+    first: PriceRun
+    latest: PriceRun
+    low: Decimal
+    high: Decimal
+    prices: int
+    recent: tuple[PriceRun, ...]
+
+    @property
+    def changes(self) -> int:
+        return self.prices - 1
+
+    @property
+    def checked_once(self) -> bool:
+        """One price checked on one day: nothing says how long it held."""
+        return self.prices == 1 and self.first.first == self.first.last
+
+
+def price_summaries(
+    *, providers: Sequence[Provider], at: date | None = None, days: int = HISTORY_DAYS
+) -> dict[str, dict[int, PriceSummary]]:
+    """Provider slug -> GPU id -> the summary of its prices over the ``days`` up to ``at``:
+    one query (``price_runs``)."""
+    return {
+        slug: {gpu: _summary(gpu_runs) for gpu, gpu_runs in by_gpu.items()}
+        for slug, by_gpu in price_runs(providers=providers, at=at, days=days).items()
+    }
+
+
+def _summary(runs: list[PriceRun]) -> PriceSummary:
+    prices = [run.usd_per_gpu_hour for run in runs]
+    return PriceSummary(
+        first=runs[0],
+        latest=runs[-1],
+        low=min(prices),
+        high=max(prices),
+        prices=len(runs),
+        recent=tuple(runs[-RECENT_PRICES:]),
+    )
 
 
 def gpu_price_history(

@@ -15,7 +15,6 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import cached_property
 
 from django.conf import settings
-from django.core.paginator import EmptyPage, Paginator
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
@@ -45,7 +44,15 @@ from guides.content.tokens.render import render_plain, render_prose
 from guides.models import Guide, Section
 from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
-from guides.pages.charts import Series, StepChart, step_chart
+from guides.pages.charts import (
+    ChartAxes,
+    ChartFrame,
+    DrawnSeries,
+    Series,
+    chart_axes,
+    chart_frame,
+    chart_lines,
+)
 from pricing import selectors
 from pricing.domain import calculations as calc
 from pricing.domain.training_memory import Architecture, Method, TrainingSetup
@@ -68,7 +75,7 @@ def page_figures(
 
     ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: providers
     1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
-    the price history, and each is cached under the version tokens of what it reads
+    the price history, and each is cached under the versions of what it reads
     (``reference_data``).
     """
     house = reference_data.house_provider()
@@ -634,45 +641,34 @@ class Offer:
 
 
 @dataclass(frozen=True)
-class PriceChange:
-    """A price one provider charged for a GPU, with the first and last day it was checked."""
+class ChartLine:
+    """One provider's line on a GPU's chart, summed up: the page's legend, the chart's
+    description and a row of the history's summary."""
 
-    gpu: str
     provider: str
     house: bool
-    first: date
-    last: date
-    usd_per_gpu_hour: Decimal
+    index: int  # its line style: 0 for ours, then 1, 2, … for the others
+    summary: selectors.PriceSummary
 
-
-PRICE_CHANGES_PER_PAGE = 10
-
-
-class NoSuchPage(Exception):
-    """A ``page`` of the price changes beyond the last."""
+    @property
+    def single(self) -> bool:
+        """Checked on one day so far: drawn as a dot, no line."""
+        return self.summary.checked_once
 
 
 @dataclass(frozen=True)
-class PriceChanges:
-    """One page of the price changes over the charts' window, newest first."""
+class PriceChart:
+    """A GPU's price history over the charts' year: the axes and each provider's line in
+    words and figures; the lines themselves are the image at ``guides:gpu_lines``."""
 
-    rows: list[PriceChange]
-    number: int
-    pages: int
-
-    @property
-    def newer(self) -> int | None:
-        return self.number - 1 if self.number > 1 else None
-
-    @property
-    def older(self) -> int | None:
-        return self.number + 1 if self.number < self.pages else None
+    axes: ChartAxes
+    lines: list[ChartLine]
 
 
 @dataclass(frozen=True)
 class GpuPriceRow:
     gpu: selectors.GpuListing  # at our prices
-    chart: StepChart | None
+    chart: PriceChart | None
     block_prices: list[tuple[int, Decimal | None]]  # (hours, price of the block)
     offers: list[Offer]  # ours first, then each other provider that prices it
 
@@ -683,23 +679,27 @@ class GpuPriceList:
     blocks: list[int]
     checked: PriceDates | None  # every price the page quotes, ours and the others'
     rows: list[GpuPriceRow]
-    changes: PriceChanges
 
     @property
     def compared(self) -> list[GpuPriceRow]:
         """The GPUs that some other provider prices too."""
         return [row for row in self.rows if len(row.offers) > 1]
 
+    @property
+    def charted(self) -> list[GpuPriceRow]:
+        """The GPUs with a price in the charts' year."""
+        return [row for row in self.rows if row.chart]
 
-def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
-    """Every GPU we rent with specs, price, block prices, the other providers' prices, a
-    year of everyone's price history as charts (every change) and, on ``page``, that year's
-    price changes as a table of PRICE_CHANGES_PER_PAGE rows, newest first.
 
-    Queries: the prices 1, the history 1 (each price's first and last check only), the
-    checks' sources 1; none grows with the price history, and the page holds at most a chart
-    point per change and PRICE_CHANGES_PER_PAGE rows. Raises NoSuchPage past the last page,
-    Provider.DoesNotExist before the house provider is set up.
+def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
+    """Every GPU we rent with specs, price, block prices, the other providers' prices and a
+    year of everyone's price history, summed up: for each GPU and provider the first and
+    latest price, the lowest, the highest and how many changes, with the axes of a chart
+    whose lines (every change) are an image of their own.
+
+    Queries: the prices 1 and the summaries 1, both cached until the next price check, the
+    checks' sources 1; the page holds as much for a year of daily changes as for one check.
+    Raises Provider.DoesNotExist before the house provider is set up.
     """
     blocks = reference_data.hour_blocks()
     end = at or timezone.localdate()
@@ -708,7 +708,7 @@ def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
     if house is None:
         raise Provider.DoesNotExist("No provider is marked as ours.")
     listings = reference_data.latest_prices(at=at).listings
-    runs = selectors.price_runs(providers=providers, at=at)
+    summaries = reference_data.price_summaries(at=at)
     ours = [g for g in listings[house.slug].values() if g.rentable]
     priced = [
         (p, listings[p.slug][g.slug])
@@ -739,14 +739,11 @@ def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
         rows=[
             GpuPriceRow(
                 gpu,
-                step_chart(
+                _price_chart(
                     [
-                        Series(
-                            p.name,
-                            p.is_house,
-                            [(r.first, r.usd_per_gpu_hour) for r in runs[p.slug].get(gpu.pk, [])],
-                        )
-                        for p in providers
+                        ChartLine(p.name, p.is_house, index, summaries[p.slug][gpu.pk])
+                        for index, p in enumerate(providers)
+                        if gpu.pk in summaries[p.slug]
                     ],
                     end=end,
                 ),
@@ -755,30 +752,95 @@ def gpu_price_list(*, at: date | None = None, page: int = 1) -> GpuPriceList:
             )
             for gpu in ours
         ],
-        changes=_price_changes(ours, providers, runs, page),
     )
 
 
-def _price_changes(
-    gpus: list[selectors.GpuListing],
-    providers: list[Provider],
-    runs: dict[str, dict[int, list[selectors.PriceRun]]],
-    page: int,
-) -> PriceChanges:
-    """Page ``page`` of every run in ``runs`` of the ``gpus``, the latest first day first (then
-    in the GPUs' and the providers' order)."""
-    changes = [
-        PriceChange(gpu.name, p.name, p.is_house, r.first, r.last, r.usd_per_gpu_hour)
-        for gpu in gpus
-        for p in providers
-        for r in runs[p.slug].get(gpu.pk, [])
+def _price_chart(lines: list[ChartLine], *, end: date) -> PriceChart | None:
+    """The chart of ``lines`` up to ``end``; None where no provider priced the GPU. Date
+    labels may fall on each line's first day and on its latest changes."""
+    if not lines:
+        return None
+    summaries = [line.summary for line in lines]
+    frame = chart_frame(
+        days=[day for s in summaries for day in (s.first.first, s.latest.first)],
+        prices=[price for s in summaries for price in (s.low, s.high)],
+        end=end,
+    )
+    labelled = [s.first.first for s in summaries] + [r.first for s in summaries for r in s.recent]
+    return PriceChart(chart_axes(frame, days=labelled), lines)
+
+
+class NoSuchGpu(Exception):
+    """A GPU we do not rent, or one no provider priced in the charts' year."""
+
+
+@dataclass(frozen=True)
+class PriceLines:
+    """The lines of a GPU's chart, with a point at every change in the charts' year."""
+
+    frame: ChartFrame
+    lines: list[DrawnSeries]
+
+
+def gpu_price_lines(*, gpu: str, at: date | None = None) -> PriceLines:
+    """The lines of ``gpu``'s chart on the GPU page as of ``at``, in the page's frame: one
+    query (its runs at every provider over the year). Raises NoSuchGpu."""
+    _listing, by_provider = _gpu_runs(gpu, at)
+    every = [run for _provider, runs in by_provider for run in runs]
+    if not every:
+        raise NoSuchGpu(gpu)
+    frame = chart_frame(
+        days=[run.first for run in every],
+        prices=[run.usd_per_gpu_hour for run in every],
+        end=at or timezone.localdate(),
+    )
+    series = [
+        Series(
+            [(run.first, run.usd_per_gpu_hour) for run in runs],
+            checked_once=len(runs) == 1 and runs[0].first == runs[0].last,
+        )
+        for _provider, runs in by_provider
     ]
-    changes.sort(key=lambda change: change.first, reverse=True)  # stable: keeps the order above
-    try:
-        shown = Paginator(changes, PRICE_CHANGES_PER_PAGE).page(page)
-    except EmptyPage:
-        raise NoSuchPage(page) from None
-    return PriceChanges(list(shown), shown.number, shown.paginator.num_pages)
+    return PriceLines(frame, chart_lines(frame, series))
+
+
+@dataclass(frozen=True)
+class PriceHistoryRow:
+    """A row of a GPU's price history download: one price at one provider, with the first
+    and the last day it was checked."""
+
+    gpu: str
+    provider: str
+    first: date
+    last: date
+    usd_per_gpu_hour: Decimal
+
+
+def price_history_rows(*, gpu: str, at: date | None = None) -> list[PriceHistoryRow]:
+    """Every price of ``gpu`` at every provider over the charts' year up to ``at``, oldest
+    first (then ours first): one query. Raises NoSuchGpu for a GPU we do not rent."""
+    listing, by_provider = _gpu_runs(gpu, at)
+    rows = [
+        PriceHistoryRow(listing.name, provider.name, run.first, run.last, run.usd_per_gpu_hour)
+        for provider, runs in by_provider
+        for run in runs
+    ]
+    rows.sort(key=lambda row: row.first)  # stable: ours first on a day
+    return rows
+
+
+def _gpu_runs(
+    slug: str, at: date | None
+) -> tuple[selectors.GpuListing, list[tuple[Provider, list[selectors.PriceRun]]]]:
+    """A GPU we rent and its runs at each provider (ours first) over the charts' year."""
+    listing = (
+        reference_data.latest_prices(at=at).listings[reference_data.house_provider().slug].get(slug)
+    )
+    if listing is None or not listing.rentable:
+        raise NoSuchGpu(slug)
+    providers = reference_data.providers()
+    runs = selectors.price_runs(providers=providers, at=at, gpu=listing.pk)
+    return listing, [(p, runs[p.slug].get(listing.pk, [])) for p in providers]
 
 
 @dataclass(frozen=True)

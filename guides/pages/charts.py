@@ -5,13 +5,17 @@ US dollars up from zero, so a 7.6 % rise looks like one. Each price holds until 
 changed it, hence steps: a horizontal run at each price, a vertical jump on the day it changed,
 and the last price carried to the chart's end (today, or the as-of day). A provider checked
 once so far is a dot on the same axes: one check says nothing of how long its price held.
-Everything here is numbers and dates; the template formats the labels for the visitor's
-language.
+
+The page draws a chart's frame, gridlines and labels (``chart_axes``: as many whatever the
+history); its lines, with a point at every change, are an SVG image of their own
+(``chart_lines``) drawn in the same frame, so that a year of daily changes does not weigh on
+the page. Everything here is numbers and dates; the templates format the labels for the
+visitor's language.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_CEILING, Decimal
@@ -33,42 +37,49 @@ PHONE_LABEL_WIDTH = Decimal(105)  # at 16.5px
 LABEL_GAP = Decimal(8)  # between two date labels, so that they never touch
 MIN_TICK_GAP = LABEL_WIDTH + LABEL_GAP
 TENTH = Decimal("0.1")
+ZERO = Decimal(0)
 
 
 @dataclass(frozen=True)
 class Series:
-    """One provider's prices for the GPU: (check date, USD per GPU-hour), oldest first."""
+    """One provider's prices for the GPU: (the first day of each price, USD per GPU-hour),
+    oldest first; ``checked_once``: checked on one day so far (a dot, no line)."""
 
-    name: str
-    house: bool
     points: list[tuple[date, Decimal]]
+    checked_once: bool = False
 
 
-@dataclass(frozen=True)
-class ChartPoint:
-    x: Decimal
-    y: Decimal
-    on: date
-    usd: Decimal
+# Each line's look, by its index (0 for ours, then 1, 2, … for the others): stroke colour and
+# dashes. The legend's keys on the page draw the same from site.css's .series-N.
+LINE_STYLES = (
+    ("#1f5fd1", ""),
+    ("#b35c00", "7 4"),
+    ("#2e8540", "2 3"),
+    ("#8a4fb8", "10 3 2 3"),
+)
 
 
 @dataclass(frozen=True)
 class DrawnSeries:
-    name: str
-    house: bool
     index: int  # its line style: 0 for ours, then 1, 2, … for the others
-    points: list[ChartPoint]
-    path: str  # the SVG path of the steps
+    path: str  # the SVG path of the steps ('' for a single check: a dot, no line)
     dots: str  # a dot at each change: one path of zero-length, round-capped strokes
 
     @property
-    def last(self) -> ChartPoint:
-        return self.points[-1]
+    def color(self) -> str:
+        return self._style[0]
 
     @property
-    def single(self) -> bool:
-        """One check so far: drawn as a dot, no line (nothing says how long the price held)."""
-        return len(self.points) == 1
+    def dashes(self) -> str:
+        return self._style[1]
+
+    @property
+    def _style(self) -> tuple[str, str]:
+        # Past the last style the others' styles come round again, never ours.
+        others = len(LINE_STYLES) - 1
+        return LINE_STYLES[
+            self.index if self.index < len(LINE_STYLES) else 1 + (self.index - 1) % others
+        ]
 
 
 @dataclass(frozen=True)
@@ -85,13 +96,13 @@ class PriceTick:
 
 
 @dataclass(frozen=True)
-class StepChart:
-    series: list[DrawnSeries]
-    date_ticks: list[DateTick]
-    phone_date_ticks: list[DateTick]  # the same, spaced for a phone's larger labels
-    price_ticks: list[PriceTick]
+class ChartFrame:
+    """The axes' ranges: the days from ``start`` to ``end`` across, US dollars from zero to
+    ``high`` up, and where each lies in the chart's units."""
+
     start: date
     end: date
+    high: Decimal  # the top of the price axis: a multiple of its step
     width: Decimal = WIDTH
     height: Decimal = HEIGHT
     left: Decimal = LEFT
@@ -99,22 +110,35 @@ class StepChart:
     top: Decimal = TOP
     bottom: Decimal = HEIGHT - BOTTOM
 
+    def x(self, on: date) -> Decimal:
+        span_days = Decimal(max((self.end - self.start).days, 1))
+        return (LEFT + PLOT_WIDTH * Decimal((on - self.start).days) / span_days).quantize(TENTH)
+
+    def y(self, usd: Decimal) -> Decimal:
+        return (TOP + PLOT_HEIGHT * (self.high - usd) / self.high).quantize(TENTH)
+
+
+@dataclass(frozen=True)
+class ChartAxes:
+    """What the page draws of a chart: its frame, gridlines and labels. The lines, with a
+    point at every change, are an image of their own (``chart_lines``) in the same frame."""
+
+    frame: ChartFrame
+    price_ticks: list[PriceTick]
+    date_ticks: list[DateTick]
+    phone_date_ticks: list[DateTick]  # the same, spaced for a phone's larger labels
+
     @property
     def price_label_x(self) -> Decimal:
-        return self.left - 6
+        return self.frame.left - 6
 
     @property
     def tick_end(self) -> Decimal:
-        return self.bottom + 5
+        return self.frame.bottom + 5
 
     @property
     def date_label_y(self) -> Decimal:
-        return self.bottom + 20
-
-    @property
-    def high(self) -> Decimal:
-        """The top of the price axis."""
-        return self.price_ticks[-1].usd
+        return self.frame.bottom + 20
 
 
 def nice_step(high: Decimal, intervals: int = MAX_INTERVALS) -> Decimal:
@@ -136,77 +160,72 @@ def price_ticks(high: Decimal) -> list[Decimal]:
     return [step * i for i in range(count + 1)]
 
 
-def step_path(points: list[ChartPoint], end_x: Decimal) -> str:
-    """M to the first check, then across to each change and up or down to its price."""
-    first, *rest = points
-    parts = [f"M{first.x} {first.y}"]
-    for point in rest:
-        parts.append(f"H{point.x} V{point.y}")
+def step_path(points: list[tuple[Decimal, Decimal]], end_x: Decimal) -> str:
+    """M to the first change, then across to each change and up or down to its price."""
+    (x, y), *rest = points
+    parts = [f"M{x} {y}"]
+    for x, y in rest:
+        parts.append(f"H{x} V{y}")
     parts.append(f"H{end_x}")
     return " ".join(parts)
 
 
-def dots_path(points: list[ChartPoint]) -> str:
+def dots_path(points: list[tuple[Decimal, Decimal]]) -> str:
     """ "M56.0 73.1h0M200.0 65.7h0": a path whose round caps draw a dot at each point, 13 bytes a
     change where a <circle> took 60 (a year of daily changes is 365 of them per line)."""
-    return "".join(f"M{p.x} {p.y}h0" for p in points)
+    return "".join(f"M{x} {y}h0" for x, y in points)
 
 
-def step_chart(series: list[Series], *, end: date) -> StepChart | None:
-    """The chart of ``series`` from the earliest check to ``end``; None when nothing is priced.
+def chart_frame(*, days: Iterable[date], prices: Iterable[Decimal], end: date) -> ChartFrame:
+    """The frame of a chart whose lines change price on ``days`` and reach ``prices``: from
+    the first of those days to ``end`` (today, or the as-of day; the last day where later),
+    from zero to the first gridline at or above the highest price. The page (from each line's
+    summary) and the lines' image (from every change) pass the same first and last day and
+    the same highest price, so that both draw in one frame."""
+    days = list(days)
+    return ChartFrame(
+        start=min(days), end=max(end, *days), high=price_ticks(max(prices, default=ZERO))[-1]
+    )
 
-    Series without points are left out; the first series keeps style 0 (ours).
-    """
-    drawn_series = [s for s in series if s.points]
-    if not drawn_series:
-        return None
-    start = min(s.points[0][0] for s in drawn_series)
-    end = max(end, *(s.points[-1][0] for s in drawn_series))
-    span_days = Decimal(max((end - start).days, 1))
-    ticks = price_ticks(max(usd for s in drawn_series for _on, usd in s.points))
-    high = ticks[-1]
 
-    def x_of(on: date) -> Decimal:
-        return (LEFT + PLOT_WIDTH * Decimal((on - start).days) / span_days).quantize(TENTH)
+def chart_axes(frame: ChartFrame, *, days: Iterable[date]) -> ChartAxes:
+    """The frame's gridlines, and labels on its first and last day and on those of ``days``
+    that keep clear of them and of each other."""
+    days = sorted(set(days))
+    return ChartAxes(
+        frame=frame,
+        price_ticks=[PriceTick(frame.y(usd), usd) for usd in price_ticks(frame.high)],
+        date_ticks=date_ticks(frame, days),
+        phone_date_ticks=date_ticks(frame, days, label_width=PHONE_LABEL_WIDTH),
+    )
 
-    def y_of(usd: Decimal) -> Decimal:
-        return (TOP + PLOT_HEIGHT * (high - usd) / high).quantize(TENTH)
 
-    end_x = (LEFT + PLOT_WIDTH).quantize(TENTH)
+def chart_lines(frame: ChartFrame, series: list[Series]) -> list[DrawnSeries]:
+    """Each series with points as its steps in ``frame``; series without points are left
+    out, the others keep their index (their style: the first is ours)."""
+    end_x = frame.x(frame.end)
     drawn = []
     for index, s in enumerate(series):
         if not s.points:
             continue
-        points = [ChartPoint(x_of(on), y_of(usd), on, usd) for on, usd in s.points]
-        path = step_path(points, end_x) if len(points) > 1 else ""
-        drawn.append(DrawnSeries(s.name, s.house, index, points, path, dots_path(points)))
-    checks = sorted({p.on for s in drawn for p in s.points})
-    return StepChart(
-        series=drawn,
-        date_ticks=date_ticks(start, end, checks, x_of),
-        phone_date_ticks=date_ticks(start, end, checks, x_of, label_width=PHONE_LABEL_WIDTH),
-        price_ticks=[PriceTick(y_of(usd), usd) for usd in ticks],
-        start=start,
-        end=end,
-    )
+        points = [(frame.x(on), frame.y(usd)) for on, usd in s.points]
+        path = "" if s.checked_once else step_path(points, end_x)
+        drawn.append(DrawnSeries(index, path, dots_path(points)))
+    return drawn
 
 
 def date_ticks(
-    start: date,
-    end: date,
-    checks: list[date],
-    x_of: Callable[[date], Decimal],
-    *,
-    label_width: Decimal = LABEL_WIDTH,
+    frame: ChartFrame, days: list[date], *, label_width: Decimal = LABEL_WIDTH
 ) -> list[DateTick]:
-    """The first check and the end, plus each check day whose label keeps clear of the labels
+    """The first day and the end, plus each of ``days`` whose label keeps clear of the labels
     chosen (the first is drawn from its tick rightwards, the end leftwards, others centred),
     each label ``label_width`` wide."""
-    chosen = [DateTick(x_of(start), start, "start")]
+    start, end = frame.start, frame.end
+    chosen = [DateTick(frame.x(start), start, "start")]
     if end != start:
-        chosen.append(DateTick(x_of(end), end, "end"))
-    for on in checks:
-        tick = DateTick(x_of(on), on, "middle")
+        chosen.append(DateTick(frame.x(end), end, "end"))
+    for on in days:
+        tick = DateTick(frame.x(on), on, "middle")
         if all(_apart(tick, other, label_width) for other in chosen):
             chosen.append(tick)
     return sorted(chosen, key=lambda tick: tick.x)

@@ -21,9 +21,9 @@ from guides.content import phrases as japanese_phrases
 from guides.content import presentation
 from guides.content.page_figures import PriceDates
 from guides.pages import site
-from guides.pages.assembly import Offer, PriceChange
-from guides.pages.charts import ChartPoint, DrawnSeries
+from guides.pages.assembly import ChartLine, Offer
 from pricing.domain.calculations import MemoryEstimate
+from pricing.selectors import PriceRun, PriceSummary
 
 register = template.Library()
 
@@ -56,68 +56,67 @@ register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
 
 
 @register.filter
-def price_steps(points: Iterable[ChartPoint]) -> str:
+def price_steps(runs: Iterable[PriceRun]) -> str:
     """'$0.92 from October 29, 2026 and $0.99 from November 15, 2026': a chart line in words."""
     return presentation.word_list(
         gettext("%(price)s from %(date)s")
-        % {"price": presentation.usd(p.usd), "date": presentation.long_date(p.on)}
-        for p in points
+        % {"price": presentation.usd(r.usd_per_gpu_hour), "date": presentation.long_date(r.first)}
+        for r in runs
     )
 
 
-DESCRIBED_STEPS = 3  # a chart line's description names its latest prices; the table has all
-
-
 @register.filter
-def series_description(series: DrawnSeries) -> str:
+def series_description(line: ChartLine) -> str:
     """A chart line in words, as long for a year of daily changes as for three: its prices
-    from each day, or how many since when, their range and the latest DESCRIBED_STEPS."""
-    provider, points = provider_name(series), series.points
-    if series.single:
+    from each day, or how many since when, their range and the latest few."""
+    provider, summary = provider_name(line), line.summary
+    if line.single:
         return gettext("%(provider)s: one check so far, %(price)s on %(date)s.") % {
             "provider": provider,
-            "price": presentation.usd(series.last.usd),
-            "date": presentation.long_date(series.last.on),
+            "price": presentation.usd(summary.latest.usd_per_gpu_hour),
+            "date": presentation.long_date(summary.latest.last),
         }
-    latest = price_steps(points[-DESCRIBED_STEPS:])
-    if len(points) <= DESCRIBED_STEPS:
+    latest = price_steps(summary.recent)
+    if summary.prices == len(summary.recent):
         return gettext("%(provider)s: %(steps)s.") % {"provider": provider, "steps": latest}
-    prices = [p.usd for p in points]
     return gettext(
         "%(provider)s: %(count)s prices since %(start)s, from %(low)s to %(high)s; "
         "the latest %(steps)s."
     ) % {
         "provider": provider,
-        "count": presentation.number(len(points)),
-        "start": presentation.long_date(points[0].on),
-        "low": presentation.usd(min(prices)),
-        "high": presentation.usd(max(prices)),
+        "count": presentation.number(summary.prices),
+        "start": presentation.long_date(summary.first.first),
+        "low": presentation.usd(summary.low),
+        "high": presentation.usd(summary.high),
         "steps": latest,
     }
 
 
 @register.filter
-def legend_entry(series: DrawnSeries) -> str:
+def legend_entry(line: ChartLine) -> str:
     """A legend's words for a line: the provider, and for a single check its day."""
-    if not series.single:
-        return provider_name(series)
+    if not line.single:
+        return provider_name(line)
     return gettext("%(provider)s: one check so far (%(date)s)") % {
-        "provider": provider_name(series),
-        "date": presentation.medium_date(series.last.on),
+        "provider": provider_name(line),
+        "date": presentation.medium_date(line.summary.latest.last),
     }
 
 
 @register.filter
-def date_range(change: PriceChange) -> str:
-    """The days a price was checked at: one day, or the first to the last."""
-    return presentation.date_range(change.first, change.last)
+def date_range(summary: PriceSummary) -> str:
+    """The days a provider's prices were checked at: one day, or the first to the last."""
+    return presentation.date_range(summary.first.first, summary.latest.last)
 
 
 @register.filter
-def provider_name(item: DrawnSeries | Offer | PriceChange) -> str:
-    """A provider's name, marked as ours for the house: a chart series, offer or change."""
-    name = getattr(item, "name", None) or item.provider
-    return gettext("%(provider)s (ours)") % {"provider": name} if item.house else name
+def provider_name(item: ChartLine | Offer) -> str:
+    """A provider's name, marked as ours for the house: a chart line or an offer."""
+    return (
+        gettext("%(provider)s (ours)") % {"provider": item.provider}
+        if item.house
+        else item.provider
+    )
 
 
 FLAG_RE = re.compile(r"(?<!\S)(--?[\w.=-]+)")

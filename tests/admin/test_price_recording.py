@@ -2,6 +2,7 @@
 "Record a check" per provider, a lost race answered with the form, and corrections that
 supersede the mistaken check and keep it in the history."""
 
+import re
 from datetime import date
 from decimal import Decimal as D
 from unittest import mock
@@ -143,6 +144,28 @@ def test_who_cannot_record_sees_no_record_link(client, editor):
     client.force_login(editor)
     assert not editor.has_perm("pricing.add_pricecheck")
     assert "record-check" not in client.get("/en/admin/pricing/provider/").content.decode()
+
+
+def test_the_provider_list_counts_each_providers_checks_over_the_past_year(client, recorder):
+    for day in (date(2026, 11, 2), date(2025, 12, 1), date(2025, 11, 29)):  # the last: a year ago
+        services.price_check_record(provider_slug="thunder-compute", checked_on=day,
+                                    prices={"a100-80gb": D("1.09")})  # fmt: skip
+    client.force_login(recorder)
+    body = client.get("/en/admin/pricing/provider/").content.decode()
+    assert "Price checks in the past year" in body
+    listed = {
+        re.search(r'<th class="field-name">.*?>([^<]+)</a>', row).group(1): (
+            re.search(r'<td class="field-last_check[^"]*">([^<]*)</td>', row).group(1),
+            re.search(r'<td class="field-check_count">(\d+)</td>', row).group(1),
+        )
+        for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
+        if 'class="field-name"' in row
+    }
+    assert listed == {
+        "GPUwithCrypto": ("Oct. 29, 2026", "1"),
+        "Massed Compute": ("Oct. 29, 2026", "1"),
+        "Thunder Compute": ("Nov. 2, 2026", "3"),
+    }
 
 
 # --- a concurrent duplicate ----------------------------------------------------------------

@@ -47,7 +47,7 @@ def test_a_source_is_shown_by_its_host(url, shown):
 )
 def test_our_provider_is_marked_as_ours_in_each_language(lang, ours):
     with translation.override(lang):
-        assert provider_name(SimpleNamespace(name="GPUwithCrypto", house=True)) == ours
+        assert provider_name(SimpleNamespace(provider="GPUwithCrypto", house=True)) == ours
         assert provider_name(SimpleNamespace(provider="Thunder Compute", house=False)) == (
             "Thunder Compute"
         )

@@ -363,10 +363,10 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
             assert client.get("/en/gpus/").status_code == 200
         return len(queries)
 
-    # the version check 1, every provider's history 1 (each price's first and last check
-    # only), the checks' sources 1, the published comparisons 1 (the latest prices, blocks and
-    # providers come from the cache: pages/reference_data.py)
-    assert count() == 4
+    # the version check 1, the checks' sources 1, the published comparisons 1 (the latest
+    # prices, the history's summaries, blocks and providers come from the cache:
+    # pages/reference_data.py)
+    assert count() == 3
     for days in range(1, 40):
         for provider in Provider.objects.all():
             check = PriceCheck.objects.create(
@@ -376,7 +376,7 @@ def test_gpu_page_queries_do_not_grow_with_price_history_or_checks(client, seede
             Price.objects.create(price_check=check, gpu_id=house_gpu_id(),
                                  quoted_usd_per_hour=D("1.5"))  # fmt: skip
     as_if_committed()
-    assert count() == 4
+    assert count() == 3
 
 
 def house_gpu_id() -> int:
@@ -465,10 +465,12 @@ def test_gpu_page_lists_specs_prices_blocks_and_history(client, seeded):
     # One chart each. The H100 was checked twice (its new price from November 1): a step line;
     # the others once so far: a dot and no line (nothing says how long one price held), the
     # check's day in the legend.
-    page = response.content.decode()
-    assert page.count('<path class="dots series-0"') == 5
-    assert page.count('<path class="line series-0"') == 1
+    assert page_text(response).count("Preisverlauf (CSV)") == 5
     assert "GPUwithCrypto (wir): bisher eine Prüfung (29.10.2026)" in text
+    h100 = client.get("/de/gpus/h100/lines.svg").content.decode()
+    l40s = client.get("/de/gpus/l40s/lines.svg").content.decode()
+    assert (h100.count('stroke-width="7"'), h100.count('stroke-width="3"')) == (1, 1)
+    assert (l40s.count('stroke-width="7"'), l40s.count('stroke-width="3"')) == (1, 0)
 
 
 def test_vram_page_applies_the_rules_to_any_size(client, seeded):
@@ -502,6 +504,8 @@ def test_compare_page_computes_ratios(client, seeded):
     [
         "/en/", "/en/gpus/", "/en/vram/", "/en/compare/h100-vs-a100-80gb/", "/en/legal/imprint/",
         "/en/feeds/guides.xml", "/en/feeds/prices/h100.xml", "/sitemap.xml",
+        "/en/gpus/h100/lines.svg", "/en/gpus/h100/prices.csv",
+        "/en/gpus/h100/lines.svg?as_of=2026-11-01", "/en/gpus/h100/prices.csv?as_of=2026-11-01",
     ],
 )  # fmt: skip
 def test_an_empty_database_answers_without_server_errors(client, empty_database, url):
@@ -573,31 +577,46 @@ def test_price_chart_axes_title_description_and_legend_in_each_language(
 def test_price_chart_is_a_step_line_per_provider_with_unlocalized_coordinates(client, a100_rises):
     chart = chart_of(client.get("/de/gpus/"), "A100 80GB")
     assert 'viewBox="0 0 360 200"' in chart
-    # From zero ($0 at y=170, $1.50 at y=26): the 7.6 % rise is a 6.7-unit step.
-    assert re.findall(r'<path class="line (series-\d)" d="([^"]*)"/>', chart) == [
-        ("series-0", "M56.0 81.7 H215.0 V75.0 H346.0"),  # ours, carried on to today
-    ]  # Thunder Compute (2; Massed Compute, 1, has no A100): one check so far, a dot only
-    # A dot at each change: zero-length strokes with round caps, at the steps' corners.
-    assert re.findall(r'<path class="dots (series-\d)" d="([^"]*)"/>', chart) == [
-        ("series-0", "M56.0 81.7h0M215.0 75.0h0"),
-        ("series-2", "M56.0 65.4h0"),
+    assert '<image href="/de/gpus/a100-80gb/lines.svg" x="0" y="0" width="360" height="200"/>' in (
+        chart
+    )  # the lines, drawn in the chart's frame
+    lines = client.get("/de/gpus/a100-80gb/lines.svg")
+    assert lines["Content-Type"] == "image/svg+xml"
+    svg = lines.content.decode()
+    assert 'viewBox="0 0 360 200" width="360" height="200"' in svg
+    # From zero ($0 at y=170, $1.50 at y=26): the 7.6 % rise is a 6.7-unit step, ours carried
+    # on to today; Thunder Compute (style 2: Massed Compute, 1, has no A100) checked once so
+    # far, a dot only. A dot at each change: zero-length strokes with round caps.
+    assert re.findall(r'<path fill="none" stroke="(#\w+)"[^>]* d="([^"]*)"/>', svg) == [
+        ("#1f5fd1", "M56.0 81.7 H215.0 V75.0 H346.0"),
+        ("#1f5fd1", "M56.0 81.7h0M215.0 75.0h0"),
+        ("#2e8540", "M56.0 65.4h0"),
     ]
-    assert not re.search(r'(?:c[xy]|[xy][12]?)="\d+,\d', chart)
-    assert "style=" not in chart  # the CSP allows no inline styles
+    assert 'stroke-dasharray="2 3"' not in svg  # a dot is round whatever the line's dashes
+    for drawn in (chart, svg):
+        assert not re.search(r'(?:c[xy]|[xy][12]?|d)="[^"]*\d,\d', drawn)
+        assert "style" not in drawn  # the CSP allows no inline styles
 
 
-def test_the_price_changes_table_lists_each_price_with_its_days(client, a100_rises):
-    assert table_rows(client.get("/de/gpus/"), "changes") == [
-        ["GPU", "Anbieter", "Geprüft am", "Pro GPU-Stunde"],
-        ["A100 80GB", "GPUwithCrypto (wir)", "15. Nov. 2026", "0,99 $"],  # the newest first
-        ["L40S", "GPUwithCrypto (wir)", "29. Okt. 2026", "0,82 $"],  # then by GPU, provider
-        ["A100 80GB", "GPUwithCrypto (wir)", "29. Okt. 2026", "0,92 $"],
-        ["A100 80GB", "Thunder Compute", "29. Okt. 2026", "1,09 $"],
-        ["H100", "GPUwithCrypto (wir)", "29. Okt. 2026", "2,32 $"],
-        ["H200", "GPUwithCrypto (wir)", "29. Okt. 2026", "3,07 $"],
-        ["B200", "GPUwithCrypto (wir)", "29. Okt. 2026", "4,61 $"],
-        ["B200", "Massed Compute", "29. Okt. 2026", "5,4325 $"],
-    ]
+def test_the_history_table_sums_up_each_providers_prices(client, a100_rises):
+    assert table_rows(client.get("/de/gpus/"), "history") == [
+        ["GPU", "Anbieter", "Geprüft", "Erster Preis", "Neuester Preis", "Niedrigster",
+         "Höchster", "Änderungen"],
+        ["L40S", "GPUwithCrypto (wir)", "29. Okt. 2026", "0,82 $", "0,82 $", "0,82 $", "0,82 $",
+         "0"],
+        ["A100 80GB", "GPUwithCrypto (wir)", "29. Okt. – 15. Nov. 2026", "0,92 $",
+         "0,99 $", "0,92 $", "0,99 $", "1"],
+        ["A100 80GB", "Thunder Compute", "29. Okt. 2026", "1,09 $", "1,09 $", "1,09 $", "1,09 $",
+         "0"],
+        ["H100", "GPUwithCrypto (wir)", "29. Okt. 2026", "2,32 $", "2,32 $", "2,32 $", "2,32 $",
+         "0"],
+        ["H200", "GPUwithCrypto (wir)", "29. Okt. 2026", "3,07 $", "3,07 $", "3,07 $", "3,07 $",
+         "0"],
+        ["B200", "GPUwithCrypto (wir)", "29. Okt. 2026", "4,61 $", "4,61 $", "4,61 $", "4,61 $",
+         "0"],
+        ["B200", "Massed Compute", "29. Okt. 2026", "5,4325 $", "5,4325 $", "5,4325 $",
+         "5,4325 $", "0"],
+    ]  # fmt: skip
 
 
 def test_gpu_page_lists_our_price_beside_each_other_providers_with_date_and_source(client, seeded):

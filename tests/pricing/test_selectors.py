@@ -112,6 +112,45 @@ def test_price_runs_keep_only_the_changes(house):
     ]
 
 
+def test_price_runs_of_one_gpu_in_one_query(house, django_assert_num_queries):
+    long_ago = SEED_DAY - timedelta(days=400)  # before the charts' year
+    for day in (long_ago, date(2026, 11, 2)):
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=day,
+                           prices={"a100-80gb": D("1.20"), "h100": D("3.00")})  # fmt: skip
+    a100 = Gpu.objects.get(slug="a100-80gb").pk
+    with django_assert_num_queries(1):
+        runs = selectors.price_runs(providers=[house], gpu=a100)
+    assert runs == {"gpuwithcrypto": {a100: [
+        selectors.PriceRun(SEED_DAY, SEED_DAY, D("0.92")),
+        selectors.PriceRun(date(2026, 11, 2), date(2026, 11, 2), D("1.20")),
+    ]}}  # fmt: skip
+
+
+def test_a_price_summary_keeps_first_latest_lowest_highest_and_the_latest_three(house):
+    """Ours at the A100 80GB: $0.92 (Oct 29 to Nov 2), $0.99, $0.89, $0.95 (Nov 9 and 10)."""
+    for day, price in ((2, "0.92"), (4, "0.99"), (7, "0.89"), (9, "0.95"), (10, "0.95")):
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, day),
+                           prices={"a100-80gb": D(price)})  # fmt: skip
+    a100, Run = Gpu.objects.get(slug="a100-80gb").pk, selectors.PriceRun
+    summary = selectors.price_summaries(providers=[house])["gpuwithcrypto"][a100]
+    assert summary == selectors.PriceSummary(
+        first=Run(SEED_DAY, date(2026, 11, 2), D("0.92")),
+        latest=Run(date(2026, 11, 9), date(2026, 11, 10), D("0.95")),
+        low=D("0.89"),
+        high=D("0.99"),
+        prices=4,
+        recent=(Run(date(2026, 11, 4), date(2026, 11, 4), D("0.99")),
+                Run(date(2026, 11, 7), date(2026, 11, 7), D("0.89")), summary.latest),
+    )  # fmt: skip
+    assert (summary.changes, summary.checked_once) == (3, False)
+    h100 = selectors.price_summaries(providers=[house])["gpuwithcrypto"][
+        Gpu.objects.get(slug="h100").pk
+    ]
+    assert (h100.prices, h100.changes, h100.checked_once) == (1, 0, True)
+    as_of = selectors.price_summaries(providers=[house], at=date(2026, 11, 3))
+    assert as_of["gpuwithcrypto"][a100].checked_once is False  # one price, checked twice
+
+
 def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
     massed = Provider.objects.get(slug="massed-compute")
     listings = selectors.gpu_listings_for_provider(provider=massed, at=SEED_DAY)
