@@ -56,6 +56,23 @@ register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
 
 
 @register.filter
+def fit_verdict(cell) -> str:
+    """A fit table mark in words, for its label and tooltip: 'fits: needs 41.2 GB per GPU,
+    79.1 GB usable', and where the cited rule of thumb says otherwise, that too."""
+    figures = {
+        "need": presentation.estimated_gigabytes(cell.plan.reserved_gb_per_gpu),
+        "usable": presentation.estimated_gigabytes(cell.plan.usable_gb_per_gpu),
+    }
+    if cell.fits:
+        said = gettext("fits: needs %(need)s per GPU, %(usable)s usable") % figures
+    else:
+        said = gettext("does not fit: needs %(need)s per GPU, %(usable)s usable") % figures
+    if cell.rule_disagrees:
+        said = gettext("%(said)s; the rule of thumb says otherwise") % {"said": said}
+    return said
+
+
+@register.filter
 def price_steps(runs: Iterable[PriceRun]) -> str:
     """'$0.92 from October 29, 2026 and $0.99 from November 15, 2026': a chart line in words."""
     return presentation.word_list(
