@@ -56,6 +56,17 @@ register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
 
 
 @register.filter
+def covering_block(cost) -> str:
+    """The GPU-hour block that covers a run and its price: '24 h: $46.10'."""
+    if cost.block_hours is None:
+        return gettext("more than our largest block")
+    return gettext("%(hours)s h: %(cost)s") % {
+        "hours": presentation.number(cost.block_hours),
+        "cost": presentation.usd(cost.block_cost_usd) if cost.block_cost_usd is not None else "",
+    }
+
+
+@register.filter
 def fit_verdict(cell) -> str:
     """A fit table mark in words, for its label and tooltip: 'fits: needs 41.2 GB per GPU,
     79.1 GB usable', and where the cited rule of thumb says otherwise, that too."""
