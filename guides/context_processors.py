@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import DatabaseError
 from django.http import HttpRequest
+from django.urls import translate_url
 from django.utils.functional import SimpleLazyObject
 
 from guides.models import LegalPage
@@ -19,7 +20,14 @@ def public_face(request: HttpRequest) -> dict:
         "site_url": site.site_url(request),
         "contact_email": settings.CONTACT_EMAIL,
         "legal_kinds": SimpleLazyObject(_reviewed_legal_pages),
+        # (language, path) of this page in every language: the head's hreflang links and the
+        # language switcher both read it, worked out once a request.
+        "page_in_languages": SimpleLazyObject(lambda: _page_in_languages(request.path)),
     }
+
+
+def _page_in_languages(path: str) -> list[tuple[str, str]]:
+    return [(code, translate_url(path, code)) for code, _name in settings.LANGUAGES]
 
 
 def _reviewed_legal_pages() -> list[tuple[str, str]]:

@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 
 from django import template
 from django.conf import settings
-from django.urls import translate_url
 from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -216,22 +215,19 @@ def or_list(items) -> str:
 def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
     """(language, URL) of the current page in every language: absolute for hreflang, from
     SITE_URL and never the Host header (the page may be cached and served to anyone)."""
-    codes = tuple(code for code, _name in settings.LANGUAGES)
-    paths = _translated_paths(context["request"].path, codes)
-    return [(code, site.absolute(None, path) if absolute else path) for code, path in paths]
+    return [
+        (code, site.absolute(None, path) if absolute else path)
+        for code, path in context["page_in_languages"]
+    ]
 
 
 @register.simple_tag(takes_context=True)
 def language_links(context) -> list[tuple[str, str, str]]:
     """(language, path of the current page in it, the language's own name): the switcher."""
-    codes = tuple(code for code, _name in settings.LANGUAGES)
-    paths = _translated_paths(context["request"].path, codes)
-    return [(code, path, get_language_info(code)["name_local"]) for code, path in paths]
-
-
-def _translated_paths(path: str, codes: tuple[str, ...]) -> list[tuple[str, str]]:
-    """The path in every language."""
-    return [(code, translate_url(path, code)) for code in codes]
+    return [
+        (code, path, get_language_info(code)["name_local"])
+        for code, path in context["page_in_languages"]
+    ]
 
 
 @register.simple_tag
