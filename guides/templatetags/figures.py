@@ -66,6 +66,21 @@ def covering_block(cost) -> str:
 
 
 @register.filter
+def option_prices(option) -> str:
+    """What a recommended configuration costs per hour, and for the guide's training budget."""
+    if option.usd_per_hour is None:
+        return gettext("not rented")
+    per_hour = presentation.usd(option.usd_per_hour)
+    if option.run is None or option.run.usd_per_run is None:
+        return gettext("%(price)s/hour") % {"price": per_hour}
+    return gettext("%(price)s/hour, %(cost)s a run of %(hours)s\u00a0h") % {
+        "price": per_hour,
+        "cost": presentation.usd(option.run.usd_per_run),
+        "hours": presentation.number(option.run.shown_hours),
+    }
+
+
+@register.filter
 def fit_verdict(cell) -> str:
     """A fit table mark in words, for its label and tooltip: 'fits: needs 41.2 GB per GPU,
     79.1 GB usable', and where the cited rule of thumb says otherwise, that too."""
