@@ -692,6 +692,9 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     )
 
 
+# Kept per process: a guide's page asks for the same few searches on every render (about
+# 20 peak estimates each); without it the render takes 3.5 % longer (docs/performance.md).
+@lru_cache(maxsize=1024)
 def longest_sequence(
     arch: Architecture, setup: TrainingSetup, usable_gb: Decimal, *, step: int = 256
 ) -> int:
