@@ -175,7 +175,7 @@ loadtest: $(VENV)/.installed-run translations
 
 # The production stack on this machine: Varnish on :8080 in front of two gunicorn instances
 # (:8001, :8002), the task worker and the purge worker, on PostgreSQL and Redis (scripts/stack.py;
-# README, "Varnish in front"). Serves until Ctrl-C, then stops everything in order.
+# docs/operations.md, "Varnish in front"). Serves until Ctrl-C, then stops everything in order.
 # ARGS="start" returns at once (then: make stack-stop); needs apt-get install varnish varnish-modules.
 stack: $(VENV)/.installed-run translations
 	$(PY) scripts/stack.py $(or $(ARGS),run)

@@ -1,6 +1,6 @@
 # /etc/varnish/gpuguide-backends.vcl, included by deploy/varnish.vcl: the app servers, the
-# director that spreads requests over them and who may purge. The two-server layout of the
-# README; `scripts/stack.py` writes its own for `make stack`.
+# director that spreads requests over them and who may purge. The two-server layout of
+# docs/operations.md; `scripts/stack.py` writes its own for `make stack`.
 
 backend app1 {
     .host = "10.0.0.11";

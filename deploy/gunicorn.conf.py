@@ -1,8 +1,8 @@
 """gunicorn's configuration for GPU Guide: `gunicorn -c deploy/gunicorn.conf.py gpuguide.wsgi`.
 
 Every value can be set from the environment (the GUNICORN_* variables below), so that one file
-serves the README's systemd unit, `make stack` and the stack's CI test. Django's own settings
-come from the environment and .env as always.
+serves the systemd unit of docs/operations.md, `make stack` and the stack's CI test. Django's
+own settings come from the environment and .env as always.
 """
 
 import os
@@ -36,8 +36,8 @@ proc_name = os.environ.get("GUNICORN_NAME", f"gpuguide-{bind[0]}")
 
 
 def child_exit(server, worker):
-    """A worker's metrics files are summed by /metrics until it is marked dead (README,
-    Metrics and logs: PROMETHEUS_MULTIPROC_DIR)."""
+    """A worker's metrics files are summed by /metrics until it is marked dead
+    (docs/operations.md, "Metrics and logs": PROMETHEUS_MULTIPROC_DIR)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 

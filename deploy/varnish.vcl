@@ -8,7 +8,7 @@ vcl 4.1;
 # staff, previews, the admin, the planner's answers, the API and pages asked for with a query
 # parameter the page does not read all reach the app. After each write commits, the app's task
 # worker sends `PURGE` with `xkey-purge: <the write's tags>`, which drops exactly the pages
-# that read that data (gpuguide/lib/front_cache.py). See README, "Varnish in front".
+# that read that data (gpuguide/lib/front_cache.py). See docs/operations.md, "Varnish in front".
 #
 # The backends, their director and who may purge live in a file of their own, written per
 # machine (`scripts/stack.py` writes one; deploy/backends.example.vcl is the shape):

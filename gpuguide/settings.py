@@ -1,4 +1,4 @@
-"""Settings for GPU Guide, read from the environment (see .env.example and the README).
+"""Settings for GPU Guide, read from the environment (see .env.example and docs/operations.md).
 
 Each setting is written once, grouped by concern. A value that cannot work stops the process
 with one line (``exit_with``) instead of failing later, at the first request.
@@ -181,7 +181,7 @@ if _database.get("ENGINE") not in _SUPPORTED_ENGINES or not _database.get("NAME"
 # A conn_max_age in the URL wins over CONN_MAX_AGE. Kept open by default: every visit asks the
 # database one question (the page cache's version check), and opening a connection for it
 # would cost more than the rest of a cached visit. Checked before reuse, so a database restart
-# costs no failed request. 0 behind PgBouncer (README, "Connections").
+# costs no failed request. 0 behind PgBouncer (docs/operations.md, "Connections").
 _database.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
 _database.setdefault("CONN_HEALTH_CHECKS", True)
 if _database["ENGINE"] == "django.db.backends.sqlite3":
@@ -250,7 +250,7 @@ for _url in FRONT_CACHE_PURGE_URLS:
     if not re.fullmatch(r"https?://[A-Za-z0-9.:\[\]-]+(/\S*)?", _url):
         exit_with(f"FRONT_CACHE_PURGE_URLS must be http(s) addresses, comma-separated: {_url!r}")
 
-# --- Sign-in: passwords, lockout, two-factor, the admin's path (README: "Accounts and sign-in")
+# --- Sign-in: passwords, lockout, two-factor, the admin's path (docs/operations.md) -------
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -393,7 +393,7 @@ TASK_RUNNING_TIMEOUT = env.int("TASK_RUNNING_TIMEOUT", default=1800)
 if TASK_RUNNING_TIMEOUT <= 0:
     exit_with(f"TASK_RUNNING_TIMEOUT must be a number of seconds above 0: {TASK_RUNNING_TIMEOUT}")
 
-# --- Backups (gpuguide/lib/backups.py, README "Backups") ----------------------------------
+# --- Backups (gpuguide/lib/backups.py, docs/operations.md) --------------------------------
 
 # Signs each backup's manifest. Empty: a key derived from SECRET_KEY, and then a backup cannot
 # be restored once SECRET_KEY changes; production sets one of its own (kept off the backups).
@@ -428,7 +428,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
 
-# --- Metrics (gpuguide/lib/metrics.py, README "Metrics and logs") --------------------------
+# --- Metrics (gpuguide/lib/metrics.py, docs/operations.md) --------------------------------
 
 # The bearer token Prometheus sends to /metrics. Empty (the default): /metrics answers 404.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")

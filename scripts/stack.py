@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The production stack on one machine: Varnish in front of two gunicorn instances, the task
-worker, PostgreSQL and Redis (`make stack`; README, "Varnish in front").
+worker, PostgreSQL and Redis (`make stack`; docs/operations.md, "Varnish in front").
 
     scripts/stack.py run      # start, serve until Ctrl-C (or SIGTERM), then stop everything
     scripts/stack.py start    # start and return; the processes keep running
