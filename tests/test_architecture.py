@@ -1,8 +1,8 @@
 """The code's shape: the layers of .importlinter, no import cycle, and the few modules allowed
 to do what no other may.
 
-The layers (highest first) are listed in ``.importlinter`` and described in README.md's
-*Project layout*; import-linter reads every import, those inside functions included.
+The layers (highest first) are listed in ``.importlinter`` and described in
+docs/architecture.md; import-linter reads every import, those inside functions included.
 """
 
 import ast
