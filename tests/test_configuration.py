@@ -229,7 +229,7 @@ def shown_settings(result: subprocess.CompletedProcess) -> dict:
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make, as `make run` does")
 def test_the_env_file_make_run_writes_lets_manage_py_commands_run(tmp_path):
-    """`make run` writes .env; the commands it and the README print then need nothing else."""
+    """`make run` writes .env; the commands it and the docs print then need nothing else."""
     make = ["make", "-s", "-C", str(tmp_path), "-f", str(ROOT / "Makefile"), ".env"]
     outer = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
     written = subprocess.run(

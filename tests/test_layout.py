@@ -1,5 +1,6 @@
-"""README.md's *Project layout* map and the tree, held against each other both ways: every
-entry it lists exists, and every module, script and top-level file is listed."""
+"""README.md's map by folder and the tree, held against each other both ways (every folder it
+lists exists; every top-level folder and every package of the apps is listed), and the links
+between the README and docs/ (each manual is linked from the README; no link leads nowhere)."""
 
 import json
 import re
@@ -8,38 +9,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("gpuguide", "accounts", "pricing", "guides")
-DESCRIPTION_COLUMN = 30  # an entry's path starts left of it; its description to the right
+# Django's own folders, named by convention, not by us: the map says what the app does instead.
+CONVENTIONAL = {"migrations", "management", "templatetags"}
+MARKDOWN = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
-def layout_block() -> list[str]:
+def listed_folders() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Project layout", 1)[1]
-    return section.split("```\n", 2)[1].splitlines()
-
-
-def listed() -> dict[str, str]:
-    """Path -> its description, with the folders above each nested entry resolved.
-
-    A folder's entry ends with "/"; the entries under it are indented two spaces more. A line
-    that starts at the description column continues the description above it.
-    """
-    entries: dict[str, str] = {}
-    folders: list[tuple[int, str]] = []  # (indent, path) of the folders above
-    last = None
-    for line in layout_block():
-        indent = len(line) - len(line.lstrip())
-        if indent >= DESCRIPTION_COLUMN:
-            entries[last] += " " + line.strip()
-            continue
-        name, _gap, description = line.strip().partition("  ")
-        while folders and folders[-1][0] >= indent:
-            folders.pop()
-        path = (folders[-1][1] if folders else "") + name
-        entries[path] = description.strip()
-        if name.endswith("/"):
-            folders.append((indent, path))
-        last = path
-    return entries
+    section = readme.split("## The code by folder", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^- `([^`]+/)`", section, flags=re.MULTILINE)
 
 
 def tracked_files() -> list[str]:
@@ -49,48 +28,53 @@ def tracked_files() -> list[str]:
     return out.splitlines()
 
 
-def test_every_listed_path_exists():
-    missing = [path for path in listed() if not (ROOT / path.rstrip("/")).exists()]
-    assert missing == []
+def test_every_listed_folder_exists():
+    folders = listed_folders()
+    assert len(folders) > 10
+    assert [folder for folder in folders if not (ROOT / folder).is_dir()] == []
 
 
-def test_every_module_of_the_apps_is_listed():
-    """Packages' __init__.py, migrations and commands aside (commands: next test)."""
-    entries = listed()
-    unlisted = [
-        str(path.relative_to(ROOT))
+def test_every_top_level_folder_is_listed():
+    tops = {path.split("/")[0] + "/" for path in tracked_files() if "/" in path}
+    assert sorted(tops - set(listed_folders())) == []
+
+
+def test_every_package_of_the_apps_is_listed():
+    packages = {
+        f"{init.parent.relative_to(ROOT)}/"
         for app in APPS
-        for path in sorted((ROOT / app).rglob("*.py"))
-        if path.name != "__init__.py"
-        and "migrations" not in path.parts
-        and "commands" not in path.parts
-        and str(path.relative_to(ROOT)) not in entries
-    ]
-    assert unlisted == []
-
-
-def test_every_management_command_is_named_under_its_folder():
-    entries = listed()
-    unnamed = []
-    for commands in sorted(ROOT.glob("*/management/commands")):
-        folder = f"{commands.relative_to(ROOT)}/"
-        names = set(re.findall(r"\w+", entries.get(folder, "")))
-        unnamed += [
-            f"{folder}{path.stem}"
-            for path in sorted(commands.glob("*.py"))
-            if path.name != "__init__.py" and path.stem not in names
-        ]
-    assert unnamed == []
-
-
-def test_every_top_level_entry_and_script_is_listed():
-    entries = listed()
-    tops = {
-        name + ("/" if (ROOT / name).is_dir() else "")
-        for name in {path.split("/")[0] for path in tracked_files()}
+        for init in (ROOT / app).glob("*/__init__.py")
+        if init.parent.name not in CONVENTIONAL
     }
-    scripts = {path for path in tracked_files() if path.startswith("scripts/")}
-    assert sorted((tops | scripts) - set(entries)) == []
+    assert sorted(packages - set(listed_folders())) == []
+
+
+def test_every_manual_is_linked_from_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    linked = set(LINK.findall(readme))
+    manuals = {f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")}
+    assert sorted(manuals - linked) == []
+
+
+def anchors(path: Path) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped,
+    spaces as hyphens."""
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    headings = re.findall(r"^#+ (.+)$", text, flags=re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_every_link_between_the_readme_and_the_docs_leads_somewhere():
+    broken = []
+    for source in MARKDOWN:
+        for target in LINK.findall(source.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+                continue
+            file, _hash, anchor = target.partition("#")
+            path = (source.parent / file).resolve() if file else source
+            if not path.exists() or (anchor and anchor not in anchors(path)):
+                broken.append(f"{source.relative_to(ROOT)}: {target}")
+    assert broken == []
 
 
 def test_the_web_font_is_the_copy_of_the_pinned_npm_package():
