@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.conf import settings
+from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
@@ -46,9 +46,10 @@ SHOWN_PROBLEMS = 10  # a message to the editor lists this many of a guide's prob
 
 def problems_list(problems: list) -> SafeString:
     """A guide's problems (the first ``SHOWN_PROBLEMS``) as the HTML list that the admin's
-    messages end with: ``<ul><li>…</li></ul>``, each problem escaped."""
-    listed = format_html_join("", "<li>{}</li>", ((str(p),) for p in problems[:SHOWN_PROBLEMS]))
-    return format_html("<ul>{}</ul>", listed)
+    messages end with, each problem escaped."""
+    return render_to_string(
+        "admin/guides/includes/problems.html", {"problems": problems[:SHOWN_PROBLEMS]}
+    )
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:
