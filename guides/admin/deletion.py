@@ -11,8 +11,9 @@ from dataclasses import replace
 
 from django.contrib.admin.utils import NestedObjects
 from django.db import router
+from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -107,30 +108,20 @@ def _summary(uses: list) -> str:
 
 def _owner_line(owner: str, url: str, uses: list) -> str:
     """A guide's line, which opens to its places, each with the languages that quote it there:
-    "Section 7 › [[spec h100 bf16]] (en, de, ja)"."""
-    if not any(use.where for use in uses):
-        return format_html('<a href="{}">{}</a>', url, owner)  # a comparison page
+    "Section 7 › [[spec h100 bf16]] (en, de, ja)"; a comparison page's, a link."""
     languages: dict[Use, list[str]] = {}
     for use in uses:
         languages.setdefault(replace(use, language=""), []).append(use.language)
-    places = format_html_join(
-        "",
-        '<li><a href="{}">{}</a>{}</li>',
-        (
-            (url, SEPARATOR.join(place.where), _in_languages(place, codes))
-            for place, codes in languages.items()
-        ),
-    )
+    places = [
+        {"where": SEPARATOR.join(place.where), "languages": _in_languages(place, codes)}
+        for place, codes in languages.items()
+        if any(use.where for use in uses)
+    ]
     count = ngettext("%(count)d place", "%(count)d places", len(languages)) % {
         "count": len(languages)
     }
-    return format_html(
-        '<details><summary><a href="{}">{}</a>: {}</summary><ul>{}</ul></details>',
-        url,
-        owner,
-        count,
-        places,
-    )
+    context = {"owner": owner, "url": url, "places": places, "count": count}
+    return render_to_string("admin/guides/includes/uses_in_owner.html", context)
 
 
 def _in_languages(place: Use, codes: list[str]) -> str:
