@@ -218,6 +218,10 @@ CACHES = {"default": _cache}
 # Pages as of a past day (?as_of=) are stored only for the last this many days: older days
 # render on each visit (each valid day would be an entry per page; few are asked for twice).
 PAGE_CACHE_PAST_DAYS = env.int("PAGE_CACHE_PAST_DAYS", default=7)
+# Behind a front cache (FRONT_CACHE_URLS), the background re-render of the pages a write
+# affected waits this long after the purge, so that it does not take the CPU from the visitors'
+# own renders of the purged pages (guides/tasks.py).
+REFRESH_AFTER_PURGE_SECONDS = env.float("REFRESH_AFTER_PURGE_SECONDS", default=3.0)
 # What browsers and proxies are told about public pages (Cache-Control). 0: keep the page but
 # ask every time (the page cache answers with 304 from each page's ETag), so a write is on the
 # very next page; N seconds: browsers may show a page up to N seconds old.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+from datetime import timedelta
 from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 from django.conf import settings
@@ -21,7 +22,7 @@ from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
 from django.urls import resolve, reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django_tasks import task
 
 from gpuguide.lib import front_cache
@@ -183,9 +184,19 @@ def apply_scheduled_changes() -> list[str]:
 
 @receiver(pagecache_signals.pages_stale, dispatch_uid="refresh_affected_pages")
 def _queue_affected_pages(sender, tags: list[str], **_kwargs) -> None:
-    if front_cache.enabled():
-        purge_front_cache.enqueue(tags=tags)
-    refresh_affected_pages.enqueue(tags=tags)
+    if not front_cache.enabled():
+        refresh_affected_pages.enqueue(tags=tags)
+        return
+    # Behind a front cache the purge sends the next visitor of each page to the app at once,
+    # and that visit renders it. The refresh, which renders every affected page in every
+    # language, comes a little later, for the pages nobody asked for: at once, it took the CPU
+    # those visits need (the time until every page showed a price check doubled). A second
+    # purge a second on drops what a visit that began before the write stored after the first.
+    now = timezone.now()
+    purge_front_cache.enqueue(tags=tags)
+    purge_front_cache.using(run_after=now + timedelta(seconds=1)).enqueue(tags=tags)
+    later = now + timedelta(seconds=settings.REFRESH_AFTER_PURGE_SECONDS)
+    refresh_affected_pages.using(run_after=later).enqueue(tags=tags)
 
 
 @receiver(editorial_signals.guide_published, dispatch_uid="draw_share_images")

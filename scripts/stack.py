@@ -165,10 +165,16 @@ def start(stack: Stack) -> dict:
                 stack.logs / f"app{n}.log",
             )
         # The re-renders, and the front cache's purges on a worker of their own (guides.tasks).
-        for name, queue, interval in (("worker", "default", "0.5"), ("purger", "purges", "0.1")):
+        # The re-renders at a lower CPU priority (nice 10, as docs/operations.md's unit): after
+        # a price check they render every guide in every language, which must not slow the
+        # renders of the visitors who follow the purge (they doubled its staleness otherwise).
+        for name, queue, interval, nice in (
+            ("worker", "default", "0.5", ["nice", "-n", "10"]),
+            ("purger", "purges", "0.1", []),
+        ):
             processes[name] = _spawn(
-                [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay",
-                 "--queue-name", queue, "--interval", interval],
+                [*nice, sys.executable, "manage.py", "db_worker", "--no-reload",
+                 "--no-startup-delay", "--queue-name", queue, "--interval", interval],
                 env,
                 stack.logs / f"{name}.log",
             )  # fmt: skip

@@ -5,13 +5,14 @@ Varnish included, is tested in tests/reliability/test_stack.py."""
 import json
 import threading
 import urllib.error
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal as D
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.http import HttpResponse
 from django.test import RequestFactory
+from django.utils import timezone
 from django_tasks import default_task_backend
 
 from gpuguide.lib import front_cache
@@ -109,19 +110,25 @@ def test_a_page_rendered_while_a_write_committed_is_not_given_to_the_front_cache
 
 
 def test_a_write_queues_the_purge_of_its_tags_before_the_re_render(
-    seeded, varnish, django_capture_on_commit_callbacks
+    seeded, varnish, django_capture_on_commit_callbacks, time_machine
 ):
+    time_machine.move_to(datetime(2026, 11, 29, 12, tzinfo=UTC), tick=False)
     default_task_backend.clear()
     with django_capture_on_commit_callbacks(execute=True):
         price_check_record(provider_slug="massed-compute", checked_on=date(2026, 11, 20),
                            prices={"h100": D("9.99")})  # fmt: skip
     provider = Provider.objects.get(slug="massed-compute")
+    tags = {"tags": [f"prices:{provider.pk}"]}
+    now = timezone.now()
     queued = [
-        (r.task.name, r.args, r.kwargs, r.task.queue_name) for r in default_task_backend.results
+        (r.task.name, r.kwargs, r.task.queue_name, r.task.run_after and r.task.run_after - now)
+        for r in default_task_backend.results
     ]
+    # The purge at once and again a second on; the re-render after the visitors' own renders.
     assert queued == [
-        ("purge_front_cache", [], {"tags": [f"prices:{provider.pk}"]}, "purges"),
-        ("refresh_affected_pages", [], {"tags": [f"prices:{provider.pk}"]}, "default"),
+        ("purge_front_cache", tags, "purges", None),
+        ("purge_front_cache", tags, "purges", timedelta(seconds=1)),
+        ("refresh_affected_pages", tags, "default", timedelta(seconds=3)),
     ]
     default_task_backend.clear()
 
