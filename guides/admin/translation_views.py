@@ -15,7 +15,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from guides.admin.prose import draft_saved_message, token_slugs_for
+from guides.admin.prose import draft_saved_message
 from guides.editorial import publishing, translating
 from guides.editorial.translating import TextField, translation_url
 from guides.models import Guide
@@ -169,7 +169,6 @@ class TranslationAdminMixin:
                     guide, language=language, texts=form.texts(), confirmed=form.confirmed(),
                     version=form.cleaned_data["version"], user=request.user,
                     comment=_("Translation (%(language)s) saved") % {"language": language},
-                    known=token_slugs_for(request),
                 )  # fmt: skip
             except translating.TranslationRefused as refused:
                 for problem in refused.problems:
@@ -261,7 +260,7 @@ class TranslationAdminMixin:
                 result = translating.translation_import(
                     guide, language=language, data=form.cleaned_data["data"],
                     filename=form.cleaned_data.get("filename") or "", user=request.user,
-                    dry_run=not apply, known=token_slugs_for(request),
+                    dry_run=not apply,
                 )  # fmt: skip
             except translating.TranslationFileError as refused:
                 form.add_error("file", str(refused))

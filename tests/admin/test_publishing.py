@@ -57,10 +57,9 @@ def _draft_revision(client, guide: Guide) -> GuideRevision:
 
 def _another_draft(guide: Guide, user, text: str) -> GuideRevision:
     """A working copy whose English short answer is ``text``, saved the way every form does."""
-    with publishing.edit(guide, user=user) as draft:
-        Guide.objects.filter(pk=guide.pk).update(short_answer_en=text)
-        draft.keep(comment="Draft saved")
-    return draft.outcome.revision
+    content = revisions.editing_content(guide)
+    content.guide.short_answer_en = text
+    return publishing.save_draft(content, user=user, comment="Draft saved").revision
 
 
 # --- the guide form --------------------------------------------------------------------------
