@@ -37,6 +37,8 @@ from guides.admin.prose import (
     schedule_notes,
     token_picker_data,
 )
+from guides.admin.translation_views import translation_links
+from guides.content.tokens.registry import KnownSlugs
 from guides.editorial import families as guide_families
 from guides.editorial import publishing, revisions
 from guides.editorial.checks import problems_list
@@ -51,14 +53,14 @@ class GuideEdit:
     guide: Guide | None  # as stored (None: a guide being added)
     content: revisions.Content  # what the forms edit, and hold once validated
     working_copy: bool  # a live guide's edit, kept as a draft revision
-    known: object  # the slugs tokens may name (KnownSlugs), read at most once
+    known: KnownSlugs  # the slugs tokens may name, read at most once (lazily)
     fieldsets: list
     form: object
     formsets: list
     inlines: list
 
     def is_valid(self) -> bool:
-        valid = self.form.is_valid()  # the guide's form first: its rows' forms name it
+        valid = self.form.is_valid()  # and every formset's, to show every error at once
         return all_valid(self.formsets) and valid
 
     def edited(self) -> revisions.Content:
@@ -263,6 +265,7 @@ class GuideEditView:
                     guide=guide, state=Review.State.PENDING
                 ).first(),
                 "schedule_notes": schedule_notes(guide),
+                "translation_links": translation_links(guide, request.user),
                 **coediting.presence_context(guide, request.user),
             }
         if edit.working_copy:

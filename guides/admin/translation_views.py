@@ -97,6 +97,16 @@ def _require_translator(request, language: str) -> None:
         )
 
 
+def translation_links(guide: Guide, user) -> list[tuple[str, str]]:
+    """(URL, language name) of the guide's translation view in each language ``user`` may
+    translate into, for the guide form."""
+    return [
+        (translation_url(guide, code), translating.language_name(code))
+        for code in translating.target_languages()
+        if publishing.may_translate(user, code)
+    ]
+
+
 class TranslationAdminMixin:
     """For GuideAdmin (its ``_guide_for`` checks who may see the guide; ``_require_translator``
     who may work on the language): the translation view, the export and the import."""
@@ -112,15 +122,6 @@ class TranslationAdminMixin:
                  view(self.translation_import_view), name="guides_guide_translation_import"),
             *super().get_urls(),
         ]  # fmt: skip
-
-    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        if obj is not None and obj.pk:
-            context["translation_links"] = [
-                (translation_url(obj, code), translating.language_name(code))
-                for code in translating.target_languages()
-                if publishing.may_translate(request.user, code)
-            ]
-        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def _translation_context(self, request, guide: Guide, language: str) -> dict:
         return {
