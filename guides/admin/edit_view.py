@@ -23,7 +23,6 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.forms.formsets import all_valid
 from django.shortcuts import redirect
-from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
@@ -58,6 +57,9 @@ class GuideEdit:
     form: object
     formsets: list
     inlines: list
+
+    def all_forms(self) -> list:
+        return merging.all_forms(self.form, self.formsets)
 
     def is_valid(self) -> bool:
         valid = self.form.is_valid()  # and every formset's, to show every error at once
@@ -154,7 +156,7 @@ class GuideEditView:
                     form_kwargs=form_kwargs,
                     family_marks=marks,
                     family_source=source,
-                )  # fmt: skip
+                )
             )
             inlines.append(inline)
         return GuideEdit(guide, content, working_copy, known, fieldsets, form, formsets, inlines)
@@ -169,7 +171,7 @@ class GuideEditView:
             # A guide goes live only through publishing: "published" on its form asks for it.
             publish = edit.form.instance.status == Guide.Status.PUBLISHED
         # Said before this save is stored: the newest revision is still the other editor's.
-        merged = None if added else merging.merged_message(edit.guide.pk, self._forms(edit))
+        merged = None if added else merging.merged_message(edit.guide.pk, edit.all_forms())
         content = edit.edited()
         outcome = publishing.save_draft(
             content,
@@ -257,7 +259,7 @@ class GuideEditView:
             "token_picker": token_picker_data(),
         }
         if not added:
-            conflicts = merging.conflicts_of(self._forms(edit))
+            conflicts = merging.conflicts_of(edit.all_forms())
             merging.move_started_on(form, conflicts)  # sent again, it starts from theirs
             context |= {
                 "edit_conflicts": conflicts,
@@ -272,18 +274,12 @@ class GuideEditView:
             draft = revisions.working_copy(guide)
             context |= {
                 "working_copy": draft,
-                "live_revision": revisions.live_revision(guide),
                 "preview_links": preview_links(guide, draft) if draft else [],
-                "revisions_url": reverse("admin:guides_guide_revisions", args=[guide.pk]),
             }
         context |= extra_context or {}
         return self.render_change_form(
             request, context, add=added, change=not added, form_url=form_url, obj=original
         )
-
-    @staticmethod
-    def _forms(edit: GuideEdit) -> list:
-        return merging.all_forms(edit.form, edit.formsets)
 
 
 def _normalised(data):
