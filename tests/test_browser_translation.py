@@ -57,10 +57,12 @@ def _english_changed_and_published(guide: Guide) -> translating.TextField:
     body = next(f for f in translating.text_fields(guide) if f.key.startswith("section.")
                 and f.name == "body" and f.where == "Section 2")  # fmt: skip
     revisions.ensure_baseline(guide)
-    with revisions.rehearsal():
-        Section.objects.filter(pk=body.pk).update(body_en=body.texts["en"] + ADDED)
-        versions = revisions.snapshot(Guide.objects.get(pk=guide.pk))
-    draft = revisions.store(versions, guide=guide, user=None, comment="Draft saved")
+    content = revisions.rows_content(guide)
+    section = next(row for row in content.rows[Section] if row.pk == body.pk)
+    section.body_en = body.texts["en"] + ADDED
+    draft = revisions.store(
+        revisions.snapshot(content), guide=guide, user=None, comment="Draft saved"
+    )
     assert publishing.publish(draft, user=None).published
     return body
 

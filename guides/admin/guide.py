@@ -1,18 +1,17 @@
-"""Admin for guides: translations side by side, ordered inlines, publishing rules, preview."""
+"""Admin for guides: translations side by side, ordered inlines, publishing rules, preview.
+Its add and change pages are ``edit_view``'s."""
 
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.contrib.admin.utils import unquote
 from django.db.models import DateField, Value
-from django.http import HttpResponseRedirect
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import translation
 from django.utils.functional import lazy
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
@@ -20,26 +19,14 @@ from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInl
 from gpuguide.lib.editor_input import EditorInputMixin
 from guides.admin import merging
 from guides.admin.coediting import CoeditingAdminMixin
-from guides.admin.families import FamilyAdminMixin, FamilyInlineMixin, say_followed
-from guides.admin.prose import (
-    ProseForm,
-    ProseHelpMixin,
-    ProseInlineMixin,
-    draft_saved_message,
-    preview_links,
-    say_cancelled,
-    schedule_notes,
-    token_picker_data,
-    token_reference,
-    token_slugs_for,
-)
+from guides.admin.edit_view import GuideEditView
+from guides.admin.families import mark_fields
+from guides.admin.prose import ProseForm, ProseHelpMixin, token_reference
 from guides.admin.revision_views import RevisionAdminMixin
 from guides.admin.translation_views import TranslationAdminMixin
-from guides.editorial import publishing, publishing_rules, revisions
-from guides.editorial.checks import problems_list
+from guides.editorial import publishing, publishing_rules
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.models import (
-    CHILD_ROWS,
     EDIT_CONFLICT,
     CostScenario,
     FaqEntry,
@@ -47,7 +34,6 @@ from guides.models import (
     Guide,
     GuideSource,
     Recommendation,
-    Review,
     Section,
 )
 from guides.pages import selectors
@@ -55,7 +41,44 @@ from pricing import selectors as pricing_selectors
 from pricing.models import LanguageModel, Provider
 
 
-class RequiredTranslationsFormSet(forms.BaseInlineFormSet):
+class GuideRowsFormSet(forms.BaseInlineFormSet):
+    """An inline of the guide form on ``rows``, the rows of what the form edits (a
+    ``revisions.Content``: a live guide's working copy holds rows that are in no table until
+    it is published), in place of a query. On a clone's form each existing row carries its
+    follow marks (row ``i`` is the guide's ``i + 1``-th section or FAQ entry, as a clone's
+    rows are matched)."""
+
+    def __init__(self, data=None, files=None, *, instance, rows, prefix=None, form_kwargs=None,
+                 family_marks=None, family_source="") -> None:  # fmt: skip
+        super().__init__(data, files, instance=instance, prefix=prefix, form_kwargs=form_kwargs)
+        self.rows = rows
+        self.family_marks = family_marks or {}
+        self.family_source = family_source
+
+    def get_queryset(self):
+        return self.rows
+
+    def add_fields(self, form, index) -> None:
+        super().add_fields(form, index)
+        # A row's id is one of the rows' (Django's field would look for it in the table).
+        pk = self._pk_field.name
+        form.fields[pk] = forms.TypedChoiceField(
+            choices=[(row.pk, row.pk) for row in self.rows],
+            coerce=int,
+            empty_value=None,
+            required=False,
+            widget=forms.HiddenInput,
+            initial=form.fields[pk].initial,
+        )
+
+    def _construct_form(self, i, **kwargs):
+        form = super()._construct_form(i, **kwargs)
+        if self.family_marks and i < self.initial_form_count():
+            mark_fields(form.fields, self.family_marks, self.model, i + 1, self.family_source)
+        return form
+
+
+class RequiredTranslationsFormSet(GuideRowsFormSet):
     """Publishing needs every required field of every row in every language."""
 
     required: list[str] = []
@@ -94,9 +117,7 @@ class FaqFormSet(RequiredTranslationsFormSet):
     required = publishing_rules.FAQ_REQUIRED
 
 
-class SectionInline(
-    FamilyInlineMixin, EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline
-):
+class SectionInline(EditorInputMixin, ProseHelpMixin, TranslationStackedInline):
     model = Section
     form = RowForm
     formset = SectionFormSet
@@ -113,9 +134,7 @@ class SectionInline(
     ]
 
 
-class FaqEntryInline(
-    FamilyInlineMixin, EditorInputMixin, ProseInlineMixin, ProseHelpMixin, TranslationStackedInline
-):
+class FaqEntryInline(EditorInputMixin, ProseHelpMixin, TranslationStackedInline):
     model = FaqEntry
     form = RowForm
     formset = FaqFormSet
@@ -124,14 +143,11 @@ class FaqEntryInline(
 
 
 class RelatedRowsInline(EditorInputMixin, admin.TabularInline):
-    """A tabular inline whose rows name related records (their __str__ shows above each row):
-    those records come with the rows in one query instead of one query per row."""
+    """A tabular inline whose rows name related records (their __str__ shows above each row;
+    ``revisions.Content`` reads them with the rows)."""
 
     form = RelatedRowForm
-    related = ()
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related(*self.related)
+    formset = GuideRowsFormSet
 
 
 class GuideSourceInline(RelatedRowsInline):
@@ -139,14 +155,12 @@ class GuideSourceInline(RelatedRowsInline):
     extra = 0
     autocomplete_fields = ["source"]
     fields = ["position", "source"]
-    related = ("source",)
 
 
 class FitConfigurationInline(RelatedRowsInline):
     model = FitConfiguration
     extra = 0
     fields = ["position", "gpu", "count"]
-    related = ("gpu",)
 
 
 class RecommendationInline(RelatedRowsInline):
@@ -157,14 +171,12 @@ class RecommendationInline(RelatedRowsInline):
     verbose_name_plural = _("recommendation overrides (leave empty: they are computed)")
     extra = 0
     fields = ["position", "method", "gpu", "count"]
-    related = ("method", "gpu")
 
 
 class CostScenarioInline(RelatedRowsInline):
     model = CostScenario
     extra = 0
     fields = ["position", "method", "gpu", "count", "hours"]
-    related = ("method", "gpu")
 
 
 class GuideForm(merging.MergingFormMixin, ProseForm):
@@ -178,15 +190,10 @@ class GuideForm(merging.MergingFormMixin, ProseForm):
         model = Guide
         fields = "__all__"
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, may_publish: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
+        self.may_publish = may_publish
         self.fields["edited_version"].initial = self.instance.version
-        if self.instance.pk and not self.is_bound:
-            self.fields["started_from"].initial = merging.started_hashes(
-                self.instance, self.fields, {model: _row_fields(model) for model in CHILD_ROWS}
-            )
-
-    may_publish = True  # set per request by GuideAdmin.get_form
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -196,14 +203,8 @@ class GuideForm(merging.MergingFormMixin, ProseForm):
                 "status",
                 _("Only a reviewer publishes: save it as a draft and submit it for review."),
             )
-        if self.instance.pk:
-            # Lock the row: two saves of the same guide cannot both pass this check.
-            current = Guide.objects.select_for_update().filter(pk=self.instance.pk)
-            current = current.values_list("version", flat=True).first()
-            stale = current is not None and cleaned.get("edited_version") != current
-            merging.mark_saved_since_opened(self.instance, stale)
-            if stale and merging.read_started(self.data) is None:
-                raise forms.ValidationError(EDIT_CONFLICT, code="edit_conflict")
+        if self.saved_since_opened and merging.read_started(self.data) is None:
+            raise forms.ValidationError(EDIT_CONFLICT, code="edit_conflict")
         if cleaned.get("status") == Guide.Status.PUBLISHED:
             missing = publishing_rules.missing_translations(
                 cleaned, publishing_rules.GUIDE_REQUIRED
@@ -216,15 +217,10 @@ class GuideForm(merging.MergingFormMixin, ProseForm):
         return cleaned
 
 
-def _row_fields(model) -> list[str]:
-    """Every field of a row that a form may edit (its link to the guide aside)."""
-    return [f.name for f in model._meta.concrete_fields if not f.primary_key and f.name != "guide"]
-
-
 @admin.register(Guide)
 class GuideAdmin(
+    GuideEditView,
     CoeditingAdminMixin,
-    FamilyAdminMixin,
     RevisionAdminMixin,
     TranslationAdminMixin,
     EditorInputMixin,
@@ -289,28 +285,9 @@ class GuideAdmin(
         ),
     ]  # fmt: skip
 
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
-        form.token_slugs = token_slugs_for(request)  # a new class on every call
-        form.may_publish = publishing.may_publish(request.user)
-        return form
-
     class Media:
         css = {"all": ["css/admin-editor.css"]}
         js = ["js/guide-editor.js", "js/guide-coediting.js"]
-
-    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        context["working_copy_mode"] = getattr(request, "_working_copy", False)
-        context["may_publish"] = publishing.may_publish(request.user)
-        context["may_submit"] = publishing.may_submit(request.user)
-        context["pending_review"] = (
-            Review.objects.filter(guide=obj, state=Review.State.PENDING).first()
-            if obj is not None and obj.pk
-            else None
-        )
-        context["token_picker"] = token_picker_data()
-        context["schedule_notes"] = schedule_notes(obj) if obj is not None and obj.pk else []
-        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def get_queryset(self, request):
         return (
@@ -353,98 +330,7 @@ class GuideAdmin(
                 links.append((reverse("guides:detail", kwargs={"slug": guide.slug}), name))
         return format_html_join(" · ", '<a href="{}" target="_blank" rel="noopener">{}</a>', links)
 
-    # --- saving: every save is guides.editorial.publishing.edit (a live guide's a working copy)
-
     change_form_template = "admin/guides/guide/change_form.html"
-
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        if request.method == "POST":
-            request.POST = _normalised(request.POST)
-        guide = self.get_object(request, unquote(object_id)) if object_id else None  # or "abc"
-        live = guide is not None and guide.status == Guide.Status.PUBLISHED
-        # Taking a live guide offline (status set to draft) is written to the rows at once.
-        request._working_copy = live and request.POST.get("status") != "draft"
-        if request._working_copy:
-            extra_context = {**(extra_context or {}), **self._revision_context(guide)}
-        request._publish_wanted = False
-        with publishing.edit(
-            guide, user=request.user, known=token_slugs_for(request), live=request._working_copy
-        ) as request._edit:
-            response = super().changeform_view(request, object_id, form_url, extra_context)
-            if hasattr(response, "render"):
-                response.render()  # inside: the form shows the working copy
-        outcome = request._edit.outcome
-        if outcome is None:
-            return response  # shown, or refused with its errors: nothing was saved
-        self._say_outcome(request, guide, outcome)
-        if "_submit" in request.POST and not outcome.published:
-            self._submit(request, outcome.revision, request.POST.get("review_comment", ""))
-        if request._working_copy:
-            return redirect("admin:guides_guide_change", guide.pk)
-        return response
-
-    def _revision_context(self, guide: Guide) -> dict:
-        draft = revisions.working_copy(guide)
-        return {
-            "working_copy": draft,
-            "live_revision": revisions.live_revision(guide),
-            "preview_links": preview_links(guide, draft) if draft else [],
-            "revisions_url": reverse("admin:guides_guide_revisions", args=[guide.pk]),
-        }
-
-    def _say_outcome(self, request, guide: Guide | None, outcome) -> None:
-        if outcome.published:
-            self.message_user(
-                request,
-                _("Published: the live page now shows revision %(number)s.")
-                % {"number": outcome.revision.pk},
-                messages.SUCCESS,
-            )
-        elif request._working_copy:
-            self.message_user(
-                request, *draft_saved_message(guide, outcome.revision, outcome.problems)
-            )
-        elif request._publish_wanted:
-            message = _("Saved as a draft, not published: it fails its checks. Fix these:")
-            self.message_user(
-                request,
-                format_html("{}{}", message, problems_list(outcome.problems)),
-                messages.ERROR,
-            )
-        say_cancelled(self, request, outcome.cancelled)
-        say_followed(self, request, outcome.followed)
-
-    def log_change(self, request, obj, message):
-        if getattr(request, "_edit", None) is None:
-            return super().log_change(request, obj, message)
-        request._edit.describe(message)  # written to the History with the revision
-        return None
-
-    def log_addition(self, request, obj, message):
-        if getattr(request, "_edit", None) is None:
-            return super().log_addition(request, obj, message)
-        request._edit.describe(message, added=True)
-        return None
-
-    def response_change(self, request, obj):
-        if getattr(request, "_working_copy", False):
-            return HttpResponseRedirect(request.path)  # replaced once the draft is stored
-        return super().response_change(request, obj)
-
-    def save_model(self, request, obj: Guide, form, change: bool) -> None:
-        # A guide goes live only through publishing (checked once, announced, in the
-        # History): a draft's rows stay a draft, and "published" in its form asks for that.
-        if request._working_copy:
-            wanted = "_publish" in request.POST
-            request._publish_wanted = wanted and publishing.may_publish(request.user)
-        else:
-            request._publish_wanted = obj.status == Guide.Status.PUBLISHED
-            obj.status = Guide.Status.DRAFT
-        super().save_model(request, obj, form, change)
-
-    def save_related(self, request, form, formsets, change: bool) -> None:
-        super().save_related(request, form, formsets, change)
-        request._edit.keep(form.instance, comment=_("Draft saved"), publish=request._publish_wanted)
 
     # --- duplicating a guide for another model ----------------------------------------------
 
@@ -495,14 +381,6 @@ class GuideAdmin(
                 "slug_example": guide_slug_for(source.language_model),
             },
         )
-
-
-def _normalised(data):
-    """The submitted form with CRLF line endings made LF (see revisions.normalise_newlines)."""
-    data = data.copy()
-    for key, values in data.lists():
-        data.setlist(key, [revisions.normalise_newlines(v) for v in values])
-    return data
 
 
 class DuplicateGuideForm(forms.Form):

@@ -7,8 +7,8 @@ values: the form stays small, and nothing is read back from a revision (a versio
 not name one: publishing bumps it without storing one).
 
 On save each form compares three values per field: the hash it started from, what the editor
-sends ("mine") and what the database holds now ("current": the working copy where the guide
-is live, since the admin edits inside ``publishing.edit``):
+sends ("mine") and what the guide holds now ("current": the working copy where the guide is
+live, as the edit view reads it, with the guide locked):
 
 - mine unchanged, current changed: **theirs**, kept (the editor's stale text is not written);
 - mine changed, current unchanged: **mine**, applied;
@@ -34,6 +34,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from guides.admin.presence import short_time
+from guides.editorial import revisions
 from guides.models import Guide, GuideRevision
 
 STARTED_FROM = "started_from"
@@ -75,13 +76,25 @@ def row_hashes(instance: models.Model, names) -> dict[str, str]:
     return {f"{prefix}:{name}": value_hash(value) for name, value in values.items()}
 
 
-def started_hashes(guide: Guide, guide_fields, row_fields: dict[type, list[str]]) -> str:
-    """The hidden field's value for ``guide`` as it is now: its fields' and its rows'."""
-    hashes = row_hashes(guide, guide_fields)
-    for model, names in row_fields.items():
-        for row in model._default_manager.filter(guide=guide):
-            hashes.update(row_hashes(row, names))
+def _row_fields(model) -> list[str]:
+    """Every field of a row that a form may edit (its link to the guide aside)."""
+    return [f.name for f in model._meta.concrete_fields if not f.primary_key and f.name != "guide"]
+
+
+def started_hashes(content: revisions.Content, guide_fields) -> str:
+    """The hidden field's value for the guide form on ``content`` (what it edits, as it is
+    now): its fields' (``guide_fields``, the form's) and its rows'."""
+    hashes = row_hashes(content.guide, guide_fields)
+    for model, rows in content.rows.items():
+        for row in rows:
+            hashes.update(row_hashes(row, _row_fields(model)))
     return json.dumps(hashes, separators=(",", ":"), sort_keys=True)
+
+
+def saved_since(data, guide: Guide) -> bool:
+    """Whether ``guide`` was saved since its form (sent as ``data``) was opened: the version
+    it started from is not the guide's now."""
+    return data.get("edited_version") != str(guide.version)
 
 
 def read_started(data) -> dict[str, str] | None:
@@ -157,25 +170,16 @@ class Conflict:
     theirs_hash: str
 
 
-def mark_saved_since_opened(guide: Guide, stale: bool) -> None:
-    """Said by the guide form's clean (which reads the version, the row locked) for its own
-    merge and its rows' forms', validated after it (their instance's guide is this one)."""
-    guide._saved_since_opened = stale
-
-
-def saved_since_opened(instance: models.Model) -> bool:
-    guide = instance if isinstance(instance, Guide) else getattr(instance, "guide", None)
-    return getattr(guide, "_saved_since_opened", False)
-
-
 class MergingFormMixin:
     """For the guide form and its inline rows' forms: merge a save made from an older state
-    (see the module's docstring). ``merge`` holds what was sorted where, after validation."""
+    (see the module's docstring; ``saved_since_opened``: the guide was saved since the form was
+    opened). ``merge`` holds what was sorted where, after validation."""
 
     merge: FieldMerge | None = None
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, saved_since_opened: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.saved_since_opened = saved_since_opened
         # What the database holds now, before the form's values are written to the instance.
         self._fields_merged = merged_fields(self.instance, self.fields)
         self._current = model_values(self.instance, self._fields_merged)
@@ -184,7 +188,7 @@ class MergingFormMixin:
     def _post_clean(self) -> None:
         super()._post_clean()  # the form's values are now on the instance
         started = read_started(self.data)
-        if started is None or self.instance.pk is None or not saved_since_opened(self.instance):
+        if started is None or self.instance.pk is None or not self.saved_since_opened:
             return  # no start known, a new row, or nothing saved since: the form is the edit
         prefix = row_prefix(self.instance)
         mine = model_values(self.instance, self._fields_merged)

@@ -1,5 +1,5 @@
 """What every admin form with editor prose shares: the token reference and picker, the token
-checks against the slugs on file (loaded once per request), links to preview a guide, and what
+checks against the slugs on file (loaded once per view), links to preview a guide, and what
 an editor is told when an edit of a live guide is kept as a draft revision, and of schedules."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.urls import reverse
 from django.utils import translation
-from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
@@ -22,7 +21,6 @@ from guides.content.tokens.registry import KnownSlugs, registry, token_errors
 from guides.editorial import publishing_rules, revisions
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision
-from guides.pages import selectors
 
 TOKEN_HELP = _(
     "Live figures: write [[kind args]], e.g. [[memory qlora]]; the kinds are listed "
@@ -68,21 +66,16 @@ class ProseHelpMixin:
         return field
 
 
-def token_slugs_for(request) -> KnownSlugs:
-    """The slugs tokens may name, loaded at most once per request for all its forms."""
-    if not hasattr(request, "_token_slugs"):
-        request._token_slugs = SimpleLazyObject(selectors.token_slugs)
-    return request._token_slugs
-
-
 class ProseForm(forms.ModelForm):
     """Names every bad token on its field: malformed, or naming a method, GPU, provider or
-    fact not on file. Checking slugs needs the database, so the admin hands each form the
-    slugs it loaded once for the whole request. (The model checks the syntax too, for writes
-    outside the admin; it skips fields that already have errors.)
+    fact not on file. Checking slugs needs the database, so the form is handed the slugs
+    (``token_slugs``) that its view loaded once for all its forms. (The model checks the
+    syntax too, for writes outside the admin; it skips fields that already have errors.)
     """
 
-    token_slugs: KnownSlugs | None = None
+    def __init__(self, *args, token_slugs: KnownSlugs | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.token_slugs = token_slugs
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -98,13 +91,6 @@ class ProseForm(forms.ModelForm):
                 for typed in typed_figures(text, self.token_slugs.gpu_names):
                     self.add_error(name, typed.message)
         return cleaned
-
-
-class ProseInlineMixin:
-    def get_formset(self, request, obj=None, **kwargs):
-        formset = super().get_formset(request, obj, **kwargs)
-        formset.form.token_slugs = token_slugs_for(request)  # a new class on every call
-        return formset
 
 
 def preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[str, str]]:

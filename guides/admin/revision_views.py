@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from gpuguide.lib.editor_input import VisibleTextValidator
 from gpuguide.lib.zoned_time import zoned
 from guides.admin.families import say_followed
-from guides.admin.prose import preview_links, say_cancelled, token_slugs_for
+from guides.admin.prose import preview_links, say_cancelled
 from guides.editorial import publishing, revisions
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision, Review
@@ -191,7 +191,7 @@ class RevisionAdminMixin:
             self._submit(request, revision, request.POST.get("comment", ""))
             return back
         if action == "revert":
-            outcome = publishing.revert(revision, user=request.user, known=token_slugs_for(request))
+            outcome = publishing.revert(revision, user=request.user)
             self.message_user(
                 request,
                 _("Revision %(new)s is a copy of revision %(old)s: a draft until you publish it.")
@@ -254,9 +254,7 @@ class RevisionAdminMixin:
                         messages.SUCCESS,
                     )
                     return redirect("admin:guides_guide_revisions", guide.pk)
-                outcome = publishing.approve(
-                    review, user=request.user, comment=comment, known=token_slugs_for(request)
-                )
+                outcome = publishing.approve(review, user=request.user, comment=comment)
                 if outcome.published:
                     self.message_user(
                         request,
@@ -304,9 +302,7 @@ class RevisionAdminMixin:
             else redirect("admin:guides_guide_revisions", guide.pk)
         )
         if request.method == "POST":
-            outcome = publishing.publish(
-                revision, user=request.user, known=token_slugs_for(request)
-            )
+            outcome = publishing.publish(revision, user=request.user)
             if outcome.problems:
                 self.message_user(
                     request,

@@ -15,7 +15,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from guides.admin.prose import draft_saved_message, token_slugs_for
+from guides.admin.prose import draft_saved_message
 from guides.editorial import publishing, translating
 from guides.editorial.translating import TextField, translation_url
 from guides.models import Guide
@@ -97,6 +97,16 @@ def _require_translator(request, language: str) -> None:
         )
 
 
+def translation_links(guide: Guide, user) -> list[tuple[str, str]]:
+    """(URL, language name) of the guide's translation view in each language ``user`` may
+    translate into, for the guide form."""
+    return [
+        (translation_url(guide, code), translating.language_name(code))
+        for code in translating.target_languages()
+        if publishing.may_translate(user, code)
+    ]
+
+
 class TranslationAdminMixin:
     """For GuideAdmin (its ``_guide_for`` checks who may see the guide; ``_require_translator``
     who may work on the language): the translation view, the export and the import."""
@@ -112,15 +122,6 @@ class TranslationAdminMixin:
                  view(self.translation_import_view), name="guides_guide_translation_import"),
             *super().get_urls(),
         ]  # fmt: skip
-
-    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        if obj is not None and obj.pk:
-            context["translation_links"] = [
-                (translation_url(obj, code), translating.language_name(code))
-                for code in translating.target_languages()
-                if publishing.may_translate(request.user, code)
-            ]
-        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def _translation_context(self, request, guide: Guide, language: str) -> dict:
         return {
@@ -169,7 +170,6 @@ class TranslationAdminMixin:
                     guide, language=language, texts=form.texts(), confirmed=form.confirmed(),
                     version=form.cleaned_data["version"], user=request.user,
                     comment=_("Translation (%(language)s) saved") % {"language": language},
-                    known=token_slugs_for(request),
                 )  # fmt: skip
             except translating.TranslationRefused as refused:
                 for problem in refused.problems:
@@ -261,7 +261,7 @@ class TranslationAdminMixin:
                 result = translating.translation_import(
                     guide, language=language, data=form.cleaned_data["data"],
                     filename=form.cleaned_data.get("filename") or "", user=request.user,
-                    dry_run=not apply, known=token_slugs_for(request),
+                    dry_run=not apply,
                 )  # fmt: skip
             except translating.TranslationFileError as refused:
                 form.add_error("file", str(refused))

@@ -411,8 +411,9 @@ def _line_of(lines: list[str], wanted: str) -> int | None:
 
 
 def guide_content(guide) -> GuideContent:
-    """A Guide (a model instance) as the files describe it."""
-    sections = list(guide.sections.select_related("compare_gpu", "compare_with_gpu"))
+    """A Guide (a model instance) as the files describe it: its rows as its related managers
+    give them (a ``revisions.Content``'s, through ``page_guide``: a working copy's)."""
+    sections = list(guide.sections.all())
     faq = list(guide.faq_entries.all())
     texts = {}
     for lang in languages():
@@ -450,16 +451,12 @@ def guide_content(guide) -> GuideContent:
             )
             for s in sections
         ],
-        configurations=[(c.gpu.slug, c.count) for c in guide.configurations.select_related("gpu")],
-        recommendations=[
-            (r.method.slug, r.gpu.slug, r.count)
-            for r in guide.recommendations.select_related("method", "gpu")
-        ],
+        configurations=[(c.gpu.slug, c.count) for c in guide.configurations.all()],
+        recommendations=[(r.method.slug, r.gpu.slug, r.count) for r in guide.recommendations.all()],
         cost_scenarios=[
-            (c.method.slug, c.gpu.slug, c.count, c.hours)
-            for c in guide.cost_scenarios.select_related("method", "gpu")
+            (c.method.slug, c.gpu.slug, c.count, c.hours) for c in guide.cost_scenarios.all()
         ],
-        sources=[gs.source.key for gs in guide.guide_sources.select_related("source")],
+        sources=[gs.source.key for gs in guide.guide_sources.all()],
         texts=texts,
         training=TrainingAssumptions(
             **{f.name: getattr(guide, f.name) for f in fields(TrainingAssumptions)}

@@ -115,13 +115,10 @@ def _texts(rows: Iterable[revisions.Row]) -> Texts:
     return found
 
 
-def _rows_now(guide: Guide) -> list[revisions.Row]:
-    """The guide's rows as they stand (inside a rehearsal: the working copy's)."""
-    guide = Guide.objects.get(pk=guide.pk)
+def _rows(guide: Guide, sections, faq_entries) -> list[revisions.Row]:
     rows = [(Guide, guide.pk, _values(guide, Guide))]
-    for model, related_name in ((Section, "sections"), (FaqEntry, "faq_entries")):
-        rows += [(model, row.pk, _values(row, model)) for row in getattr(guide, related_name).all()]
-    return rows
+    rows += [(Section, row.pk, _values(row, Section)) for row in sections]
+    return rows + [(FaqEntry, row.pk, _values(row, FaqEntry)) for row in faq_entries]
 
 
 def _values(row: models.Model, model: type[models.Model]) -> dict:
@@ -132,7 +129,16 @@ def _values(row: models.Model, model: type[models.Model]) -> dict:
 
 
 def texts_now(guide: Guide) -> dict[FieldRef, str]:
-    return {ref: text for ref, _row, text in _texts(_rows_now(guide))}
+    """The guide's followed texts as its rows hold them."""
+    guide = Guide.objects.get(pk=guide.pk)
+    rows = _rows(guide, guide.sections.all(), guide.faq_entries.all())
+    return {ref: text for ref, _row, text in _texts(rows)}
+
+
+def texts_of(content: revisions.Content) -> dict[FieldRef, str]:
+    """The guide's followed texts as ``content`` (its working copy, or an edit) holds them."""
+    rows = _rows(content.guide, content.rows[Section], content.rows[FaqEntry])
+    return {ref: text for ref, _row, text in _texts(rows)}
 
 
 def published_texts(guide: Guide) -> dict[FieldRef, str]:
@@ -168,28 +174,22 @@ def clones_of(guide: Guide) -> list[Guide]:
     )
 
 
-def changes_followed(clone: Guide, changes: list[FieldChange]) -> list[FieldChange]:
-    """The changes whose old text the clone still holds (in its rows as they stand now)."""
-    current = texts_now(clone)
+def changes_followed(clone: revisions.Content, changes: list[FieldChange]) -> list[FieldChange]:
+    """The changes whose old text the clone (its content: rows or working copy) still holds."""
+    current = texts_of(clone)
     return [change for change in changes if current.get(change.field) == change.old]
 
 
-def write(clone: Guide, changes: list[FieldChange]) -> None:
-    """Write each change's new text to the clone's rows (the caller's edit or rehearsal)."""
-    guide = Guide.objects.get(pk=clone.pk)
+def write(clone: revisions.Content, changes: list[FieldChange]) -> None:
+    """Each change's new text into the clone's content (``publishing`` saves it)."""
     rows = {
-        Guide: [guide],
-        Section: list(guide.sections.all()),
-        FaqEntry: list(guide.faq_entries.all()),
+        Guide: [clone.guide],
+        Section: sorted(clone.rows[Section], key=lambda row: (row.position, row.pk)),
+        FaqEntry: sorted(clone.rows[FaqEntry], key=lambda row: (row.position, row.pk)),
     }
-    touched = {}
     for change in changes:
         ref = change.field
-        row = rows[ref.model][max(ref.number - 1, 0)]
-        setattr(row, ref.attname, change.new)
-        touched[(ref.model, row.pk)] = row
-    for row in touched.values():
-        row.save()
+        setattr(rows[ref.model][max(ref.number - 1, 0)], ref.attname, change.new)
 
 
 def history_message(source: Guide, revision: GuideRevision, changes: list[FieldChange]) -> str:
@@ -208,13 +208,14 @@ def carried_over_message(draft: GuideRevision) -> str:
 # --- what the admin says -------------------------------------------------------------------
 
 
-def follow_marks(clone: Guide) -> dict[FieldRef, bool]:
-    """For a clone's form: each prose field that its source also has, and whether it follows
-    the source (True) or is the clone's own text (False). Empty for a guide with no source."""
-    if clone.source_id is None:
+def follow_marks(clone: revisions.Content) -> dict[FieldRef, bool]:
+    """For a clone's form (``clone``: what it edits): each prose field that its source also
+    has, and whether it follows the source (True) or is the clone's own text (False). Empty
+    for a guide with no source."""
+    if clone.guide.source_id is None:
         return {}
-    followed = published_texts(clone.source)
-    return {ref: text == followed[ref] for ref, text in texts_now(clone).items() if ref in followed}
+    followed = published_texts(clone.guide.source)
+    return {ref: text == followed[ref] for ref, text in texts_of(clone).items() if ref in followed}
 
 
 def following_clones(guide: Guide) -> list[Guide]:

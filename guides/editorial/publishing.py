@@ -2,10 +2,10 @@
 ``wagtail/actions/``): each checks, does its work in one transaction, writes an entry in the
 guide's History (Django's LogEntry, who, what, when) and announces what it did (``signals``).
 
-- ``edit``: save a draft. The caller writes its edit to the rows inside the block and calls
-  ``Edit.keep``. A live guide's edit is a rehearsal (``revisions``): kept as its working copy,
-  the live rows untouched. A guide never published (or being taken offline) has its rows
-  written for good. Asked to, it publishes what it kept, checked once.
+- ``save_draft``: save an edit, made by the caller to the guide's ``revisions.Content`` (the
+  form's validated data, a translation, a followed text). A live guide's edit is kept as its
+  working copy, a revision: the live rows untouched. A guide never published (or one the edit
+  takes offline) has its rows written. Asked to, it publishes what it kept, checked once.
 - ``publish``: a stored revision made live, once the guide check passes; ``publish_rows``: a
   guide whose rows are its draft (a clone, a seeded guide) published as it stands.
 - ``revert``: a new draft holding what an older revision held.
@@ -31,8 +31,6 @@ the one it replaces.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -145,78 +143,60 @@ def _cancel_go_lives(guide: Guide, *, but: GuideRevision | None, user, because: 
 # --- saving a draft ------------------------------------------------------------------------
 
 
-class Edit:
-    """What ``edit`` yields: the caller writes its edit to the rows, then calls ``keep``."""
-
-    def __init__(self, guide: Guide | None, *, user, known, live: bool) -> None:
-        self.guide = guide
-        self.user = user
-        self.known = known
-        self.live = live
-        self.outcome: Outcome | None = None  # after the block, where something was kept
-        self._kept: tuple | None = None
-        self._problems: list = []
-        self._history: tuple = ()
-
-    def keep(self, guide: Guide | None = None, *, comment: str, publish: bool = False) -> None:
-        """The rows now hold the edit: check it (where the guide is live or to be published)
-        and take its snapshot, stored as a revision once the block ends. ``guide``: the one
-        written (a guide the block created; else the one ``edit`` was given, read again)."""
-        if publish:
-            _require_publisher(self.user)
-        guide = guide or Guide.objects.get(pk=self.guide.pk)
-        if self.live or publish:
-            self._problems = guide_problems(
-                selectors.guide_for_page(slug=guide.slug, include_drafts=True), known=self.known
-            )
-        self._kept = (guide, revisions.snapshot(guide), comment, publish)
-
-    def describe(self, message, *, added: bool = False) -> None:
-        """The History's message for this save, in place of the comment (the admin's list of
-        changed fields); ``added``: the block created the guide."""
-        self._history = (message, added)
-
-
-WORKING_COPY = object()  # edit's default base: the guide's working copy, where it has one
-
-
-@contextmanager
-def edit(
-    guide: Guide | None, *, user, known=None, live: bool | None = None, base=WORKING_COPY
-) -> Iterator[Edit]:
-    """Save a draft (see the module's docstring). ``guide``: None where the block creates it;
-    ``live``: whether the edit is a working copy (by default, whether the guide is published;
-    False for an edit that takes a live guide offline, written to the rows). ``base``: the
-    revision a working copy is edited from (None: the live rows; by default the working copy)."""
-    if live is None:
-        live = guide is not None and guide.status == Guide.Status.PUBLISHED
-    draft = Edit(guide, user=user, known=known, live=live)
-    if live:
-        working_copy = revisions.working_copy(guide) if base is WORKING_COPY else base
-        with revisions.rehearsal():
-            if working_copy is not None:
-                revisions.apply(working_copy)
-            yield draft
-        if draft._kept:
-            with transaction.atomic():
-                revisions.ensure_baseline(Guide.objects.get(pk=guide.pk))  # the live rows
-                draft.outcome = _store(draft, owner=guide)
-    else:
-        with transaction.atomic():
-            yield draft
-            if draft._kept:
-                draft.outcome = _store(draft, owner=draft._kept[0])
+def save_draft(
+    content: revisions.Content,
+    *,
+    user,
+    comment: str,
+    publish: bool = False,
+    known=None,
+    history=None,
+    added: bool = False,
+) -> Outcome:
+    """Save an edit: ``content``, the guide and its rows as edited (see the module's
+    docstring). A live guide stays live unless the edit sets its status to draft (taken
+    offline: its rows written). Checked where the guide is live or ``publish`` asks for it;
+    published where the check passes. ``history``: the History's message in place of the
+    comment (the admin's list of changed fields); ``added``: the edit creates the guide."""
+    if publish:
+        _require_publisher(user)
+    guide = content.guide
+    with transaction.atomic():
+        working_copy = (
+            guide.pk is not None
+            and guide.status == Guide.Status.PUBLISHED
+            and Guide.objects.select_for_update()
+            .filter(pk=guide.pk, status=Guide.Status.PUBLISHED)
+            .exists()
+        )
+        if working_copy:
+            revisions.number_new_rows(content)
+        else:
+            guide.status = Guide.Status.DRAFT  # live only through publishing, checked once
+            revisions.write(content)
+        return _keep(content, working_copy=working_copy, user=user, comment=comment,
+                     publish=publish, known=known, history=history, added=added)  # fmt: skip
 
 
-def _store(draft: Edit, *, owner: Guide) -> Outcome:
-    _guide, versions, comment, publish = draft._kept
-    revision = revisions.store(versions, guide=owner, user=draft.user, comment=comment)
-    Guide.objects.filter(pk=owner.pk).update(version=F("version") + 1)
-    message, added = draft._history or (comment, False)
-    _log(owner, draft.user, message, added=added)
-    if publish and not draft._problems:
-        return _make_live(revision, user=draft.user, checked=True)
-    return Outcome(revision, draft._problems)
+def _keep(
+    content: revisions.Content, *, working_copy: bool, user, comment, publish, known, history,
+    added: bool = False,
+) -> Outcome:  # fmt: skip
+    """Store ``content`` as the guide's newest revision (its working copy where
+    ``working_copy``, else its rows' as just written), in its History; then publish it where
+    asked and its check passes."""
+    guide = content.guide
+    problems = []
+    if working_copy or publish:
+        problems = guide_problems(content.page_guide(), known=known)
+    if working_copy:
+        revisions.ensure_baseline(guide)  # the live rows, before the first draft
+    revision = revisions.store(revisions.snapshot(content), guide=guide, user=user, comment=comment)
+    Guide.objects.filter(pk=guide.pk).update(version=F("version") + 1)
+    _log(guide, user, comment if history is None else history, added=added)
+    if publish and not problems:
+        return _make_live(revision, user=user, checked=True)
+    return Outcome(revision, problems)
 
 
 # --- publishing ----------------------------------------------------------------------------
@@ -230,15 +210,17 @@ def publish(revision: GuideRevision, *, user, known=None) -> Outcome:
 
 def publish_rows(guide: Guide, *, user, comment: str, known=None) -> Outcome:
     """Publish a guide whose rows are its draft, as they stand (kept as a revision first)."""
-    with edit(guide, user=user, known=known, live=False) as draft:
-        draft.keep(guide, comment=comment, publish=True)
-    return draft.outcome
+    _require_publisher(user)
+    with transaction.atomic():
+        content = revisions.rows_content(guide)
+        return _keep(content, working_copy=False, user=user, comment=comment, publish=True,
+                     known=known, history=None)  # fmt: skip
 
 
 def _make_live(
     revision: GuideRevision, *, user, known=None, checked: bool = False, scheduled: bool = False
 ) -> Outcome:
-    """``checked``: the caller has just checked these very rows (``Edit.keep``).
+    """``checked``: the caller has just checked these very rows (``save_draft``).
     ``scheduled``: the task worker carries out ``revision``'s schedule; the History names who
     set it (``user`` is None: no one published it by hand)."""
     who = revision.scheduled_by if scheduled else user
@@ -289,19 +271,18 @@ def _make_live(
 def revert(revision: GuideRevision, *, user, known=None) -> Outcome:
     """A new draft holding what ``revision`` held (the guide's working copy where it is live;
     its rows where it never was); the guide's pending go-lives are cancelled."""
-    guide = Guide.objects.get(pk=revision.guide_id)
     with transaction.atomic():
-        with edit(guide, user=user, known=known) as draft:
-            revisions.apply(revision)
-            draft.keep(comment=_("Reverted to revision %(number)s") % {"number": revision.pk})
-        draft.outcome.cancelled = _cancel_go_lives(
-            guide,
+        content = revisions.revision_content(revision)
+        comment = _("Reverted to revision %(number)s") % {"number": revision.pk}
+        outcome = save_draft(content, user=user, comment=comment, known=known)
+        outcome.cancelled = _cancel_go_lives(
+            content.guide,
             but=None,
             user=user,
             because=_("the guide was reverted to revision %(number)s after it was scheduled")
             % {"number": revision.pk},
         )
-    return draft.outcome
+    return outcome
 
 
 # --- families: a published change reaches the clones that follow it ----------------------
@@ -316,35 +297,35 @@ def _pass_on(source: Guide, *, before, after: GuideRevision, user) -> list[famil
     changes = families.changes_between(before, after)
     followed = []
     for clone in families.clones_of(source) if changes else []:
-        if taken := families.changes_followed(clone, changes):
-            followed += _follow(clone, source, after, taken, user=user)
+        rows = revisions.rows_content(clone)  # live content, or a draft clone's draft
+        if taken := families.changes_followed(rows, changes):
+            followed += _follow(rows, source, after, taken, user=user)
     return followed
 
 
-def _follow(clone: Guide, source: Guide, revision, changes, *, user) -> list[families.Followed]:
+def _follow(rows: revisions.Content, source: Guide, revision, changes, *, user):
+    """The clone whose rows are ``rows`` takes ``changes``: written to a draft clone's rows;
+    published on a live one, its working copy carried over onto them."""
+    clone = rows.guide
     comment = families.history_message(source, revision, changes)
-    if clone.status != Guide.Status.PUBLISHED:  # its rows are its draft
-        with edit(clone, user=user, live=False) as draft:
-            families.write(clone, changes)
-            draft.keep(comment=comment)
-        return [families.Followed(clone, changes, published=False)]
     working_copy = revisions.working_copy(clone)
-    with edit(clone, user=user, live=True, base=None) as draft:  # on its live rows
-        families.write(clone, changes)
-        draft.keep(comment=comment, publish=True)
-    outcome = draft.outcome
+    families.write(rows, changes)
+    if clone.status != Guide.Status.PUBLISHED:
+        save_draft(rows, user=user, comment=comment)
+        return [families.Followed(clone, changes, published=False)]
+    outcome = save_draft(rows, user=user, comment=comment, publish=True)
     if working_copy is not None:
-        _carry_over(clone, working_copy, changes, user=user)
+        _carry_over(working_copy, changes, user=user)
     followed = families.Followed(clone, changes, outcome.published, outcome.problems)
     return [followed, *outcome.followed]
 
 
-def _carry_over(clone: Guide, working_copy: GuideRevision, changes, *, user) -> None:
+def _carry_over(working_copy: GuideRevision, changes, *, user) -> None:
     """The clone's working copy, older now than what went live, stored again on top (taking
     the followed text where it still held the old one), so that the clone's draft is kept."""
-    with edit(clone, user=user, live=True, base=working_copy) as draft:
-        families.write(clone, families.changes_followed(clone, changes))
-        draft.keep(comment=families.carried_over_message(working_copy))
+    draft = revisions.revision_content(working_copy)
+    families.write(draft, families.changes_followed(draft, changes))
+    save_draft(draft, user=user, comment=families.carried_over_message(working_copy))
 
 
 # --- schedules -----------------------------------------------------------------------------

@@ -4,13 +4,16 @@
 - **The rows are the live content.** A guide's database rows are what visitors see (or, for a
   guide never published, its draft), so the public pages, the selectors and the page cache
   read them unchanged.
-- **A working copy is a revision.** An edit of a published guide is written to the rows inside
-  a ``rehearsal`` (a savepoint rolled back, unseen by the page cache), serialized there with
-  reversion (``snapshot``: the guide and every row it follows) and ``store``d after the
-  rollback: the live rows never change. A revision newer than the last one published is the
-  guide's working copy; the admin form edits it.
-- **Preview** applies a revision to the rows in a rehearsal; **publishing** ``apply``s it for
-  good (``publishing``).
+- **A working copy is a revision.** An edit of a published guide is made to its ``Content``
+  (the guide and its rows as model objects that need not be in the database: the working
+  copy's, read from its revision, or the live rows'), serialized with reversion
+  (``snapshot``: the guide and every row it follows) and ``store``d: the live rows never
+  change. A revision newer than the last one published is the guide's working copy; the admin
+  form edits it. A row that an edit adds to a working copy gets its id at once, reserved in
+  its table's sequence (``number_new_rows``), so that its revisions, its translations and the
+  rows published from it agree on it.
+- **Publishing** ``apply``s a revision: its content ``write``n to the rows (``publishing``).
+  The public preview applies it in a ``rehearsal`` (a savepoint rolled back).
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import reversion
 from django.contrib.contenttypes.models import ContentType
 from django.core import serializers
-from django.db import models, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db import connection, models, transaction
+from django.db.models import Exists, OuterRef, Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.utils.text import capfirst
@@ -135,45 +138,155 @@ def rows_by_revision(revision_ids: Iterable[int]) -> dict[int, list[Row]]:
     return found
 
 
-# --- applying a revision to the rows --------------------------------------------------------
+# --- a guide's content as objects ---------------------------------------------------------
 
 
-def apply(guide_revision: GuideRevision) -> Guide:
-    """Make the guide's rows what the revision holds (inside the caller's transaction)."""
-    versions = _versions(guide_revision.revision)
-    guide = Guide.objects.select_for_update().get(pk=guide_revision.guide_id)
-    for version in versions:
+def _named(model: type[models.Model]) -> list[str]:
+    """The records a row names (its GPUs, method, source), its guide aside."""
+    return [f.name for f in model._meta.concrete_fields if f.is_relation and f.name != "guide"]
+
+
+@dataclass
+class Content:
+    """A guide and its rows as model objects, which need not be in the database: what an edit
+    changes (a live guide's working copy, or the rows), what a revision holds, what ``store``
+    keeps and ``write`` writes. ``rows``: each model of ``CHILD_ROWS``, its rows in order."""
+
+    guide: Guide
+    rows: dict[type[models.Model], list[models.Model]] = field(
+        default_factory=lambda: {model: [] for model in CHILD_ROWS}
+    )
+
+    def page_guide(self) -> Guide:
+        """The guide as ``selectors.guide_for_page`` reads it from the database, for the checks
+        and the pages: its rows behind its related managers (``guide.sections.all()``), each
+        with the records it names."""
+        cache = {}
+        for model, related_name in CHILD_ROWS.items():
+            rows = sorted(self.rows[model], key=lambda row: (row.position, row.pk or 0))
+            prefetch_related_objects(rows, *_named(model))
+            # What Django's own prefetch leaves there: a queryset holding the rows. Never read
+            # from the database (none()): the rows may not be there.
+            prefetched = model._default_manager.none()
+            prefetched._result_cache, prefetched._prefetch_done = rows, True
+            cache[related_name] = prefetched
+        self.guide._prefetched_objects_cache = cache
+        return self.guide
+
+
+def rows_content(guide: Guide) -> Content:
+    """The guide's rows as they stand: live content for a published guide, else its draft."""
+    guide = Guide.objects.select_related("language_model").get(pk=guide.pk)
+    rows = {
+        model: list(model._default_manager.filter(guide=guide).select_related(*_named(model)))
+        for model in CHILD_ROWS
+    }
+    return Content(guide, rows)
+
+
+def revision_content(guide_revision: GuideRevision, guide: Guide | None = None) -> Content:
+    """What the revision holds, on the guide as it stands (``guide``: as the caller read it)
+    for what a revision does not keep (``GUIDE_EXCLUDED``)."""
+    guide = guide or Guide.objects.select_related("language_model").get(pk=guide_revision.guide_id)
+    rows: dict[type[models.Model], list[models.Model]] = {model: [] for model in CHILD_ROWS}
+    for version in _versions(guide_revision.revision):
         if version._model is Guide:
             for attname, value in version.field_dict.items():
                 if attname not in GUIDE_EXCLUDED:  # revisions stored before it was excluded
                     setattr(guide, attname, value)
+        elif version._model in rows:
+            row = version._object_version.object
+            row._state.adding, row._state.db = False, version.db  # a row of the guide's
+            rows[version._model].append(row)
+    for model, found in rows.items():
+        found.sort(key=lambda row: (row.position, row.pk))
+        prefetch_related_objects(found, *_named(model))
+    return Content(guide, rows)
+
+
+def editing_content(guide: Guide) -> Content:
+    """What an edit of the guide starts from: a live guide's working copy where it has one,
+    else its rows."""
+    draft = working_copy(guide) if guide.status == Guide.Status.PUBLISHED else None
+    return revision_content(draft) if draft is not None else rows_content(guide)
+
+
+def number_new_rows(content: Content) -> None:
+    """Give the rows an edit added (no id yet) ids of their own, reserved in their table's
+    sequence: a working copy's row is not in the database until it is published, and no row
+    inserted meanwhile may take its id."""
+    for model, rows in content.rows.items():
+        new = [row for row in rows if row.pk is None]
+        for row, pk in zip(new, _reserve_ids(model, len(new)), strict=True):
+            row.pk, row.guide_id = pk, content.guide.pk
+
+
+def _reserve_ids(model: type[models.Model], count: int) -> list[int]:
+    if not count:
+        return []
+    table, column = model._meta.db_table, model._meta.pk.column
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                [table, column, count],
+            )
+            return [pk for (pk,) in cursor.fetchall()]
+        # SQLite: an AUTOINCREMENT table's next id is above both its largest id and the
+        # counter it keeps in sqlite_sequence, which is moved past the ids reserved here.
+        quote = connection.ops.quote_name
+        cursor.execute(f"SELECT MAX({quote(column)}) FROM {quote(table)}")
+        largest = cursor.fetchone()[0] or 0
+        cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
+        counter = cursor.fetchone()
+        start = max(largest, counter[0] if counter else 0)
+        cursor.execute("DELETE FROM sqlite_sequence WHERE name = %s", [table])
+        cursor.execute(
+            "INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, start + count]
+        )
+    return list(range(start + 1, start + count + 1))
+
+
+def write(content: Content) -> Guide:
+    """Make the guide's rows what ``content`` holds (inside the caller's transaction); a guide
+    not in the database yet is created."""
+    guide = content.guide
     guide.save()
     for model in CHILD_ROWS:
         model._default_manager.filter(guide=guide).delete()
-    for model in CHILD_ROWS:
-        rows = [v._object_version.object for v in versions if v._model is model]
-        # A row first saved in a rolled-back savepoint may have lost its id to another guide.
+    for model, rows in content.rows.items():
+        # A row of a revision stored before ids were reserved may have lost its id to another
+        # guide's row: it gets a new one.
         taken = set(
-            model._default_manager.filter(pk__in=[r.pk for r in rows]).values_list("pk", flat=True)
+            model._default_manager.filter(
+                pk__in=[r.pk for r in rows if r.pk is not None]
+            ).values_list("pk", flat=True)
         )
         for row in rows:
-            row.guide_id = guide.pk
+            row.guide = guide
             if row.pk in taken:
                 row.pk = None
         model._default_manager.bulk_create(rows)
     return guide
 
 
-def snapshot(guide: Guide) -> list[Version]:
-    """The guide and every row it follows, serialized now as reversion would (unsaved Versions).
+def apply(guide_revision: GuideRevision) -> Guide:
+    """Make the guide's rows what the revision holds (inside the caller's transaction)."""
+    guide = Guide.objects.select_for_update().get(pk=guide_revision.guide_id)
+    return write(revision_content(guide_revision, guide))
 
-    Taken inside a rehearsal, it holds the working copy; ``store`` writes it after the rollback.
-    (Reversion's own ``create_revision`` keeps only the objects still in the database when it
+
+def snapshot(source: Guide | Content) -> list[Version]:
+    """The guide and every row it follows, serialized now as reversion would (unsaved Versions):
+    a ``Content``'s, or a Guide's rows as they stand. ``store`` writes it.
+
+    (Reversion's own ``create_revision`` keeps only the objects in the database when it
     saves, which would drop the rows a working copy adds.)
     """
-    objects: list[models.Model] = [guide]
-    for related_name in CHILD_ROWS.values():
-        objects += list(getattr(guide, related_name).all())
+    content = source if isinstance(source, Content) else rows_content(source)
+    objects: list[models.Model] = [content.guide]
+    for model in CHILD_ROWS:
+        objects += sorted(content.rows[model], key=lambda row: (row.position, row.pk))
     versions = []
     for obj in objects:
         options = _get_options(type(obj))
@@ -337,14 +450,14 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
                 where = _("The guide")
             else:
                 where = f"{capfirst(model._meta.verbose_name)} {(b or a).get('position', '')}"
-            for field in _shown_fields(model):
-                old_text = _display(field, a.get(field.attname)) if a else ""
-                new_text = _display(field, b.get(field.attname)) if b else ""
+            for shown in _shown_fields(model):
+                old_text = _display(shown, a.get(shown.attname)) if a else ""
+                new_text = _display(shown, b.get(shown.attname)) if b else ""
                 if old_text != new_text:
                     changes.append(
                         Change(
                             where,
-                            publishing_rules.field_label(model, field.name),
+                            publishing_rules.field_label(model, shown.name),
                             *marked_words(old_text, new_text, diff_pieces),
                         )
                     )

@@ -12,7 +12,7 @@
   changed while its German did not keeps answering the English before. A field is *stale*
   while its basis differs from its English: the view marks it with the English diff, the
   dashboard names it. A translator may also confirm that a text still fits.
-- **Saving** goes the guide form's way (``publishing.edit``): a live guide's edit becomes a
+- **Saving** goes the guide form's way (``publishing.save_draft``): a live guide's edit becomes a
   draft revision (its working copy) checked by ``guide_problems``; a draft guide's edit is
   saved to its rows and kept as a revision. The prose rules apply with the guide form's
   messages, and the tokens must be those of the English text.
@@ -443,10 +443,9 @@ def translation_save(
         if changes:
             # A live guide's: its working copy, as the guide form's "Save draft"; a guide
             # never published: its rows.
-            with publishing.edit(current, user=user, known=known) as draft:
-                _write(guide.pk, language, changes, fields)
-                draft.keep(comment=comment)
-            outcome = draft.outcome
+            content = revisions.editing_content(current)
+            _write(content, language, changes, fields)
+            outcome = publishing.save_draft(content, user=user, comment=comment, known=known)
             saved = SavedTranslation(outcome.revision, published, outcome.problems)
         keys = [k for k in confirmed if k in fields and k not in changes]
         if keys:
@@ -458,17 +457,13 @@ def translation_save(
     return saved
 
 
-def _write(guide_pk: int, language: str, changes: dict[str, str], fields) -> None:
-    by_row: dict[tuple, dict[str, str]] = defaultdict(dict)
+def _write(content: revisions.Content, language: str, changes: dict[str, str], fields) -> None:
+    """The changed texts into the guide's content (its rows, or a live guide's working copy)."""
+    rows = {(Guide, content.guide.pk): content.guide}
+    rows |= {(model, row.pk): row for model, found in content.rows.items() for row in found}
     for key, text in changes.items():
         f = fields[key]
-        by_row[(f.model, f.pk)][f"{f.name}_{language}"] = text
-    for (model, pk), values in by_row.items():
-        rows = model._default_manager.filter(pk=pk)
-        row = rows.get() if model is Guide else rows.get(guide_id=guide_pk)
-        for name, value in values.items():
-            setattr(row, name, value)
-        row.save()
+        setattr(rows[(f.model, f.pk)], f"{f.name}_{language}", text)
 
 
 # --- files for translators: the seed's format and XLIFF 2.0 ---------------------------------
@@ -482,12 +477,7 @@ FORMATS = {"md": "Markdown", "xliff": "XLIFF"}
 
 
 def _content(guide: Guide) -> content_files.GuideContent:
-    draft = working_copy_of(guide)
-    if draft is None:
-        return content_files.guide_content(guide)
-    with revisions.rehearsal():
-        revisions.apply(draft)
-        return content_files.guide_content(Guide.objects.get(pk=guide.pk))
+    return content_files.guide_content(revisions.editing_content(guide).page_guide())
 
 
 def export_filename(guide: Guide, language: str, fmt: str) -> str:

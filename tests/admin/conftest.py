@@ -72,7 +72,10 @@ def _initial_page(client, url: str) -> tuple[str, dict, dict]:
     ``form_data`` and its fieldsets.
 
     Every test starts from the same seed on the same pinned day, so an admin form renders the
-    same way each time; rendering the guide form takes about a second, so tests share it.
+    same way each time; rendering the guide form takes about a second, so tests share it. Only
+    for a form as the seed shows it: a test that changes what the form shows before it opens
+    it (a guide made a draft, or made in the test) reads its own (``form_data``), or whichever
+    test ran first would hand its form to every later one.
     """
     key = (url, auth.get_user(client).username)
     if key not in _INITIAL_PAGES:

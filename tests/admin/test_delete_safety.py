@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from guides.editorial import revisions
 from guides.editorial.cloning import clone_guide
 from guides.editorial.where_used import InUseError, build_index, uses_of
-from guides.models import Guide
+from guides.models import FaqEntry, Guide
 from guides.pages.selectors import guide_for_page
 from pricing.models import (
     Fact,
@@ -110,12 +110,9 @@ def test_a_use_only_in_a_working_copy_counts_and_says_so(seeded):
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     fact = unused_fact()
     revisions.ensure_baseline(guide)
-    with revisions.rehearsal():
-        entry = guide.faq_entries.order_by("position", "pk").last()
-        entry.answer_de += " [[fact spare]]"
-        entry.save()
-        versions = revisions.snapshot(guide)
-    revisions.store(versions, guide=guide, user=None, comment="draft")
+    draft = revisions.rows_content(guide)
+    draft.rows[FaqEntry][-1].answer_de += " [[fact spare]]"
+    revisions.store(revisions.snapshot(draft), guide=guide, user=None, comment="draft")
     assert labels(fact) == [f"{GUIDE} › FAQ 5 (de) › [[fact spare]] (working copy)"]
     with pytest.raises(InUseError):
         fact.delete()
@@ -178,12 +175,9 @@ def test_the_h100s_uses_are_grouped_by_guide_and_language(client, superuser):
 def test_a_use_in_a_working_copy_is_marked_on_the_delete_page(client, superuser):
     guide, fact = Guide.objects.get(slug=GUIDE_SLUG), unused_fact()
     revisions.ensure_baseline(guide)
-    with revisions.rehearsal():
-        entry = guide.faq_entries.order_by("position", "pk").last()
-        entry.answer_de += " [[fact spare]]"
-        entry.save()
-        versions = revisions.snapshot(guide)
-    revisions.store(versions, guide=guide, user=None, comment="draft")
+    draft = revisions.rows_content(guide)
+    draft.rows[FaqEntry][-1].answer_de += " [[fact spare]]"
+    revisions.store(revisions.snapshot(draft), guide=guide, user=None, comment="draft")
     client.force_login(superuser)
     listed = in_use_list(client.get(delete_url(fact)).content.decode())
     assert listed.startswith(' class="in-use">\t<li>Used in 1 guide × 1 language\n')

@@ -4,7 +4,7 @@ publication from the form says which clones took which texts."""
 
 import pytest
 
-from guides.editorial import families, publishing
+from guides.editorial import families, publishing, revisions
 from guides.models import FaqEntry, Guide, Section
 
 from ..conftest import GUIDE_SLUG
@@ -26,9 +26,9 @@ def clone(seeded) -> Guide:
 
 
 def _override_short_answer_de(clone: Guide, user) -> None:
-    with publishing.edit(clone, user=user) as draft:
-        Guide.objects.filter(pk=clone.pk).update(short_answer_de="Die eigene Antwort.")
-        draft.keep(comment="Draft saved", publish=True)
+    content = revisions.editing_content(clone)
+    content.guide.short_answer_de = "Die eigene Antwort."
+    publishing.save_draft(content, user=user, comment="Draft saved", publish=True)
 
 
 def test_the_sources_form_names_the_clones_its_text_reaches(client, editor, guide):

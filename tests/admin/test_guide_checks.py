@@ -7,7 +7,7 @@ from guides.models import Guide, Recommendation
 from pricing.models import Gpu, LanguageModel, Method
 
 from ..conftest import GUIDE_SLUG
-from .conftest import initial_form_data
+from .conftest import form_data, initial_form_data
 
 CHANGE = "/en/admin/guides/guide/{}/change/"
 CHANGELIST = "/en/admin/guides/guide/"
@@ -68,7 +68,7 @@ def test_names_sizes_and_code_are_not_figures(client, editor, guide, allowed):
 def test_a_draft_that_fails_its_checks_is_saved_but_not_published(client, editor, guide):
     Guide.objects.filter(pk=guide.pk).update(status=Guide.Status.DRAFT)
     client.force_login(editor)
-    data = initial_form_data(client, CHANGE.format(guide.pk))
+    data = form_data(client.get(CHANGE.format(guide.pk)))  # not the seed's form: not shared
     data["status"] = "published"
     # only one configuration holds AdamW's 1,260 GB: there is no alternative to quote
     data["short_answer_de"] += " Alternativ: [[recommend full-adamw alternative]]."

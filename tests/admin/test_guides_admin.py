@@ -6,6 +6,7 @@ from decimal import Decimal as D
 from importlib import import_module
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Group, Permission
 from django.db import connection
 from django.db.migrations.loader import MigrationLoader
@@ -164,6 +165,27 @@ def test_a_guide_save_loads_the_known_slugs_once(client, editor, guide):
         assert client.post(change_url(guide), data).status_code == 302
     slug_reads = [q for q in queries if q["sql"].startswith('SELECT "pricing_fact"."key" AS')]
     assert len(slug_reads) == 1
+
+
+def test_a_guide_is_added_with_its_rows_as_a_draft(client, administrator):
+    client.force_login(administrator)
+    data = form_data(client.get("/en/admin/guides/guide/add/"))
+    data |= {"slug": "new-guide", "title_en": "New guide", "short_answer_en": "Short.",
+             "meta_description_en": "Meta.", "faq_entries-TOTAL_FORMS": "1",
+             "faq_entries-0-position": "1", "faq_entries-0-question_en": "Q?",
+             "faq_entries-0-answer_en": "A.",
+             "language_model": LanguageModel.objects.get(slug="qwen-2.5-7b").pk}  # fmt: skip
+    response = client.post("/en/admin/guides/guide/add/", data, follow=True)
+    added = Guide.objects.get(slug="new-guide")
+    assert f'The guide “<a href="{change_url(added)}">New guide</a>” was added successfully.' in (
+        response.content.decode()
+    )
+    assert added.status == Guide.Status.DRAFT
+    assert [entry.question for entry in added.faq_entries.all()] == ["Q?"]
+    [revision] = added.revisions.all()
+    assert revision.revision.comment == "Draft saved"
+    [entry] = LogEntry.objects.filter(content_type__model="guide", object_id=str(added.pk))
+    assert entry.is_addition() and entry.get_change_message() == "Added. Added FAQ entry “Q?”."
 
 
 def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, guide):

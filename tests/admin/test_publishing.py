@@ -22,7 +22,7 @@ from guides.pages import selectors
 from pricing.models import LanguageModel
 
 from ..conftest import GUIDE_SLUG, as_if_committed
-from .conftest import initial_form_data
+from .conftest import form_data, initial_form_data
 from .test_revisions import CHANGE, NEW, OLD, _action, _page, _save_draft
 
 TOMORROW_9 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # the tests' clock is 2026-11-29
@@ -57,10 +57,9 @@ def _draft_revision(client, guide: Guide) -> GuideRevision:
 
 def _another_draft(guide: Guide, user, text: str) -> GuideRevision:
     """A working copy whose English short answer is ``text``, saved the way every form does."""
-    with publishing.edit(guide, user=user) as draft:
-        Guide.objects.filter(pk=guide.pk).update(short_answer_en=text)
-        draft.keep(comment="Draft saved")
-    return draft.outcome.revision
+    content = revisions.editing_content(guide)
+    content.guide.short_answer_en = text
+    return publishing.save_draft(content, user=user, comment="Draft saved").revision
 
 
 # --- the guide form --------------------------------------------------------------------------
@@ -93,7 +92,7 @@ def test_a_drafts_first_publication_from_the_form_goes_through_the_path(client, 
     draft = clone_guide(selectors.guide_for_page(slug=guide.slug), qwen, publish=False)
     default_task_backend.clear()
     client.force_login(editor)
-    data = initial_form_data(client, CHANGE.format(draft.pk))
+    data = form_data(client.get(CHANGE.format(draft.pk)))  # a guide of this test's: not shared
     data["status"] = "published"
     response = client.post(CHANGE.format(draft.pk), data, follow=True)
     assert "Published: the live page now shows revision" in response.content.decode()

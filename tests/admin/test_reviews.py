@@ -14,7 +14,7 @@ from guides.editorial import publishing, revisions, translating
 from guides.models import Guide, GuideRevision, Review
 
 from ..conftest import GUIDE_SLUG, as_if_committed
-from .conftest import initial_form_data
+from .conftest import form_data, initial_form_data
 from .test_revisions import CHANGE, NEW, OLD, _action, _page
 
 REVIEWS = "/en/admin/guides/guide/{}/reviews/{}/"
@@ -73,7 +73,7 @@ def test_an_editor_is_offered_review_instead_of_publishing(client, author, guide
 def test_an_editor_cannot_publish_a_draft_guide_from_its_form(client, author, guide):
     Guide.objects.filter(pk=guide.pk).update(status=Guide.Status.DRAFT)
     client.force_login(author)
-    data = initial_form_data(client, CHANGE.format(guide.pk)) | {"status": "published"}
+    data = form_data(client.get(CHANGE.format(guide.pk))) | {"status": "published"}  # not shared
     response = client.post(CHANGE.format(guide.pk), data)
     assert response.status_code == 200
     assert response.context["adminform"].form.errors["status"] == [

@@ -7,12 +7,14 @@ import pytest
 import time_machine
 from django.contrib.admin.models import LogEntry
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django_tasks import default_task_backend
 
 from guides import tasks
 from guides.editorial import publishing, revisions, translating
-from guides.models import FaqEntry, Guide, GuideRevision
+from guides.models import CHILD_ROWS, FaqEntry, Guide, GuideRevision
 
 from ..conftest import GUIDE_SLUG, as_if_committed
 from .conftest import initial_form_data
@@ -283,6 +285,51 @@ def test_a_row_added_in_a_draft_is_previewed_and_published(client, editor, guide
     client.post(_action(guide, draft, "publish"))
     assert FaqEntry.objects.filter(guide=guide).count() == n + 1
     assert "Gibt es eine Probezeit?" in _page(Client()).content.decode()
+
+
+def test_a_live_guides_save_writes_none_of_its_rows(client, editor, guide):
+    """The working copy is built from the validated forms: the live guide's rows are neither
+    written nor rehearsed in a savepoint rolled back."""
+    client.force_login(editor)
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    n = int(data["faq_entries-TOTAL_FORMS"])
+    data["faq_entries-TOTAL_FORMS"] = str(n + 1)
+    data |= {f"faq_entries-{n}-position": "9", f"faq_entries-{n}-guide": str(guide.pk)}
+    for lang in ("en", "de", "ja"):
+        data |= {f"faq_entries-{n}-question_{lang}": "?", f"faq_entries-{n}-answer_{lang}": "!"}
+    data["title_en"] += " (draft)"
+    revisions.ensure_baseline(guide)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.post(CHANGE.format(guide.pk), data).status_code == 302
+    content_tables = ("guides_guide", *(model._meta.db_table for model in CHILD_ROWS))
+    writes = [
+        q["sql"]
+        for q in queries
+        if q["sql"].startswith(("INSERT", "UPDATE", "DELETE", "ROLLBACK"))
+        and any(f'"{table}"' in q["sql"].split(" WHERE ")[0] for table in content_tables)
+    ]
+    assert [w.split(" SET ")[0] for w in writes] == ['UPDATE "guides_guide"']  # its version
+    assert not [q for q in queries if q["sql"].startswith("ROLLBACK")]
+
+
+def test_a_row_added_in_a_draft_keeps_its_id_when_published(client, editor, guide):
+    """Its id is reserved when the working copy is saved: a row inserted meanwhile gets
+    another, and the row goes live under it (its translations and diffs name it so)."""
+    client.force_login(editor)
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    n = int(data["faq_entries-TOTAL_FORMS"])
+    data["faq_entries-TOTAL_FORMS"] = str(n + 1)
+    data |= {f"faq_entries-{n}-position": "9", f"faq_entries-{n}-guide": str(guide.pk)}
+    for lang in ("en", "de", "ja"):
+        data |= {f"faq_entries-{n}-question_{lang}": "?", f"faq_entries-{n}-answer_{lang}": "!"}
+    assert client.post(CHANGE.format(guide.pk), data).status_code == 302
+    draft = revisions.working_copy(guide)
+    [added] = [r for r in revisions.revision_content(draft).rows[FaqEntry] if r.position == 9]
+    other = Guide.objects.exclude(pk=guide.pk).first()
+    meanwhile = FaqEntry.objects.create(guide=other, question="?", answer="!")
+    assert meanwhile.pk != added.pk
+    client.post(_action(guide, draft, "publish"))
+    assert FaqEntry.objects.get(pk=added.pk).guide_id == guide.pk
 
 
 def test_the_editing_manual_is_linked_from_the_admin_header(client, editor):

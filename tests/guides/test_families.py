@@ -6,7 +6,6 @@ from io import StringIO
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.core.management import call_command
-from django.db.models import F
 from django.utils import translation
 
 from guides.editorial import families, publishing, revisions
@@ -46,15 +45,13 @@ def history(guide: Guide) -> list[str]:
 
 
 def publish_change_of(guide, user, model, position, **values) -> publishing.Outcome:
-    with publishing.edit(guide, user=user) as draft:
-        if model is Guide:
-            Guide.objects.filter(pk=guide.pk).update(**values)
-        else:
-            ordered = list(model.objects.filter(guide=guide).order_by("position", "pk"))
-            model.objects.filter(pk=ordered[position - 1].pk).update(**values)
-        draft.keep(comment="Draft saved", publish=True)
-    assert draft.outcome.published, draft.outcome.problems
-    return draft.outcome
+    content = revisions.editing_content(guide)
+    row = content.guide if model is Guide else content.rows[model][position - 1]
+    for name, value in values.items():
+        setattr(row, name, value)
+    outcome = publishing.save_draft(content, user=user, comment="Draft saved", publish=True)
+    assert outcome.published, outcome.problems
+    return outcome
 
 
 def nth(model, guide: Guide, number: int):
@@ -135,14 +132,15 @@ def test_a_section_added_to_the_source_carries_no_text_to_the_wrong_section(sour
     places, and the changed text still lands on the clone's section that held it."""
     second = nth(Section, source, 2)
     fixed = second.heading_en + " (revised)"
-    with publishing.edit(source, user=editor) as draft:
-        Section.objects.filter(guide=source).update(position=F("position") + 1)
-        Section.objects.create(
-            guide=source, position=1, **{f"heading_{code}": "New" for code in ("en", "de", "ja")}
-        )
-        Section.objects.filter(pk=second.pk).update(heading_en=fixed)
-        draft.keep(comment="Draft saved", publish=True)
-    assert draft.outcome.published, draft.outcome.problems
+    content = revisions.editing_content(source)
+    for section in content.rows[Section]:
+        section.position += 1
+        if section.pk == second.pk:
+            section.heading_en = fixed
+    headings = {f"heading_{code}": "New" for code in ("en", "de", "ja")}
+    content.rows[Section].append(Section(guide=source, position=1, **headings))
+    outcome = publishing.save_draft(content, user=editor, comment="Draft saved", publish=True)
+    assert outcome.published, outcome.problems
     clone = Guide.objects.get(slug="best-gpu-for-mistral-7b-fine-tuning")
     assert nth(Section, clone, 2).heading_en == fixed
     assert [s.heading_en for s in Section.objects.filter(guide=clone)].count("New") == 0
@@ -170,9 +168,9 @@ def test_a_draft_clone_gets_the_text_in_its_rows(source, editor):
 
 def test_a_clone_s_working_copy_is_carried_over_onto_the_followed_text(source, editor):
     clone = Guide.objects.get(slug="best-gpu-for-llama-3-1-8b-fine-tuning")
-    with publishing.edit(clone, user=editor) as draft:
-        Guide.objects.filter(pk=clone.pk).update(meta_description_en="The clone's own draft.")
-        draft.keep(comment="Draft saved")
+    content = revisions.editing_content(clone)
+    content.guide.meta_description_en = "The clone's own draft."
+    publishing.save_draft(content, user=editor, comment="Draft saved")
     publish_change_of(source, editor, Guide, 0, short_answer_de=FIXED_DE)
     clone.refresh_from_db()
     assert clone.short_answer_de == FIXED_DE  # live
@@ -207,4 +205,4 @@ def test_a_clone_whose_source_is_deleted_keeps_its_text(source):
     source.delete()
     clone.refresh_from_db()
     assert clone.source is None and clone.short_answer_de == text
-    assert families.follow_marks(clone) == {}
+    assert families.follow_marks(revisions.editing_content(clone)) == {}

@@ -298,14 +298,13 @@ def test_the_embedded_default_shows_another_process_s_writes_and_restores_at_onc
 SCHEDULE_DRAFT = """
 from datetime import timedelta
 from django.utils import timezone
-from guides.editorial import publishing
+from guides.editorial import publishing, revisions
 from guides.models import Guide
-guide = Guide.objects.get(slug="best-gpu-for-llama-70b-fine-tuning")
-with publishing.edit(guide, user=None) as draft:  # a working copy: the live rows stay
-    Guide.objects.filter(pk=guide.pk).update(title_en="Scheduled title")
-    draft.keep(comment="a draft")
+content = revisions.editing_content(Guide.objects.get(slug="best-gpu-for-llama-70b-fine-tuning"))
+content.guide.title_en = "Scheduled title"
+draft = publishing.save_draft(content, user=None, comment="a draft")  # a working copy
 go_live = timezone.now() + timedelta(seconds=4)
-publishing.schedule(draft.outcome.revision, go_live_at=go_live, expire_at=None, user=None)
+publishing.schedule(draft.revision, go_live_at=go_live, expire_at=None, user=None)
 import time  # the monotonic clock is the machine's, the same in every process
 print(time.monotonic() + (go_live - timezone.now()).total_seconds())
 """
