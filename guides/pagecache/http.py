@@ -23,6 +23,7 @@ from functools import wraps
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
+from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
 from django.utils.cache import (
@@ -163,6 +164,24 @@ def _cached_or_rendered(
     return _render_and_store(key, render, request, front_since=snapshot if front else None)
 
 
+@contextmanager
+def one_snapshot() -> Iterator[None]:
+    """On PostgreSQL, a page's reads, its versions included, from one snapshot of the
+    database: each statement outside a transaction sees what committed before it, so a write
+    that committed between two reads of one render made a page show two prices (the GPU page's
+    offers and its summary, caught by tests/reliability/test_processes.py). A REPEATABLE READ
+    transaction reads one snapshot. Not on SQLite, whose transactions here begin IMMEDIATE
+    (the write lock: renders would queue behind each other and behind every write). Inside a
+    caller's transaction (a test's), that transaction's snapshot is the page's."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
+
+
 def _render_and_store(
     key: str,
     render: Callable[[], HttpResponse],
@@ -172,7 +191,11 @@ def _render_and_store(
 ) -> HttpResponse:
     """Render, and store a successful page under the versions it read. ``front_since``: the
     versions the visit began under, where the front cache may keep the page."""
-    with metrics.PAGE_RENDER.time(), cache_tags.recording(versions.current_versions) as read:
+    with (
+        metrics.PAGE_RENDER.time(),
+        one_snapshot(),
+        cache_tags.recording(versions.current_versions) as read,
+    ):
         response = render()
         if hasattr(response, "render"):
             response.render()  # inside the recording: templates may still read
