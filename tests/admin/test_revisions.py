@@ -287,16 +287,21 @@ def test_a_row_added_in_a_draft_is_previewed_and_published(client, editor, guide
     assert "Gibt es eine Probezeit?" in _page(Client()).content.decode()
 
 
-def test_a_live_guides_save_writes_none_of_its_rows(client, editor, guide):
-    """The working copy is built from the validated forms: the live guide's rows are neither
-    written nor rehearsed in a savepoint rolled back."""
-    client.force_login(editor)
-    data = initial_form_data(client, CHANGE.format(guide.pk))
+def _add_faq_entry(data: dict, guide) -> None:
+    """One more FAQ entry in the guide form's data, at position 9, in every language."""
     n = int(data["faq_entries-TOTAL_FORMS"])
     data["faq_entries-TOTAL_FORMS"] = str(n + 1)
     data |= {f"faq_entries-{n}-position": "9", f"faq_entries-{n}-guide": str(guide.pk)}
     for lang in ("en", "de", "ja"):
         data |= {f"faq_entries-{n}-question_{lang}": "?", f"faq_entries-{n}-answer_{lang}": "!"}
+
+
+def test_a_live_guides_save_writes_none_of_its_rows(client, editor, guide):
+    """The working copy is built from the validated forms: the live guide's rows are neither
+    written nor rehearsed in a savepoint rolled back."""
+    client.force_login(editor)
+    data = initial_form_data(client, CHANGE.format(guide.pk))
+    _add_faq_entry(data, guide)
     data["title_en"] += " (draft)"
     revisions.ensure_baseline(guide)
     with CaptureQueriesContext(connection) as queries:
@@ -317,11 +322,7 @@ def test_a_row_added_in_a_draft_keeps_its_id_when_published(client, editor, guid
     another, and the row goes live under it (its translations and diffs name it so)."""
     client.force_login(editor)
     data = initial_form_data(client, CHANGE.format(guide.pk))
-    n = int(data["faq_entries-TOTAL_FORMS"])
-    data["faq_entries-TOTAL_FORMS"] = str(n + 1)
-    data |= {f"faq_entries-{n}-position": "9", f"faq_entries-{n}-guide": str(guide.pk)}
-    for lang in ("en", "de", "ja"):
-        data |= {f"faq_entries-{n}-question_{lang}": "?", f"faq_entries-{n}-answer_{lang}": "!"}
+    _add_faq_entry(data, guide)
     assert client.post(CHANGE.format(guide.pk), data).status_code == 302
     draft = revisions.working_copy(guide)
     [added] = [r for r in revisions.revision_content(draft).rows[FaqEntry] if r.position == 9]
