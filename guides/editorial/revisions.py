@@ -38,7 +38,7 @@ from reversion.revisions import _get_options
 from gpuguide.lib.word_diff import marked_words
 from guides.content.diff_pieces import diff_pieces
 from guides.editorial import publishing_rules, signals
-from guides.models import CHILD_ROWS, Guide, GuideRevision
+from guides.models import CHILD_ROWS, FaqEntry, Guide, GuideRevision, Section
 from guides.pagecache import invalidation
 
 # Bookkeeping, not content: a revision neither records nor restores them. Whether the guide
@@ -117,11 +117,28 @@ def _versions(revision: Revision) -> list[Version]:
 # is the one place that reads them (tests/test_architecture.py holds it so).
 
 Row = tuple[type[models.Model], int, dict]  # model, pk, the row's values by attribute name
+# The translated fields of a guide's text, in the order the translation view and files list them.
+TRANSLATED: dict[type[models.Model], tuple[str, ...]] = {
+    Guide: ("title", "question", "short_answer", "meta_description"),
+    Section: ("heading", "body", "table_caption", "closing"),
+    FaqEntry: ("question", "answer"),
+}
 
 
 def rows_of(versions: Iterable[Version]) -> list[Row]:
     """(model, pk, values) of each version, in their order."""
     return [(v._model, int(v.object_id), v.field_dict) for v in versions]
+
+
+def text_rows(guide: Guide, sections: Iterable, faq_entries: Iterable) -> list[Row]:
+    """The translated texts of the guide and these rows of its, each row's position with them."""
+    rows = []
+    for obj in (guide, *sections, *faq_entries):
+        names = TRANSLATED[type(obj)]
+        languages = publishing_rules.LANGUAGES
+        values = {f"{n}_{code}": getattr(obj, f"{n}_{code}") for n in names for code in languages}
+        rows.append((type(obj), obj.pk, {**values, "position": getattr(obj, "position", 0)}))
+    return rows
 
 
 def revision_rows(revision: Revision) -> list[Row]:

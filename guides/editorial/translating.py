@@ -61,12 +61,7 @@ from guides.pagecache import invalidation
 from guides.pages import selectors
 
 SOURCE = settings.LANGUAGE_CODE
-# The translated fields, in the order the translation view and the files list them.
-TRANSLATED: dict[type[models.Model], tuple[str, ...]] = {
-    Guide: ("title", "question", "short_answer", "meta_description"),
-    Section: ("heading", "body", "table_caption", "closing"),
-    FaqEntry: ("question", "answer"),
-}
+TRANSLATED = revisions.TRANSLATED
 REQUIRED = {
     Guide: publishing_rules.GUIDE_REQUIRED,
     Section: publishing_rules.SECTION_REQUIRED,
@@ -135,34 +130,13 @@ def field_key(model: type[models.Model], pk, name: str) -> str:
 Row = revisions.Row
 
 
-def _revision_rows(revision) -> list[Row]:
-    """The translated rows of a reversion Revision."""
-    return [row for row in revisions.revision_rows(revision) if row[0] in TRANSLATED]
-
-
-def _version_rows(versions) -> list[Row]:
-    """The translated rows of a revision's (unsaved) Versions."""
-    return [row for row in revisions.rows_of(versions) if row[0] in TRANSLATED]
-
-
-def _guide_rows(guide: Guide, sections=None, faq_entries=None) -> list[Row]:
-    """The guide's rows; its sections and FAQ entries read here unless given."""
-    rows = []
-    sections = guide.sections.all() if sections is None else sections
-    faq_entries = guide.faq_entries.all() if faq_entries is None else faq_entries
-    for obj in (guide, *sections, *faq_entries):
-        names = [
-            f"{n}_{lang}" for n in TRANSLATED[type(obj)] for lang in publishing_rules.LANGUAGES
-        ]
-        values = {name: getattr(obj, name) for name in names}
-        values["position"] = getattr(obj, "position", 0)
-        rows.append((type(obj), obj.pk, values))
-    return rows
-
-
 def _fields(rows: list[Row]) -> list[TextField]:
+    """The translated fields of these rows (the others' are left out), in the guide's order."""
     order = list(TRANSLATED)
-    rows = sorted(rows, key=lambda r: (order.index(r[0]), r[2].get("position", 0), r[1]))
+    rows = sorted(
+        (r for r in rows if r[0] in TRANSLATED),
+        key=lambda r: (order.index(r[0]), r[2].get("position", 0), r[1]),
+    )
     fields = []
     for model, pk, values in rows:
         where = (
@@ -187,7 +161,9 @@ def text_fields(guide: Guide) -> list[TextField]:
     """Every translated field of the guide as editors edit it: a live guide's working copy,
     where it has one, else its rows."""
     draft = working_copy_of(guide)
-    return _fields(_revision_rows(draft.revision) if draft else _guide_rows(guide))
+    if draft is not None:
+        return _fields(revisions.revision_rows(draft.revision))
+    return _fields(revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all()))
 
 
 # --- bases: which English each translation answers --------------------------------------------
@@ -201,8 +177,8 @@ def _texts_by_key(rows: list[Row]) -> dict[str, dict[str, str]]:
 def bases_update(sender, guide: Guide, previous, versions: list, **_kwargs) -> None:
     """As a revision is stored: ``versions`` are its rows, ``previous`` the revision that was
     newest before it (None for a guide's first)."""
-    before = _texts_by_key(_revision_rows(previous)) if previous is not None else {}
-    _record_bases(guide, before, _texts_by_key(_version_rows(versions)))
+    before = _texts_by_key(revisions.revision_rows(previous)) if previous is not None else {}
+    _record_bases(guide, before, _texts_by_key(revisions.rows_of(versions)))
 
 
 def _record_bases(
@@ -311,7 +287,7 @@ def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
         faq_entries[entry.guide_id].append(entry)
     found = []
     for guide in checked:
-        fields = _fields(_guide_rows(guide, sections[guide.pk], faq_entries[guide.pk]))
+        fields = _fields(revisions.text_rows(guide, sections[guide.pk], faq_entries[guide.pk]))
         for lang in target_languages():
             stale = stale_fields(fields, lang, bases[guide.pk][lang])
             if stale:
@@ -556,8 +532,9 @@ def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
         last.tail = text[position:]
 
 
-# "slug.de (1).md": the number a browser adds when the same file is downloaded again.
-BROWSER_COPY_RE = re.compile(r" ?\(\d+\)$")
+# "<slug>.<lang>.md" as downloaded, "<lang>.md" as in the seed; " (1)": the number a browser
+# adds when the same file is downloaded again.
+MARKDOWN_NAME_RE = re.compile(r"(?:(?P<slug>.+)\.)?(?P<language>[^.]+?)(?: ?\(\d+\))?\.md")
 
 
 def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fields):
@@ -565,17 +542,8 @@ def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fie
     ("<slug>.<lang>.md") or as in the seed ("<lang>.md"): any other name is refused, so that
     a renamed file cannot put one language's text into another."""
     name = Path(filename or f"{language}.md").name
-    stem, dot, extension = name.rpartition(".")
-    parts = [*BROWSER_COPY_RE.sub("", stem).split("."), extension] if dot else [name]
-    if len(parts) >= 3 and parts[-1] == "md" and parts[-2] in publishing_rules.LANGUAGES:
-        if parts[-2] != language:
-            raise TranslationFileError(_wrong_language(parts[-2], language))
-        if ".".join(parts[:-2]) != guide.slug:
-            raise TranslationFileError(_wrong_guide(".".join(parts[:-2]), guide))
-    elif len(parts) == 2 and parts[1] == "md" and parts[0] in publishing_rules.LANGUAGES:
-        if parts[0] != language:
-            raise TranslationFileError(_wrong_language(parts[0], language))
-    else:
+    named = MARKDOWN_NAME_RE.fullmatch(name)
+    if named is None or named["language"] not in publishing_rules.LANGUAGES:
         raise TranslationFileError(
             _(
                 "A Markdown file is known by its name: import it as downloaded, named "
@@ -583,6 +551,10 @@ def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fie
             )
             % {"expected": export_filename(guide, language, "md"), "name": name}
         )
+    if named["language"] != language:
+        raise TranslationFileError(_wrong_language(named["language"], language))
+    if named["slug"] is not None and named["slug"] != guide.slug:
+        raise TranslationFileError(_wrong_guide(named["slug"], guide))
     text = revisions.normalise_newlines(text)  # saved on Windows: CRLF line ends
     content = _content(guide)
     try:
@@ -597,16 +569,10 @@ def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fie
             _("This file has %(found)s FAQ entries; the guide has %(expected)s.")
             % {"found": len(words.faq), "expected": len(faq)}
         )
-    rows = {Guide: [words], Section: words.sections, FaqEntry: words.faq}
-    pks: dict[type, list[int]] = defaultdict(list)
-    for f in fields:
-        if f.pk not in pks[f.model]:
-            pks[f.model].append(f.pk)
-    targets = {}
-    for f in fields:
-        source = rows[f.model][pks[f.model].index(f.pk)]
-        targets[f.key] = getattr(source, f.name) or ""
-    return targets, []
+    # The fields come row by row in the file's order: the guide, its sections, its FAQ entries.
+    in_order = dict.fromkeys((f.model, f.pk) for f in fields)
+    rows = dict(zip(in_order, [words, *words.sections, *words.faq], strict=True))
+    return {f.key: getattr(rows[f.model, f.pk], f.name) or "" for f in fields}, []
 
 
 def _wrong_language(found: str, language: str) -> str:
