@@ -513,23 +513,14 @@ def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
     """``text`` into ``element``, each token a <ph/>: in a target, the id of the same token in
     the source (one id per occurrence), or a new one for a token the source lacks."""
     unused = {token: list(numbers) for token, numbers in ids.items()}
-    element.text, last, position = "", None, 0
-    for number, match in enumerate(TOKEN_RE.finditer(text), start=1):
-        between = text[position : match.start()]
-        if last is None:
-            element.text += between
-        else:
-            last.tail = between
-        token = match.group(0)
+    pieces = TOKEN_RE.split(text)  # the text before each token, the token's inside, …, the rest
+    element.text = pieces[0]
+    for number, (inside, after) in enumerate(zip(pieces[1::2], pieces[2::2], strict=True), 1):
+        token = f"[[{inside}]]"
         free = unused.get(token) or [f"x{number}"]
-        last = ET.SubElement(element, "ph", {
+        ET.SubElement(element, "ph", {
             "id": free.pop(0), "canCopy": "no", "canDelete": "no", "disp": token, "equiv": token,
-        })  # fmt: skip
-        position = match.end()
-    if last is None:
-        element.text += text[position:]
-    else:
-        last.tail = text[position:]
+        }).tail = after  # fmt: skip
 
 
 # "<slug>.<lang>.md" as downloaded, "<lang>.md" as in the seed; " (1)": the number a browser
