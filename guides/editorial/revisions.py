@@ -414,17 +414,19 @@ class Change:
     new: SafeString  # the new text, added words marked <ins>
 
 
+def columns(model: type[models.Model]) -> list[models.Field]:
+    """The model's columns, each translated text once per language (``heading_de``), not also as
+    modeltranslation's ``heading``, which reads only the active language's."""
+    fields = model._meta.concrete_fields
+    translated = {f.translated_field.name for f in fields if getattr(f, "translated_field", None)}
+    return [f for f in fields if f.name not in translated]
+
+
 def _shown_fields(model: type[models.Model]) -> list[models.Field]:
-    translated_bases = {
-        f.translated_field.name
-        for f in model._meta.concrete_fields
-        if getattr(f, "translated_field", None) is not None
-    }
     return [
         f
-        for f in model._meta.concrete_fields
+        for f in columns(model)
         if not f.primary_key
-        and f.name not in translated_bases
         and f.name != "guide"
         and not (model is Guide and f.name in GUIDE_EXCLUDED)
     ]

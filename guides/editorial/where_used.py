@@ -201,15 +201,8 @@ class _Names:
 
 
 def _raw_values(model: type[models.Model]) -> list[dict]:
-    """Rows as dicts of attnames, every language's field by its own name (``heading_de``):
-    modeltranslation would otherwise read only the active language's into ``heading``."""
-    translated = {
-        f.translated_field.name
-        for f in model._meta.concrete_fields
-        if getattr(f, "translated_field", None) is not None
-    }
-    names = [f.attname for f in model._meta.concrete_fields if f.name not in translated]
-    return list(model._default_manager.values(*names))
+    """Rows as dicts of attnames, every language's text by its own name (``heading_de``)."""
+    return list(model._default_manager.values(*(f.attname for f in revisions.columns(model))))
 
 
 def _live_contents(guides: dict[int, dict]) -> list[_Content]:
