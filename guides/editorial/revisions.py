@@ -58,19 +58,12 @@ def normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-class _RolledBack(Exception):
-    pass
-
-
 @contextmanager
 def rehearsal() -> Iterator[None]:
     """Writes inside are undone at the end (a savepoint rolled back), unseen by the page cache."""
-    try:
-        with transaction.atomic(), invalidation.writes_not_live():
-            yield
-            raise _RolledBack
-    except _RolledBack:
-        pass
+    with transaction.atomic(), invalidation.writes_not_live():
+        yield
+        transaction.set_rollback(True)
 
 
 # --- reading revisions -------------------------------------------------------------------
