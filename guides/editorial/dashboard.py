@@ -296,12 +296,6 @@ def _cached_warnings(
     return warnings
 
 
-def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
-    """Warnings by topic; with ``user``, the topics whose data that user may view: an Editor
-    sees stale prices too, though only a price recorder can record new ones."""
-    return {topic.title: warnings for topic, warnings in _checked(today, user)}
-
-
 # --- the task queue, read on every visit -------------------------------------------------
 
 
