@@ -111,17 +111,16 @@ class _Content:
 
 class ReferenceIndex:
     def __init__(self) -> None:
-        # key -> each use (as if live) -> [seen live, seen in a working copy]
-        self._found: dict[Key, dict[Use, list[bool]]] = defaultdict(dict)
+        # key -> each use (as if live) -> whether it was seen live (else only in a working copy)
+        self._found: dict[Key, dict[Use, bool]] = defaultdict(dict)
 
     def add(self, key: Key, use: Use, *, working_copy: bool = False) -> None:
-        seen = self._found[key].setdefault(use, [False, False])
-        seen[1 if working_copy else 0] = True
+        self._found[key][use] = self._found[key].get(use, False) or not working_copy
 
     def uses(self, obj: models.Model) -> list[Use]:
         return [
             use if live else replace(use, working_copy=True)
-            for use, (live, _draft) in self._found.get(key_of(obj), {}).items()
+            for use, live in self._found.get(key_of(obj), {}).items()
         ]
 
 
