@@ -279,15 +279,10 @@ def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
     # Guides with a basis, and live guides (a text not translated at all has no basis).
     checked = Guide.objects.filter(
         Q(pk__in=TranslationBasis.objects.values("guide_id")) | Q(status=Guide.Status.PUBLISHED)
-    )
-    sections, faq_entries = defaultdict(list), defaultdict(list)
-    for section in Section.objects.filter(guide__in=checked.values("pk")):
-        sections[section.guide_id].append(section)
-    for entry in FaqEntry.objects.filter(guide__in=checked.values("pk")):
-        faq_entries[entry.guide_id].append(entry)
+    ).prefetch_related("sections", "faq_entries")
     found = []
     for guide in checked:
-        fields = _fields(revisions.text_rows(guide, sections[guide.pk], faq_entries[guide.pk]))
+        fields = _fields(revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all()))
         for lang in target_languages():
             stale = stale_fields(fields, lang, bases[guide.pk][lang])
             if stale:
