@@ -444,27 +444,26 @@ def _rows(revision: Revision) -> dict[tuple[type, str], dict]:
     return {(v._model, v.object_id): v.field_dict for v in _versions(revision)}
 
 
+def place(model: type[models.Model], values: dict) -> str:
+    """Where a row is, as the diff and the translation view name it: "Section 2"."""
+    if model is Guide:
+        return _("The guide")
+    return f"{capfirst(model._meta.verbose_name)} {values.get('position', '')}"
+
+
 def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
     """Every field that differs, per language, the guide's first and then row by row."""
     before, after = _rows(old.revision), _rows(new.revision)
     changes: list[Change] = []
+    both = {**before, **after}  # a row's values after the change, or before where it was deleted
     for model in (Guide, *CHILD_ROWS):
-        keys = [k for k in before if k[0] is model]
-        keys += [k for k in after if k[0] is model and k not in before]
-
-        def position(key, before=before, after=after):
-            values = after.get(key) or before.get(key)
-            return (values.get("position", 0), int(key[1]))
-
-        for key in sorted(keys, key=position):
+        keys = [key for key in both if key[0] is model]
+        for key in sorted(keys, key=lambda key: (both[key].get("position", 0), int(key[1]))):
             a, b = before.get(key, {}), after.get(key, {})
-            if model is Guide:
-                where = _("The guide")
-            else:
-                where = f"{capfirst(model._meta.verbose_name)} {(b or a).get('position', '')}"
+            where = place(model, both[key])
             for shown in _shown_fields(model):
-                old_text = _display(shown, a.get(shown.attname)) if a else ""
-                new_text = _display(shown, b.get(shown.attname)) if b else ""
+                old_text = _display(shown, a.get(shown.attname))
+                new_text = _display(shown, b.get(shown.attname))
                 if old_text != new_text:
                     changes.append(
                         Change(

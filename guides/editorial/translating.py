@@ -139,11 +139,7 @@ def _fields(rows: list[Row]) -> list[TextField]:
     )
     fields = []
     for model, pk, values in rows:
-        where = (
-            _("The guide")
-            if model is Guide
-            else f"{capfirst(model._meta.verbose_name)} {values.get('position', '')}"
-        )
+        where = revisions.place(model, values)
         for name in TRANSLATED[model]:
             texts = {
                 lang: revisions.normalise_newlines(values.get(f"{name}_{lang}") or "")
