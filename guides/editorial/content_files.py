@@ -79,16 +79,11 @@ class ContentFileError(ValueError):
 
     def __init__(self, path: Path | str, line: int | None, message: str) -> None:
         self.path, self.line, self.message = Path(path), line, message
-        where = display_path(self.path) + (f":{line}" if line else "")
-        super().__init__(f"{where}: {message}")
-
-
-def display_path(path: Path) -> str:
-    """The path relative to the project (as people type it), else as given."""
-    try:
-        return str(path.resolve().relative_to(Path(settings.BASE_DIR).resolve()))
-    except ValueError:
-        return str(path)
+        try:  # relative to the project, as people type it
+            where = str(self.path.resolve().relative_to(Path(settings.BASE_DIR).resolve()))
+        except ValueError:  # outside it: as given
+            where = str(self.path)
+        super().__init__(f"{where}{f':{line}' if line else ''}: {message}")
 
 
 @dataclass

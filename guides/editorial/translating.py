@@ -679,10 +679,6 @@ class ImportResult:
     saved: SavedTranslation | None = None
 
 
-def file_format(data: bytes) -> str:
-    return "xliff" if data.lstrip()[:1] == b"<" else "md"
-
-
 def translation_import(
     guide: Guide,
     *,
@@ -712,7 +708,7 @@ def translation_import(
         raise TranslationFileError(_("This file is not UTF-8 text.")) from None
     known = known or selectors.token_slugs()
     fields = text_fields(guide)
-    fmt = file_format(data)
+    fmt = "xliff" if data.lstrip()[:1] == b"<" else "md"  # XML, else the seed's format
     if fmt == "xliff":
         targets, english_changed = _xliff_targets(guide, language, text, fields)
     else:

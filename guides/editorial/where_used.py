@@ -160,30 +160,20 @@ def uses_of(objs: Iterable[models.Model]) -> dict[models.Model, list[Use]]:
     return {obj: found for obj in objs if (found := index.uses(obj))}
 
 
-def refuse_if_used(objs: Iterable[models.Model]) -> None:
-    """Raise InUseError naming every use, if any of ``objs`` is used."""
-    used = uses_of(objs)
-    if used:
-        _refuse(used)
-
-
-def _refuse(used: dict[models.Model, list[Use]]) -> None:
-    lines = [f"{obj}: {use.label}" for obj, uses in used.items() for use in uses]
-    raise InUseError(
-        _("Cannot delete what guides still use; remove these uses first:\n%(uses)s")
-        % {"uses": "\n".join(lines)},
-        set(used),
-    )
-
-
 # --- refusing deletions through the ORM --------------------------------------------------
 
 
 def refuse_deleting_used(sender, objects, **kwargs) -> None:
     """``pricing.signals.deletion_requested``: refuse to delete a used object, whoever deletes
     it (the admin, the shell, a command), before Django collects anything; once per
-    ``QuerySet.delete()``, however many objects it deletes."""
-    refuse_if_used(objects)
+    ``QuerySet.delete()``, however many objects it deletes. InUseError names every use."""
+    if used := uses_of(objects):
+        lines = [f"{obj}: {use.label}" for obj, uses in used.items() for use in uses]
+        raise InUseError(
+            _("Cannot delete what guides still use; remove these uses first:\n%(uses)s")
+            % {"uses": "\n".join(lines)},
+            set(used),
+        )
 
 
 # --- building ----------------------------------------------------------------------------
