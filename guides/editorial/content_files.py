@@ -446,7 +446,9 @@ def language_text(
     def one_line(value: str, what: str) -> str:
         if fold_line_breaks and LINE_BREAK.search(value):
             return " ".join(part.strip() for part in LINE_BREAK.split(value) if part.strip())
-        return _one_line(value, path, what)
+        if "\n" in value or "\r" in value:
+            raise ContentFileError(path, None, f"the {what} must be one line")
+        return value
 
     front = ["---"]
     for key in FRONT_MATTER:
@@ -474,12 +476,6 @@ def language_text(
         if entry.answer:
             blocks.append(_prose(entry.answer, path, f"FAQ {position} answer"))
     return "\n\n".join(blocks) + "\n"
-
-
-def _one_line(value: str, path: Path, what: str) -> str:
-    if "\n" in value or "\r" in value:
-        raise ContentFileError(path, None, f"the {what} must be one line")
-    return value
 
 
 def _prose(value: str, path: Path, what: str) -> str:

@@ -415,16 +415,6 @@ def columns(model: type[models.Model]) -> list[models.Field]:
     return [f for f in fields if f.name not in translated]
 
 
-def _shown_fields(model: type[models.Model]) -> list[models.Field]:
-    return [
-        f
-        for f in columns(model)
-        if not f.primary_key
-        and f.name != "guide"
-        and not (model is Guide and f.name in GUIDE_EXCLUDED)
-    ]
-
-
 def _display(field: models.Field, value) -> str:
     if value is None or value == "":
         return ""
@@ -457,11 +447,14 @@ def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
     changes: list[Change] = []
     both = {**before, **after}  # a row's values after the change, or before where it was deleted
     for model in (Guide, *CHILD_ROWS):
+        excluded = GUIDE_EXCLUDED if model is Guide else ()
         keys = [key for key in both if key[0] is model]
         for key in sorted(keys, key=lambda key: (both[key].get("position", 0), int(key[1]))):
             a, b = before.get(key, {}), after.get(key, {})
             where = place(model, both[key])
-            for shown in _shown_fields(model):
+            for shown in columns(model):
+                if shown.primary_key or shown.name == "guide" or shown.name in excluded:
+                    continue
                 old_text = _display(shown, a.get(shown.attname))
                 new_text = _display(shown, b.get(shown.attname))
                 if old_text != new_text:

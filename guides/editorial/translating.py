@@ -411,7 +411,11 @@ def translation_save(
             # A live guide's: its working copy, as the guide form's "Save draft"; a guide
             # never published: its rows.
             content = revisions.editing_content(current)
-            _write(content, language, changes, fields)
+            rows = {(Guide, current.pk): content.guide}
+            rows |= {(type(row), row.pk): row for found in content.rows.values() for row in found}
+            for key, text in changes.items():
+                f = fields[key]
+                setattr(rows[f.model, f.pk], f"{f.name}_{language}", text)
             outcome = publishing.save_draft(content, user=user, comment=comment, known=known)
             saved = SavedTranslation(outcome.revision, published, outcome.problems)
         keys = [k for k in confirmed if k in fields and k not in changes]
@@ -422,15 +426,6 @@ def translation_save(
             # read the bases (a stored revision's GuideRevision does this for other saves).
             invalidation.invalidate({cache_tags.guide(guide.pk)})
     return saved
-
-
-def _write(content: revisions.Content, language: str, changes: dict[str, str], fields) -> None:
-    """The changed texts into the guide's content (its rows, or a live guide's working copy)."""
-    rows = {(Guide, content.guide.pk): content.guide}
-    rows |= {(model, row.pk): row for model, found in content.rows.items() for row in found}
-    for key, text in changes.items():
-        f = fields[key]
-        setattr(rows[(f.model, f.pk)], f"{f.name}_{language}", text)
 
 
 # --- files for translators: the seed's format and XLIFF 2.0 ---------------------------------
