@@ -77,9 +77,12 @@ def _texts(guide: Guide):
             yield label, entry, name
 
 
-def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str]) -> list[Problem]:
-    """Tokens that cannot be filled and figures typed, in every language."""
-    problems = []
+def text_problems(
+    guide: Guide, figures: PageFigures, gpu_names: frozenset[str], published_pairs: set
+) -> list[Problem]:
+    """Tokens that cannot be filled, figures typed, and ``[[compare_link A B]]`` to a comparison
+    editors have not published (a 404 page), in every language."""
+    problems, unlinked = [], []
     texts = list(_texts(guide))
     for code, language in settings.LANGUAGES:
         # where each problem is, said in the reader's language (before switching to the page's)
@@ -92,6 +95,10 @@ def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str])
             for (_label, instance, name), where in zip(texts, places, strict=True):
                 text = getattr(instance, f"{name}_{code}") or ""
                 for match in TOKEN_RE.finditer(text):
+                    words = match.group(1).split()
+                    if words[:1] == ["compare_link"] and len(words) == 3:
+                        if tuple(words[1:]) not in published_pairs:
+                            unlinked.append((where, text, match, words[1:]))
                     try:
                         kind, args = registry.parse(match.group(1))
                         kind.render(figures, *args)
@@ -131,6 +138,12 @@ def text_problems(guide: Guide, figures: PageFigures, gpu_names: frozenset[str])
                 position = text.find(figure.text)
                 sentence = _sentence_around(text, position, position + len(figure.text))
                 problems.append(Problem(where, sentence, figure.message))
+    for where, text, match, (a, b) in unlinked:
+        message = _(
+            "the comparison of %(a)s and %(b)s is not published (admin: GPU comparisons), so its "
+            "link would lead nowhere"
+        ) % {"a": a, "b": b}
+        problems.append(Problem(where, _sentence_around(text, match.start(), match.end()), message))
     return problems
 
 
@@ -186,33 +199,8 @@ def guide_problems(
     """
     figures = figures or guide_figures(guide, at=at)
     gpu_names = gpu_names or (known or token_slugs()).gpu_names
-    return (
-        advice_problems(guide, figures)
-        + text_problems(guide, figures, gpu_names)
-        + comparison_link_problems(guide, published_pairs)
+    if published_pairs is None:
+        published_pairs = set(published_comparison_pairs())
+    return advice_problems(guide, figures) + text_problems(
+        guide, figures, gpu_names, published_pairs
     )
-
-
-def comparison_link_problems(
-    guide: Guide, published: set[tuple[str, str]] | None = None
-) -> list[Problem]:
-    """``[[compare_link A B]]`` to a comparison editors have not published (a 404 page)."""
-    if published is None:
-        published = set(published_comparison_pairs())
-    problems = []
-    for label, instance, name in _texts(guide):
-        for code, language in settings.LANGUAGES:
-            text = getattr(instance, f"{name}_{code}", "") or ""
-            for match in TOKEN_RE.finditer(text):
-                kind, *args = match.group(1).split()
-                if kind == "compare_link" and len(args) == 2 and tuple(args) not in published:
-                    field = instance._meta.get_field(name).verbose_name
-                    where = f"{label}, {field} ({_(language)})"
-                    message = _(
-                        "the comparison of %(a)s and %(b)s is not published (admin: GPU "
-                        "comparisons), so its link would lead nowhere"
-                    ) % {"a": args[0], "b": args[1]}
-                    problems.append(
-                        Problem(where, _sentence_around(text, match.start(), match.end()), message)
-                    )
-    return problems

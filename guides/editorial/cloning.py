@@ -11,7 +11,7 @@ about the old model (the new guide's run costs come from the throughput model).
 
 from __future__ import annotations
 
-from decimal import Decimal
+import copy
 
 from django.conf import settings
 from django.db import transaction
@@ -23,6 +23,7 @@ from django.utils.translation import gettext_noop
 from guides.editorial import publishing
 from guides.editorial.checks import guide_problems
 from guides.models import (
+    CHILD_ROWS,
     FaqEntry,
     FitConfiguration,
     Guide,
@@ -31,7 +32,6 @@ from guides.models import (
 )
 from pricing.models import LanguageModel
 
-HOURS_STEP = Decimal("0.1")  # CostScenario.hours has one decimal place
 TRANSLATED_GUIDE_FIELDS = ("question", "short_answer", "meta_description")
 
 
@@ -127,38 +127,12 @@ def clone_guide(
 
 
 def _copy_rows(source: Guide, guide: Guide) -> None:
-    translated = ("heading", "body", "table_caption", "closing")
-    Section.objects.bulk_create(
-        Section(
-            guide=guide,
-            position=s.position,
-            table=s.table,
-            compare_gpu=s.compare_gpu,
-            compare_with_gpu=s.compare_with_gpu,
-            **{
-                f"{name}_{code}": getattr(s, f"{name}_{code}")
-                for name in translated
-                for code, _name in settings.LANGUAGES
-            },
-        )
-        for s in source.sections.all()
-    )
-    FaqEntry.objects.bulk_create(
-        FaqEntry(
-            guide=guide,
-            position=e.position,
-            **{
-                f"{name}_{code}": getattr(e, f"{name}_{code}")
-                for name in ("question", "answer")
-                for code, _name in settings.LANGUAGES
-            },
-        )
-        for e in source.faq_entries.all()
-    )
-    FitConfiguration.objects.bulk_create(
-        FitConfiguration(guide=guide, gpu=c.gpu, count=c.count, position=c.position)
-        for c in source.configurations.all()
-    )
+    """The source's sections, FAQ entries and fit table, row for row."""
+    for model in (Section, FaqEntry, FitConfiguration):
+        rows = [copy.copy(row) for row in getattr(source, CHILD_ROWS[model]).all()]
+        for row in rows:
+            row.pk, row.guide = None, guide
+        model.objects.bulk_create(rows)
 
 
 def _copy_sources(source: Guide, guide: Guide, language_model: LanguageModel) -> None:

@@ -33,22 +33,22 @@ written. ``## `` starts a section, in the order of ``guide.json``'s sections; ``
 ``[table: caption]`` marks where the section's table goes (it must be there when the section
 places one) and splits the text before it from the text after it; ``### `` starts an FAQ
 entry, after the sections. These three kinds of line are structure, so prose never begins a
-line with them; ``write_guide`` refuses text it could not read back.
+line with them; ``language_text`` refuses text it could not read back.
 
 ``guide.json``'s ``training`` object states the run: ``seq_len``, ``micro_batch_size``,
 ``gradient_checkpointing``, ``lora_rank``, ``training_tokens`` and ``epochs``, all six, within
-the Guide model's limits. A file
-without it is read with the model's defaults (and written with them).
+the Guide model's limits. A file without it is read with the model's defaults.
 
-``read_guide`` and ``write_guide`` are inverses: reading what was written gives the same guide,
-and writing what was read gives the same bytes.
+``read_guide`` reads a folder, ``guide_content`` a guide in the database, into the same
+``GuideContent``; ``language_text`` writes one language's file (a translator's export), which
+reads back as it was written.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -60,6 +60,11 @@ from gpuguide.lib.editor_input import LINE_BREAK
 from guides.models import Guide
 
 STRUCTURE_FILE = "guide.json"
+# guide.json's keys, besides "training", which may be left out.
+STRUCTURE_KEYS = [
+    "configurations", "cost_scenarios", "language_model", "published_on", "recommendations",
+    "sections", "slug", "sources", "status",
+]  # fmt: skip
 FRONT_MATTER = ("title", "question", "meta_description")
 HEADING_RE = re.compile(r"^(#{2,3})(?: (.*))?$")
 TABLE_RE = re.compile(r"^\[table(?:: (.*))?\]$")
@@ -74,16 +79,11 @@ class ContentFileError(ValueError):
 
     def __init__(self, path: Path | str, line: int | None, message: str) -> None:
         self.path, self.line, self.message = Path(path), line, message
-        where = display_path(self.path) + (f":{line}" if line else "")
-        super().__init__(f"{where}: {message}")
-
-
-def display_path(path: Path) -> str:
-    """The path relative to the project (as people type it), else as given."""
-    try:
-        return str(path.resolve().relative_to(Path(settings.BASE_DIR).resolve()))
-    except ValueError:
-        return str(path)
+        try:  # relative to the project, as people type it
+            where = str(self.path.resolve().relative_to(Path(settings.BASE_DIR).resolve()))
+        except ValueError:  # outside it: as given
+            where = str(self.path)
+        super().__init__(f"{where}{f':{line}' if line else ''}: {message}")
 
 
 @dataclass
@@ -92,7 +92,7 @@ class SectionText:
     body: str = ""
     table_caption: str = ""
     closing: str = ""
-    has_table_line: bool = False
+    has_table_line: bool = field(default=False, compare=False)  # as read from a file
 
 
 @dataclass
@@ -103,7 +103,8 @@ class FaqText:
 
 @dataclass
 class GuideText:
-    """One language's text of a guide, with the line each piece starts on in its file."""
+    """One language's text of a guide, with the line each piece starts on in its file (not
+    compared: the same text read from a file and from the database is equal)."""
 
     title: str | None = None
     question: str | None = None
@@ -111,8 +112,8 @@ class GuideText:
     short_answer: str = ""
     sections: list[SectionText] = field(default_factory=list)
     faq: list[FaqText] = field(default_factory=list)
-    path: Path | None = None
-    lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), for checking
+    path: Path | None = field(default=None, compare=False)
+    lines: list[tuple[int, str]] = field(default_factory=list, compare=False)  # for checking
 
 
 @dataclass
@@ -152,7 +153,7 @@ class GuideContent:
     sources: list[str]
     texts: dict[str, GuideText]
     training: TrainingAssumptions
-    structure_path: Path | None = None
+    structure_path: Path | None = field(default=None, compare=False)
 
     def structure_line(self, word: str) -> int | None:
         """The first line of guide.json that mentions ``"word"`` (for error messages)."""
@@ -182,7 +183,7 @@ def read_guide(folder: Path | str) -> GuideContent:
         path = folder / f"{lang}.md"
         if not path.is_file():
             raise ContentFileError(path, None, "missing: every language needs its file")
-        text = _read_language(path, content.sections)
+        text = parse_language(path.read_text(encoding="utf-8"), path, content.sections)
         if first_language is not None and len(text.faq) != len(first_language.faq):
             raise ContentFileError(
                 path,
@@ -202,32 +203,16 @@ def _read_structure(path: Path) -> GuideContent:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ContentFileError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
-    expected = {
-        "slug",
-        "status",
-        "language_model",
-        "published_on",
-        "sections",
-        "configurations",
-        "recommendations",
-        "cost_scenarios",
-        "sources",
-    }
-    optional = {"training"}
     got = set(data) if isinstance(data, dict) else set()
-    if not isinstance(data, dict) or not expected <= got <= expected | optional:
+    if not isinstance(data, dict) or not set(STRUCTURE_KEYS) <= got <= {
+        *STRUCTURE_KEYS,
+        "training",
+    }:
         raise ContentFileError(
             path,
             1,
-            "keys must be exactly "
-            + ", ".join(sorted(expected))
-            + f", and optionally {', '.join(sorted(optional))}"
-            + (f" (missing: {', '.join(sorted(expected - got))})" if expected - got else "")
-            + (
-                f" (unknown: {', '.join(sorted(got - expected - optional))})"
-                if got - expected - optional
-                else ""
-            ),
+            f"keys must be exactly {', '.join(STRUCTURE_KEYS)}, and optionally training"
+            + _keys_amiss(STRUCTURE_KEYS, got, {*STRUCTURE_KEYS, "training"}),
         )
     training = (
         _read_training(path, data["training"])
@@ -261,29 +246,25 @@ def _read_structure(path: Path) -> GuideContent:
         raise ContentFileError(path, None, f"unexpected structure: {exc!r}") from exc
 
 
-def _field_limits(name: str) -> tuple[int, int]:
-    """The smallest and largest value the Guide model's field ``name`` accepts."""
-
-    validators = Guide._meta.get_field(name).validators
-    lowest = max(v.limit_value for v in validators if isinstance(v, MinValueValidator))
-    highest = min(v.limit_value for v in validators if isinstance(v, MaxValueValidator))
-    return lowest, highest
+def _keys_amiss(expected: list[str], got: set[str], allowed: set[str]) -> str:
+    """ " (missing: …) (unknown: …)", for a message that lists the keys an object must have."""
+    missing = [key for key in expected if key not in got]
+    unknown = sorted(got - allowed)
+    return (f" (missing: {', '.join(missing)})" if missing else "") + (
+        f" (unknown: {', '.join(unknown)})" if unknown else ""
+    )
 
 
 def _read_training(path: Path, value: object) -> TrainingAssumptions:
     """guide.json's ``training`` object, each value checked against the Guide model's limits."""
     names = [f.name for f in fields(TrainingAssumptions)]
     if not isinstance(value, dict) or set(value) != set(names):
-        got = set(value) if isinstance(value, dict) else set()
-        missing = [n for n in names if n not in got]
-        unknown = sorted(got - set(names))
         raise ContentFileError(
             path,
             _line_mentioning(path, "training"),
             "“training” is an object with exactly the keys "
             + ", ".join(names)
-            + (f" (missing: {', '.join(missing)})" if isinstance(value, dict) and missing else "")
-            + (f" (unknown: {', '.join(unknown)})" if unknown else ""),
+            + (_keys_amiss(names, set(value), set(names)) if isinstance(value, dict) else ""),
         )
     for name in names:
         item, line = value[name], _line_mentioning(path, name)
@@ -293,7 +274,9 @@ def _read_training(path: Path, value: object) -> TrainingAssumptions:
                     path, line, f"training.{name} is true or false, not {json.dumps(item)}"
                 )
             continue
-        lowest, highest = _field_limits(name)
+        validators = Guide._meta.get_field(name).validators  # the limits the model accepts
+        lowest = max(v.limit_value for v in validators if isinstance(v, MinValueValidator))
+        highest = min(v.limit_value for v in validators if isinstance(v, MaxValueValidator))
         # bool is an int in Python, but true is no sequence length.
         if type(item) is not int or not lowest <= item <= highest:
             raise ContentFileError(
@@ -303,10 +286,6 @@ def _read_training(path: Path, value: object) -> TrainingAssumptions:
                 f"not {json.dumps(item)}",
             )
     return TrainingAssumptions(**{name: value[name] for name in names})
-
-
-def _read_language(path: Path, structure: list[SectionStructure]) -> GuideText:
-    return parse_language(path.read_text(encoding="utf-8"), path, structure)
 
 
 def parse_language(source: str, path: Path, structure: list[SectionStructure]) -> GuideText:
@@ -343,7 +322,7 @@ def parse_language(source: str, path: Path, structure: list[SectionStructure]) -
     section: SectionText | None = None
 
     def flush() -> None:
-        body = [(n, s) for n, s in block]
+        body = list(block)
         while body and not body[0][1]:
             body.pop(0)
         while body and not body[-1][1]:
@@ -396,15 +375,12 @@ def parse_language(source: str, path: Path, structure: list[SectionStructure]) -
         )
     for position, (words, shape) in enumerate(zip(text.sections, structure, strict=True), 1):
         if shape.table and not words.has_table_line:
-            number = _line_of(lines, f"## {words.heading}")
+            heading = f"## {words.heading}"
+            number = next((n for n, line in enumerate(lines, 1) if line == heading), None)
             raise ContentFileError(
                 path, number, f"section {position} places a table: add its “[table: …]” line"
             )
     return text
-
-
-def _line_of(lines: list[str], wanted: str) -> int | None:
-    return next((n for n, line in enumerate(lines, start=1) if line == wanted), None)
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -422,16 +398,11 @@ def guide_content(guide) -> GuideContent:
             return getattr(obj, f"{name}_{lang}") or ""
 
         texts[lang] = GuideText(
-            title=getattr(guide, f"title_{lang}"),
-            question=getattr(guide, f"question_{lang}"),
-            meta_description=getattr(guide, f"meta_description_{lang}"),
+            **{key: getattr(guide, f"{key}_{lang}") or None for key in FRONT_MATTER},
             short_answer=value(guide, "short_answer"),
             sections=[
                 SectionText(
-                    heading=value(s, "heading"),
-                    body=value(s, "body"),
-                    table_caption=value(s, "table_caption"),
-                    closing=value(s, "closing"),
+                    **{n: value(s, n) for n in ("heading", "body", "table_caption", "closing")}
                 )
                 for s in sections
             ],
@@ -464,56 +435,6 @@ def guide_content(guide) -> GuideContent:
     )
 
 
-def write_guide(guide, folder: Path | str) -> None:
-    """Write a Guide (a model instance) to ``folder``: guide.json and one file per language."""
-    write_content(guide_content(guide), folder)
-
-
-def write_content(content: GuideContent, folder: Path | str) -> None:
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    files = {STRUCTURE_FILE: structure_text(content)}
-    for lang in languages():
-        files[f"{lang}.md"] = language_text(content, lang, folder / f"{lang}.md")
-    for name, text in files.items():  # every file checked before any is written
-        (folder / name).write_text(text, encoding="utf-8")
-
-
-def structure_text(content: GuideContent) -> str:
-    def section(s: SectionStructure) -> dict:
-        return {"table": s.table, **({"compare": list(s.compare)} if s.compare else {})}
-
-    fields = {
-        "slug": content.slug,
-        "status": content.status,
-        "language_model": content.language_model,
-        "training": asdict(content.training),
-        "published_on": content.published_on.isoformat() if content.published_on else None,
-        "sections": [section(s) for s in content.sections],
-        "configurations": [{"gpu": g, "count": n} for g, n in content.configurations],
-        "recommendations": [
-            {"method": m, "gpu": g, "count": n} for m, g, n in content.recommendations
-        ],
-        "cost_scenarios": [
-            {"method": m, "gpu": g, "count": n, "hours": str(h)}
-            for m, g, n, h in content.cost_scenarios
-        ],
-        "sources": content.sources,
-    }
-
-    def dump(value) -> str:
-        return json.dumps(value, ensure_ascii=False)
-
-    out = []
-    for key, value in fields.items():
-        if isinstance(value, list):  # one row per line, so a diff shows the row that changed
-            rows = ",\n".join(f"    {dump(item)}" for item in value)
-            out.append(f"  {dump(key)}: [\n{rows}\n  ]" if value else f"  {dump(key)}: []")
-        else:
-            out.append(f"  {dump(key)}: {dump(value)}")
-    return "{\n" + ",\n".join(out) + "\n}\n"
-
-
 def language_text(
     content: GuideContent, lang: str, path: Path, *, fold_line_breaks: bool = False
 ) -> str:
@@ -525,7 +446,9 @@ def language_text(
     def one_line(value: str, what: str) -> str:
         if fold_line_breaks and LINE_BREAK.search(value):
             return " ".join(part.strip() for part in LINE_BREAK.split(value) if part.strip())
-        return _one_line(value, path, what)
+        if "\n" in value or "\r" in value:
+            raise ContentFileError(path, None, f"the {what} must be one line")
+        return value
 
     front = ["---"]
     for key in FRONT_MATTER:
@@ -553,12 +476,6 @@ def language_text(
         if entry.answer:
             blocks.append(_prose(entry.answer, path, f"FAQ {position} answer"))
     return "\n\n".join(blocks) + "\n"
-
-
-def _one_line(value: str, path: Path, what: str) -> str:
-    if "\n" in value or "\r" in value:
-        raise ContentFileError(path, None, f"the {what} must be one line")
-    return value
 
 
 def _prose(value: str, path: Path, what: str) -> str:

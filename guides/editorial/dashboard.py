@@ -296,12 +296,6 @@ def _cached_warnings(
     return warnings
 
 
-def dashboard_warnings(today: date | None = None, user=None) -> dict[str, list[DashboardWarning]]:
-    """Warnings by topic; with ``user``, the topics whose data that user may view: an Editor
-    sees stale prices too, though only a price recorder can record new ones."""
-    return {topic.title: warnings for topic, warnings in _checked(today, user)}
-
-
 # --- the task queue, read on every visit -------------------------------------------------
 
 
@@ -345,52 +339,39 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
             "error": trouble.latest_error,
         }
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
-    if trouble.running_too_long:
-        count = trouble.running_too_long
-        message = _naming_command(
-            ngettext(
-                "%(count)d background task has been RUNNING for more than %(seconds)d s: is "
-                "the task worker (%(command)s) running?",
-                "%(count)d background tasks have been RUNNING for more than %(seconds)d s: is "
-                "the task worker (%(command)s) running?",
-                count,
-            ),
-            TASK_WORKER,
-            count=count,
-            seconds=settings.TASK_RUNNING_TIMEOUT,
-        )
-        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=RUNNING"))
-    if trouble.purges_waiting:
-        # The front cache serves the pages these purges would drop until midnight.
-        count = trouble.purges_waiting
-        message = _naming_command(
-            ngettext(
-                "%(count)d purge of the front cache has waited more than a minute: visitors "
-                "may get pages from before the write. Is the purge worker (%(command)s) "
-                "running?",
-                "%(count)d purges of the front cache have waited more than a minute: visitors "
-                "may get pages from before the write. Is the purge worker (%(command)s) "
-                "running?",
-                count,
-            ),
-            PURGE_WORKER,
-            count=count,
-        )
-        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=READY"))
-    if trouble.waiting_too_long > trouble.purges_waiting:
-        count = trouble.waiting_too_long - trouble.purges_waiting
-        message = _naming_command(
-            ngettext(
-                "%(count)d background task has waited more than a minute for a worker: is the "
-                "task worker (%(command)s) running?",
-                "%(count)d background tasks have waited more than a minute for a worker: is "
-                "the task worker (%(command)s) running?",
-                count,
-            ),
-            TASK_WORKER,
-            count=count,
-        )
-        warnings.append(DashboardWarning(message, url and f"{url}?status__exact=READY"))
+    # Tasks that outlast the timeout, purges and other tasks that wait: is the worker running?
+    # (The front cache serves the pages a waiting purge would drop until midnight.)
+    waiting = trouble.waiting_too_long - trouble.purges_waiting
+    for count, status, command, message in [
+        (trouble.running_too_long, "RUNNING", TASK_WORKER, ngettext(
+            "%(count)d background task has been RUNNING for more than %(seconds)d s: is "
+            "the task worker (%(command)s) running?",
+            "%(count)d background tasks have been RUNNING for more than %(seconds)d s: is "
+            "the task worker (%(command)s) running?",
+            trouble.running_too_long,
+        )),
+        (trouble.purges_waiting, "READY", PURGE_WORKER, ngettext(
+            "%(count)d purge of the front cache has waited more than a minute: visitors "
+            "may get pages from before the write. Is the purge worker (%(command)s) "
+            "running?",
+            "%(count)d purges of the front cache have waited more than a minute: visitors "
+            "may get pages from before the write. Is the purge worker (%(command)s) "
+            "running?",
+            trouble.purges_waiting,
+        )),
+        (waiting, "READY", TASK_WORKER, ngettext(
+            "%(count)d background task has waited more than a minute for a worker: is the "
+            "task worker (%(command)s) running?",
+            "%(count)d background tasks have waited more than a minute for a worker: is "
+            "the task worker (%(command)s) running?",
+            waiting,
+        )),
+    ]:  # fmt: skip
+        if count > 0:
+            message = _naming_command(
+                message, command, count=count, seconds=settings.TASK_RUNNING_TIMEOUT
+            )
+            warnings.append(DashboardWarning(message, url and f"{url}?status__exact={status}"))
     return warnings
 
 

@@ -27,21 +27,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from guides.editorial import revisions
+from guides.editorial import publishing_rules, revisions
 from guides.models import FaqEntry, Guide, GuideRevision, Section
 
 # The prose a clone copies from its source and may follow (its title is its own).
-FOLLOWED: dict[type[models.Model], tuple[str, ...]] = {
-    Guide: ("question", "short_answer", "meta_description"),
-    Section: ("heading", "body", "table_caption", "closing"),
-    FaqEntry: ("question", "answer"),
-}
-LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)
+FOLLOWED = {**revisions.TRANSLATED, Guide: ("question", "short_answer", "meta_description")}
 
 
 @dataclass(frozen=True)
@@ -109,35 +103,22 @@ def _texts(rows: Iterable[revisions.Row]) -> Texts:
         )
         for number, (pk, values) in enumerate(ordered, start=0 if model is Guide else 1):
             for name in names:
-                for language in LANGUAGES:
+                for language in publishing_rules.LANGUAGES:
                     ref = FieldRef(model, number, name, language)
                     found.append((ref, (model, pk), values.get(ref.attname) or ""))
     return found
 
 
-def _rows(guide: Guide, sections, faq_entries) -> list[revisions.Row]:
-    rows = [(Guide, guide.pk, _values(guide, Guide))]
-    rows += [(Section, row.pk, _values(row, Section)) for row in sections]
-    return rows + [(FaqEntry, row.pk, _values(row, FaqEntry)) for row in faq_entries]
-
-
-def _values(row: models.Model, model: type[models.Model]) -> dict:
-    values = {
-        f"{n}_{code}": getattr(row, f"{n}_{code}") for n in FOLLOWED[model] for code in LANGUAGES
-    }
-    return {**values, "position": getattr(row, "position", 0)}
-
-
 def texts_now(guide: Guide) -> dict[FieldRef, str]:
     """The guide's followed texts as its rows hold them."""
     guide = Guide.objects.get(pk=guide.pk)
-    rows = _rows(guide, guide.sections.all(), guide.faq_entries.all())
+    rows = revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all())
     return {ref: text for ref, _row, text in _texts(rows)}
 
 
 def texts_of(content: revisions.Content) -> dict[FieldRef, str]:
     """The guide's followed texts as ``content`` (its working copy, or an edit) holds them."""
-    rows = _rows(content.guide, content.rows[Section], content.rows[FaqEntry])
+    rows = revisions.text_rows(content.guide, content.rows[Section], content.rows[FaqEntry])
     return {ref: text for ref, _row, text in _texts(rows)}
 
 

@@ -10,9 +10,34 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from guides.editorial import publishing
 from guides.models import Review
+
+# What a review's mail says in each state: to the reviewers while it is pending, to its author
+# once it is decided.
+WORDING = {
+    Review.State.PENDING: (
+        gettext_lazy("[%(site)s] Revision %(number)s of “%(guide)s” waits for your review"),
+        gettext_lazy("%(author)s asks you to review revision %(number)s of “%(guide)s”."),
+    ),
+    Review.State.APPROVED: (
+        gettext_lazy("[%(site)s] Revision %(number)s of “%(guide)s” is live"),
+        gettext_lazy("%(reviewer)s approved revision %(number)s of “%(guide)s”: it is live now."),
+    ),
+    Review.State.SENT_BACK: (
+        gettext_lazy("[%(site)s] Revision %(number)s of “%(guide)s” was sent back"),
+        gettext_lazy("%(reviewer)s sent revision %(number)s of “%(guide)s” back to you."),
+    ),
+    Review.State.REPLACED: (
+        gettext_lazy("[%(site)s] Your review request for “%(guide)s” was closed"),
+        gettext_lazy(
+            "Revision %(number)s of “%(guide)s” was not reviewed: a later revision was "
+            "submitted or published first."
+        ),
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -22,60 +47,30 @@ class Notice:
     recipients: list[str]
 
 
-def review_url(review: Review) -> str:
-    """The review's page in the admin, at the site's address."""
-    path = reverse("admin:guides_guide_review", args=[review.guide_id, review.pk])
-    return settings.SITE_URL + path
-
-
 def review_notice(review: Review, language: str) -> Notice | None:
     """What to send about ``review`` in its present state; None where nobody is to be told
     (no one with an address)."""
     with translation.override(language):
+        path = reverse("admin:guides_guide_review", args=[review.guide_id, review.pk])
         facts = {
             "site": settings.SITE_NAME,
             "number": review.revision_id,
             "guide": review.guide.title,
             "author": review.submitted_by or "—",
             "reviewer": review.decided_by or "—",
-            "url": review_url(review),
+            "url": settings.SITE_URL + path,  # the review's page in the admin
         }
         if review.state == Review.State.PENDING:
-            recipients = [
-                user.email
-                for user in publishing.publishers()
-                if user.email and user != review.submitted_by
-            ]
-            subject = _("[%(site)s] Revision %(number)s of “%(guide)s” waits for your review")
-            body = _("%(author)s asks you to review revision %(number)s of “%(guide)s”.")
+            reviewers = publishing.publishers()
+            recipients = [u.email for u in reviewers if u.email and u != review.submitted_by]
             comment = review.comment
         else:
             author = review.submitted_by
             recipients = [author.email] if author is not None and author.email else []
-            subject = {
-                Review.State.APPROVED: _("[%(site)s] Revision %(number)s of “%(guide)s” is live"),
-                Review.State.SENT_BACK: _(
-                    "[%(site)s] Revision %(number)s of “%(guide)s” was sent back"
-                ),
-                Review.State.REPLACED: _(
-                    "[%(site)s] Your review request for “%(guide)s” was closed"
-                ),
-            }[review.state]
-            body = {
-                Review.State.APPROVED: _(
-                    "%(reviewer)s approved revision %(number)s of “%(guide)s”: it is live now."
-                ),
-                Review.State.SENT_BACK: _(
-                    "%(reviewer)s sent revision %(number)s of “%(guide)s” back to you."
-                ),
-                Review.State.REPLACED: _(
-                    "Revision %(number)s of “%(guide)s” was not reviewed: a later revision was "
-                    "submitted or published first."
-                ),
-            }[review.state]
             comment = review.decision_comment
         if not recipients:
             return None
+        subject, body = WORDING[review.state]
         lines = [body % facts]
         if comment:
             lines += ["", _("Comment:"), comment]

@@ -398,15 +398,6 @@ def take_offline(guide: Guide, *, user, reason: str) -> None:
         _log(guide, user, reason)
 
 
-def due_changes(now: datetime | None = None) -> tuple[list[GuideRevision], list[GuideRevision]]:
-    """The revisions whose go-live has come, and the live ones whose expiry has."""
-    now = now or timezone.now()
-    scheduled = revisions.schedules()
-    going_live = [r for r in scheduled.going_live if r.go_live_at <= now]
-    expiring = [r for r in scheduled.expiring if r.expire_at <= now]
-    return going_live, expiring
-
-
 def apply_due_changes(now: datetime | None = None) -> list[str]:
     """Publish every revision whose time has come and take expired guides offline.
 
@@ -414,11 +405,11 @@ def apply_due_changes(now: datetime | None = None) -> list[str]:
     cleared so that it is not tried again (the History says so) and it stays a draft. Returns
     what was done, a line each.
     """
-    going_live, expiring = due_changes(now)
+    now, scheduled = now or timezone.now(), revisions.schedules()
     done = []
-    for revision in going_live:
+    for revision in [r for r in scheduled.going_live if r.go_live_at <= now]:
         with transaction.atomic():
-            # Another process may have carried it out since due_changes read it: once is enough.
+            # Another process may have carried it out since it was read: once is enough.
             locked = GuideRevision.objects.select_for_update().filter(
                 pk=revision.pk, go_live_at=revision.go_live_at
             )
@@ -435,7 +426,7 @@ def apply_due_changes(now: datetime | None = None) -> list[str]:
                 )
         verb = "published" if outcome.published else "not published (it fails its checks)"
         done.append(f"{revision.guide.slug}: revision {revision.pk} {verb}")
-    for revision in expiring:
+    for revision in [r for r in scheduled.expiring if r.expire_at <= now]:
         take_offline(
             revision.guide,
             user=revision.scheduled_by,

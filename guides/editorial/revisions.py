@@ -38,7 +38,7 @@ from reversion.revisions import _get_options
 from gpuguide.lib.word_diff import marked_words
 from guides.content.diff_pieces import diff_pieces
 from guides.editorial import publishing_rules, signals
-from guides.models import CHILD_ROWS, Guide, GuideRevision
+from guides.models import CHILD_ROWS, FaqEntry, Guide, GuideRevision, Section
 from guides.pagecache import invalidation
 
 # Bookkeeping, not content: a revision neither records nor restores them. Whether the guide
@@ -58,19 +58,12 @@ def normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-class _RolledBack(Exception):
-    pass
-
-
 @contextmanager
 def rehearsal() -> Iterator[None]:
     """Writes inside are undone at the end (a savepoint rolled back), unseen by the page cache."""
-    try:
-        with transaction.atomic(), invalidation.writes_not_live():
-            yield
-            raise _RolledBack
-    except _RolledBack:
-        pass
+    with transaction.atomic(), invalidation.writes_not_live():
+        yield
+        transaction.set_rollback(True)
 
 
 # --- reading revisions -------------------------------------------------------------------
@@ -117,11 +110,28 @@ def _versions(revision: Revision) -> list[Version]:
 # is the one place that reads them (tests/test_architecture.py holds it so).
 
 Row = tuple[type[models.Model], int, dict]  # model, pk, the row's values by attribute name
+# The translated fields of a guide's text, in the order the translation view and files list them.
+TRANSLATED: dict[type[models.Model], tuple[str, ...]] = {
+    Guide: ("title", "question", "short_answer", "meta_description"),
+    Section: ("heading", "body", "table_caption", "closing"),
+    FaqEntry: ("question", "answer"),
+}
 
 
 def rows_of(versions: Iterable[Version]) -> list[Row]:
     """(model, pk, values) of each version, in their order."""
     return [(v._model, int(v.object_id), v.field_dict) for v in versions]
+
+
+def text_rows(guide: Guide, sections: Iterable, faq_entries: Iterable) -> list[Row]:
+    """The translated texts of the guide and these rows of its, each row's position with them."""
+    rows = []
+    for obj in (guide, *sections, *faq_entries):
+        names = TRANSLATED[type(obj)]
+        languages = publishing_rules.LANGUAGES
+        values = {f"{n}_{code}": getattr(obj, f"{n}_{code}") for n in names for code in languages}
+        rows.append((type(obj), obj.pk, {**values, "position": getattr(obj, "position", 0)}))
+    return rows
 
 
 def revision_rows(revision: Revision) -> list[Row]:
@@ -397,20 +407,12 @@ class Change:
     new: SafeString  # the new text, added words marked <ins>
 
 
-def _shown_fields(model: type[models.Model]) -> list[models.Field]:
-    translated_bases = {
-        f.translated_field.name
-        for f in model._meta.concrete_fields
-        if getattr(f, "translated_field", None) is not None
-    }
-    return [
-        f
-        for f in model._meta.concrete_fields
-        if not f.primary_key
-        and f.name not in translated_bases
-        and f.name != "guide"
-        and not (model is Guide and f.name in GUIDE_EXCLUDED)
-    ]
+def columns(model: type[models.Model]) -> list[models.Field]:
+    """The model's columns, each translated text once per language (``heading_de``), not also as
+    modeltranslation's ``heading``, which reads only the active language's."""
+    fields = model._meta.concrete_fields
+    translated = {f.translated_field.name for f in fields if getattr(f, "translated_field", None)}
+    return [f for f in fields if f.name not in translated]
 
 
 def _display(field: models.Field, value) -> str:
@@ -432,27 +434,29 @@ def _rows(revision: Revision) -> dict[tuple[type, str], dict]:
     return {(v._model, v.object_id): v.field_dict for v in _versions(revision)}
 
 
+def place(model: type[models.Model], values: dict) -> str:
+    """Where a row is, as the diff and the translation view name it: "Section 2"."""
+    if model is Guide:
+        return _("The guide")
+    return f"{capfirst(model._meta.verbose_name)} {values.get('position', '')}"
+
+
 def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
     """Every field that differs, per language, the guide's first and then row by row."""
     before, after = _rows(old.revision), _rows(new.revision)
     changes: list[Change] = []
+    both = {**before, **after}  # a row's values after the change, or before where it was deleted
     for model in (Guide, *CHILD_ROWS):
-        keys = [k for k in before if k[0] is model]
-        keys += [k for k in after if k[0] is model and k not in before]
-
-        def position(key, before=before, after=after):
-            values = after.get(key) or before.get(key)
-            return (values.get("position", 0), int(key[1]))
-
-        for key in sorted(keys, key=position):
+        excluded = GUIDE_EXCLUDED if model is Guide else ()
+        keys = [key for key in both if key[0] is model]
+        for key in sorted(keys, key=lambda key: (both[key].get("position", 0), int(key[1]))):
             a, b = before.get(key, {}), after.get(key, {})
-            if model is Guide:
-                where = _("The guide")
-            else:
-                where = f"{capfirst(model._meta.verbose_name)} {(b or a).get('position', '')}"
-            for shown in _shown_fields(model):
-                old_text = _display(shown, a.get(shown.attname)) if a else ""
-                new_text = _display(shown, b.get(shown.attname)) if b else ""
+            where = place(model, both[key])
+            for shown in columns(model):
+                if shown.primary_key or shown.name == "guide" or shown.name in excluded:
+                    continue
+                old_text = _display(shown, a.get(shown.attname))
+                new_text = _display(shown, b.get(shown.attname))
                 if old_text != new_text:
                     changes.append(
                         Change(

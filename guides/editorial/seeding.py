@@ -274,10 +274,9 @@ def load_guide(content: GuideContent) -> int:
         **asdict(content.training),
         **{
             f"{name}_{lang}": getattr(text, name) or ""
-            for name in ("title", "meta_description", "short_answer")
+            for name in ("title", "question", "meta_description", "short_answer")
             for lang, text in texts.items()
         },
-        **{f"question_{lang}": text.question for lang, text in texts.items() if text.question},
     )
     for position, shape in enumerate(content.sections, start=1):
         first, second = shape.compare or (None, None)

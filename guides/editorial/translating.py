@@ -61,12 +61,7 @@ from guides.pagecache import invalidation
 from guides.pages import selectors
 
 SOURCE = settings.LANGUAGE_CODE
-# The translated fields, in the order the translation view and the files list them.
-TRANSLATED: dict[type[models.Model], tuple[str, ...]] = {
-    Guide: ("title", "question", "short_answer", "meta_description"),
-    Section: ("heading", "body", "table_caption", "closing"),
-    FaqEntry: ("question", "answer"),
-}
+TRANSLATED = revisions.TRANSLATED
 REQUIRED = {
     Guide: publishing_rules.GUIDE_REQUIRED,
     Section: publishing_rules.SECTION_REQUIRED,
@@ -135,41 +130,16 @@ def field_key(model: type[models.Model], pk, name: str) -> str:
 Row = revisions.Row
 
 
-def _revision_rows(revision) -> list[Row]:
-    """The translated rows of a reversion Revision."""
-    return [row for row in revisions.revision_rows(revision) if row[0] in TRANSLATED]
-
-
-def _version_rows(versions) -> list[Row]:
-    """The translated rows of a revision's (unsaved) Versions."""
-    return [row for row in revisions.rows_of(versions) if row[0] in TRANSLATED]
-
-
-def _guide_rows(guide: Guide, sections=None, faq_entries=None) -> list[Row]:
-    """The guide's rows; its sections and FAQ entries read here unless given."""
-    rows = []
-    sections = guide.sections.all() if sections is None else sections
-    faq_entries = guide.faq_entries.all() if faq_entries is None else faq_entries
-    for obj in (guide, *sections, *faq_entries):
-        names = [
-            f"{n}_{lang}" for n in TRANSLATED[type(obj)] for lang in publishing_rules.LANGUAGES
-        ]
-        values = {name: getattr(obj, name) for name in names}
-        values["position"] = getattr(obj, "position", 0)
-        rows.append((type(obj), obj.pk, values))
-    return rows
-
-
 def _fields(rows: list[Row]) -> list[TextField]:
+    """The translated fields of these rows (the others' are left out), in the guide's order."""
     order = list(TRANSLATED)
-    rows = sorted(rows, key=lambda r: (order.index(r[0]), r[2].get("position", 0), r[1]))
+    rows = sorted(
+        (r for r in rows if r[0] in TRANSLATED),
+        key=lambda r: (order.index(r[0]), r[2].get("position", 0), r[1]),
+    )
     fields = []
     for model, pk, values in rows:
-        where = (
-            _("The guide")
-            if model is Guide
-            else f"{capfirst(model._meta.verbose_name)} {values.get('position', '')}"
-        )
+        where = revisions.place(model, values)
         for name in TRANSLATED[model]:
             texts = {
                 lang: revisions.normalise_newlines(values.get(f"{name}_{lang}") or "")
@@ -187,7 +157,9 @@ def text_fields(guide: Guide) -> list[TextField]:
     """Every translated field of the guide as editors edit it: a live guide's working copy,
     where it has one, else its rows."""
     draft = working_copy_of(guide)
-    return _fields(_revision_rows(draft.revision) if draft else _guide_rows(guide))
+    if draft is not None:
+        return _fields(revisions.revision_rows(draft.revision))
+    return _fields(revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all()))
 
 
 # --- bases: which English each translation answers --------------------------------------------
@@ -201,8 +173,8 @@ def _texts_by_key(rows: list[Row]) -> dict[str, dict[str, str]]:
 def bases_update(sender, guide: Guide, previous, versions: list, **_kwargs) -> None:
     """As a revision is stored: ``versions`` are its rows, ``previous`` the revision that was
     newest before it (None for a guide's first)."""
-    before = _texts_by_key(_revision_rows(previous)) if previous is not None else {}
-    _record_bases(guide, before, _texts_by_key(_version_rows(versions)))
+    before = _texts_by_key(revisions.revision_rows(previous)) if previous is not None else {}
+    _record_bases(guide, before, _texts_by_key(revisions.rows_of(versions)))
 
 
 def _record_bases(
@@ -303,15 +275,10 @@ def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
     # Guides with a basis, and live guides (a text not translated at all has no basis).
     checked = Guide.objects.filter(
         Q(pk__in=TranslationBasis.objects.values("guide_id")) | Q(status=Guide.Status.PUBLISHED)
-    )
-    sections, faq_entries = defaultdict(list), defaultdict(list)
-    for section in Section.objects.filter(guide__in=checked.values("pk")):
-        sections[section.guide_id].append(section)
-    for entry in FaqEntry.objects.filter(guide__in=checked.values("pk")):
-        faq_entries[entry.guide_id].append(entry)
+    ).prefetch_related("sections", "faq_entries")
     found = []
     for guide in checked:
-        fields = _fields(_guide_rows(guide, sections[guide.pk], faq_entries[guide.pk]))
+        fields = _fields(revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all()))
         for lang in target_languages():
             stale = stale_fields(fields, lang, bases[guide.pk][lang])
             if stale:
@@ -444,7 +411,11 @@ def translation_save(
             # A live guide's: its working copy, as the guide form's "Save draft"; a guide
             # never published: its rows.
             content = revisions.editing_content(current)
-            _write(content, language, changes, fields)
+            rows = {(Guide, current.pk): content.guide}
+            rows |= {(type(row), row.pk): row for found in content.rows.values() for row in found}
+            for key, text in changes.items():
+                f = fields[key]
+                setattr(rows[f.model, f.pk], f"{f.name}_{language}", text)
             outcome = publishing.save_draft(content, user=user, comment=comment, known=known)
             saved = SavedTranslation(outcome.revision, published, outcome.problems)
         keys = [k for k in confirmed if k in fields and k not in changes]
@@ -455,15 +426,6 @@ def translation_save(
             # read the bases (a stored revision's GuideRevision does this for other saves).
             invalidation.invalidate({cache_tags.guide(guide.pk)})
     return saved
-
-
-def _write(content: revisions.Content, language: str, changes: dict[str, str], fields) -> None:
-    """The changed texts into the guide's content (its rows, or a live guide's working copy)."""
-    rows = {(Guide, content.guide.pk): content.guide}
-    rows |= {(model, row.pk): row for model, found in content.rows.items() for row in found}
-    for key, text in changes.items():
-        f = fields[key]
-        setattr(rows[(f.model, f.pk)], f"{f.name}_{language}", text)
 
 
 # --- files for translators: the seed's format and XLIFF 2.0 ---------------------------------
@@ -537,27 +499,19 @@ def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
     """``text`` into ``element``, each token a <ph/>: in a target, the id of the same token in
     the source (one id per occurrence), or a new one for a token the source lacks."""
     unused = {token: list(numbers) for token, numbers in ids.items()}
-    element.text, last, position = "", None, 0
-    for number, match in enumerate(TOKEN_RE.finditer(text), start=1):
-        between = text[position : match.start()]
-        if last is None:
-            element.text += between
-        else:
-            last.tail = between
-        token = match.group(0)
+    pieces = TOKEN_RE.split(text)  # the text before each token, the token's inside, …, the rest
+    element.text = pieces[0]
+    for number, (inside, after) in enumerate(zip(pieces[1::2], pieces[2::2], strict=True), 1):
+        token = f"[[{inside}]]"
         free = unused.get(token) or [f"x{number}"]
-        last = ET.SubElement(element, "ph", {
+        ET.SubElement(element, "ph", {
             "id": free.pop(0), "canCopy": "no", "canDelete": "no", "disp": token, "equiv": token,
-        })  # fmt: skip
-        position = match.end()
-    if last is None:
-        element.text += text[position:]
-    else:
-        last.tail = text[position:]
+        }).tail = after  # fmt: skip
 
 
-# "slug.de (1).md": the number a browser adds when the same file is downloaded again.
-BROWSER_COPY_RE = re.compile(r" ?\(\d+\)$")
+# "<slug>.<lang>.md" as downloaded, "<lang>.md" as in the seed; " (1)": the number a browser
+# adds when the same file is downloaded again.
+MARKDOWN_NAME_RE = re.compile(r"(?:(?P<slug>.+)\.)?(?P<language>[^.]+?)(?: ?\(\d+\))?\.md")
 
 
 def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fields):
@@ -565,17 +519,8 @@ def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fie
     ("<slug>.<lang>.md") or as in the seed ("<lang>.md"): any other name is refused, so that
     a renamed file cannot put one language's text into another."""
     name = Path(filename or f"{language}.md").name
-    stem, dot, extension = name.rpartition(".")
-    parts = [*BROWSER_COPY_RE.sub("", stem).split("."), extension] if dot else [name]
-    if len(parts) >= 3 and parts[-1] == "md" and parts[-2] in publishing_rules.LANGUAGES:
-        if parts[-2] != language:
-            raise TranslationFileError(_wrong_language(parts[-2], language))
-        if ".".join(parts[:-2]) != guide.slug:
-            raise TranslationFileError(_wrong_guide(".".join(parts[:-2]), guide))
-    elif len(parts) == 2 and parts[1] == "md" and parts[0] in publishing_rules.LANGUAGES:
-        if parts[0] != language:
-            raise TranslationFileError(_wrong_language(parts[0], language))
-    else:
+    named = MARKDOWN_NAME_RE.fullmatch(name)
+    if named is None or named["language"] not in publishing_rules.LANGUAGES:
         raise TranslationFileError(
             _(
                 "A Markdown file is known by its name: import it as downloaded, named "
@@ -583,6 +528,10 @@ def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fie
             )
             % {"expected": export_filename(guide, language, "md"), "name": name}
         )
+    if named["language"] != language:
+        raise TranslationFileError(_wrong_language(named["language"], language))
+    if named["slug"] is not None and named["slug"] != guide.slug:
+        raise TranslationFileError(_wrong_guide(named["slug"], guide))
     text = revisions.normalise_newlines(text)  # saved on Windows: CRLF line ends
     content = _content(guide)
     try:
@@ -597,16 +546,10 @@ def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fie
             _("This file has %(found)s FAQ entries; the guide has %(expected)s.")
             % {"found": len(words.faq), "expected": len(faq)}
         )
-    rows = {Guide: [words], Section: words.sections, FaqEntry: words.faq}
-    pks: dict[type, list[int]] = defaultdict(list)
-    for f in fields:
-        if f.pk not in pks[f.model]:
-            pks[f.model].append(f.pk)
-    targets = {}
-    for f in fields:
-        source = rows[f.model][pks[f.model].index(f.pk)]
-        targets[f.key] = getattr(source, f.name) or ""
-    return targets, []
+    # The fields come row by row in the file's order: the guide, its sections, its FAQ entries.
+    in_order = dict.fromkeys((f.model, f.pk) for f in fields)
+    rows = dict(zip(in_order, [words, *words.sections, *words.faq], strict=True))
+    return {f.key: getattr(rows[f.model, f.pk], f.name) or "" for f in fields}, []
 
 
 def _wrong_language(found: str, language: str) -> str:
@@ -731,10 +674,6 @@ class ImportResult:
     saved: SavedTranslation | None = None
 
 
-def file_format(data: bytes) -> str:
-    return "xliff" if data.lstrip()[:1] == b"<" else "md"
-
-
 def translation_import(
     guide: Guide,
     *,
@@ -764,7 +703,7 @@ def translation_import(
         raise TranslationFileError(_("This file is not UTF-8 text.")) from None
     known = known or selectors.token_slugs()
     fields = text_fields(guide)
-    fmt = file_format(data)
+    fmt = "xliff" if data.lstrip()[:1] == b"<" else "md"  # XML, else the seed's format
     if fmt == "xliff":
         targets, english_changed = _xliff_targets(guide, language, text, fields)
     else:

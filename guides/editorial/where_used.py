@@ -111,17 +111,16 @@ class _Content:
 
 class ReferenceIndex:
     def __init__(self) -> None:
-        # key -> each use (as if live) -> [seen live, seen in a working copy]
-        self._found: dict[Key, dict[Use, list[bool]]] = defaultdict(dict)
+        # key -> each use (as if live) -> whether it was seen live (else only in a working copy)
+        self._found: dict[Key, dict[Use, bool]] = defaultdict(dict)
 
     def add(self, key: Key, use: Use, *, working_copy: bool = False) -> None:
-        seen = self._found[key].setdefault(use, [False, False])
-        seen[1 if working_copy else 0] = True
+        self._found[key][use] = self._found[key].get(use, False) or not working_copy
 
     def uses(self, obj: models.Model) -> list[Use]:
         return [
             use if live else replace(use, working_copy=True)
-            for use, (live, _draft) in self._found.get(key_of(obj), {}).items()
+            for use, live in self._found.get(key_of(obj), {}).items()
         ]
 
 
@@ -161,30 +160,20 @@ def uses_of(objs: Iterable[models.Model]) -> dict[models.Model, list[Use]]:
     return {obj: found for obj in objs if (found := index.uses(obj))}
 
 
-def refuse_if_used(objs: Iterable[models.Model]) -> None:
-    """Raise InUseError naming every use, if any of ``objs`` is used."""
-    used = uses_of(objs)
-    if used:
-        _refuse(used)
-
-
-def _refuse(used: dict[models.Model, list[Use]]) -> None:
-    lines = [f"{obj}: {use.label}" for obj, uses in used.items() for use in uses]
-    raise InUseError(
-        _("Cannot delete what guides still use; remove these uses first:\n%(uses)s")
-        % {"uses": "\n".join(lines)},
-        set(used),
-    )
-
-
 # --- refusing deletions through the ORM --------------------------------------------------
 
 
 def refuse_deleting_used(sender, objects, **kwargs) -> None:
     """``pricing.signals.deletion_requested``: refuse to delete a used object, whoever deletes
     it (the admin, the shell, a command), before Django collects anything; once per
-    ``QuerySet.delete()``, however many objects it deletes."""
-    refuse_if_used(objects)
+    ``QuerySet.delete()``, however many objects it deletes. InUseError names every use."""
+    if used := uses_of(objects):
+        lines = [f"{obj}: {use.label}" for obj, uses in used.items() for use in uses]
+        raise InUseError(
+            _("Cannot delete what guides still use; remove these uses first:\n%(uses)s")
+            % {"uses": "\n".join(lines)},
+            set(used),
+        )
 
 
 # --- building ----------------------------------------------------------------------------
@@ -201,15 +190,8 @@ class _Names:
 
 
 def _raw_values(model: type[models.Model]) -> list[dict]:
-    """Rows as dicts of attnames, every language's field by its own name (``heading_de``):
-    modeltranslation would otherwise read only the active language's into ``heading``."""
-    translated = {
-        f.translated_field.name
-        for f in model._meta.concrete_fields
-        if getattr(f, "translated_field", None) is not None
-    }
-    names = [f.attname for f in model._meta.concrete_fields if f.name not in translated]
-    return list(model._default_manager.values(*names))
+    """Rows as dicts of attnames, every language's text by its own name (``heading_de``)."""
+    return list(model._default_manager.values(*(f.attname for f in revisions.columns(model))))
 
 
 def _live_contents(guides: dict[int, dict]) -> list[_Content]:

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from guides.admin.guide import GuideAdmin
 from guides.editorial import revisions
-from guides.editorial.dashboard import dashboard_warnings
+from guides.editorial.dashboard import _checked
 from guides.models import CHILD_ROWS, ComparisonPair, Guide
 from pricing.models import Gpu, LanguageModel, Method, Source
 from pricing.services import price_check_record
@@ -297,7 +297,7 @@ def test_the_language_model_form_speaks_german_and_japanese(client, editor):
 
 
 def _messages(topic: str, today=None) -> list[str]:
-    return [w.message for w in dashboard_warnings(today)[topic]]
+    return [w.message for w in {t.title: found for t, found in _checked(today, None)}[topic]]
 
 
 def test_dashboard_warns_of_stale_prices(seeded, settings):
