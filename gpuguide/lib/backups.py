@@ -86,6 +86,10 @@ def prune(engine: str, keep: int) -> list[Path]:
     return doomed
 
 
+def _first_three(items: list[str], separator: str = ", ", more: str = " and") -> str:
+    return separator.join(items[:3]) + (f"{more} {len(items) - 3} more" if items[3:] else "")
+
+
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -163,14 +167,9 @@ def _pg_env(settings_dict: dict) -> dict[str, str]:
     if settings_dict.get("PASSWORD"):
         env["PGPASSWORD"] = str(settings_dict["PASSWORD"])
     options = settings_dict.get("OPTIONS") or {}
-    for key, variable in (
-        ("sslmode", "PGSSLMODE"),
-        ("sslrootcert", "PGSSLROOTCERT"),
-        ("sslcert", "PGSSLCERT"),
-        ("sslkey", "PGSSLKEY"),
-    ):
+    for key in ("sslmode", "sslrootcert", "sslcert", "sslkey"):  # PGSSLMODE, ...
         if options.get(key):
-            env[variable] = str(options[key])
+            env[f"PG{key.upper()}"] = str(options[key])
     return env
 
 
@@ -269,9 +268,9 @@ def pg_check_archive(data: Path, tables: set[str], path: Path) -> None:
     ]
     foreign = [entry for entry in entries if not _pg_entry_allowed(entry, tables)]
     if foreign:
-        shown = "; ".join(foreign[:3]) + (f"; and {len(foreign) - 3} more" if foreign[3:] else "")
         raise BackupError(
-            f"{path} holds entries the migrations do not create ({shown}): refused even though "
+            f"{path} holds entries the migrations do not create "
+            f"({_first_three(foreign, '; ', '; and')}): refused even though "
             "its signature is valid; nothing was restored"
         )
     if not any(entry.startswith("TABLE public django_migrations ") for entry in entries):
@@ -366,9 +365,9 @@ def sqlite_check(data: Path, manifest: dict, tables: set[str], path: Path) -> No
     if ok != "ok":
         raise BackupError(f"{path} holds a damaged database (SQLite quick_check: {ok})")
     if foreign:
-        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if foreign[3:] else "")
         raise BackupError(
-            f"{path} holds database objects the migrations do not create ({shown}): refused "
+            f"{path} holds database objects the migrations do not create "
+            f"({_first_three(foreign)}): refused "
             "even though its signature is valid; nothing was restored"
         )
     if state != (manifest["migrations"], manifest["rows"]):
@@ -390,7 +389,7 @@ def sqlite_restore(alias: str, data: Path) -> None:
     connection.ensure_connection()
     if connection.in_atomic_block:
         raise BackupError("cannot restore inside a transaction")
-    source = sqlite3.connect(f"{data.resolve().as_uri()}?mode=ro", uri=True)
+    source = _open_read_only(data)
     try:
         source.backup(connection.connection)
     except sqlite3.Error as exc:
@@ -516,9 +515,9 @@ def _check_engine(manifest: dict, engine: str, path: Path) -> None:
 def _check_migrations(manifest: dict, path: Path) -> tuple[str, ...]:
     unknown, behind = missing_migrations(manifest["migrations"])
     if unknown:
-        shown = ", ".join(unknown[:3]) + (f" and {len(unknown) - 3} more" if unknown[3:] else "")
         raise BackupError(
-            f"{path} was taken with migrations this code does not have ({shown}): deploy the "
+            f"{path} was taken with migrations this code does not have "
+            f"({_first_three(unknown)}): deploy the "
             "release that wrote it (or a newer one), then restore; nothing was restored"
         )
     return tuple(behind)
