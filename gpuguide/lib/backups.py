@@ -24,7 +24,7 @@ import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -330,46 +330,31 @@ def _open_read_only(data: Path) -> sqlite3.Connection:
     return source
 
 
-def _sqlite_foreign_objects(source: sqlite3.Connection, tables: set[str]) -> list[str]:
-    """Triggers, views, and tables (or their indexes) that the migrations do not create."""
-    allowed = tables | SQLITE_OWN_TABLES
-    objects = source.execute("SELECT type, name, tbl_name FROM sqlite_master ORDER BY name")
-    return [
-        f"{kind} {name}"
-        for kind, name, table in objects
-        if kind not in ("table", "index") or table not in allowed
-    ]
-
-
-def _read_sqlite(data: Path, tables: set[str]) -> tuple[str, list[str], tuple | None]:
-    """quick_check's answer, the foreign objects, and the migrations and row counts (read only
-    from a file that passed both: counting rows of a view would run its query)."""
-    source = _open_read_only(data)
-    try:
-        ok = source.execute("PRAGMA quick_check").fetchone()[0]
-        if ok != "ok":
-            return ok, [], None
-        foreign = _sqlite_foreign_objects(source, tables)
-        if foreign:
-            return ok, foreign, None
-        return ok, [], _database_state(source.cursor(), _sqlite_tables(source))
-    finally:
-        source.close()
-
-
 def sqlite_check(data: Path, manifest: dict, tables: set[str], path: Path) -> None:
+    """SQLite's quick_check; then no trigger, view, or table (or its index) that the migrations
+    do not create; then the manifest's migrations and row counts, read only from a file that
+    passed both (counting rows of a view would run its query)."""
+    allowed = tables | SQLITE_OWN_TABLES
     try:
-        ok, foreign, state = _read_sqlite(data, tables)
+        with closing(_open_read_only(data)) as source:
+            ok = source.execute("PRAGMA quick_check").fetchone()[0]
+            if ok != "ok":
+                raise BackupError(f"{path} holds a damaged database (SQLite quick_check: {ok})")
+            objects = source.execute("SELECT type, name, tbl_name FROM sqlite_master ORDER BY name")
+            foreign = [
+                f"{kind} {name}"
+                for kind, name, table in objects
+                if kind not in ("table", "index") or table not in allowed
+            ]
+            if foreign:
+                raise BackupError(
+                    f"{path} holds database objects the migrations do not create "
+                    f"({_first_three(foreign)}): refused "
+                    "even though its signature is valid; nothing was restored"
+                )
+            state = _database_state(source.cursor(), _sqlite_tables(source))
     except sqlite3.Error as exc:
         raise BackupError(f"{path} does not hold a readable SQLite database: {exc}") from exc
-    if ok != "ok":
-        raise BackupError(f"{path} holds a damaged database (SQLite quick_check: {ok})")
-    if foreign:
-        raise BackupError(
-            f"{path} holds database objects the migrations do not create "
-            f"({_first_three(foreign)}): refused "
-            "even though its signature is valid; nothing was restored"
-        )
     if state != (manifest["migrations"], manifest["rows"]):
         raise BackupError(
             f"{path}: the database's migrations or row counts are not the manifest's; "
