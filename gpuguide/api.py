@@ -5,8 +5,6 @@ ETag and is answered 304 when the client has it (``api_caching``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Swagger
 from ninja.errors import ValidationError
@@ -21,17 +19,8 @@ from pricing.schemas import QueryError, estimate_errors
 
 
 class ConditionalNinjaAPI(NinjaAPI):
-    def create_response(
-        self,
-        request: HttpRequest,
-        data: Any,
-        *,
-        status: int | None = None,
-        temporal_response: HttpResponse | None = None,
-    ) -> HttpResponse:
-        response = super().create_response(
-            request, data, status=status, temporal_response=temporal_response
-        )
+    def create_response(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = super().create_response(request, *args, **kwargs)
         return api_caching.conditional(request, response)
 
 

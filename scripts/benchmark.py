@@ -301,13 +301,13 @@ def history_shape(wide: bool) -> dict[int, list[int]]:
     return shape
 
 
-def add_history(target_rows: int, hold_days: int = 30, wide: bool = False) -> tuple[int, int]:
+def add_history(target_rows: int, hold_days: int = 30, wide: bool = False) -> int:
     """Daily checks before the seed's, at every provider, until about ``target_rows`` prices.
 
     Each provider prices the GPUs of ``history_shape``; each price holds ``hold_days``
     (staggered per GPU and provider), so most daily checks repeat the day before (1: a new
     price every day, the worst case for the charts). Raw bulk inserts: the ORM would take
-    minutes for a million rows. Returns (checks, prices) added.
+    minutes for a million rows. Returns how many checks were added.
     """
     from guides.pagecache.invalidation import invalidate_everything
     from pricing.models import PriceCheck, Provider
@@ -344,7 +344,7 @@ def add_history(target_rows: int, hold_days: int = 30, wide: bool = False) -> tu
             cursor.execute("SELECT setval('pricing_pricecheck_id_seq', %s)", [next_check])
         cursor.execute("ANALYZE")
     invalidate_everything()  # raw inserts send no signals
-    return len(checks), len(prices)
+    return len(checks)
 
 
 def price(day: int, gpu: int, provider: int, hold_days: int) -> str:
@@ -377,29 +377,6 @@ def explain() -> list[tuple[str, str]]:
     ]
 
 
-def print_pages(label_runs: list[tuple[str, dict]]) -> None:
-    base = label_runs[0][1]
-    print(
-        f"{'page':58} {'run':>14} {'queries':>7} {'hit q':>5} {'bytes':>8} {'vs seed':>7} "
-        f"{'render':>8} {'vs seed':>7} {'vs static':>9} {'edited':>7} {'hit/static':>10} "
-        f"{'browser hit/static':>18}"
-    )
-    for label, results in label_runs:
-        for url, r in results.items():
-            line = (
-                f"{url:58} {label:>14} {r['queries']:>7} {r.get('hit_queries', ''):>5} "
-                f"{r['bytes']:>8,} {r['bytes'] / base[url]['bytes']:>6.2f}x "
-                f"{r['uncached']:>6.1f}ms {r['uncached'] / base[url]['uncached']:>6.2f}x"
-            )
-            if "static" in r:
-                line += (
-                    f" {r['uncached'] / r['static']:>8.1f}x {r['edited'] / r['static']:>6.1f}x "
-                    f"{r['hit'] / r['static']:>9.2f}x "
-                    f"{r['browser_hit'] / r['browser_static']:>10.2f}x ({r['encoding']})"
-                )
-            print(line)
-
-
 def markdown(args, facts: dict, seed: dict, year: dict, big: dict, admin: tuple, plans) -> str:
     """The run as Markdown: what docs/performance.md quotes, straight from the measurement."""
     admin_seed, admin_year, admin_big = admin
@@ -423,7 +400,7 @@ def markdown(args, facts: dict, seed: dict, year: dict, big: dict, admin: tuple,
     out += [
         "",
         f"Public pages: the seed (1 check per provider), one year of daily checks "
-        f"({year['_rows']:,} rows) and {rows:,} rows. Bytes: the uncompressed HTML. Render: "
+        f"({facts['year_rows']:,} rows) and {rows:,} rows. Bytes: the uncompressed HTML. Render: "
         "the median uncached render after a price check, as a ratio to the seed's; static: "
         "over the same bytes from a trivial view; edited: a render after an edit of the guide "
         "over the static copy; hit: a cached visit over the static copy (browser: gzip).",
@@ -563,68 +540,30 @@ def run(args) -> None:
     admin.force_login(User.objects.create_superuser("bench", "bench@example.com", "x"))
     seed = measure_pages(client, args.repeats)
     admin_seed = measure_admin(admin, args.repeats)
-    year_rows = YEAR_DAYS * sum(map(len, history_shape(args.wide).values()))
+    a_year = YEAR_DAYS * sum(map(len, history_shape(args.wide).values()))
     started = time.perf_counter()
-    checks, prices = add_history(
-        min(year_rows, args.rows - Price.objects.count()), args.hold_days, args.wide
-    )
+    checks = add_history(min(a_year, args.rows - Price.objects.count()), args.hold_days, args.wide)
     year = measure_pages(client, args.repeats, light=True)
-    year["_rows"] = Price.objects.count()
+    year_rows = Price.objects.count()
     admin_year = measure_admin(admin, args.repeats)
-    more_checks, more_prices = add_history(
-        args.rows - Price.objects.count(), args.hold_days, args.wide
-    )
-    checks, prices = checks + more_checks, prices + more_prices
+    checks += add_history(args.rows - Price.objects.count(), args.hold_days, args.wide)
     loaded = time.perf_counter() - started
     big = measure_pages(client, args.repeats)
     admin_big = measure_admin(admin, args.repeats)
-    plans = explain()
-
-    backend = settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
-    timing = "CPU time" + (" + query time" if connection.vendor == "postgresql" else "")
-    print(
-        f"database: {connection.vendor}; cache: {backend}; {GUIDES} guides x 3 languages; "
-        f"median of {args.repeats} requests, {timing}"
-    )
-    print(
-        f"history: +{checks:,} checks, +{prices:,} prices (total {Price.objects.count():,}), "
-        f"each price held {args.hold_days} days, loaded in {loaded:.0f} s\n"
-    )
-    year_label = f"{year.pop('_rows'):,} rows"
-    print_pages([("seed", seed), (year_label, year), (f"{Price.objects.count():,} rows", big)])
-    print(
-        "\nqueries: an uncached render (versions cached); hit q: a cached visit. bytes: "
-        "the uncompressed page; vs seed: over the seed's. render: median uncached time (after "
-        "a price check); vs seed: that time over the seed's; vs static: over the same bytes "
-        "from a trivial view; edited: an uncached render after an edit of the guide (its rows "
-        "read again) over the static copy; hit/static: a cached visit over the static copy; "
-        "browser hit/static: the same with a browser's Accept-Encoding (the static copy then "
-        "sends the page's compressed bytes, in parentheses their encoding)"
-    )
-    print("\nadmin (signed in; the seed, a year of history, the large history):")
-    for url, r in admin_big.items():
-        s, y = admin_seed[url], admin_year[url]
-        print(
-            f"  {url:45} {s['queries']:>3} / {y['queries']:>3} / {r['queries']:>3} queries "
-            f"{s['ms']:>7.1f} / {y['ms']:>7.1f} / {r['ms']:>7.1f} ms "
-            f"(1M: {r['ms'] / s['ms']:.2f}x the seed, {r['ms'] / y['ms']:.2f}x a year)"
-        )
-    print()
-    for label, plan in plans:
-        print(f"{label}:\n{plan}\n")
-    year["_rows"] = int(year_label.split()[0].replace(",", ""))
     facts = {
         "machine": f"{os.cpu_count()} CPUs, {platform.python_implementation()} "
         f"{platform.python_version()}, Django {django.get_version()}, load average "
         + ", ".join(f"{load:.1f}" for load in os.getloadavg()),
         "database": connection.vendor,
-        "cache": backend,
-        "timing": timing,
+        "cache": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1],
+        "timing": "CPU time" + (" + query time" if connection.vendor == "postgresql" else ""),
         "rows": Price.objects.count(),
+        "year_rows": year_rows,
         "checks": checks,
         "loaded": loaded,
     }
-    table = markdown(args, facts, seed, year, big, (admin_seed, admin_year, admin_big), plans)
+    table = markdown(args, facts, seed, year, big, (admin_seed, admin_year, admin_big), explain())
+    print(table)
     if args.markdown:
         Path(args.markdown).write_text(table + "\n", encoding="utf-8")
         print(f"Markdown: {args.markdown}")

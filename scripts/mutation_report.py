@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import tomllib
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,10 +68,7 @@ def main() -> int:
         killed = sum(status in KILLED for status in found.values())
         total = len(found)
         all_killed, all_total = all_killed + killed, all_total + total
-        missed: dict[str, int] = {}
-        for status in found.values():
-            if status not in KILLED:
-                missed[status] = missed.get(status, 0) + 1
+        missed = Counter(status for status in found.values() if status not in KILLED)
         notes = ", ".join(f"{n} {status}" for status, n in sorted(missed.items()))
         print(f"{path:<{width}}  {killed:>6} / {total:<5} {_percent(killed, total):>6}  {notes}")
     print(

@@ -32,6 +32,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import warnings
 from pathlib import Path
 
 import security_attacks  # this folder: the attacks of "Hardening II"
@@ -115,11 +116,7 @@ MIN_CHECKED_LENGTH = 6
 
 def random_text(rng: random.Random) -> str:
     length = rng.choice([1, 2, 5, 20, 200])
-    chars = []
-    for _ in range(length):
-        low, high = rng.choice(UNICODE_RANGES)
-        chars.append(chr(rng.randint(low, high)))
-    return "".join(chars)
+    return "".join(chr(rng.randint(*rng.choice(UNICODE_RANGES))) for _ in range(length))
 
 
 def hostile_value(rng: random.Random) -> str:
@@ -191,42 +188,34 @@ def targets(agent) -> list[tuple[str, list[str]]]:
 
 
 def fuzz(agent, count: int, seed: int) -> dict:
-    import warnings
-
     rng = random.Random(seed)
     endpoints = targets(agent)
     classes = collections.Counter()
-    errors = []
-    reflected = []
-    html_checked = 0
+    errors, reflected, html_checked = [], [], 0
     started = time.perf_counter()
-    caught = warnings.catch_warnings(record=True)
-    recorded = caught.__enter__()
-    warnings.simplefilter("always")
-    for _ in range(count):
-        path, names = rng.choice(endpoints)
-        query = []
-        for _ in range(rng.choice([1, 1, 2, 3, 5])):
-            name = rng.choice(names + ["x", random_text(rng)]) if names else "x"
-            query.append((name, hostile_value(rng)))
-            if rng.random() < 0.1:
-                query.append(query[-1])  # a repeated parameter
-        status, content_type, body = agent.get(path, query)
-        classes[f"{status // 100}xx" if status else "no answer"] += 1
-        if status >= 500 or status == 0:
-            errors.append((status, path, query))
-        if content_type.startswith("text/html"):
-            text = body.decode("utf-8", "replace")
-            for name, value in query:
-                for raw in (name, value):
+    with warnings.catch_warnings(record=True) as recorded:
+        warnings.simplefilter("always")
+        for _ in range(count):
+            path, names = rng.choice(endpoints)
+            query = []
+            for _ in range(rng.choice([1, 1, 2, 3, 5])):
+                name = rng.choice(names + ["x", random_text(rng)]) if names else "x"
+                query.append((name, hostile_value(rng)))
+                if rng.random() < 0.1:
+                    query.append(query[-1])  # a repeated parameter
+            status, content_type, body = agent.get(path, query)
+            classes[f"{status // 100}xx" if status else "no answer"] += 1
+            if status >= 500 or status == 0:
+                errors.append((status, path, query))
+            if content_type.startswith("text/html"):
+                text = body.decode("utf-8", "replace")
+                for raw in (raw for pair in query for raw in pair):
                     if SIGNIFICANT & set(raw) and len(raw) >= MIN_CHECKED_LENGTH:
                         html_checked += 1
                         if raw in text:
                             reflected.append((path, raw))
-    caught.__exit__(None, None, None)
-    cache_key_warnings = sum("CacheKeyWarning" in type(w.message).__name__ for w in recorded)
     return {
-        "cache_key_warnings": cache_key_warnings,
+        "cache_key_warnings": sum("CacheKeyWarning" in type(w.message).__name__ for w in recorded),
         "requests": count,
         "endpoints": len(endpoints),
         "seconds": time.perf_counter() - started,
@@ -327,8 +316,6 @@ def django_in_process(database_url: str, seed_content: bool) -> None:
     if seed_content:
         call_command("migrate", verbosity=0)
         call_command("seed_content", stdout=io.StringIO())
-    import warnings
-
     warnings.filterwarnings("ignore", message="No directory at")  # no collectstatic here
 
 

@@ -41,8 +41,12 @@ DEFAULT_CACHE_URL = "redis://127.0.0.1:6379/13"
 WORKERS = ("worker", "purger")  # the task workers, stopped last
 STOP_WITHIN = 30.0  # seconds for a process to stop on SIGTERM before it is killed
 START_WITHIN = 60.0  # seconds for every process to answer
-# The app processes' environment: the stack's settings only, not the developer's .env.
-KEEP_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "TZ")
+# The app processes' environment: the stack's settings only, not the developer's .env; and
+# the optional settings the developer set for the stack (metrics, logs as JSON).
+KEEP_ENVIRONMENT = (
+    "PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "TZ",
+    "METRICS_TOKEN", "LOG_FORMAT", "PAGE_BROWSER_MAX_AGE", "API_RATE_LIMIT",
+)  # fmt: skip
 
 BACKENDS_VCL = """\
 # Written by scripts/stack.py for this stack; included by deploy/varnish.vcl.
@@ -116,10 +120,6 @@ class Stack:
             GUNICORN_WORKERS=str(self.workers),
             LOG_LEVEL=os.environ.get("STACK_LOG_LEVEL", "WARNING"),
         )
-        # Optional settings the developer set for the stack (metrics, logs as JSON).
-        for name in ("METRICS_TOKEN", "LOG_FORMAT", "PAGE_BROWSER_MAX_AGE", "API_RATE_LIMIT"):
-            if name in os.environ:
-                env[name] = os.environ[name]
         return env
 
 

@@ -14,7 +14,6 @@ from django_tasks_db.models import DBTaskResult
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpuguide.lib import request_ids
 from gpuguide.lib.request_ids import JsonFormatter, RequestIdFilter
 from pricing.services import price_check_record
 
@@ -208,7 +207,9 @@ def test_a_json_log_line_carries_the_request_id(client, settings):
     assert record["logger"] == "django.request"
     assert record["message"] == "Not Found: /en/no-such-page/"
     assert re.fullmatch(r"2026-11-29T12:\d\d:\d\d\.\d{3}\+00:00", record["time"])
-    assert request_ids.current() == "-"  # the request is finished
+    after = logging.LogRecord("x", logging.INFO, __file__, 1, "after", None, None)
+    RequestIdFilter().filter(after)
+    assert after.request_id == "-"  # the request is finished
 
 
 def test_outside_a_request_the_id_is_a_dash():

@@ -24,7 +24,7 @@ import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -84,6 +84,10 @@ def prune(engine: str, keep: int) -> list[Path]:
     for path in doomed:
         path.unlink()
     return doomed
+
+
+def _first_three(items: list[str], separator: str = ", ", more: str = " and") -> str:
+    return separator.join(items[:3]) + (f"{more} {len(items) - 3} more" if items[3:] else "")
 
 
 def _quote(name: str) -> str:
@@ -163,14 +167,9 @@ def _pg_env(settings_dict: dict) -> dict[str, str]:
     if settings_dict.get("PASSWORD"):
         env["PGPASSWORD"] = str(settings_dict["PASSWORD"])
     options = settings_dict.get("OPTIONS") or {}
-    for key, variable in (
-        ("sslmode", "PGSSLMODE"),
-        ("sslrootcert", "PGSSLROOTCERT"),
-        ("sslcert", "PGSSLCERT"),
-        ("sslkey", "PGSSLKEY"),
-    ):
+    for key in ("sslmode", "sslrootcert", "sslcert", "sslkey"):  # PGSSLMODE, ...
         if options.get(key):
-            env[variable] = str(options[key])
+            env[f"PG{key.upper()}"] = str(options[key])
     return env
 
 
@@ -269,9 +268,9 @@ def pg_check_archive(data: Path, tables: set[str], path: Path) -> None:
     ]
     foreign = [entry for entry in entries if not _pg_entry_allowed(entry, tables)]
     if foreign:
-        shown = "; ".join(foreign[:3]) + (f"; and {len(foreign) - 3} more" if foreign[3:] else "")
         raise BackupError(
-            f"{path} holds entries the migrations do not create ({shown}): refused even though "
+            f"{path} holds entries the migrations do not create "
+            f"({_first_three(foreign, '; ', '; and')}): refused even though "
             "its signature is valid; nothing was restored"
         )
     if not any(entry.startswith("TABLE public django_migrations ") for entry in entries):
@@ -331,46 +330,31 @@ def _open_read_only(data: Path) -> sqlite3.Connection:
     return source
 
 
-def _sqlite_foreign_objects(source: sqlite3.Connection, tables: set[str]) -> list[str]:
-    """Triggers, views, and tables (or their indexes) that the migrations do not create."""
-    allowed = tables | SQLITE_OWN_TABLES
-    objects = source.execute("SELECT type, name, tbl_name FROM sqlite_master ORDER BY name")
-    return [
-        f"{kind} {name}"
-        for kind, name, table in objects
-        if kind not in ("table", "index") or table not in allowed
-    ]
-
-
-def _read_sqlite(data: Path, tables: set[str]) -> tuple[str, list[str], tuple | None]:
-    """quick_check's answer, the foreign objects, and the migrations and row counts (read only
-    from a file that passed both: counting rows of a view would run its query)."""
-    source = _open_read_only(data)
-    try:
-        ok = source.execute("PRAGMA quick_check").fetchone()[0]
-        if ok != "ok":
-            return ok, [], None
-        foreign = _sqlite_foreign_objects(source, tables)
-        if foreign:
-            return ok, foreign, None
-        return ok, [], _database_state(source.cursor(), _sqlite_tables(source))
-    finally:
-        source.close()
-
-
 def sqlite_check(data: Path, manifest: dict, tables: set[str], path: Path) -> None:
+    """SQLite's quick_check; then no trigger, view, or table (or its index) that the migrations
+    do not create; then the manifest's migrations and row counts, read only from a file that
+    passed both (counting rows of a view would run its query)."""
+    allowed = tables | SQLITE_OWN_TABLES
     try:
-        ok, foreign, state = _read_sqlite(data, tables)
+        with closing(_open_read_only(data)) as source:
+            ok = source.execute("PRAGMA quick_check").fetchone()[0]
+            if ok != "ok":
+                raise BackupError(f"{path} holds a damaged database (SQLite quick_check: {ok})")
+            objects = source.execute("SELECT type, name, tbl_name FROM sqlite_master ORDER BY name")
+            foreign = [
+                f"{kind} {name}"
+                for kind, name, table in objects
+                if kind not in ("table", "index") or table not in allowed
+            ]
+            if foreign:
+                raise BackupError(
+                    f"{path} holds database objects the migrations do not create "
+                    f"({_first_three(foreign)}): refused "
+                    "even though its signature is valid; nothing was restored"
+                )
+            state = _database_state(source.cursor(), _sqlite_tables(source))
     except sqlite3.Error as exc:
         raise BackupError(f"{path} does not hold a readable SQLite database: {exc}") from exc
-    if ok != "ok":
-        raise BackupError(f"{path} holds a damaged database (SQLite quick_check: {ok})")
-    if foreign:
-        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if foreign[3:] else "")
-        raise BackupError(
-            f"{path} holds database objects the migrations do not create ({shown}): refused "
-            "even though its signature is valid; nothing was restored"
-        )
     if state != (manifest["migrations"], manifest["rows"]):
         raise BackupError(
             f"{path}: the database's migrations or row counts are not the manifest's; "
@@ -390,7 +374,7 @@ def sqlite_restore(alias: str, data: Path) -> None:
     connection.ensure_connection()
     if connection.in_atomic_block:
         raise BackupError("cannot restore inside a transaction")
-    source = sqlite3.connect(f"{data.resolve().as_uri()}?mode=ro", uri=True)
+    source = _open_read_only(data)
     try:
         source.backup(connection.connection)
     except sqlite3.Error as exc:
@@ -516,9 +500,9 @@ def _check_engine(manifest: dict, engine: str, path: Path) -> None:
 def _check_migrations(manifest: dict, path: Path) -> tuple[str, ...]:
     unknown, behind = missing_migrations(manifest["migrations"])
     if unknown:
-        shown = ", ".join(unknown[:3]) + (f" and {len(unknown) - 3} more" if unknown[3:] else "")
         raise BackupError(
-            f"{path} was taken with migrations this code does not have ({shown}): deploy the "
+            f"{path} was taken with migrations this code does not have "
+            f"({_first_three(unknown)}): deploy the "
             "release that wrote it (or a newer one), then restore; nothing was restored"
         )
     return tuple(behind)

@@ -32,7 +32,6 @@ from django.http import HttpResponse
 logger = logging.getLogger(__name__)
 
 VARNISH, FASTLY, CLOUDFLARE = "varnish", "fastly", "cloudflare"
-KINDS = (VARNISH, FASTLY, CLOUDFLARE)
 # Fastly takes at most 256 keys a request, Cloudflare 30 tags: larger purges go in batches.
 BATCH = {VARNISH: 256, FASTLY: 256, CLOUDFLARE: 30}
 TIMEOUT = 5.0  # seconds per purge request

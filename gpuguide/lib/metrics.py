@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hmac
 import os
-from collections.abc import Iterable
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
@@ -62,24 +62,17 @@ def register_scrape_collector(collector: Collector) -> None:
         _scrape_collectors.append(collector)
 
 
-class _Scrape:
+def exposition() -> bytes:
     """What one scrape exports: every worker's samples (multiprocess mode) or this process's,
     then the collectors that read the database."""
-
-    def __init__(self, collectors: Iterable[Collector]):
-        self.collectors = list(collectors)
-
-    def collect(self):
-        for collector in self.collectors:
-            yield from collector.collect()
-
-
-def exposition() -> bytes:
     if folder := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         samples: Collector = MultiProcessCollector(CollectorRegistry(), folder)
     else:
         samples = REGISTRY
-    return generate_latest(_Scrape([samples, *_scrape_collectors]))
+    collectors = [samples, *_scrape_collectors]
+    # generate_latest asks its registry for collect() alone.
+    scrape = SimpleNamespace(collect=lambda: (m for c in collectors for m in c.collect()))
+    return generate_latest(scrape)
 
 
 def _authorized(request: HttpRequest, token: str) -> bool:

@@ -18,6 +18,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.deprecation import MiddlewareMixin
 from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -74,17 +75,11 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return outage_response(request.path, 503 if isinstance(exc, UNAVAILABLE) else 500)
 
 
-class DatabaseUnavailableMiddleware:
+class DatabaseUnavailableMiddleware(MiddlewareMixin):
     """A view that cannot reach the database answers the branded 503 with Retry-After.
 
     (handler500 does the same for errors raised outside views; this also covers DEBUG.)
     """
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception):
         if isinstance(exception, UNAVAILABLE):

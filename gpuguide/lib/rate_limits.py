@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.deprecation import MiddlewareMixin
 
 from gpuguide.lib.client_address import client_ip
 
@@ -55,14 +56,8 @@ def count(scope: str, client: str, *, window: int, now: float | None = None) -> 
     return Count(number=number, window_left=max(1, start + window - int(now)))
 
 
-class RateLimitMiddleware:
+class RateLimitMiddleware(MiddlewareMixin):
     """429 with Retry-After for the planner's and the API's requests beyond the limit."""
-
-    def __init__(self, get_response) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
 
     def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
         limit = settings.API_RATE_LIMIT

@@ -28,11 +28,6 @@ _ACCEPTED = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # what a proxy's id may be: n
 _request_id: ContextVar[str] = ContextVar("gpuguide_request_id", default="-")
 
 
-def current() -> str:
-    """The id of the request being answered, "-" outside one."""
-    return _request_id.get()
-
-
 def _id_for(request: HttpRequest) -> str:
     given = request.META.get("HTTP_X_REQUEST_ID", "")
     if _ACCEPTED.fullmatch(given) and from_trusted_proxy(request):
