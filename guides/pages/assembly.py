@@ -34,15 +34,14 @@ from guides.content.presentation import (
     beyond_one_host,
     config_label,
     estimated,
-    faq_page_json_ld,
     long_date,
     number,
     parenthesized,
     rent_label,
 )
-from guides.content.tokens.render import render_plain, render_prose
+from guides.content.tokens.render import Block, render_plain, render_prose
 from guides.models import Guide, Section
-from guides.pages import reference_data
+from guides.pages import reference_data, structured_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.charts import (
     ChartAxes,
@@ -316,17 +315,17 @@ class LabelledRunRow:
 class SectionView:
     heading: SafeString  # HTML: Japanese phrases joined by <wbr>; never for an attribute
     anchor: str
-    body: SafeString
+    body: list[Block]
     table_template: str | None  # the include that lays out its computed table, if any
     caption: str
-    closing: SafeString
+    closing: list[Block]
     comparison: Comparison | None
 
 
 @dataclass(frozen=True)
 class FaqView:
     question: SafeString  # HTML, as SectionView.heading; the JSON-LD has the plain question
-    answer: SafeString
+    answer: list[Block]
 
 
 @dataclass(frozen=True)
@@ -351,9 +350,9 @@ class EstimateRow:
 @dataclass(frozen=True)
 class GuidePage:
     guide: Guide
-    short_answer: SafeString
+    short_answer: list[Block]
     meta_description: str
-    faq_json_ld: SafeString
+    faq_json_ld: dict  # schema.org FAQPage
     checked: PriceDates | None  # every price the page quotes, in tables and prose
     house_name: str
     methods: list[MethodColumn]
@@ -482,7 +481,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     # Prose first: the figures note the check day of each price it quotes.
     short_answer = render_prose(guide.short_answer, figures)
     meta_description = render_plain(guide.meta_description, figures)
-    faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
+    faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
     sections = [_section_view(s, figures) for s in guide.sections.all()]
     faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
     method_summary = [_method_summary_row(figures, column) for column in columns]
