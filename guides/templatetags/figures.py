@@ -4,6 +4,7 @@ Each wraps a ``guides.content.presentation`` function, the same ones prose token
 value (None) renders as an empty string so templates can add their own ``default``.
 """
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from decimal import Decimal
@@ -12,7 +13,7 @@ from urllib.parse import urlsplit
 from django import template
 from django.conf import settings
 from django.utils import timezone
-from django.utils.html import escape, format_html
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info, gettext
 
@@ -165,9 +166,10 @@ FLAG_RE = re.compile(r"(?<!\S)(--?[\w.=-]+)")
 
 
 @register.filter
-def whole_flags(text: str) -> SafeString:
-    """``text`` escaped, each command-line flag (``--throughput``) kept on one line."""
-    return mark_safe(FLAG_RE.sub(r'<span class="nowrap">\1</span>', str(escape(text))))
+def flag_pieces(text: str) -> list[tuple[bool, str]]:
+    """``text`` in pieces, each command-line flag (``--throughput``) one marked True: the
+    template keeps each flag on one line."""
+    return [(index % 2 == 1, piece) for index, piece in enumerate(FLAG_RE.split(text)) if piece]
 
 
 @register.filter(is_safe=True)
@@ -208,6 +210,16 @@ def memory_needed(estimate: MemoryEstimate) -> str:
     if estimate.has_range:
         return presentation.gigabyte_range(estimate.lower_gb, estimate.upper_gb)
     return "≈ " + presentation.gigabytes(estimate.planning_gb)
+
+
+_JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+
+
+@register.filter
+def json_ld(data: dict) -> SafeString:
+    """A <script type="application/ld+json"> block; <, > and & escaped as in json_script."""
+    payload = json.dumps(data, ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)
+    return format_html('<script type="application/ld+json">{}</script>', mark_safe(payload))
 
 
 @register.filter
