@@ -200,16 +200,15 @@ def test_a_registry_declares_a_kind_beside_its_render_function():
     def render(figures, method, rule=1):
         return f"{method}/{rule}"
 
-    returned = fresh.kind(
-        "demo", example="[[demo qlora 2]]", help="a demo", required=(METHOD,),
-        optional=(RULE_NUMBER,), html=True,
-    )(render)  # fmt: skip
+    returned = fresh.kind("[[demo qlora 2]]", "a demo", METHOD, optional=(RULE_NUMBER,), html=True)(
+        render
+    )
     assert returned is render  # the function stays callable as written
     assert list(fresh) == [
         TokenKind("demo", (METHOD,), (RULE_NUMBER,), "[[demo qlora 2]]", "a demo", render, True)
     ]
     assert fresh.parse("demo qlora 2") == (list(fresh)[0], ["qlora", 2])
-    plain = fresh.kind("plain", example="[[plain]]", help="no arguments")(render)
+    plain = fresh.kind("[[plain]]", "no arguments")(render)
     assert list(fresh)[1] == TokenKind("plain", (), (), "[[plain]]", "no arguments", plain, False)
     with pytest.raises(ValueError, match="token kind 'demo' is registered twice"):
-        fresh.kind("demo", example="[[demo]]", help="again")(render)
+        fresh.kind("[[demo]]", "again")(render)
