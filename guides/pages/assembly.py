@@ -262,13 +262,6 @@ class MemoryRuleRow:
 
 
 @dataclass(frozen=True)
-class FitColumn:
-    """A method's column in the fit table."""
-
-    short_name: str
-
-
-@dataclass(frozen=True)
 class FitCell:
     """One mark of the fit table: the estimate's, which decides."""
 
@@ -358,7 +351,6 @@ class GuidePage:
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
-    fit_columns: list[FitColumn]
     fit_rows: list[LabelledFitRow]
     cost_rows: list[LabelledCostRow]  # the editor's illustration: assumed hours
     run_rows: list[LabelledRunRow]  # the training budget, from the throughput model
@@ -458,7 +450,6 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
         for m in figures.methods.values()
     ]
-    fit_columns = [FitColumn(c.short_name) for c in columns]
     table = figures.table_configurations()
     # each method's plans for the whole table at once: one planning pass per method
     plans = [figures.plans(column.slug, table) for column in columns]
@@ -499,7 +490,6 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         methods=columns,
         method_summary=method_summary,
         training=figures.training,
-        fit_columns=fit_columns,
         fit_rows=fit_rows,
         cost_rows=[
             LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)

@@ -48,7 +48,6 @@ def stale_after_days(checked: PriceDates | None) -> int | None:
 
 register.filter("num", _blank_if_none(presentation.number))
 register.filter("gb", _blank_if_none(presentation.gigabytes))
-register.filter("estimated_gb", _blank_if_none(presentation.estimated_gigabytes))
 register.filter("usd", _blank_if_none(presentation.usd))
 register.filter("longdate", _blank_if_none(presentation.long_date))
 register.filter("mediumdate", _blank_if_none(presentation.medium_date))

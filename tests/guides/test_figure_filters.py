@@ -8,12 +8,12 @@ import pytest
 from django.template import Context, Template
 from django.utils import translation
 
+from guides.content import presentation
 from guides.templatetags.figures import (
     host,
     memory_needed,
     nowrap,
     provider_name,
-    register,
 )
 from pricing.domain.calculations import MemoryEstimate, RuleFigure
 
@@ -81,7 +81,5 @@ def test_a_kept_together_text_is_escaped():
 
 
 def test_an_estimated_figure_is_shown_to_a_tenth_of_a_gigabyte():
-    estimated_gb = register.filters["estimated_gb"]
     with translation.override("de"):
-        assert estimated_gb(D("50.25")) == "50,3\xa0GB"
-    assert estimated_gb(None) == ""
+        assert presentation.estimated_gigabytes(D("50.25")) == "50,3\xa0GB"

@@ -277,7 +277,7 @@ def smallest_gpu(f: PageFigures, method: str, which: str = "name") -> str:
     optional=(Choice(("name", "memory")),),
 )
 def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
-    offer = calc.smallest_fitting_gpu(f.rentable_offers(), f.weights_gb(method))
+    offer = calc.smallest_fitting_gpu(f.rentable_offers, f.weights_gb(method))
     if offer is None:
         raise MissingFigure(f"a single GPU that holds the weights of {method}")
     gpu = f.listing(offer.slug)
