@@ -304,10 +304,8 @@ def run_cost(f: PageFigures, method: str) -> str:
     }
     if block is None:
         return gettext("%(cost)s for %(hours)s hours on %(gpus)s") % words
-    return (
-        gettext("%(cost)s for %(hours)s hours on %(gpus)s, within a %(block)s GPU-hour block")
-        % words
-    )
+    message = gettext("%(cost)s for %(hours)s hours on %(gpus)s, within a %(block)s GPU-hour block")
+    return message % words
 
 
 def _recommended_run(f: PageFigures, method: str) -> calc.RunPlan:
@@ -356,21 +354,17 @@ def run_choice(f: PageFigures, method: str, first: str, second: str) -> str:
         "b_cost": show.usd(b.usd_per_run),
     }
     if a.hours <= b.hours and a.usd_per_run <= b.usd_per_run:
-        return (
-            gettext(
-                "For %(budget)s the %(a)s is both sooner and cheaper: %(a_hours)s hours for "
-                "%(a_cost)s against %(b_hours)s hours for %(b_cost)s."
-            )
-            % words
+        message = gettext(
+            "For %(budget)s the %(a)s is both sooner and cheaper: %(a_hours)s hours for "
+            "%(a_cost)s against %(b_hours)s hours for %(b_cost)s."
         )
+        return message % words
     if b.hours <= a.hours and b.usd_per_run <= a.usd_per_run:
-        return (
-            gettext(
-                "For %(budget)s the %(b)s is both sooner and cheaper: %(b_hours)s hours for "
-                "%(b_cost)s against %(a_hours)s hours for %(a_cost)s."
-            )
-            % words
+        message = gettext(
+            "For %(budget)s the %(b)s is both sooner and cheaper: %(b_hours)s hours for "
+            "%(b_cost)s against %(a_hours)s hours for %(a_cost)s."
         )
+        return message % words
     cheaper, sooner = (a, b) if a.usd_per_run < b.usd_per_run else (b, a)
     return gettext(
         "For %(budget)s the %(cheaper)s costs less (%(cheaper_cost)s in %(cheaper_hours)s "
@@ -600,26 +594,22 @@ def cost_gap(f: PageFigures, first: str, second: str) -> str:
         }
     words = {"first": recommend(f, first, "first"), "second": recommend(f, second, "first")}
     if first_config == second_config:
-        said = (
-            gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
-            % words
-        )
-        return show.sentences([said, _run_gap(f, first, second)])
+        said = gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
+        return show.sentences([said % words, _run_gap(f, first, second)])
     ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
     if ratio < 2:
-        said = (
-            gettext(
-                "At our prices, not even twice as much per hour of hardware: %(first)s against "
-                "%(second)s."
-            )
-            % words
+        said = gettext(
+            "At our prices, not even twice as much per hour of hardware: %(first)s against "
+            "%(second)s."
         )
     else:
         said = gettext(
             "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s "
             "against %(second)s."
-        ) % {**words, "ratio": show.number(ratio)}
-    return show.sentences([said, _run_gap(f, first, second)])
+        )
+    return show.sentences(
+        [said % (words | {"ratio": show.number(ratio)}), _run_gap(f, first, second)]
+    )
 
 
 def _run_gap(f: PageFigures, first: str, second: str) -> str:
@@ -632,12 +622,12 @@ def _run_gap(f: PageFigures, first: str, second: str) -> str:
     }
     ratio = calc.ratio(first_run.usd_per_run, second_run.usd_per_run)
     if abs(ratio - 1) < calc.TENTH:
-        return (
-            gettext("Per run of %(budget)s, about as much: %(first)s against %(second)s.") % words
+        message = gettext("Per run of %(budget)s, about as much: %(first)s against %(second)s.")
+    else:
+        message = gettext(
+            "Per run of %(budget)s, %(ratio)s times as much: %(first)s against %(second)s."
         )
-    return gettext(
-        "Per run of %(budget)s, %(ratio)s times as much: %(first)s against %(second)s."
-    ) % {**words, "ratio": show.number(ratio)}
+    return message % (words | {"ratio": show.number(ratio)})
 
 
 def _priced(configuration: calc.Configuration, method: str) -> Decimal:
@@ -664,15 +654,12 @@ def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
     else:
         wide = calc.ratio(first_run.usd_per_run, second_run.usd_per_run) >= WIDE_GAP
     if wide:
-        return (
-            gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA.") % words
-        )
-    return (
-        gettext(
+        message = gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA.")
+    else:
+        message = gettext(
             "At %(params)sB the gap at our prices is small, so full fine-tuning is within reach."
         )
-        % words
-    )
+    return message % words
 
 
 @registry.kind("[[config 8xb200]]", _("a configuration's name as tables write it: 8× B200"), CONFIG)
@@ -705,22 +692,18 @@ def too_small(f: PageFigures, method: str) -> str:
         "peak": show.estimated_gigabytes(miss.peak_gb_per_gpu),
     }
     if config.count == 1:
-        return (
-            gettext(
-                "Too small: %(gpus)s. This guide's %(method)s run needs %(need)s on it (an "
-                "estimated peak of %(peak)s plus the memory allocator's margin); the %(gpu)s can "
-                "use %(usable)s."
-            )
-            % words
+        message = gettext(
+            "Too small: %(gpus)s. This guide's %(method)s run needs %(need)s on it (an "
+            "estimated peak of %(peak)s plus the memory allocator's margin); the %(gpu)s can "
+            "use %(usable)s."
         )
-    return (
-        gettext(
+    else:
+        message = gettext(
             "Too small: %(gpus)s. Sharded over them, this guide's %(method)s run needs %(need)s "
             "on each (an estimated peak of %(peak)s plus the memory allocator's margin); each "
             "%(gpu)s can use %(usable)s."
         )
-        % words
-    )
+    return message % words
 
 
 @registry.kind(
@@ -826,20 +809,16 @@ def single_gpu(f: PageFigures, method: str) -> str:
         ) % {**words, "needs": needs}
     words |= {"gpu": gpu.name, "memory": show.gigabytes(gpu.memory_gb)}
     if _names_its_memory(gpu.name, gpu.memory_gb):  # not "the A100 80GB with 80 GB"
-        return (
-            gettext(
-                "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
-                "(an estimated peak of %(peak)s) is the %(gpu)s."
-            )
-            % words
+        message = gettext(
+            "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
+            "(an estimated peak of %(peak)s) is the %(gpu)s."
         )
-    return (
-        gettext(
+    else:
+        message = gettext(
             "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
             "(an estimated peak of %(peak)s) is the %(gpu)s with %(memory)s."
         )
-        % words
-    )
+    return message % words
 
 
 def _names_its_memory(gpu_name: str, memory_gb: Decimal) -> bool:
@@ -871,33 +850,24 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
         "bits": show.number(f.method(method).rule.weight_bytes_per_param * 8),
     }
     if plan.fits_by_estimate:
-        sentence = (
-            gettext(
-                "Yes. This guide's %(method)s run needs %(need)s on one GPU (an estimated peak of "
-                "%(peak)s plus the memory allocator's margin), and the %(gpu)s can use %(usable)s."
-            )
-            % words
+        sentence = gettext(
+            "Yes. This guide's %(method)s run needs %(need)s on one GPU (an estimated peak of "
+            "%(peak)s plus the memory allocator's margin), and the %(gpu)s can use %(usable)s."
         )
         if card.usd_per_gpu_hour is None:
-            not_rented = gettext("We do not rent the %(gpu)s, though.") % words
-            return show.sentences([sentence, not_rented])
-        return sentence
+            not_rented = gettext("We do not rent the %(gpu)s, though.")
+            return show.sentences([sentence % words, not_rented % words])
+        return sentence % words
     if weights > plan.usable_gb_per_gpu:
-        sentence = (
-            gettext(
-                "No. Even at %(bits)s bits, the weights alone take %(weights)s, more than the "
-                "%(memory)s of the %(gpu)s."
-            )
-            % words
+        sentence = gettext(
+            "No. Even at %(bits)s bits, the weights alone take %(weights)s, more than the "
+            "%(memory)s of the %(gpu)s."
         )
     else:
-        sentence = (
-            gettext(
-                "No. The %(bits)s-bit weights alone take %(weights)s, but this guide's %(method)s "
-                "run needs %(need)s on one GPU (an estimated peak of %(peak)s plus the memory "
-                "allocator's margin), more than the %(usable)s the %(gpu)s can use."
-            )
-            % words
+        sentence = gettext(
+            "No. The %(bits)s-bit weights alone take %(weights)s, but this guide's %(method)s "
+            "run needs %(need)s on one GPU (an estimated peak of %(peak)s plus the memory "
+            "allocator's margin), more than the %(usable)s the %(gpu)s can use."
         )
     try:
         instead = gettext("The smallest GPU we rent that holds it is the %(gpu)s.") % {
@@ -905,7 +875,7 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
         }
     except MissingFigure:
         instead = gettext("No single GPU we rent holds it.")
-    return show.sentences([sentence, instead])
+    return show.sentences([sentence % words, instead])
 
 
 @registry.kind(
@@ -939,57 +909,44 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
         "second_usable": show.estimated_gigabytes(plan_b.usable_gb_per_gpu),
     }
     a_holds, b_holds = plan_a.fits_by_estimate, plan_b.fits_by_estimate
-    if a_holds and b_holds and plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu:
-        return (
-            gettext(
-                "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
-                "memory allocator's margin, and each can use %(first_usable)s."
-            )
-            % words
+    same = plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu
+    if a_holds and b_holds and same:
+        message = gettext(
+            "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
+            "memory allocator's margin, and each can use %(first_usable)s."
         )
-    if a_holds and b_holds:
-        return (
-            gettext(
-                "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
-                "memory allocator's margin; the %(first)s can use %(first_usable)s, the "
-                "%(second)s %(second_usable)s."
-            )
-            % words
+    elif a_holds and b_holds:
+        message = gettext(
+            "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
+            "memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+            "%(second)s %(second_usable)s."
         )
-    if not (a_holds or b_holds) and plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu:
-        return (
-            gettext(
-                "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
-                "the memory allocator's margin, and each can use %(first_usable)s. Both need "
-                "several cards."
-            )
-            % words
+    elif not (a_holds or b_holds) and same:
+        message = gettext(
+            "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
+            "the memory allocator's margin, and each can use %(first_usable)s. Both need "
+            "several cards."
         )
-    if not (a_holds or b_holds):
-        return (
-            gettext(
-                "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
-                "the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
-                "%(second)s %(second_usable)s. Both need several cards."
-            )
-            % words
+    elif not (a_holds or b_holds):
+        message = gettext(
+            "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
+            "the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+            "%(second)s %(second_usable)s. Both need several cards."
         )
-    if b_holds:
-        words = {
-            **words,
+    else:
+        message = gettext(
+            "Only the %(first)s holds this guide's %(method)s run on one card: it needs %(need)s "
+            "with the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+            "%(second)s only %(second_usable)s."
+        )
+    if b_holds and not a_holds:  # the one that holds is named first
+        words |= {
             "first": b.name,
             "second": a.name,
             "first_usable": words["second_usable"],
             "second_usable": words["first_usable"],
         }
-    return (
-        gettext(
-            "Only the %(first)s holds this guide's %(method)s run on one card: it needs %(need)s "
-            "with the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
-            "%(second)s only %(second_usable)s."
-        )
-        % words
-    )
+    return message % words
 
 
 @registry.kind(
@@ -1035,25 +992,19 @@ def speed(f: PageFigures, method: str) -> str:
         "hours": show.number(run.shown_hours),
         "cost": show.usd(run.usd_per_run),
     }
-    said = (
-        gettext(
-            "For %(budget)s, %(method)s on %(gpus)s runs at about %(speed)s tokens per second: "
-            "%(hours)s hours, %(cost)s at our prices."
-        )
-        % words
+    said = gettext(
+        "For %(budget)s, %(method)s on %(gpus)s runs at about %(speed)s tokens per second: "
+        "%(hours)s hours, %(cost)s at our prices."
     )
     if run.measured:
-        return show.sentences([said, gettext("We timed this run on that GPU.")])
-    return show.sentences(
-        [
-            said,
-            gettext(
-                "That speed is derived, not measured: a model of compute, memory traffic and "
-                "the links between GPUs, calibrated on training steps we timed on one H200. Data "
-                "loading and evaluation make a real run slower."
-            ),
-        ]
-    )
+        basis = gettext("We timed this run on that GPU.")
+    else:
+        basis = gettext(
+            "That speed is derived, not measured: a model of compute, memory traffic and "
+            "the links between GPUs, calibrated on training steps we timed on one H200. Data "
+            "loading and evaluation make a real run slower."
+        )
+    return show.sentences([said % words, basis])
 
 
 # --- cited facts and links --------------------------------------------------------------
