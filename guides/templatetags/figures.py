@@ -227,9 +227,7 @@ def nowrap(text: str) -> SafeString:
     return format_html('<span class="nowrap">{}</span>', text)
 
 
-@register.simple_tag
-def gb_range(low: Decimal, high: Decimal) -> str:
-    return presentation.gigabyte_range(low, high)
+register.simple_tag(presentation.gigabyte_range, name="gb_range")
 
 
 @register.filter
@@ -256,9 +254,7 @@ def language_links(context) -> list[tuple[str, str, str]]:
     ]
 
 
-@register.simple_tag
-def comparison_title(first: str, second: str) -> str:
-    return presentation.comparison_title(first, second)
+register.simple_tag(presentation.comparison_title, name="comparison_title")
 
 
 OG_LOCALES = {"en": "en_US", "de": "de_DE", "ja": "ja_JP"}
