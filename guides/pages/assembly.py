@@ -403,17 +403,9 @@ def guide_figures(
     (``page_figures`` as of ``at``) and ``throughputs`` (``selectors.throughput_runs()``).
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    own = {
-        "params_billion": guide.language_model.params_billion,
-        "architecture": guide.language_model.architecture,
-        "training": guide.training_setup(Method.QLORA),
-    }
-    configurations = [(c.gpu.slug, c.count) for c in guide.configurations.all()]
     if catalogue_figures is None:
-        figures = page_figures(at=at, configurations=configurations, **own)
-    else:
-        figures = replace(catalogue_figures, **own, quoted_on=set())
-        figures.configurations = [figures.configuration(g, n) for g, n in configurations]
+        catalogue_figures = page_figures(params_billion=guide.language_model.params_billion, at=at)
+    figures = _for_guide(catalogue_figures, guide)
     run = {
         "language_model": guide.language_model.slug,
         "seq_len": guide.seq_len,
@@ -424,7 +416,6 @@ def guide_figures(
         figures.throughputs = reference_data.throughputs_for_run(**run)
     else:
         figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
-    figures.tokens_per_epoch, figures.epochs = guide.training_tokens, guide.epochs
     figures.model_name = guide.language_model.name
     figures.model_repository = guide.language_model.repository
     figures.guide_slug = guide.slug
@@ -432,13 +423,31 @@ def guide_figures(
         code: getattr(guide.language_model, f"licence_note_{code}") or ""
         for code, _name in settings.LANGUAGES
     }
-    figures.recommendations = recommendation_overrides(guide, figures)
     # The cost table's runs, in the guide's order: for [[run_cost METHOD]] and the table.
     figures.scenarios = [
         calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
         for s in guide.cost_scenarios.all()
     ]
     figures.scenario_gpu_hours = [s.gpu_hours for s in figures.scenarios]  # [[scenario_blocks]]
+    return figures
+
+
+def _for_guide(base: PageFigures, guide: Guide) -> PageFigures:
+    """``base`` (the prices, rules and blocks every guide shares) for ``guide``'s model, run,
+    budget, fit table and the editor's recommendations, with nothing quoted yet."""
+    figures = replace(
+        base,
+        params_billion=guide.language_model.params_billion,
+        architecture=guide.language_model.architecture,
+        training=guide.training_setup(Method.QLORA),
+        quoted_on=set(),
+        tokens_per_epoch=guide.training_tokens,
+        epochs=guide.epochs,
+    )
+    figures.configurations = [
+        figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
+    ]
+    figures.recommendations = recommendation_overrides(guide, figures)
     return figures
 
 
@@ -922,21 +931,7 @@ def home_page() -> HomePage:
 
 
 def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
-    figures = replace(
-        base,
-        params_billion=guide.language_model.params_billion,
-        architecture=guide.language_model.architecture,
-        training=guide.training_setup(Method.QLORA),
-        configurations=[],
-        recommendations={},
-        quoted_on=set(),
-        tokens_per_epoch=guide.training_tokens,
-        epochs=guide.epochs,
-    )
-    figures.configurations = [
-        figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
-    ]
-    figures.recommendations = recommendation_overrides(guide, figures)
+    figures = _for_guide(base, guide)
     options = []
     for method in figures.methods.values():
         plans = _recommended_or_none(figures, method.slug)
