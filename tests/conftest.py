@@ -29,6 +29,15 @@ TODAY = date(2026, 11, 29)  # "today" for every test
 GUIDE_SLUG = "best-gpu-for-llama-70b-fine-tuning"
 
 
+def prose_html(text: str | None, figures) -> str:
+    """Editor prose as a guide page lays it out: ``render_prose`` through its include."""
+    from django.template.loader import render_to_string
+
+    from guides.content.tokens.render import render_prose
+
+    return render_to_string("guides/includes/prose.html", {"prose": render_prose(text, figures)})
+
+
 def _required(name: str) -> bool:
     return os.environ.get(name, "").lower() in {"1", "true", "yes"}
 

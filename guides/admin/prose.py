@@ -7,9 +7,9 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 from django.contrib import messages
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -28,19 +28,9 @@ TOKEN_HELP = _(
 )
 
 
-def token_reference() -> str:
+def token_reference() -> SafeString:
     """An HTML list of every token kind with its example, for the guide form."""
-    rows = format_html_join(
-        "", "<li><code>{}</code> — {}</li>", ((k.example, k.help) for k in registry)
-    )
-    return format_html(
-        "{}<ul class='token-reference'>{}</ul>",
-        _(
-            "Figures in prose are live tokens, filled from the data in each language. "
-            "Configurations are written like 8xh200 or b200@massed-compute."
-        ),
-        rows,
-    )
+    return render_to_string("admin/guides/includes/token_reference.html", {"kinds": registry})
 
 
 def token_picker_data() -> dict:
@@ -103,24 +93,28 @@ def preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[st
     return links
 
 
+DRAFT_SAVED = "admin/guides/includes/draft_saved.html"
+
+
 def draft_saved_message(
     guide: Guide, draft: GuideRevision, problems: list
 ) -> tuple[SafeString, int]:
     """What an editor is told once an edit of a live guide is kept as the draft revision
     ``draft`` (the guide form's and the translation view's), and the message's level: links to
     preview it, and the problems that keep it from being published, where it has any."""
-    links = format_html_join(" · ", '<a href="{}">{}</a>', preview_links(guide, draft))
+    links = preview_links(guide, draft)
     if problems:
         message = _(
             "Saved as draft revision %(number)s; the live page is unchanged. It "
             "cannot be published until these are fixed:"
         ) % {"number": draft.pk}
-        return format_html("{} {}{}", message, links, problems_list(problems)), messages.WARNING
+        said = {"message": message, "links": links, "problems": problems_list(problems)}
+        return render_to_string(DRAFT_SAVED, said), messages.WARNING
     message = _(
         "Saved as draft revision %(number)s; the live page is unchanged until "
         "you publish it. Preview:"
     ) % {"number": draft.pk}
-    return format_html("{} {}", message, links), messages.SUCCESS
+    return render_to_string(DRAFT_SAVED, {"message": message, "links": links}), messages.SUCCESS
 
 
 def schedule_notes(guide: Guide) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
+from functools import cached_property
 
 from pricing import planning
 from pricing.domain import calculations as calc
@@ -81,21 +82,11 @@ class PageFigures:
     _runs: dict[str, dict[calc.Configuration, calc.RunPlan | None]] = field(
         default_factory=dict, init=False, repr=False
     )
-    _setups: dict[tuple[str, int], tm.TrainingSetup] = field(
-        default_factory=dict, init=False, repr=False
-    )
-    _rentable_offers: list[calc.GpuOffer] | None = field(default=None, init=False, repr=False)
-    _host_configurations: list[calc.Configuration] | None = field(
-        default=None, init=False, repr=False
-    )
     # Asked for dozens of times a page (every recommendation token, table and row): worked out
-    # once per method. Like the others above, they assume the page's data is set before the
-    # first question.
+    # once per method. Like the others above and the cached properties, they assume the page's
+    # data is set before the first question.
     _computed_recommendations: dict[str, list[calc.Configuration]] = field(
         default_factory=dict, init=False, repr=False
-    )
-    _table_configurations: list[calc.Configuration] | None = field(
-        default=None, init=False, repr=False
     )
 
     # --- memory -------------------------------------------------------------------------
@@ -128,17 +119,12 @@ class PageFigures:
         return calc.weights_only_gb(self.params_billion, weight_bytes)
 
     def training_setup(self, method: str, num_gpus: int = 1) -> tm.TrainingSetup:
-        setup = self._setups.get((method, num_gpus))
-        if setup is not None:
-            return setup
         if self.architecture is None or self.training is None:
             raise MissingFigure("the guide's model architecture and training run")
         try:
-            setup = replace(self.training, method=tm.Method(method), num_gpus=num_gpus)
+            return replace(self.training, method=tm.Method(method), num_gpus=num_gpus)
         except ValueError:
             raise MissingFigure(f"a peak-memory estimate for {method}") from None
-        self._setups[(method, num_gpus)] = setup
-        return setup
 
     def peak(self, method: str, num_gpus: int = 1) -> tm.PeakMemory:
         """The estimated peak per GPU at the guide's stated training run."""
@@ -177,7 +163,7 @@ class PageFigures:
         """``configurations`` (by default every one we rent: each GPU in 1, 2, 4 and 8) against
         the estimate at the guide's run."""
         if configurations is None:
-            configurations = self.host_configurations()
+            configurations = self.host_configurations
         configurations = list(configurations)
         known = self._plans.setdefault(method, {})  # a page asks for the same ones many times
         missing = list(dict.fromkeys(c for c in configurations if c not in known))
@@ -186,11 +172,10 @@ class PageFigures:
             known.update(zip(missing, planned, strict=True))
         return [known[c] for c in configurations]
 
+    @cached_property
     def host_configurations(self) -> list[calc.Configuration]:
         """Every configuration we rent (``calc.host_configurations``), made once a page."""
-        if self._host_configurations is None:
-            self._host_configurations = calc.host_configurations(self.rentable_offers())
-        return self._host_configurations
+        return calc.host_configurations(self.rentable_offers)
 
     def plan(self, method: str, configuration: calc.Configuration) -> calc.PlannedFit:
         return self.plans(method, [configuration])[0]
@@ -271,13 +256,12 @@ class PageFigures:
     def table_configurations(self) -> list[calc.Configuration]:
         """The fit table's rows: the guide's configurations and every one it recommends, by
         total memory, then price (so a recommendation is always a row of the table)."""
-        if self._table_configurations is None:
-            self._table_configurations = self._sorted_table_configurations()
         for configuration in self._table_configurations:
             self.listing(configuration.gpu.slug)  # its price's day counts as quoted
         return list(self._table_configurations)
 
-    def _sorted_table_configurations(self) -> list[calc.Configuration]:
+    @cached_property
+    def _table_configurations(self) -> list[calc.Configuration]:
         rows = list(self.configurations)
         for method in self.methods:
             try:
@@ -325,19 +309,16 @@ class PageFigures:
             raise MissingFigure(f"a price check of {provider or self.house}")
         return checked
 
+    @cached_property
     def rentable_offers(self) -> list[calc.GpuOffer]:
-        if self._rentable_offers is None:
-            self._rentable_offers = [
-                g.offer for g in self.listings[self.house].values() if g.rentable
-            ]
-        return list(self._rentable_offers)
+        return [g.offer for g in self.listings[self.house].values() if g.rentable]
 
     def smallest_gpu(self, slug: str) -> GpuListing:
         """The single card we rent with the least memory that holds the run (the cheaper on
         ties)."""
         fitting = [
             p.configuration.gpu
-            for p in self.plans(slug, [calc.Configuration(o) for o in self.rentable_offers()])
+            for p in self.plans(slug, [calc.Configuration(o) for o in self.rentable_offers])
             if p.fits_by_estimate and p.configuration.usd_per_hour is not None
         ]
         if not fitting:

@@ -6,13 +6,10 @@ same in a table and in a sentence. The Babel work itself is in ``pricing.domain.
 which takes the locale explicitly.
 """
 
-import json
 from collections.abc import Iterable
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext, to_locale
 
 from pricing.domain import formatting
@@ -155,30 +152,3 @@ def comparison_title(first: str, second: str) -> str:
 def gigabyte_range(low: Decimal, high: Decimal) -> str:
     """'1,120–1,260 GB' (en), '1.120–1.260 GB' (de), '1,120〜1,260 GB' (ja)."""
     return gettext("%(low)s–%(high)s GB") % {"low": number(low), "high": number(high)}
-
-
-_JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
-
-
-def json_ld(data: dict) -> SafeString:
-    """A <script type="application/ld+json"> block; <, > and & escaped as in json_script."""
-    payload = json.dumps(data, ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)
-    return format_html('<script type="application/ld+json">{}</script>', mark_safe(payload))
-
-
-def faq_page_json_ld(questions: list[tuple[str, str]]) -> SafeString:
-    """schema.org FAQPage for (question, plain-text answer) pairs."""
-    return json_ld(
-        {
-            "@context": "https://schema.org",
-            "@type": "FAQPage",
-            "mainEntity": [
-                {
-                    "@type": "Question",
-                    "name": question,
-                    "acceptedAnswer": {"@type": "Answer", "text": answer},
-                }
-                for question, answer in questions
-            ],
-        }
-    )

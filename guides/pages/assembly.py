@@ -34,15 +34,14 @@ from guides.content.presentation import (
     beyond_one_host,
     config_label,
     estimated,
-    faq_page_json_ld,
     long_date,
     number,
     parenthesized,
     rent_label,
 )
-from guides.content.tokens.render import render_plain, render_prose
+from guides.content.tokens.render import Block, render_plain, render_prose
 from guides.models import Guide, Section
-from guides.pages import reference_data
+from guides.pages import reference_data, structured_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.charts import (
     ChartAxes,
@@ -263,13 +262,6 @@ class MemoryRuleRow:
 
 
 @dataclass(frozen=True)
-class FitColumn:
-    """A method's column in the fit table."""
-
-    short_name: str
-
-
-@dataclass(frozen=True)
 class FitCell:
     """One mark of the fit table: the estimate's, which decides."""
 
@@ -316,17 +308,17 @@ class LabelledRunRow:
 class SectionView:
     heading: SafeString  # HTML: Japanese phrases joined by <wbr>; never for an attribute
     anchor: str
-    body: SafeString
+    body: list[Block]
     table_template: str | None  # the include that lays out its computed table, if any
     caption: str
-    closing: SafeString
+    closing: list[Block]
     comparison: Comparison | None
 
 
 @dataclass(frozen=True)
 class FaqView:
     question: SafeString  # HTML, as SectionView.heading; the JSON-LD has the plain question
-    answer: SafeString
+    answer: list[Block]
 
 
 @dataclass(frozen=True)
@@ -351,15 +343,14 @@ class EstimateRow:
 @dataclass(frozen=True)
 class GuidePage:
     guide: Guide
-    short_answer: SafeString
+    short_answer: list[Block]
     meta_description: str
-    faq_json_ld: SafeString
+    faq_json_ld: dict  # schema.org FAQPage
     checked: PriceDates | None  # every price the page quotes, in tables and prose
     house_name: str
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
-    fit_columns: list[FitColumn]
     fit_rows: list[LabelledFitRow]
     cost_rows: list[LabelledCostRow]  # the editor's illustration: assumed hours
     run_rows: list[LabelledRunRow]  # the training budget, from the throughput model
@@ -412,17 +403,9 @@ def guide_figures(
     (``page_figures`` as of ``at``) and ``throughputs`` (``selectors.throughput_runs()``).
     Raises Provider.DoesNotExist before the house provider is set up.
     """
-    own = {
-        "params_billion": guide.language_model.params_billion,
-        "architecture": guide.language_model.architecture,
-        "training": guide.training_setup(Method.QLORA),
-    }
-    configurations = [(c.gpu.slug, c.count) for c in guide.configurations.all()]
     if catalogue_figures is None:
-        figures = page_figures(at=at, configurations=configurations, **own)
-    else:
-        figures = replace(catalogue_figures, **own, quoted_on=set())
-        figures.configurations = [figures.configuration(g, n) for g, n in configurations]
+        catalogue_figures = page_figures(params_billion=guide.language_model.params_billion, at=at)
+    figures = _for_guide(catalogue_figures, guide)
     run = {
         "language_model": guide.language_model.slug,
         "seq_len": guide.seq_len,
@@ -433,7 +416,6 @@ def guide_figures(
         figures.throughputs = reference_data.throughputs_for_run(**run)
     else:
         figures.throughputs = {t.method: t.listing for t in throughputs if t.run == run}
-    figures.tokens_per_epoch, figures.epochs = guide.training_tokens, guide.epochs
     figures.model_name = guide.language_model.name
     figures.model_repository = guide.language_model.repository
     figures.guide_slug = guide.slug
@@ -441,13 +423,31 @@ def guide_figures(
         code: getattr(guide.language_model, f"licence_note_{code}") or ""
         for code, _name in settings.LANGUAGES
     }
-    figures.recommendations = recommendation_overrides(guide, figures)
     # The cost table's runs, in the guide's order: for [[run_cost METHOD]] and the table.
     figures.scenarios = [
         calc.CostScenario(s.method.slug, figures.configuration(s.gpu.slug, s.count), s.hours)
         for s in guide.cost_scenarios.all()
     ]
     figures.scenario_gpu_hours = [s.gpu_hours for s in figures.scenarios]  # [[scenario_blocks]]
+    return figures
+
+
+def _for_guide(base: PageFigures, guide: Guide) -> PageFigures:
+    """``base`` (the prices, rules and blocks every guide shares) for ``guide``'s model, run,
+    budget, fit table and the editor's recommendations, with nothing quoted yet."""
+    figures = replace(
+        base,
+        params_billion=guide.language_model.params_billion,
+        architecture=guide.language_model.architecture,
+        training=guide.training_setup(Method.QLORA),
+        quoted_on=set(),
+        tokens_per_epoch=guide.training_tokens,
+        epochs=guide.epochs,
+    )
+    figures.configurations = [
+        figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
+    ]
+    figures.recommendations = recommendation_overrides(guide, figures)
     return figures
 
 
@@ -459,7 +459,6 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         MethodColumn(m.slug, m.name, m.short_name, figures.estimate(m.slug))
         for m in figures.methods.values()
     ]
-    fit_columns = [FitColumn(c.short_name) for c in columns]
     table = figures.table_configurations()
     # each method's plans for the whole table at once: one planning pass per method
     plans = [figures.plans(column.slug, table) for column in columns]
@@ -482,7 +481,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     # Prose first: the figures note the check day of each price it quotes.
     short_answer = render_prose(guide.short_answer, figures)
     meta_description = render_plain(guide.meta_description, figures)
-    faq_json_ld = faq_page_json_ld([(q, render_plain(a, figures)) for q, a in faq])
+    faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
     sections = [_section_view(s, figures) for s in guide.sections.all()]
     faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
     method_summary = [_method_summary_row(figures, column) for column in columns]
@@ -500,7 +499,6 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         methods=columns,
         method_summary=method_summary,
         training=figures.training,
-        fit_columns=fit_columns,
         fit_rows=fit_rows,
         cost_rows=[
             LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
@@ -933,21 +931,7 @@ def home_page() -> HomePage:
 
 
 def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
-    figures = replace(
-        base,
-        params_billion=guide.language_model.params_billion,
-        architecture=guide.language_model.architecture,
-        training=guide.training_setup(Method.QLORA),
-        configurations=[],
-        recommendations={},
-        quoted_on=set(),
-        tokens_per_epoch=guide.training_tokens,
-        epochs=guide.epochs,
-    )
-    figures.configurations = [
-        figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
-    ]
-    figures.recommendations = recommendation_overrides(guide, figures)
+    figures = _for_guide(base, guide)
     options = []
     for method in figures.methods.values():
         plans = _recommended_or_none(figures, method.slug)

@@ -15,7 +15,6 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -26,10 +25,6 @@ from guides.pages.assembly import Comparison, GpuPriceList, GuidePage, HomePage
 from guides.pages.tutorial import TutorialPage
 
 Trail = list[tuple[str, str]]  # (name, path), home first, the page itself last
-
-
-def _json_ld(*blocks: dict) -> SafeString:
-    return SafeString("".join(presentation.json_ld(block) for block in blocks))
 
 
 def _trail(*steps: tuple[str, str]) -> Trail:
@@ -58,7 +53,7 @@ def home(request: HttpRequest, page: HomePage) -> dict:
     return {
         "meta_title": _("Which GPU to rent for fine-tuning"),
         "meta_description": description,
-        "json_ld": _json_ld(
+        "json_ld": [
             structured_data.organization(publisher),
             structured_data.website(
                 name=settings.SITE_NAME,
@@ -66,7 +61,7 @@ def home(request: HttpRequest, page: HomePage) -> dict:
                 language=get_language(),
                 publisher=publisher,
             ),
-        ),
+        ],
     }
 
 
@@ -96,7 +91,7 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
         "meta_title": guide.title,
         "meta_description": page.meta_description,
         "cites_sources": True,
-        "json_ld": _json_ld(article, _breadcrumbs(request, trail)) + page.faq_json_ld,
+        "json_ld": [article, _breadcrumbs(request, trail), page.faq_json_ld],
     }
 
 
@@ -111,7 +106,7 @@ def tutorial(request: HttpRequest, guide: Guide, page: TutorialPage) -> dict:
         "trail": trail,
         "meta_title": title,
         "meta_description": description,
-        "json_ld": _json_ld(_breadcrumbs(request, trail)),
+        "json_ld": [_breadcrumbs(request, trail)],
     }
 
 
@@ -127,7 +122,7 @@ def gpu_list(request: HttpRequest, prices: GpuPriceList, at: date | None) -> dic
         "meta_title": _("GPU prices"),
         "meta_description": description,
         # Offers are today's prices: a past day's page (noindex) offers nothing.
-        "json_ld": "" if at else _json_ld(*_gpu_products(request, prices)),
+        "json_ld": [] if at else _gpu_products(request, prices),
     }
 
 
@@ -183,7 +178,7 @@ def comparison(request: HttpRequest, comparison: Comparison) -> dict:
         "trail": trail,
         "meta_title": title,
         "meta_description": description,
-        "json_ld": _json_ld(_breadcrumbs(request, trail)),
+        "json_ld": [_breadcrumbs(request, trail)],
     }
 
 

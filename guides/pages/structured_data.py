@@ -92,6 +92,22 @@ def breadcrumbs(items: list[tuple[str, str]]) -> dict:
     }
 
 
+def faq_page(questions: list[tuple[str, str]]) -> dict:
+    """FAQPage for (question, plain-text answer) pairs."""
+    return {
+        "@context": CONTEXT,
+        "@type": "FAQPage",
+        "mainEntity": [
+            {
+                "@type": "Question",
+                "name": question,
+                "acceptedAnswer": {"@type": "Answer", "text": answer},
+            }
+            for question, answer in questions
+        ],
+    }
+
+
 @dataclass(frozen=True)
 class GpuOffer:
     """One GPU we rent at its current price per GPU-hour, checked on a day."""

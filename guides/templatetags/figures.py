@@ -4,6 +4,7 @@ Each wraps a ``guides.content.presentation`` function, the same ones prose token
 value (None) renders as an empty string so templates can add their own ``default``.
 """
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from decimal import Decimal
@@ -12,7 +13,7 @@ from urllib.parse import urlsplit
 from django import template
 from django.conf import settings
 from django.utils import timezone
-from django.utils.html import escape, format_html
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language_info, gettext
 
@@ -47,7 +48,6 @@ def stale_after_days(checked: PriceDates | None) -> int | None:
 
 register.filter("num", _blank_if_none(presentation.number))
 register.filter("gb", _blank_if_none(presentation.gigabytes))
-register.filter("estimated_gb", _blank_if_none(presentation.estimated_gigabytes))
 register.filter("usd", _blank_if_none(presentation.usd))
 register.filter("longdate", _blank_if_none(presentation.long_date))
 register.filter("mediumdate", _blank_if_none(presentation.medium_date))
@@ -165,9 +165,10 @@ FLAG_RE = re.compile(r"(?<!\S)(--?[\w.=-]+)")
 
 
 @register.filter
-def whole_flags(text: str) -> SafeString:
-    """``text`` escaped, each command-line flag (``--throughput``) kept on one line."""
-    return mark_safe(FLAG_RE.sub(r'<span class="nowrap">\1</span>', str(escape(text))))
+def flag_pieces(text: str) -> list[tuple[bool, str]]:
+    """``text`` in pieces, each command-line flag (``--throughput``) one marked True: the
+    template keeps each flag on one line."""
+    return [(index % 2 == 1, piece) for index, piece in enumerate(FLAG_RE.split(text)) if piece]
 
 
 @register.filter(is_safe=True)
@@ -210,15 +211,23 @@ def memory_needed(estimate: MemoryEstimate) -> str:
     return "≈ " + presentation.gigabytes(estimate.planning_gb)
 
 
+_JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+
+
+@register.filter
+def json_ld(data: dict) -> SafeString:
+    """A <script type="application/ld+json"> block; <, > and & escaped as in json_script."""
+    payload = json.dumps(data, ensure_ascii=False).translate(_JSON_SCRIPT_ESCAPES)
+    return format_html('<script type="application/ld+json">{}</script>', mark_safe(payload))
+
+
 @register.filter
 def nowrap(text: str) -> SafeString:
     """``text`` escaped, kept on one line."""
     return format_html('<span class="nowrap">{}</span>', text)
 
 
-@register.simple_tag
-def gb_range(low: Decimal, high: Decimal) -> str:
-    return presentation.gigabyte_range(low, high)
+register.simple_tag(presentation.gigabyte_range, name="gb_range")
 
 
 @register.filter
@@ -245,9 +254,7 @@ def language_links(context) -> list[tuple[str, str, str]]:
     ]
 
 
-@register.simple_tag
-def comparison_title(first: str, second: str) -> str:
-    return presentation.comparison_title(first, second)
+register.simple_tag(presentation.comparison_title, name="comparison_title")
 
 
 OG_LOCALES = {"en": "en_US", "de": "de_DE", "ja": "ja_JP"}

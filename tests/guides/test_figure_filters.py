@@ -5,21 +5,26 @@ from decimal import Decimal as D
 from types import SimpleNamespace
 
 import pytest
+from django.template import Context, Template
 from django.utils import translation
 
+from guides.content import presentation
 from guides.templatetags.figures import (
     host,
     memory_needed,
     nowrap,
     provider_name,
-    register,
-    whole_flags,
 )
 from pricing.domain.calculations import MemoryEstimate, RuleFigure
 
 
-def test_whole_flags_escapes_and_keeps_each_flag_on_one_line():
-    assert whole_flags("measure_memory.py --throughput 4 (<b>, a-b) -n 2") == (
+def test_flags_are_escaped_and_kept_each_on_one_line():
+    template = Template(
+        "{% load figures %}{% for flag, piece in recipe|flag_pieces %}{% if flag %}"
+        '<span class="nowrap">{{ piece }}</span>{% else %}{{ piece }}{% endif %}{% endfor %}'
+    )
+    recipe = "measure_memory.py --throughput 4 (<b>, a-b) -n 2"
+    assert template.render(Context({"recipe": recipe})) == (
         'measure_memory.py <span class="nowrap">--throughput</span> 4 (&lt;b&gt;, a-b) '
         '<span class="nowrap">-n</span> 2'
     )
@@ -76,7 +81,5 @@ def test_a_kept_together_text_is_escaped():
 
 
 def test_an_estimated_figure_is_shown_to_a_tenth_of_a_gigabyte():
-    estimated_gb = register.filters["estimated_gb"]
     with translation.override("de"):
-        assert estimated_gb(D("50.25")) == "50,3\xa0GB"
-    assert estimated_gb(None) == ""
+        assert presentation.estimated_gigabytes(D("50.25")) == "50,3\xa0GB"

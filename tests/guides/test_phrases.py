@@ -7,9 +7,9 @@ from django.template import Context, Template
 from django.utils import translation
 
 from guides.content.phrases import phrased, phrased_html
-from guides.content.tokens.render import render_plain, render_prose
+from guides.content.tokens.render import render_plain
 
-from ..conftest import GUIDE_SLUG
+from ..conftest import GUIDE_SLUG, prose_html
 
 TITLE = "Llama 3.1 70Bのファインチューニングに最適なGPUはどれですか？"
 
@@ -110,10 +110,10 @@ def test_prose_is_phrased_but_plain_renderings_are_not(seeded):
     figures = guide_figures(selectors.guide_for_page(slug=GUIDE_SLUG))
     text = "当社の推定では、[[model]]の学習条件は[[memory qlora]]に達します。"
     with translation.override("ja"):
-        assert "<wbr>" in render_prose(text, figures)
+        assert "<wbr>" in prose_html(text, figures)
         assert "<wbr>" not in render_plain(text, figures)
     with translation.override("en"):
-        assert "<wbr>" not in render_prose("We estimate [[memory qlora]] for [[model]].", figures)
+        assert "<wbr>" not in prose_html("We estimate [[memory qlora]] for [[model]].", figures)
 
 
 def test_japanese_guide_has_phrases_in_its_text_but_not_in_its_head(client, seeded):

@@ -16,7 +16,7 @@ from django.utils import translation
 from guides.content import presentation
 from guides.content.page_figures import MissingFigure
 from guides.content.tokens import kinds
-from guides.content.tokens.render import MISSING, render_inline, render_plain, render_prose
+from guides.content.tokens.render import MISSING, render_inline, render_plain
 from guides.pages.assembly import page_figures
 from pricing.domain import calculations as calc
 from pricing.domain.training_memory import MEASURED, Architecture, Method, TrainingSetup
@@ -24,7 +24,7 @@ from pricing.models import Gpu, LanguageModel, Source
 from pricing.selectors import ThroughputListing
 from pricing.services import price_check_record
 
-from ..conftest import SEED_DAY
+from ..conftest import SEED_DAY, prose_html
 
 # The guide's fit table as seed_content builds it (guides/<slug>/guide.json), in its order.
 FIT_TABLE = [
@@ -872,7 +872,7 @@ def test_a_gpu_name_is_escaped_wherever_a_token_shows_it(bold_gpu):
         link.format("de", "&lt;b&gt; vs. H100"),
         link.format("ja", "&lt;b&gt;とH100の比較"),
     )
-    html = render_prose("Try the [[smallest_gpu qlora]].", bold_gpu)
+    html = prose_html("Try the [[smallest_gpu qlora]].", bold_gpu)
     assert html == "<p>Try the &lt;b&gt;.</p>"
 
 

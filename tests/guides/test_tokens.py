@@ -16,14 +16,14 @@ from guides.content.tokens.registry import (
     token_errors,
     unknown_slug_errors,
 )
-from guides.content.tokens.render import render_plain, render_prose
+from guides.content.tokens.render import render_plain
 from guides.models import Guide, Section
 from guides.pages import selectors
 from guides.pages.assembly import page_figures
 from pricing.domain.training_memory import Method, TrainingSetup
 from pricing.models import LanguageModel
 
-from ..conftest import GUIDE_SLUG, SEED_DAY
+from ..conftest import GUIDE_SLUG, SEED_DAY, prose_html
 
 KNOWN = KnownSlugs(
     methods=frozenset({"qlora", "lora"}),
@@ -153,7 +153,7 @@ def test_tokens_render_in_each_locale(figures, token, en, de, ja):
 
 
 def test_editor_text_is_escaped_and_never_evaluated(figures):
-    html = render_prose("<script>alert(1)</script> {{ secret }} [[memory qlora]]", figures)
+    html = prose_html("<script>alert(1)</script> {{ secret }} [[memory qlora]]", figures)
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
     assert "{{ secret }}" in html
@@ -161,7 +161,7 @@ def test_editor_text_is_escaped_and_never_evaluated(figures):
 
 
 def test_prose_lists_and_code(figures):
-    html = render_prose("- one `--use_peft`\n- two\n\nA paragraph.", figures)
+    html = prose_html("- one `--use_peft`\n- two\n\nA paragraph.", figures)
     assert html == "<ul><li>one <code>--use_peft</code></li><li>two</li></ul><p>A paragraph.</p>"
 
 
@@ -183,9 +183,9 @@ def test_published_seed_guide_has_only_valid_tokens(seeded):
 
 
 def test_prose_markup_around_tokens(figures, caplog):
-    assert render_prose(None, figures) == ""
-    assert render_prose("one\ntwo", figures) == "<p>one two</p>"
-    html = render_prose("`--use_peft` needs [[memory qlora]]\n\n- [[memory lora]]", figures)
+    assert prose_html(None, figures) == ""
+    assert prose_html("one\ntwo", figures) == "<p>one two</p>"
+    html = prose_html("`--use_peft` needs [[memory qlora]]\n\n- [[memory lora]]", figures)
     assert html == (
         "<p><code>--use_peft</code> needs 52.5\u00a0GB</p><ul><li>168\u00a0GB</li></ul>"
     )
@@ -200,16 +200,15 @@ def test_a_registry_declares_a_kind_beside_its_render_function():
     def render(figures, method, rule=1):
         return f"{method}/{rule}"
 
-    returned = fresh.kind(
-        "demo", example="[[demo qlora 2]]", help="a demo", required=(METHOD,),
-        optional=(RULE_NUMBER,), html=True,
-    )(render)  # fmt: skip
+    returned = fresh.kind("[[demo qlora 2]]", "a demo", METHOD, optional=(RULE_NUMBER,), html=True)(
+        render
+    )
     assert returned is render  # the function stays callable as written
     assert list(fresh) == [
         TokenKind("demo", (METHOD,), (RULE_NUMBER,), "[[demo qlora 2]]", "a demo", render, True)
     ]
     assert fresh.parse("demo qlora 2") == (list(fresh)[0], ["qlora", 2])
-    plain = fresh.kind("plain", example="[[plain]]", help="no arguments")(render)
+    plain = fresh.kind("[[plain]]", "no arguments")(render)
     assert list(fresh)[1] == TokenKind("plain", (), (), "[[plain]]", "no arguments", plain, False)
     with pytest.raises(ValueError, match="token kind 'demo' is registered twice"):
-        fresh.kind("demo", example="[[demo]]", help="again")(render)
+        fresh.kind("[[demo]]", "again")(render)

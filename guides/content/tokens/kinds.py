@@ -19,9 +19,6 @@ from django.utils.translation import gettext_lazy as _
 from gpuguide.lib import renting
 from guides.content import presentation as show
 from guides.content.page_figures import MissingFigure, NothingFits, PageFigures
-
-# Literal messages only, kept per language rather than looked up in the catalogue through
-# Django's context-local at every fill; makemessages still finds them under this name.
 from guides.content.tokens.registry import (
     CONFIG,
     FACT,
@@ -51,12 +48,12 @@ LINK_TARGETS = {
 # --- the model and its memory -----------------------------------------------------------
 
 
-@registry.kind("params", example="[[params]]", help=_("the guide's model size in billions: 70"))
+@registry.kind("[[params]]", _("the guide's model size in billions: 70"))
 def params(f: PageFigures) -> str:
     return show.number(f.params_billion)
 
 
-@registry.kind("model", example="[[model]]", help=_("the guide's model by name: Llama 3.1 70B"))
+@registry.kind("[[model]]", _("the guide's model by name: Llama 3.1 70B"))
 def model(f: PageFigures) -> str:
     if not f.model_name:
         raise MissingFigure("the guide's model")
@@ -64,9 +61,8 @@ def model(f: PageFigures) -> str:
 
 
 @registry.kind(
-    "licence",
-    example="[[licence]]",
-    help=_("how the model's weights are licensed and downloaded, from the model's licence note"),
+    "[[licence]]",
+    _("how the model's weights are licensed and downloaded, from the model's licence note"),
 )
 def licence(f: PageFigures) -> str:
     note = f.licence_notes.get(get_language() or "en") or f.licence_notes.get("en")
@@ -76,14 +72,13 @@ def licence(f: PageFigures) -> str:
 
 
 @registry.kind(
-    "memory",
-    required=(METHOD,),
-    optional=(WHICH_ESTIMATE,),
-    example="[[memory lora lower]]",
-    help=_(
+    "[[memory lora lower]]",
+    _(
         "a method's memory for the guide's model: planning (default), lower, upper "
         "or range, e.g. 140 GB"
     ),
+    METHOD,
+    optional=(WHICH_ESTIMATE,),
 )
 def memory(f: PageFigures, method: str, which: str = "planning") -> str:
     if which == "range":
@@ -95,22 +90,20 @@ def memory(f: PageFigures, method: str, which: str = "planning") -> str:
 
 
 @registry.kind(
-    "bytes",
-    required=(METHOD,),
+    "[[bytes full-adamw 2]]",
+    _("bytes per parameter of a method's rule (rule 1 by default): 18"),
+    METHOD,
     optional=(RULE_NUMBER,),
-    example="[[bytes full-adamw 2]]",
-    help=_("bytes per parameter of a method's rule (rule 1 by default): 18"),
 )
 def bytes_per_param(f: PageFigures, method: str, rule: int = 1) -> str:
     return show.number(f.rule(method, rule).bytes_per_param)
 
 
 @registry.kind(
-    "breakdown",
-    required=(METHOD,),
+    "[[breakdown full-adamw 1]]",
+    _("how a rule adds up: 2 + 12 + 2 = 16, or 48 ÷ 65 = 0.74"),
+    METHOD,
     optional=(RULE_NUMBER,),
-    example="[[breakdown full-adamw 1]]",
-    help=_("how a rule adds up: 2 + 12 + 2 = 16, or 48 ÷ 65 = 0.74"),
 )
 def breakdown(f: PageFigures, method: str, rule_number: int = 1) -> str:
     rule = f.rule(method, rule_number)
@@ -125,11 +118,11 @@ def breakdown(f: PageFigures, method: str, rule_number: int = 1) -> str:
 
 
 @registry.kind(
-    "part_bytes",
-    required=(METHOD, Choice(("weights", "optimizer", "gradients"))),
+    "[[part_bytes full-8bit-adam optimizer]]",
+    _("bytes per parameter of one part of a method's rule (rule 1 by default): 2"),
+    METHOD,
+    Choice(("weights", "optimizer", "gradients")),
     optional=(RULE_NUMBER,),
-    example="[[part_bytes full-8bit-adam optimizer]]",
-    help=_("bytes per parameter of one part of a method's rule (rule 1 by default): 2"),
 )
 def part_bytes(f: PageFigures, method: str, part: str, rule: int = 1) -> str:
     for component in f.rule(method, rule).components:
@@ -139,10 +132,10 @@ def part_bytes(f: PageFigures, method: str, part: str, rule: int = 1) -> str:
 
 
 @registry.kind(
-    "reference",
-    required=(METHOD, Choice(("memory", "params"))),
-    example="[[reference qlora memory]]",
-    help=_("the measured run behind a rule: its memory (48 GB) or model size (65)"),
+    "[[reference qlora memory]]",
+    _("the measured run behind a rule: its memory (48 GB) or model size (65)"),
+    METHOD,
+    Choice(("memory", "params")),
 )
 def reference(f: PageFigures, method: str, which: str) -> str:
     rule = f.rule(method)
@@ -154,11 +147,10 @@ def reference(f: PageFigures, method: str, which: str) -> str:
 
 
 @registry.kind(
-    "margin",
-    required=(METHOD,),
+    "[[margin lora]]",
+    _("a method's planning margin: 20 % (percent) or 1.2 (factor)"),
+    METHOD,
     optional=(Choice(("percent", "factor")),),
-    example="[[margin lora]]",
-    help=_("a method's planning margin: 20 % (percent) or 1.2 (factor)"),
 )
 def margin(f: PageFigures, method: str, style: str = "percent") -> str:
     fraction = f.method(method).rule.planning_margin
@@ -166,24 +158,20 @@ def margin(f: PageFigures, method: str, style: str = "percent") -> str:
 
 
 @registry.kind(
-    "weights",
-    required=(METHOD,),
-    example="[[weights qlora]]",
-    help=_("the base weights alone at the method's precision: 35 GB"),
+    "[[weights qlora]]", _("the base weights alone at the method's precision: 35 GB"), METHOD
 )
 def weights(f: PageFigures, method: str) -> str:
     return show.gigabytes(f.weights_gb(method))
 
 
 @registry.kind(
-    "estimate",
-    required=(METHOD,),
-    optional=(Choice(("peak", "reserved")),),
-    example="[[estimate qlora]]",
-    help=_(
+    "[[estimate qlora]]",
+    _(
         "the estimated peak memory of the guide's run on one GPU (peak, default: 50.2 GB), or "
         "with the memory allocator's margin (reserved: 53.6 GB), which is what must fit"
     ),
+    METHOD,
+    optional=(Choice(("peak", "reserved")),),
 )
 def estimate(f: PageFigures, method: str, which: str = "peak") -> str:
     one_gpu = f.peaks(method)[1]
@@ -193,42 +181,36 @@ def estimate(f: PageFigures, method: str, which: str = "peak") -> str:
 # --- GPUs, configurations and prices ----------------------------------------------------
 
 
-@registry.kind(
-    "vram",
-    required=(CONFIG,),
-    example="[[vram 8xh200]]",
-    help=_("total memory of N GPUs: 1,128 GB"),
-)
+@registry.kind("[[vram 8xh200]]", _("total memory of N GPUs: 1,128 GB"), CONFIG)
 def vram(f: PageFigures, config: ConfigRef) -> str:
     return show.gigabytes(_configuration(f, config).total_memory_gb)
 
 
 @registry.kind(
-    "headroom",
-    required=(CONFIG, METHOD),
+    "[[headroom 8xh200 full-adamw lower]]",
+    _("memory a configuration leaves after a method's estimate: 8 GB"),
+    CONFIG,
+    METHOD,
     optional=(WHICH_ESTIMATE,),
-    example="[[headroom 8xh200 full-adamw lower]]",
-    help=_("memory a configuration leaves after a method's estimate: 8 GB"),
 )
 def headroom(f: PageFigures, config: ConfigRef, method: str, which: str = "planning") -> str:
     return show.gigabytes(calc.headroom_gb(_configuration(f, config), f.memory(method, which)))
 
 
 @registry.kind(
-    "price",
-    required=(CONFIG,),
-    example="[[price 8xb200@massed-compute]]",
-    help=_("price per hour of N GPUs, ours unless @provider is given: $43.46"),
+    "[[price 8xb200@massed-compute]]",
+    _("price per hour of N GPUs, ours unless @provider is given: $43.46"),
+    CONFIG,
 )
 def price(f: PageFigures, config: ConfigRef) -> str:
     return show.usd(_price(f, config))
 
 
 @registry.kind(
-    "price_ratio",
-    required=(CONFIG, CONFIG),
-    example="[[price_ratio 8xb200 a100-80gb]]",
-    help=_("how many times the first configuration's hourly price is the second's: 40"),
+    "[[price_ratio 8xb200 a100-80gb]]",
+    _("how many times the first configuration's hourly price is the second's: 40"),
+    CONFIG,
+    CONFIG,
 )
 def price_ratio(f: PageFigures, first: ConfigRef, second: ConfigRef) -> str:
     return show.number(calc.ratio(_price(f, first), _price(f, second), calc.WHOLE))
@@ -244,10 +226,10 @@ def _spec_value(f: PageFigures, gpu: str, field: str):
 
 
 @registry.kind(
-    "spec",
-    required=(GPU, SPEC_FIELDS),
-    example="[[spec h100 bf16]]",
-    help=_("a GPU spec: bf16 (TFLOPS), bandwidth (GB/s) or memory"),
+    "[[spec h100 bf16]]",
+    _("a GPU spec: bf16 (TFLOPS), bandwidth (GB/s) or memory"),
+    GPU,
+    SPEC_FIELDS,
 )
 def spec(f: PageFigures, gpu: str, field: str) -> str:
     value = _spec_value(f, gpu, field)
@@ -255,31 +237,30 @@ def spec(f: PageFigures, gpu: str, field: str) -> str:
 
 
 @registry.kind(
-    "spec_ratio",
-    required=(GPU, GPU, SPEC_FIELDS),
-    example="[[spec_ratio h100 a100-80gb bf16]]",
-    help=_("a spec of the first GPU divided by the second's: 3.2"),
+    "[[spec_ratio h100 a100-80gb bf16]]",
+    _("a spec of the first GPU divided by the second's: 3.2"),
+    GPU,
+    GPU,
+    SPEC_FIELDS,
 )
 def spec_ratio(f: PageFigures, first: str, second: str, field: str) -> str:
     return show.number(calc.ratio(_spec_value(f, first, field), _spec_value(f, second, field)))
 
 
 @registry.kind(
-    "checked_on",
+    "[[checked_on]]",
+    _("the date of the latest price check, ours unless a provider is given"),
     optional=(PROVIDER,),
-    example="[[checked_on]]",
-    help=_("the date of the latest price check, ours unless a provider is given"),
 )
 def checked_on(f: PageFigures, provider: str | None = None) -> str:
     return show.long_date(f.check_date(provider))
 
 
 @registry.kind(
-    "smallest_gpu",
-    required=(METHOD,),
+    "[[smallest_gpu qlora]]",
+    _("the smallest single GPU we rent that fits a method: its name or memory"),
+    METHOD,
     optional=(Choice(("name", "memory")),),
-    example="[[smallest_gpu qlora]]",
-    help=_("the smallest single GPU we rent that fits a method: its name or memory"),
 )
 def smallest_gpu(f: PageFigures, method: str, which: str = "name") -> str:
     gpu = f.smallest_gpu(method)
@@ -287,17 +268,16 @@ def smallest_gpu(f: PageFigures, method: str, which: str = "name") -> str:
 
 
 @registry.kind(
-    "weights_gpu",
-    required=(METHOD,),
-    optional=(Choice(("name", "memory")),),
-    example="[[weights_gpu lora]]",
-    help=_(
+    "[[weights_gpu lora]]",
+    _(
         "the smallest GPU we rent that holds a method's base weights alone (not the whole "
         "run): its name or memory"
     ),
+    METHOD,
+    optional=(Choice(("name", "memory")),),
 )
 def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
-    offer = calc.smallest_fitting_gpu(f.rentable_offers(), f.weights_gb(method))
+    offer = calc.smallest_fitting_gpu(f.rentable_offers, f.weights_gb(method))
     if offer is None:
         raise MissingFigure(f"a single GPU that holds the weights of {method}")
     gpu = f.listing(offer.slug)
@@ -305,14 +285,13 @@ def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
 
 
 @registry.kind(
-    "run_cost",
-    required=(METHOD,),
-    example="[[run_cost qlora]]",
-    help=_(
+    "[[run_cost qlora]]",
+    _(
         "what the guide's training budget costs on the configuration we recommend for a method, "
         "and the block that covers it: $80.24 for 17.4 hours on one B200, within a 24 GPU-hour "
         "block"
     ),
+    METHOD,
 )
 def run_cost(f: PageFigures, method: str) -> str:
     run = _recommended_run(f, method)
@@ -325,10 +304,8 @@ def run_cost(f: PageFigures, method: str) -> str:
     }
     if block is None:
         return gettext("%(cost)s for %(hours)s hours on %(gpus)s") % words
-    return (
-        gettext("%(cost)s for %(hours)s hours on %(gpus)s, within a %(block)s GPU-hour block")
-        % words
-    )
+    message = gettext("%(cost)s for %(hours)s hours on %(gpus)s, within a %(block)s GPU-hour block")
+    return message % words
 
 
 def _recommended_run(f: PageFigures, method: str) -> calc.RunPlan:
@@ -342,13 +319,14 @@ def _recommended_run(f: PageFigures, method: str) -> calc.RunPlan:
 
 
 @registry.kind(
-    "run_choice",
-    required=(METHOD, GPU, GPU),
-    example="[[run_choice qlora h100 a100-80gb]]",
-    help=_(
+    "[[run_choice qlora h100 a100-80gb]]",
+    _(
         "a sentence: which of two GPUs (one card each) runs the guide's training budget for a "
         "method cheaper and which sooner, with hours and cost (nothing where neither holds it)"
     ),
+    METHOD,
+    GPU,
+    GPU,
 )
 def run_choice(f: PageFigures, method: str, first: str, second: str) -> str:
     runs = f.runs(method, [f.configuration(gpu) for gpu in (first, second)])
@@ -376,21 +354,17 @@ def run_choice(f: PageFigures, method: str, first: str, second: str) -> str:
         "b_cost": show.usd(b.usd_per_run),
     }
     if a.hours <= b.hours and a.usd_per_run <= b.usd_per_run:
-        return (
-            gettext(
-                "For %(budget)s the %(a)s is both sooner and cheaper: %(a_hours)s hours for "
-                "%(a_cost)s against %(b_hours)s hours for %(b_cost)s."
-            )
-            % words
+        message = gettext(
+            "For %(budget)s the %(a)s is both sooner and cheaper: %(a_hours)s hours for "
+            "%(a_cost)s against %(b_hours)s hours for %(b_cost)s."
         )
+        return message % words
     if b.hours <= a.hours and b.usd_per_run <= a.usd_per_run:
-        return (
-            gettext(
-                "For %(budget)s the %(b)s is both sooner and cheaper: %(b_hours)s hours for "
-                "%(b_cost)s against %(a_hours)s hours for %(a_cost)s."
-            )
-            % words
+        message = gettext(
+            "For %(budget)s the %(b)s is both sooner and cheaper: %(b_hours)s hours for "
+            "%(b_cost)s against %(a_hours)s hours for %(a_cost)s."
         )
+        return message % words
     cheaper, sooner = (a, b) if a.usd_per_run < b.usd_per_run else (b, a)
     return gettext(
         "For %(budget)s the %(cheaper)s costs less (%(cheaper_cost)s in %(cheaper_hours)s "
@@ -408,9 +382,8 @@ def run_choice(f: PageFigures, method: str, first: str, second: str) -> str:
 
 
 @registry.kind(
-    "budget",
-    example="[[budget]]",
-    help=_("the training budget the guide's runs are costed for: 100,000,000 tokens, one epoch"),
+    "[[budget]]",
+    _("the training budget the guide's runs are costed for: 100,000,000 tokens, one epoch"),
 )
 def budget(f: PageFigures) -> str:
     words = {"tokens": show.number(f.tokens_per_epoch), "epochs": show.number(f.epochs)}
@@ -420,13 +393,12 @@ def budget(f: PageFigures) -> str:
 
 
 @registry.kind(
-    "cheapest",
-    required=(METHOD,),
-    example="[[cheapest full-adamw]]",
-    help=_(
+    "[[cheapest full-adamw]]",
+    _(
         "the configuration we rent on which the guide's training budget costs least for a "
         "method: 1× B200"
     ),
+    METHOD,
 )
 def cheapest(f: PageFigures, method: str) -> str:
     config = f.cheapest(method)
@@ -434,40 +406,30 @@ def cheapest(f: PageFigures, method: str) -> str:
 
 
 @registry.kind(
-    "blocks",
+    "[[blocks or]]",
+    _("our GPU-hour blocks as a list: 10, 24, 168 or 720"),
     optional=(Choice(("and", "or")),),
-    example="[[blocks or]]",
-    help=_("our GPU-hour blocks as a list: 10, 24, 168 or 720"),
 )
 def blocks(f: PageFigures, joined_by: str = "and") -> str:
     style = "or" if joined_by == "or" else "standard"
     return show.word_list((show.number(b) for b in f.blocks), style)
 
 
-@registry.kind(
-    "smallest_block",
-    example="[[smallest_block]]",
-    help=_("our smallest GPU-hour block: 10"),
-)
+@registry.kind("[[smallest_block]]", _("our smallest GPU-hour block: 10"))
 def smallest_block(f: PageFigures) -> str:
     if not f.blocks:
         raise MissingFigure("an hour block")
     return show.number(min(f.blocks))
 
 
-@registry.kind(
-    "scenario_blocks",
-    example="[[scenario_blocks]]",
-    help=_("the blocks the cost scenarios fill: 10, 24 and 168"),
-)
+@registry.kind("[[scenario_blocks]]", _("the blocks the cost scenarios fill: 10, 24 and 168"))
 def scenario_blocks(f: PageFigures) -> str:
     return show.word_list(show.number(b) for b in f.scenario_blocks())
 
 
 @registry.kind(
-    "scenario_note",
-    example="[[scenario_note]]",
-    help=_(
+    "[[scenario_note]]",
+    _(
         "a sentence about the editors' assumed-hours table, where the guide has one: the blocks "
         "its runs fill (10, 24 and 168); nothing where it has none"
     ),
@@ -482,13 +444,12 @@ def scenario_note(f: PageFigures) -> str:
 
 
 @registry.kind(
-    "longest_sequence",
-    required=(METHOD,),
-    example="[[longest_sequence qlora]]",
-    help=_(
+    "[[longest_sequence qlora]]",
+    _(
         "how long a sequence each configuration recommended for a method holds at the guide's "
         "micro-batch, by the peak-memory estimate: 1× A100 80GB up to 9,216 tokens"
     ),
+    METHOD,
 )
 def longest_sequence(f: PageFigures, method: str) -> str:
     try:
@@ -507,13 +468,12 @@ def longest_sequence(f: PageFigures, method: str) -> str:
 
 
 @registry.kind(
-    "throughput",
-    required=(METHOD,),
-    example="[[throughput qlora]]",
-    help=_(
+    "[[throughput qlora]]",
+    _(
         "the training speed of a method on the configuration we recommend for it, measured or "
         "derived: 1,596 tokens per second on one B200 (derived)"
     ),
+    METHOD,
 )
 def throughput(f: PageFigures, method: str) -> str:
     run = _recommended_run(f, method)
@@ -540,16 +500,15 @@ def _method_name(f: PageFigures, method: str) -> str:
 
 
 @registry.kind(
-    "recommend",
-    required=(METHOD,),
-    optional=(WHICH_RECOMMENDED, RECOMMENDED_DETAIL),
-    example="[[recommend qlora]]",
-    help=_(
+    "[[recommend qlora]]",
+    _(
         "the configurations we recommend for a method, over every configuration we rent that "
         "holds it by the estimate (the cheapest run of the guide's training budget, then the "
         "fastest other): both (default), first or alternative; with price (default), plain or "
         "memory: one B200 ($4.61/hour)"
     ),
+    METHOD,
+    optional=(WHICH_RECOMMENDED, RECOMMENDED_DETAIL),
 )
 def recommend(f: PageFigures, method: str, which: str = "both", detail: str = "price") -> str:
     try:
@@ -580,14 +539,13 @@ def _described(config: calc.Configuration, detail: str) -> str:
 
 
 @registry.kind(
-    "rent",
-    required=(METHOD,),
-    optional=(Choice(("first", "alternative")),),
-    example="[[rent qlora]]",
-    help=_(
+    "[[rent qlora]]",
+    _(
         "a link that rents a method's recommended configuration at our rental site: first "
         "(default) or alternative: Rent 1× B200"
     ),
+    METHOD,
+    optional=(Choice(("first", "alternative")),),
     html=True,
 )
 def rent(f: PageFigures, method: str, which: str = "first") -> str:
@@ -602,10 +560,10 @@ def rent(f: PageFigures, method: str, which: str = "first") -> str:
 
 
 @registry.kind(
-    "recommend_ratio",
-    required=(METHOD, METHOD),
-    example="[[recommend_ratio full-adamw qlora]]",
-    help=_("how many times the first method's recommended price per hour is the second's: 40"),
+    "[[recommend_ratio full-adamw qlora]]",
+    _("how many times the first method's recommended price per hour is the second's: 40"),
+    METHOD,
+    METHOD,
 )
 def recommend_ratio(f: PageFigures, first: str, second: str) -> str:
     prices = []
@@ -618,13 +576,13 @@ def recommend_ratio(f: PageFigures, first: str, second: str) -> str:
 
 
 @registry.kind(
-    "cost_gap",
-    required=(METHOD, METHOD),
-    example="[[cost_gap full-adamw qlora]]",
-    help=_(
+    "[[cost_gap full-adamw qlora]]",
+    _(
         "a sentence: how many times the first method's recommended configuration costs per "
         "hour what the second's does, or that we cannot price it"
     ),
+    METHOD,
+    METHOD,
 )
 def cost_gap(f: PageFigures, first: str, second: str) -> str:
     try:
@@ -636,26 +594,22 @@ def cost_gap(f: PageFigures, first: str, second: str) -> str:
         }
     words = {"first": recommend(f, first, "first"), "second": recommend(f, second, "first")}
     if first_config == second_config:
-        said = (
-            gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
-            % words
-        )
-        return show.sentences([said, _run_gap(f, first, second)])
+        said = gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
+        return show.sentences([said % words, _run_gap(f, first, second)])
     ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
     if ratio < 2:
-        said = (
-            gettext(
-                "At our prices, not even twice as much per hour of hardware: %(first)s against "
-                "%(second)s."
-            )
-            % words
+        said = gettext(
+            "At our prices, not even twice as much per hour of hardware: %(first)s against "
+            "%(second)s."
         )
     else:
         said = gettext(
             "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s "
             "against %(second)s."
-        ) % {**words, "ratio": show.number(ratio)}
-    return show.sentences([said, _run_gap(f, first, second)])
+        )
+    return show.sentences(
+        [said % (words | {"ratio": show.number(ratio)}), _run_gap(f, first, second)]
+    )
 
 
 def _run_gap(f: PageFigures, first: str, second: str) -> str:
@@ -668,12 +622,12 @@ def _run_gap(f: PageFigures, first: str, second: str) -> str:
     }
     ratio = calc.ratio(first_run.usd_per_run, second_run.usd_per_run)
     if abs(ratio - 1) < calc.TENTH:
-        return (
-            gettext("Per run of %(budget)s, about as much: %(first)s against %(second)s.") % words
+        message = gettext("Per run of %(budget)s, about as much: %(first)s against %(second)s.")
+    else:
+        message = gettext(
+            "Per run of %(budget)s, %(ratio)s times as much: %(first)s against %(second)s."
         )
-    return gettext(
-        "Per run of %(budget)s, %(ratio)s times as much: %(first)s against %(second)s."
-    ) % {**words, "ratio": show.number(ratio)}
+    return message % (words | {"ratio": show.number(ratio)})
 
 
 def _priced(configuration: calc.Configuration, method: str) -> Decimal:
@@ -683,13 +637,13 @@ def _priced(configuration: calc.Configuration, method: str) -> Decimal:
 
 
 @registry.kind(
-    "gap_conclusion",
-    required=(METHOD, METHOD),
-    example="[[gap_conclusion full-adamw qlora]]",
-    help=_(
+    "[[gap_conclusion full-adamw qlora]]",
+    _(
         "a sentence that follows [[cost_gap]]: why projects of this size start with QLoRA or "
         "LoRA where the gap per run is wide (ten times or more), or that it is small"
     ),
+    METHOD,
+    METHOD,
 )
 def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
     words = {"params": show.number(f.params_billion)}
@@ -700,36 +654,27 @@ def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
     else:
         wide = calc.ratio(first_run.usd_per_run, second_run.usd_per_run) >= WIDE_GAP
     if wide:
-        return (
-            gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA.") % words
-        )
-    return (
-        gettext(
+        message = gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA.")
+    else:
+        message = gettext(
             "At %(params)sB the gap at our prices is small, so full fine-tuning is within reach."
         )
-        % words
-    )
+    return message % words
 
 
-@registry.kind(
-    "config",
-    required=(CONFIG,),
-    example="[[config 8xb200]]",
-    help=_("a configuration's name as tables write it: 8× B200"),
-)
+@registry.kind("[[config 8xb200]]", _("a configuration's name as tables write it: 8× B200"), CONFIG)
 def config(f: PageFigures, config: ConfigRef) -> str:
     found = _configuration(f, config)
     return show.config_name(found.count, found.gpu.name)
 
 
 @registry.kind(
-    "too_small",
-    required=(METHOD,),
-    example="[[too_small qlora]]",
-    help=_(
+    "[[too_small qlora]]",
+    _(
         "a sentence: the fit table's configuration that misses the guide's run by the least, "
         "by the estimate (or that every configuration holds it)"
     ),
+    METHOD,
 )
 def too_small(f: PageFigures, method: str) -> str:
     miss = f.closest_miss(method)
@@ -747,33 +692,28 @@ def too_small(f: PageFigures, method: str) -> str:
         "peak": show.estimated_gigabytes(miss.peak_gb_per_gpu),
     }
     if config.count == 1:
-        return (
-            gettext(
-                "Too small: %(gpus)s. This guide's %(method)s run needs %(need)s on it (an "
-                "estimated peak of %(peak)s plus the memory allocator's margin); the %(gpu)s can "
-                "use %(usable)s."
-            )
-            % words
+        message = gettext(
+            "Too small: %(gpus)s. This guide's %(method)s run needs %(need)s on it (an "
+            "estimated peak of %(peak)s plus the memory allocator's margin); the %(gpu)s can "
+            "use %(usable)s."
         )
-    return (
-        gettext(
+    else:
+        message = gettext(
             "Too small: %(gpus)s. Sharded over them, this guide's %(method)s run needs %(need)s "
             "on each (an estimated peak of %(peak)s plus the memory allocator's margin); each "
             "%(gpu)s can use %(usable)s."
         )
-        % words
-    )
+    return message % words
 
 
 @registry.kind(
-    "fit_note",
-    required=(METHOD,),
-    example="[[fit_note full-adamw]]",
-    help=_(
+    "[[fit_note full-adamw]]",
+    _(
         "sentences on a method's rule of thumb against the estimate: the configuration that "
         "holds only the lower rule on paper and what the estimate says of it, and what the "
         "first recommendation leaves per GPU"
     ),
+    METHOD,
 )
 def fit_note(f: PageFigures, method: str) -> str:
     rules = f.estimate(method)
@@ -842,13 +782,12 @@ def _estimate_decides(plan: calc.PlannedFit, count: int) -> str:
 
 
 @registry.kind(
-    "single_gpu",
-    required=(METHOD,),
-    example="[[single_gpu qlora]]",
-    help=_(
+    "[[single_gpu qlora]]",
+    _(
         "a sentence: the smallest single GPU we rent that holds the guide's run of a method by "
         "the estimate, or what it needs instead"
     ),
+    METHOD,
 )
 def single_gpu(f: PageFigures, method: str) -> str:
     words = {
@@ -870,20 +809,16 @@ def single_gpu(f: PageFigures, method: str) -> str:
         ) % {**words, "needs": needs}
     words |= {"gpu": gpu.name, "memory": show.gigabytes(gpu.memory_gb)}
     if _names_its_memory(gpu.name, gpu.memory_gb):  # not "the A100 80GB with 80 GB"
-        return (
-            gettext(
-                "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
-                "(an estimated peak of %(peak)s) is the %(gpu)s."
-            )
-            % words
+        message = gettext(
+            "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
+            "(an estimated peak of %(peak)s) is the %(gpu)s."
         )
-    return (
-        gettext(
+    else:
+        message = gettext(
             "%(method)s fits on one GPU: the smallest we rent that holds this guide's run "
             "(an estimated peak of %(peak)s) is the %(gpu)s with %(memory)s."
         )
-        % words
-    )
+    return message % words
 
 
 def _names_its_memory(gpu_name: str, memory_gb: Decimal) -> bool:
@@ -892,13 +827,13 @@ def _names_its_memory(gpu_name: str, memory_gb: Decimal) -> bool:
 
 
 @registry.kind(
-    "verdict",
-    required=(METHOD, GPU),
-    example="[[verdict qlora rtx-4090]]",
-    help=_(
+    "[[verdict qlora rtx-4090]]",
+    _(
         "a sentence that starts with Yes or No: whether one GPU holds the guide's run of a "
         "method by the estimate, and why (the weights alone, or the estimate)"
     ),
+    METHOD,
+    GPU,
 )
 def verdict(f: PageFigures, method: str, gpu: str) -> str:
     card = f.listing(gpu)
@@ -915,33 +850,24 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
         "bits": show.number(f.method(method).rule.weight_bytes_per_param * 8),
     }
     if plan.fits_by_estimate:
-        sentence = (
-            gettext(
-                "Yes. This guide's %(method)s run needs %(need)s on one GPU (an estimated peak of "
-                "%(peak)s plus the memory allocator's margin), and the %(gpu)s can use %(usable)s."
-            )
-            % words
+        sentence = gettext(
+            "Yes. This guide's %(method)s run needs %(need)s on one GPU (an estimated peak of "
+            "%(peak)s plus the memory allocator's margin), and the %(gpu)s can use %(usable)s."
         )
         if card.usd_per_gpu_hour is None:
-            not_rented = gettext("We do not rent the %(gpu)s, though.") % words
-            return show.sentences([sentence, not_rented])
-        return sentence
+            not_rented = gettext("We do not rent the %(gpu)s, though.")
+            return show.sentences([sentence % words, not_rented % words])
+        return sentence % words
     if weights > plan.usable_gb_per_gpu:
-        sentence = (
-            gettext(
-                "No. Even at %(bits)s bits, the weights alone take %(weights)s, more than the "
-                "%(memory)s of the %(gpu)s."
-            )
-            % words
+        sentence = gettext(
+            "No. Even at %(bits)s bits, the weights alone take %(weights)s, more than the "
+            "%(memory)s of the %(gpu)s."
         )
     else:
-        sentence = (
-            gettext(
-                "No. The %(bits)s-bit weights alone take %(weights)s, but this guide's %(method)s "
-                "run needs %(need)s on one GPU (an estimated peak of %(peak)s plus the memory "
-                "allocator's margin), more than the %(usable)s the %(gpu)s can use."
-            )
-            % words
+        sentence = gettext(
+            "No. The %(bits)s-bit weights alone take %(weights)s, but this guide's %(method)s "
+            "run needs %(need)s on one GPU (an estimated peak of %(peak)s plus the memory "
+            "allocator's margin), more than the %(usable)s the %(gpu)s can use."
         )
     try:
         instead = gettext("The smallest GPU we rent that holds it is the %(gpu)s.") % {
@@ -949,27 +875,27 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
         }
     except MissingFigure:
         instead = gettext("No single GPU we rent holds it.")
-    return show.sentences([sentence, instead])
+    return show.sentences([sentence % words, instead])
 
 
 @registry.kind(
-    "yes_no_one_gpu",
-    required=(METHOD,),
-    example="[[yes_no_one_gpu qlora]]",
-    help=_("Yes. or No.: whether a single GPU we rent holds the guide's run of a method"),
+    "[[yes_no_one_gpu qlora]]",
+    _("Yes. or No.: whether a single GPU we rent holds the guide's run of a method"),
+    METHOD,
 )
 def yes_no_one_gpu(f: PageFigures, method: str) -> str:
     return gettext("Yes.") if _fits_one_gpu(f, method) else gettext("No.")
 
 
 @registry.kind(
-    "holds",
-    required=(METHOD, GPU, GPU),
-    example="[[holds qlora h100 a100-80gb]]",
-    help=_(
+    "[[holds qlora h100 a100-80gb]]",
+    _(
         "a sentence: which of two GPUs holds the guide's run of a method on one card, by the "
         "estimate"
     ),
+    METHOD,
+    GPU,
+    GPU,
 )
 def holds(f: PageFigures, method: str, first: str, second: str) -> str:
     a, b = f.listing(first), f.listing(second)
@@ -983,63 +909,49 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
         "second_usable": show.estimated_gigabytes(plan_b.usable_gb_per_gpu),
     }
     a_holds, b_holds = plan_a.fits_by_estimate, plan_b.fits_by_estimate
-    if a_holds and b_holds and plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu:
-        return (
-            gettext(
-                "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
-                "memory allocator's margin, and each can use %(first_usable)s."
-            )
-            % words
+    same = plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu
+    if a_holds and b_holds and same:
+        message = gettext(
+            "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
+            "memory allocator's margin, and each can use %(first_usable)s."
         )
-    if a_holds and b_holds:
-        return (
-            gettext(
-                "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
-                "memory allocator's margin; the %(first)s can use %(first_usable)s, the "
-                "%(second)s %(second_usable)s."
-            )
-            % words
+    elif a_holds and b_holds:
+        message = gettext(
+            "Both hold this guide's %(method)s run on one card: it needs %(need)s with the "
+            "memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+            "%(second)s %(second_usable)s."
         )
-    if not (a_holds or b_holds) and plan_a.usable_gb_per_gpu == plan_b.usable_gb_per_gpu:
-        return (
-            gettext(
-                "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
-                "the memory allocator's margin, and each can use %(first_usable)s. Both need "
-                "several cards."
-            )
-            % words
+    elif not (a_holds or b_holds) and same:
+        message = gettext(
+            "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
+            "the memory allocator's margin, and each can use %(first_usable)s. Both need "
+            "several cards."
         )
-    if not (a_holds or b_holds):
-        return (
-            gettext(
-                "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
-                "the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
-                "%(second)s %(second_usable)s. Both need several cards."
-            )
-            % words
+    elif not (a_holds or b_holds):
+        message = gettext(
+            "Neither holds this guide's %(method)s run on one card: it needs %(need)s with "
+            "the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+            "%(second)s %(second_usable)s. Both need several cards."
         )
-    if b_holds:
-        words = {
-            **words,
+    else:
+        message = gettext(
+            "Only the %(first)s holds this guide's %(method)s run on one card: it needs %(need)s "
+            "with the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
+            "%(second)s only %(second_usable)s."
+        )
+    if b_holds and not a_holds:  # the one that holds is named first
+        words |= {
             "first": b.name,
             "second": a.name,
             "first_usable": words["second_usable"],
             "second_usable": words["first_usable"],
         }
-    return (
-        gettext(
-            "Only the %(first)s holds this guide's %(method)s run on one card: it needs %(need)s "
-            "with the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
-            "%(second)s only %(second_usable)s."
-        )
-        % words
-    )
+    return message % words
 
 
 @registry.kind(
-    "full_needs",
-    example="[[full_needs]]",
-    help=_(
+    "[[full_needs]]",
+    _(
         "a sentence: what full fine-tuning needs with AdamW and with an 8-bit optimizer, once "
         "where both need the same"
     ),
@@ -1057,13 +969,12 @@ def full_needs(f: PageFigures) -> str:
 
 
 @registry.kind(
-    "speed",
-    required=(METHOD,),
-    example="[[speed qlora]]",
-    help=_(
+    "[[speed qlora]]",
+    _(
         "sentences: how long and how much the guide's training budget takes for a method on "
         "the configuration we recommend, and whether that speed was measured or derived"
     ),
+    METHOD,
 )
 def speed(f: PageFigures, method: str) -> str:
     try:
@@ -1081,35 +992,26 @@ def speed(f: PageFigures, method: str) -> str:
         "hours": show.number(run.shown_hours),
         "cost": show.usd(run.usd_per_run),
     }
-    said = (
-        gettext(
-            "For %(budget)s, %(method)s on %(gpus)s runs at about %(speed)s tokens per second: "
-            "%(hours)s hours, %(cost)s at our prices."
-        )
-        % words
+    said = gettext(
+        "For %(budget)s, %(method)s on %(gpus)s runs at about %(speed)s tokens per second: "
+        "%(hours)s hours, %(cost)s at our prices."
     )
     if run.measured:
-        return show.sentences([said, gettext("We timed this run on that GPU.")])
-    return show.sentences(
-        [
-            said,
-            gettext(
-                "That speed is derived, not measured: a model of compute, memory traffic and "
-                "the links between GPUs, calibrated on training steps we timed on one H200. Data "
-                "loading and evaluation make a real run slower."
-            ),
-        ]
-    )
+        basis = gettext("We timed this run on that GPU.")
+    else:
+        basis = gettext(
+            "That speed is derived, not measured: a model of compute, memory traffic and "
+            "the links between GPUs, calibrated on training steps we timed on one H200. Data "
+            "loading and evaluation make a real run slower."
+        )
+    return show.sentences([said % words, basis])
 
 
 # --- cited facts and links --------------------------------------------------------------
 
 
 @registry.kind(
-    "fact",
-    required=(FACT,),
-    example="[[fact minimum-top-up]]",
-    help=_("a cited figure kept under Facts, formatted by its kind"),
+    "[[fact minimum-top-up]]", _("a cited figure kept under Facts, formatted by its kind"), FACT
 )
 def fact(f: PageFigures, key: str) -> str:
     cited = f.fact(key)
@@ -1119,10 +1021,9 @@ def fact(f: PageFigures, key: str) -> str:
 
 
 @registry.kind(
-    "link",
-    required=(Choice(tuple(LINK_TARGETS)),),
-    example="[[link vram]]",
-    help=_("a link to one of our pages: vram or gpus"),
+    "[[link vram]]",
+    _("a link to one of our pages: vram or gpus"),
+    Choice(tuple(LINK_TARGETS)),
     html=True,
 )
 def link(f: PageFigures, target: str) -> str:
@@ -1131,9 +1032,8 @@ def link(f: PageFigures, target: str) -> str:
 
 
 @registry.kind(
-    "tutorial_link",
-    example="[[tutorial_link]]",
-    help=_("a link to the guide's tutorial: the commands that run each method on rented GPUs"),
+    "[[tutorial_link]]",
+    _("a link to the guide's tutorial: the commands that run each method on rented GPUs"),
     html=True,
 )
 def tutorial_link(f: PageFigures) -> str:
@@ -1144,10 +1044,10 @@ def tutorial_link(f: PageFigures) -> str:
 
 
 @registry.kind(
-    "compare_link",
-    required=(GPU, GPU),
-    example="[[compare_link h100 a100-80gb]]",
-    help=_("a link to the comparison page of two GPUs"),
+    "[[compare_link h100 a100-80gb]]",
+    _("a link to the comparison page of two GPUs"),
+    GPU,
+    GPU,
     html=True,
 )
 def compare_link(f: PageFigures, first: str, second: str) -> str:

@@ -161,16 +161,11 @@ class Registry:
         self._kinds: dict[str, TokenKind] = {}
 
     def kind(
-        self,
-        name: str,
-        *,
-        example: str,
-        help: str,
-        required: tuple[Arg, ...] = (),
-        optional: tuple[Arg, ...] = (),
-        html: bool = False,
+        self, example: str, help: str, *required: Arg, optional: tuple[Arg, ...] = (), html=False
     ) -> Callable[[Callable[..., str]], Callable[..., str]]:
-        """Register the decorated render function as the token kind ``name``."""
+        """Register the decorated render function as the token kind that ``example`` shows
+        (``[[memory lora lower]]``: "memory"), with its ``required`` and ``optional`` arguments."""
+        name = example.removeprefix("[[").split()[0].removesuffix("]]")
 
         def register(render: Callable[..., str]) -> Callable[..., str]:
             if name in self._kinds:

@@ -1,8 +1,9 @@
-"""Editor prose to HTML: text escaped, tokens filled with formatted figures, a little markup.
+"""Editor prose to escaped HTML: tokens filled with formatted figures, `backticks` as code.
 
-A blank line starts a paragraph, lines that all start with "- " make a list, and `backticks`
-mark code. Nothing is evaluated as template code; every piece of editor text and every filled
-value is escaped, except the HTML that link kinds build with ``format_html``.
+A blank line starts a paragraph and lines that all start with "- " make a list: ``render_prose``
+returns those blocks, and ``guides/includes/prose.html`` lays them out. Nothing is evaluated as
+template code; every piece of editor text and every filled value is escaped, except the single
+elements that link kinds build with ``format_html``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import re
+from dataclasses import dataclass
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -68,22 +70,30 @@ def render_inline(text: str, figures: PageFigures) -> SafeString:
     return mark_safe("".join(out))  # noqa: S308 - every piece above was escaped
 
 
-def render_prose(text: str, figures: PageFigures) -> SafeString:
+@dataclass(frozen=True)
+class Block:
+    """A paragraph (``text``) or a list (``items``) of prose, each piece escaped HTML."""
+
+    text: SafeString | str = ""
+    items: tuple[SafeString, ...] = ()
+
+
+def render_prose(text: str, figures: PageFigures) -> list[Block]:
     """Blocks split on blank lines: a list where every line starts with "- ", else a paragraph;
-    Japanese phrases joined by <wbr>."""
-    html_blocks = []
-    for is_list, lines in _blocks(text or ""):
-        if is_list:
-            items = "".join(f"<li>{render_inline(line, figures)}</li>" for line in lines)
-            html_blocks.append(f"<ul>{items}</ul>")
-        else:
-            html_blocks.append(f"<p>{render_inline(lines[0], figures)}</p>")
-    prose = "".join(html_blocks)
+    on a Japanese page its phrases joined by <wbr>."""
     # Japanese: a line may break between phrases in every browser (see phrases.py); the
     # plain renderings (meta description, JSON-LD) come from render_inline, without <wbr>.
-    if is_japanese_page():
-        return phrased_html(prose)
-    return mark_safe(prose)  # noqa: S308 - built from render_inline's output
+    inline = _phrased_inline if is_japanese_page() else render_inline
+    return [
+        Block(items=tuple(inline(line, figures) for line in lines))
+        if is_list
+        else Block(text=inline(lines[0], figures))
+        for is_list, lines in _blocks(text or "")
+    ]
+
+
+def _phrased_inline(text: str, figures: PageFigures) -> SafeString:
+    return phrased_html(render_inline(text, figures))
 
 
 def render_plain(text: str, figures: PageFigures) -> str:
