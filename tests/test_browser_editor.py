@@ -11,7 +11,7 @@ import pytest
 import time_machine
 from playwright.sync_api import expect
 
-from guides import tasks
+from guides.background import tasks
 from guides.models import Guide
 
 from .conftest import as_if_committed, put_back, seen_by_the_site, signed_in_tab, staff_cookie
