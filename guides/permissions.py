@@ -12,9 +12,10 @@ case checks before it writes) all ask here.
   factor where they have or must have one (``may_preview_guides``, ``may_preview``). Being
   staff is not enough: a Price recorder, staff without a role or an Administrator who has not
   set up two-factor sign-in see the public site as a visitor does.
-- **Record prices**: pricing's rule (``pricing.permissions``: pricing imports nothing of
-  guides), offered here with the rest.
-- **See a dashboard topic / the task queue**: the view permission of the data it reads.
+- **Record prices, change a recorded check**: pricing's rules (``pricing.permissions``:
+  pricing imports nothing of guides), offered here with the rest.
+- **See a dashboard topic / the task queue**: the view permission of the data it reads (every
+  topic where no user is given: the dashboard's functions called on their own).
 
 A refusal raises ``NotAllowed`` (a ``PermissionDenied``: the 403 page shows its message).
 """
@@ -25,11 +26,12 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
 from accounts.two_factor import second_factor_ok
-from pricing.permissions import RECORDER_PERMISSION, may_record_prices
+from pricing.permissions import RECORDER_PERMISSION, may_change_price_checks, may_record_prices
 
 __all__ = [
     "RECORDER_PERMISSION",
     "NotAllowed",
+    "may_change_price_checks",
     "may_preview",
     "may_preview_guides",
     "may_publish",
@@ -109,7 +111,7 @@ def _verified_staff(user) -> bool:
 
 def may_see(user, permission: str) -> bool:
     """A dashboard topic reading data ``permission`` (``app.view_model``) lets one view; all
-    of them without a user (the command that lists the warnings)."""
+    of them without a user."""
     return user is None or user.has_perm(permission)
 
 

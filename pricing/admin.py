@@ -37,7 +37,7 @@ from pricing.models import (
     Source,
     ThroughputMeasurement,
 )
-from pricing.permissions import may_record_prices
+from pricing.permissions import may_change_price_checks, may_record_prices
 
 GPU_ORDER = ["gpu__position", "gpu__memory_gb", "gpu__slug"]  # Gpu's own order, across a join
 
@@ -862,7 +862,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return boxes
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return request.user.is_superuser
+        return may_change_price_checks(request.user)
 
     def has_delete_permission(self, request, obj=None) -> bool:
         # Never, superusers included: the pages and charts quote the history, and a deleted
