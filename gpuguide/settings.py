@@ -220,7 +220,7 @@ CACHES = {"default": _cache}
 PAGE_CACHE_PAST_DAYS = env.int("PAGE_CACHE_PAST_DAYS", default=7)
 # Behind a front cache (FRONT_CACHE_URLS), the background re-render of the pages a write
 # affected waits this long after the purge, so that it does not take the CPU from the visitors'
-# own renders of the purged pages (guides/tasks.py).
+# own renders of the purged pages (guides/background/tasks.py).
 REFRESH_AFTER_PURGE_SECONDS = env.float("REFRESH_AFTER_PURGE_SECONDS", default=3.0)
 # What browsers and proxies are told about public pages (Cache-Control). 0: keep the page but
 # ask every time (the page cache answers with 304 from each page's ETag), so a write is on the
@@ -391,8 +391,8 @@ PERMISSIONS_POLICY = {
 # (`db_worker --queue-name purges`): a write's purge must not wait behind the re-renders.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "purges"]}}
 # A task RUNNING longer than this (seconds) lost its worker mid-run (killed, machine restarted):
-# the worker marks it FAILED and the admin's dashboard says so (guides/task_queue.py says why
-# it is not re-run). Far above the longest task, a full re-render of every page (seconds).
+# the worker marks it FAILED and the admin's dashboard says so (guides/background/task_queue.py
+# says why it is not re-run). Far above the longest task, a full re-render of every page (seconds).
 TASK_RUNNING_TIMEOUT = env.int("TASK_RUNNING_TIMEOUT", default=1800)
 if TASK_RUNNING_TIMEOUT <= 0:
     exit_with(f"TASK_RUNNING_TIMEOUT must be a number of seconds above 0: {TASK_RUNNING_TIMEOUT}")

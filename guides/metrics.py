@@ -12,7 +12,7 @@ from django.db import DatabaseError
 from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily
 
-from guides import task_queue
+from guides.background import task_queue
 from pricing import selectors
 
 logger = logging.getLogger(__name__)

@@ -1,10 +1,11 @@
 """Public pages: each parses its input, asks ``guides.pages`` for what the page shows (its
 figures, and its title and metadata from ``pages.meta``) and renders it.
 
-Nothing here writes content: a staff preview (``?revision=N``) applies that revision inside a
-transaction that is rolled back, and scheduled revisions go live in the task worker. The one
-write is a published guide's share image drawn on its first request where no worker drew it
-(once per guide and language, race-safe through its unique constraint).
+Nothing here writes: scheduled revisions go live in the task worker, and a published guide's
+share image not drawn yet is asked of the worker (``guides.background.signals``) while the
+site-wide image is served. Who sees drafts and unpublished pages is ``guides.permissions``' to
+say; a stored revision is previewed in the admin (``guides.admin.revision_views``), never here:
+these views import nothing of ``guides.editorial`` (an import contract, .importlinter).
 """
 
 import csv
@@ -16,20 +17,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils import timezone
-from django.utils.cache import (
-    add_never_cache_headers,
-    get_conditional_response,
-    patch_cache_control,
-)
+from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date, quote_etag, url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from guides import permissions
+from guides.background import signals as background_signals
 from guides.content.page_figures import MissingFigure
-from guides.editorial import previews, revisions, share_images
 from guides.forms import PlannerForm
-from guides.models import Guide, GuideRevision, LegalPage
+from guides.models import Guide, LegalPage
 from guides.pagecache.http import cache_public_page
 from guides.pages import assembly, meta, planner, reference_data, selectors, site
 from guides.pages import tutorial as tutorials
@@ -37,7 +35,6 @@ from pricing.domain.formatting import trim
 from pricing.models import Provider
 from pricing.services import PriceCheckError, parse_check_date
 
-REVISION = "revision"  # ?revision=N: an editor previews that revision of a guide
 AS_OF = "as_of"  # ?as_of=YYYY-MM-DD: the guide, GPU and comparison pages as of that day
 SVG = "image/svg+xml"
 
@@ -86,7 +83,7 @@ def _as_of_refused(request: HttpRequest, refused: AsOfRefused) -> HttpResponse:
 def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
     try:
         # Those who may edit a draft preview it at its real URL; nobody else sees it.
-        drafts = previews.may_preview_guides(request.user, get_language())
+        drafts = permissions.may_preview_guides(request.user, get_language())
         return selectors.guide_for_page(slug=slug, include_drafts=drafts)
     except Guide.DoesNotExist:
         raise Http404(_("No such guide.")) from None
@@ -104,39 +101,8 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    # ?revision=N: an editor previews a revision at the page's real URL; never cached anywhere.
-    if REVISION in request.GET and previews.may_preview_guides(request.user, get_language()):
-        return _revision_preview(request, slug)
-    return _guide_detail(request, slug)
-
-
-def _revision_preview(request: HttpRequest, slug: str) -> HttpResponse:
-    try:
-        revision = GuideRevision.objects.get(pk=int(request.GET[REVISION]), guide__slug=slug)
-    except (ValueError, GuideRevision.DoesNotExist):
-        raise Http404(_("No such revision of this guide.")) from None
-    with revisions.rehearsal():  # the revision applied to the rows, then rolled back
-        guide = revisions.apply(revision)
-        guide = selectors.guide_for_page(slug=guide.slug, include_drafts=True)
-        try:
-            page = assembly.guide_page(guide)
-        except Provider.DoesNotExist:
-            raise _no_prices_yet() from None
-        context = {
-            "page": page,
-            "guide": guide,
-            "as_of": None,
-            "preview_revision": revision,
-            **meta.guide(request, guide, page),
-        }
-        response = render(request, "guides/guide_detail.html", context)
-    add_never_cache_headers(response)  # private, no-store: a draft
-    return response
-
-
 @cache_public_page(query=[AS_OF], days=[AS_OF])
-def _guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
         at = _as_of(request)
@@ -264,7 +230,7 @@ _cached_vram = cache_public_page(_vram)
 @cache_public_page(query=[AS_OF], days=[AS_OF])
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
     # Only pairs editors published have a page (their editors preview the others).
-    preview = previews.may_preview(request.user, "guides.change_comparisonpair")
+    preview = permissions.may_preview(request.user, "guides.change_comparisonpair")
     if not preview and not selectors.comparison_is_published(first=first, second=second):
         raise Http404(_("No such comparison."))
     try:
@@ -285,7 +251,7 @@ def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
 def legal(request: HttpRequest, kind: str) -> HttpResponse:
     try:
         # Not public until the company has reviewed it; its editors see it with a notice.
-        preview = previews.may_preview(request.user, "guides.change_legalpage")
+        preview = permissions.may_preview(request.user, "guides.change_legalpage")
         page = selectors.legal_page(kind=kind, include_unreviewed=preview)
     except LegalPage.DoesNotExist:
         raise Http404(_("No such page.")) from None
@@ -314,6 +280,7 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
 
 
 SHARE_IMAGE_MAX_AGE = 24 * 60 * 60  # the page's URL for it changes with each publication
+SHARE_IMAGE_PENDING_MAX_AGE = 5 * 60  # the site-wide image, until the worker draws its own
 
 
 @require_safe
@@ -325,11 +292,14 @@ def share_image(request: HttpRequest, slug: str) -> HttpResponse:
         guide = selectors.published_guide(slug=slug)
         if guide is None:
             raise Http404(_("No such guide."))
-        # Not drawn yet (published while no task worker ran): drawn now, once, rather than
-        # showing another language's image in the meantime.
-        image = share_images.draw_image(guide, get_language())
-        if image is None:
-            return redirect(static(site.SHARE_IMAGE))
+        # Not drawn yet (published while no task worker ran): the worker is asked to draw it,
+        # and the site-wide image stands in meanwhile (a redirect nobody caches for long).
+        background_signals.share_image_missing.send(
+            sender=None, guide_id=guide.pk, language=get_language()
+        )
+        response = redirect(static(site.SHARE_IMAGE))
+        patch_cache_control(response, public=True, max_age=SHARE_IMAGE_PENDING_MAX_AGE)
+        return response
     png = bytes(image.png)
     etag = quote_etag(hashlib.sha256(png).hexdigest()[:32])
     modified = int(image.drawn_at.timestamp())

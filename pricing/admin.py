@@ -18,8 +18,8 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
 
 from accounts import manual
+from gpuguide.lib.deletion_safety import RefuseDeletingUsedMixin
 from gpuguide.lib.editor_input import EditorInputMixin, VisibleTextValidator
-from guides.admin.deletion import RefuseDeletingUsedMixin
 from pricing import selectors, services
 from pricing.domain import formatting, price_changes
 from pricing.domain.formatting import trim
@@ -37,6 +37,7 @@ from pricing.models import (
     Source,
     ThroughputMeasurement,
 )
+from pricing.permissions import may_change_price_checks, may_record_prices
 
 GPU_ORDER = ["gpu__position", "gpu__memory_gb", "gpu__slug"]  # Gpu's own order, across a join
 
@@ -141,7 +142,7 @@ class ProviderAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin)
         )
 
     def get_list_display(self, request):
-        if not request.user.has_perm(services.RECORDER_PERMISSION):
+        if not may_record_prices(request.user):
             return self.list_display
         return [self.list_display[0], "record_check", *self.list_display[1:]]  # in sight
 
@@ -861,7 +862,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return boxes
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return request.user.is_superuser
+        return may_change_price_checks(request.user)
 
     def has_delete_permission(self, request, obj=None) -> bool:
         # Never, superusers included: the pages and charts quote the history, and a deleted

@@ -11,7 +11,7 @@ class PricingConfig(AppConfig):
         # Imported here, not at the top: Django imports this module before the models exist.
         from django.db.models.signals import post_save, pre_save
 
-        from pricing import signals
+        from pricing import cache_tags, signals  # noqa: F401 - cache_tags registers its tags
         from pricing.models import Price, PriceCheck
 
         pre_save.connect(signals.fill_price_from_check, sender=Price, weak=False)

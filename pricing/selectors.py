@@ -16,6 +16,7 @@ from django.db.models.functions import Lag, Lead
 from django.utils import timezone
 
 from gpuguide.lib import cache_tags
+from pricing import cache_tags as pricing_tags
 from pricing.domain import calculations, throughput
 from pricing.models import (
     Fact,
@@ -144,7 +145,7 @@ def gpu_listings_for_providers(
     under one to answer; this takes 0.6 ms.
     """
     at = at or timezone.localdate()
-    cache_tags.record(*(cache_tags.prices(provider.pk) for provider in providers))
+    cache_tags.record(*(pricing_tags.prices(provider.pk) for provider in providers))
     gpus = list(Gpu.objects.raw(*_latest_prices_sql(providers, at, rentable_only, slugs)))
     # A GPU's own fields (its choices' labels among them) worked out once, not per provider.
     specs = [_specs(gpu) for gpu in gpus]
@@ -252,13 +253,13 @@ def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
     found = list(
         Provider.objects.annotate(latest=Subquery(latest)).values_list("pk", "slug", "latest")
     )
-    cache_tags.record(*(cache_tags.prices(pk) for pk, _slug, _day in found))
+    cache_tags.record(*(pricing_tags.prices(pk) for pk, _slug, _day in found))
     return {slug: day for _pk, slug, day in found if day is not None}
 
 
 def latest_check_date(*, provider: Provider, at: date | None = None) -> date | None:
     """The day of ``provider``'s most recent price check on or before ``at`` (one seek)."""
-    cache_tags.record(cache_tags.prices(provider.pk))
+    cache_tags.record(pricing_tags.prices(provider.pk))
     return (
         PriceCheck.objects.current()
         .filter(provider=provider, checked_on__lte=at or timezone.localdate())
@@ -270,7 +271,7 @@ def latest_check_date(*, provider: Provider, at: date | None = None) -> date | N
 
 def first_check_date(*, provider: Provider) -> date | None:
     """The day of ``provider``'s earliest price check, or None where it has none (one seek)."""
-    cache_tags.record(cache_tags.prices(provider.pk))
+    cache_tags.record(pricing_tags.prices(provider.pk))
     return (
         PriceCheck.objects.current()
         .filter(provider=provider)
@@ -465,7 +466,7 @@ def price_runs(
     first and the last check of each run, so a year of daily checks at one price is 2 rows.
     """
     at = at or timezone.localdate()
-    cache_tags.record(*(cache_tags.prices(p.pk) for p in providers))
+    cache_tags.record(*(pricing_tags.prices(p.pk) for p in providers))
     window = {"partition_by": [F("provider_id"), F("gpu_id")], "order_by": F("checked_on").asc()}
     quoted, gpus = "quoted_usd_per_hour", "gpus_in_quote"
     prices = (
@@ -561,7 +562,7 @@ def gpu_price_history(
 ) -> list[tuple[date, Decimal]]:
     """One GPU's (date, USD per GPU-hour) points at ``provider`` up to ``at``, its whole
     history, oldest first: one query."""
-    cache_tags.record(cache_tags.prices(provider.pk))
+    cache_tags.record(pricing_tags.prices(provider.pk))
     prices = (
         Price.objects.current()
         .filter(gpu__slug=gpu_slug, provider=provider)

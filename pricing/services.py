@@ -38,6 +38,7 @@ from pricing import selectors
 from pricing.domain import formatting, price_changes
 from pricing.domain.price_changes import LastPrice, PriceChange
 from pricing.models import Gpu, Price, PriceCheck, Provider
+from pricing.permissions import may_record_prices
 
 # The ranges a price check must lie in. Prices are US dollars per hour as quoted (per GPU or
 # per instance); the decimals follow the model field, so a saved price is never rounded.
@@ -49,7 +50,6 @@ MAX_GPUS_IN_QUOTE = 64  # the largest instances quoted as one price are 8 nodes 
 EARLIEST_CHECK_DAY = date(2000, 1, 1)
 SOURCE_URL_SCHEMES = ("http", "https")
 SOURCE_URL_MAX_LENGTH: int = PriceCheck._meta.get_field("source_url").max_length
-RECORDER_PERMISSION = "pricing.add_pricecheck"
 
 # Checked on the text before Decimal/int/date parse it: those also take "1_000", "١٢", "３",
 # "1e3", "20261107" and "0001-01-01", which no person means as a price or a day.
@@ -255,7 +255,7 @@ def recorder_for_username(*, username: str) -> Any:
 
 def validate_recorder(*, user: Any) -> Any:
     """Active staff with the recorder role (the Price recorders group); superusers pass."""
-    if not (user.is_active and user.is_staff and user.has_perm(RECORDER_PERMISSION)):
+    if not may_record_prices(user):
         raise PriceCheckError(ERROR_NOT_A_RECORDER % {"username": repr(user.get_username())})
     return user
 

@@ -164,7 +164,8 @@ def start(stack: Stack) -> dict:
                 app_env,
                 stack.logs / f"app{n}.log",
             )
-        # The re-renders, and the front cache's purges on a worker of their own (guides.tasks).
+        # The re-renders, and the front cache's purges on a worker of their own
+        # (guides.background.tasks).
         # The re-renders at a lower CPU priority (nice 10, as docs/operations.md's unit): after
         # a price check they render every guide in every language, which must not slow the
         # renders of the visitors who follow the purge (they doubled its staleness otherwise).

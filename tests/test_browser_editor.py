@@ -11,7 +11,7 @@ import pytest
 import time_machine
 from playwright.sync_api import expect
 
-from guides import tasks
+from guides.background import tasks
 from guides.models import Guide
 
 from .conftest import as_if_committed, put_back, seen_by_the_site, signed_in_tab, staff_cookie
@@ -119,7 +119,7 @@ def test_a_working_copy_scheduled_then_overtaken_reverted_and_an_older_one_publi
     assert f"You are editing draft revision {number}" in banner.inner_text()
     _shot(staff, "working-copy")
 
-    # Preview at the page's real URL.
+    # Preview, in the admin (its address: the page as the revision makes it).
     staff.goto(site + banner.get_by_role("link", name="English").get_attribute("href"))
     assert f"Preview of revision {number}" in staff.locator(".draft-banner").inner_text()
     assert ADDED + SEEDED_DAY in staff.locator("section.short-answer").inner_text()

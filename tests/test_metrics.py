@@ -77,14 +77,14 @@ def test_the_exposition_has_what_an_operator_watches(client, token, seeded):
     price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 28),
                        prices={"a100-80gb": D("0.99")})  # fmt: skip
     waiting = DBTaskResult.objects.create(
-        args_kwargs={"args": [], "kwargs": {}}, task_path="guides.tasks.refresh_pages",
+        args_kwargs={"args": [], "kwargs": {}}, task_path="guides.background.tasks.refresh_pages",
         backend_name="default", run_after=timezone.now() - timedelta(minutes=5),
     )  # fmt: skip
     DBTaskResult.objects.filter(pk=waiting.pk).update(
         enqueued_at=timezone.now() - timedelta(minutes=10)
     )
     DBTaskResult.objects.create(  # done: not waiting
-        args_kwargs={"args": [], "kwargs": {}}, task_path="guides.tasks.refresh_pages",
+        args_kwargs={"args": [], "kwargs": {}}, task_path="guides.background.tasks.refresh_pages",
         backend_name="default", run_after=timezone.now(), status="SUCCESSFUL",
     )  # fmt: skip
     assert client.get("/en/")["X-Page-Cache"] == "miss"

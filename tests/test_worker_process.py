@@ -32,7 +32,7 @@ from datetime import timedelta
 from django.core.management import call_command
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
-from guides.tasks import draw_share_images
+from guides.background.tasks import draw_share_images
 call_command("migrate", verbosity=0)
 held = draw_share_images.using(run_after=timezone.now() + timedelta(days=1)).enqueue(guide_id=0)
 stuck = draw_share_images.enqueue(guide_id=0)

@@ -4,12 +4,11 @@ A page records the tags of the data it read while it rendered (``record``); a wr
 tags of what it changed (``tags_for_write``). ``guides.pagecache`` keeps one version per
 tag and treats a cached page as stale once a version it was rendered under has been replaced.
 
-Tags:
-- ``site``: everything shared (GPUs, methods, sources, facts, providers' names, the seed); every
-  page depends on it.
-- ``guides``: the list of guides (titles, status), read by the index.
-- ``guide:<pk>``: one guide with its sections, FAQ, tables and sources.
-- ``prices:<pk>``: one provider's price checks and prices.
+``site`` is everything shared (and whatever no app gave a narrower tag to); every page depends
+on it. The apps name their own tags and say which ones a write of their models changes
+(``register_write_tags``): ``pricing.cache_tags`` (a provider's prices) and
+``guides.pagecache.tags`` (the list of guides, one guide with its rows). Nothing here names an
+app or a model.
 """
 
 from __future__ import annotations
@@ -17,23 +16,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 SITE = "site"
-GUIDES = "guides"
+
+# app label -> rule(instance, created): the tags a save or delete of one of its models
+# changes, or None for ``site``
+_write_rules: dict[str, Callable[[Any, bool], set[str] | None]] = {}
 
 # tag -> its version when first read (None: unknown) for the page being rendered, and how to
 # read current versions.
 _recorded: ContextVar[tuple[dict[str, str | None], Callable] | None] = ContextVar(
     "gpuguide_cache_tags", default=None
 )
-
-
-def prices(provider_pk: int) -> str:
-    return f"prices:{provider_pk}"
-
-
-def guide(guide_pk: int) -> str:
-    return f"guide:{guide_pk}"
 
 
 def record(*tags: str) -> None:
@@ -77,16 +72,14 @@ def recording(read_versions: Callable) -> Iterator[dict[str, str | None]]:
         _recorded.reset(reset)
 
 
+def register_write_tags(app_label: str, rule: Callable[[Any, bool], set[str] | None]) -> None:
+    """Say which tags a write of ``app_label``'s models changes: ``rule(instance, created)``
+    returns them, or None where it is ``site``'s (shared data)."""
+    _write_rules[app_label] = rule
+
+
 def tags_for_write(instance, *, created: bool = True) -> set[str]:
-    """The tags a save or delete of ``instance`` (a guides or pricing model) changes."""
-    label = instance._meta.label_lower
-    if label == "pricing.price" or (label == "pricing.pricecheck" and created):
-        return {prices(instance.provider_id)}
-    if label == "pricing.pricecheck":  # a corrected check may have moved to another provider
-        return {prices(instance.provider_id), SITE}
-    if label == "guides.guide":
-        return {guide(instance.pk), GUIDES}
-    guide_pk = getattr(instance, "guide_id", None)
-    if guide_pk is not None:  # a section, FAQ entry, table row or source link of one guide
-        return {guide(guide_pk)}
-    return {SITE}
+    """The tags a save or delete of ``instance`` changes (``site`` unless its app says)."""
+    rule = _write_rules.get(instance._meta.app_label)
+    tags = rule(instance, created) if rule is not None else None
+    return tags or {SITE}

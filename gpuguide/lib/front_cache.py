@@ -13,8 +13,8 @@ midnight, as the app's own copy) in the headers the configured front cache reads
   through Cloudflare's API.
 
 The front cache strips these headers before answering visitors. After a write commits, the
-task worker purges exactly the tags it touched (``guides.tasks.purge_front_cache``). Nothing
-here is sent unless ``FRONT_CACHE`` is set.
+task worker purges exactly the tags it touched (the guides' ``purge_front_cache`` task).
+Nothing here is sent unless ``FRONT_CACHE`` is set.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ Django's admin autodiscovery imports ``guides.admin``.
   GuideAdmin's);
 - ``prose``: what forms with editor prose share (token help, picker and checks; previews);
 - ``pages``: comparison pairs and legal pages;
-- ``deletion``: delete pages that list where an object is used (guides and pricing admins).
+- ``deletion``: where an object is used, for the delete pages of ``gpuguide.lib.deletion_safety``
+  (the guides and pricing admins').
 """
 
-from guides.admin import guide, pages  # noqa: F401 - they register their ModelAdmins
+# They register their ModelAdmins, and the use index the delete pages list.
+from guides.admin import deletion, guide, pages  # noqa: F401

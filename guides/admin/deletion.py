@@ -1,4 +1,6 @@
-"""Admin delete pages that list where an object is used and refuse to delete it.
+"""Where an object is used, as the admin's delete pages list it: the guides' use index,
+registered with ``gpuguide.lib.deletion_safety`` (whose ``RefuseDeletingUsedMixin`` the
+pricing admin's ModelAdmins carry).
 
 For the models of ``guides.editorial.where_used``: the delete page and the "delete selected" action
 list every use (a guide's prose token or table row, live or in its working copy, with a link
@@ -9,15 +11,12 @@ refuses the same deletions made outside the admin.
 
 from dataclasses import replace
 
-from django.contrib.admin.utils import NestedObjects
-from django.db import router
 from django.template.loader import render_to_string
-from django.urls import NoReverseMatch, reverse
-from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from gpuguide.lib.deletion_safety import register_uses
 from guides.editorial import where_used
 from guides.editorial.where_used import SEPARATOR, Use
 from guides.models import CHILD_ROWS, ComparisonPair, Guide
@@ -25,47 +24,13 @@ from guides.models import CHILD_ROWS, ComparisonPair, Guide
 # Rows that protect an object by foreign key and that the reference index already lists
 # (with the guide they belong to, and in working copies too).
 INDEXED_ROWS = {Guide, ComparisonPair, *CHILD_ROWS}
-SHOWN_PER_MODEL = 10  # a priced GPU is protected by every price it ever had
 
 
-class RefuseDeletingUsedMixin:
-    delete_confirmation_template = "admin/in_use_delete_confirmation.html"
-    delete_selected_confirmation_template = "admin/in_use_delete_selected_confirmation.html"
-
-    def get_deleted_objects(self, objs, request):
-        """Django's, with the uses of ``objs`` as what protects them, before the other rows."""
-        objs = list(objs)
-        if not objs:
-            return [], {}, set(), []
-        collector = NestedObjects(using=router.db_for_write(self.model), origin=objs)
-        collector.collect(objs)
-        perms_needed = set()
-
-        def linked(obj):
-            site, model = self.admin_site, type(obj)
-            if site.is_registered(model) and not site.get_model_admin(model).has_delete_permission(
-                request, obj
-            ):
-                perms_needed.add(obj._meta.verbose_name)
-            return _linked(obj, self.admin_site.name)
-
-        to_delete = collector.nested(linked)
-        protected = _uses(where_used.uses_of(objs), single=len(objs) == 1)
-        protected += _summarised(
-            [obj for obj in collector.protected if type(obj) not in INDEXED_ROWS],
-            self.admin_site.name,
-        )
-        counts = {m._meta.verbose_name_plural: len(v) for m, v in collector.model_objs.items()}
-        return to_delete, counts, perms_needed, protected
+def _listed_uses(objs: list, single: bool) -> list:
+    return _uses(where_used.uses_of(objs), single=single)
 
 
-def _linked(obj, site_name: str) -> str:
-    opts = obj._meta
-    try:
-        url = reverse(f"{site_name}:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
-    except NoReverseMatch:
-        return f"{capfirst(opts.verbose_name)}: {obj}"
-    return format_html('{}: <a href="{}">{}</a>', capfirst(opts.verbose_name), url, obj)
+register_uses(_listed_uses, INDEXED_ROWS)
 
 
 def _uses(used: dict, *, single: bool) -> list:
@@ -127,19 +92,3 @@ def _owner_line(owner: str, url: str, uses: list) -> str:
 def _in_languages(place: Use, codes: list[str]) -> str:
     shown = f" ({', '.join(code for code in codes if code)})" if any(codes) else ""
     return shown + (" " + _("(working copy)") if place.working_copy else "")
-
-
-def _summarised(objs: list, site_name: str) -> list:
-    """Each protecting row, linked, but at most SHOWN_PER_MODEL per model and a count."""
-    by_model: dict = {}
-    for obj in objs:
-        by_model.setdefault(type(obj), []).append(obj)
-    listed = []
-    for rows in by_model.values():
-        listed += [_linked(obj, site_name) for obj in rows[:SHOWN_PER_MODEL]]
-        more = len(rows) - SHOWN_PER_MODEL
-        if more > 0:
-            listed.append(
-                ngettext("… and %(count)d more", "… and %(count)d more", more) % {"count": more}
-            )
-    return listed

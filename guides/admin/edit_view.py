@@ -27,6 +27,7 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
+from guides import permissions
 from guides.admin import coediting, families, merging, presence
 from guides.admin.prose import (
     ProseForm,
@@ -138,7 +139,7 @@ class GuideEditView:
             initial["started_from"] = merging.started_hashes(content, Form.base_fields)
         files = request.FILES if data is not None else None
         form = Form(data, files, instance=content.guide, initial=initial, token_slugs=known,
-                    may_publish=publishing.may_publish(request.user),
+                    may_publish=permissions.may_publish(request.user),
                     saved_since_opened=stale)  # fmt: skip
         formsets, inlines = [], []
         for inline in self.get_inline_instances(request, guide):
@@ -166,7 +167,7 @@ class GuideEditView:
     def _save(self, request, edit: GuideEdit):
         added = edit.guide is None
         if edit.working_copy:
-            publish = "_publish" in request.POST and publishing.may_publish(request.user)
+            publish = "_publish" in request.POST and permissions.may_publish(request.user)
         else:
             # A guide goes live only through publishing: "published" on its form asks for it.
             publish = edit.form.instance.status == Guide.Status.PUBLISHED
@@ -254,8 +255,8 @@ class GuideEditView:
             "errors": helpers.AdminErrorList(form, edit.formsets),
             "preserved_filters": self.get_preserved_filters(request),
             "working_copy_mode": edit.working_copy,
-            "may_publish": publishing.may_publish(request.user),
-            "may_submit": publishing.may_submit(request.user),
+            "may_publish": permissions.may_publish(request.user),
+            "may_submit": permissions.may_submit(request.user),
             "token_picker": token_picker_data(),
         }
         if not added:

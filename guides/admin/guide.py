@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInline
 
 from gpuguide.lib.editor_input import EditorInputMixin
+from guides import permissions
 from guides.admin import merging
 from guides.admin.coediting import CoeditingAdminMixin
 from guides.admin.edit_view import GuideEditView
@@ -24,7 +25,7 @@ from guides.admin.families import mark_fields
 from guides.admin.prose import ProseForm, ProseHelpMixin, token_reference
 from guides.admin.revision_views import RevisionAdminMixin
 from guides.admin.translation_views import TranslationAdminMixin
-from guides.editorial import publishing, publishing_rules
+from guides.editorial import publishing_rules
 from guides.editorial.cloning import CloneRefused, clone_guide, guide_slug_for
 from guides.models import (
     EDIT_CONFLICT,
@@ -346,7 +347,7 @@ class GuideAdmin(
         source = selectors.guide_for_page(slug=queryset.get().slug, include_drafts=True)
         form = DuplicateGuideForm(
             request.POST if "duplicate" in request.POST else None,
-            may_publish=publishing.may_publish(request.user),
+            may_publish=permissions.may_publish(request.user),
         )
         if form.is_bound and form.is_valid():
             try:

@@ -84,12 +84,16 @@ class ProseForm(forms.ModelForm):
 
 
 def preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[str, str]]:
-    """(URL, language name) of the guide's page in each language, showing ``revision``."""
+    """(URL, language name) of the guide's page in each language: ``revision``'s preview in the
+    admin (``revision_views.preview_view``), or without one the public page."""
     links = []
     for code, name in settings.LANGUAGES:
         with translation.override(code):
-            url = reverse("guides:detail", kwargs={"slug": guide.slug})
-        links.append((f"{url}?revision={revision.pk}" if revision else url, str(name)))
+            if revision is None:
+                url = reverse("guides:detail", kwargs={"slug": guide.slug})
+            else:
+                url = reverse("admin:guides_guide_revision_preview", args=[guide.pk, revision.pk])
+        links.append((url, str(name)))
     return links
 
 

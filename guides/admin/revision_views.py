@@ -14,14 +14,17 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils import timezone
+from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib.editor_input import VisibleTextValidator
 from gpuguide.lib.zoned_time import zoned
+from guides import permissions
 from guides.admin.families import say_followed
 from guides.admin.prose import preview_links, say_cancelled
-from guides.editorial import publishing, revisions
+from guides.editorial import previews, publishing, revisions, translating
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision, Review
 
@@ -77,6 +80,9 @@ class RevisionAdminMixin:
                  name="guides_guide_revisions"),
             path("<path:object_id>/revisions/compare/", view(self.compare_view),
                  name="guides_guide_compare"),
+            # Before the actions' pattern, which "preview" would match too.
+            path("<path:object_id>/revisions/<int:revision_id>/preview/",
+                 view(self.preview_view), name="guides_guide_revision_preview"),
             path("<path:object_id>/revisions/<int:revision_id>/<str:action>/",
                  view(self.revision_action_view), name="guides_guide_revision_action"),
             path("<path:object_id>/reviews/<int:review_id>/", view(self.review_view),
@@ -141,11 +147,28 @@ class RevisionAdminMixin:
                 "rows": rows,
                 "opts": self.model._meta,
                 "can_change": self.has_change_permission(request, guide),
-                "can_publish": publishing.may_publish(request.user),
-                "can_submit": publishing.may_submit(request.user),
+                "can_publish": permissions.may_publish(request.user),
+                "can_submit": permissions.may_submit(request.user),
                 "time_zone": timezone.get_current_timezone_name(),
             },
         )
+
+    def preview_view(self, request, object_id, revision_id: int):
+        """The guide's public page as ``revision`` would make it, in the address's language:
+        rendered from the revision's stored rows in memory (nothing is written, not even in a
+        transaction rolled back), for whoever may edit that language (``guides.permissions``);
+        never cached."""
+        guide = self._guide_for(request, object_id)
+        language = get_language()
+        if not permissions.may_preview_guides(request.user, language):
+            raise permissions.NotAllowed(
+                _("You may not preview this guide in %(language)s.")
+                % {"language": translating.language_name(language)}
+            )
+        revision = get_object_or_404(GuideRevision, guide=guide, pk=revision_id)
+        response = previews.revision_preview(request, revision)
+        add_never_cache_headers(response)  # private, no-store: not public yet
+        return response
 
     def compare_view(self, request, object_id):
         guide = self._guide_for(request, object_id)
@@ -176,10 +199,10 @@ class RevisionAdminMixin:
     def revision_action_view(self, request, object_id, revision_id: int, action: str):
         guide = self._guide_for(request, object_id, change=action != "submit")
         revision = get_object_or_404(GuideRevision, guide=guide, pk=revision_id)
-        if action in ("publish", "schedule", "unschedule") and not publishing.may_publish(
+        if action in ("publish", "schedule", "unschedule") and not permissions.may_publish(
             request.user
         ):
-            raise publishing.NotAllowed(
+            raise permissions.NotAllowed(
                 _("Only a reviewer publishes or schedules guides: submit it for review.")
             )
         if action == "publish":
@@ -237,12 +260,12 @@ class RevisionAdminMixin:
             guide=guide,
             pk=review_id,
         )
-        decide = publishing.may_publish(request.user) and review.state == Review.State.PENDING
+        decide = permissions.may_publish(request.user) and review.state == Review.State.PENDING
         sending_back = "send_back" in request.POST
         form = ReviewCommentForm(request.POST or None, required=sending_back)
         if request.method == "POST":
             if not decide:
-                raise publishing.NotAllowed(_("Only a reviewer decides a pending review."))
+                raise permissions.NotAllowed(_("Only a reviewer decides a pending review."))
             if form.is_valid():
                 comment = form.cleaned_data["comment"]
                 if sending_back:

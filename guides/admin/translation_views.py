@@ -15,8 +15,9 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from guides import permissions
 from guides.admin.prose import draft_saved_message
-from guides.editorial import publishing, translating
+from guides.editorial import translating
 from guides.editorial.translating import TextField, translation_url
 from guides.models import Guide
 
@@ -90,8 +91,8 @@ def _target_language(language: str) -> str:
 
 def _require_translator(request, language: str) -> None:
     """An Editor translates every language, a Translator only their own."""
-    if not publishing.may_translate(request.user, language):
-        raise publishing.NotAllowed(
+    if not permissions.may_translate(request.user, language):
+        raise permissions.NotAllowed(
             _("You may not translate this guide into %(language)s.")
             % {"language": translating.language_name(language)}
         )
@@ -103,7 +104,7 @@ def translation_links(guide: Guide, user) -> list[tuple[str, str]]:
     return [
         (translation_url(guide, code), translating.language_name(code))
         for code in translating.target_languages()
-        if publishing.may_translate(user, code)
+        if permissions.may_translate(user, code)
     ]
 
 
@@ -133,7 +134,7 @@ class TranslationAdminMixin:
             "other_languages": [
                 (translation_url(guide, code), translating.language_name(code))
                 for code in translating.target_languages()
-                if code != language and publishing.may_translate(request.user, code)
+                if code != language and permissions.may_translate(request.user, code)
             ],
             "exports": [
                 (
@@ -147,7 +148,7 @@ class TranslationAdminMixin:
             "import_url": reverse(
                 "admin:guides_guide_translation_import", args=[guide.pk, language]
             ),
-            "can_change": publishing.may_translate(request.user, language),
+            "can_change": permissions.may_translate(request.user, language),
             "working_copy": translating.working_copy_of(guide),
         }
 

@@ -1,6 +1,6 @@
 """The mails a review sends: to the reviewers when a working copy is submitted, to its author
 when it is approved, sent back or replaced. Written in the language the change was made in;
-sent by ``guides.tasks`` through Django's mail backend (``EMAIL_URL``)."""
+sent by ``guides.background.tasks`` through Django's mail backend (``EMAIL_URL``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from guides.editorial import publishing
+from guides import permissions
 from guides.models import Review
 
 # What a review's mail says in each state: to the reviewers while it is pending, to its author
@@ -61,7 +61,7 @@ def review_notice(review: Review, language: str) -> Notice | None:
             "url": settings.SITE_URL + path,  # the review's page in the admin
         }
         if review.state == Review.State.PENDING:
-            reviewers = publishing.publishers()
+            reviewers = permissions.publishers()
             recipients = [u.email for u in reviewers if u.email and u != review.submitted_by]
             comment = review.comment
         else:

@@ -1,25 +1,36 @@
-"""Who sees what is not public yet at its public URL: draft guides, a guide's stored revisions
-(``?revision=N``), comparisons not yet published and legal pages not yet reviewed.
+"""A stored revision of a guide as its public page would show it, built in memory from what the
+revision holds: nothing is written, not even inside a transaction rolled back. The admin serves
+it (``guides.admin.revision_views``: ``…/revisions/<n>/preview/``); who may see it is
+``guides.permissions.may_preview_guides``' to say. The public views never show a revision."""
 
-Only whoever may edit it (a draft guide: Editors, Reviewers and the translators of the page's
-language), signed in with their second factor where they have or must have one. Being staff is
-not enough: a Price recorder, staff without a role or an Administrator who has not set up
-two-factor sign-in yet see the public site as a visitor does.
-"""
+from __future__ import annotations
 
-from accounts.two_factor import second_factor_ok
-from guides.editorial.publishing import may_translate
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
 
+from guides.editorial import revisions
+from guides.models import GuideRevision
+from guides.pages import assembly, meta
+from pricing.models import Provider
 
-def may_preview_guides(user, language: str) -> bool:
-    """Draft guides and revisions, in ``language``."""
-    return _verified_staff(user) and may_translate(user, language)
-
-
-def may_preview(user, permission: str) -> bool:
-    """An unpublished page whose rows ``permission`` (``app.change_model``) lets one change."""
-    return _verified_staff(user) and user.has_perm(permission)
+TEMPLATE = "guides/guide_detail.html"  # the public page's own
 
 
-def _verified_staff(user) -> bool:
-    return user.is_active and user.is_staff and second_factor_ok(user)
+def revision_preview(request: HttpRequest, revision: GuideRevision) -> HttpResponse:
+    """The guide's page with ``revision``'s content, in the active language, with a banner
+    saying so. Its rows are model objects read from the revision, behind the guide's related
+    managers as ``selectors.guide_for_page`` would prefetch them (``Content.page_guide``)."""
+    guide = revisions.revision_content(revision).page_guide()
+    try:
+        page = assembly.guide_page(guide)
+    except Provider.DoesNotExist:
+        raise Http404(_("No prices have been recorded yet.")) from None
+    context = {
+        "page": page,
+        "guide": guide,
+        "as_of": None,
+        "preview_revision": revision,
+        **meta.guide(request, guide, page),
+    }
+    return render(request, TEMPLATE, context)

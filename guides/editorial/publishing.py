@@ -15,7 +15,7 @@ guide's History (Django's LogEntry, who, what, when) and announces what it did (
   ``apply_due_changes`` does what is due (the task worker at each time, ``publish_scheduled``
   from cron as the fallback), ``take_offline`` is what an expiry does.
 - ``submit_for_review``, ``approve``, ``send_back``: review before publish. Who may publish,
-  schedule and review is ``may_publish``'s to say (a Reviewer; an Editor too where
+  schedule and review is ``guides.permissions``' to say (a Reviewer; an Editor too where
   ``EDITORS_MAY_PUBLISH`` is set); the others submit their working copy with a comment, and a
   reviewer approves it (publishing it through this path) or sends it back with a comment.
 
@@ -34,12 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.conf import settings
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
-from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -48,41 +45,11 @@ from guides.editorial import families, revisions, signals
 from guides.editorial.checks import guide_problems
 from guides.models import Guide, GuideRevision, Review
 from guides.pages import selectors
+from guides.permissions import NotAllowed, may_publish, may_submit
 
 
 class ScheduleRefused(ValueError):
     """A schedule that cannot be kept: the message says why, for the form."""
-
-
-class NotAllowed(PermissionDenied):
-    """The user may not do this; the message says why (the 403 page shows it)."""
-
-
-# --- who may do what -----------------------------------------------------------------------
-
-
-def may_publish(user) -> bool:
-    """Whether ``user`` publishes, schedules and reviews. None is the system itself (the seed,
-    a command, the task worker carrying out a schedule that a publisher set)."""
-    if user is None:
-        return True
-    if user.has_perm("guides.publish_guide"):
-        return True
-    return settings.EDITORS_MAY_PUBLISH and user.has_perm("guides.change_guide")
-
-
-def may_translate(user, language: str) -> bool:
-    """Whether ``user`` edits ``language``'s text (an Editor: every language)."""
-    return user.has_perm("guides.change_guide") or user.has_perm(
-        f"guides.translate_guide_{language}"
-    )
-
-
-def may_submit(user) -> bool:
-    """Whether ``user`` may submit a working copy for review (whoever may edit any of it)."""
-    return user.has_perm("guides.change_guide") or any(
-        user.has_perm(f"guides.translate_guide_{code}") for code, _name in settings.LANGUAGES
-    )
 
 
 def _require_publisher(user) -> None:
@@ -90,17 +57,6 @@ def _require_publisher(user) -> None:
         raise NotAllowed(
             _("Only a reviewer publishes, schedules or reviews guides: submit it for review.")
         )
-
-
-def publishers():
-    """The active users who may publish (whom a submission for review is sent to)."""
-    codenames = ["publish_guide"] + (["change_guide"] if settings.EDITORS_MAY_PUBLISH else [])
-    granted = (
-        Q(is_superuser=True)
-        | Q(groups__permissions__codename__in=codenames)
-        | Q(user_permissions__codename__in=codenames)
-    )
-    return get_user_model().objects.filter(granted, is_active=True).distinct().order_by("pk")
 
 
 @dataclass

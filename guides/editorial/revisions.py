@@ -13,20 +13,20 @@
   its table's sequence (``number_new_rows``), so that its revisions, its translations and the
   rows published from it agree on it.
 - **Publishing** ``apply``s a revision: its content ``write``n to the rows (``publishing``).
-  The public preview applies it in a ``rehearsal`` (a savepoint rolled back).
+  A preview writes nothing: the page is built from the revision's ``Content`` in memory
+  (``guides.editorial.previews``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import reversion
 from django.contrib.contenttypes.models import ContentType
 from django.core import serializers
-from django.db import connection, models, transaction
+from django.db import connection, models
 from django.db.models import Exists, OuterRef, Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -39,7 +39,6 @@ from gpuguide.lib.word_diff import marked_words
 from guides.content.diff_pieces import diff_pieces
 from guides.editorial import publishing_rules, signals
 from guides.models import CHILD_ROWS, FaqEntry, Guide, GuideRevision, Section
-from guides.pagecache import invalidation
 
 # Bookkeeping, not content: a revision neither records nor restores them. Whether the guide
 # is online, and since when, is the publishing path's to say (guides.editorial.publishing);
@@ -56,14 +55,6 @@ logger = logging.getLogger(__name__)
 def normalise_newlines(text: str) -> str:
     """Textareas send CRLF; the rows and revisions keep LF, so an untouched text is unchanged."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-@contextmanager
-def rehearsal() -> Iterator[None]:
-    """Writes inside are undone at the end (a savepoint rolled back), unseen by the page cache."""
-    with transaction.atomic(), invalidation.writes_not_live():
-        yield
-        transaction.set_rollback(True)
 
 
 # --- reading revisions -------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """Each published guide's link-preview image (Open Graph and Twitter cards), in each language.
 
-Drawn with Pillow when a guide is published (in the background: see ``tasks.draw_share_images``),
-by ``seed_content`` for the guides it creates (bulk inserts publish nothing, so no task is queued),
-and on the first request for one still missing (no worker ran); kept in the database, so that
-every app server serves the same bytes without shared disk.
+Drawn with Pillow when a guide is published (in the background: see
+``guides.background.tasks.draw_share_images``), by ``seed_content`` for the guides it creates
+(bulk inserts publish nothing, so no task is queued), and for one still missing (no worker ran)
+by the worker once a visitor asks for it (the site-wide image is served meanwhile: a visitor's
+GET writes nothing); kept in the database, so that every app server serves the same bytes
+without shared disk.
 The image shows the site's name and logo, the guide's title, and its model and methods: text
 that changes only when the guide is published again, never with a price.
 
@@ -243,7 +245,8 @@ def check_share_images(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
             f"{count} published guide{' has' if count == 1 else 's have'} no "
             f"{_language_name(language)} share image: run `manage.py draw_share_images`",
             hint="The task worker draws them on publication (is `manage.py db_worker` "
-            "running?); until then each is drawn on its first request.",
+            "running?); until then each is asked of the worker on its first request, and the "
+            "site-wide image served meanwhile.",
             id="guides.W002",
         )
         for language, count in missing.items()

@@ -1,6 +1,7 @@
 """What the write side announces: a stored revision (``translating`` keeps the translation
-bases in step), a publication (``guides.tasks`` draws the share images), a schedule
-(``guides.tasks`` applies it on time) and a review (``guides.tasks`` mails whom it concerns)."""
+bases in step), a publication (``guides.background.tasks`` draws the share images), a schedule
+(``guides.background.tasks`` applies it on time) and a review (``guides.background.tasks``
+mails whom it concerns)."""
 
 from django.db import transaction
 from django.dispatch import Signal

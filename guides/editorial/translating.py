@@ -42,7 +42,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
-from gpuguide.lib import bounded_xml, cache_tags
+from gpuguide.lib import bounded_xml
 from gpuguide.lib.editor_input import LINE_BREAK, VisibleTextValidator
 from gpuguide.lib.word_diff import inline_diff, marked_words
 from guides.content.diff_pieces import diff_pieces
@@ -58,6 +58,7 @@ from guides.models import (
     TranslationBasis,
 )
 from guides.pagecache import invalidation
+from guides.pagecache import tags as guide_tags
 from guides.pages import selectors
 
 SOURCE = settings.LANGUAGE_CODE
@@ -424,7 +425,7 @@ def translation_save(
             _record_bases(current, now, now, confirmed=[(language, k) for k in keys])
             # No revision, so no signal: say so, as the admin's stale-translation warnings
             # read the bases (a stored revision's GuideRevision does this for other saves).
-            invalidation.invalidate({cache_tags.guide(guide.pk)})
+            invalidation.invalidate({guide_tags.guide(guide.pk)})
     return saved
 
 

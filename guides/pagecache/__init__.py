@@ -13,8 +13,8 @@
   holds now, so a write by any process is on the very next page anyone is served, and a cache
   that lost, kept or got back older entries can cost renders but never serve an older page.
 - **After a write commits**, ``signals.pages_stale`` announces the tags; the task worker
-  (``guides.tasks``) listens and renders the affected pages again into the shared cache, so
-  that the first visitor after a write does not pay the render (with Redis).
+  (``guides.background.tasks``) listens and renders the affected pages again into the shared
+  cache, so that the first visitor after a write does not pay the render (with Redis).
 - Entries expire at the next local midnight ("today" moves on), at the latest; pages as of a
   day longer ago than ``PAGE_CACHE_PAST_DAYS`` are not stored at all.
 - **Cached reads** (``reads``): the reference tables, the latest prices and the guides with

@@ -8,15 +8,14 @@ announces the tags, for the task worker to render those pages again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
 
 from django.core.cache import cache
 from django.db import connection, transaction
 
 from gpuguide.lib import cache_tags
 from guides.pagecache import signals, versions
+from guides.pagecache import tags as guide_tags
 
 logger = logging.getLogger(__name__)
 
@@ -31,25 +30,9 @@ def note_sources_changed(sender, instance, **_kwargs) -> None:
     invalidate(cache_tags.tags_for_write(instance))
 
 
-# Set while writes are rehearsed (a working copy applied in a savepoint that is rolled back,
-# see guides.editorial.revisions): they never reach visitors, so they leave the cached pages alone.
-_writes_not_live: ContextVar[bool] = ContextVar("gpuguide_writes_not_live", default=False)
-
-
-@contextmanager
-def writes_not_live() -> Iterator[None]:
-    reset = _writes_not_live.set(True)
-    try:
-        yield
-    finally:
-        _writes_not_live.reset(reset)
-
-
 def invalidate(tags: Iterable[str]) -> None:
     """New versions, inside the writer's transaction (they commit with its data, see
     ``versions.replace_versions``); once it commits, ``signals.pages_stale``."""
-    if _writes_not_live.get():
-        return
     tags = set(tags)
     if not connection.in_atomic_block:  # autocommit: already committed
         versions.replace_versions(tags)
@@ -80,7 +63,7 @@ class _AfterCommit:
 
 def invalidate_everything() -> None:
     """Every page stale (after bulk loads, which send no signals)."""
-    invalidate({cache_tags.SITE, cache_tags.GUIDES})
+    invalidate({cache_tags.SITE, guide_tags.GUIDES})
 
 
 def renew_after_restore() -> int:

@@ -1,4 +1,5 @@
-"""What the page cache announces, for the task worker to act on (``guides.tasks`` listens)."""
+"""What the page cache announces, for the task worker to act on (``guides.background.tasks``
+listens)."""
 
 from django.dispatch import Signal
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 from gpuguide.lib import cache_tags
 from guides.pagecache.reads import cached_site_wide, cached_under
 from guides.pages import selectors as guide_selectors
+from pricing import cache_tags as pricing_tags
 from pricing import selectors
 from pricing.models import LanguageModel, Provider
 
@@ -101,7 +102,7 @@ def latest_prices(*, at: date | None = None, ours_only: bool = False) -> LatestP
             check_dates=check_dates,
         )
 
-    tags = [cache_tags.SITE, *(cache_tags.prices(provider.pk) for provider in quoted)]
+    tags = [cache_tags.SITE, *(pricing_tags.prices(provider.pk) for provider in quoted)]
     return cached_under(tags, f"latest-prices:{day.isoformat()}", load)
 
 
@@ -115,7 +116,7 @@ def price_summaries(*, at: date | None = None) -> dict[str, dict[int, selectors.
     day = at or timezone.localdate()
     everyone = providers()
     return cached_under(
-        [cache_tags.SITE, *(cache_tags.prices(provider.pk) for provider in everyone)],
+        [cache_tags.SITE, *(pricing_tags.prices(provider.pk) for provider in everyone)],
         f"price-summaries:{day.isoformat()}",
         lambda: selectors.price_summaries(providers=everyone, at=day),
         per_language=False,

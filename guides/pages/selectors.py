@@ -21,6 +21,7 @@ from guides.models import (
     Recommendation,
     ShareImage,
 )
+from guides.pagecache import tags as guide_tags
 from guides.pagecache.reads import READ_PREFIX, cached_under
 from guides.pagecache.versions import seconds_until_tomorrow
 from pricing.models import Fact, Gpu, Method, Provider
@@ -28,7 +29,7 @@ from pricing.models import Fact, Gpu, Method, Provider
 
 def published_guides() -> list[Guide]:
     """Smallest model first: the order a reader scans sizes in."""
-    cache_tags.record(cache_tags.GUIDES)
+    cache_tags.record(guide_tags.GUIDES)
     return list(
         Guide.objects.published()
         .select_related("language_model")
@@ -45,7 +46,7 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
     if not include_drafts:
         return published_guide_for_page(slug=slug)
     guide = _guides_for_pages().get(slug=slug)
-    cache_tags.record(cache_tags.guide(guide.pk))
+    cache_tags.record(guide_tags.guide(guide.pk))
     return guide
 
 
@@ -74,7 +75,7 @@ def published_guide_for_page(*, slug: str) -> Guide:
 
 def _cached_guide(pk: int) -> Guide | None:
     return cached_under(
-        [cache_tags.guide(pk), cache_tags.SITE],
+        [guide_tags.guide(pk), cache_tags.SITE],
         f"guide:{pk}",
         lambda: _guides_for_pages().filter(pk=pk).first(),
         per_language=False,  # the instance holds every language's fields
@@ -177,7 +178,7 @@ def published_guides_with_configurations() -> list[Guide]:
     The home page's cards read each guide's rows: a page built from them is stale when the
     list changes or any of those guides does.
     """
-    cache_tags.record(cache_tags.GUIDES)
+    cache_tags.record(guide_tags.GUIDES)
     guides = list(
         Guide.objects.published()
         .select_related("language_model")
@@ -185,7 +186,7 @@ def published_guides_with_configurations() -> list[Guide]:
         .prefetch_related(_prefetched(FitConfiguration), _prefetched(Recommendation))
         .order_by("language_model__params_billion", "language_model__name")
     )
-    cache_tags.record(*(cache_tags.guide(guide.pk) for guide in guides))
+    cache_tags.record(*(guide_tags.guide(guide.pk) for guide in guides))
     return guides
 
 

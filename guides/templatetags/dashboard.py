@@ -1,6 +1,6 @@
 from django import template
 
-from guides.editorial.dashboard import Dashboard, dashboard_for
+from guides.dashboard import Dashboard, dashboard_for
 
 register = template.Library()
 

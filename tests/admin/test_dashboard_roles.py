@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import translation
 
-from guides.editorial.dashboard import dashboard_for
+from guides.dashboard import dashboard_for
 from pricing.models import Provider, Source
 from pricing.services import price_check_record
 

@@ -10,8 +10,8 @@ from django.utils import timezone, translation
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from guides.editorial.dashboard import _naming_command, dashboard_for
-from guides.task_queue import fail_stuck_tasks
+from guides.background.task_queue import fail_stuck_tasks
+from guides.dashboard import _naming_command, dashboard_for
 
 ADMIN = "/en/admin/"
 TASKS = "/en/admin/django_tasks_database/dbtaskresult/"
@@ -33,7 +33,7 @@ def task_row(status, *, started, finished=None, traceback="") -> DBTaskResult:
     return DBTaskResult.objects.create(
         status=status,
         args_kwargs={"args": [], "kwargs": {"guide_id": 1}},
-        task_path="guides.tasks.draw_share_images",
+        task_path="guides.background.tasks.draw_share_images",
         backend_name="default",
         started_at=started,
         finished_at=finished,
@@ -71,8 +71,9 @@ def test_the_dashboard_counts_the_failed_and_stuck_tasks_and_names_the_latest_er
         ),
         (
             "The latest: draw_share_images, failed at Nov. 29, 2026, 11 a.m. (UTC): "
-            "guides.task_queue.StuckTask: RUNNING for more than TASK_RUNNING_TIMEOUT (1800 s): "
-            "its worker stopped mid-run (killed, or its machine restarted); not run again",
+            "guides.background.task_queue.StuckTask: RUNNING for more than TASK_RUNNING_TIMEOUT "
+            "(1800 s): its worker stopped mid-run (killed, or its machine restarted); "
+            "not run again",
             f"{TASKS}?status__exact=FAILED",
         ),
         (
@@ -141,7 +142,7 @@ def queued_row(queue: str, *, enqueued_ago: timedelta, run_after=None) -> DBTask
     row = DBTaskResult.objects.create(
         status=TaskResultStatus.READY,
         args_kwargs={"args": [], "kwargs": {"tags": ["prices:1"]}},
-        task_path="guides.tasks.purge_front_cache",
+        task_path="guides.background.tasks.purge_front_cache",
         queue_name=queue,
         backend_name="default",
         run_after=run_after or get_date_max(),

@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from guides.admin.guide import GuideAdmin
+from guides.dashboard import _checked
 from guides.editorial import revisions
-from guides.editorial.dashboard import _checked
 from guides.models import CHILD_ROWS, ComparisonPair, Guide
 from pricing.models import Gpu, LanguageModel, Method, Source
 from pricing.services import price_check_record

@@ -14,7 +14,7 @@ from django.utils import translation
 from django_tasks import default_task_backend
 
 from gpuguide.lib.zoned_time import zoned
-from guides import tasks
+from guides.background import tasks
 from guides.editorial import publishing, revisions, translating
 from guides.editorial.cloning import clone_guide
 from guides.models import Guide, GuideRevision

@@ -9,7 +9,7 @@ from django.test import Client, override_settings
 from django.utils import translation
 
 from gpuguide.lib.zoned_time import zoned
-from guides import tasks
+from guides.background import tasks
 from guides.editorial import publishing, revisions, translating
 from guides.models import Guide, GuideRevision, Review
 

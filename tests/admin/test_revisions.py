@@ -12,7 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django_tasks import default_task_backend
 
-from guides import tasks
+from guides.background import tasks
 from guides.editorial import publishing, revisions, translating
 from guides.models import CHILD_ROWS, FaqEntry, Guide, GuideRevision
 
@@ -32,6 +32,15 @@ def guide(seeded) -> Guide:
 def _page(client, lang: str = "de", query: str = ""):
     as_if_committed()  # each earlier request committed
     return client.get(f"/{lang}/guides/{GUIDE_SLUG}/{query}")
+
+
+def _preview_url(guide: Guide, revision_pk: int, lang: str = "de") -> str:
+    return f"/{lang}/admin/guides/guide/{guide.pk}/revisions/{revision_pk}/preview/"
+
+
+def _preview(client, guide: Guide, revision: GuideRevision, lang: str = "de"):
+    as_if_committed()
+    return client.get(_preview_url(guide, revision.pk, lang))
 
 
 def _save_draft(client, guide: Guide, **extra) -> dict:
@@ -71,14 +80,15 @@ def test_a_live_guides_edit_is_a_draft_until_published(client, editor, guide):
     assert OLD in _page(visitor).content.decode()
     assert OLD in _page(client).content.decode()
     assert FaqEntry.objects.filter(guide=guide, answer_de__contains=NEW).count() == 0
-    # Staff preview the draft at its real URL, privately; visitors get the live page.
-    preview = _page(client, query=f"?revision={draft.pk}")
+    # Staff preview the draft in the admin, privately; the public URL shows no revision.
+    preview = _preview(client, guide, draft)
     body = preview.content.decode()
     assert NEW in body and OLD not in body
     assert f"Vorschau der Revision {draft.pk}" in body
     assert "private" in preview["Cache-Control"] and "no-store" in preview["Cache-Control"]
-    assert OLD in _page(visitor, query=f"?revision={draft.pk}").content.decode()
-    assert _page(client, query="?revision=999999").status_code == 404
+    assert OLD in _page(client, query=f"?revision={draft.pk}").content.decode()
+    assert _preview(visitor, guide, draft).status_code == 302  # to the admin's sign-in
+    assert client.get(_preview_url(guide, 999999)).status_code == 404
     # The form edits the working copy, and says so.
     form = client.get(CHANGE.format(guide.pk)).content.decode()
     assert NEW in form
@@ -275,9 +285,7 @@ def test_a_row_added_in_a_draft_is_previewed_and_published(client, editor, guide
     assert client.post(CHANGE.format(guide.pk), data).status_code == 302
     draft = revisions.working_copy(guide)
     assert FaqEntry.objects.filter(guide=guide).count() == n
-    assert (
-        "Gibt es eine Probezeit?" in _page(client, query=f"?revision={draft.pk}").content.decode()
-    )
+    assert "Gibt es eine Probezeit?" in _preview(client, guide, draft).content.decode()
     assert "Gibt es eine Probezeit?" not in _page(Client()).content.decode()
     # The form shows the draft's new row; saving it again keeps it.
     again = client.get(CHANGE.format(guide.pk))
@@ -294,6 +302,35 @@ def _add_faq_entry(data: dict, guide) -> None:
     data |= {f"faq_entries-{n}-position": "9", f"faq_entries-{n}-guide": str(guide.pk)}
     for lang in ("en", "de", "ja"):
         data |= {f"faq_entries-{n}-question_{lang}": "?", f"faq_entries-{n}-answer_{lang}": "!"}
+
+
+def test_a_preview_writes_nothing_and_is_for_whoever_may_edit_its_language(
+    client, editor, translator_de, guide
+):
+    """Built from the revision in memory: no write, no savepoint rolled back. A translator
+    previews their own language only."""
+    client.force_login(editor)
+    _save_draft(client, guide)
+    draft = revisions.working_copy(guide)
+    as_if_committed()
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(_preview_url(guide, draft.pk))
+    assert response.status_code == 200 and NEW in response.content.decode()
+    written = [
+        q["sql"]
+        for q in queries
+        if q["sql"].startswith(("INSERT", "UPDATE", "DELETE", "SAVEPOINT", "ROLLBACK"))
+        and "django_session" not in q["sql"]
+    ]
+    assert written == []
+    assert FaqEntry.objects.filter(guide=guide, answer_de__contains=NEW).count() == 0
+    translator = Client()
+    translator.force_login(translator_de)
+    assert NEW in _preview(translator, guide, draft).content.decode()
+    assert _preview(translator, guide, draft, lang="ja").status_code == 403
+    # The revision list links each language's preview in the admin.
+    listed = client.get(f"/en/admin/guides/guide/{guide.pk}/revisions/").content.decode()
+    assert _preview_url(guide, draft.pk, "ja") in listed
 
 
 def test_a_live_guides_save_writes_none_of_its_rows(client, editor, guide):

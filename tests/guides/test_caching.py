@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils.text import compress_string
 from django_tasks import default_task_backend
 
-from guides import tasks
+from guides.background import tasks
 from guides.models import ContentVersion, Guide, Section
 from guides.pagecache import http, versions
 from guides.pages import reference_data
@@ -286,7 +286,7 @@ def test_a_background_render_stops_when_the_database_goes_away(seeded, monkeypat
     monkeypatch.setattr(tasks, "resolve", failing_from_the_second)
     assert tasks.render_as_visitor(["/en/", "/en/gpus/", "/de/", "/ja/"]) == 1
     assert len(calls) == 2
-    assert [r.getMessage() for r in caplog.records if r.name == "guides.tasks"] == [
+    assert [r.getMessage() for r in caplog.records if r.name == "guides.background.tasks"] == [
         "database unavailable: 3 pages left to render again"
     ]
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django_tasks import default_task_backend
 
 from gpuguide.lib import front_cache
-from guides import tasks
+from guides.background import tasks
 from guides.models import Guide
 from guides.pagecache import http, versions
 from pricing.models import Provider

@@ -338,7 +338,7 @@ def test_legal_pages_are_public_only_once_reviewed(client, admin_user, lang, tit
 
 
 def test_the_dashboard_names_each_unreviewed_legal_page_as_a_blocker(seeded):
-    from guides.editorial.dashboard import legal_page_warnings
+    from guides.dashboard import legal_page_warnings
 
     assert [w.message for w in legal_page_warnings()] == [
         f"Before launch: the {name} has not been reviewed by the company, so visitors get a 404 "

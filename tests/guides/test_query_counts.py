@@ -11,10 +11,10 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from gpuguide.lib import cache_tags
 from guides.editorial.cloning import clone_guide
 from guides.pagecache.invalidation import invalidate, invalidate_everything
 from guides.pages.selectors import guide_for_page
+from pricing import cache_tags as pricing_tags
 from pricing.models import Gpu, LanguageModel, Price, PriceCheck, Provider
 
 from ..conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_pages
@@ -210,10 +210,11 @@ def dashboard_queries(client, language: str = "en") -> int:
 
 def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, seeded, admin_user):
     """Its warnings are cached under the versions of every tag they read
-    (guides.editorial.dashboard), so a visit makes 11 queries until a write: the session, the
+    (guides.dashboard), so a visit makes 11 queries until a write: the session, the
     user, two-factor, the version check, the guides' keys (their tags), the task queue's
     failures, what is scheduled, what waits for review and the user's own submissions (never
-    cached: guides.task_queue.task_trouble, dashboard.scheduled_changes, dashboard.review_lists)
+    cached: guides.background.task_queue.task_trouble, dashboard.scheduled_changes,
+    dashboard.review_lists)
     and the admin's recent actions. After a price check: 31 (the version table read again, the
     guides with their rows, prices, check dates, measurements, published comparisons, stale
     sources, unreviewed legal pages, and 4 for the translations' bases and texts, each read once
@@ -224,7 +225,7 @@ def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, s
     house = Provider.objects.get(is_house=True)
 
     def after_writes() -> list[int]:
-        invalidate({cache_tags.prices(house.pk)})
+        invalidate({pricing_tags.prices(house.pk)})
         as_if_committed()
         counts = [dashboard_queries(client), dashboard_queries(client)]
         invalidate_everything()

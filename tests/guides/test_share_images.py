@@ -8,9 +8,11 @@ from django.core import checks
 from django.core.management import CommandError, call_command
 from django.db import OperationalError, connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django_tasks import default_task_backend
 from PIL import Image, ImageFont
 
+from guides.background import tasks
 from guides.editorial import publishing, revisions, share_images
 from guides.editorial.share_images import NO_LINE_START, _as_many_as_fit, _wrap
 from guides.models import Guide, ShareImage
@@ -125,13 +127,30 @@ def test_the_image_is_served_with_validators_and_a_304_for_a_repeat(client, guid
     assert again.status_code == 304 and again.content == b""
 
 
-def test_an_image_no_worker_drew_yet_is_drawn_on_its_first_request(client, guide):
-    """Published while no task worker ran: the page's own language, never the English card."""
+def test_a_missing_image_is_queued_and_the_site_wide_one_served_meanwhile(client, guide):
+    """Published while no task worker ran: a visitor's GET writes nothing; the worker is asked
+    to draw the page language's image (once, however many ask) and the site-wide image stands
+    in until it has."""
     share_image_font("ja")
     ShareImage.objects.filter(guide=guide, language="ja").delete()
+    default_task_backend.clear()
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(SHARE.format(lang="ja"))
+    assert response.status_code == 302 and response["Location"].startswith(SITE_WIDE)
+    assert response["Cache-Control"] == "public, max-age=300"
+    writes = [q["sql"] for q in queries if q["sql"].startswith(("INSERT", "UPDATE", "DELETE"))]
+    assert writes == []
+    assert not ShareImage.objects.filter(guide=guide, language="ja").exists()
+    client.get(SHARE.format(lang="ja"))  # asked again before the worker ran: not queued again
+    queued = [r for r in default_task_backend.results if r.task.name == "draw_missing_share_image"]
+    assert [r.kwargs for r in queued] == [{"guide_id": guide.pk, "language": "ja"}]
+    # The worker draws it; from then on it is served.
+    assert tasks.draw_missing_share_image.call(guide_id=guide.pk, language="ja") is True
+    assert tasks.draw_missing_share_image.call(guide_id=guide.pk, language="ja") is False
     response = client.get(SHARE.format(lang="ja"))
     assert response.status_code == 200 and response["Content-Type"] == "image/png"
     assert response.content == bytes(ShareImage.objects.get(guide=guide, language="ja").png)
+    default_task_backend.clear()
 
 
 def test_each_guide_page_links_its_own_languages_image(client, seeded, share_image_fonts):

@@ -1,6 +1,6 @@
-"""The task queue's rows (guides/task_queue.py): tasks RUNNING past TASK_RUNNING_TIMEOUT are
-failed with an error saying why, recent ones are left alone, and the dashboard's summary of
-the last day counts what it should in one query."""
+"""The task queue's rows (guides/background/task_queue.py): tasks RUNNING past
+TASK_RUNNING_TIMEOUT are failed with an error saying why, recent ones are left alone, and the
+dashboard's summary of the last day counts what it should in one query."""
 
 from datetime import timedelta
 
@@ -11,7 +11,7 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from guides.task_queue import (
+from guides.background.task_queue import (
     STUCK_TASK,
     StuckTask,
     TaskTrouble,
@@ -22,8 +22,8 @@ from guides.task_queue import (
 
 TIMEOUT = 1800
 STUCK_ERROR = (
-    "guides.task_queue.StuckTask: RUNNING for more than TASK_RUNNING_TIMEOUT (1800 s): its "
-    "worker stopped mid-run (killed, or its machine restarted); not run again"
+    "guides.background.task_queue.StuckTask: RUNNING for more than TASK_RUNNING_TIMEOUT (1800 s): "
+    "its worker stopped mid-run (killed, or its machine restarted); not run again"
 )
 
 
@@ -38,7 +38,7 @@ def task_row(status=TaskResultStatus.READY, *, started=None, finished=None, **fi
     return DBTaskResult.objects.create(
         status=status,
         args_kwargs={"args": [], "kwargs": {"tags": ["site"]}},
-        task_path="guides.tasks.refresh_affected_pages",
+        task_path="guides.background.tasks.refresh_affected_pages",
         backend_name="default",
         started_at=None if started is None else now - started,
         finished_at=None if finished is None else now - finished,
@@ -62,7 +62,7 @@ def test_a_task_running_past_the_timeout_is_failed_and_a_recent_one_is_left_alon
         TaskResultStatus.READY,
         TaskResultStatus.SUCCESSFUL,
     ]
-    assert stuck.exception_class_path == STUCK_TASK == "guides.task_queue.StuckTask"
+    assert stuck.exception_class_path == STUCK_TASK == "guides.background.task_queue.StuckTask"
     assert stuck.traceback == STUCK_ERROR
     assert timezone.now() - stuck.finished_at < timedelta(seconds=5)
     # the task framework reads the error back as a StuckTask

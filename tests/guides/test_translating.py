@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from reversion.models import Revision
 
+from guides.dashboard import stale_translation_warnings
 from guides.editorial import revisions, translating
-from guides.editorial.dashboard import stale_translation_warnings
 from guides.editorial.translating import TranslationFileError
 from guides.models import Guide, GuideRevision, Section
 

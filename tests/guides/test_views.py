@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from gpuguide.lib import cache_tags
 from guides.models import ComparisonPair, Guide, Section
 from guides.pagecache.invalidation import invalidate
+from pricing import cache_tags as pricing_tags
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
 
@@ -329,7 +329,7 @@ def test_guide_page_queries_do_not_grow_with_price_history(client, seeded):
         """The queries of the first render after a price check of ours, and of the next
         render that quotes the same prices (another page, or this one dropped again)."""
         client.get(guide_url("en"))  # the versions and reference data in the cache
-        invalidate({cache_tags.prices(house.pk)})  # a price check of ours
+        invalidate({pricing_tags.prices(house.pk)})  # a price check of ours
         as_if_committed()
         counts = []
         for _render in range(2):
@@ -715,8 +715,14 @@ def test_only_who_may_edit_a_draft_sees_it_and_its_revisions(
 
     client.force_login(staff_in(group))
     revision = GuideRevision.objects.filter(guide__slug=GUIDE_SLUG).first()
-    preview = client.get(f"{guide_url(lang)}?revision={revision.pk}")
+    # A revision is previewed in the admin; the public URL never shows one.
+    preview = client.get(
+        f"/{lang}/admin/guides/guide/{revision.guide_id}/revisions/{revision.pk}/preview/"
+    )
+    assert preview.status_code == (200 if sees_drafts else 403)
     assert ('class="draft-banner"' in preview.content.decode()) is sees_drafts
+    public = client.get(f"{guide_url(lang)}?revision={revision.pk}").content.decode()
+    assert 'class="draft-banner"' not in public
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     guide.status = Guide.Status.DRAFT
     guide.save()  # not update(): the save replaces the cached guide's version

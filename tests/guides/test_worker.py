@@ -1,5 +1,5 @@
-"""The task worker (guides/worker.py): it waits out a database outage with a doubling wait
-instead of exiting, sweeps for stuck tasks at start and every minute, and is the one
+"""The task worker (guides/background/worker.py): it waits out a database outage with a
+doubling wait instead of exiting, sweeps for stuck tasks at start and every minute, and is the one
 ``manage.py db_worker`` runs. A real process through a real outage: tests/test_worker_process.py.
 """
 
@@ -15,7 +15,7 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 
-from guides import worker as resilient
+from guides.background import worker as resilient
 from guides.management.commands.db_worker import Command
 
 OUTAGE = OperationalError("unable to open database file")
@@ -34,7 +34,7 @@ def queued_task() -> DBTaskResult:
     """A share-image task for a guide that does not exist: it runs at once and returns []."""
     return DBTaskResult.objects.create(
         args_kwargs={"args": [], "kwargs": {"guide_id": 0}},
-        task_path="guides.tasks.draw_share_images",
+        task_path="guides.background.tasks.draw_share_images",
         backend_name="default",
     )
 
@@ -93,14 +93,14 @@ def test_an_outage_is_waited_out_with_a_doubling_wait_then_the_queued_task_runs(
     task = queued_task()
     clock = FakeClock()
     worker = make_worker(clock, max_tasks=1)  # returns once it has run one task
-    caplog.set_level(logging.INFO, logger="guides.worker")
+    caplog.set_level(logging.INFO, logger="guides.background.worker")
     with claims_failing(7):
         worker.run()
     assert clock.waits == [1, 2, 4, 8, 16, 30, 30]  # then it claimed the task: no more waits
     task.refresh_from_db()
     assert task.status == TaskResultStatus.SUCCESSFUL
     assert task.worker_ids == ["worker-under-test"]
-    messages = [r.getMessage() for r in caplog.records if r.name == "guides.worker"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "guides.background.worker"]
     failed = [m for m in messages if m.startswith("Database unavailable")]
     assert failed == [
         f"Database unavailable (OperationalError: unable to open database file), attempt {n}: "

@@ -12,8 +12,8 @@ from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 
-from gpuguide.lib import cache_tags
 from guides.pagecache import invalidation
+from pricing import cache_tags as pricing_tags
 from pricing import selectors, services
 from pricing.models import Gpu, Price, PriceCheck, Provider
 
@@ -121,12 +121,12 @@ def test_a_correction_of_an_older_day_leaves_later_checks_latest(recorder):
 def test_a_correction_makes_the_providers_pages_stale_as_a_new_check_does(recorder):
     with mock.patch.object(invalidation, "invalidate", wraps=invalidation.invalidate) as invalidate:
         correct_h100(recorder)
-    assert [c.args[0] for c in invalidate.call_args_list] == [{cache_tags.prices(house().pk)}]
+    assert [c.args[0] for c in invalidate.call_args_list] == [{pricing_tags.prices(house().pk)}]
     with mock.patch.object(invalidation, "invalidate", wraps=invalidation.invalidate) as invalidate:
         services.price_check_record(
             provider_slug="gpuwithcrypto", checked_on=TODAY, prices={"h100": D("2.40")}
         )
-    assert [c.args[0] for c in invalidate.call_args_list] == [{cache_tags.prices(house().pk)}]
+    assert [c.args[0] for c in invalidate.call_args_list] == [{pricing_tags.prices(house().pk)}]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""``manage.py db_worker``: django_tasks_db's command with ``guides.worker.Worker``, which waits
-out database outages and fails tasks stuck RUNNING.
+"""``manage.py db_worker``: django_tasks_db's command with ``guides.background.worker.Worker``,
+which waits out database outages and fails tasks stuck RUNNING.
 
 It takes the package's name and options: "guides" comes before "django_tasks_db" in
 INSTALLED_APPS, and Django lets the first app with a command name win.
@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.utils.autoreload import DJANGO_AUTORELOAD_ENV, run_with_reloader
 from django_tasks_db.management.commands import db_worker
 
-from guides import worker as resilient
+from guides.background import worker as resilient
 
 LEVELS = {0: logging.CRITICAL, 1: logging.INFO}
 

@@ -21,16 +21,19 @@ from django.utils.translation import gettext as _
 
 from gpuguide.lib import cache_tags
 from gpuguide.lib.zoned_time import zoned
+from guides import permissions
+from guides.background.task_queue import PURGES, task_trouble
 from guides.content.presentation import config_label, word_list
-from guides.editorial import publishing, revisions
+from guides.editorial import revisions
 from guides.editorial.checks import guide_problems
 from guides.editorial.translating import language_name, stale_translations, translation_url
 from guides.models import Review
+from guides.pagecache import tags as guide_tags
 from guides.pagecache import versions
 from guides.pages import reference_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.assembly import guide_figures, page_figures
-from guides.task_queue import PURGES, task_trouble
+from pricing import cache_tags as pricing_tags
 from pricing import selectors
 from pricing.models import Provider
 
@@ -248,11 +251,11 @@ def _checked(
 ) -> list[tuple[Topic, list[DashboardWarning]]]:
     """Each topic whose data ``user`` may view (all without a user), with its warnings."""
     today = today or timezone.localdate()
-    may_record = user is None or user.has_perm("pricing.add_pricecheck")
+    may_record = user is None or permissions.may_record_prices(user)
     topics = [
         topic
         for topic in _topics(today, may_record=may_record)
-        if user is None or user.has_perm(topic.permission)
+        if permissions.may_see(user, topic.permission)
     ]
     if not cached or not topics:
         return [(topic, topic.warnings()) for topic in topics]
@@ -272,9 +275,9 @@ def _content_tags() -> list[str]:
     bases, and each provider's prices. Any write to those replaces one of their versions."""
     return [
         cache_tags.SITE,
-        cache_tags.GUIDES,
-        *(cache_tags.guide(pk) for pk in guide_selectors.guide_pks()),
-        *(cache_tags.prices(provider.pk) for provider in reference_data.providers()),
+        guide_tags.GUIDES,
+        *(guide_tags.guide(pk) for pk in guide_selectors.guide_pks()),
+        *(pricing_tags.prices(provider.pk) for provider in reference_data.providers()),
     ]
 
 
@@ -313,7 +316,7 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
     for who may view them (superusers)."""
     trouble = task_trouble(now)
     url = ""
-    if user is None or user.has_perm("django_tasks_database.view_dbtaskresult"):
+    if permissions.may_see_tasks(user):
         url = reverse("admin:django_tasks_database_dbtaskresult_changelist")
     warnings = []
     if trouble.failed:
@@ -425,7 +428,7 @@ def review_lists(user, now=None) -> tuple[list[DashboardWarning], list[Dashboard
         return reverse("admin:guides_guide_review", args=[review.guide_id, review.pk])
 
     waiting = []
-    if publishing.may_publish(user):
+    if permissions.may_publish(user):
         for review in reviews.filter(state=Review.State.PENDING).order_by("submitted_at"):
             message = WAITING % {
                 "guide": review.guide.title,
@@ -473,6 +476,7 @@ def dashboard_for(user, today: date | None = None) -> Dashboard:
         sentence = UP_TO_DATE_TOO % {"topics": fine}
     else:
         sentence = NOTHING_STALE % {"topics": fine}
-    scheduled = scheduled_changes() if user.has_perm("guides.view_guide") else []
-    waiting, submitted = review_lists(user) if user.has_perm("guides.view_guide") else ([], [])
+    sees_guides = permissions.may_see_guides(user)
+    scheduled = scheduled_changes() if sees_guides else []
+    waiting, submitted = review_lists(user) if sees_guides else ([], [])
     return Dashboard(warnings, sentence, scheduled, waiting, submitted)

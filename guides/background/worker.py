@@ -7,8 +7,8 @@ worker. This one waits instead, 1 s at first, doubling to 30 s, logging each fai
 its wait and, once a poll succeeds again, that the database is back. SIGTERM and SIGINT still
 stop it at once between tasks, or after the running task (the package's ``shutdown``).
 
-At start and every minute it also runs ``guides.task_queue.fail_stuck_tasks`` (why FAILED and
-not queued again: that module's docstring).
+At start and every minute it also runs ``guides.background.task_queue.fail_stuck_tasks`` (why
+FAILED and not queued again: that module's docstring).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from django_tasks_db.management.commands import db_worker
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
-from guides.task_queue import fail_stuck_tasks
+from guides.background.task_queue import fail_stuck_tasks
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@ recent failures are summed up for the admin's dashboard.
 
 A worker killed mid-run (SIGKILL, out of memory, a machine restart) leaves its task RUNNING
 for ever: nothing else ever touches that row. ``fail_stuck_tasks``, which the worker runs at
-start and every minute (``guides.worker``), marks a task RUNNING for longer than
+start and every minute (``guides.background.worker``), marks a task RUNNING for longer than
 ``TASK_RUNNING_TIMEOUT`` as FAILED, with a ``StuckTask`` error saying so.
 
 Why FAILED and not queued again:

@@ -16,6 +16,7 @@ from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIRequest
 from django.core.mail import send_mass_mail
 from django.db import DatabaseError
@@ -26,7 +27,9 @@ from django.utils import timezone, translation
 from django_tasks import task
 
 from gpuguide.lib import front_cache
-from guides.editorial import notices, publishing
+from guides.background import signals as background_signals
+from guides.background.task_queue import PURGES
+from guides.editorial import notices, publishing, share_images
 from guides.editorial import signals as editorial_signals
 from guides.editorial.share_images import draw_for_guide
 from guides.models import Guide, Review
@@ -35,7 +38,6 @@ from guides.pagecache import signals as pagecache_signals
 from guides.pagecache.versions import checked_once
 from guides.pages import selectors as guide_selectors
 from guides.pages import tutorial
-from guides.task_queue import PURGES
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +161,16 @@ def draw_share_images(guide_id: int) -> list[str]:
 
 
 @task()
+def draw_missing_share_image(guide_id: int, language: str) -> bool:
+    """A visitor asked for a share image not drawn yet: draw it (whether one was drawn; not
+    for a guide unpublished since, nor an image drawn meanwhile, nor a language without font)."""
+    guide = Guide.objects.published().select_related("language_model").filter(pk=guide_id).first()
+    if guide is None or guide.share_images.filter(language=language).exists():
+        return False
+    return share_images.draw_image(guide, language) is not None
+
+
+@task()
 def send_review_notice(review_id: int, language: str) -> int:
     """A review was submitted or decided: mail whom it concerns, one mail each (their addresses
     are not shown to each other). Returns how many were sent."""
@@ -213,3 +225,14 @@ def _queue_scheduled_changes(sender, times: list, **_kwargs) -> None:
 @receiver(editorial_signals.review_changed, dispatch_uid="send_review_notice")
 def _queue_review_notice(sender, review_id: int, language: str, **_kwargs) -> None:
     send_review_notice.enqueue(review_id=review_id, language=language)
+
+
+# Once per guide and language in this time, however many visitors ask meanwhile: the queue gets
+# one task, not one per request (a task that finds the image drawn does nothing).
+SHARE_IMAGE_ASKED_SECONDS = 10 * 60
+
+
+@receiver(background_signals.share_image_missing, dispatch_uid="draw_missing_share_image")
+def _queue_missing_share_image(sender, guide_id: int, language: str, **_kwargs) -> None:
+    if cache.add(f"share-image-asked:{guide_id}:{language}", True, SHARE_IMAGE_ASKED_SECONDS):
+        draw_missing_share_image.enqueue(guide_id=guide_id, language=language)
