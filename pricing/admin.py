@@ -830,33 +830,24 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             if f.cleaned_data and not f.cleaned_data.get("DELETE")
         ]
         data = form.cleaned_data
-        prices = {row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows}
-        gpus_in_quote = {row["gpu"].slug: row["gpus_in_quote"] for row in rows}
         new = new_check(request)
-        # What the forms found confirmed, asked again by the service as it saves (another
-        # check recorded meanwhile may have changed the last prices).
-        confirmations = posted_confirmations(request.POST, data["checked_on"])
+        saved = {
+            "prices": {row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows},
+            "gpus_in_quote": {row["gpu"].slug: row["gpus_in_quote"] for row in rows},
+            "recorded_by": request.user,
+            "source_url": data["source_url"],
+            "note": data["note"],
+            # What the forms found confirmed, asked again by the service as it saves (another
+            # check recorded meanwhile may have changed the last prices).
+            "confirmations": posted_confirmations(request.POST, data["checked_on"]),
+        }
         if new.correcting is not None:
             check = services.price_check_supersede(
-                check=new.correcting,
-                prices=prices,
-                gpus_in_quote=gpus_in_quote,
-                recorded_by=request.user,
-                reason=data["reason"],
-                source_url=data["source_url"],
-                note=data["note"],
-                confirmations=confirmations,
+                check=new.correcting, reason=data["reason"], **saved
             )
         else:
             check = services.price_check_record(
-                provider_slug=data["provider"].slug,
-                checked_on=data["checked_on"],
-                prices=prices,
-                gpus_in_quote=gpus_in_quote,
-                recorded_by=request.user,
-                source_url=data["source_url"],
-                note=data["note"],
-                confirmations=confirmations,
+                provider_slug=data["provider"].slug, checked_on=data["checked_on"], **saved
             )
         # The admin logs the addition and redirects using the form's object.
         obj = form.instance
@@ -918,7 +909,7 @@ def _show_comparisons(new: NewCheck, form, formset: PriceFormSet) -> None:
         row.instance.shown_last_price = services.shown_last_price(previous, locale)
         if values.quoted is None or values.count is None:
             continue
-        change = price_changes.price_change(
+        change = price_changes.PriceChange(
             previous, quoted_usd_per_hour=values.quoted, gpus_in_quote=values.count
         )
         row.instance.shown_change = services.shown_change(change, locale)

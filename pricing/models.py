@@ -286,10 +286,6 @@ class PriceCheck(models.Model):
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
 
-    @property
-    def is_superseded(self) -> bool:
-        return self.superseded_at is not None
-
 
 class Price(models.Model):
     """One GPU's price in a check, as quoted: per GPU, or for a whole instance of N GPUs."""
@@ -361,10 +357,10 @@ class Price(models.Model):
     def usd_per_gpu_hour(self) -> Decimal:
         return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
 
-    def fill_from_check(self, check: PriceCheck | None = None) -> None:
-        """Copy the check's provider, day and whether it is superseded (bulk_create skips
-        save, so callers call this)."""
-        check = check or self.price_check
+    def fill_from_check(self) -> None:
+        """Copy the check's provider, day and whether it is superseded (``save``, and raw
+        saves through ``pricing.signals``; bulk_create skips both, so its callers set them)."""
+        check = self.price_check
         self.provider_id, self.checked_on = check.provider_id, check.checked_on
         self.superseded = check.superseded_at is not None
 

@@ -365,14 +365,14 @@ def price_changes_against(
     *,
     last: Mapping[str, LastPrice],
     prices: Mapping[str, Decimal],
-    gpus_in_quote: Mapping[str, int] | None = None,
+    gpus_in_quote: Mapping[str, int],
 ) -> tuple[PriceChange, ...]:
     """Each new price beside its GPU's last one (GPUs never priced before have none)."""
     return tuple(
-        price_changes.price_change(
+        PriceChange(
             last[slug],
             quoted_usd_per_hour=price,
-            gpus_in_quote=(gpus_in_quote or {}).get(slug, MIN_GPUS_IN_QUOTE),
+            gpus_in_quote=gpus_in_quote.get(slug, MIN_GPUS_IN_QUOTE),
         )
         for slug, price in prices.items()
         if slug in last
