@@ -169,6 +169,14 @@ def _refusal(exc: services.PriceCheckError) -> forms.ValidationError:
     return forms.ValidationError(str(exc), code="price_check")
 
 
+def _checked(parse, **kwargs):
+    """``parse(**kwargs)``: a service's parser or check, its refusal the field's error."""
+    try:
+        return parse(**kwargs)
+    except services.PriceCheckError as exc:
+        raise _refusal(exc) from None
+
+
 # Text boxes, never type=number: a number box drops what it cannot read before the server
 # sees it (Chromium sent "1,90" as 190), so the service's refusal, "use a point", never came.
 # inputmode still brings up a phone's number keys.
@@ -197,18 +205,15 @@ class PriceForm(forms.ModelForm):
 
     def clean_quoted_usd_per_hour(self) -> Decimal:
         gpu = self.cleaned_data.get("gpu")
-        try:
-            return services.parse_price(
-                gpu=gpu.slug if gpu else "?", value=self.cleaned_data["quoted_usd_per_hour"]
-            )
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        return _checked(
+            services.parse_price,
+            gpu=gpu.slug if gpu else "?",
+            value=self.cleaned_data["quoted_usd_per_hour"],
+        )
 
     def clean_gpus_in_quote(self) -> int:
-        try:
-            return services.parse_gpus_in_quote(value=self.cleaned_data["gpus_in_quote"])
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        value = self.cleaned_data["gpus_in_quote"]
+        return _checked(services.parse_gpus_in_quote, value=value)
 
 
 # The confirmations' check boxes (rendered by templates/admin/pricing/pricecheck/
@@ -517,20 +522,14 @@ class PriceCheckForm(forms.ModelForm):
     old_days: int | None = None
 
     def clean_checked_on(self) -> date:
-        try:
-            day = services.parse_check_date(value=self.cleaned_data["checked_on"])
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        day = _checked(services.parse_check_date, value=self.cleaned_data["checked_on"])
         # The price rows are compared as of this day (PriceFormSet reads it from the instance),
         # even where a refusal below takes the day out of cleaned_data.
         self.instance.checked_on = day
         return day
 
     def clean_source_url(self) -> str:
-        try:
-            return services.validate_source_url(value=self.cleaned_data["source_url"])
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        return _checked(services.validate_source_url, value=self.cleaned_data["source_url"])
 
     def clean(self) -> dict:
         cleaned = super().clean()
