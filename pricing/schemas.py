@@ -611,9 +611,7 @@ class ConfigurationFit(Schema):
     def of(cls, fit: calculations.PlannedFit, checked_on: date | None) -> ConfigurationFit:
         configuration = fit.configuration
         return cls(
-            gpu=configuration.gpu.slug,
-            gpu_name=configuration.gpu.name,
-            count=configuration.count,
+            **_configured(configuration),
             total_memory_gb=gigabytes(configuration.total_memory_gb),
             by_rule=FitByRule(fits=fit.fits_by_rule, headroom_gb=gigabytes(fit.rule_headroom_gb)),
             by_estimate=FitByEstimate(
@@ -623,10 +621,19 @@ class ConfigurationFit(Schema):
                 fits=fit.fits_by_estimate,
                 headroom_gb_per_gpu=gigabytes(fit.estimate_headroom_gb_per_gpu),
             ),
-            usd_per_gpu_hour=dollars(configuration.gpu.usd_per_gpu_hour),
-            usd_per_hour=dollars(configuration.usd_per_hour),
             checked_on=checked_on,
         )
+
+
+def _configured(configuration: calculations.Configuration) -> dict[str, Any]:
+    """The fields a configuration's fit and its cost share: the GPU, its count, their prices."""
+    return {
+        "gpu": configuration.gpu.slug,
+        "gpu_name": configuration.gpu.name,
+        "count": configuration.count,
+        "usd_per_gpu_hour": dollars(configuration.gpu.usd_per_gpu_hour),
+        "usd_per_hour": dollars(configuration.usd_per_hour),
+    }
 
 
 class FitAnswer(Schema):
@@ -690,17 +697,12 @@ class RunCost(Schema):
     @classmethod
     def of(cls, costed: planning.CostRow, checked_on: date | None) -> RunCost:
         fit, row, run = costed.fit, costed.cost, costed.run
-        configuration = fit.configuration
         return cls(
-            gpu=configuration.gpu.slug,
-            gpu_name=configuration.gpu.name,
-            count=configuration.count,
+            **_configured(fit.configuration),
             tokens_per_s=None if run is None else float(run.tokens_per_s),
             hours=hours(row.scenario.hours if run is None else run.shown_hours),
             time_basis=costed.time_basis,
             gpu_hours=hours(row.gpu_hours if run is None else run.shown_gpu_hours),
-            usd_per_gpu_hour=dollars(configuration.gpu.usd_per_gpu_hour),
-            usd_per_hour=dollars(configuration.usd_per_hour),
             cost_usd=dollars(row.cost_usd),
             usd_per_run=dollars(row.cost_usd),
             block_hours=row.block_hours,
