@@ -763,6 +763,8 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
                 "factor": formatting.number(price_changes.JUMP_FACTOR, locale),
                 "days": formatting.number(price_changes.OLD_CHECK_DAYS, locale),
             }
+        elif obj is not None and obj.superseded_at is None and self.has_add_permission(request):
+            context["correct_url"] = f"{reverse('admin:pricing_pricecheck_add')}?corrects={obj.pk}"
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     def has_change_permission(self, request, obj=None) -> bool:
@@ -803,15 +805,6 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             # transaction has rolled back; the form comes back with what was typed.
             new_check(request).refused = str(exc)
             return super().add_view(request, form_url, extra_context)
-
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        check = PriceCheck.objects.filter(pk=object_id).first() if object_id.isdigit() else None
-        extra_context = dict(extra_context or {})
-        if check is not None and check.superseded_at is None and self.has_add_permission(request):
-            extra_context["correct_url"] = (
-                reverse("admin:pricing_pricecheck_add") + f"?corrects={check.pk}"
-            )
-        return super().change_view(request, object_id, form_url, extra_context)
 
     def save_model(self, request, obj: PriceCheck, form, change: bool) -> None:
         if change:  # a superuser's correction
