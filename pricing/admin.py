@@ -1,9 +1,10 @@
 """Admin for GPUs, providers, sources, methods and the append-only price checks."""
 
 import copy
-from dataclasses import replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
+from functools import cached_property
 
 from django import forms
 from django.contrib import admin, messages
@@ -169,6 +170,14 @@ def _refusal(exc: services.PriceCheckError) -> forms.ValidationError:
     return forms.ValidationError(str(exc), code="price_check")
 
 
+def _checked(parse, **kwargs):
+    """``parse(**kwargs)``: a service's parser or check, its refusal the field's error."""
+    try:
+        return parse(**kwargs)
+    except services.PriceCheckError as exc:
+        raise _refusal(exc) from None
+
+
 # Text boxes, never type=number: a number box drops what it cannot read before the server
 # sees it (Chromium sent "1,90" as 190), so the service's refusal, "use a point", never came.
 # inputmode still brings up a phone's number keys.
@@ -197,18 +206,15 @@ class PriceForm(forms.ModelForm):
 
     def clean_quoted_usd_per_hour(self) -> Decimal:
         gpu = self.cleaned_data.get("gpu")
-        try:
-            return services.parse_price(
-                gpu=gpu.slug if gpu else "?", value=self.cleaned_data["quoted_usd_per_hour"]
-            )
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        return _checked(
+            services.parse_price,
+            gpu=gpu.slug if gpu else "?",
+            value=self.cleaned_data["quoted_usd_per_hour"],
+        )
 
     def clean_gpus_in_quote(self) -> int:
-        try:
-            return services.parse_gpus_in_quote(value=self.cleaned_data["gpus_in_quote"])
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        value = self.cleaned_data["gpus_in_quote"]
+        return _checked(services.parse_gpus_in_quote, value=value)
 
 
 # The confirmations' check boxes (rendered by templates/admin/pricing/pricecheck/
@@ -222,12 +228,86 @@ CONFIRM_OLD_DATE = _("Yes, the prices were read on %(day)s")
 HOW_TO_CONFIRM = _("tick “%(confirm)s” below and save again")
 
 
-def _jump_confirmations(posted: str) -> services.Confirmations:
+def _old_date_label(day: date) -> str:
+    return str(CONFIRM_OLD_DATE % {"day": day.isoformat()})
+
+
+def posted_confirmations(data, day: date | None = None) -> services.Confirmations:
+    """What the posted boxes confirm (``data``: the form's), with how to confirm the rest: the
+    jumps whose fingerprint was posted, and ``day`` where its box holds that day."""
     return services.Confirmations(
-        jump_fingerprint=posted,
-        jump_how=HOW_TO_CONFIRM % {"confirm": CONFIRM_JUMP},
+        jump_fingerprint=data.get(CONFIRM_JUMP_FIELD, ""),
+        old_date=day is not None and data.get(CONFIRM_OLD_DATE_FIELD) == day.isoformat(),
+        jump_how=str(HOW_TO_CONFIRM % {"confirm": CONFIRM_JUMP}),
+        old_date_how="" if day is None else str(HOW_TO_CONFIRM % {"confirm": _old_date_label(day)}),
         locale=services.current_locale(),
     )
+
+
+@dataclass
+class NewCheck:
+    """The new check a request's add form is for, read once per request (the form, its
+    initial data, its rows and their comparisons all ask): the check it corrects
+    (``?corrects=<id>``, "Correct this check"), if any, and its provider: the corrected
+    check's, else ``?provider=<id>``, else ours."""
+
+    provider: Provider | None
+    correcting: PriceCheck | None = None
+    refused: str = ""  # a save the service refused after the forms were valid
+    recorded: PriceCheck | None = None  # what the save recorded (the success message)
+
+    @classmethod
+    def read(cls, request) -> "NewCheck":
+        check_id = request.GET.get("corrects", "")
+        if check_id.isdigit():
+            correcting = PriceCheck.objects.select_related("provider").filter(pk=check_id).first()
+            if correcting is not None:
+                return cls(correcting.provider, correcting)
+        provider_id = request.GET.get("provider", "")
+        if provider_id.isdigit():
+            return cls(Provider.objects.filter(pk=provider_id).first())
+        try:
+            return cls(selectors.house_provider())
+        except Provider.DoesNotExist:
+            return cls(None)
+
+    @cached_property
+    def last_prices(self) -> dict[str, price_changes.LastPrice]:
+        """The service's last prices of the provider (for a correction, those before the
+        corrected check): the rows of a new check are filled with them, each row shows its own."""
+        if self.provider is None:
+            return {}
+        return services.last_prices(provider=self.provider, correcting=self.correcting)
+
+    def last_prices_of(self, provider: Provider) -> dict[str, price_changes.LastPrice]:
+        if provider == self.provider:
+            return self.last_prices
+        return services.last_prices(provider=provider, correcting=self.correcting)
+
+    @cached_property
+    def initial_rows(self) -> list[dict]:
+        """Each GPU's last price at the provider, or the corrected check's own prices."""
+        prices = (
+            self.correcting.prices.select_related("gpu").order_by("gpu")
+            if self.correcting is not None
+            else self.last_prices.values()
+        )
+        return [
+            {
+                "gpu": price.gpu_id,
+                "quoted_usd_per_hour": trim(price.quoted_usd_per_hour),
+                "gpus_in_quote": price.gpus_in_quote,
+            }
+            for price in prices
+        ]
+
+
+def new_check(request) -> NewCheck:
+    """The request's ``NewCheck``, built by the first hook that asks (Django's change form
+    passes its hooks the request alone)."""
+    if not hasattr(request, "new_price_check"):
+        request.new_price_check = NewCheck.read(request)
+    return request.new_price_check
 
 
 class PriceFormSet(forms.BaseInlineFormSet):
@@ -235,9 +315,9 @@ class PriceFormSet(forms.BaseInlineFormSet):
     day are known (the check's form is validated first, ``self.instance`` holds them): a jump
     is refused above the rows until its box is ticked."""
 
-    def __init__(self, *args, correcting: PriceCheck | None = None, **kwargs) -> None:
+    def __init__(self, *args, new: NewCheck | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.correcting = correcting
+        self.new = new
         self.last_prices: dict[str, price_changes.LastPrice] | None = None
         self.changes: tuple[price_changes.PriceChange, ...] = ()
 
@@ -267,9 +347,9 @@ class PriceFormSet(forms.BaseInlineFormSet):
 
     def _compare_with_the_last_prices(self, rows: list[forms.Form]) -> None:
         check = self.instance
-        if check.pk is not None or check.provider_id is None:
+        if self.new is None or check.pk is not None or check.provider_id is None:
             return  # a recorded check, or no provider to compare with
-        self.last_prices = services.last_prices(provider=check.provider, correcting=self.correcting)
+        self.last_prices = self.new.last_prices_of(check.provider)
         priced = [
             f.cleaned_data
             for f in rows
@@ -283,14 +363,8 @@ class PriceFormSet(forms.BaseInlineFormSet):
                 for row in priced
             },
         )
-        confirmations = _jump_confirmations(self.data.get(CONFIRM_JUMP_FIELD, ""))
         try:
-            services.confirm_jumps(
-                self.changes,
-                confirmed=services.jumps_confirmed(self.changes, confirmations),
-                how=confirmations.jump_how,
-                locale=confirmations.locale,
-            )
+            services.confirm_jumps(self.changes, posted_confirmations(self.data))
         except services.ConfirmationNeeded as exc:
             raise forms.ValidationError(str(exc), code="confirm_jump") from None
 
@@ -334,95 +408,31 @@ class PriceInline(EditorInputMixin, admin.TabularInline):
 
     def get_extra(self, request, obj=None, **kwargs) -> int:
         # On a new check: one row per last known price, plus two blank rows for new GPUs.
-        return len(_last_known_prices(request)) + 2 if obj is None else 0
+        return len(new_check(request).initial_rows) + 2 if obj is None else 0
 
 
-def _correcting(request) -> PriceCheck | None:
-    """The check a new check corrects (``?corrects=<id>``, "Correct this check"), if any."""
-    if not hasattr(request, "_correcting"):
-        check_id = request.GET.get("corrects", "")
-        request._correcting = (
-            PriceCheck.objects.select_related("provider").filter(pk=check_id).first()
-            if check_id.isdigit()
-            else None
-        )
-    return request._correcting
+@dataclass(frozen=True)
+class RowValues:
+    """A price row's GPU id, price and GPUs in the quote: as posted and accepted, or as first
+    shown (None where there is none, or it was refused)."""
 
+    gpu_id: int | None = None
+    quoted: Decimal | None = None
+    count: int | None = None
 
-def _chosen_provider(request) -> Provider | None:
-    """The provider of a new check: the corrected check's, else ?provider=<id>, else ours
-    (read once per request: the form, its initial data and its rows all ask)."""
-    if not hasattr(request, "_chosen_provider"):
-        request._chosen_provider = _provider_of_new_check(request)
-    return request._chosen_provider
-
-
-def _provider_of_new_check(request) -> Provider | None:
-    correcting = _correcting(request)
-    if correcting is not None:
-        return correcting.provider
-    provider_id = request.GET.get("provider", "")
-    if provider_id.isdigit():
-        return Provider.objects.filter(pk=provider_id).first()
-    try:
-        return selectors.house_provider()
-    except Provider.DoesNotExist:
-        return None
-
-
-def _last_prices(request, *, provider: Provider) -> dict[str, price_changes.LastPrice]:
-    """The service's last prices of a new check's provider (or of the corrected check's),
-    read once per request and provider: the rows of a new check are filled with them, and
-    each row shows its own."""
-    read = request.__dict__.setdefault("_last_prices", {})
-    if provider.pk not in read:
-        read[provider.pk] = services.last_prices(provider=provider, correcting=_correcting(request))
-    return read[provider.pk]
-
-
-def _last_known_prices(request) -> list[dict]:
-    """Initial price rows for a new check: each GPU's latest price at the chosen provider, or
-    the corrected check's own prices."""
-    if not hasattr(request, "_last_known_prices"):
-        correcting = _correcting(request)
-        if correcting is not None:
-            request._last_known_prices = [
-                {
-                    "gpu": price.gpu_id,
-                    "quoted_usd_per_hour": trim(price.quoted_usd_per_hour),
-                    "gpus_in_quote": price.gpus_in_quote,
-                }
-                for price in correcting.prices.select_related("gpu").order_by("gpu")
-            ]
-            return request._last_known_prices
-        provider = _chosen_provider(request)
-        last = _last_prices(request, provider=provider) if provider else {}
-        request._prefilled_for = provider
-        request._last_known_prices = [
-            {
-                "gpu": price.gpu_id,
-                "quoted_usd_per_hour": trim(price.quoted_usd_per_hour),
-                "gpus_in_quote": price.gpus_in_quote,
-            }
-            for price in last.values()
-        ]
-    return request._last_known_prices
-
-
-def _row_values(row: forms.Form) -> tuple[int | None, Decimal | None, int | None]:
-    """A price row's GPU id, price and GPUs in the quote: as posted and accepted, or as
-    first shown (None where there is none, or it was refused)."""
-    if not row.is_bound:
-        quoted = row.initial.get("quoted_usd_per_hour")
-        return (
-            row.initial.get("gpu"),
-            None if quoted is None else Decimal(str(quoted)),
-            row.initial.get("gpus_in_quote", services.MIN_GPUS_IN_QUOTE),
-        )
-    data = getattr(row, "cleaned_data", None) or {}
-    if data.get("DELETE") or data.get("gpu") is None:
-        return None, None, None
-    return data["gpu"].pk, data.get("quoted_usd_per_hour"), data.get("gpus_in_quote")
+    @classmethod
+    def of(cls, row: forms.Form) -> "RowValues":
+        if not row.is_bound:
+            quoted = row.initial.get("quoted_usd_per_hour")
+            return cls(
+                row.initial.get("gpu"),
+                None if quoted is None else Decimal(str(quoted)),
+                row.initial.get("gpus_in_quote", services.MIN_GPUS_IN_QUOTE),
+            )
+        data = getattr(row, "cleaned_data", None) or {}
+        if data.get("DELETE") or data.get("gpu") is None:
+            return cls()
+        return cls(data["gpu"].pk, data.get("quoted_usd_per_hour"), data.get("gpus_in_quote"))
 
 
 RECORDED = _("Recorded the price check of %(provider)s on %(day)s: %(prices)s.")
@@ -502,6 +512,8 @@ class PriceCheckForm(forms.ModelForm):
     # A save refused by the service after the form was valid (another recorder saved the same
     # day meanwhile): set by the admin when it shows the form again.
     refused_with: str = ""
+    # A correction keeps the corrected check's day: no other check on it, nothing to confirm.
+    corrects = False
 
     class Meta:
         model = PriceCheck
@@ -511,25 +523,20 @@ class PriceCheckForm(forms.ModelForm):
     old_days: int | None = None
 
     def clean_checked_on(self) -> date:
-        try:
-            day = services.parse_check_date(value=self.cleaned_data["checked_on"])
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        day = _checked(services.parse_check_date, value=self.cleaned_data["checked_on"])
         # The price rows are compared as of this day (PriceFormSet reads it from the instance),
         # even where a refusal below takes the day out of cleaned_data.
         self.instance.checked_on = day
         return day
 
     def clean_source_url(self) -> str:
-        try:
-            return services.validate_source_url(value=self.cleaned_data["source_url"])
-        except services.PriceCheckError as exc:
-            raise _refusal(exc) from None
+        return _checked(services.validate_source_url, value=self.cleaned_data["source_url"])
 
     def clean(self) -> dict:
         cleaned = super().clean()
         provider, checked_on = cleaned.get("provider"), cleaned.get("checked_on")
         filled = cleaned.get("prefilled_for")
+        new_day = self.instance.pk is None and not self.corrects
         if self.instance.pk is None and provider and filled and filled != provider:
             self.add_error(
                 "provider",
@@ -538,41 +545,21 @@ class PriceCheckForm(forms.ModelForm):
                     code="rows_for_another_provider",
                 ),
             )
-        if self.instance.pk is None and provider and checked_on:
+        if new_day and provider and checked_on:
             try:
-                self.validate_day(provider=provider, checked_on=checked_on)
+                services.validate_new_check(provider=provider, checked_on=checked_on)
             except services.PriceCheckError as exc:
                 self.add_error("checked_on", _refusal(exc))
-        if self.instance.pk is None and checked_on and "checked_on" not in self.errors:
+        if new_day and checked_on and "checked_on" not in self.errors:
+            confirmations = posted_confirmations(self.data, checked_on)
             try:
-                self.old_days = self.confirm_old_date(checked_on)
+                self.old_days = services.confirm_old_date(checked_on, confirmations)
             except services.ConfirmationNeeded as exc:
                 self.old_days = exc.old_days
                 self.add_error("checked_on", forms.ValidationError(str(exc), code="confirm_day"))
         if self.refused_with and "checked_on" not in self.errors:
             self.add_error(None, forms.ValidationError(self.refused_with, code="price_check"))
         return cleaned
-
-    def validate_day(self, *, provider: Provider, checked_on: date) -> None:
-        services.validate_new_check(provider=provider, checked_on=checked_on)
-
-    def confirm_old_date(self, day: date) -> int | None:
-        return services.confirm_old_date(
-            day=day,
-            confirmed=self.old_date_confirmed(day),
-            how=self.old_date_how(day),
-            locale=services.current_locale(),
-        )
-
-    def old_date_confirmed(self, day: date) -> bool:
-        return self.data.get(CONFIRM_OLD_DATE_FIELD) == day.isoformat()
-
-    @staticmethod
-    def old_date_label(day: date) -> str:
-        return str(CONFIRM_OLD_DATE % {"day": day.isoformat()})
-
-    def old_date_how(self, day: date) -> str:
-        return str(HOW_TO_CONFIRM % {"confirm": self.old_date_label(day)})
 
 
 class PriceCheckCorrectionForm(PriceCheckForm):
@@ -587,6 +574,7 @@ class PriceCheckCorrectionForm(PriceCheckForm):
         widget=forms.Textarea(attrs={"rows": 2}),
         validators=[VisibleTextValidator(_("What was wrong"))],
     )
+    corrects = True
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -598,12 +586,6 @@ class PriceCheckCorrectionForm(PriceCheckForm):
         # The day's current check is the one being corrected: the service supersedes it in
         # the same transaction as it records the correction.
         return {*super()._get_validation_exclusions(), "checked_on"}
-
-    def validate_day(self, *, provider: Provider, checked_on: date) -> None:
-        pass  # the day is the corrected check's; the service locks and checks it
-
-    def confirm_old_date(self, day: date) -> None:
-        return None  # the corrected check's day, not typed: nothing to confirm
 
 
 class SupersededFilter(admin.SimpleListFilter):
@@ -714,7 +696,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return _("Superseded by %(user)s") % {"user": check.superseded_by or "—"}
 
     def get_fields(self, request, obj=None):
-        if obj is None and _correcting(request) is not None:
+        if obj is None and new_check(request).correcting is not None:
             return ["provider", "checked_on", "reason", "source_url", "note", "prefilled_for"]
         if obj is None:
             return [*self.fields, "prefilled_for"]
@@ -723,143 +705,68 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return self.fields
 
     def get_form(self, request, obj=None, change=False, **kwargs):
-        correcting = _correcting(request) if obj is None else None
-        if correcting is not None:
+        new = new_check(request) if obj is None else None
+        if new is not None and new.correcting is not None:
             kwargs["form"] = PriceCheckCorrectionForm
         form = super().get_form(request, obj, change, **kwargs)
-        refused = getattr(request, "_price_check_refused", "")
-        if refused:
-            form = type(form.__name__, (form,), {"refused_with": refused})
+        if new is not None and new.refused:
+            form = type(form.__name__, (form,), {"refused_with": new.refused})
         # Fields changed per request below: copies, not the form class's own (shared) ones.
         form.base_fields = copy.deepcopy(form.base_fields)
-        if correcting is not None:  # disabled: the corrected check's, on GET and POST alike
-            form.base_fields["provider"].initial = correcting.provider_id
-            form.base_fields["checked_on"].initial = correcting.checked_on
-        if obj is None and "provider" in form.base_fields:
-            form.base_fields["provider"].help_text = self._prefilled_note(request)
+        if new is not None and new.correcting is not None:
+            # Disabled: the corrected check's, on GET and POST alike.
+            form.base_fields["provider"].initial = new.correcting.provider_id
+            form.base_fields["checked_on"].initial = new.correcting.checked_on
+        if new is not None and "provider" in form.base_fields:
+            form.base_fields["provider"].help_text = _prefilled_note(new)
         return form
-
-    def _prefilled_note(self, request) -> str:
-        """Says whose prices fill the rows (the form must say so without JavaScript too)."""
-        provider = _chosen_provider(request)
-        if _correcting(request) is not None or provider is None:
-            return ""
-        return format_html(
-            "{} {}",
-            _("The price rows below hold the last known prices of %(provider)s.")
-            % {"provider": provider},
-            format_html(
-                _(
-                    "Choosing another provider fills them with its prices (without "
-                    "JavaScript, use its “Record a check” link in the "
-                    '<a href="{}">provider list</a>).'
-                ),
-                reverse("admin:pricing_provider_changelist"),
-            ),
-        )
 
     def get_changeform_initial_data(self, request) -> dict:
         initial = super().get_changeform_initial_data(request)
-        provider = _chosen_provider(request)
-        correcting = _correcting(request)
-        if correcting is not None:
+        new = new_check(request)
+        if new.correcting is not None:
             initial.update(
-                provider=correcting.provider_id,
-                checked_on=correcting.checked_on,
-                source_url=correcting.source_url,
-                note=correcting.note,
+                provider=new.correcting.provider_id,
+                checked_on=new.correcting.checked_on,
+                source_url=new.correcting.source_url,
+                note=new.correcting.note,
             )
-        if provider is not None:
-            initial.setdefault("provider", provider.pk)
+        if new.provider is not None:
+            initial.setdefault("provider", new.provider.pk)
         # Always ours, never the query string's: the provider the rows were filled for.
-        initial["prefilled_for"] = provider.pk if provider is not None else None
+        initial["prefilled_for"] = new.provider.pk if new.provider is not None else None
         initial.setdefault("checked_on", timezone.localdate())
         return initial
 
     def get_formset_kwargs(self, request, obj, inline, prefix):
         kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
         if isinstance(inline, PriceInline) and obj is not None and obj.pk is None:
-            kwargs["initial"] = _last_known_prices(request)
-            kwargs["correcting"] = _correcting(request)
+            new = new_check(request)
+            kwargs.update(initial=new.initial_rows, new=new)
         return kwargs
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if add:
             form = context["adminform"].form
-            formsets = [
-                inline.formset
-                for inline in context["inline_admin_formsets"]
-                if isinstance(inline.formset, PriceFormSet)
-            ]
-            if formsets:
-                self._show_comparisons(request, form, formsets[0])
-            context["price_confirmations"] = self._confirmations(form, formsets)
+            formset = next(
+                (
+                    inline.formset
+                    for inline in context["inline_admin_formsets"]
+                    if isinstance(inline.formset, PriceFormSet)
+                ),
+                None,
+            )
+            if formset is not None:
+                _show_comparisons(new_check(request), form, formset)
+            context["price_confirmations"] = _confirmation_boxes(form, formset)
             locale = services.current_locale()
             context["price_rule"] = {
                 "factor": formatting.number(price_changes.JUMP_FACTOR, locale),
                 "days": formatting.number(price_changes.OLD_CHECK_DAYS, locale),
             }
+        elif obj is not None and obj.superseded_at is None and self.has_add_permission(request):
+            context["correct_url"] = f"{reverse('admin:pricing_pricecheck_add')}?corrects={obj.pk}"
         return super().render_change_form(request, context, add, change, form_url, obj)
-
-    def _show_comparisons(self, request, form, formset: PriceFormSet) -> None:
-        """Each row's last price and change, for the rows' instances to show (PriceInline)."""
-        last = formset.last_prices
-        if last is None:  # not compared on this request: the form as first shown, or refused
-            correcting = _correcting(request)
-            if correcting is not None:
-                provider = correcting.provider
-            elif form.is_bound:
-                provider = form.cleaned_data.get("provider")
-            else:  # whose last prices fill the rows
-                provider = getattr(request, "_prefilled_for", None)
-            if provider is None:
-                return
-            last = _last_prices(request, provider=provider)
-        by_gpu = {price.gpu_id: price for price in last.values()}
-        locale = services.current_locale()
-        for row in formset.forms:
-            gpu_id, quoted, count = _row_values(row)
-            previous = by_gpu.get(gpu_id)
-            if previous is None:
-                continue
-            row.instance.shown_last_price = services.shown_last_price(previous, locale)
-            if quoted is None or count is None:
-                continue
-            change = price_changes.price_change(
-                previous, quoted_usd_per_hour=quoted, gpus_in_quote=count
-            )
-            row.instance.shown_change = services.shown_change(change, locale)
-            row.instance.is_jump = change.is_jump
-
-    def _confirmations(self, form, formsets: list[PriceFormSet]) -> list[dict]:
-        """The boxes to tick before saving, each with what it confirms."""
-        boxes = []
-        old_days = getattr(form, "old_days", None)
-        day = form.instance.checked_on
-        if old_days is not None and day is not None:
-            boxes.append(
-                {
-                    "name": CONFIRM_OLD_DATE_FIELD,
-                    "value": day.isoformat(),
-                    "label": form.old_date_label(day),
-                    "checked": form.old_date_confirmed(day),
-                }
-            )
-        locale = services.current_locale()
-        for formset in formsets:
-            jumps = price_changes.jumps(formset.changes)
-            if jumps:
-                fingerprint = price_changes.fingerprint(jumps)
-                boxes.append(
-                    {
-                        "name": CONFIRM_JUMP_FIELD,
-                        "value": fingerprint,
-                        "label": CONFIRM_JUMP_LABEL
-                        % {"rows": services.jump_rows(jumps, locale=locale)},
-                        "checked": formset.data.get(CONFIRM_JUMP_FIELD) == fingerprint,
-                    }
-                )
-        return boxes
 
     def has_change_permission(self, request, obj=None) -> bool:
         return may_change_price_checks(request.user)
@@ -870,7 +777,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return False
 
     def add_view(self, request, form_url="", extra_context=None):
-        correcting = _correcting(request) if self.has_add_permission(request) else None
+        correcting = new_check(request).correcting if self.has_add_permission(request) else None
         if correcting is not None:
             if correcting.superseded_at is not None:
                 self.message_user(
@@ -897,17 +804,8 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             # Valid when checked, refused when saved: another recorder saved the same
             # provider and day (or corrected the same check) in between. The add view's
             # transaction has rolled back; the form comes back with what was typed.
-            request._price_check_refused = str(exc)
+            new_check(request).refused = str(exc)
             return super().add_view(request, form_url, extra_context)
-
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        check = PriceCheck.objects.filter(pk=object_id).first() if object_id.isdigit() else None
-        extra_context = dict(extra_context or {})
-        if check is not None and check.superseded_at is None and self.has_add_permission(request):
-            extra_context["correct_url"] = (
-                reverse("admin:pricing_pricecheck_add") + f"?corrects={check.pk}"
-            )
-        return super().change_view(request, object_id, form_url, extra_context)
 
     def save_model(self, request, obj: PriceCheck, form, change: bool) -> None:
         if change:  # a superuser's correction
@@ -925,45 +823,31 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             if f.cleaned_data and not f.cleaned_data.get("DELETE")
         ]
         data = form.cleaned_data
-        prices = {row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows}
-        gpus_in_quote = {row["gpu"].slug: row["gpus_in_quote"] for row in rows}
-        correcting = _correcting(request)
-        # What the forms found confirmed, asked again by the service as it saves (another
-        # check recorded meanwhile may have changed the last prices).
-        day = data["checked_on"]
-        confirmations = replace(
-            _jump_confirmations(request.POST.get(CONFIRM_JUMP_FIELD, "")),
-            old_date=form.old_date_confirmed(day),
-            old_date_how=form.old_date_how(day),
-        )
-        if correcting is not None:
+        new = new_check(request)
+        saved = {
+            "prices": {row["gpu"].slug: row["quoted_usd_per_hour"] for row in rows},
+            "gpus_in_quote": {row["gpu"].slug: row["gpus_in_quote"] for row in rows},
+            "recorded_by": request.user,
+            "source_url": data["source_url"],
+            "note": data["note"],
+            # What the forms found confirmed, asked again by the service as it saves (another
+            # check recorded meanwhile may have changed the last prices).
+            "confirmations": posted_confirmations(request.POST, data["checked_on"]),
+        }
+        if new.correcting is not None:
             check = services.price_check_supersede(
-                check=correcting,
-                prices=prices,
-                gpus_in_quote=gpus_in_quote,
-                recorded_by=request.user,
-                reason=data["reason"],
-                source_url=data["source_url"],
-                note=data["note"],
-                confirmations=confirmations,
+                check=new.correcting, reason=data["reason"], **saved
             )
         else:
             check = services.price_check_record(
-                provider_slug=data["provider"].slug,
-                checked_on=day,
-                prices=prices,
-                gpus_in_quote=gpus_in_quote,
-                recorded_by=request.user,
-                source_url=data["source_url"],
-                note=data["note"],
-                confirmations=confirmations,
+                provider_slug=data["provider"].slug, checked_on=data["checked_on"], **saved
             )
         # The admin logs the addition and redirects using the form's object.
         obj = form.instance
         obj.pk, obj.recorded_by, obj.recorded_at = check.pk, check.recorded_by, check.recorded_at
         prices_formset.new_objects = list(check.prices.all())
         prices_formset.changed_objects, prices_formset.deleted_objects = [], []
-        request._price_check_saved = (check, correcting)
+        new.recorded = check
 
     def log_addition(self, request, obj, message):
         # The service wrote the History entries as it saved the check (the check's, its
@@ -971,12 +855,87 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return None
 
     def message_user(self, request, message, level=messages.INFO, *args, **kwargs) -> None:
-        saved = getattr(request, "_price_check_saved", None)
-        if saved is not None and level == messages.SUCCESS:
+        new = getattr(request, "new_price_check", None)
+        if new is not None and new.recorded is not None and level == messages.SUCCESS:
             # The admin's "The price check “…” was added successfully": what was recorded,
             # named and linked.
-            message = recorded_message(*saved)
+            message = recorded_message(new.recorded, new.correcting)
         super().message_user(request, message, level, *args, **kwargs)
+
+
+def _prefilled_note(new: NewCheck) -> str:
+    """Says whose prices fill the rows (the form must say so without JavaScript too)."""
+    if new.correcting is not None or new.provider is None:
+        return ""
+    return format_html(
+        "{} {}",
+        _("The price rows below hold the last known prices of %(provider)s.")
+        % {"provider": new.provider},
+        format_html(
+            _(
+                "Choosing another provider fills them with its prices (without "
+                "JavaScript, use its “Record a check” link in the "
+                '<a href="{}">provider list</a>).'
+            ),
+            reverse("admin:pricing_provider_changelist"),
+        ),
+    )
+
+
+def _show_comparisons(new: NewCheck, form, formset: PriceFormSet) -> None:
+    """Each row's last price and change, for the rows' instances to show (PriceInline)."""
+    last = formset.last_prices
+    if last is None:  # not compared on this request: the form as first shown, or refused
+        provider = new.provider
+        if form.is_bound and new.correcting is None:
+            provider = form.cleaned_data.get("provider")
+        if provider is None:
+            return
+        last = new.last_prices_of(provider)
+    by_gpu = {price.gpu_id: price for price in last.values()}
+    locale = services.current_locale()
+    for row in formset.forms:
+        values = RowValues.of(row)
+        previous = by_gpu.get(values.gpu_id)
+        if previous is None:
+            continue
+        row.instance.shown_last_price = services.shown_last_price(previous, locale)
+        if values.quoted is None or values.count is None:
+            continue
+        change = price_changes.PriceChange(
+            previous, quoted_usd_per_hour=values.quoted, gpus_in_quote=values.count
+        )
+        row.instance.shown_change = services.shown_change(change, locale)
+        row.instance.is_jump = change.is_jump
+
+
+def _confirmation_boxes(form, formset: PriceFormSet | None) -> list[dict]:
+    """The boxes to tick before saving, each with what it confirms."""
+    boxes = []
+    day = form.instance.checked_on
+    confirmations = posted_confirmations(form.data, day)
+    if getattr(form, "old_days", None) is not None and day is not None:
+        boxes.append(
+            {
+                "name": CONFIRM_OLD_DATE_FIELD,
+                "value": day.isoformat(),
+                "label": _old_date_label(day),
+                "checked": confirmations.old_date,
+            }
+        )
+    jumps = price_changes.jumps(formset.changes) if formset is not None else ()
+    if jumps:
+        fingerprint = price_changes.fingerprint(jumps)
+        rows = services.jump_rows(jumps, locale=confirmations.locale)
+        boxes.append(
+            {
+                "name": CONFIRM_JUMP_FIELD,
+                "value": fingerprint,
+                "label": CONFIRM_JUMP_LABEL % {"rows": rows},
+                "checked": confirmations.jump_fingerprint == fingerprint,
+            }
+        )
+    return boxes
 
 
 class MemoryComponentInline(EditorInputMixin, admin.TabularInline):

@@ -31,7 +31,22 @@ class ByKeyManager(models.Manager.from_queryset(CheckedDeletionQuerySet)):
         return self.get(**{self.model.natural_key_field: value})
 
 
-class Source(CheckedDeletion, models.Model):
+class NamedByKey(CheckedDeletion, models.Model):
+    """A row named by one unique field, ``natural_key_field`` (fixtures, and the guides that
+    quote it): found by it, and asked about before it is deleted."""
+
+    natural_key_field = "slug"
+
+    objects = ByKeyManager()
+
+    class Meta:
+        abstract = True
+
+    def natural_key(self) -> tuple:
+        return (getattr(self, self.natural_key_field),)
+
+
+class Source(NamedByKey):
     """A cited document; rules, specs and guides point at it, so it cannot be deleted."""
 
     # Dots allowed, as in model slugs: the seeded "llama-3.1-70b-card" must save in the admin.
@@ -41,7 +56,6 @@ class Source(CheckedDeletion, models.Model):
     url = models.URLField(_("URL"), max_length=500)
     read_on = models.DateField(_("read on"), help_text=_("When we last read and checked it."))
 
-    objects = ByKeyManager()
     natural_key_field = "key"
 
     class Meta:
@@ -49,14 +63,11 @@ class Source(CheckedDeletion, models.Model):
         verbose_name = _("source")
         verbose_name_plural = _("sources")
 
-    def natural_key(self) -> tuple:
-        return (self.key,)
-
     def __str__(self) -> str:
         return f"{self.title} — {self.publisher}"
 
 
-class Gpu(CheckedDeletion, models.Model):
+class Gpu(NamedByKey):
     class FormFactor(models.TextChoices):
         SXM = "sxm", "SXM"
         PCIE = "pcie", "PCIe"
@@ -128,9 +139,6 @@ class Gpu(CheckedDeletion, models.Model):
         help_text=_("Where the link's figure comes from, where it is not the spec source."),
     )
 
-    objects = ByKeyManager()
-    natural_key_field = "slug"
-
     class Meta:
         ordering = ["position", "memory_gb", "slug"]
         verbose_name = _("GPU")
@@ -140,23 +148,17 @@ class Gpu(CheckedDeletion, models.Model):
             models.CheckConstraint(condition=Q(link_gb_s__gt=0), name="gpu_link_positive"),
         ]
 
-    def natural_key(self) -> tuple:
-        return (self.slug,)
-
     def __str__(self) -> str:
         return self.name
 
 
-class Provider(CheckedDeletion, models.Model):
+class Provider(NamedByKey):
     slug = models.SlugField(_("slug"), unique=True)
     name = models.CharField(_("name"), max_length=80, validators=ONE_LINE)
     url = models.URLField(_("URL"), blank=True)
     is_house = models.BooleanField(
         _("our own prices"), default=False, help_text=_("The provider whose prices guides quote.")
     )
-
-    objects = ByKeyManager()
-    natural_key_field = "slug"
 
     class Meta:
         ordering = ["-is_house", "name"]
@@ -167,9 +169,6 @@ class Provider(CheckedDeletion, models.Model):
                 fields=["is_house"], condition=Q(is_house=True), name="one_house_provider"
             ),
         ]
-
-    def natural_key(self) -> tuple:
-        return (self.slug,)
 
     def __str__(self) -> str:
         return self.name
@@ -287,10 +286,6 @@ class PriceCheck(models.Model):
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
 
-    @property
-    def is_superseded(self) -> bool:
-        return self.superseded_at is not None
-
 
 class Price(models.Model):
     """One GPU's price in a check, as quoted: per GPU, or for a whole instance of N GPUs."""
@@ -362,10 +357,10 @@ class Price(models.Model):
     def usd_per_gpu_hour(self) -> Decimal:
         return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
 
-    def fill_from_check(self, check: PriceCheck | None = None) -> None:
-        """Copy the check's provider, day and whether it is superseded (bulk_create skips
-        save, so callers call this)."""
-        check = check or self.price_check
+    def fill_from_check(self) -> None:
+        """Copy the check's provider, day and whether it is superseded (``save``, and raw
+        saves through ``pricing.signals``; bulk_create skips both, so its callers set them)."""
+        check = self.price_check
         self.provider_id, self.checked_on = check.provider_id, check.checked_on
         self.superseded = check.superseded_at is not None
 
@@ -374,12 +369,11 @@ class Price(models.Model):
         super().save(*args, **kwargs)
 
 
-class HourBlock(CheckedDeletion, models.Model):
+class HourBlock(NamedByKey):
     """Prepaid GPU-hours sold in blocks for one GPU model at the same hourly rate."""
 
     hours = models.PositiveIntegerField(_("hours"), unique=True, validators=[MinValueValidator(1)])
 
-    objects = ByKeyManager()
     natural_key_field = "hours"
 
     class Meta:
@@ -387,14 +381,11 @@ class HourBlock(CheckedDeletion, models.Model):
         verbose_name = _("GPU-hour block")
         verbose_name_plural = _("GPU-hour blocks")
 
-    def natural_key(self) -> tuple:
-        return (self.hours,)
-
     def __str__(self) -> str:
         return str(self.hours)
 
 
-class LanguageModel(CheckedDeletion, models.Model):
+class LanguageModel(NamedByKey):
     slug = ModelSlugField(
         _("slug"),
         unique=True,
@@ -516,16 +507,10 @@ class LanguageModel(CheckedDeletion, models.Model):
         Source, on_delete=models.PROTECT, related_name="language_models", verbose_name=_("source")
     )
 
-    objects = ByKeyManager()
-    natural_key_field = "slug"
-
     class Meta:
         ordering = ["params_billion", "name"]
         verbose_name = _("language model")
         verbose_name_plural = _("language models")
-
-    def natural_key(self) -> tuple:
-        return (self.slug,)
 
     def __str__(self) -> str:
         return self.name
@@ -571,7 +556,7 @@ class LanguageModel(CheckedDeletion, models.Model):
         )
 
 
-class Method(CheckedDeletion, models.Model):
+class Method(NamedByKey):
     """A fine-tuning method and how much memory it needs (see MemoryRule)."""
 
     slug = models.SlugField(_("slug"), unique=True)
@@ -597,16 +582,10 @@ class Method(CheckedDeletion, models.Model):
         help_text=_("The weights alone: 0.5 for 4-bit, 2 for BF16."),
     )
 
-    objects = ByKeyManager()
-    natural_key_field = "slug"
-
     class Meta:
         ordering = ["position", "slug"]
         verbose_name = _("fine-tuning method")
         verbose_name_plural = _("fine-tuning methods")
-
-    def natural_key(self) -> tuple:
-        return (self.slug,)
 
     def clean(self) -> None:
         """Only a method the peak-memory estimate knows: it decides every fit a guide shows."""
@@ -790,7 +769,7 @@ class ThroughputMeasurement(models.Model):
         )
 
 
-class Fact(CheckedDeletion, models.Model):
+class Fact(NamedByKey):
     """A cited figure that is neither a price nor a spec (a $25 minimum top-up, LoRA's 10,000x).
 
     Prose quotes it through a ``[[fact KEY]]`` token, so that it too is never typed into text.
@@ -814,16 +793,12 @@ class Fact(CheckedDeletion, models.Model):
         verbose_name=_("source"),
     )
 
-    objects = ByKeyManager()
     natural_key_field = "key"
 
     class Meta:
         ordering = ["key"]
         verbose_name = _("fact")
         verbose_name_plural = _("facts")
-
-    def natural_key(self) -> tuple:
-        return (self.key,)
 
     def __str__(self) -> str:
         return f"{self.key} = {self.value}"

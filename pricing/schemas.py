@@ -181,6 +181,9 @@ OPTIONAL_ARCHITECTURE_FIELDS = (
     "num_local_experts",
     "num_experts_per_tok",
 )
+# A run's settings, as the queries, TrainingSetup and the answers all name them (the method
+# and the recipe apart: the answers give them elsewhere, or by another name).
+RUN_FIELDS = ("seq_len", "batch_size", "gradient_checkpointing", "lora_rank", "cpu_offload")
 RecipeName = Literal[tuple(training_memory.RECIPES)]
 RECIPE_DESCRIPTION = (
     "trl (default): what `trl sft --dtype bfloat16` runs (bf16 mixed precision, fused "
@@ -190,6 +193,17 @@ RECIPE_DESCRIPTION = (
 CPU_OFFLOAD_DESCRIPTION = (
     "true: FSDP keeps the sharded weights, gradients and optimizer states in CPU memory."
 )
+
+
+def _named(source: Any, *names: str) -> dict[str, Any]:
+    """``source``'s attributes of these names, for a class whose fields bear the same."""
+    return {name: getattr(source, name) for name in names}
+
+
+def _training_setup(query: Any, **more: Any) -> training_memory.TrainingSetup:
+    return training_memory.TrainingSetup(
+        **_named(query, "method", *RUN_FIELDS), recipe=training_memory.RECIPES[query.recipe], **more
+    )
 
 
 class StrictQuery(BaseModel):
@@ -276,29 +290,14 @@ class MemoryQuery(StrictQuery):
     def architecture(self) -> training_memory.Architecture:
         """The architecture given by its fields (only when no ``model`` is given)."""
         return training_memory.Architecture(
-            hidden_size=self.hidden_size,
-            num_hidden_layers=self.num_hidden_layers,
-            num_attention_heads=self.num_attention_heads,
-            num_key_value_heads=self.num_key_value_heads,
-            intermediate_size=self.intermediate_size,
-            vocab_size=self.vocab_size,
-            tie_word_embeddings=bool(self.tie_word_embeddings),
-            head_dim=self.head_dim,
-            num_local_experts=self.num_local_experts,
-            num_experts_per_tok=self.num_experts_per_tok,
+            **{
+                **_named(self, *ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS),
+                "tie_word_embeddings": bool(self.tie_word_embeddings),
+            }
         )
 
     def training_setup(self) -> training_memory.TrainingSetup:
-        return training_memory.TrainingSetup(
-            method=self.method,
-            seq_len=self.seq_len,
-            batch_size=self.batch_size,
-            gradient_checkpointing=self.gradient_checkpointing,
-            lora_rank=self.lora_rank,
-            num_gpus=self.num_gpus,
-            recipe=training_memory.RECIPES[self.recipe],
-            cpu_offload=self.cpu_offload,
-        )
+        return _training_setup(self, num_gpus=self.num_gpus)
 
 
 def _unknown_or_repeated(request: HttpRequest | None, known: dict[str, Any]) -> dict[str, str]:
@@ -429,25 +428,13 @@ class MemoryEstimate(Schema):
             basis=basis(peak.measured),
             assumptions=list(peak.assumptions),
             inputs=EstimateInputs(
+                **{
+                    **_named(architecture, *ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS),
+                    "head_dim": architecture.attention_head_dim,  # as stated, or worked out
+                },
+                **_named(setup, "method", *RUN_FIELDS, "num_gpus"),
                 model=model,
-                hidden_size=architecture.hidden_size,
-                num_hidden_layers=architecture.num_hidden_layers,
-                num_attention_heads=architecture.num_attention_heads,
-                num_key_value_heads=architecture.num_key_value_heads,
-                intermediate_size=architecture.intermediate_size,
-                vocab_size=architecture.vocab_size,
-                tie_word_embeddings=architecture.tie_word_embeddings,
-                head_dim=architecture.attention_head_dim,
-                num_local_experts=architecture.num_local_experts,
-                num_experts_per_tok=architecture.num_experts_per_tok,
-                method=setup.method,
-                seq_len=setup.seq_len,
-                batch_size=setup.batch_size,
-                gradient_checkpointing=setup.gradient_checkpointing,
-                lora_rank=setup.lora_rank,
-                num_gpus=setup.num_gpus,
                 recipe=setup.recipe.slug,
-                cpu_offload=setup.cpu_offload,
             ),
         )
 
@@ -498,15 +485,7 @@ class FitQuery(StrictQuery):
     as_of: Day | None = Field(None, description=AS_OF)
 
     def training_setup(self) -> training_memory.TrainingSetup:
-        return training_memory.TrainingSetup(
-            method=self.method,
-            seq_len=self.seq_len,
-            batch_size=self.batch_size,
-            gradient_checkpointing=self.gradient_checkpointing,
-            lora_rank=self.lora_rank,
-            recipe=training_memory.RECIPES[self.recipe],
-            cpu_offload=self.cpu_offload,
-        )
+        return _training_setup(self)
 
 
 class CostQuery(FitQuery):
@@ -548,17 +527,13 @@ class GpuSpecs(Schema):
     @classmethod
     def of(cls, gpu: selectors.GpuListing) -> GpuSpecs:
         return cls(
-            slug=gpu.slug,
-            name=gpu.name,
-            vendor=gpu.vendor,
+            **_named(gpu, "slug", "name", "vendor", "rentable", "checked_on"),
             memory_gb=gigabytes(gpu.memory_gb),
             usable_memory_gb=gigabytes(gpu.usable_gb),
             bandwidth_gb_s=gigabytes(gpu.bandwidth_gb_s),
             bf16_dense_tflops=gigabytes(gpu.bf16_dense_tflops),
             form_factor=gpu.form_factor_code,
-            rentable=gpu.rentable,
             usd_per_gpu_hour=dollars(gpu.usd_per_gpu_hour),
-            checked_on=gpu.checked_on,
         )
 
 
@@ -590,12 +565,8 @@ class RunSettings(Schema):
     @classmethod
     def of(cls, setup: training_memory.TrainingSetup) -> RunSettings:
         return cls(
-            seq_len=setup.seq_len,
-            batch_size=setup.batch_size,
-            gradient_checkpointing=setup.gradient_checkpointing,
-            lora_rank=setup.lora_rank,
+            **_named(setup, *RUN_FIELDS),
             recipe=setup.recipe.slug,
-            cpu_offload=setup.cpu_offload,
             basis=basis(setup.recipe.measured),
         )
 
@@ -640,9 +611,7 @@ class ConfigurationFit(Schema):
     def of(cls, fit: calculations.PlannedFit, checked_on: date | None) -> ConfigurationFit:
         configuration = fit.configuration
         return cls(
-            gpu=configuration.gpu.slug,
-            gpu_name=configuration.gpu.name,
-            count=configuration.count,
+            **_configured(configuration),
             total_memory_gb=gigabytes(configuration.total_memory_gb),
             by_rule=FitByRule(fits=fit.fits_by_rule, headroom_gb=gigabytes(fit.rule_headroom_gb)),
             by_estimate=FitByEstimate(
@@ -652,10 +621,19 @@ class ConfigurationFit(Schema):
                 fits=fit.fits_by_estimate,
                 headroom_gb_per_gpu=gigabytes(fit.estimate_headroom_gb_per_gpu),
             ),
-            usd_per_gpu_hour=dollars(configuration.gpu.usd_per_gpu_hour),
-            usd_per_hour=dollars(configuration.usd_per_hour),
             checked_on=checked_on,
         )
+
+
+def _configured(configuration: calculations.Configuration) -> dict[str, Any]:
+    """The fields a configuration's fit and its cost share: the GPU, its count, their prices."""
+    return {
+        "gpu": configuration.gpu.slug,
+        "gpu_name": configuration.gpu.name,
+        "count": configuration.count,
+        "usd_per_gpu_hour": dollars(configuration.gpu.usd_per_gpu_hour),
+        "usd_per_hour": dollars(configuration.usd_per_hour),
+    }
 
 
 class FitAnswer(Schema):
@@ -719,17 +697,12 @@ class RunCost(Schema):
     @classmethod
     def of(cls, costed: planning.CostRow, checked_on: date | None) -> RunCost:
         fit, row, run = costed.fit, costed.cost, costed.run
-        configuration = fit.configuration
         return cls(
-            gpu=configuration.gpu.slug,
-            gpu_name=configuration.gpu.name,
-            count=configuration.count,
+            **_configured(fit.configuration),
             tokens_per_s=None if run is None else float(run.tokens_per_s),
             hours=hours(row.scenario.hours if run is None else run.shown_hours),
             time_basis=costed.time_basis,
             gpu_hours=hours(row.gpu_hours if run is None else run.shown_gpu_hours),
-            usd_per_gpu_hour=dollars(configuration.gpu.usd_per_gpu_hour),
-            usd_per_hour=dollars(configuration.usd_per_hour),
             cost_usd=dollars(row.cost_usd),
             usd_per_run=dollars(row.cost_usd),
             block_hours=row.block_hours,

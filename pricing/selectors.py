@@ -535,13 +535,13 @@ class PriceSummary:
 
 
 def price_summaries(
-    *, providers: Sequence[Provider], at: date | None = None, days: int = HISTORY_DAYS
+    *, providers: Sequence[Provider], at: date | None = None
 ) -> dict[str, dict[int, PriceSummary]]:
-    """Provider slug -> GPU id -> the summary of its prices over the ``days`` up to ``at``:
-    one query (``price_runs``)."""
+    """Provider slug -> GPU id -> the summary of its prices over the year up to ``at``: one
+    query (``price_runs``)."""
     return {
         slug: {gpu: _summary(gpu_runs) for gpu, gpu_runs in by_gpu.items()}
-        for slug, by_gpu in price_runs(providers=providers, at=at, days=days).items()
+        for slug, by_gpu in price_runs(providers=providers, at=at).items()
     }
 
 

@@ -314,12 +314,11 @@ class Confirmations:
     old_date_how: str = ""
     locale: str = "en"  # a Babel locale, for the prices in the message
 
-
-def jumps_confirmed(changes: Sequence[PriceChange], confirmations: Confirmations) -> bool:
-    if confirmations.jump:
-        return True
-    shown = confirmations.jump_fingerprint
-    return bool(shown) and shown == price_changes.fingerprint(tuple(changes))
+    def jumps_confirmed(self, changes: Sequence[PriceChange]) -> bool:
+        if self.jump:
+            return True
+        shown = self.jump_fingerprint
+        return bool(shown) and shown == price_changes.fingerprint(tuple(changes))
 
 
 def current_locale() -> str:
@@ -366,14 +365,14 @@ def price_changes_against(
     *,
     last: Mapping[str, LastPrice],
     prices: Mapping[str, Decimal],
-    gpus_in_quote: Mapping[str, int] | None = None,
+    gpus_in_quote: Mapping[str, int],
 ) -> tuple[PriceChange, ...]:
     """Each new price beside its GPU's last one (GPUs never priced before have none)."""
     return tuple(
-        price_changes.price_change(
+        PriceChange(
             last[slug],
             quoted_usd_per_hour=price,
-            gpus_in_quote=(gpus_in_quote or {}).get(slug, MIN_GPUS_IN_QUOTE),
+            gpus_in_quote=gpus_in_quote.get(slug, MIN_GPUS_IN_QUOTE),
         )
         for slug, price in prices.items()
         if slug in last
@@ -381,45 +380,42 @@ def price_changes_against(
 
 
 def confirm_jumps(
-    changes: Sequence[PriceChange], *, confirmed: bool, how: str, locale: str
+    changes: Sequence[PriceChange], confirmations: Confirmations
 ) -> tuple[PriceChange, ...]:
-    """The jumps among ``changes``; refused with ``ConfirmationNeeded`` unless ``confirmed``."""
+    """The jumps among ``changes``; refused with ``ConfirmationNeeded`` unless confirmed."""
     jumps = price_changes.jumps(tuple(changes))
-    if jumps and not confirmed:
+    if jumps and not confirmations.jumps_confirmed(changes):
+        locale = confirmations.locale
         raise ConfirmationNeeded(
             ERROR_PRICE_JUMP
             % {
                 "rows": jump_rows(jumps, locale=locale),
                 "factor": formatting.number(price_changes.JUMP_FACTOR, locale),
-                "how": how,
+                "how": confirmations.jump_how,
             },
             jumps=jumps,
         )
     return jumps
 
 
-def old_check_days(*, day: date, today: date | None = None) -> int | None:
-    """How many days back a check dated ``day`` is, where that needs confirming; else None."""
+def confirm_old_date(
+    day: date, confirmations: Confirmations, *, today: date | None = None
+) -> int | None:
+    """The days back of a check dated long ago; refused with ``ConfirmationNeeded`` unless
+    confirmed."""
     today = today or timezone.localdate()
     if not price_changes.is_old(day, today=today):
         return None
-    return price_changes.days_back(day, today=today)
-
-
-def confirm_old_date(
-    *, day: date, confirmed: bool, how: str, locale: str = "en", today: date | None = None
-) -> int | None:
-    """The days back of a check dated long ago; refused with ``ConfirmationNeeded`` unless
-    ``confirmed``."""
-    days = old_check_days(day=day, today=today)
-    if days is not None and not confirmed:
+    days = price_changes.days_back(day, today=today)
+    if not confirmations.old_date:
+        locale = confirmations.locale
         raise ConfirmationNeeded(
             ERROR_OLD_DATE
             % {
                 "day": day.isoformat(),
                 "days": formatting.number(days, locale),
                 "limit": formatting.number(price_changes.OLD_CHECK_DAYS, locale),
-                "how": how,
+                "how": confirmations.old_date_how,
             },
             old_days=days,
         )
@@ -440,24 +436,13 @@ def _ask(
     refusals: list[ConfirmationNeeded] = []
     if correcting is None:  # a correction keeps the corrected check's day
         try:
-            confirm_old_date(
-                day=checked_on,
-                confirmed=confirmations.old_date,
-                how=confirmations.old_date_how,
-                locale=confirmations.locale,
-                today=today,
-            )
+            confirm_old_date(checked_on, confirmations, today=today)
         except ConfirmationNeeded as exc:
             refusals.append(exc)
     last = last_prices(provider=provider, correcting=correcting, today=today)
     changes = price_changes_against(last=last, prices=prices, gpus_in_quote=counts)
     try:
-        confirm_jumps(
-            changes,
-            confirmed=jumps_confirmed(changes, confirmations),
-            how=confirmations.jump_how,
-            locale=confirmations.locale,
-        )
+        confirm_jumps(changes, confirmations)
     except ConfirmationNeeded as exc:
         refusals.append(exc)
     if refusals:

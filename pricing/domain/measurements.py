@@ -45,9 +45,9 @@ def read_points(path: Path) -> list[dict]:
     return [point for point in lines if "method" in point and not point.get("skipped")]
 
 
-def estimate_for(point: dict) -> PeakMemory:
-    """The estimate for one measured configuration."""
-    setup = TrainingSetup(
+def setup_of(point: dict) -> TrainingSetup:
+    """The run one measured point describes (as the measured recipe ran it)."""
+    return TrainingSetup(
         RECIPES[point["method"]],
         seq_len=point["seq"],
         batch_size=point["batch"],
@@ -55,7 +55,11 @@ def estimate_for(point: dict) -> PeakMemory:
         lora_rank=point["lora_rank"] or 16,
         recipe=MEASURED,
     )
-    return estimate_peak_memory(ARCHITECTURES[point["model"]], setup)
+
+
+def estimate_for(point: dict) -> PeakMemory:
+    """The estimate for one measured configuration."""
+    return estimate_peak_memory(ARCHITECTURES[point["model"]], setup_of(point))
 
 
 # The card the steps were timed on: NVIDIA's H200 SXM datasheet figures (dense BF16, HBM3e
@@ -70,14 +74,7 @@ def timed_runs(path: Path = THROUGHPUT) -> list[TimedRun]:
             name=f"{point['method']} {point['model']} {point['seq']}×{point['batch']}"
             f"{' ckpt' if point['checkpointing'] else ''}",
             architecture=ARCHITECTURES[point["model"]],
-            setup=TrainingSetup(
-                RECIPES[point["method"]],
-                seq_len=point["seq"],
-                batch_size=point["batch"],
-                gradient_checkpointing=point["checkpointing"],
-                lora_rank=point["lora_rank"] or 16,
-                recipe=MEASURED,
-            ),
+            setup=setup_of(point),
             gpu=H200,
             tokens_per_s=Decimal(str(point["tokens_per_s"])),
         )

@@ -91,14 +91,6 @@ class PriceChange:
         return jump_factor(self.ratio)
 
 
-def price_change(
-    last: LastPrice, *, quoted_usd_per_hour: Decimal, gpus_in_quote: int
-) -> PriceChange:
-    return PriceChange(
-        last=last, quoted_usd_per_hour=quoted_usd_per_hour, gpus_in_quote=gpus_in_quote
-    )
-
-
 def is_jump(new: Decimal, last: Decimal) -> bool:
     """``new`` more than ``JUMP_FACTOR``× or less than 1/``JUMP_FACTOR`` of ``last`` (exactly 3×
     or exactly a third is no jump); compared without dividing, so that a third is exact."""

@@ -27,7 +27,7 @@ so they count at every moment.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from enum import StrEnum
 from functools import lru_cache
@@ -167,19 +167,9 @@ class Architecture:
     num_experts_per_tok: int | None = None
 
     def __post_init__(self) -> None:
-        for name in (
-            "hidden_size",
-            "num_hidden_layers",
-            "num_attention_heads",
-            "num_key_value_heads",
-            "intermediate_size",
-            "vocab_size",
-            "head_dim",
-            "num_local_experts",
-            "num_experts_per_tok",
-        ):
+        for name in (f.name for f in fields(self)):  # every count, in order
             value = getattr(self, name)
-            if value is not None and value < 1:
+            if not isinstance(value, bool) and value is not None and value < 1:
                 raise EstimateError(f"{name} must be at least 1")
         if self.head_dim is None and self.hidden_size % self.num_attention_heads:
             raise EstimateError(

@@ -25,7 +25,7 @@ def last(quoted: str, gpus: int = 1, slug: str = "a100-80gb") -> LastPrice:
 
 
 def change(old: str, new: str, *, old_gpus: int = 1, new_gpus: int = 1):
-    return price_changes.price_change(
+    return price_changes.PriceChange(
         last(old, old_gpus), quoted_usd_per_hour=D(new), gpus_in_quote=new_gpus
     )
 
@@ -129,7 +129,7 @@ def test_the_fingerprint_names_each_jump_and_nothing_else():
     changes = (
         change("0.92", "89"),
         change("0.92", "0.95"),
-        price_changes.price_change(
+        price_changes.PriceChange(
             last("2.32", slug="h100"), quoted_usd_per_hour=D("0.2300"), gpus_in_quote=1
         ),
     )

@@ -121,30 +121,24 @@ class Command(BaseCommand):
                 if options["recorded_by"] is None
                 else services.recorder_for_username(username=options["recorded_by"])
             )
+            saved = {
+                "prices": prices,
+                "gpus_in_quote": dict.fromkeys(prices, count),
+                "source_url": source_url,
+                "note": options["note"],
+                "recorded_by": recorder,
+                "confirmations": confirmations,
+            }
             if options["supersede"]:
                 mistaken = services.check_to_supersede(
                     provider_slug=options["provider"], checked_on=checked_on
                 )
                 check = services.price_check_supersede(
-                    check=mistaken,
-                    prices=prices,
-                    gpus_in_quote=dict.fromkeys(prices, count),
-                    source_url=source_url,
-                    note=options["note"],
-                    recorded_by=recorder,
-                    reason=options["reason"],
-                    confirmations=confirmations,
+                    check=mistaken, reason=options["reason"], **saved
                 )
             else:
                 check = services.price_check_record(
-                    provider_slug=options["provider"],
-                    checked_on=checked_on,
-                    prices=prices,
-                    gpus_in_quote=dict.fromkeys(prices, count),
-                    source_url=source_url,
-                    note=options["note"],
-                    recorded_by=recorder,
-                    confirmations=confirmations,
+                    provider_slug=options["provider"], checked_on=checked_on, **saved
                 )
         except services.PriceCheckError as exc:
             raise CommandError(str(exc)) from None
