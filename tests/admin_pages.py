@@ -1,3 +1,6 @@
+"""The admin tests' users (fixtures) and form helpers: the form a change page renders,
+rendered once per run (registered by tests/conftest.py's ``pytest_plugins``)."""
+
 import pytest
 from django.contrib import auth
 from django.contrib.auth.models import Group, User

@@ -24,6 +24,10 @@ from django.utils import translation
 from django_redis import get_redis_connection
 from pytest_django.live_server_helper import LiveServer
 
+# The admin tests' users and form helpers (editor, recorder, …), shared by tests/guides/admin,
+# tests/pricing/admin, tests/accounts and the editorial tests that act as a staff member.
+pytest_plugins = ["tests.admin_pages"]
+
 SEED_DAY = date(2026, 10, 29)  # the day of the seed's price checks
 TODAY = date(2026, 11, 29)  # "today" for every test
 GUIDE_SLUG = "best-gpu-for-llama-70b-fine-tuning"
@@ -173,7 +177,7 @@ def _uses_database(item: pytest.Item) -> bool:
 @pytest.fixture(scope="session")
 def test_database(request) -> bool:
     """Whether this run has a test database: a run of only database-free tests
-    (``pytest tests/pricing/test_calculations.py``, or mutmut running one module's tests)
+    (``pytest tests/pricing/domain/test_calculations.py``, or mutmut running one module's tests)
     has none, and must then leave the configured database alone."""
     return any(_uses_database(item) for item in request.session.items)
 
@@ -367,7 +371,7 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
             "The tutorials' commands were NOT checked with TRL (its environment is missing): "
             "`make test-all` builds .venv-trl, or set TRL_PYTHON."
         )
-    from .page_checks import INSTALL, missing_tools
+    from tests.page_checks import INSTALL, missing_tools
 
     missing = missing_tools()
     if missing:
@@ -381,7 +385,7 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
             terminalreporter.write_line(note)
 
 
-# --- the browser tests' shared Chromium and live server (tests/test_browser*.py) ---------
+# --- the browser tests' shared Chromium and live server (tests/browser/) -----------------
 
 
 @pytest.fixture(scope="session")
@@ -421,8 +425,8 @@ def _live_server(django_db_setup, django_db_blocker, playwright):
 def site(_live_server) -> str:
     """The live server's address. The browser tests share the seed as loaded once per run,
     without pytest-django's ``live_server``, which empties the database after every test:
-    they only read, except the editing and translating tests (tests/test_browser_editor.py,
-    test_browser_translation.py), which put back what they change."""
+    they only read, except the editing and translating tests (tests/browser/test_editor.py,
+    tests/browser/test_translation.py), which put back what they change."""
     return _live_server.url
 
 
@@ -506,7 +510,7 @@ def staff_cookie(site: str, django_db_blocker, *, username: str, role: str) -> d
 def signed_in_tab(browser, cookie: dict, **context_options) -> Iterator:
     """A tab signed in with ``cookie``; at the end, nothing on its pages was blocked by the
     CSP (the admin's scripts are static files: no inline code)."""
-    from .test_browser import DESKTOP
+    from tests.browser.test_public_pages import DESKTOP
 
     context = browser.new_context(viewport=DESKTOP, **context_options)
     context.add_cookies([cookie])

@@ -9,9 +9,8 @@ from playwright.sync_api import expect
 
 from guides.models import Guide
 from pricing.models import Fact, Gpu
-
-from .conftest import GUIDE_SLUG, signed_in_tab, staff_cookie
-from .test_browser import SHOTS, WANT_SCREENSHOTS
+from tests.browser.test_public_pages import SHOTS, WANT_SCREENSHOTS
+from tests.conftest import GUIDE_SLUG, signed_in_tab, staff_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 

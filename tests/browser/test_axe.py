@@ -6,9 +6,9 @@ its own live server and browser); skips loudly where axe-core is missing, fails 
 
 import pytest
 
-from .page_checks import AXE_JS, LANGS, skip_or_fail
-from .page_checks import PAGES as CHECKED_PAGES
-from .test_browser import DESKTOP
+from tests.browser.test_public_pages import DESKTOP
+from tests.page_checks import AXE_JS, LANGS, skip_or_fail
+from tests.page_checks import PAGES as CHECKED_PAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 

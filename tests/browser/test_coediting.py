@@ -5,7 +5,7 @@ static/js/guide-coediting.js).
 
 A file of its own so that pytest-xdist runs it beside the other browser tests. It edits the
 Llama 3.1 405B guide, which no other browser test edits, and puts it back as it was
-(``put_back``), as tests/test_browser_editor.py does with the 8B guide.
+(``put_back``), as tests/browser/test_editor.py does with the 8B guide.
 """
 
 import re
@@ -14,9 +14,8 @@ import pytest
 from playwright.sync_api import expect
 
 from guides.models import Guide
-
-from .conftest import put_back, signed_in_tab, staff_cookie
-from .test_browser_editor import ADMIN_ACTION_MS
+from tests.browser.test_editor import ADMIN_ACTION_MS
+from tests.conftest import put_back, signed_in_tab, staff_cookie
 
 SLUG = "best-gpu-for-llama-3-1-405b-fine-tuning"
 

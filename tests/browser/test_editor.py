@@ -13,9 +13,8 @@ from playwright.sync_api import expect
 
 from guides import tasks
 from guides.models import Guide
-
-from .conftest import as_if_committed, put_back, seen_by_the_site, signed_in_tab, staff_cookie
-from .test_browser import DESKTOP, WANT_SCREENSHOTS
+from tests.browser.test_public_pages import DESKTOP, WANT_SCREENSHOTS
+from tests.conftest import as_if_committed, put_back, seen_by_the_site, signed_in_tab, staff_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
@@ -29,7 +28,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must e
 # ``make screenshots`` also saves the admin views that docs/editing.md shows, to docs/editing/.
 
 SLUG = "best-gpu-for-llama-3-1-8b-fine-tuning"
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "editing"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "editing"
 ADDED = "Prices as of "
 SEEDED_DAY = "October\xa029,\xa02026"  # [[checked_on]], with no-break spaces
 

@@ -13,7 +13,7 @@ import statistics
 
 import pytest
 
-from .conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 PHONE = {"width": 390, "height": 844}
 # What Safari and Firefox do with the stylesheet's :lang(ja) rules.

@@ -19,13 +19,12 @@ from django.db import connection, connections
 from playwright.sync_api import expect
 
 from pricing.models import PriceCheck
-
-from .conftest import signed_in_tab, staff_cookie
-from .test_browser import WANT_SCREENSHOTS
+from tests.browser.test_public_pages import WANT_SCREENSHOTS
+from tests.conftest import signed_in_tab, staff_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "prices"
 SHOTS = ROOT / "screenshots"  # the other languages' views, to look at (not in the manual)
 ADD = "/en/admin/pricing/pricecheck/add/"

@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
-SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 WANT_SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in {"", "0"}
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}

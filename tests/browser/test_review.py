@@ -4,7 +4,7 @@ dashboard, reads the diff and approves it, the public page changes; a German tra
 refused the Japanese screen with the reason and a way back; an Administrator finds the approval
 in the site-wide History. ``make screenshots`` saves the views docs/editing.md shows.
 
-It edits the Qwen 2.5 32B guide and puts it back as it was (see test_browser_editor.py).
+It edits the Qwen 2.5 32B guide and puts it back as it was (see tests/browser/test_editor.py).
 """
 
 import re
@@ -15,10 +15,9 @@ from reversion.models import Revision
 
 from guides.editorial import publishing
 from guides.models import Guide, Review
-
-from .conftest import as_if_committed, signed_in_tab, staff_cookie
-from .test_browser import DESKTOP
-from .test_browser_editor import _shot
+from tests.browser.test_editor import _shot
+from tests.browser.test_public_pages import DESKTOP
+from tests.conftest import as_if_committed, signed_in_tab, staff_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 

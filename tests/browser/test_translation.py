@@ -14,14 +14,13 @@ from playwright.sync_api import expect
 
 from guides.editorial import publishing, revisions, translating
 from guides.models import Guide, Section, TranslationBasis
-
-from .conftest import put_back, seen_by_the_site, signed_in_tab, staff_cookie
-from .test_browser import WANT_SCREENSHOTS
+from tests.browser.test_public_pages import WANT_SCREENSHOTS
+from tests.conftest import put_back, seen_by_the_site, signed_in_tab, staff_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]  # the database must exist
 
 SLUG = "best-gpu-for-mistral-7b-fine-tuning"
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "editing"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "editing"
 ADDED = " Check the licence before you start."
 
 

@@ -31,9 +31,8 @@ from django.db import connections
 from gpuguide.lib import backup_archive, backups
 from guides.models import ContentVersion, Guide
 from pricing.services import price_check_record
-
-from .conftest import GUIDE_SLUG
-from .test_page_text import PAGES, TODAY
+from tests.conftest import GUIDE_SLUG
+from tests.test_page_text import PAGES, TODAY
 
 VERSION_TABLE = "guides_contentversion"  # renewed by the restore, by design
 

@@ -13,9 +13,8 @@ from django.utils import translation
 from gpuguide.lib.editor_input import EditorInputMixin, SingleLineValidator
 from guides.models import Guide
 from pricing.models import Gpu, PriceCheck, Source
-
-from ..conftest import GUIDE_SLUG
-from .conftest import initial_form_data
+from tests.admin_pages import initial_form_data
+from tests.conftest import GUIDE_SLUG
 
 INVISIBLE = ["\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u200f", "\u200b", "\u200d",
              "\u2060", "\ufeff"]  # fmt: skip

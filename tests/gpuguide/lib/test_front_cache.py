@@ -21,8 +21,7 @@ from guides.models import Guide
 from guides.pagecache import http, versions
 from pricing.models import Provider
 from pricing.services import price_check_record
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 GUIDE = f"/de/guides/{GUIDE_SLUG}/"
 VARNISH = {"FRONT_CACHE": "varnish", "FRONT_CACHE_PURGE_URLS": ["http://127.0.0.1:9/"]}

@@ -16,8 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gpuguide.lib.request_ids import JsonFormatter, RequestIdFilter
 from pricing.services import price_check_record
-
-from .conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 TOKEN = "scrape-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -15,9 +15,8 @@ from guides.admin import presence
 from guides.admin.merging import compare_fields, value_hash
 from guides.editorial import revisions
 from guides.models import Guide
-
-from ..conftest import GUIDE_SLUG
-from .conftest import form_data, initial_form_data
+from tests.admin_pages import form_data, initial_form_data
+from tests.conftest import GUIDE_SLUG
 
 
 def change_url(guide: Guide) -> str:

@@ -15,8 +15,7 @@ from django.utils import translation
 from guides.editorial.dashboard import dashboard_for
 from pricing.models import Provider, Source
 from pricing.services import price_check_record
-
-from ..conftest import SEED_DAY, TODAY, review_legal_pages
+from tests.conftest import SEED_DAY, TODAY, review_legal_pages
 
 ADMIN = "/en/admin/"
 STALE = [

@@ -27,8 +27,7 @@ from pricing.models import (
     Source,
     ThroughputMeasurement,
 )
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 ADMIN = "/en/admin/"
 GUIDE = "Guide “Which GPU is best for fine-tuning Llama 3.1 70B?”"

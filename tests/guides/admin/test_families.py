@@ -6,9 +6,8 @@ import pytest
 
 from guides.editorial import families, publishing, revisions
 from guides.models import FaqEntry, Guide, Section
-
-from ..conftest import GUIDE_SLUG
-from .test_revisions import CHANGE, _save_draft
+from tests.conftest import GUIDE_SLUG
+from tests.guides.admin.test_revision_views import CHANGE, _save_draft
 
 EIGHT_B = "best-gpu-for-llama-3-1-8b-fine-tuning"
 FOLLOWS = "Follows Llama 3.1 70B: a change published there reaches this text."

@@ -19,9 +19,8 @@ from guides.editorial.dashboard import _checked
 from guides.models import CHILD_ROWS, ComparisonPair, Guide
 from pricing.models import Gpu, LanguageModel, Method, Source
 from pricing.services import price_check_record
-
-from ..conftest import GUIDE_SLUG
-from .conftest import form_data, initial_form_data, initial_page
+from tests.admin_pages import form_data, initial_form_data, initial_page
+from tests.conftest import GUIDE_SLUG
 
 
 def change_url(guide: Guide) -> str:
@@ -190,7 +189,7 @@ def test_a_guide_is_added_with_its_rows_as_a_draft(client, administrator):
 
 def test_two_editors_saving_at_once_do_not_overwrite_each_other(client, editor, guide):
     """A form from before field-by-field merging (no ``started_from``: an old tab) is refused
-    when it is stale; tests/admin/test_coediting.py has the merge and the conflict."""
+    when it is stale; tests/guides/admin/test_coediting.py has the merge and the conflict."""
     client.force_login(editor)
     first = initial_form_data(client, change_url(guide))
     del first["started_from"]
@@ -370,7 +369,7 @@ def test_admin_index_shows_the_dashboard(client, recorder):
     assert "prices were last checked" in body
 
 
-# What each role's dashboard says: tests/admin/test_dashboard_roles.py
+# What each role's dashboard says: tests/guides/admin/test_dashboard_roles.py
 
 
 def test_dashboard_names_a_link_to_a_comparison_taken_offline(seeded):

@@ -5,9 +5,8 @@ import pytest
 from guides.editorial import revisions
 from guides.models import Guide, Recommendation
 from pricing.models import Gpu, LanguageModel, Method
-
-from ..conftest import GUIDE_SLUG
-from .conftest import form_data, initial_form_data
+from tests.admin_pages import form_data, initial_form_data
+from tests.conftest import GUIDE_SLUG
 
 CHANGE = "/en/admin/guides/guide/{}/change/"
 CHANGELIST = "/en/admin/guides/guide/"

@@ -6,8 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from guides.models import Guide
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 LIST = "/en/admin/guides/guide/"
 

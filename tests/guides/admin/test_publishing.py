@@ -20,10 +20,9 @@ from guides.editorial.cloning import clone_guide
 from guides.models import Guide, GuideRevision
 from guides.pages import selectors
 from pricing.models import LanguageModel
-
-from ..conftest import GUIDE_SLUG, as_if_committed
-from .conftest import form_data, initial_form_data
-from .test_revisions import CHANGE, NEW, OLD, _action, _page, _save_draft
+from tests.admin_pages import form_data, initial_form_data
+from tests.conftest import GUIDE_SLUG, as_if_committed
+from tests.guides.admin.test_revision_views import CHANGE, NEW, OLD, _action, _page, _save_draft
 
 TOMORROW_9 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # the tests' clock is 2026-11-29
 

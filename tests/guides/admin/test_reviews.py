@@ -12,10 +12,9 @@ from gpuguide.lib.zoned_time import zoned
 from guides import tasks
 from guides.editorial import publishing, revisions, translating
 from guides.models import Guide, GuideRevision, Review
-
-from ..conftest import GUIDE_SLUG, as_if_committed
-from .conftest import form_data, initial_form_data
-from .test_revisions import CHANGE, NEW, OLD, _action, _page
+from tests.admin_pages import form_data, initial_form_data
+from tests.conftest import GUIDE_SLUG, as_if_committed
+from tests.guides.admin.test_revision_views import CHANGE, NEW, OLD, _action, _page
 
 REVIEWS = "/en/admin/guides/guide/{}/reviews/{}/"
 

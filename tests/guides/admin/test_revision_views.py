@@ -15,9 +15,8 @@ from django_tasks import default_task_backend
 from guides import tasks
 from guides.editorial import publishing, revisions, translating
 from guides.models import CHILD_ROWS, FaqEntry, Guide, GuideRevision
-
-from ..conftest import GUIDE_SLUG, as_if_committed
-from .conftest import initial_form_data
+from tests.admin_pages import initial_form_data
+from tests.conftest import GUIDE_SLUG, as_if_committed
 
 CHANGE = "/en/admin/guides/guide/{}/change/"
 OLD = "Ungenutzte GPU-Stunden verfallen nie."

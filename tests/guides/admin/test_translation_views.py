@@ -7,9 +7,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from guides.editorial import revisions, translating
 from guides.models import Guide, GuideRevision, Section
-
-from ..conftest import GUIDE_SLUG
-from .conftest import initial_page
+from tests.admin_pages import initial_page
+from tests.conftest import GUIDE_SLUG
 
 
 @pytest.fixture

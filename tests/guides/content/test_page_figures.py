@@ -5,8 +5,7 @@ from decimal import Decimal as D
 
 from guides.pages import assembly, selectors
 from pricing.domain import calculations as calc
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 
 def test_page_figures_tell_the_same_gpu_at_two_prices_apart(seeded):

@@ -8,8 +8,7 @@ from django.utils import translation
 
 from guides.content.phrases import phrased, phrased_html
 from guides.content.tokens.render import render_plain
-
-from ..conftest import GUIDE_SLUG, prose_html
+from tests.conftest import GUIDE_SLUG, prose_html
 
 TITLE = "Llama 3.1 70Bのファインチューニングに最適なGPUはどれですか？"
 

@@ -25,11 +25,10 @@ from pricing.domain import calculations as calc
 from pricing.domain.training_memory import Architecture, TrainingSetup
 from pricing.domain.training_memory import Method as TrainingMethod
 from pricing.models import Gpu, LanguageModel, Method
-
-from ..conftest import GUIDE_SLUG, SEED_DAY
-from ..test_one_truth import fit_table, method_table
-from .test_token_kinds import FIT_TABLE
-from .test_views import as_figure, page_text, sentences, table_cells, table_rows
+from tests.conftest import GUIDE_SLUG, SEED_DAY
+from tests.guides.content.tokens.test_kinds import FIT_TABLE
+from tests.guides.test_views import as_figure, page_text, sentences, table_cells, table_rows
+from tests.test_one_truth import fit_table, method_table
 
 CLONES = {  # model slug -> the clone's slug
     "llama-3.1-8b": "best-gpu-for-llama-3-1-8b-fine-tuning",

@@ -14,9 +14,8 @@ from guides.editorial.seeding import CONTENT_DIR, load_clones
 from guides.models import FaqEntry, Guide, Section
 from guides.pages import selectors
 from pricing.models import LanguageModel
-
-from ..admin.conftest import _user
-from ..conftest import GUIDE_SLUG
+from tests.admin_pages import _user
+from tests.conftest import GUIDE_SLUG
 
 SEEDED_CLONES = {
     "best-gpu-for-llama-3-1-8b-fine-tuning",

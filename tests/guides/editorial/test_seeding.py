@@ -19,8 +19,7 @@ from guides.editorial.translating import stale_translations
 from guides.models import FaqEntry, Guide, Section, ShareImage
 from pricing.domain import training_memory
 from pricing.models import Gpu, MemoryRule, Method, Price, PriceCheck, Source
-
-from .conftest import GUIDE_SLUG, SEED_DAY
+from tests.conftest import GUIDE_SLUG, SEED_DAY
 
 GUIDE_DIR = CONTENT_DIR / "guides" / GUIDE_SLUG
 TRAINING_LINE = (

@@ -14,8 +14,7 @@ from PIL import Image, ImageFont
 from guides.editorial import publishing, revisions, share_images
 from guides.editorial.share_images import NO_LINE_START, _as_many_as_fit, _wrap
 from guides.models import Guide, ShareImage
-
-from ..conftest import GUIDE_SLUG, _required, as_if_committed, share_image_font
+from tests.conftest import GUIDE_SLUG, _required, as_if_committed, share_image_font
 
 SHARE = f"/{{lang}}/guides/{GUIDE_SLUG}/share.png"
 SITE_WIDE = "/static/img/share"  # the site-wide image, hashed name

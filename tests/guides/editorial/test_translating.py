@@ -12,8 +12,7 @@ from guides.editorial import revisions, translating
 from guides.editorial.dashboard import stale_translation_warnings
 from guides.editorial.translating import TranslationFileError
 from guides.models import Guide, GuideRevision, Section
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 
 @pytest.fixture

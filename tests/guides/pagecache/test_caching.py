@@ -22,8 +22,7 @@ from guides.pagecache import http, versions
 from guides.pages import reference_data
 from pricing.models import Provider
 from pricing.services import price_check_record
-
-from ..conftest import GUIDE_SLUG, as_if_committed, forget_cached_pages, page_entries
+from tests.conftest import GUIDE_SLUG, as_if_committed, forget_cached_pages, page_entries
 
 URL = f"/de/guides/{GUIDE_SLUG}/"
 GPUS = "/de/gpus/"

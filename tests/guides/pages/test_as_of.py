@@ -6,10 +6,9 @@ from decimal import Decimal as D
 import pytest
 
 from pricing.services import price_check_record
-
-from ..conftest import SEED_DAY, page_entries
-from ..test_one_truth import run_row
-from .test_views import as_figure, guide_url, page_text, table_cells, table_rows
+from tests.conftest import SEED_DAY, page_entries
+from tests.guides.test_views import as_figure, guide_url, page_text, table_cells, table_rows
+from tests.test_one_truth import run_row
 
 AS_OF = f"?as_of={SEED_DAY.isoformat()}"  # 2026-10-29, the seed's price checks
 NOINDEX = '<meta name="robots" content="noindex">'

@@ -7,9 +7,8 @@ import pytest
 from django.conf import settings
 
 from guides.models import Guide
-
-from ..conftest import GUIDE_SLUG
-from .test_views import page_text
+from tests.conftest import GUIDE_SLUG
+from tests.guides.test_views import page_text
 
 GLOSSARY = Path(settings.BASE_DIR) / "docs" / "glossary.md"
 COLUMNS = {"en": 1, "de": 2, "ja": 3}

@@ -12,8 +12,7 @@ from django.utils import translation
 
 from guides.models import GuideSource, Section
 from guides.pages import assembly, selectors
-
-from ..conftest import GUIDE_SLUG, forget_cached_pages, review_legal_pages
+from tests.conftest import GUIDE_SLUG, forget_cached_pages, review_legal_pages
 
 URL = f"/de/guides/{GUIDE_SLUG}/"
 

@@ -17,9 +17,8 @@ from pricing.domain.training_memory import (
     estimate_peak_memory,
 )
 from pricing.services import price_check_record
-
-from ..conftest import GUIDE_SLUG, SEED_DAY, page_entries
-from .test_views import page_text, table_cells, table_rows
+from tests.conftest import GUIDE_SLUG, SEED_DAY, page_entries
+from tests.guides.test_views import page_text, table_cells, table_rows
 
 SEVENTY_B = Architecture(8192, 80, 64, 8, 28672, 128256)
 SEVENTY_B_CONFIG = {

@@ -12,9 +12,8 @@ import pytest
 from guides.pagecache.invalidation import invalidate_everything
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
-
-from ..conftest import SEED_DAY, as_if_committed
-from .test_views import _text, chart_of, table_rows
+from tests.conftest import SEED_DAY, as_if_committed
+from tests.guides.test_views import _text, chart_of, table_rows
 
 IN_THE_YEAR = 333  # days before the seed's check within the charts' year up to Nov 29, 2026
 

@@ -15,8 +15,7 @@ from guides.editorial.seeding import load_comparisons, load_legal_pages
 from guides.models import ComparisonPair, Guide, LegalPage
 from pricing.models import Gpu
 from pricing.services import price_check_record
-
-from ..conftest import GUIDE_SLUG, SEED_DAY, TODAY, review_legal_pages
+from tests.conftest import GUIDE_SLUG, SEED_DAY, TODAY, review_legal_pages
 
 LANGS = ["en", "de", "ja"]
 COMPARE = "/{lang}/compare/h100-vs-a100-80gb/"
@@ -506,7 +505,7 @@ def test_the_comparison_page_weighs_price_per_compute_and_what_each_holds(client
     """H100 $2.32 an hour for 989.5 TFLOPS: $0.2345 per 100; A100 $0.92 for 312: $0.2949;
     0.2345 / 0.2949 = 0.8. What each holds is the guides' own estimate: 70B QLoRA on one of
     either (50.2 GB), LoRA on four (sharded), full fine-tuning on no one host of 80 GB cards."""
-    from .test_views import table_rows
+    from tests.guides.test_views import table_rows
 
     response = client.get("/de/compare/h100-vs-a100-80gb/")
     assert table_rows(response, "comparison")[-1] == [

@@ -16,8 +16,7 @@ from guides.editorial.cloning import clone_guide
 from guides.pagecache.invalidation import invalidate, invalidate_everything
 from guides.pages.selectors import guide_for_page
 from pricing.models import Gpu, LanguageModel, Price, PriceCheck, Provider
-
-from ..conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_pages
+from tests.conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_pages
 
 CACHED = [
     "/en/",

@@ -10,8 +10,7 @@ from django.test import override_settings
 
 from guides.models import Guide
 from pricing.models import LanguageModel
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 URL = f"/{{}}/guides/{GUIDE_SLUG}/tutorial/"
 CLONE_8B = "best-gpu-for-llama-3-1-8b-fine-tuning"
@@ -201,8 +200,7 @@ def test_a_price_change_reaches_the_tutorial(client, seeded):
     from decimal import Decimal
 
     from pricing.services import price_check_record
-
-    from ..conftest import TODAY
+    from tests.conftest import TODAY
 
     before = page(client)
     price_check_record(

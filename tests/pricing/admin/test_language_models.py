@@ -3,8 +3,7 @@
 import pytest
 
 from pricing.models import LanguageModel, Source
-
-from .conftest import form_data
+from tests.admin_pages import form_data
 
 LIST = "/en/admin/pricing/languagemodel/"
 ADD = "/en/admin/pricing/languagemodel/add/"

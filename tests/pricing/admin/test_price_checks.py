@@ -11,8 +11,7 @@ from django.utils.html import escape
 
 from pricing import services
 from pricing.models import Gpu, Price, PriceCheck, Provider
-
-from .conftest import initial_form_data
+from tests.admin_pages import initial_form_data
 
 ADD_URL = "/en/admin/pricing/pricecheck/add/"
 TODAY = date(2026, 11, 29)  # the seed's checks are on 2026-10-29

@@ -15,9 +15,8 @@ from django.utils.html import escape
 
 from pricing import services
 from pricing.models import Gpu, PriceCheck, Provider
-
-from .conftest import initial_form_data
-from .test_price_checks import TODAY, _pinned_today, refused, saved  # noqa: F401 (autouse)
+from tests.admin_pages import initial_form_data
+from tests.pricing.admin.test_price_checks import TODAY, _pinned_today, refused, saved  # noqa: F401 (autouse)
 
 ADD_URL = "/en/admin/pricing/pricecheck/add/"
 LIST_URL = "/en/admin/pricing/pricecheck/"

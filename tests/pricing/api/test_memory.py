@@ -18,8 +18,7 @@ from pricing.schemas import (
     REQUIRED_WITHOUT_MODEL,
     UNKNOWN_PARAMETER,
 )
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 URL = "/api/v1/memory/"
 LLAMA_70B = {

@@ -23,9 +23,8 @@ from pricing.schemas import (
     slug_message,
 )
 from pricing.services import price_check_record
-
-from ..conftest import SEED_DAY
-from .openapi import assert_described, description
+from tests.conftest import SEED_DAY
+from tests.pricing.api.openapi import assert_described, description
 
 GPUS, FIT, COST = "/api/v1/gpus/", "/api/v1/fit/", "/api/v1/cost/"
 PRICES = "/api/v1/prices/{gpu}/"

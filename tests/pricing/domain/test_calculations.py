@@ -13,7 +13,7 @@ from pricing.domain import calculations as calc
 SEVENTY = D(70)
 # The reference data as seed_content loads it, read without a database.
 REFERENCE = json.loads(
-    (Path(__file__).parents[2] / "content" / "reference.json").read_text(encoding="utf-8")
+    (Path(__file__).parents[3] / "content" / "reference.json").read_text(encoding="utf-8")
 )
 
 

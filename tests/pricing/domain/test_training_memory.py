@@ -24,7 +24,7 @@ from pricing.domain.training_memory import (
 # The hand counts below follow the measured recipe, term by term (tests/pricing/
 # test_trl_recipe.py holds the trl recipe's).
 MeasuredSetup = partial(TrainingSetup, recipe=tm.MEASURED)
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SHARED_DIR = ROOT.parent / "shared" / "reference" / "measured"
 MEASURED_DIR, MEASURED = measurements.MEASURED_DIR, measurements.PEAK_MEMORY
 # Timed runs of other configurations: no peak recorded, but each of them fitted on the card.

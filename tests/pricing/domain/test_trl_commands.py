@@ -11,7 +11,7 @@ import pytest
 from pricing.domain import trl_commands as trl
 from pricing.domain.training_memory import MEASURED, Attention, Method, Recipe, TrainingSetup
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REPO = "meta-llama/Llama-3.1-70B"
 RUN = TrainingSetup(Method.QLORA, seq_len=2048, batch_size=1, lora_rank=16)
 HEAD = [

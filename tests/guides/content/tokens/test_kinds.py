@@ -23,8 +23,7 @@ from pricing.domain.training_memory import MEASURED, Architecture, Method, Train
 from pricing.models import Gpu, LanguageModel, Source
 from pricing.selectors import ThroughputListing
 from pricing.services import price_check_record
-
-from ..conftest import SEED_DAY, prose_html
+from tests.conftest import SEED_DAY, prose_html
 
 # The guide's fit table as seed_content builds it (guides/<slug>/guide.json), in its order.
 FIT_TABLE = [

@@ -22,8 +22,7 @@ from guides.pages import selectors
 from guides.pages.assembly import page_figures
 from pricing.domain.training_memory import Method, TrainingSetup
 from pricing.models import LanguageModel
-
-from ..conftest import GUIDE_SLUG, SEED_DAY, prose_html
+from tests.conftest import GUIDE_SLUG, SEED_DAY, prose_html
 
 KNOWN = KnownSlugs(
     methods=frozenset({"qlora", "lora"}),
