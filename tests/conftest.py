@@ -158,10 +158,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _pinned_clock():
-    """Noon UTC on TODAY for the whole run; the clock ticks on from there."""
-    with time_machine.travel(datetime(2026, 11, 29, 12, 0, tzinfo=UTC), tick=True):
+NOON = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)  # where every test's clock starts
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_clock():
+    """Noon on TODAY for a module's own fixtures (a browser module's signed-in cookie, its
+    reviewed legal pages), set again for each module; each test pins its own clock
+    (``_pinned_clock``)."""
+    with time_machine.travel(NOON, tick=True):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock(_module_clock):
+    """Noon UTC on TODAY at the start of every test, whatever ran before it and however long
+    the run has taken; the clock ticks on from there during the test (timeouts, the live
+    server). Pinned per test, not once per run: a run-long clock drifted hours past noon in a
+    slow run, and two tests then failed."""
+    with time_machine.travel(NOON, tick=True):
         yield
 
 
@@ -183,12 +198,13 @@ def test_database(request) -> bool:
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker, test_database):
-    """The test database, migrated and then seeded once for the whole run; then what start-up
-    and the seed loaded is frozen out of the garbage collector's sight, as the app server does
-    (gpuguide/wsgi.py): full collections walking it cost the suite about a quarter of its time."""
+def django_db_setup(django_db_setup, django_db_blocker, test_database):
+    """The test database, migrated and then seeded once for the whole run (the seed written at
+    noon on TODAY, as the tests will read it); then what start-up and the seed loaded is frozen
+    out of the garbage collector's sight, as the app server does (gpuguide/wsgi.py): full
+    collections walking it cost the suite about a quarter of its time."""
     if test_database:
-        with django_db_blocker.unblock():
+        with django_db_blocker.unblock(), time_machine.travel(NOON, tick=False):
             call_command("seed_content", stdout=StringIO())
     gc.freeze()
 
