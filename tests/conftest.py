@@ -24,6 +24,8 @@ from django.utils import translation
 from django_redis import get_redis_connection
 from pytest_django.live_server_helper import LiveServer
 
+from tests import fast_group
+
 # The admin tests' users and form helpers (editor, recorder, …), shared by tests/guides/admin,
 # tests/pricing/admin, tests/accounts and the editorial tests that act as a staff member.
 pytest_plugins = ["tests.admin_pages"]
@@ -152,10 +154,36 @@ def forget_cached_pages() -> None:
             del cache._expire_info[key]
 
 
+def pytest_addoption(parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="run only the fast group named in tests/fast_group.py (`make test`); "
+        "the summary says what was left out",
+    )
+
+
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests last: they share one live server that holds the database open."""
+def pytest_collection_modifyitems(config, items: list[pytest.Item]) -> None:
+    """With --fast, only the fast group (tests/fast_group.py). Browser tests last: they share
+    one live server that holds the database open."""
+    if config.getoption("fast"):
+        fast_group.select(config, items)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+def pytest_sessionfinish(session) -> None:
+    """An xdist worker sends what --fast left out to the controller, which writes the summary."""
+    left = session.config.stash.get(fast_group.LEFT_OUT, None)
+    if left is not None and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["fast_group_left_out"] = left
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    left = getattr(node, "workeroutput", {}).get("fast_group_left_out")
+    if left is not None:
+        node.config.stash[fast_group.LEFT_OUT] = left
 
 
 NOON = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)  # where every test's clock starts
@@ -354,8 +382,9 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
     """Say plainly what this run did not cover, so a green run is never mistaken for all."""
     from django.conf import settings
 
-    notes = []
-    if "not heavy" in (config.option.markexpr or ""):
+    notes = fast_group.summary_lines(config)
+    fast = config.getoption("fast")
+    if "not heavy" in (config.option.markexpr or "") and not fast:
         notes.append(
             "The heavy group (pytest -m heavy: tests that start processes per case) was not "
             "run: `make test-all` runs everything."
@@ -382,7 +411,7 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
             f"among SHARE_IMAGE_FONTS there; the deploy checklist test tolerates guides.W001): "
             f"{FONTS_INSTALL}."
         )
-    if "not heavy" not in (config.option.markexpr or "") and not _trl_environment():
+    if "not heavy" not in (config.option.markexpr or "") and not fast and not _trl_environment():
         notes.append(
             "The tutorials' commands were NOT checked with TRL (its environment is missing): "
             "`make test-all` builds .venv-trl, or set TRL_PYTHON."
