@@ -113,7 +113,6 @@ FAST_GROUP: dict[str, str] = {
     "tests/test_layout.py": "the README's map",
     "tests/test_catalogues.py": "the translation catalogues",
     "tests/gpuguide/lib/test_backups.py": "backup and restore, signatures (but one, below)",
-    "tests/gpuguide/lib/test_front_cache.py": "the front cache's tags and purges",
     "tests/guides/editorial/test_share_images.py": "share images, drawn and served",
     "tests/guides/pages/test_public_face.py::"
     "test_guide_feed_lists_every_published_guide_newest_edit_first": "the feed",
