@@ -134,6 +134,10 @@ def _named(nodeid: str, entries) -> bool:
     return False
 
 
+def _matches_any(entry: str, items: list[pytest.Item]) -> bool:
+    return any(_named(item.nodeid, (entry,)) for item in items)
+
+
 def in_fast_group(nodeid: str) -> bool:
     return _named(nodeid, FAST_GROUP) and not _named(nodeid, NOT_IN_FAST_GROUP)
 
@@ -145,6 +149,12 @@ def select(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         fast = in_fast_group(item.nodeid) and item.get_closest_marker("heavy") is None
         (kept if fast else left).append(item)
+    if config.args in ([], ["tests"], [str(config.rootpath / "tests")]):
+        # A whole run: every name in the group must still name a test (one renamed or moved
+        # would otherwise drop out of `make test` without a word).
+        stale = [e for e in (*FAST_GROUP, *NOT_IN_FAST_GROUP) if not _matches_any(e, items)]
+        if stale:
+            raise pytest.UsageError(f"tests/fast_group.py names no test any more: {stale}")
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
