@@ -74,17 +74,19 @@ createsuperuser: migrate
 shell: migrate
 	$(PY) manage.py shell $(ARGS)
 
-# One pytest-xdist worker per core, whole files to a worker (each worker migrates and seeds
-# its own test database; the browser tests, one file, share one Chromium). TEST_WORKERS=0 runs
-# the suite in one process. `make test` leaves out the heavy group (tests marked `heavy`, which
-# start processes per case and the like), so that it keeps to docs/testing.md's 60 s budget as
-# the suite grows; its summary says so. `make test-all` runs everything, as CI does.
+# One pytest-xdist worker per core, whole files to a worker (each worker builds and seeds its
+# own test database; the browser tests share one Chromium per worker). TEST_WORKERS=0 runs the
+# suite in one process. `make test` runs the fast group only (`--fast`: the tests named in
+# tests/fast_group.py, never the heavy group), to keep to docs/testing.md's 60 s budget; its
+# summary says loudly what it did not run. `make test-all` runs everything, as CI does.
+# CI runs `make test FAST='-m "not heavy"'`: the whole suite but the heavy group, on SQLite.
 TEST_WORKERS ?= auto
+FAST ?= --fast
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 test: $(VENV)/.installed-dev translations
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(PYTEST) -m "not heavy"
+	$(PYTEST) $(FAST)
 
 test-all: $(VENV)/.installed-dev translations $(TRL_VENV)/.installed
 	$(BIN)/ruff check .

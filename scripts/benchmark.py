@@ -576,7 +576,7 @@ def run(args) -> None:
             failures.append(f"{url}: a cached visit made {r['hit_queries']} queries")
     for url, r in admin_big.items():
         # A visit after the first: the dashboard's warnings come from the cache until a write
-        # (8 queries; 27-33 after one), pinned by tests/guides/test_query_counts.py.
+        # (8 queries; 27-33 after one), pinned by tests/guides/pages/test_query_counts.py.
         if r["queries"] > MAX_QUERIES or r["queries"] != admin_seed[url]["queries"]:
             failures.append(f"{url}: {admin_seed[url]['queries']}, then {r['queries']} queries")
     if failures:

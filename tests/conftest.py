@@ -24,6 +24,12 @@ from django.utils import translation
 from django_redis import get_redis_connection
 from pytest_django.live_server_helper import LiveServer
 
+from tests import fast_group
+
+# The admin tests' users and form helpers (editor, recorder, …), shared by tests/guides/admin,
+# tests/pricing/admin, tests/accounts and the editorial tests that act as a staff member.
+pytest_plugins = ["tests.admin_pages"]
+
 SEED_DAY = date(2026, 10, 29)  # the day of the seed's price checks
 TODAY = date(2026, 11, 29)  # "today" for every test
 GUIDE_SLUG = "best-gpu-for-llama-70b-fine-tuning"
@@ -148,16 +154,57 @@ def forget_cached_pages() -> None:
             del cache._expire_info[key]
 
 
+def pytest_addoption(parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="run only the fast group named in tests/fast_group.py (`make test`); "
+        "the summary says what was left out",
+    )
+
+
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Browser tests last: they share one live server that holds the database open."""
+def pytest_collection_modifyitems(config, items: list[pytest.Item]) -> None:
+    """With --fast, only the fast group (tests/fast_group.py). Browser tests last: they share
+    one live server that holds the database open."""
+    if config.getoption("fast"):
+        fast_group.select(config, items)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _pinned_clock():
-    """Noon UTC on TODAY for the whole run; the clock ticks on from there."""
-    with time_machine.travel(datetime(2026, 11, 29, 12, 0, tzinfo=UTC), tick=True):
+def pytest_sessionfinish(session) -> None:
+    """An xdist worker sends what --fast left out to the controller, which writes the summary."""
+    left = session.config.stash.get(fast_group.LEFT_OUT, None)
+    if left is not None and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["fast_group_left_out"] = left
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    left = getattr(node, "workeroutput", {}).get("fast_group_left_out")
+    if left is not None:
+        node.config.stash[fast_group.LEFT_OUT] = left
+
+
+NOON = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)  # where every test's clock starts
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_clock():
+    """Noon on TODAY for a module's own fixtures (a browser module's signed-in cookie, its
+    reviewed legal pages), set again for each module; each test pins its own clock
+    (``_pinned_clock``)."""
+    with time_machine.travel(NOON, tick=True):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock(_module_clock):
+    """Noon UTC on TODAY at the start of every test, whatever ran before it and however long
+    the run has taken; the clock ticks on from there during the test (timeouts, the live
+    server). Pinned per test, not once per run: a run-long clock drifted hours past noon in a
+    slow run, and two tests then failed."""
+    with time_machine.travel(NOON, tick=True):
         yield
 
 
@@ -173,18 +220,19 @@ def _uses_database(item: pytest.Item) -> bool:
 @pytest.fixture(scope="session")
 def test_database(request) -> bool:
     """Whether this run has a test database: a run of only database-free tests
-    (``pytest tests/pricing/test_calculations.py``, or mutmut running one module's tests)
+    (``pytest tests/pricing/domain/test_calculations.py``, or mutmut running one module's tests)
     has none, and must then leave the configured database alone."""
     return any(_uses_database(item) for item in request.session.items)
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(_pinned_clock, django_db_setup, django_db_blocker, test_database):
-    """The test database, migrated and then seeded once for the whole run; then what start-up
-    and the seed loaded is frozen out of the garbage collector's sight, as the app server does
-    (gpuguide/wsgi.py): full collections walking it cost the suite about a quarter of its time."""
+def django_db_setup(django_db_setup, django_db_blocker, test_database):
+    """The test database, migrated and then seeded once for the whole run (the seed written at
+    noon on TODAY, as the tests will read it); then what start-up and the seed loaded is frozen
+    out of the garbage collector's sight, as the app server does (gpuguide/wsgi.py): full
+    collections walking it cost the suite about a quarter of its time."""
     if test_database:
-        with django_db_blocker.unblock():
+        with django_db_blocker.unblock(), time_machine.travel(NOON, tick=False):
             call_command("seed_content", stdout=StringIO())
     gc.freeze()
 
@@ -334,8 +382,9 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
     """Say plainly what this run did not cover, so a green run is never mistaken for all."""
     from django.conf import settings
 
-    notes = []
-    if "not heavy" in (config.option.markexpr or ""):
+    notes = fast_group.summary_lines(config)
+    fast = config.getoption("fast")
+    if "not heavy" in (config.option.markexpr or "") and not fast:
         notes.append(
             "The heavy group (pytest -m heavy: tests that start processes per case) was not "
             "run: `make test-all` runs everything."
@@ -362,12 +411,12 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
             f"among SHARE_IMAGE_FONTS there; the deploy checklist test tolerates guides.W001): "
             f"{FONTS_INSTALL}."
         )
-    if "not heavy" not in (config.option.markexpr or "") and not _trl_environment():
+    if "not heavy" not in (config.option.markexpr or "") and not fast and not _trl_environment():
         notes.append(
             "The tutorials' commands were NOT checked with TRL (its environment is missing): "
             "`make test-all` builds .venv-trl, or set TRL_PYTHON."
         )
-    from .page_checks import INSTALL, missing_tools
+    from tests.page_checks import INSTALL, missing_tools
 
     missing = missing_tools()
     if missing:
@@ -381,7 +430,7 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
             terminalreporter.write_line(note)
 
 
-# --- the browser tests' shared Chromium and live server (tests/test_browser*.py) ---------
+# --- the browser tests' shared Chromium and live server (tests/browser/) -----------------
 
 
 @pytest.fixture(scope="session")
@@ -421,8 +470,8 @@ def _live_server(django_db_setup, django_db_blocker, playwright):
 def site(_live_server) -> str:
     """The live server's address. The browser tests share the seed as loaded once per run,
     without pytest-django's ``live_server``, which empties the database after every test:
-    they only read, except the editing and translating tests (tests/test_browser_editor.py,
-    test_browser_translation.py), which put back what they change."""
+    they only read, except the editing and translating tests (tests/browser/test_editor.py,
+    tests/browser/test_translation.py), which put back what they change."""
     return _live_server.url
 
 
@@ -506,7 +555,7 @@ def staff_cookie(site: str, django_db_blocker, *, username: str, role: str) -> d
 def signed_in_tab(browser, cookie: dict, **context_options) -> Iterator:
     """A tab signed in with ``cookie``; at the end, nothing on its pages was blocked by the
     CSP (the admin's scripts are static files: no inline code)."""
-    from .test_browser import DESKTOP
+    from tests.browser.test_public_pages import DESKTOP
 
     context = browser.new_context(viewport=DESKTOP, **context_options)
     context.add_cookies([cookie])

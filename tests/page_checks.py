@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 ROOT = Path(__file__).resolve().parent.parent
 VNU_JAR = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"

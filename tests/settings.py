@@ -7,7 +7,7 @@ os.environ["ENV_FILE"] = ""
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-" + "x" * 40)
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
-# Off as in development; tests/admin/test_accounts.py turns it on where it is tested.
+# Off as in development; tests/accounts/test_admin.py turns it on where it is tested.
 os.environ.setdefault("REQUIRE_2FA_FOR_ADMINISTRATORS", "false")
 # Playwright's session-long event loop shares the test thread with the (sync) ORM.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

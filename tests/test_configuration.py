@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import _required, missing_share_image_fonts
+from tests.conftest import _required, missing_share_image_fonts
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.heavy

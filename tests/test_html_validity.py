@@ -9,8 +9,8 @@ import json
 import shutil
 import subprocess
 
-from .conftest import review_legal_pages
-from .page_checks import LANGS, PAGES, VNU_JAR, skip_or_fail
+from tests.conftest import review_legal_pages
+from tests.page_checks import LANGS, PAGES, VNU_JAR, skip_or_fail
 
 # A short run: the quick JIT tier and the simplest collector halve Java's time here.
 JVM_FAST_START = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]

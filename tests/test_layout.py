@@ -80,7 +80,7 @@ def test_every_link_between_the_readme_and_the_docs_leads_somewhere():
 def test_the_web_font_is_the_copy_of_the_pinned_npm_package():
     """static/fonts/ holds the file of the @fontsource-variable/inter version package.json pins
     (`make fonts` copies it), so the font's origin and licence are known."""
-    from .page_checks import skip_or_fail
+    from tests.page_checks import skip_or_fail
 
     package = ROOT / "node_modules" / "@fontsource-variable" / "inter"
     if not package.exists():

@@ -22,9 +22,8 @@ from guides.pages import selectors as guide_selectors
 from guides.pages.selectors import guide_for_page
 from pricing.models import Gpu, Method
 from pricing.services import price_check_record
-
-from .conftest import GUIDE_SLUG, TODAY
-from .guides.test_views import sentences
+from tests.conftest import GUIDE_SLUG, TODAY
+from tests.guides.test_views import sentences
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
 PLANNER_70B = "/{}/vram/?model=llama-3.1-70b&method=qlora&seq_len=2048"

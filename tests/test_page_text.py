@@ -18,7 +18,7 @@ from unittest import mock
 
 import pytest
 
-from .conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 SNAPSHOTS = Path(__file__).parent / "page_text"
 TODAY = date(2026, 11, 29)

@@ -16,8 +16,7 @@ import pytest
 from guides.models import Guide
 from guides.pages import tutorial
 from guides.pages.selectors import guide_for_page, published_guides
-
-from .conftest import _required
+from tests.conftest import _required
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.heavy

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from django_tasks_db.models import DBTaskResult
 
-from .test_configuration import ROOT, manage, manage_environment
+from tests.test_configuration import ROOT, manage, manage_environment
 
 pytestmark = pytest.mark.heavy
 

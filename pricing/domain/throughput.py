@@ -103,8 +103,8 @@ class Calibration:
             )
 
 
-# Fitted to the nine steps timed on one H200 by ``calibrate`` (tests/pricing/test_throughput.py
-# fits them again and holds these to the fit).
+# Fitted to the nine steps timed on one H200 by ``calibrate``
+# (tests/pricing/domain/test_throughput.py fits them again and holds these to the fit).
 CALIBRATION = Calibration(bf16_efficiency=Decimal("0.332"), fp32_slowdown=Decimal("9.8"))
 
 

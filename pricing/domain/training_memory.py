@@ -68,8 +68,8 @@ LOSS_CHUNK_TOKENS = 256
 # in ten measured steps must have fitted with their whole reserve; and why not the largest:
 # before failing, the allocator frees its cache and tries again, so a reserve overstates what
 # a step needs. On the weights themselves, allocated once, it adds nothing: the 70B LoRA step
-# that ran on the H200 with 141 GB of bf16 weights fits. tests/pricing/test_training_memory.py
-# derives the figure from the measurements again.
+# that ran on the H200 with 141 GB of bf16 weights fits.
+# tests/pricing/domain/test_training_memory.py derives the figure from the measurements again.
 ALLOCATOR_MARGIN = Decimal("0.33")
 ALLOCATOR_MARGIN_PERCENTILE = 90
 

@@ -15,8 +15,7 @@ from guides.pagecache.invalidation import invalidate
 from pricing import cache_tags as pricing_tags
 from pricing.models import Price, PriceCheck, Provider
 from pricing.services import price_check_record
-
-from ..conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_pages
+from tests.conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, forget_cached_pages
 
 WBR = "<wbr>"  # a line-break opportunity between Japanese phrases: no text
 

@@ -8,8 +8,7 @@ from django.db.models import ProtectedError
 
 from pricing.domain.training_memory import Architecture
 from pricing.models import Gpu, LanguageModel, Price, PriceCheck, Provider, Source
-
-from ..conftest import SEED_DAY
+from tests.conftest import SEED_DAY
 
 
 def _check() -> PriceCheck:

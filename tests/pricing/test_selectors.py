@@ -7,8 +7,7 @@ from pricing import selectors
 from pricing.domain import throughput
 from pricing.models import Gpu, Price, PriceCheck, Provider
 from pricing.services import price_check_record
-
-from ..conftest import SEED_DAY
+from tests.conftest import SEED_DAY
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import User
 
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 
 def _directives(response) -> dict[str, set[str]]:

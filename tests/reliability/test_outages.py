@@ -12,8 +12,7 @@ from django.test import RequestFactory
 from django.urls import path
 
 from gpuguide.lib import outages
-
-from ..conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG
 
 
 def _boom(request, lang):

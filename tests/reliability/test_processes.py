@@ -37,7 +37,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from ..conftest import _required
+from tests.conftest import _required
 
 pytestmark = pytest.mark.heavy
 

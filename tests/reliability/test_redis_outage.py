@@ -13,7 +13,7 @@ import redis
 from django_redis.cache import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from ..guides.test_caching import URL
+from tests.guides.pagecache.test_caching import URL
 
 
 def closed_port() -> int:

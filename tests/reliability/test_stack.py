@@ -35,8 +35,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from ..conftest import _required
-from .test_processes import ROOT, Watcher, free_port, get, wait_for
+from tests.conftest import _required
+from tests.reliability.test_processes import ROOT, Watcher, free_port, get, wait_for
 
 pytestmark = pytest.mark.heavy
 

@@ -1,0 +1,250 @@
+"""A guide's tutorial (/<lang>/guides/<slug>/tutorial/): renting the recommended GPUs, the
+`trl sft` command of each method built from the guide's run, and what each run takes and costs
+by the guide's own figures. TRL itself checks the commands in tests/test_trl_commands.py."""
+
+import html
+import re
+
+import pytest
+from django.test import override_settings
+
+from guides.models import Guide
+from pricing.models import LanguageModel
+from tests.conftest import GUIDE_SLUG
+
+URL = f"/{{}}/guides/{GUIDE_SLUG}/tutorial/"
+CLONE_8B = "best-gpu-for-llama-3-1-8b-fine-tuning"
+
+
+def page(client, lang: str = "en", slug: str = GUIDE_SLUG) -> str:
+    response = client.get(f"/{lang}/guides/{slug}/tutorial/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def text(fragment: str) -> str:
+    fragment = fragment.replace("<wbr>", "")  # between Japanese phrases: no text
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).replace("\u00a0", " ").split())
+
+
+def rent_row(body: str, method: str) -> str:
+    return re.search(rf'<tr data-method="{method}" data-config="[^"]+">(.*?)</tr>', body, re.S)[1]
+
+
+def method_section(body: str, method: str) -> str:
+    return re.search(
+        rf'<section class="method-run" id="train-{method}".*?</section>', body, re.S
+    ).group(0)
+
+
+def commands(section: str) -> list[str]:
+    """The code blocks of a method's section, as a visitor copies them."""
+    return [
+        html.unescape(c) for c in re.findall(r"<pre[^>]*><code>(.*?)</code></pre>", section, re.S)
+    ]
+
+
+def test_each_method_is_rented_and_priced_as_the_guide_recommends(client, seeded):
+    """70B at the seed's prices: QLoRA and LoRA on one B200, both full methods on eight."""
+    body = page(client)
+    assert text(rent_row(body, "qlora")) == (
+        "QLoRA (4-bit base) 1× B200 17.4 $80.24 24 GPU-hours Rent 1× B200"
+    )
+    assert text(rent_row(body, "full-adamw")) == (
+        "Full fine-tuning, AdamW 8× B200 4.3 $159.05 168 GPU-hours Rent 8× B200"
+    )
+    assert 'href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8"' in rent_row(
+        body, "full-adamw"
+    )
+    de = page(client, "de")
+    assert text(rent_row(de, "qlora")) == (
+        "QLoRA (4-Bit-Basis) 1× B200 17,4 80,24 $ 24 GPU-Stunden 1× B200 mieten"
+    )
+    assert "B200を1基" in rent_row(page(client, "ja"), "qlora")
+
+
+@override_settings(RENT_URL_TEMPLATE="https://rent.example.com/{count}x-{gpu}/")
+def test_the_rent_link_follows_the_setting(client, seeded):
+    assert 'href="https://rent.example.com/1x-b200/"' in rent_row(page(client), "lora")
+
+
+def test_the_commands_are_the_guides_run_on_the_recommended_configuration(client, seeded):
+    short, whole = commands(method_section(page(client), "qlora"))
+    assert whole == (
+        "trl sft \\\n"
+        "  --model_name_or_path meta-llama/Llama-3.1-70B \\\n"
+        "  --dataset_name ./data \\\n"
+        "  --dtype bfloat16 \\\n"
+        "  --bf16 true \\\n"
+        "  --attn_implementation sdpa \\\n"
+        "  --load_in_4bit \\\n"
+        "  --use_peft \\\n"
+        "  --lora_r 16 \\\n"
+        "  --lora_dropout 0.05 \\\n"
+        "  --lora_target_modules all-linear \\\n"
+        "  --max_length 2048 \\\n"
+        "  --per_device_train_batch_size 1 \\\n"
+        "  --activation_checkpointing true \\\n"
+        "  --num_train_epochs 1 \\\n"
+        "  --output_dir ./output"
+    )
+    assert "  --max_steps 30 \\\n  --logging_steps 10 \\\n  --save_strategy no \\\n" in short
+    sharded = commands(method_section(page(client), "full-8bit-adam"))[1]
+    assert sharded.endswith(
+        "  --optim adamw_bnb_8bit \\\n"
+        "  --max_length 2048 \\\n"
+        "  --per_device_train_batch_size 1 \\\n"
+        "  --activation_checkpointing true \\\n"
+        "  --num_train_epochs 1 \\\n"
+        "  --output_dir ./output \\\n"
+        "  --accelerate_config fsdp2 \\\n"
+        "  --num_processes 8"
+    )
+
+
+def test_what_the_short_and_the_whole_run_should_take_and_cost(client, seeded):
+    section = method_section(page(client), "qlora")
+    assert text(re.search(r'<p class="short-run">.*?</p>', section, re.S)[0]) == (
+        "The short run: by our figures, 30 steps of 2,048 tokens take about 0.6 minutes "
+        "(2,805 steps an hour) and cost $0.05."
+    )
+    assert text(re.search(r'<p class="whole-run">.*?</p>', section, re.S)[0]) == (
+        "The whole run: by our figures about 17.4 hours, costing $80.24."
+    )
+    eight = method_section(page(client, "de"), "full-adamw")
+    assert "30 Schritte mit je 16.384 Tokens etwa 1,3 Minuten (1.415 Schritte pro Stunde)" in text(
+        eight
+    )
+    assert "etwa 4,3 Stunden, Kosten 159,05 $" in text(eight)
+
+
+def test_a_clone_gets_its_own_model_and_run(client, seeded):
+    body = page(client, "en", CLONE_8B)
+    assert (
+        "--model_name_or_path meta-llama/Llama-3.1-8B" in commands(method_section(body, "lora"))[1]
+    )
+    assert "meta-llama/Llama-3.1-70B" not in body
+    guide = Guide.objects.get(slug=CLONE_8B)
+    guide.seq_len, guide.lora_rank = 4096, 64
+    guide.save()
+    body = page(client, "en", CLONE_8B)
+    whole = commands(method_section(body, "lora"))[1]
+    assert "--max_length 4096" in whole and "--lora_r 64" in whole
+
+
+def test_the_guide_links_its_tutorial_in_every_language(client, seeded):
+    titles = {
+        "en": "Step-by-step commands: fine-tune Llama 3.1 70B on a rented GPU",
+        "de": "Schritt-für-Schritt-Befehle: Llama 3.1 70B auf einer gemieteten GPU fine-tunen",
+        "ja": "手順ごとのコマンド: レンタルGPUでLlama 3.1 70Bをファインチューニング",
+    }
+    for lang, title in titles.items():
+        guide = client.get(f"/{lang}/guides/{GUIDE_SLUG}/").content.decode()
+        # Japanese phrases are joined by <wbr> (line breaks), which add no text.
+        guide, tutorial = guide.replace("<wbr>", ""), page(client, lang).replace("<wbr>", "")
+        assert f'<a href="/{lang}/guides/{GUIDE_SLUG}/tutorial/">{title}</a>' in guide
+        assert f"<h1>{title}</h1>" in tutorial
+
+
+def test_the_licence_step_names_the_repository_and_signs_in_only_where_gated(client, seeded):
+    body = page(client)
+    licence = re.search(r'<section id="licence".*?</section>', body, re.S)[0]
+    assert 'href="https://huggingface.co/meta-llama/Llama-3.1-70B"' in licence
+    assert "<code>hf auth login</code>" in licence
+    qwen = page(client, "en", "best-gpu-for-qwen-2-5-32b-fine-tuning")
+    licence = re.search(r'<section id="licence".*?</section>', qwen, re.S)[0]
+    assert "Qwen/Qwen2.5-32B" in licence and "hf auth login" not in licence
+
+
+def test_the_dataset_example_is_valid_json_in_every_language(client, seeded):
+    import json
+
+    for lang in ("en", "de", "ja"):
+        section = re.search(r'<section id="dataset".*?</section>', page(client, lang), re.S)[0]
+        (example,) = commands(section)
+        rows = [json.loads(line) for line in example.splitlines()]
+        assert [sorted(row) for row in rows] == [["completion", "prompt"]] * 2
+
+
+def test_the_versions_checked_are_stated(client, seeded):
+    assert (
+        "checked against trl 1.16.0, transformers 5.24.0, peft 0.21.2, and accelerate 1.16.0"
+        in text(page(client))
+    )
+    install = commands(re.search(r'<section id="install".*?</section>', page(client), re.S)[0])
+    assert install == [
+        "pip install trl==1.16.0 transformers==5.24.0 peft==0.21.2 accelerate==1.16.0 bitsandbytes"
+    ]
+
+
+def test_unknown_draft_and_repositoryless_guides_have_no_tutorial(client, seeded):
+    assert client.get("/en/guides/no-such-guide/tutorial/").status_code == 404
+    Guide.objects.filter(slug=CLONE_8B).update(status=Guide.Status.DRAFT)
+    assert client.get(f"/en/guides/{CLONE_8B}/tutorial/").status_code == 404
+    LanguageModel.objects.filter(slug="llama-3.1-70b").update(repository="not one; rm -rf /")
+    assert client.get(URL.format("en")).status_code == 404  # written around the admin's check
+    LanguageModel.objects.filter(slug="llama-3.1-70b").update(repository="")
+    assert client.get(URL.format("de")).status_code == 404
+    assert "/tutorial/" not in client.get("/sitemap.xml").content.decode().split(GUIDE_SLUG)[1]
+
+
+def test_the_sitemap_lists_each_tutorial_with_its_alternates(client, seeded):
+    sitemap = client.get("/sitemap.xml").content.decode()
+    for lang in ("en", "de", "ja"):
+        assert f"<loc>http://testserver/{lang}/guides/{GUIDE_SLUG}/tutorial/</loc>" in sitemap
+        assert f"http://testserver/{lang}/guides/{CLONE_8B}/tutorial/" in sitemap
+    assert sitemap.count("/tutorial/</loc>") == 3 * 5  # five published guides
+
+
+def test_a_price_change_reaches_the_tutorial(client, seeded):
+    from decimal import Decimal
+
+    from pricing.services import price_check_record
+    from tests.conftest import TODAY
+
+    before = page(client)
+    price_check_record(
+        provider_slug="gpuwithcrypto", checked_on=TODAY, prices={"b200": Decimal("9.99")}
+    )
+    after = page(client)
+    assert '<tr data-method="qlora" data-config="b200:1">' in before
+    assert text(rent_row(after, "qlora")).startswith("QLoRA (4-bit base) 1× H100 39.7 $92.20")
+
+
+def test_the_api_names_the_models_repository(client, seeded):
+    answer = client.get(f"/api/v1/guides/{CLONE_8B}/").json()
+    assert answer["model_repository"] == "meta-llama/Llama-3.1-8B"
+
+
+@pytest.mark.parametrize("bad", ["llama", "meta-llama/Llama 3", "a/b/c"])
+def test_the_admin_refuses_a_repository_that_is_not_owner_and_name(seeded, bad):
+    from django.core.exceptions import ValidationError
+
+    model = LanguageModel.objects.get(slug="llama-3.1-8b")
+    model.repository = bad
+    with pytest.raises(ValidationError) as refused:
+        model.full_clean()
+    assert refused.value.message_dict["repository"] == [
+        "Write it as owner/name, e.g. meta-llama/Llama-3.1-70B."
+    ]
+
+
+def test_the_lede_states_the_guides_run_in_each_language(client, seeded):
+    expected = {
+        "en": "sequences of 2,048 tokens, a batch of 1 per GPU, LoRA rank 16, gradient "
+        "checkpointing on, 100,000,000 training tokens for 1 epoch.",
+        "de": "Sequenzen von 2.048 Tokens, eine Batch-Größe von 1 pro GPU, LoRA-Rang 16, Gradient "
+        "Checkpointing an, 100.000.000 Trainings-Tokens für 1 Epoche.",
+        "ja": "シーケンス長2,048トークン、GPUあたりのバッチ1、LoRAランク16、"
+        "勾配チェックポイント：オン、学習トークン100,000,000（1エポック）。",
+    }
+    for lang, run in expected.items():
+        lede = text(re.search(r'<p class="lede">.*?</p>', page(client, lang), re.S)[0])
+        assert lede.endswith(run), lang
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    guide.epochs, guide.gradient_checkpointing = 3, False
+    guide.save()
+    lede = text(re.search(r'<p class="lede">.*?</p>', page(client), re.S)[0])
+    assert lede.endswith(
+        "gradient checkpointing off, 100,000,000 training tokens per epoch for 3 epochs."
+    )
