@@ -369,7 +369,7 @@ def test_admin_index_shows_the_dashboard(client, recorder):
     assert "prices were last checked" in body
 
 
-# What each role's dashboard says: tests/guides/admin/test_dashboard_roles.py
+# What each role's dashboard says: tests/guides/test_dashboard_roles.py
 
 
 def test_dashboard_names_a_link_to_a_comparison_taken_offline(seeded):

@@ -1,6 +1,7 @@
 """The task worker (guides/background/worker.py): it waits out a database outage with a
 doubling wait instead of exiting, sweeps for stuck tasks at start and every minute, and is the one
-``manage.py db_worker`` runs. A real process through a real outage: tests/test_worker_process.py.
+``manage.py db_worker`` runs. A real process through a real outage:
+tests/guides/background/test_worker_process.py.
 """
 
 import logging
