@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import time_machine
+from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection, connections
@@ -446,6 +447,17 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
     }  # fmt: skip
 
 
+class _StaticFilesCachedAsInProduction(StaticFilesHandler):
+    """The live server's static files with a max-age, as WhiteNoise serves them in production
+    (there for a year, under hashed names): Chromium then loads the admin's forty scripts and
+    style sheets once per tab instead of asking for each again on every page."""
+
+    def serve(self, request):
+        response = super().serve(request)
+        response["Cache-Control"] = "max-age=3600"
+        return response
+
+
 @pytest.fixture(scope="session")
 def _live_server(django_db_setup, django_db_blocker, playwright):
     """One live server on the seeded test database for every browser test (``site``).
@@ -458,7 +470,9 @@ def _live_server(django_db_setup, django_db_blocker, playwright):
     table is locked"). ``_shares_the_tests_connection`` holds every browser test to that.
     """
     with django_db_blocker.unblock():
-        server = LiveServer("localhost")
+        server = LiveServer("localhost", start=False)
+        server.thread.static_handler = _StaticFilesCachedAsInProduction
+        server.start()
         yield server
         # Not server.stop(): it also makes the shared SQLite connection unshareable, and a
         # request thread still closing a keep-alive connection from Chromium then fails
