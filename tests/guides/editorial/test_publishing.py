@@ -403,6 +403,13 @@ def test_a_submission_is_sent_back_submitted_again_and_approved(author, editor, 
     ]
 
 
+def test_who_may_not_edit_the_guide_cannot_submit_it(recorder, editor, guide):
+    copy = draft(guide, editor)
+    with pytest.raises(NotAllowed, match="you cannot submit it for review"):
+        publishing.submit_for_review(copy, user=recorder, comment="")
+    assert not Review.objects.filter(guide=guide).exists()
+
+
 def test_a_later_submission_replaces_the_pending_one(author, guide):
     first = publishing.submit_for_review(draft(guide, author), user=author, comment="")
     second_copy = draft(guide, author, text="Second")
