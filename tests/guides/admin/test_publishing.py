@@ -1,26 +1,24 @@
-"""The one publishing path (guides.editorial.publishing) and each of its callers: the guide
-form, the revisions views, the translation screen and imports, cloning, seeding, the scheduler.
+"""The publishing path's admin callers: the guide form's publication of a draft guide, the
+schedule it names, the Save schedule and Unschedule buttons, Revert's warning, and publishing a
+stored revision from the Revisions page. What the use cases themselves do (and their other
+callers: translations, cloning, seeding, the scheduler) is pinned by calling them, in
+tests/guides/editorial/test_publishing.py.
 """
 
-from datetime import UTC, datetime, timedelta
-from io import StringIO
+from datetime import UTC, datetime
 
 import pytest
-import time_machine
 from django.contrib.admin.models import LogEntry
-from django.core.management import call_command
 from django.test import Client, override_settings
 from django.utils import translation
 from django_tasks import default_task_backend
 
-from gpuguide.lib.zoned_time import zoned
-from guides.background import tasks
-from guides.editorial import publishing, revisions, translating
+from guides.editorial import publishing, revisions
 from guides.editorial.cloning import clone_guide
 from guides.models import Guide, GuideRevision
 from guides.pages import selectors
 from pricing.models import LanguageModel
-from tests.admin_pages import form_data, initial_form_data
+from tests.admin_pages import form_data
 from tests.conftest import GUIDE_SLUG, as_if_committed
 from tests.guides.admin.test_revision_views import CHANGE, NEW, OLD, _action, _page, _save_draft
 
@@ -48,12 +46,6 @@ def drawings_queued() -> list[int]:
     ]
 
 
-def _draft_revision(client, guide: Guide) -> GuideRevision:
-    """The guide form's first save (from the form as first shown): a working copy."""
-    _save_draft(client, guide)
-    return revisions.working_copy(guide)
-
-
 def _another_draft(guide: Guide, user, text: str) -> GuideRevision:
     """A working copy whose English short answer is ``text``, saved the way every form does."""
     content = revisions.editing_content(guide)
@@ -62,28 +54,6 @@ def _another_draft(guide: Guide, user, text: str) -> GuideRevision:
 
 
 # --- the guide form --------------------------------------------------------------------------
-
-
-def test_save_and_publish_checks_the_guide_once(client, editor, guide, monkeypatch):
-    checked = []
-    real_check = publishing.guide_problems
-    monkeypatch.setattr(
-        publishing,
-        "guide_problems",
-        lambda *a, **kw: checked.append(a[0].slug) or real_check(*a, **kw),
-    )
-    client.force_login(editor)
-    _save_draft(client, guide, _publish="1")
-    # The guide once; then each clone that follows the changed text, once (guides.families).
-    assert checked[0] == guide.slug and checked.count(guide.slug) == 1
-    assert sorted(checked[1:]) == sorted(clone.slug for clone in guide.clones.all())
-    assert NEW in _page(Client()).content.decode()
-    draft = GuideRevision.objects.filter(guide=guide).first()
-    assert (
-        history(guide)[-2]
-        == "Changed Answer [de] for FAQ entry “Can I pay for the GPUs with crypto?”."
-    )
-    assert history(guide)[-1] == f"Published revision {draft.pk}"
 
 
 def test_a_drafts_first_publication_from_the_form_goes_through_the_path(client, editor, guide):
@@ -105,7 +75,7 @@ def test_a_drafts_first_publication_from_the_form_goes_through_the_path(client, 
 
 def test_the_form_names_the_guides_schedule_with_its_time_zone(client, editor, guide):
     client.force_login(editor)
-    draft = _draft_revision(client, guide)
+    draft = _another_draft(guide, editor, "A draft")
     publishing.schedule(draft, go_live_at=TOMORROW_9, expire_at=None, user=editor)
     with override_settings(TIME_ZONE="Europe/Berlin"):
         body = client.get(CHANGE.format(guide.pk)).content.decode()
@@ -118,67 +88,38 @@ def test_the_form_names_the_guides_schedule_with_its_time_zone(client, editor, g
     ) in index
 
 
-def test_zoned_times_name_their_zone_in_the_admin_language():
-    with override_settings(TIME_ZONE="Asia/Tokyo"):
-        with translation.override("ja"):
-            assert zoned(TOMORROW_9) == "2026年11月30日18:00 (Asia/Tokyo)"
-        with translation.override("de"):
-            assert zoned(TOMORROW_9) == "30. November 2026 18:00 (Asia/Tokyo)"
-
-
 # --- schedules that cannot undo later work ---------------------------------------------------
 
 
-def test_a_later_publication_cancels_a_schedule_that_would_undo_it(client, editor, guide):
-    """Revision N scheduled for tomorrow 09:00, then a revert and a publication: at 09:00
-    nothing happens, and the page keeps what was published last."""
-    client.force_login(editor)
-    scheduled = _draft_revision(client, guide)
-    response = client.post(
-        _action(guide, scheduled, "schedule"),
-        {f"r{scheduled.pk}-go_live_at": "2026-11-30T09:00", f"r{scheduled.pk}-expire_at": ""},
-        follow=True,
-    )
-    assert "goes live at Nov. 30, 2026, 9 a.m. (UTC)" in response.content.decode()
+def test_a_revert_tells_the_editor_which_schedule_it_cancelled(client, editor, guide):
+    """The Revert button's warning; what the revert cancels, and why, is pinned in
+    tests/guides/editorial/test_publishing.py."""
+    scheduled = _another_draft(guide, editor, "Scheduled")
+    publishing.schedule(scheduled, go_live_at=TOMORROW_9, expire_at=None, user=editor)
     baseline = GuideRevision.objects.filter(guide=guide).order_by("pk").first()
+    client.force_login(editor)
     response = client.post(_action(guide, baseline, "revert"), follow=True)
-    body = response.content.decode()
     assert (
         f"Cancelled the scheduled go-live of revision {scheduled.pk} at Nov. 30, 2026, 9 a.m. "
         "(UTC): it was set before this change and would have undone it at its time."
-    ) in body
-    copy = GuideRevision.objects.filter(guide=guide).first()
-    assert history(guide)[-2:] == [
-        f"Reverted to revision {baseline.pk}",
-        f"Cancelled the go-live of revision {scheduled.pk} at Nov. 30, 2026, 9 a.m. (UTC): "
-        f"the guide was reverted to revision {baseline.pk} after it was scheduled",
-    ]
-    scheduled.refresh_from_db()
-    assert scheduled.go_live_at is None and revisions.pending_go_lives(guide) == []
-    client.post(_action(guide, copy, "publish"))
-    with time_machine.travel(TOMORROW_9 + timedelta(seconds=1), tick=False):
-        assert publishing.apply_due_changes() == []
-    assert OLD in _page(Client()).content.decode()
-
-
-def test_publishing_cancels_the_guides_other_go_lives(editor, guide):
-    baseline = revisions.live_revision(guide)
-    scheduled = _another_draft(guide, editor, "Scheduled")
-    publishing.schedule(scheduled, go_live_at=TOMORROW_9, expire_at=None, user=editor)
-    outcome = publishing.publish(baseline, user=editor)
-    assert outcome.published and [r.pk for r in outcome.cancelled] == [scheduled.pk]
-    assert GuideRevision.objects.get(pk=scheduled.pk).go_live_at is None
+    ) in response.content.decode()
+    assert revisions.pending_go_lives(guide) == []
 
 
 def test_scheduling_a_go_live_replaces_the_guides_other(client, editor, guide):
-    client.force_login(editor)
-    first = _draft_revision(client, guide)
+    first = _another_draft(guide, editor, "First")
     publishing.schedule(first, go_live_at=TOMORROW_9, expire_at=None, user=editor)
     second = _another_draft(guide, editor, "Second")
-    cancelled = publishing.schedule(
-        second, go_live_at=TOMORROW_9 + timedelta(hours=1), expire_at=None, user=editor
+    client.force_login(editor)
+    response = client.post(
+        _action(guide, second, "schedule"),
+        {f"r{second.pk}-go_live_at": "2026-11-30T10:00", f"r{second.pk}-expire_at": ""},
+        follow=True,
     )
-    assert cancelled == [first]
+    body = response.content.decode()
+    assert f"Schedule of revision {second.pk} saved." in body
+    assert "goes live at Nov. 30, 2026, 10 a.m. (UTC)" in body
+    assert f"Cancelled the scheduled go-live of revision {first.pk}" in body
     assert revisions.pending_go_lives(guide) == [second]
     assert history(guide)[-2] == (
         f"Cancelled the go-live of revision {first.pk} at Nov. 30, 2026, 9 a.m. (UTC): "
@@ -189,15 +130,9 @@ def test_scheduling_a_go_live_replaces_the_guides_other(client, editor, guide):
     )
 
 
-def test_the_live_revision_cannot_be_scheduled_to_go_live(editor, guide):
-    live = revisions.live_revision(guide)
-    with pytest.raises(publishing.ScheduleRefused, match=f"Revision {live.pk} is live already"):
-        publishing.schedule(live, go_live_at=TOMORROW_9, expire_at=None, user=editor)
-
-
 def test_a_go_live_in_the_past_is_refused_on_the_form(client, editor, guide):
     client.force_login(editor)
-    draft = _draft_revision(client, guide)
+    draft = _another_draft(guide, editor, "A draft")
     response = client.post(
         _action(guide, draft, "schedule"),
         {f"r{draft.pk}-go_live_at": "2026-11-28T09:00", f"r{draft.pk}-expire_at": ""},
@@ -207,68 +142,14 @@ def test_a_go_live_in_the_past_is_refused_on_the_form(client, editor, guide):
     assert revisions.pending_go_lives(guide) == []
 
 
-def test_an_expiry_stays_with_the_page_when_a_new_revision_goes_live(client, editor, guide):
-    live = revisions.live_revision(guide)
-    expiry = TOMORROW_9 + timedelta(days=3)
-    publishing.schedule(live, go_live_at=None, expire_at=expiry, user=editor)
-    client.force_login(editor)
-    _save_draft(client, guide, _publish="1")  # the form as first shown: nothing saved since
-    new_live = revisions.live_revision(guide)
-    assert new_live.pk != live.pk
-    assert [(r.pk, r.expire_at) for r in revisions.schedules(guide).expiring] == [
-        (new_live.pk, expiry)
-    ]
-    assert GuideRevision.objects.get(pk=live.pk).expire_at is None
-
-
 def test_clearing_a_schedule(client, editor, guide):
     client.force_login(editor)
-    draft = _draft_revision(client, guide)
+    draft = _another_draft(guide, editor, "A draft")
     publishing.schedule(draft, go_live_at=TOMORROW_9, expire_at=None, user=editor)
     response = client.post(_action(guide, draft, "unschedule"), follow=True)
     assert f"Schedule of revision {draft.pk} cleared." in response.content.decode()
     assert revisions.pending_go_lives(guide) == []
     assert history(guide)[-1] == f"Cleared the schedule of revision {draft.pk}"
-
-
-# --- the scheduler ---------------------------------------------------------------------------
-
-
-def test_a_go_live_is_in_the_history_under_who_scheduled_it(client, editor, guide):
-    client.force_login(editor)
-    draft = _draft_revision(client, guide)
-    publishing.schedule(draft, go_live_at=TOMORROW_9, expire_at=None, user=editor)
-    with time_machine.travel(TOMORROW_9, tick=False):
-        assert tasks.apply_scheduled_changes.call() == [
-            f"{GUIDE_SLUG}: revision {draft.pk} published"
-        ]
-    entry = LogEntry.objects.filter(object_id=str(guide.pk)).order_by("pk").last()
-    assert (entry.user, entry.get_change_message()) == (
-        editor,
-        f"Published revision {draft.pk} as scheduled",
-    )
-    assert NEW in _page(Client()).content.decode()
-
-
-def test_a_go_live_that_fails_its_checks_is_not_retried(client, editor, guide):
-    client.force_login(editor)
-    data = initial_form_data(client, CHANGE.format(guide.pk))
-    data["short_answer_de"] += " Alternativ: [[recommend full-adamw alternative]]."
-    client.post(CHANGE.format(guide.pk), data)
-    failing = revisions.working_copy(guide)
-    publishing.schedule(failing, go_live_at=TOMORROW_9, expire_at=None, user=editor)
-    out = StringIO()
-    with time_machine.travel(TOMORROW_9, tick=False):
-        call_command("publish_scheduled", stdout=out)
-        call_command("publish_scheduled", stdout=out)
-    assert out.getvalue() == (
-        f"{GUIDE_SLUG}: revision {failing.pk} not published (it fails its checks)\n"
-        "Nothing was due.\n"
-    )
-    assert history(guide)[-1] == (
-        f"Revision {failing.pk} was not published as scheduled: it fails its checks"
-    )
-    assert revisions.live_revision(guide).pk != failing.pk
 
 
 # --- the revisions page: publishing a stored revision asks first ------------------------------
@@ -296,7 +177,7 @@ def test_publishing_an_older_revision_shows_what_it_changes_first(client, editor
 
 def test_the_working_copy_banner_leads_to_the_confirmation(client, editor, guide):
     client.force_login(editor)
-    draft = _draft_revision(client, guide)
+    draft = _another_draft(guide, editor, "A draft")
     body = client.get(CHANGE.format(guide.pk)).content.decode()
     assert f'href="{_action(guide, draft, "publish")}?next=change"' in body
     assert f"Review and publish revision {draft.pk}" in body
@@ -308,52 +189,3 @@ def test_a_view_only_user_cannot_reach_the_confirmation(client, recorder, guide)
     client.force_login(recorder)
     live = GuideRevision.objects.filter(guide=guide).first()
     assert client.get(_action(guide, live, "publish")).status_code == 403
-
-
-# --- the other callers ---------------------------------------------------------------------
-
-
-def _heading(guide: Guide) -> translating.TextField:
-    return next(f for f in translating.text_fields(guide) if f.name == "heading")
-
-
-def test_a_translation_saved_on_the_screen_is_a_working_copy_in_the_history(editor, guide):
-    heading = _heading(guide)
-    saved = translating.translation_save(
-        guide, language="de", texts={heading.key: "Neue Überschrift"}, user=editor,
-        comment="Übersetzt",
-    )  # fmt: skip
-    assert saved.working_copy and saved.revision == revisions.working_copy(guide)
-    assert _heading(guide).texts["de"] == "Neue Überschrift"  # in the working copy
-    assert heading.texts["de"] in _page(Client()).content.decode()  # not on the live page
-    assert history(guide)[-1] == "Übersetzt"
-
-
-def test_a_translation_import_goes_the_same_way(editor, guide):
-    heading = _heading(guide)
-    exported = translating.xliff_export(guide, "de")
-    assert exported.count(f">{heading.texts['de']}<") == 1
-    changed = exported.replace(f">{heading.texts['de']}<", ">Neue Überschrift<")
-    result = translating.translation_import(
-        guide, language="de", data=changed.encode(), filename="t.xlf", user=editor, dry_run=False
-    )
-    assert result.saved.working_copy and result.saved.revision == revisions.working_copy(guide)
-    assert history(guide)[-1] == result.saved.revision.revision.comment
-    assert history(guide)[-1].startswith("Imported ")
-
-
-def test_a_published_clone_is_published_through_the_path(editor, guide):
-    default_task_backend.clear()
-    qwen = LanguageModel.objects.get(slug="qwen-2.5-7b")
-    clone = clone_guide(selectors.guide_for_page(slug=guide.slug), qwen, publish=True, user=editor)
-    live = revisions.live_revision(clone)
-    assert clone.status == Guide.Status.PUBLISHED and live.published_by == editor
-    assert live.revision.comment == f"Made from “{guide.title_en}”"
-    assert drawings_queued() == [clone.pk]
-    assert history(clone) == [f"Made from “{guide.title_en}”", f"Published revision {live.pk}"]
-
-
-def test_seeded_guides_are_published_with_a_revision(guide):
-    live = revisions.live_revision(guide)
-    assert live.revision.comment == "Loaded from the seed content"
-    assert live.published_by is None and guide.published_on is not None

@@ -165,9 +165,12 @@ def test_a_submission_is_reviewed_sent_back_and_approved(client, author, editor,
 
 
 def test_a_later_publication_closes_a_pending_review(client, author, editor, guide):
-    client.force_login(author)
-    client.post(CHANGE.format(guide.pk), _edited_form(client, guide) | {"_submit": "1"})
-    review = Review.objects.get(guide=guide)
+    """The review page refuses a review that a later publication closed; the closing itself is
+    pinned in tests/guides/editorial/test_publishing.py."""
+    content = revisions.editing_content(guide)
+    content.guide.short_answer_en = "Submitted"
+    submitted = publishing.save_draft(content, user=author, comment="Draft saved").revision
+    review = publishing.submit_for_review(submitted, user=author, comment="")
     baseline = GuideRevision.objects.filter(guide=guide).order_by("pk").first()
     reverted = publishing.revert(baseline, user=editor)
     publishing.publish(reverted.revision, user=editor)

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 from django_tasks import default_task_backend
 
 from guides.background import tasks
@@ -106,7 +107,16 @@ def test_save_and_publish_in_one_click(client, editor, guide):
     client.force_login(editor)
     _save_draft(client, guide, _publish="1")
     assert NEW in _page(Client()).content.decode()
-    assert revisions.live_revision(guide).revision.user.username == "erika"
+    live = revisions.live_revision(guide)
+    assert live.revision.user.username == "erika"
+    # The History names the field the form changed, then the publication.
+    entries = LogEntry.objects.filter(object_id=str(guide.pk)).order_by("-pk")[:2]
+    with translation.override("en"):
+        said = [e.get_change_message() for e in reversed(entries)]
+    assert said == [
+        "Changed Answer [de] for FAQ entry “Can I pay for the GPUs with crypto?”.",
+        f"Published revision {live.pk}",
+    ]
 
 
 def test_untouched_text_sent_with_crlf_changes_nothing(client, editor, guide):
