@@ -367,13 +367,10 @@ def price_changes_against(
     prices: Mapping[str, Decimal],
     gpus_in_quote: Mapping[str, int],
 ) -> tuple[PriceChange, ...]:
-    """Each new price beside its GPU's last one (GPUs never priced before have none)."""
+    """Each new price beside its GPU's last one (GPUs never priced before have none);
+    ``gpus_in_quote`` has a count for every price (both callers fill in the default)."""
     return tuple(
-        PriceChange(
-            last[slug],
-            quoted_usd_per_hour=price,
-            gpus_in_quote=gpus_in_quote.get(slug, MIN_GPUS_IN_QUOTE),
-        )
+        PriceChange(last[slug], quoted_usd_per_hour=price, gpus_in_quote=gpus_in_quote[slug])
         for slug, price in prices.items()
         if slug in last
     )
