@@ -665,6 +665,21 @@ def test_the_service_asks_only_where_confirmations_are_passed(seeded):
     services.price_check_record(**jump)  # seeding, scripts, tests: nothing asked
 
 
+def test_an_old_day_and_a_jump_are_asked_with_their_figures(seeded):
+    # 2026-10-20 is 40 days before the tests' day (2026-11-29); h100 at $23.20 with no GPU
+    # count given is one GPU's price, a jump from the last. Both questions come at once.
+    with pytest.raises(services.ConfirmationNeeded) as refused:
+        services.price_check_record(
+            provider_slug="gpuwithcrypto", checked_on=date(2026, 10, 20),
+            prices={"h100": D("23.2")},
+            confirmations=services.Confirmations(jump_how="a", old_date_how="b", locale="de"),
+        )  # fmt: skip
+    assert refused.value.old_days == 40
+    assert [change.gpus_in_quote for change in refused.value.jumps] == [1]
+    assert "40 days ago. A check dated more than 30 days back" in str(refused.value)
+    assert "more than 3× or less than 1/3 of the last one" in str(refused.value)
+
+
 def test_a_confirmation_of_other_prices_confirms_nothing(seeded):
     # The admin's box carries the jumps it showed: ticked for $23.20, it does not pass $232.
     check = {"provider_slug": "gpuwithcrypto", "checked_on": date(2026, 11, 20)}
