@@ -18,7 +18,11 @@ from pricing import planning
 from pricing.domain import calculations as calc
 from pricing.schemas import (
     AS_OF,
+    HOURS_HIGH,
+    HOURS_LOW,
     TIME_BASIS,
+    USD_HIGH,
+    USD_LOW,
     Day,
     Errors,
     RunSettings,
@@ -77,7 +81,11 @@ class RecommendedConfiguration(Schema):
     )
     time_basis: Literal["measured", "derived"] | None = Field(description=TIME_BASIS)
     hours: float | None = Field(description="The training budget's wall-clock hours, to the tenth.")
+    hours_low: float | None = Field(description=HOURS_LOW)
+    hours_high: float | None = Field(description=HOURS_HIGH)
     usd_per_run: float | None = Field(description="What the budget's run costs at our price.")
+    usd_per_run_low: float | None = Field(description=USD_LOW)
+    usd_per_run_high: float | None = Field(description=USD_HIGH)
 
     @classmethod
     def of(
@@ -94,16 +102,36 @@ class RecommendedConfiguration(Schema):
             tokens_per_s=None if run is None else float(run.tokens_per_s),
             time_basis=None if run is None else run.time_basis,
             hours=None if run is None else hours(run.shown_hours),
+            hours_low=None if run is None else hours(run.shown_hours_low),
+            hours_high=None if run is None else hours(run.shown_hours_high),
             usd_per_run=None if run is None else dollars(run.usd_per_run),
+            usd_per_run_low=None if run is None else dollars(run.usd_per_run_low),
+            usd_per_run_high=None if run is None else dollars(run.usd_per_run_high),
         )
+
+
+def _decided_by(advice: assembly.MethodAdvice) -> str | None:
+    if advice.override or not advice.recommended:
+        return None
+    return calc.BY_COST if advice.close_call is None else advice.close_call.decided_by
 
 
 class MethodRecommendation(Schema):
     method: str
     none_fits: bool = Field(description="Nothing we rent on one host holds the run.")
     recommended: list[RecommendedConfiguration] = Field(
-        description="The recommendation (the cheapest run of the training budget), then the "
-        "alternative (the fastest other run), as the page lists them; or the editor's choice."
+        description="The recommendation (the cheapest run of the training budget, or where "
+        "that is a close call the one chosen by decided_by), then the alternative (the fastest "
+        "other run), as the page lists them; or the editor's choice."
+    )
+    close_call: bool = Field(
+        description="The model cannot tell the cheapest runs apart: their costs differ by "
+        "less than the error of their ratio. The page says they cost about the same."
+    )
+    decided_by: Literal["cost", "upfront", "gpus", "time"] | None = Field(
+        description="What chose the recommendation: its cost, or in a close call the cheaper "
+        "up-front GPU-hour block, the fewer GPUs or the shorter time; null for an editor's "
+        "choice or where nothing fits."
     )
 
 
@@ -154,6 +182,8 @@ class GuideDetail(Schema):
                         )
                         for plan in m.recommended
                     ],
+                    close_call=m.close_call is not None,
+                    decided_by=_decided_by(m),
                 )
                 for m in advice.methods
             ],

@@ -60,6 +60,7 @@ class GpuAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
         "memory_gb",
         "bandwidth_gb_s",
         "bf16_dense_tflops",
+        "generation",
         "form_factor",
         "link",
         "link_gb_s",
@@ -68,7 +69,7 @@ class GpuAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
         "position",
     ]
     list_editable = ["position"]
-    list_filter = ["rentable", "form_factor", "link", "vendor"]
+    list_filter = ["rentable", "generation", "form_factor", "link", "vendor"]
     search_fields = ["name", "slug"]
     autocomplete_fields = ["spec_source", "link_source"]
     prepopulated_fields = {"slug": ["name"]}

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib.editor_input import ONE_LINE
-from pricing.domain import calculations, training_memory, trl_commands
+from pricing.domain import calculations, throughput, training_memory, trl_commands
 from pricing.fields import ModelSlugField
 from pricing.signals import CheckedDeletion, CheckedDeletionQuerySet
 
@@ -123,6 +123,15 @@ class Gpu(NamedByKey):
             "Per GPU, in one direction: NVLink 4 is 900 GB/s both ways, 450 here; a PCIe Gen4 "
             "x16 slot 32."
         ),
+    )
+    # The chip generation picks the throughput model's efficiency (pricing.domain.throughput:
+    # each generation reaches its own share of the datasheet peak, fitted to public runs).
+    generation = models.CharField(
+        _("chip generation"),
+        max_length=12,
+        choices=throughput.GENERATION_CHOICES,
+        default=throughput.HOPPER,
+        help_text=_("Picks the throughput model's calibrated efficiency for this GPU."),
     )
     rentable = models.BooleanField(_("we rent it"), default=True)
     position = models.PositiveSmallIntegerField(_("position"), default=0)

@@ -164,14 +164,28 @@ def run_plans(
         tokens_per_s = timed or throughput.tokens_per_second(architecture, sharded, speed)
         if timed is None:  # a derived speed to the token, so that hours follow what is shown
             tokens_per_s = tokens_per_s.quantize(calc.WHOLE, ROUND_HALF_UP)
-        runs.append(calc.RunPlan(plan, tokens_per_s, timed is not None, training_tokens))
+        band = (
+            throughput.EXACT
+            if timed is not None
+            else throughput.UNCERTAINTY.speed_band(setup.method, speed, configuration.count)
+        )
+        runs.append(calc.RunPlan(plan, tokens_per_s, timed is not None, training_tokens, band))
     return runs
 
 
-def recommended(runs: Iterable[calc.RunPlan]) -> list[calc.RunPlan]:
-    """The recommendation (the cheapest run) and its alternative (the fastest other run):
-    ``calc.recommended_runs``. The guides, the planner page and the API all recommend with it."""
-    return calc.recommended_runs(runs)
+def recommendation(
+    runs: Iterable[calc.RunPlan], blocks: Iterable[int]
+) -> calc.Recommendation | None:
+    """The recommendation (the cheapest run, or a close call decided by the up-front block,
+    the GPUs and the time) and its alternative (the fastest other run):
+    ``calc.recommendation``. The guides, the planner page and the API all recommend with it."""
+    return calc.recommendation(runs, blocks)
+
+
+def recommended(runs: Iterable[calc.RunPlan], blocks: Iterable[int]) -> list[calc.RunPlan]:
+    """``recommendation``'s runs: the recommended one, then the alternative."""
+    found = recommendation(runs, blocks)
+    return [] if found is None else found.runs
 
 
 def configuration_fits(

@@ -667,8 +667,16 @@ class FitAnswer(Schema):
 
 TIME_BASIS = (
     "How the hours were found: measured (this run was timed on one such GPU), derived (the "
-    "throughput model, calibrated on runs timed on one H200), or assumed (the hours asked)."
+    "throughput model, calibrated on runs timed on one H200 and on public runs of other "
+    "cards), or assumed (the hours asked)."
 )
+HOURS_LOW = (
+    "The shortest the run may take, to the tenth: the derived hours less the model's error on "
+    "comparable runs (docs/planner.md); equal to hours where measured, null where assumed."
+)
+HOURS_HIGH = "The longest the run may take, likewise."
+USD_LOW = "What the run costs at hours_low, to the cent."
+USD_HIGH = "What the run costs at hours_high, to the cent."
 
 
 class RunCost(Schema):
@@ -684,11 +692,16 @@ class RunCost(Schema):
     usd_per_gpu_hour: float | None
     usd_per_hour: float | None
     cost_usd: float | None = Field(description="GPUs x hours x price, to the cent.")
+    hours_low: float | None = Field(description=HOURS_LOW)
+    hours_high: float | None = Field(description=HOURS_HIGH)
     usd_per_run: float | None = Field(
         description="The same: what the run costs at our price (from the unrounded hours)."
     )
+    usd_per_run_low: float | None = Field(description=USD_LOW)
+    usd_per_run_high: float | None = Field(description=USD_HIGH)
     block_hours: int | None = Field(
-        description="The smallest GPU-hour block that covers gpu_hours; null if none does."
+        description="The smallest GPU-hour block (GPU-hours of one GPU model, shared by all "
+        "the run's GPUs) that covers gpu_hours; null if none does."
     )
     block_cost_usd: float | None = Field(description="That block at the GPU's hourly price.")
     fits_by_rule: bool = Field(description="Whether the cited rule agrees that it fits.")
@@ -704,7 +717,11 @@ class RunCost(Schema):
             time_basis=costed.time_basis,
             gpu_hours=hours(row.gpu_hours if run is None else run.shown_gpu_hours),
             cost_usd=dollars(row.cost_usd),
+            hours_low=None if run is None else hours(run.shown_hours_low),
+            hours_high=None if run is None else hours(run.shown_hours_high),
             usd_per_run=dollars(row.cost_usd),
+            usd_per_run_low=None if run is None else dollars(run.usd_per_run_low),
+            usd_per_run_high=None if run is None else dollars(run.usd_per_run_high),
             block_hours=row.block_hours,
             block_cost_usd=dollars(row.block_cost_usd),
             fits_by_rule=fit.fits_by_rule,

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from gpuguide.lib import cache_tags
 from pricing import cache_tags as pricing_tags
-from pricing.domain import calculations, throughput
+from pricing.domain import calculations, measurements, throughput
 from pricing.models import (
     Fact,
     Gpu,
@@ -56,10 +56,17 @@ class GpuListing:
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
     link: str = "PCIe"  # to the other GPUs of a host: NVLink or PCIe
     link_gb_s: Decimal = Decimal(32)  # per GPU, one direction
+    generation: str = throughput.HOPPER  # picks the throughput model's efficiency
 
     @property
     def speed(self) -> throughput.GpuSpeed:
-        return throughput.GpuSpeed(self.bf16_dense_tflops, self.bandwidth_gb_s, self.link_gb_s)
+        return throughput.GpuSpeed(
+            self.bf16_dense_tflops,
+            self.bandwidth_gb_s,
+            self.link_gb_s,
+            self.generation,
+            calibration_card=self.slug == measurements.CALIBRATION_CARD,
+        )
 
     @property
     def offer(self) -> calculations.GpuOffer:
@@ -222,6 +229,7 @@ def _specs(gpu: Gpu) -> dict:
         "measured_memory_gb": gpu.measured_memory_gb,
         "link": gpu.get_link_display(),
         "link_gb_s": gpu.link_gb_s,
+        "generation": gpu.generation,
     }
 
 

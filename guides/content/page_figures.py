@@ -85,7 +85,7 @@ class PageFigures:
     # Asked for dozens of times a page (every recommendation token, table and row): worked out
     # once per method. Like the others above and the cached properties, they assume the page's
     # data is set before the first question.
-    _computed_recommendations: dict[str, list[calc.Configuration]] = field(
+    _computed_recommendations: dict[str, calc.Recommendation | None] = field(
         default_factory=dict, init=False, repr=False
     )
 
@@ -231,20 +231,35 @@ class PageFigures:
         return bool(self.recommendations.get(method))
 
     def recommended(self, method: str) -> list[calc.Configuration]:
-        """The editor's override, or the cheapest run and (as the alternative) the fastest
-        other one (``planning.recommended``)."""
+        """The editor's override, or the computed recommendation and (as the alternative) the
+        fastest other run (``planning.recommendation``)."""
         override = self.recommendations.get(method)
         if override:
             return override
-        chosen = self._computed_recommendations.get(method)
-        if chosen is None:
-            chosen = [r.configuration for r in planning.recommended(self.runs(method))]
-            self._computed_recommendations[method] = chosen
+        if method not in self._computed_recommendations:
+            self._computed_recommendations[method] = planning.recommendation(
+                self.runs(method), self.blocks
+            )
+        found = self._computed_recommendations[method]
+        chosen = [] if found is None else [r.configuration for r in found.runs]
         if not chosen:
             raise NothingFits(f"a configuration on one host that holds {method}")
         for configuration in chosen:
             self.listing(configuration.gpu.slug)  # its price's day counts as quoted
         return list(chosen)
+
+    def close_call(self, method: str) -> calc.Recommendation | None:
+        """The computed recommendation where it was a close call (the model cannot tell the
+        cheapest runs apart); None where the cheapest run decided, or the editor chose."""
+        if self.is_override(method):
+            return None
+        if method not in self._computed_recommendations:
+            try:
+                self.recommended(method)
+            except NothingFits:
+                return None
+        found = self._computed_recommendations[method]
+        return found if found is not None and found.close_call else None
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))

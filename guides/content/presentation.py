@@ -152,3 +152,13 @@ def comparison_title(first: str, second: str) -> str:
 def gigabyte_range(low: Decimal, high: Decimal) -> str:
     """'1,120–1,260 GB' (en), '1.120–1.260 GB' (de), '1,120〜1,260 GB' (ja)."""
     return gettext("%(low)s–%(high)s GB") % {"low": number(low), "high": number(high)}
+
+
+def hours_range(low: Decimal, high: Decimal) -> str:
+    """A run's hours as a range: '6.1–13.3 h' (en), '6,1–13,3 Std.' (de), '6.1〜13.3時間' (ja)."""
+    return gettext("%(low)s–%(high)s h") % {"low": number(low), "high": number(high)}
+
+
+def usd_range(low: Decimal, high: Decimal) -> str:
+    """A run's cost as a range: '$4.89–$9.99' (en), '4,89 $–9,99 $' (de)."""
+    return gettext("%(low)s–%(high)s") % {"low": usd(low), "high": usd(high)}

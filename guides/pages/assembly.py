@@ -251,6 +251,33 @@ class MethodSummaryRow:
     # and that configuration's label ("" for one GPU).
     peak_gb_per_gpu: Decimal
     peak_on: str
+    close_call: CloseCall | None = None  # None where the cost decided
+
+
+@dataclass(frozen=True)
+class CloseCall:
+    """Where the model cannot tell the cheapest runs apart (``calc.recommendation``): how many
+    cost about the same, the rule that chose among them, and the up-front block it chose."""
+
+    runs: int  # the cheapest and those within the error of their ratio to it
+    decided_by: str  # calc.BY_UPFRONT, BY_GPUS, BY_TIME or BY_COST
+    block_hours: int | None
+    upfront_usd: Decimal | None
+    cheapest: str  # the cheapest run's configuration, as the tables label it
+
+
+def _close_call(figures: PageFigures, method: str) -> CloseCall | None:
+    found = figures.close_call(method)
+    if found is None:
+        return None
+    cheapest = found.contenders[0].configuration
+    return CloseCall(
+        runs=len(found.contenders),
+        decided_by=found.decided_by,
+        block_hours=calc.upfront_hours(found.chosen, figures.blocks),
+        upfront_usd=calc.upfront_usd(found.chosen, figures.blocks),
+        cheapest=config_label(cheapest.count, cheapest.gpu.name),
+    )
 
 
 @dataclass(frozen=True)
@@ -590,6 +617,7 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
         figures.is_override(column.slug),
         estimated(peak),
         peak_on,
+        _close_call(figures, column.slug),
     )
 
 
@@ -972,6 +1000,7 @@ class MethodAdvice:
     recommended: list[calc.PlannedFit]  # empty where nothing on one host holds the run
     override: bool  # an editor chose them (each still fits by the estimate: the guide check)
     runs: dict[calc.Configuration, calc.RunPlan]  # the training budget on each of them
+    close_call: calc.Recommendation | None  # as the method table's row says
 
 
 @dataclass(frozen=True)
@@ -1002,7 +1031,13 @@ def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
         plans = _recommended_or_none(figures, slug)
         runs = figures.runs(slug, [p.configuration for p in plans])
         methods.append(
-            MethodAdvice(slug, plans, figures.is_override(slug), {r.configuration: r for r in runs})
+            MethodAdvice(
+                slug,
+                plans,
+                figures.is_override(slug),
+                {r.configuration: r for r in runs},
+                figures.close_call(slug),
+            )
         )
     return GuideAdvice(
         guide=guide,

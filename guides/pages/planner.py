@@ -214,5 +214,5 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
         rule=rule,
         method=method,
         throughput=throughput,
-        recommended=planning.recommended(runs),
+        recommended=planning.recommended(runs, selectors.hour_blocks()),
     )

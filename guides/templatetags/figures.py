@@ -55,11 +55,28 @@ register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
 
 
 @register.filter
+def hours_range(run) -> str:
+    """A derived run's hours as the model's error allows them: '6.1–13.3 h'; '' where measured."""
+    if not run.has_range:
+        return ""
+    return presentation.hours_range(run.shown_hours_low, run.shown_hours_high)
+
+
+@register.filter
+def cost_range(run) -> str:
+    """A derived run's cost as the model's error allows it: '$4.89–$9.99'; '' where measured."""
+    if not run.has_range or run.usd_per_run is None:
+        return ""
+    return presentation.usd_range(run.usd_per_run_low, run.usd_per_run_high)
+
+
+@register.filter
 def covering_block(cost) -> str:
-    """The GPU-hour block that covers a run and its price: '24 h: $46.10'."""
+    """The GPU-hour block that covers a run and its price: '24 GPU-hours: $46.10' (a block
+    is GPU-hours of one GPU model, shared by all the run's GPUs)."""
     if cost.block_hours is None:
         return gettext("more than our largest block")
-    return gettext("%(hours)s h: %(cost)s") % {
+    return gettext("%(hours)s GPU-hours: %(cost)s") % {
         "hours": presentation.number(cost.block_hours),
         "cost": presentation.usd(cost.block_cost_usd) if cost.block_cost_usd is not None else "",
     }

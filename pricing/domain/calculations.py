@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
-from pricing.domain.throughput import GpuSpeed, hours_for
+from pricing.domain.throughput import EXACT, UNCERTAINTY, Band, GpuSpeed, Uncertainty, hours_for
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
@@ -288,6 +288,7 @@ class RunPlan:
     tokens_per_s: Decimal
     measured: bool
     training_tokens: int  # tokens per epoch x epochs
+    band: Band = EXACT  # how far a derived speed may be off (``throughput.Uncertainty``)
 
     @property
     def configuration(self) -> Configuration:
@@ -318,8 +319,39 @@ class RunPlan:
     @property
     def usd_per_run(self) -> Decimal | None:
         """GPUs x hours x the price per GPU-hour, to the cent."""
+        return self._cost(self.hours)
+
+    @property
+    def hours_low(self) -> Decimal:
+        return self.hours * (1 + self.band.low)
+
+    @property
+    def hours_high(self) -> Decimal:
+        return self.hours * (1 + self.band.high)
+
+    @property
+    def shown_hours_low(self) -> Decimal:
+        return shown_hours(self.hours_low)
+
+    @property
+    def shown_hours_high(self) -> Decimal:
+        return shown_hours(self.hours_high)
+
+    @property
+    def usd_per_run_low(self) -> Decimal | None:
+        return self._cost(self.hours_low)
+
+    @property
+    def usd_per_run_high(self) -> Decimal | None:
+        return self._cost(self.hours_high)
+
+    @property
+    def has_range(self) -> bool:
+        return self.band != EXACT
+
+    def _cost(self, hours: Decimal) -> Decimal | None:
         price = self.configuration.gpu.usd_per_gpu_hour
-        return None if price is None else run_cost(self.configuration.count, self.hours, price)
+        return None if price is None else run_cost(self.configuration.count, hours, price)
 
 
 def shown_hours(hours: Decimal) -> Decimal:
@@ -344,16 +376,115 @@ def ranked_runs(runs: Iterable[RunPlan]) -> list[RunPlan]:
     return sorted(rankable(runs), key=lambda r: (r.usd_per_run, r.configuration.count, r.hours))
 
 
-def recommended_runs(runs: Iterable[RunPlan]) -> list[RunPlan]:
-    """The recommendation, the cheapest run, and as its alternative the fastest of the others
-    (the cheaper on ties): budget first, then the deadline. One where only one run is possible,
-    none where none is."""
+def upfront_hours(run: RunPlan, blocks: Iterable[int]) -> int | None:
+    """The GPU-hours a run is bought in up front: the block of its GPU model that covers it
+    (blocks are bought per GPU model and shared by its GPUs), or as many of the largest as
+    cover it; None where no blocks are sold."""
+    blocks = tuple(blocks)
+    if not blocks:
+        return None
+    block = covering_block(run.gpu_hours, blocks)
+    if block is None:
+        largest = max(blocks)
+        block = largest * int((run.gpu_hours / largest).to_integral_value(ROUND_CEILING))
+    return block
+
+
+def upfront_usd(run: RunPlan, blocks: Iterable[int]) -> Decimal | None:
+    """What ``upfront_hours`` cost at the run's price; None without a price or blocks."""
+    price = run.configuration.gpu.usd_per_gpu_hour
+    hours = upfront_hours(run, blocks)
+    return None if price is None or hours is None else run_cost(1, Decimal(hours), price)
+
+
+# What decides a recommendation: its cost, or where the model cannot tell the cheapest runs
+# apart (a close call), in turn the up-front block, the GPUs it needs and its time.
+BY_COST, BY_UPFRONT, BY_GPUS, BY_TIME = "cost", "upfront", "gpus", "time"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The run we recommend, its alternative (the fastest other run) and how it was chosen:
+    ``close_call`` where other runs cost the same within the model's error (``contenders``),
+    and ``decided_by`` the rule that picked it among them."""
+
+    chosen: RunPlan
+    alternative: RunPlan | None
+    close_call: bool
+    decided_by: str
+    contenders: tuple[RunPlan, ...]  # the cheapest and those it cannot be told from
+
+    @property
+    def runs(self) -> list[RunPlan]:
+        return [self.chosen] if self.alternative is None else [self.chosen, self.alternative]
+
+
+def cannot_tell_apart(
+    cheapest: RunPlan, other: RunPlan, uncertainty: Uncertainty = UNCERTAINTY
+) -> bool:
+    """Whether ``other`` may cost no more than ``cheapest``: its cost lies within the cheapest's
+    range and within the error of the two runs' cost *ratio* (``Uncertainty.ratio_width``:
+    errors both runs share cancel in it)."""
+    first = (cheapest.configuration.gpu.speed, cheapest.configuration.count)
+    second = (other.configuration.gpu.speed, other.configuration.count)
+    if first[0] is None or second[0] is None:
+        return False
+    same_card = cheapest.configuration.gpu.slug == other.configuration.gpu.slug
+    width = uncertainty.ratio_width(first, second, same_card=same_card)
+    return (
+        other.usd_per_run <= cheapest.usd_per_run_high
+        and other.usd_per_run <= cheapest.usd_per_run * (1 + width)
+    )
+
+
+def recommendation(
+    runs: Iterable[RunPlan], blocks: Iterable[int], uncertainty: Uncertainty = UNCERTAINTY
+) -> Recommendation | None:
+    """The cheapest run, unless the model cannot tell it from others (``cannot_tell_apart``):
+    then, among those, the one with the cheapest up-front block, then the fewest GPUs, then the
+    shortest time, and the rule that told the winner from the runner-up. The alternative: the
+    fastest other run (the cheaper on ties). None where no run is possible."""
     ranked = ranked_runs(runs)
-    if len(ranked) < 2:
-        return ranked
-    cheapest, others = ranked[0], ranked[1:]
-    fastest = min(others, key=lambda r: (r.hours, r.usd_per_run, r.configuration.count))
-    return [cheapest, fastest]
+    if not ranked:
+        return None
+    blocks = tuple(blocks)
+    cheapest = ranked[0]
+    contenders = [cheapest] + [
+        r for r in ranked[1:] if cannot_tell_apart(cheapest, r, uncertainty)
+    ]
+    chosen, decided_by = cheapest, BY_COST
+    if len(contenders) > 1:
+
+        def keys(run: RunPlan) -> tuple:
+            upfront = upfront_usd(run, blocks)
+            return (
+                (upfront is None, upfront or ZERO),
+                run.configuration.count,
+                run.hours,
+                run.usd_per_run,
+            )
+
+        chosen, runner_up = sorted(contenders, key=keys)[:2]
+        # The rule a reader needs: what put the chosen run before the cheapest one (or, where
+        # the cheapest won, before the next).
+        beaten = cheapest if chosen is not cheapest else runner_up
+        rules = (BY_UPFRONT, BY_GPUS, BY_TIME, BY_COST)
+        pairs = zip(rules, keys(chosen), keys(beaten), strict=True)
+        decided_by = next((rule for rule, mine, theirs in pairs if mine != theirs), BY_COST)
+    others = [r for r in ranked if r is not chosen]
+    alternative = (
+        min(others, key=lambda r: (r.hours, r.usd_per_run, r.configuration.count))
+        if others
+        else None
+    )
+    return Recommendation(chosen, alternative, len(contenders) > 1, decided_by, tuple(contenders))
+
+
+def recommended_runs(runs: Iterable[RunPlan], blocks: Iterable[int]) -> list[RunPlan]:
+    """The recommendation and its alternative (``recommendation``); none where no run is
+    possible."""
+    found = recommendation(runs, blocks)
+    return [] if found is None else found.runs
 
 
 def closest_miss(plans: Iterable[PlannedFit]) -> PlannedFit | None:

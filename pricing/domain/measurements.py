@@ -11,7 +11,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from pricing.domain.throughput import GpuSpeed, TimedRun
+from pricing.domain.throughput import GpuSpeed, PublicRun, TimedRun
 from pricing.domain.training_memory import (
     MEASURED,
     Architecture,
@@ -26,6 +26,9 @@ PEAK_MEMORY = MEASURED_DIR / "h200-peak-memory.jsonl"
 THROUGHPUT = MEASURED_DIR / "h200-throughput.jsonl"
 
 ARCHITECTURES = {
+    "llama-2-70b": Architecture(8192, 80, 64, 8, 28672, 32000, tie_word_embeddings=False),
+    "llama-2-7b": Architecture(4096, 32, 32, 32, 11008, 32000, tie_word_embeddings=False),
+    "llama-3.1-405b": Architecture(16384, 126, 128, 8, 53248, 128256, tie_word_embeddings=False),
     "llama-3.1-70b": Architecture(8192, 80, 64, 8, 28672, 128256, tie_word_embeddings=False),
     "llama-3.1-8b": Architecture(4096, 32, 32, 8, 14336, 128256, tie_word_embeddings=False),
     "llama-3.2-3b": Architecture(3072, 28, 24, 8, 8192, 128256, tie_word_embeddings=True),
@@ -62,9 +65,30 @@ def estimate_for(point: dict) -> PeakMemory:
     return estimate_peak_memory(ARCHITECTURES[point["model"]], setup_of(point))
 
 
-# The card the steps were timed on: NVIDIA's H200 SXM datasheet figures (dense BF16, HBM3e
-# bandwidth, NVLink 4 in one direction), as content/reference.json records them.
-H200 = GpuSpeed(Decimal("989.5"), Decimal(4800), Decimal(450))
+REFERENCE = MEASURED_DIR.parent / "reference.json"
+PUBLIC_THROUGHPUT = MEASURED_DIR / "public-throughput.jsonl"
+# The card our steps were timed on: the throughput model's calibration card.
+CALIBRATION_CARD = "h200"
+
+
+def gpu_speeds(path: Path = REFERENCE) -> dict[str, GpuSpeed]:
+    """GPU slug -> its speed as the seed data records it (datasheet peak, bandwidth, link,
+    generation): the cards the measured and public runs ran on."""
+    rows = json.loads(path.read_text())
+    return {
+        row["fields"]["slug"]: GpuSpeed(
+            Decimal(row["fields"]["bf16_dense_tflops"]),
+            Decimal(row["fields"]["bandwidth_gb_s"]),
+            Decimal(row["fields"]["link_gb_s"]),
+            row["fields"]["generation"],
+            calibration_card=row["fields"]["slug"] == CALIBRATION_CARD,
+        )
+        for row in rows
+        if row["model"] == "pricing.gpu"
+    }
+
+
+H200 = gpu_speeds()[CALIBRATION_CARD]
 
 
 def timed_runs(path: Path = THROUGHPUT) -> list[TimedRun]:
@@ -80,4 +104,28 @@ def timed_runs(path: Path = THROUGHPUT) -> list[TimedRun]:
         )
         for point in read_points(path)
         if point["ok"]
+    ]
+
+
+def public_runs(path: Path = PUBLIC_THROUGHPUT) -> list[PublicRun]:
+    """The public runs of other stacks (MLPerf, NeMo, torchtune) the generations are fitted to;
+    their tokens per second are over all their GPUs."""
+    speeds = gpu_speeds()
+    return [
+        PublicRun(
+            name=point["name"],
+            source=point["source"],
+            stack=point["stack"],
+            architecture=ARCHITECTURES[point["model"]],
+            setup=TrainingSetup(
+                RECIPES[point["method"]],
+                seq_len=point["seq"],
+                batch_size=point["batch"],
+                gradient_checkpointing=point["checkpointing"],
+                num_gpus=point["gpus"],
+            ),
+            gpu=speeds[point["gpu"]],
+            tokens_per_s=Decimal(str(point["tokens_per_s"])),
+        )
+        for point in read_points(path)
     ]

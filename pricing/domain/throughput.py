@@ -26,14 +26,28 @@ on each GPU (its micro-batch of ``seq_len x batch_size`` tokens) takes the sum o
   (``GpuSpeed.link_gb_s``, one direction): NVLink or PCIe. No overlap with compute is assumed:
   an upper bound on time where the link is slow, negligible where it is NVLink.
 
-Two constants (``CALIBRATION``) are fitted to the steps timed on one H200
-(``content/measured/h200-throughput.jsonl``; ``measurements.throughput_runs``): the BF16
-efficiency and the fp32 slowdown. Nothing here was measured on more than one GPU or on any other
-card: every figure but a measured run is derived, and says so (``docs/planner.md``).
+The constants (``CALIBRATION``) come from measured runs, each on its own stack:
+
+- the BF16 efficiency and the fp32 slowdown, fitted to the steps timed on one H200
+  (``content/measured/h200-throughput.jsonl``): transformers + PEFT in bf16, the stack the
+  tutorial's TRL commands run. Every speed here is a speed of that stack.
+- one efficiency factor per chip generation (``GENERATION_FACTORS``, Hopper = 1), fitted to
+  public runs of other stacks (``content/measured/public-throughput.jsonl``) where that stack also
+  ran on a card whose factor is known, so that the stack's own speed-up cancels
+  (``fit_generations``): Blackwell from MLPerf's B200 against its H100 and H200 (NeMo), Ada
+  from torchtune's RTX 4090 against its A100s; Ampere from the H100's cited 2-3x lead over the
+  A100 in half precision (no one stack ran both in public).
+
+What the model cannot know it says as a range (``speed_band``): the left-out error of comparable
+runs (same method family), widened by the error of the card's factor and, on several GPUs, of
+the scaling; ``ratio_band`` is the smaller error of a *ratio* between two runs of one method,
+where the shared terms cancel. ``docs/planner.md`` lists every anchor with its error.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -51,6 +65,7 @@ from pricing.domain.training_memory import (
 TERA = Decimal(10) ** 12
 GIGA = Decimal(10) ** 9
 SECONDS_PER_HOUR = Decimal(3600)
+HUNDREDTH = Decimal("0.01")
 # Bytes a pass reads per weight: bf16 (frozen or the autocast copy's product), NF4 read and
 # its bf16 copy written and read (bitsandbytes dequantises before the product), fp32 master
 # weights read, cast and the copy read under autocast.
@@ -74,14 +89,27 @@ class ThroughputError(EstimateError):
     """A GPU or a calibration that cannot describe a real run."""
 
 
+# Chip generations: each reaches its own share of its datasheet peak (``GENERATION_FACTORS``).
+AMPERE, ADA, HOPPER, BLACKWELL = "ampere", "ada", "hopper", "blackwell"
+GENERATION_CHOICES = [
+    (AMPERE, "Ampere"),
+    (ADA, "Ada Lovelace"),
+    (HOPPER, "Hopper"),
+    (BLACKWELL, "Blackwell"),
+]
+
+
 @dataclass(frozen=True)
 class GpuSpeed:
-    """What the model reads of a GPU: the datasheet's dense BF16 peak, its memory bandwidth
-    and its GPU-to-GPU link in one direction (NVLink, or PCIe where it has none)."""
+    """What the model reads of a GPU: the datasheet's dense BF16 peak, its memory bandwidth,
+    its GPU-to-GPU link in one direction (NVLink, or PCIe where it has none) and its chip
+    generation. ``calibration_card``: the card the efficiency was fitted on (the H200)."""
 
     bf16_dense_tflops: Decimal
     bandwidth_gb_s: Decimal
     link_gb_s: Decimal
+    generation: str = HOPPER
+    calibration_card: bool = False
 
     def __post_init__(self) -> None:
         if min(self.bf16_dense_tflops, self.bandwidth_gb_s, self.link_gb_s) <= 0:
@@ -90,22 +118,44 @@ class GpuSpeed:
 
 @dataclass(frozen=True)
 class Calibration:
-    """The fitted constants: the share of the BF16 peak the products reach, and how many
-    times slower than that a recipe's fp32 products run."""
+    """The fitted constants: the share of the BF16 peak the products reach on the calibration
+    card's generation, how many times slower than that a recipe's fp32 products run, and
+    each generation's efficiency relative to Hopper's (a tuple of pairs: hashable)."""
 
     bf16_efficiency: Decimal
     fp32_slowdown: Decimal
+    generation_factors: tuple[tuple[str, Decimal], ...] = ((HOPPER, Decimal(1)),)
 
     def __post_init__(self) -> None:
         if not (0 < self.bf16_efficiency <= 1) or self.fp32_slowdown < 1:
             raise ThroughputError(
                 "the BF16 efficiency must lie in (0, 1] and the fp32 slowdown be at least 1"
             )
+        if any(factor <= 0 for _, factor in self.generation_factors):
+            raise ThroughputError("a generation's efficiency factor must be positive")
+
+    def efficiency(self, generation: str) -> Decimal:
+        """The share of a GPU's BF16 peak its products reach."""
+        factors = dict(self.generation_factors)
+        if generation not in factors:
+            raise ThroughputError(f"no efficiency calibrated for the {generation} generation")
+        return min(self.bf16_efficiency * factors[generation], Decimal(1))
 
 
-# Fitted to the nine steps timed on one H200 by ``calibrate``
-# (tests/pricing/domain/test_throughput.py fits them again and holds these to the fit).
-CALIBRATION = Calibration(bf16_efficiency=Decimal("0.332"), fp32_slowdown=Decimal("9.8"))
+# The BF16 efficiency and fp32 slowdown: fitted to the nine steps timed on one H200 by
+# ``calibrate``. The generations' factors: fitted by ``fit_generations`` to the public runs
+# (tests/pricing/domain/test_throughput.py fits all of them again and holds these to the fit).
+GENERATION_FACTORS = (
+    (AMPERE, Decimal("1.27")),
+    (ADA, Decimal("1.49")),
+    (HOPPER, Decimal(1)),
+    (BLACKWELL, Decimal("1.00")),
+)
+CALIBRATION = Calibration(
+    bf16_efficiency=Decimal("0.332"),
+    fp32_slowdown=Decimal("9.8"),
+    generation_factors=GENERATION_FACTORS,
+)
 
 
 @dataclass(frozen=True)
@@ -182,7 +232,7 @@ class StepTime:
 
 
 def step_time(work: StepWork, gpu: GpuSpeed, calibration: Calibration = CALIBRATION) -> StepTime:
-    effective = gpu.bf16_dense_tflops * TERA * calibration.bf16_efficiency
+    effective = gpu.bf16_dense_tflops * TERA * calibration.efficiency(gpu.generation)
     return StepTime(
         compute_s=work.bf16_flops / effective,
         fp32_s=work.fp32_flops * calibration.fp32_slowdown / effective,
@@ -289,3 +339,263 @@ def model_errors(runs: Sequence[TimedRun]) -> list[ModelError]:
             )
         )
     return errors
+
+
+# --- other cards: public runs of other stacks ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PublicRun:
+    """A run a public source timed: on which stack, card and GPU count, and the training tokens
+    per second over all its GPUs. A stack's own speed-up (FP8, torch.compile, packing) is one
+    factor per stack, fitted where the stack ran on a card whose generation is known."""
+
+    name: str
+    source: str
+    stack: str
+    architecture: Architecture
+    setup: TrainingSetup
+    gpu: GpuSpeed
+    tokens_per_s: Decimal
+
+
+# The H100's lead over the A100 in half-precision training, "2-3x" (ml-engineering-accelerators):
+# its middle, against the datasheets' 989.5 / 312 = 3.17. No public stack timed LoRA on both.
+H100_OVER_A100 = Decimal("2.5")
+H100_OVER_A100_SPAN = (Decimal(2), Decimal(3))
+H100_PEAK_OVER_A100 = Decimal("989.5") / Decimal(312)
+
+
+def _ln(value: Decimal) -> float:
+    return math.log(float(value))
+
+
+def _modelled(run: PublicRun, calibration: Calibration) -> Decimal:
+    return tokens_per_second(run.architecture, run.setup, run.gpu, calibration)
+
+
+def _with_factor(calibration: Calibration, generation: str, factor: Decimal) -> Calibration:
+    factors = dict(calibration.generation_factors) | {generation: factor}
+    return dataclasses.replace(calibration, generation_factors=tuple(sorted(factors.items())))
+
+
+def _stack_factor(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
+    """The stack's speed-up over the model: the geometric mean of measured / modelled."""
+    logs = [_ln(run.tokens_per_s / _modelled(run, calibration)) for run in runs]
+    return Decimal(math.exp(sum(logs) / len(logs)))
+
+
+def _generation_factor(
+    runs: Sequence[PublicRun], calibration: Calibration, stacks: dict[str, Decimal]
+) -> Decimal:
+    """The generation's factor at which its runs' modelled speeds, times their stacks'
+    factors, meet the measured ones on (geometric) average: a bisection, since the memory and
+    link terms do not scale with the factor."""
+    generation = runs[0].gpu.generation
+    low, high = 0.05, 20.0
+    for _ in range(60):
+        middle = math.sqrt(low * high)
+        trial = _with_factor(calibration, generation, Decimal(middle))
+        excess = sum(
+            _ln(_modelled(run, trial) * stacks[run.stack] / run.tokens_per_s) for run in runs
+        )
+        low, high = (low, middle) if excess > 0 else (middle, high)
+    return Decimal(math.sqrt(low * high))
+
+
+def fit_generations(
+    runs: Sequence[PublicRun], calibration: Calibration
+) -> tuple[Calibration, dict[str, Decimal]]:
+    """Each generation's factor and each stack's, from ``runs``: Hopper is 1 (the calibration
+    card's), Ampere the cited H100 lead (``H100_OVER_A100``); then, in turn until nothing is
+    left to learn, a stack's factor from its runs on generations already known, and a
+    generation's factor from its runs on stacks already known. Generations no run reaches
+    keep no factor (a GPU of theirs cannot be timed)."""
+    ampere = (H100_PEAK_OVER_A100 / H100_OVER_A100).quantize(HUNDREDTH, ROUND_HALF_UP)
+    calibration = dataclasses.replace(
+        calibration, generation_factors=((AMPERE, ampere), (HOPPER, Decimal(1)))
+    )
+    stacks: dict[str, Decimal] = {}
+    learning = True
+    while learning:
+        learning = False
+        known = dict(calibration.generation_factors)
+        for stack in sorted({run.stack for run in runs} - set(stacks)):
+            on_known = [r for r in runs if r.stack == stack and r.gpu.generation in known]
+            if on_known:
+                stacks[stack] = _stack_factor(on_known, calibration)
+                learning = True
+        for generation in sorted({run.gpu.generation for run in runs} - set(known)):
+            on_known = [r for r in runs if r.gpu.generation == generation and r.stack in stacks]
+            if on_known:
+                factor = _generation_factor(on_known, calibration, stacks)
+                calibration = _with_factor(
+                    calibration, generation, factor.quantize(HUNDREDTH, ROUND_HALF_UP)
+                )
+                learning = True
+    return calibration, stacks
+
+
+@dataclass(frozen=True)
+class PublicRunError:
+    """A public run against the model fitted on every run, and on all but this one (None
+    where this run alone teaches its generation or stack)."""
+
+    run: PublicRun
+    fitted_tokens_per_s: Decimal
+    left_out_tokens_per_s: Decimal | None
+
+    @property
+    def fitted_error(self) -> Decimal:
+        return self.fitted_tokens_per_s / self.run.tokens_per_s - 1
+
+    @property
+    def left_out_error(self) -> Decimal | None:
+        if self.left_out_tokens_per_s is None:
+            return None
+        return self.left_out_tokens_per_s / self.run.tokens_per_s - 1
+
+
+def _predicted(run: PublicRun, runs: Sequence[PublicRun], calibration: Calibration):
+    fitted, stacks = fit_generations(runs, calibration)
+    if run.stack not in stacks or run.gpu.generation not in dict(fitted.generation_factors):
+        return None
+    return _modelled(run, fitted) * stacks[run.stack]
+
+
+def public_run_errors(runs: Sequence[PublicRun], calibration: Calibration) -> list[PublicRunError]:
+    """Each public run's error with every run in the fit and with itself left out."""
+    return [
+        PublicRunError(
+            run,
+            _predicted(run, runs, calibration),
+            _predicted(run, [*runs[:index], *runs[index + 1 :]], calibration),
+        )
+        for index, run in enumerate(runs)
+    ]
+
+
+# --- ranges: what the model cannot know ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Band:
+    """A modelled figure's relative error: the true hours lie between ``1 + low`` and
+    ``1 + high`` times the modelled ones (the model's speed over the measured one, less 1)."""
+
+    low: Decimal
+    high: Decimal
+
+    def __post_init__(self) -> None:
+        if not (-1 < self.low <= 0 <= self.high):
+            raise ThroughputError("a band holds its own figure: -1 < low <= 0 <= high")
+
+    def widened(self, width: Decimal) -> Band:
+        """This band combined with a symmetric error of ``width`` (errors multiply)."""
+        return Band((1 + self.low) * (1 - width) - 1, (1 + self.high) * (1 + width) - 1)
+
+
+EXACT = Band(Decimal(0), Decimal(0))
+
+
+def method_family(method: Method) -> str:
+    """Runs whose errors are comparable: 4-bit adapters, bf16 adapters, full fine-tuning."""
+    return {Method.QLORA: "qlora", Method.LORA: "lora"}.get(method, "full")
+
+
+def family_bands(errors: Sequence[ModelError]) -> dict[str, Band]:
+    """Per method family, the span of the timed runs' left-out errors (and 0)."""
+    spans: dict[str, list[Decimal]] = {}
+    for error in errors:
+        spans.setdefault(method_family(error.run.setup.method), []).append(error.left_out_error)
+    return {
+        family: Band(min(Decimal(0), *found), max(Decimal(0), *found))
+        for family, found in spans.items()
+    }
+
+
+def card_errors(errors: Sequence[PublicRunError]) -> dict[str, Decimal]:
+    """Per generation, the largest left-out error of its public runs: how far the model's
+    factor may be off on a card other than the calibration card. A generation taught by one
+    run takes the largest error seen on any; Ampere at least the cited span's."""
+    left_out = [e for e in errors if e.left_out_error is not None]
+    largest = max(abs(e.left_out_error) for e in left_out)
+    widths: dict[str, Decimal] = {}
+    for generation in {e.run.gpu.generation for e in errors}:
+        own = [abs(e.left_out_error) for e in left_out if e.run.gpu.generation == generation]
+        widths[generation] = max(own) if own else largest
+    cited = max(abs(H100_OVER_A100 / bound - 1) for bound in H100_OVER_A100_SPAN)
+    widths[AMPERE] = max(widths.get(AMPERE, Decimal(0)), cited)
+    return widths
+
+
+def scaling_error(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
+    """The largest error of the modelled per-GPU speed ratio between two GPU counts of one
+    card, stack and run, against the measured ratio."""
+    worst = Decimal(0)
+    for first in runs:
+        for second in runs:
+            same_run = (first.stack, first.gpu, first.architecture) == (
+                second.stack,
+                second.gpu,
+                second.architecture,
+            ) and first.setup.method == second.setup.method
+            if not same_run or first.setup.num_gpus >= second.setup.num_gpus:
+                continue
+            modelled = _modelled(second, calibration) / _modelled(first, calibration)
+            measured = second.tokens_per_s / first.tokens_per_s
+            worst = max(worst, abs(modelled / measured - 1))
+    return worst
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    """The model's errors, as ``speed_band`` and ``ratio_band`` combine them."""
+
+    families: dict[str, Band]
+    cards: dict[str, Decimal]
+    scaling: Decimal
+
+    def card_width(self, gpu: GpuSpeed) -> Decimal:
+        return Decimal(0) if gpu.calibration_card else self.cards[gpu.generation]
+
+    def speed_band(self, method: Method, gpu: GpuSpeed, num_gpus: int) -> Band:
+        """The range of a modelled run: its method family's error on the timed runs, widened
+        by its card's (unless it is the calibration card) and, on several GPUs, the scaling's."""
+        band = self.families[method_family(method)].widened(self.card_width(gpu))
+        return band.widened(self.scaling) if num_gpus > 1 else band
+
+    def ratio_width(
+        self, first: tuple[GpuSpeed, int], second: tuple[GpuSpeed, int], *, same_card: bool
+    ) -> Decimal:
+        """How far the modelled ratio of two runs of one method may be off: the method's error
+        cancels; what differs between the two does not (their cards' factors unless both are
+        one card, the scaling unless both have one GPU count)."""
+        (gpu_a, count_a), (gpu_b, count_b) = first, second
+        width = Decimal(1)
+        if not same_card:
+            width *= (1 + self.card_width(gpu_a)) * (1 + self.card_width(gpu_b))
+        if count_a != count_b:
+            width *= 1 + self.scaling
+        return width - 1
+
+
+# What the fits above give (rounded to a tenth of a percent), as ``speed_band`` and
+# ``ratio_width`` apply them: the timed runs' left-out errors per method family
+# (``family_bands``), each generation's card error (``card_errors``) and the scaling error
+# between GPU counts (``scaling_error``). tests/pricing/domain/test_throughput.py derives them
+# again from the data and holds these to it.
+UNCERTAINTY = Uncertainty(
+    families={
+        "qlora": Band(Decimal("-0.083"), Decimal("0.124")),
+        "lora": Band(Decimal(0), Decimal("0.708")),
+        "full": Band(Decimal("-0.277"), Decimal("0.220")),
+    },
+    cards={
+        AMPERE: Decimal("0.250"),
+        ADA: Decimal("0.250"),
+        HOPPER: Decimal("0.254"),
+        BLACKWELL: Decimal("0.254"),
+    },
+    scaling=Decimal("0.238"),
+)

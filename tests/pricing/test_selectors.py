@@ -159,9 +159,11 @@ def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
         bandwidth_gb_s=D("8000.0"), bf16_dense_tflops=D("2250.0"), form_factor="SXM",
         rentable=True, usd_per_gpu_hour=D("5.4325"), checked_on=SEED_DAY,
         quoted_usd_per_hour=D("43.4600"), gpus_in_quote=8, form_factor_code="sxm",
-        link="NVLink", link_gb_s=D("900.0"),
+        link="NVLink", link_gb_s=D("900.0"), generation="blackwell",
     )  # fmt: skip
-    assert b200.speed == throughput.GpuSpeed(D("2250.0"), D("8000.0"), D("900.0"))
+    assert b200.speed == throughput.GpuSpeed(D("2250.0"), D("8000.0"), D("900.0"), "blackwell")
+    h200 = next(g for g in listings if g.slug == "h200")
+    assert h200.speed.calibration_card and not b200.speed.calibration_card
     assert b200.pk == Gpu.objects.get(slug="b200").pk
     assert str(b200.quoted_usd_per_hour) == "43.4600"  # quantized like the field on every database
     unpriced = next(g for g in listings if g.slug == "h100")

@@ -208,7 +208,7 @@ def test_a_price_change_reaches_the_tutorial(client, seeded):
     )
     after = page(client)
     assert '<tr data-method="qlora" data-config="b200:1">' in before
-    assert text(rent_row(after, "qlora")).startswith("QLoRA (4-bit base) 1× H100 39.7 $92.20")
+    assert text(rent_row(after, "qlora")).startswith("QLoRA (4-bit base) 2× L40S 52 $85.31")
 
 
 def test_the_api_names_the_models_repository(client, seeded):

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pricing.domain import calculations as calc
+from pricing.domain import throughput as tp
 
 SEVENTY = D(70)
 # The reference data as seed_content loads it, read without a database.
@@ -355,14 +356,84 @@ def test_the_alternative_is_the_fastest_other_run():
     cheap = run(planned(calc.Configuration(a100), "1"), "1000")  # $0.92
     fast = run(planned(calc.Configuration(b200, 8), "1"), "40000")  # $36.88 x 0.025 h = $0.92
     middle = run(planned(calc.Configuration(b200), "1"), "4000")  # $1.15
-    assert calc.recommended_runs([middle, fast, cheap]) == [cheap, fast]
+    assert calc.recommended_runs([middle, fast, cheap], BLOCKS) == [cheap, fast]
     # the cheapest is also the fastest: the alternative is the fastest of the others
-    assert calc.recommended_runs([cheap, middle]) == [cheap, middle]
-    assert calc.recommended_runs([middle]) == [middle]
-    assert calc.recommended_runs([]) == []
+    assert calc.recommended_runs([cheap, middle], BLOCKS) == [cheap, middle]
+    assert calc.recommended_runs([middle], BLOCKS) == [middle]
+    assert calc.recommended_runs([], BLOCKS) == []
     # equally fast: the cheaper run is the alternative ($37.00 x 0.025 h = $0.93)
     quick = run(planned(calc.Configuration(offer("q", "80", "37.00")), "1"), "40000")
-    assert calc.recommended_runs([quick, cheap, fast]) == [cheap, fast]
+    assert calc.recommended_runs([quick, cheap, fast], BLOCKS) == [cheap, fast]
+
+
+BLOCKS = (10, 24, 168, 720)
+HOPPER = tp.GpuSpeed(D("989.5"), D(4800), D(450), tp.HOPPER)
+AMPERE = tp.GpuSpeed(D(312), D(2039), D(300), tp.AMPERE)
+# Runs whose hours may be 10 % shorter or 30 % longer; card factors off by up to 20 %, the
+# scaling between GPU counts by up to 10 %.
+TEN_THIRTY = tp.Band(D("-0.1"), D("0.3"))
+KNOWN = tp.Uncertainty(
+    families={}, cards={tp.HOPPER: D("0.2"), tp.AMPERE: D("0.2")}, scaling=D("0.1")
+)
+
+
+def timed(gpu: calc.GpuOffer, count: int, tokens_per_s: str, band=TEN_THIRTY) -> calc.RunPlan:
+    plan = planned(calc.Configuration(gpu, count), "1")
+    return calc.RunPlan(plan, D(tokens_per_s), False, 3_600_000, band)
+
+
+def test_a_run_carries_its_range_in_hours_and_dollars():
+    one = timed(calc.GpuOffer("h", "H", D(141), D("2.00"), speed=HOPPER), 1, "500")  # 2 h
+    assert (one.hours, one.hours_low, one.hours_high) == (D(2), D("1.8"), D("2.6"))
+    assert (one.usd_per_run, one.usd_per_run_low, one.usd_per_run_high) == (
+        D("4.00"),
+        D("3.60"),
+        D("5.20"),
+    )
+    assert one.has_range and not timed(one.configuration.gpu, 1, "500", tp.EXACT).has_range
+
+
+def test_the_ratio_of_two_runs_is_known_better_than_either():
+    """One card at two counts: only the scaling's error; two cards of one count: both cards'
+    factors; the calibration card has none of its own."""
+    h200 = tp.GpuSpeed(D("989.5"), D(4800), D(450), tp.HOPPER, calibration_card=True)
+    assert KNOWN.ratio_width((HOPPER, 1), (HOPPER, 2), same_card=True) == D("0.1")
+    assert KNOWN.ratio_width((HOPPER, 1), (AMPERE, 1), same_card=False) == D("0.44")  # 1.2²
+    assert KNOWN.ratio_width((h200, 1), (AMPERE, 1), same_card=False) == D("0.2")
+    assert KNOWN.ratio_width((h200, 1), (AMPERE, 2), same_card=False) == D("0.32")  # 1.2 x 1.1
+    assert KNOWN.ratio_width((HOPPER, 4), (HOPPER, 4), same_card=True) == 0
+    # two Hopper cards that are not the calibration card: both factors may be off
+    assert KNOWN.ratio_width((HOPPER, 1), (HOPPER, 1), same_card=False) == D("0.44")
+
+
+def test_a_close_call_is_decided_by_the_up_front_block_then_gpus_then_time():
+    """Two GPUs of one card at nearly the price of one: within the scaling's 10 %, the model
+    cannot tell them apart; one GPU's 2.2 GPU-hours fit the 10-hour block ($20), two GPUs'
+    2.2 GPU-hours too, at $21: the cheaper block decides."""
+    one_gpu = calc.GpuOffer("h", "H", D(141), D("2.00"), speed=HOPPER)
+    dear = calc.GpuOffer("d", "D", D(141), D("2.10"), speed=HOPPER)
+    single = timed(one_gpu, 1, "909.09")  # 1.1 h: $2.20, at most $2.86
+    pair = timed(one_gpu, 2, "1500")  # 0.67 h on two: $2.67, 21 % dearer: beyond the scaling
+    assert calc.recommendation([single, pair], BLOCKS, KNOWN).close_call is False
+    close = timed(dear, 1, "870")  # 1.15 h: $2.41, within $2.20 x 1.44 and $2.86
+    found = calc.recommendation([single, close], BLOCKS, KNOWN)
+    assert found.close_call and found.chosen == single and found.decided_by == calc.BY_UPFRONT
+    assert calc.upfront_usd(single, BLOCKS) == D("20.00")
+    assert calc.upfront_usd(close, BLOCKS) == D("21.00")
+    # the same block price: fewer GPUs decide; then the time
+    twin = calc.GpuOffer("t", "T", D(141), D("1.00"), speed=HOPPER)
+    halves = timed(twin, 2, "1000")  # 1 h on two GPUs: $2.00, block $10.00
+    wholes = timed(calc.GpuOffer("w", "W", D(141), D("1.00"), speed=HOPPER), 1, "480")
+    found = calc.recommendation([halves, wholes], BLOCKS, KNOWN)  # $2.08 for 2.08 h on one
+    assert found.close_call and found.chosen == wholes and found.decided_by == calc.BY_GPUS
+    assert found.contenders == (halves, wholes)
+    assert found.alternative == halves  # the fastest other run
+
+
+def test_runs_beyond_the_largest_block_pay_whole_largest_blocks_up_front():
+    big = timed(calc.GpuOffer("h", "H", D(141), D("1.00"), speed=HOPPER), 8, "11.1")
+    assert big.gpu_hours > 720
+    assert calc.upfront_usd(big, BLOCKS) == D("1440.00")
 
 
 def test_closest_miss_is_the_configuration_that_misses_by_the_least_per_gpu():
