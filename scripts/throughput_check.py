@@ -18,8 +18,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pricing.domain.measurements import THROUGHPUT, timed_runs  # noqa: E402
-from pricing.domain.throughput import calibrate, model_errors  # noqa: E402
+from pricing.domain.measurements import THROUGHPUT, public_runs, timed_runs  # noqa: E402
+from pricing.domain.throughput import (  # noqa: E402
+    CALIBRATION,
+    calibrate,
+    fit_generations,
+    model_errors,
+    public_run_errors,
+)
 
 TENTH = Decimal("0.1")
 
@@ -41,6 +47,27 @@ def main(path: Path) -> None:
             f"{(e.fitted_error * 100).quantize(TENTH):+} % | "
             f"{e.left_out_tokens_per_s.quantize(TENTH):,} | "
             f"{(e.left_out_error * 100).quantize(TENTH):+} % |"
+        )
+    print()
+    runs = public_runs()
+    generations, stacks = fit_generations(runs, CALIBRATION)
+    factors = ", ".join(f"{g} {f}" for g, f in generations.generation_factors)
+    print(f"Generations (x Hopper's efficiency): {factors}")
+    print("Stacks (x the model): " + ", ".join(f"{s} {f:.2f}" for s, f in stacks.items()))
+    print()
+    print("| public run | stack | measured tokens/s | model x stack | error | left out | error |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for e in public_run_errors(runs, CALIBRATION):
+        left_out = "—" if e.left_out_tokens_per_s is None else f"{e.left_out_tokens_per_s:,.0f}"
+        left_error = (
+            "— (teaches its generation alone)"
+            if e.left_out_error is None
+            else f"{(e.left_out_error * 100).quantize(TENTH):+} %"
+        )
+        print(
+            f"| {e.run.name} | {e.run.stack} | {e.run.tokens_per_s:,} | "
+            f"{e.fitted_tokens_per_s:,.0f} | {(e.fitted_error * 100).quantize(TENTH):+} % | "
+            f"{left_out} | {left_error} |"
         )
 
 
