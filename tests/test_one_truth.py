@@ -197,6 +197,16 @@ def test_every_guide_page_planner_and_api_agree_in_every_language(client, publis
         for method in answer["methods"]:
             costed = client.get("/api/v1/cost/", cost_query(guide, method["method"])).json()
             rows = {f"{r['gpu']}:{r['count']}": r for r in costed["rows"]}
+            # the recommendation is the cheapest run, or in a close call one whose cost lies
+            # within the cheapest one's range
+            priced = [r for r in rows.values() if r["usd_per_run"] is not None and r["count"] <= 8]
+            if method["recommended"]:
+                cheapest = min(priced, key=lambda r: (r["usd_per_run"], r["count"]))
+                chosen = method["recommended"][0]
+                if method["close_call"]:
+                    assert chosen["usd_per_run"] <= cheapest["usd_per_run_high"], guide.slug
+                else:
+                    assert (chosen["gpu"], chosen["count"]) == (cheapest["gpu"], cheapest["count"])
             for run in method["recommended"]:
                 row = rows[f"{run['gpu']}:{run['count']}"]
                 keys = ("tokens_per_s", "hours", "usd_per_run", "time_basis", "hours_low")
