@@ -3,8 +3,11 @@
 Its flags are what the memory estimate and the throughput model assume of trl's recipe
 (``training_memory.TRL``): the model loaded in bf16 with bf16 mixed precision, SDPA attention,
 peft's adapter dropout, gradient (activation) checkpointing as the setup says, and FSDP2 full
-sharding over several GPUs (the ZeRO-3 of both models). So the tutorial that prints a command
-and the guide that prices its run describe one run. ``tests/test_trl_commands.py`` has TRL parse
+sharding over several GPUs (the ZeRO-3 of both models), with examples packed into full
+sequences. So the tutorial that prints a command and the guide that prices its run describe one
+run. What a practitioner needs beyond the estimate comes with it: a learning rate per method
+from its source, checkpoints every tenth of the run (two kept; sharded for full fine-tuning on
+several GPUs) and a pinned bitsandbytes. ``tests/test_trl_commands.py`` has TRL parse
 every published command and train the LoRA one for two steps on the CPU
 (``scripts/check_trl_commands.py``), with the versions in ``CHECKED_WITH``.
 """
@@ -40,6 +43,28 @@ ATTENTION_FLAGS = {
     Attention.SDPA: "sdpa",
     Attention.FLASH: "flash_attention_2",
 }
+# The learning rate of each kind of method, with the source it is from (``Source`` keys in
+# content/reference.json). Adapters: 2e-4, as TRL's PEFT integration page and the pinned trl's
+# own LoRA example (trl/scripts/sft.py) set it, about ten times the full rate; full fine-tuning:
+# 2e-5, SFTConfig's default in the pinned trl (its docstring: "Defaults to 2e-5 instead of 5e-5").
+ADAPTER_LEARNING_RATE = "2e-4"
+FULL_LEARNING_RATE = "2e-5"
+LEARNING_RATE_SOURCES = ("trl-peft-learning-rate", "trl-sft-learning-rate")
+# The whole run saves a checkpoint every tenth of its steps (transformers reads a save_steps
+# below 1 as a share of the run's steps, which packing makes depend on the visitor's data) and
+# keeps the two newest: a crash costs at most a tenth of the run, and the disk holds two.
+SAVE_EVERY = "0.1"
+SAVE_TOTAL_LIMIT = "2"
+# Full fine-tuning on several GPUs saves each GPU's shard of the weights and optimizer states:
+# accelerate's default in TRL's fsdp2 profile (FULL_STATE_DICT) gathers them all on one GPU's
+# host for every checkpoint (about 0.85 TB for 70B). ``accelerate merge-weights`` joins the
+# last checkpoint's shards into one model afterwards. Adapters keep the profile's full state:
+# theirs is small, and only a full state leaves adapter files in the output folder.
+SHARDED_STATE = "SHARDED_STATE_DICT"
+FSDP_MODEL_FOLDER = "pytorch_model_fsdp_0"  # where accelerate saves the model's shards
+# bitsandbytes (QLoRA's 4-bit weights, 8-bit Adam) needs a CUDA GPU, so the check does not
+# install it: the version the measured peaks ran with (../shared/reference/measured/README.md).
+BITSANDBYTES = ("bitsandbytes", "0.50.2")
 DATASET_FOLDER = "./data"  # a folder with train.jsonl: the tutorial writes its example there
 TIMING_STEPS = 30  # the short run that measures steps per hour
 TIMING_LOG_EVERY = 10
@@ -124,10 +149,17 @@ def sft_command(
     else:
         options.append(Option("--optim", OPTIMIZERS[method]))
     options += [
+        Option("--learning_rate", learning_rate(method)),
+        # Examples packed into full sequences of max_length: each step is then the
+        # batch x max_length tokens that the estimate and the throughput model count.
+        Option("--packing"),
         Option("--max_length", str(setup.seq_len)),
         Option("--per_device_train_batch_size", str(setup.batch_size)),
         Option("--activation_checkpointing", _bool(setup.gradient_checkpointing)),
         Option("--num_train_epochs", str(epochs)),
+        Option("--save_strategy", "steps"),
+        Option("--save_steps", SAVE_EVERY),
+        Option("--save_total_limit", SAVE_TOTAL_LIMIT),
         Option("--output_dir", output_dir),
     ]
     if setup.num_gpus > 1:
@@ -135,20 +167,38 @@ def sft_command(
             Option("--accelerate_config", SHARDED_PROFILE),
             Option("--num_processes", str(setup.num_gpus)),
         ]
+        if not method.uses_adapters:
+            options.append(Option("--fsdp_state_dict_type", SHARDED_STATE))
     return SftCommand(method, setup.num_gpus, tuple(options))
 
 
+def learning_rate(method: Method) -> str:
+    return ADAPTER_LEARNING_RATE if method.uses_adapters else FULL_LEARNING_RATE
+
+
+def merge_command(command: SftCommand) -> str | None:
+    """Where ``command`` saves sharded state: the shell command that joins the newest
+    checkpoint's shards into one model folder (``accelerate merge-weights``); else None."""
+    if command.value("--fsdp_state_dict_type") != SHARDED_STATE:
+        return None
+    output = command.value("--output_dir")
+    newest = f"$(ls -d {shlex.quote(output)}/checkpoint-* | sort -V | tail -n 1)"
+    merged = shlex.quote(f"{output}/merged")
+    return f'accelerate merge-weights "{newest}/{FSDP_MODEL_FOLDER}" {merged}'
+
+
 def install_command(*, bitsandbytes: bool) -> str:
-    """``pip install`` of the versions the commands were checked with; bitsandbytes (QLoRA's
-    4-bit weights, 8-bit Adam) needs a CUDA GPU, so the check does not install it."""
-    packages = [f"{name}=={version}" for name, version in CHECKED_WITH]
-    return shlex.join(["pip", "install", *packages, *(["bitsandbytes"] if bitsandbytes else [])])
+    """``pip install`` of the versions the commands were checked with, and of ``BITSANDBYTES``
+    where a command needs it."""
+    pinned = [*CHECKED_WITH, *([BITSANDBYTES] if bitsandbytes else [])]
+    return shlex.join(["pip", "install", *(f"{name}=={version}" for name, version in pinned)])
 
 
 def timing_command(command: SftCommand, *, output_dir: str) -> SftCommand:
     """The same run stopped after ``TIMING_STEPS`` steps, logging every ``TIMING_LOG_EVERY``
     and saving nothing: trl prints ``train_steps_per_second`` at its end."""
-    kept = tuple(o for o in command.options if o.flag not in ("--num_train_epochs", "--output_dir"))
+    replaced = ("--num_train_epochs", "--save_strategy", "--save_steps", "--save_total_limit")
+    kept = tuple(o for o in command.options if o.flag not in (*replaced, "--output_dir"))
     added = (
         Option("--max_steps", str(TIMING_STEPS)),
         Option("--logging_steps", str(TIMING_LOG_EVERY)),
@@ -161,7 +211,8 @@ def timing_command(command: SftCommand, *, output_dir: str) -> SftCommand:
 
 
 def tokens_per_step(setup: TrainingSetup) -> int:
-    """Every GPU takes its own micro-batch of full-length sequences each step (data parallel)."""
+    """Every GPU takes its own micro-batch of full-length sequences each step (data parallel):
+    with ``--packing``, sequences of ``max_length`` tokens packed from the examples."""
     return setup.seq_len * setup.batch_size * setup.num_gpus
 
 

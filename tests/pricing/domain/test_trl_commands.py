@@ -18,14 +18,19 @@ HEAD = [
     "trl", "sft", "--model_name_or_path", REPO, "--dataset_name", "./data",
     "--dtype", "bfloat16", "--bf16", "true", "--attn_implementation", "sdpa",
 ]  # fmt: skip
-TAIL = [
+ADAPTER_RATE = ["--learning_rate", "2e-4", "--packing"]
+FULL_RATE = ["--learning_rate", "2e-5", "--packing"]
+RUN_FLAGS = [
     "--max_length", "2048", "--per_device_train_batch_size", "1",
-    "--activation_checkpointing", "true", "--num_train_epochs", "1", "--output_dir", "./output",
+    "--activation_checkpointing", "true", "--num_train_epochs", "1",
 ]  # fmt: skip
+SAVING = ["--save_strategy", "steps", "--save_steps", "0.1", "--save_total_limit", "2"]
+TAIL = [*RUN_FLAGS, *SAVING, "--output_dir", "./output"]
 ADAPTERS = [
     "--use_peft", "--lora_r", "16", "--lora_dropout", "0.05", "--lora_target_modules", "all-linear",
 ]  # fmt: skip
 SHARDED = ["--accelerate_config", "fsdp2", "--num_processes", "8"]
+SHARDED_STATE = [*SHARDED, "--fsdp_state_dict_type", "SHARDED_STATE_DICT"]
 
 
 def command(method: Method, num_gpus: int = 1, **changes) -> trl.SftCommand:
@@ -36,7 +41,7 @@ def command(method: Method, num_gpus: int = 1, **changes) -> trl.SftCommand:
 @pytest.mark.parametrize(
     ("method", "num_gpus", "argv"),
     [
-        (Method.QLORA, 1, [*HEAD, "--load_in_4bit", *ADAPTERS, *TAIL]),
+        (Method.QLORA, 1, [*HEAD, "--load_in_4bit", *ADAPTERS, *ADAPTER_RATE, *TAIL]),
         (
             Method.QLORA,
             8,
@@ -46,14 +51,19 @@ def command(method: Method, num_gpus: int = 1, **changes) -> trl.SftCommand:
                 "--bnb_4bit_quant_storage",
                 "bfloat16",
                 *ADAPTERS,
+                *ADAPTER_RATE,
                 *TAIL,
                 *SHARDED,
             ],
         ),  # fmt: skip
-        (Method.LORA, 1, [*HEAD, *ADAPTERS, *TAIL]),
-        (Method.LORA, 8, [*HEAD, *ADAPTERS, *TAIL, *SHARDED]),
-        (Method.FULL_8BIT_ADAM, 8, [*HEAD, "--optim", "adamw_bnb_8bit", *TAIL, *SHARDED]),
-        (Method.FULL_ADAMW, 1, [*HEAD, "--optim", "adamw_torch", *TAIL]),
+        (Method.LORA, 1, [*HEAD, *ADAPTERS, *ADAPTER_RATE, *TAIL]),
+        (Method.LORA, 8, [*HEAD, *ADAPTERS, *ADAPTER_RATE, *TAIL, *SHARDED]),
+        (
+            Method.FULL_8BIT_ADAM,
+            8,
+            [*HEAD, "--optim", "adamw_bnb_8bit", *FULL_RATE, *TAIL, *SHARDED_STATE],
+        ),
+        (Method.FULL_ADAMW, 1, [*HEAD, "--optim", "adamw_torch", *FULL_RATE, *TAIL]),
     ],
     ids=["qlora-1", "qlora-8", "lora-1", "lora-8", "full-8bit-8", "full-adamw-1"],
 )
@@ -118,14 +128,14 @@ def test_the_shell_form_is_one_option_a_line_and_quotes_what_needs_it():
 def test_the_timing_command_stops_early_and_keeps_the_accelerate_options_last():
     timed = trl.timing_command(command(Method.LORA, 8), output_dir="./timing")
     assert timed.argv == [
-        *HEAD, *ADAPTERS, *TAIL[:6],
+        *HEAD, *ADAPTERS, *ADAPTER_RATE, *RUN_FLAGS[:6],
         "--max_steps", "30", "--logging_steps", "10", "--save_strategy", "no",
         "--output_dir", "./timing", *SHARDED,
     ]  # fmt: skip
     assert (timed.method, timed.num_gpus) == (Method.LORA, 8)
     single = trl.timing_command(command(Method.FULL_ADAMW), output_dir="t")
     assert single.argv == [
-        *HEAD, "--optim", "adamw_torch", *TAIL[:6],
+        *HEAD, "--optim", "adamw_torch", *FULL_RATE, *RUN_FLAGS[:6],
         "--max_steps", "30", "--logging_steps", "10", "--save_strategy", "no",
         "--output_dir", "t",
     ]  # fmt: skip
@@ -138,7 +148,8 @@ def test_bitsandbytes_is_installed_only_for_what_needs_it():
     assert not command(Method.LORA).needs_bitsandbytes
     assert not command(Method.FULL_ADAMW).needs_bitsandbytes
     assert trl.install_command(bitsandbytes=True) == (
-        "pip install trl==1.16.0 transformers==5.24.0 peft==0.21.2 accelerate==1.16.0 bitsandbytes"
+        "pip install trl==1.16.0 transformers==5.24.0 peft==0.21.2 accelerate==1.16.0 "
+        "bitsandbytes==0.50.2"
     )
     assert trl.install_command(bitsandbytes=False).endswith("accelerate==1.16.0")
 
@@ -167,3 +178,35 @@ def test_the_short_run_by_our_figures():
     assert eight.cost_usd == D("0.43")  # 8 GPUs x 41.71 s x $4.61 an hour
     assert trl.short_run(setup, D(10**9), None).minutes == D("0.1")  # never shown as 0
     assert trl.short_run(setup, D(1596), None).cost_usd is None
+
+
+def test_each_method_learns_at_its_sources_rate():
+    """Adapters at 2e-4 (TRL's PEFT integration, trl/scripts/sft.py's LoRA example), full
+    fine-tuning at 2e-5 (SFTConfig's default), in the whole and the short run alike."""
+    rates = {method: command(method).value("--learning_rate") for method in Method}
+    assert rates == {
+        Method.QLORA: "2e-4",
+        Method.LORA: "2e-4",
+        Method.FULL_8BIT_ADAM: "2e-5",
+        Method.FULL_ADAMW: "2e-5",
+    }
+    timed = trl.timing_command(command(Method.QLORA), output_dir="t")
+    assert timed.value("--learning_rate") == "2e-4" and "--packing" in timed.argv
+    assert trl.LEARNING_RATE_SOURCES == ("trl-peft-learning-rate", "trl-sft-learning-rate")
+
+
+def test_the_whole_run_keeps_two_checkpoints_and_full_sharded_runs_save_shards():
+    whole = command(Method.LORA, 8)
+    assert (whole.value("--save_steps"), whole.value("--save_total_limit")) == ("0.1", "2")
+    assert whole.value("--fsdp_state_dict_type") is None  # adapters: small, saved whole
+    assert trl.merge_command(whole) is None
+    assert trl.merge_command(command(Method.FULL_ADAMW)) is None  # one GPU: nothing sharded
+    sharded = command(Method.FULL_ADAMW, 8)
+    assert sharded.value("--fsdp_state_dict_type") == "SHARDED_STATE_DICT"
+    assert trl.merge_command(sharded) == (
+        'accelerate merge-weights "$(ls -d ./output/checkpoint-* | sort -V | tail -n 1)'
+        '/pytorch_model_fsdp_0" ./output/merged'
+    )
+    timed = trl.timing_command(sharded, output_dir="t")
+    assert timed.value("--save_total_limit") is None and timed.value("--save_strategy") == "no"
+    assert timed.argv[-2:] == ["--fsdp_state_dict_type", "SHARDED_STATE_DICT"]
