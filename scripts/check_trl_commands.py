@@ -149,12 +149,25 @@ def run_two_steps(argv: list[str], folder: Path) -> float:
     return time.monotonic() - started
 
 
+def state_dict_type(launch: Namespace) -> str:
+    """The FSDP state dict type accelerate would hand the processes (``FSDP_STATE_DICT_TYPE``):
+    the profile's, unless the command overrides it."""
+    from accelerate.commands.launch import _validate_launch_command
+    from accelerate.utils.launch import prepare_multi_gpu_env
+
+    args, _defaults, _precision = _validate_launch_command(launch)
+    return prepare_multi_gpu_env(args).get("FSDP_STATE_DICT_TYPE", "none")
+
+
 def check(command: dict) -> str:
-    """What TRL would launch for one command: "1 process" or "8 processes, fsdp2"."""
+    """What TRL would launch for one command: "1 process" or "8 processes, fsdp2,
+    SHARDED_STATE_DICT" (the FSDP state its checkpoints save)."""
     launch = parse(command["argv"])
     processes = int(launch.num_processes or 1)
     where = f"{processes} process" + ("es" if processes > 1 else "")
-    return where + (f", {Path(launch.config_file).stem}" if launch.config_file else "")
+    if not launch.config_file:
+        return where
+    return f"{where}, {Path(launch.config_file).stem}, {state_dict_type(launch)}"
 
 
 def main(path: str) -> int:

@@ -63,3 +63,13 @@ def test_trl_parses_every_published_command_and_trains_the_lora_one(published, t
     assert checked.returncode == 0, checked.stdout[-2000:] + checked.stderr[-4000:]
     assert f"{len(commands)} commands parsed" in checked.stdout
     assert "trained " in checked.stdout
+    # On several GPUs, full fine-tuning saves each GPU's shard; adapters their (small) full state.
+    sharded = [c for c in commands if "--num_processes" in c["argv"]]
+    assert any("--use_peft" in c["argv"] for c in sharded)
+    assert any("--use_peft" not in c["argv"] for c in sharded)
+    for command in sharded:
+        argv = command["argv"]
+        state = "FULL_STATE_DICT" if "--use_peft" in argv else "SHARDED_STATE_DICT"
+        processes = argv[argv.index("--num_processes") + 1]
+        line = f"parsed  {command['label']}: {processes} processes, fsdp2, {state}\n"
+        assert line in checked.stdout
