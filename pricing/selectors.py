@@ -444,6 +444,12 @@ def facts() -> dict[str, FactValue]:
     return {f.key: FactValue(f.value, f.kind) for f in Fact.objects.all()}
 
 
+def sources_by_key(*, keys: Sequence[str]) -> list[Source]:
+    """The sources of ``keys`` that exist, in the order asked."""
+    found = {source.key: source for source in Source.objects.filter(key__in=keys)}
+    return [found[key] for key in keys if key in found]
+
+
 def sources_read_before(*, day: date) -> list[Source]:
     """Sources nobody has re-read since before ``day``."""
     return list(Source.objects.filter(read_on__lt=day))

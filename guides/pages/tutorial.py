@@ -21,12 +21,16 @@ from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, 
 from guides.content.presentation import (
     config_label,
     config_name,
+    long_date,
     number,
+    parenthesized,
     rent_label,
     word_list,
 )
 from guides.models import Guide
 from guides.pages import assembly
+from guides.pages.assembly import SourceView
+from pricing import selectors
 from pricing.domain import calculations as calc
 from pricing.domain import trl_commands
 from pricing.domain.throughput import SECONDS_PER_HOUR
@@ -48,6 +52,7 @@ class MethodTutorial:
     rent_url: str
     rent_label: str  # "Rent 1× B200": the link says what it rents
     command: trl_commands.SftCommand  # the page prints ``command.shell``
+    merge_command: str | None  # joins a sharded run's newest checkpoint into one model
     timing_command: trl_commands.SftCommand  # the short run that measures steps per hour
     run: calc.RunPlan | None  # the training budget on it (None: an override it outgrew)
     block: int | None  # the smallest GPU-hour block that covers the run
@@ -73,6 +78,11 @@ class TutorialPage:
     checked_with: str  # "trl 1.16.0, transformers 5.24.0, …" in the page's language
     timing_steps: int
     seconds_per_hour: Decimal
+    adapter_learning_rate: str  # "2e-4", as the commands write it
+    full_learning_rate: str
+    learning_rate_sources: list[SourceView]
+    save_every: Decimal  # the share of the run's steps between two checkpoints
+    checkpoints_kept: int
 
 
 class NoRepository(LookupError):
@@ -119,7 +129,20 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
         checked_with=word_list(f"{name} {version}" for name, version in trl_commands.CHECKED_WITH),
         timing_steps=trl_commands.TIMING_STEPS,
         seconds_per_hour=SECONDS_PER_HOUR,
+        adapter_learning_rate=trl_commands.ADAPTER_LEARNING_RATE,
+        full_learning_rate=trl_commands.FULL_LEARNING_RATE,
+        learning_rate_sources=[
+            _source_view(source)
+            for source in selectors.sources_by_key(keys=trl_commands.LEARNING_RATE_SOURCES)
+        ],
+        save_every=Decimal(trl_commands.SAVE_EVERY),
+        checkpoints_kept=int(trl_commands.SAVE_TOTAL_LIMIT),
     )
+
+
+def _source_view(source) -> SourceView:
+    read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
+    return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 
 
 def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str) -> MethodTutorial:
@@ -137,6 +160,7 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
         rent_url=renting.rent_url(configuration.gpu.slug, configuration.count),
         rent_label=rent_label(configuration.count, configuration.gpu.name),
         command=command,
+        merge_command=trl_commands.merge_command(command),
         timing_command=trl_commands.timing_command(command, output_dir=TIMING_DIR),
         run=run,
         block=None if run is None else calc.covering_block(run.gpu_hours, figures.blocks),

@@ -82,23 +82,40 @@ def test_the_commands_are_the_guides_run_on_the_recommended_configuration(client
         "  --lora_r 16 \\\n"
         "  --lora_dropout 0.05 \\\n"
         "  --lora_target_modules all-linear \\\n"
+        "  --learning_rate 2e-4 \\\n"
+        "  --packing \\\n"
         "  --max_length 2048 \\\n"
         "  --per_device_train_batch_size 1 \\\n"
         "  --activation_checkpointing true \\\n"
         "  --num_train_epochs 1 \\\n"
+        "  --save_strategy steps \\\n"
+        "  --save_steps 0.1 \\\n"
+        "  --save_total_limit 2 \\\n"
         "  --output_dir ./output"
     )
     assert "  --max_steps 30 \\\n  --logging_steps 10 \\\n  --save_strategy no \\\n" in short
-    sharded = commands(method_section(page(client), "full-8bit-adam"))[1]
+    assert "  --learning_rate 2e-4 \\\n  --packing \\\n" in short
+    assert "--save_total_limit" not in short
+    sharded, merge = commands(method_section(page(client), "full-8bit-adam"))[1:]
     assert sharded.endswith(
         "  --optim adamw_bnb_8bit \\\n"
+        "  --learning_rate 2e-5 \\\n"
+        "  --packing \\\n"
         "  --max_length 2048 \\\n"
         "  --per_device_train_batch_size 1 \\\n"
         "  --activation_checkpointing true \\\n"
         "  --num_train_epochs 1 \\\n"
+        "  --save_strategy steps \\\n"
+        "  --save_steps 0.1 \\\n"
+        "  --save_total_limit 2 \\\n"
         "  --output_dir ./output \\\n"
         "  --accelerate_config fsdp2 \\\n"
-        "  --num_processes 8"
+        "  --num_processes 8 \\\n"
+        "  --fsdp_state_dict_type SHARDED_STATE_DICT"
+    )
+    assert merge == (
+        'accelerate merge-weights "$(ls -d ./output/checkpoint-* | sort -V | tail -n 1)'
+        '/pytorch_model_fsdp_0" ./output/merged'
     )
 
 
@@ -173,7 +190,8 @@ def test_the_versions_checked_are_stated(client, seeded):
     )
     install = commands(re.search(r'<section id="install".*?</section>', page(client), re.S)[0])
     assert install == [
-        "pip install trl==1.16.0 transformers==5.24.0 peft==0.21.2 accelerate==1.16.0 bitsandbytes"
+        "pip install trl==1.16.0 transformers==5.24.0 peft==0.21.2 accelerate==1.16.0 "
+        "bitsandbytes==0.50.2"
     ]
 
 
@@ -248,3 +266,115 @@ def test_the_lede_states_the_guides_run_in_each_language(client, seeded):
     assert lede.endswith(
         "gradient checkpointing off, 100,000,000 training tokens per epoch for 3 epochs."
     )
+
+
+def test_each_language_shows_the_commands_with_their_learning_rate_and_saving(client, seeded):
+    """The commands are the same text in every language; what is said around them is not."""
+    for lang in ("de", "ja"):
+        for method, rate in (("qlora", "2e-4"), ("lora", "2e-4"), ("full-adamw", "2e-5")):
+            short, whole = commands(method_section(page(client, lang), method))[:2]
+            assert f"  --learning_rate {rate} \\\n  --packing \\\n" in short, (lang, method)
+            assert f"  --learning_rate {rate} \\\n  --packing \\\n" in whole, (lang, method)
+            assert "  --save_steps 0.1 \\\n  --save_total_limit 2 \\\n" in whole, (lang, method)
+    ja = page(client, "ja")
+    install = commands(re.search(r'<section id="install".*?</section>', ja, re.S)[0])
+    assert install[0].endswith(" bitsandbytes==0.50.2")
+
+
+def train_text(body: str, css: str) -> str:
+    return text(re.search(rf'<p class="{css}">.*?</p>', body, re.S)[0])
+
+
+def rate_sources(body: str) -> str:
+    return text(re.search(r'<ul class="learning-rate-sources">.*?</ul>', body, re.S)[0])
+
+
+def test_the_learning_rates_saving_and_timing_are_said_in_each_language(client, seeded):
+    en = page(client)
+    assert train_text(en, "learning-rates") == (
+        "The adapter methods (LoRA, QLoRA) train at a learning rate of 2e-4 , the rate of TRL’s "
+        "PEFT documentation; full fine-tuning at 2e-5 , TRL’s default for supervised "
+        "fine-tuning."
+    )
+    assert rate_sources(en) == (
+        "TRL PEFT integration: a learning rate of 2e-4 for LoRA — Hugging Face "
+        "(read December 6, 2026) TRL SFT Trainer: SFTConfig's learning rate defaults to 2e-5 "
+        "— Hugging Face (read December 6, 2026)"
+    )
+    assert 'href="https://huggingface.co/docs/trl/peft_integration"' in en
+    assert 'href="https://huggingface.co/docs/trl/sft_trainer"' in en
+    assert train_text(en, "saving") == (
+        "The whole run saves a checkpoint after every 10% of its steps and deletes all but the "
+        "newest 2, so a failure loses little of the run and checkpoints do not fill the disk."
+    )
+    assert train_text(en, "timing") == (
+        "Before a long run, time a short one: the first command of each method stops after 30 "
+        "steps and saves nothing. With --packing , TRL packs your examples into full sequences "
+        "of the guide’s length, so every step trains the tokens stated below, as long as your "
+        "dataset holds at least that many. At its end TRL prints train_steps_per_second ; "
+        "times 3,600 that is your steps per hour."
+    )
+    assert train_text(en, "timing-check").startswith(
+        "If your steps per hour are much lower than ours, your set-up is slower than the one we "
+        "assume: check with nvidia-smi that"
+    )
+    de = page(client, "de")
+    assert train_text(de, "learning-rates").startswith(
+        "Die Adapter-Methoden (LoRA, QLoRA) trainieren mit einer Lernrate von 2e-4 ,"
+    )
+    assert rate_sources(de).startswith("PEFT-Integration in TRL: Lernrate 2e-4 für LoRA")
+    assert train_text(de, "saving").startswith(
+        "Der ganze Lauf speichert nach jeweils 10 % seiner Schritte einen Checkpoint und löscht "
+        "alle bis auf die neuesten 2:"
+    )
+    assert "mal 3.600 sind das Ihre Schritte pro Stunde." in train_text(de, "timing")
+    assert train_text(de, "timing-check").startswith("Liegen Ihre Schritte pro Stunde deutlich")
+    ja = page(client, "ja")
+    assert train_text(ja, "learning-rates").startswith(
+        "アダプター手法（LoRA、QLoRA）は学習率 2e-4 で"
+    )
+    assert rate_sources(ja).startswith("TRL PEFT 統合：LoRA の学習率 2e-4")
+    assert "ステップの10%ごとにチェックポイントを保存し、最新の2個だけを残します。" in train_text(
+        ja, "saving"
+    )
+    assert "3,600を掛けると1時間あたりのステップ数です。" in train_text(ja, "timing")
+
+
+def test_only_full_fine_tuning_on_several_gpus_is_merged_from_shards(client, seeded):
+    for lang, said in (
+        ("en", "Each GPU saves its own shard of the weights and optimizer states"),
+        ("de", "Jede GPU speichert ihren eigenen Shard der Gewichte"),
+        ("ja", "各GPUは重みとオプティマイザー状態の自分のシャードを保存します"),
+    ):
+        body = page(client, lang)
+        for method in ("full-8bit-adam", "full-adamw"):  # eight B200s each
+            section = method_section(body, method)
+            assert text(re.search(r'<p class="merge">.*?</p>', section, re.S)[0]).startswith(said)
+            assert commands(section)[2].startswith("accelerate merge-weights ")
+        for method in ("qlora", "lora"):  # one B200
+            assert '<p class="merge">' not in method_section(body, method)
+            assert len(commands(method_section(body, method))) == 2
+
+
+def test_the_copy_button_comes_from_a_static_script_with_translated_labels(client, seeded):
+    """No inline script (the CSP allows our own files only): static/js/copy-command.js adds
+    the buttons, so without script the commands are plain, selectable text."""
+    from pathlib import Path
+
+    labels = {
+        "en": ("Copy", "Copied"),
+        "de": ("Kopieren", "Kopiert"),
+        "ja": ("コピー", "コピーしました"),
+    }
+    for lang, (copy, copied) in labels.items():
+        response = client.get(URL.format(lang))
+        body = response.content.decode()
+        assert f'data-copy-label="{copy}" data-copied-label="{copied}"' in body
+        assert re.search(r'<script src="/static/js/copy-command\.[^"]*js" defer></script>', body)
+        inline = re.findall(r"<script(?![^>]*\bsrc=)([^>]*)>", body)
+        assert all("application/ld+json" in attributes for attributes in inline)
+        assert "<button" not in body.split('<article class="wrap tutorial"')[1]
+        assert "script-src 'self'" in response["Content-Security-Policy"]
+    root = Path(__file__).resolve().parents[3]
+    script = (root / "static" / "js" / "copy-command.js").read_text()
+    assert "navigator.clipboard" in script and "data-copy-label" in script
