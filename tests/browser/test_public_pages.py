@@ -271,8 +271,46 @@ def test_a_tutorials_commands_scroll_inside_their_box_and_copy_as_printed(page, 
     assert whole.evaluate("box => box.scrollWidth > box.clientWidth")
     assert not page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
     lines = whole.inner_text().splitlines()
-    assert lines[0] == "trl sft \\" and lines[-1] == "  --num_processes 8"
+    assert lines[0] == "trl sft \\" and lines[-1] == "  --fsdp_state_dict_type SHARDED_STATE_DICT"
     assert all(line.endswith(" \\") for line in lines[:-1])
+
+
+def test_a_tutorials_copy_buttons_copy_each_command_and_are_absent_without_script(browser, site):
+    """static/js/copy-command.js (the CSP allows no inline script) adds a labelled button to
+    each command that writes the command, as printed, to the clipboard; without script there
+    is no button, and the command is plain text to select."""
+    url = f"{site}/de/guides/{GUIDE_SLUG}/tutorial/"
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    page = context.new_page()
+    try:
+        _open(page, url, DESKTOP, ready="#train-full-adamw button.copy")
+        blocks = page.locator("main pre.command")
+        assert page.locator("main button.copy").count() == blocks.count() > 8
+        whole = page.locator("#train-full-adamw pre.command").nth(1)
+        button = page.locator("#train-full-adamw button.copy").nth(1)
+        assert button.inner_text() == "Kopieren"
+        assert button.get_attribute("aria-label") == (
+            "Kopieren: Vollständiges Fine-Tuning, AdamW: der ganze Lauf"
+        )
+        button.click()
+        page.wait_for_function("b => b.textContent === 'Kopiert'", arg=button.element_handle())
+        assert page.evaluate("navigator.clipboard.readText()") == whole.inner_text()
+    finally:
+        context.close()
+    plain = browser.new_context(java_script_enabled=False)
+    page = plain.new_page()
+    try:
+        _open(page, url, DESKTOP)
+        assert page.locator("button.copy").count() == 0
+        assert (
+            page.locator("#train-full-adamw pre.command")
+            .nth(1)
+            .inner_text()
+            .startswith("trl sft \\\n")
+        )
+    finally:
+        plain.close()
 
 
 def test_print_drops_navigation_and_keeps_every_column(page, site):
