@@ -413,3 +413,12 @@ def test_listings_for_many_providers_are_those_of_each_asked_alone(seeded):
     for provider in providers:
         alone = selectors.gpu_listings_for_providers(providers=[provider])
         assert listings[provider.slug] == alone[provider.slug]
+
+
+def test_sources_by_key_keeps_the_order_asked_and_leaves_out_the_missing(seeded):
+    keys = ("trl-sft-learning-rate", "no-such-source", "trl-peft-learning-rate")
+    found = selectors.sources_by_key(keys=keys)
+    assert [(s.key, s.url.rsplit("/", 1)[1], str(s.read_on)) for s in found] == [
+        ("trl-sft-learning-rate", "sft_trainer", "2026-12-06"),
+        ("trl-peft-learning-rate", "peft_integration", "2026-12-06"),
+    ]
