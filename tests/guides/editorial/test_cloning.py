@@ -90,7 +90,7 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
             "QLoRA braucht eine L40S, die kleinste Karte in unserem Angebot, die den Lauf dieses "
             "Ratgebers fasst: 11,5 GB mit der Reserve des Speicher-Allokators (die geschätzte "
             "Spitze von 10,1 GB), innerhalb der 51,5 GB, die sie nutzen kann.",
-            "Wir empfehlen eine B200 oder acht B200 (die zweite Konfiguration bei knapper Frist).",
+            "Wir empfehlen eine B200 oder acht B200 (die zweite für einen knappen Termin).",
         ],
         "ja": [
             "当社の推定では、このガイドのQLoRAの学習条件はGPU1基でピーク10.1 GBに"

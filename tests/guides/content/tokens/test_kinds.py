@@ -326,7 +326,7 @@ KINDS = [
     (
         "[[we_recommend qlora]]",
         "We recommend one B200 or eight B200s (the second for a tight deadline).",
-        "Wir empfehlen eine B200 oder acht B200 (die zweite Konfiguration bei knapper Frist).",
+        "Wir empfehlen eine B200 oder acht B200 (die zweite für einen knappen Termin).",
         "推奨構成はB200を1基またはB200を8基です（後者は納期が厳しい場合）。",
     ),
     (
