@@ -1013,11 +1013,14 @@ def needs(f: PageFigures, method: str) -> str:
         ) % (words | {"beyond": _nothing_fits()} | _plan_words(largest))
     words |= _plan_words(plan)
     if plan.configuration.count == 1:
-        return gettext(
-            "%(method)s needs %(gpus)s, the smallest card we rent that holds this guide's run: "
-            "%(need)s with the memory allocator's margin (an estimated peak of %(peak)s), "
-            "within the %(usable)s it can use."
-        ) % words
+        return (
+            gettext(
+                "%(method)s needs %(gpus)s, the smallest card we rent that holds this guide's run: "
+                "%(need)s with the memory allocator's margin (an estimated peak of %(peak)s), "
+                "within the %(usable)s it can use."
+            )
+            % words
+        )
     if not tm.Method(method).uses_adapters:  # every weight trained: FP32 masters when sharded
         said = gettext(
             "%(method)s needs %(gpus)s, the fewest GPUs we rent that hold this guide's run. "

@@ -24,7 +24,9 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from guides.content import presentation as show
-from guides.models import Guide
+from guides.editorial.checks import guide_problems
+from guides.models import FaqEntry, Guide
+from guides.pages.selectors import guide_for_page
 from pricing import planning, selectors
 from pricing.domain import calculations as calc
 from pricing.models import Method
@@ -359,3 +361,28 @@ def fit_marks(body: str) -> dict[str, dict[str, bool]]:
 
 def test_the_parameters_are_every_published_guide(seeded):
     assert sorted(Guide.objects.published().values_list("slug", flat=True)) == sorted(GUIDES)
+
+
+def test_the_guide_check_refuses_a_requirement_that_names_the_recommendation(seeded):
+    """ "Full fine-tuning needs [[recommend full-adamw first plain]]": the recommendation is not
+    what the run needs; [[needs full-adamw]] is."""
+    entry = FaqEntry.objects.filter(guide__slug=GUIDE_SLUG).order_by("position").first()
+    entry.answer_en = "Full fine-tuning needs [[recommend full-adamw first plain]]."
+    entry.answer_de = "Vollständiges Fine-Tuning braucht [[cheapest full-adamw]]."
+    entry.answer_ja = "フルファインチューニングには[[recommend full-adamw first plain]]が必要です。"
+    entry.save()
+    guide = guide_for_page(slug=GUIDE_SLUG, include_drafts=True)
+    problems = [str(p) for p in guide_problems(guide) if "names what we recommend" in str(p)]
+    assert len(problems) == 3, problems
+    assert problems[0] == (
+        "FAQ entry 1, answer (English): [[recommend full-adamw first plain]] names what we "
+        "recommend, not what the run needs: write [[needs METHOD]] for the smallest "
+        "configuration that holds it — “Full fine-tuning needs [[recommend full-adamw first "
+        "plain]].”"
+    )
+    entry.answer_en = "[[needs full-adamw]] [[we_recommend full-adamw]]"
+    entry.answer_de = "[[needs full-adamw]] [[we_recommend full-adamw]]"
+    entry.answer_ja = "[[needs full-adamw]][[we_recommend full-adamw]]"
+    entry.save()
+    guide = guide_for_page(slug=GUIDE_SLUG, include_drafts=True)
+    assert [str(p) for p in guide_problems(guide)] == []

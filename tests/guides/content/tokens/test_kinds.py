@@ -568,23 +568,22 @@ SENTENCES = [
         "GPU with the memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within "
         "the 193.3 GB each B200 can use. On four B200s it would need 360.5 GB on each, more "
         "than the 193.3 GB each can use.",
-        "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Auf einer Karte läge die "
-        "Spitze des Laufs dieses Ratgebers bei 564,5 GB. Vollständig, AdamW braucht acht B200, die "
-        "wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers fassen. Verteilt hält "
-        "FSDP FP32-Master-Gewichte und -Gradienten (eine einzelne GPU trainiert in BF16) und "
-        "teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 GB pro GPU mit der "
-        "Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 GB), innerhalb der "
-        "193,3 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der Lauf 360,5 GB pro GPU, "
-        "mehr als die 193,3 GB, die jede nutzen kann.",
-        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学"
-        "習条件のピークが564.5 GBに達します。フル、AdamWに必要な構成："
-        "B200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数です。シャ"
-        "ーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではB"
-        "F16で学習します）、それらとオプティマイザ状態をGPU間で分割します：1基あた"
-        "りメモリアロケータの余裕分を含めて184.5 GB（推定ピーク147.5 GB）"
-        "で、各B200で使用可能な193.3 GBに収まります。B200を4基にしても1"
-        "基あたり360.5 GBが必要で、各GPUで使用可能な193.3 GBを超えます"
-        "。",
+        "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Auf einer Karte "
+        "läge die Spitze des Laufs dieses Ratgebers bei 564,5 GB. Vollständig, AdamW braucht "
+        "acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers "
+        "fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine einzelne GPU "
+        "trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 "
+        "GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 "
+        "GB), innerhalb der 193,3 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der "
+        "Lauf 360,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann.",
+        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件"
+        "のピークが564.5 GBに達します。フル、AdamWに必要な構成：B200を8"
+        "基。このガイドの学習条件を収める、当社で最も少ないGPU数です。シャーディングす"
+        "ると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習"
+        "します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロ"
+        "ケータの余裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B20"
+        "0で使用可能な193.3 GBに収まります。B200を4基にしても1基あたり36"
+        "0.5 GBが必要で、各GPUで使用可能な193.3 GBを超えます。",
     ),
     (
         "[[verdict qlora h100]]",
