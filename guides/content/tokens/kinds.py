@@ -1037,7 +1037,7 @@ def needs(f: PageFigures, method: str) -> str:
             "margin (an estimated peak of %(peak)s), within the %(usable)s each %(gpu)s can "
             "use."
         )
-    return show.sentences([said % words, _fewer_do_not_hold(f, method, plan)])
+    return show.sentences(s for s in (said % words, _fewer_do_not_hold(f, method, plan)) if s)
 
 
 def _plan_words(plan: calc.PlannedFit) -> dict[str, str]:
