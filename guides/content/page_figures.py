@@ -279,13 +279,23 @@ class PageFigures:
     def _table_configurations(self) -> list[calc.Configuration]:
         rows = list(self.configurations)
         for method in self.methods:
-            try:
-                rows += [c for c in self.recommended(method) if c not in rows]
-            except MissingFigure:
-                pass
+            rows += [c for c in self._named_by_prose(method) if c not in rows]
         return sorted(
             rows, key=lambda c: (c.total_memory_gb, c.usd_per_hour is None, c.usd_per_hour or 0)
         )
+
+    def _named_by_prose(self, method: str) -> list[calc.Configuration]:
+        """What the page says a method needs and what it recommends: rows of the fit table."""
+        named = []
+        try:
+            named.append(self.smallest_fit(method).configuration)
+        except MissingFigure:
+            pass
+        try:
+            named += self.recommended(method)
+        except MissingFigure:
+            pass
+        return named
 
     def closest_miss(self, method: str) -> calc.PlannedFit | None:
         """The fit table's configuration that misses the run by the least per GPU."""
@@ -341,6 +351,21 @@ class PageFigures:
         offer = min(fitting, key=lambda o: (o.memory_gb, o.usd_per_gpu_hour))
         return self.listing(offer.slug)
 
+    def smallest_fit(self, method: str) -> calc.PlannedFit:
+        """What a method needs: the configuration we rent with the fewest GPUs, then the
+        smallest card, that holds the run by the estimate (the cheaper on ties). Every
+        "needs" sentence names it; the recommendation (``recommended``) may be larger."""
+        fitting = [
+            plan
+            for plan in self.plans(method)
+            if plan.fits_by_estimate and plan.configuration.usd_per_hour is not None
+        ]
+        if not fitting:
+            raise NothingFits(f"a configuration on one host that holds {method}")
+        plan = min(fitting, key=_smallest_first)
+        self.listing(plan.configuration.gpu.slug)  # its price's day counts as quoted
+        return plan
+
     def cheapest(self, slug: str) -> calc.Configuration:
         ranked = self.ranked(slug)
         if not ranked:
@@ -357,3 +382,8 @@ class PageFigures:
             return self.facts[key]
         except KeyError:
             raise MissingFigure(f"fact {key}") from None
+
+
+def _smallest_first(plan: calc.PlannedFit) -> tuple:
+    configuration = plan.configuration
+    return (configuration.count, configuration.gpu.memory_gb, configuration.usd_per_hour)

@@ -98,3 +98,25 @@ def typed_answer(before: str) -> tuple[bool, int] | None:
     if not found or found.group(1).casefold() not in TYPED_ANSWERS:
         return None
     return TYPED_ANSWERS[found.group(1).casefold()], found.start(1)
+
+
+# --- a requirement worded around a recommendation -------------------------------------------
+# "Full fine-tuning needs [[recommend full-adamw first plain]]" says the recommendation (the
+# cheapest run) is what the run needs, where the fit table shows smaller configurations that hold
+# it: [[needs METHOD]] names the smallest. The guide check refuses such a pair.
+RECOMMENDING_KINDS = frozenset({"recommend", "rent", "cheapest"})
+_REQUIRED_BEFORE_RE = re.compile(
+    r"(?:\b(?:needs?|requires?|required|braucht|brauchen|benötigt|benötigen|erfordert)"
+    r"|必要な構成は|必要なのは|必要な構成：)\W{0,2}$",
+    re.IGNORECASE,
+)
+_REQUIRED_AFTER_RE = re.compile(r"^\W{0,2}(?:が|は|も)?必要")
+
+
+def requirement_names_recommendation(kind: str, before: str, after: str) -> bool:
+    """Whether a token of ``kind`` that names a recommendation is worded as a requirement: a
+    "needs", "braucht" or "必要" right before it (``before``, the text up to the token) or, in
+    Japanese, right after it (``after``)."""
+    if kind not in RECOMMENDING_KINDS:
+        return False
+    return bool(_REQUIRED_BEFORE_RE.search(before) or _REQUIRED_AFTER_RE.search(after))

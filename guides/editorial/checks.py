@@ -19,7 +19,11 @@ from django.utils.translation import gettext as _
 
 from guides.content.page_figures import MissingFigure, PageFigures
 from guides.content.presentation import config_label, estimated_gigabytes
-from guides.content.prose_rules import typed_answer, typed_figures
+from guides.content.prose_rules import (
+    requirement_names_recommendation,
+    typed_answer,
+    typed_figures,
+)
 from guides.content.tokens import kinds  # registers every kind; what the answering ones say
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
 from guides.models import Guide
@@ -90,7 +94,7 @@ def text_problems(
             f"{label}, {instance._meta.get_field(name).verbose_name} ({_(language)})"
             for label, instance, name in texts
         ]
-        unfilled, typed, contradicted = [], [], []
+        unfilled, typed, contradicted, required = [], [], [], []
         with translation.override(code):
             for (_label, instance, name), where in zip(texts, places, strict=True):
                 text = getattr(instance, f"{name}_{code}") or ""
@@ -105,7 +109,10 @@ def text_problems(
                     except (TokenError, MissingFigure, calc.RuleError) as exc:
                         unfilled.append((where, text, match, exc))
                         continue
-                    typed_word = typed_answer(text[: match.start()])
+                    before, after = text[: match.start()], text[match.end() :]
+                    if requirement_names_recommendation(kind.name, before, after):
+                        required.append((where, text, match))
+                    typed_word = typed_answer(before)
                     if kind.name in kinds.ANSWERS and typed_word is not None:
                         said, start = typed_word
                         if said != kinds.ANSWERS[kind.name](figures, *args):
@@ -129,6 +136,18 @@ def text_problems(
                         _("the text answers yes, but %(token)s answers no by the estimate")
                         if said
                         else _("the text answers no, but %(token)s answers yes by the estimate")
+                    )
+                    % {"token": match.group(0)},
+                )
+            )
+        for where, text, match in required:
+            problems.append(
+                Problem(
+                    where,
+                    _sentence_around(text, match.start(), match.end()),
+                    _(
+                        "%(token)s names what we recommend, not what the run needs: write "
+                        "[[needs METHOD]] for the smallest configuration that holds it"
                     )
                     % {"token": match.group(0)},
                 )

@@ -31,10 +31,13 @@ from guides.content.tokens.registry import (
     registry,
 )
 from pricing.domain import calculations as calc
+from pricing.domain import training_memory as tm
 from pricing.domain import trl_commands
 from pricing.domain.formatting import trim
 
-WIDE_GAP = Decimal(10)  # [[gap_conclusion]]: a gap of ten times or more decides the start
+# [[gap_conclusion]]: a run ten times dearer or more decides the start; twice or more is several
+WIDE_GAP = Decimal(10)
+SEVERAL_TIMES = Decimal(2)
 WHICH_ESTIMATE = Choice(("planning", "lower", "upper", "range"))
 SPEC_FIELDS = Choice(("bf16", "bandwidth", "memory"))
 WHICH_RECOMMENDED = Choice(("both", "first", "alternative"))
@@ -620,7 +623,7 @@ def _run_gap(f: PageFigures, first: str, second: str) -> str:
         "first": show.usd(first_run.usd_per_run),
         "second": show.usd(second_run.usd_per_run),
     }
-    ratio = calc.ratio(first_run.usd_per_run, second_run.usd_per_run)
+    ratio = _per_run_ratio(first_run, second_run)
     if abs(ratio - 1) < calc.TENTH:
         message = gettext("Per run of %(budget)s, about as much: %(first)s against %(second)s.")
     else:
@@ -639,27 +642,52 @@ def _priced(configuration: calc.Configuration, method: str) -> Decimal:
 @registry.kind(
     "[[gap_conclusion full-adamw qlora]]",
     _(
-        "a sentence that follows [[cost_gap]]: why projects of this size start with QLoRA or "
-        "LoRA where the gap per run is wide (ten times or more), or that it is small"
+        "a sentence that follows [[cost_gap]] and says what its figures per run imply: the first "
+        "method within reach (under twice the second's cost), several times dearer (start with "
+        "QLoRA or LoRA), ten times or more (why projects start with them), or beyond one host"
     ),
     METHOD,
     METHOD,
 )
 def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
-    words = {"params": show.number(f.params_billion)}
+    words = {"params": show.number(f.params_billion), "first": _method_name(f, first)}
     try:
-        first_run, second_run = _recommended_run(f, first), _recommended_run(f, second)
+        first_run = _recommended_run(f, first)
     except NothingFits:
-        wide = True  # the first does not even fit on one host
-    else:
-        wide = calc.ratio(first_run.usd_per_run, second_run.usd_per_run) >= WIDE_GAP
-    if wide:
-        message = gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA.")
+        message = gettext(
+            "%(first)s does not fit on one host we rent, so a %(params)sB project here starts "
+            "with QLoRA or LoRA."
+        )
+        return message % words
+    second_run = _recommended_run(f, second)
+    ratio = _per_run_ratio(first_run, second_run)
+    words |= {
+        "ratio": show.number(ratio),
+        "first_cost": show.usd(first_run.usd_per_run),
+        "second_cost": show.usd(second_run.usd_per_run),
+    }
+    if ratio >= WIDE_GAP:
+        message = gettext(
+            "A gap of %(ratio)s times per run at our prices is why most %(params)sB projects "
+            "start with QLoRA or LoRA."
+        )
+    elif ratio >= SEVERAL_TIMES:
+        message = gettext(
+            "At %(ratio)s times the cost per run at our prices (%(first_cost)s against "
+            "%(second_cost)s), QLoRA or LoRA is the cheaper start for a %(params)sB project; "
+            "full fine-tuning stays within reach where the adapters fall short."
+        )
     else:
         message = gettext(
-            "At %(params)sB the gap at our prices is small, so full fine-tuning is within reach."
+            "At less than twice the cost per run at our prices (%(first_cost)s against "
+            "%(second_cost)s), full fine-tuning is within reach at %(params)sB."
         )
     return message % words
+
+
+def _per_run_ratio(first: calc.RunPlan, second: calc.RunPlan) -> Decimal:
+    """How many times the first run costs the second, as [[cost_gap]] shows it (a tenth)."""
+    return calc.ratio(first.usd_per_run, second.usd_per_run)
 
 
 @registry.kind("[[config 8xb200]]", _("a configuration's name as tables write it: 8× B200"), CONFIG)
@@ -797,16 +825,11 @@ def single_gpu(f: PageFigures, method: str) -> str:
     try:
         gpu = f.smallest_gpu(method)
     except MissingFigure:
-        try:
-            first = f.recommended(method)[0]
-        except NothingFits:
-            needs = _nothing_fits()
-        else:
-            needs = show.gpu_count(first.count, first.gpu.name)
-        return gettext(
-            "%(method)s does not fit on one GPU we rent: on one card this guide's run would peak "
-            "at %(peak)s; it needs %(needs)s."
-        ) % {**words, "needs": needs}
+        said = gettext(
+            "%(method)s does not fit on one GPU we rent: on one card this guide's run would "
+            "peak at %(peak)s."
+        )
+        return show.sentences([said % words, needs(f, method)])
     words |= {"gpu": gpu.name, "memory": show.gigabytes(gpu.memory_gb)}
     if _names_its_memory(gpu.name, gpu.memory_gb):  # not "the A100 80GB with 80 GB"
         message = gettext(
@@ -952,20 +975,130 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
 @registry.kind(
     "[[full_needs]]",
     _(
-        "a sentence: what full fine-tuning needs with AdamW and with an 8-bit optimizer, once "
-        "where both need the same"
+        "sentences: what full fine-tuning needs with AdamW and with an 8-bit optimizer (the "
+        "fewest GPUs, then the smallest card, that hold the guide's run by the estimate), each "
+        "with its memory per GPU"
     ),
 )
 def full_needs(f: PageFigures) -> str:
-    adamw = recommend(f, "full-adamw", "first", "plain")
-    eight_bit = recommend(f, "full-8bit-adam", "first", "plain")
-    if adamw == eight_bit:
+    return show.sentences([needs(f, "full-adamw"), needs(f, "full-8bit-adam")])
+
+
+# --- requirements: the smallest configuration that holds the run -------------------------
+# "Needs" names what the fit table's ✓ says is enough (``PageFigures.smallest_fit``), never the
+# recommendation, and says why in figures per GPU where the run is sharded.
+
+
+@registry.kind(
+    "[[needs qlora]]",
+    _(
+        "a sentence: what a method needs, the fewest GPUs and then the smallest card we rent "
+        "that hold the guide's run by the estimate, with its memory per GPU and, where it is "
+        "sharded, why fewer GPUs do not hold it"
+    ),
+    METHOD,
+)
+def needs(f: PageFigures, method: str) -> str:
+    words = {"method": _method_name(f, method)}
+    try:
+        plan = f.smallest_fit(method)
+    except NothingFits:
+        largest = _largest(f, method, calc.HOST_GPU_COUNTS[-1])
+        if largest is None:
+            raise
         return gettext(
-            "Full fine-tuning needs %(config)s, with AdamW or with an 8-bit optimizer."
-        ) % {"config": adamw}
-    return gettext(
-        "Full fine-tuning with AdamW needs %(adamw)s, with an 8-bit optimizer %(eight_bit)s."
-    ) % {"adamw": adamw, "eight_bit": eight_bit}
+            "%(method)s needs %(beyond)s: on %(gpus)s, the most we rent on one host, this "
+            "guide's run would need %(need)s on each with the memory allocator's margin, more "
+            "than the %(usable)s each can use."
+        ) % (words | {"beyond": _nothing_fits()} | _plan_words(largest))
+    words |= _plan_words(plan)
+    if plan.configuration.count == 1:
+        return (
+            gettext(
+                "%(method)s needs %(gpus)s, the smallest card we rent that holds this guide's run: "
+                "%(need)s with the memory allocator's margin (an estimated peak of %(peak)s), "
+                "within the %(usable)s it can use."
+            )
+            % words
+        )
+    if not tm.Method(method).uses_adapters:  # every weight trained: FP32 masters when sharded
+        said = gettext(
+            "%(method)s needs %(gpus)s, the fewest GPUs we rent that hold this guide's run. "
+            "Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
+            "and splits them and the optimizer states across the GPUs: %(need)s per GPU with "
+            "the memory allocator's margin (an estimated peak of %(peak)s), within the "
+            "%(usable)s each %(gpu)s can use."
+        )
+    else:
+        said = gettext(
+            "%(method)s needs %(gpus)s, the fewest GPUs we rent that hold this guide's run. "
+            "Sharded, the weights are split across the GPUs, while each keeps the layers being "
+            "gathered and its own activations: %(need)s per GPU with the memory allocator's "
+            "margin (an estimated peak of %(peak)s), within the %(usable)s each %(gpu)s can "
+            "use."
+        )
+    return show.sentences(s for s in (said % words, _fewer_do_not_hold(f, method, plan)) if s)
+
+
+def _plan_words(plan: calc.PlannedFit) -> dict[str, str]:
+    configuration = plan.configuration
+    return {
+        "gpus": show.gpu_count(configuration.count, configuration.gpu.name),
+        "gpu": configuration.gpu.name,
+        "need": show.estimated_gigabytes(plan.reserved_gb_per_gpu),
+        "peak": show.estimated_gigabytes(plan.peak_gb_per_gpu),
+        "usable": show.estimated_gigabytes(plan.usable_gb_per_gpu),
+    }
+
+
+def _largest(f: PageFigures, method: str, count: int) -> calc.PlannedFit | None:
+    """The configuration of ``count`` GPUs we rent whose cards can use the most memory (the
+    cheaper on ties): the closest that many GPUs come to holding the run."""
+    plans = [
+        p
+        for p in f.plans(method)
+        if p.configuration.count == count and p.configuration.usd_per_hour is not None
+    ]
+    return max(
+        plans, key=lambda p: (p.usable_gb_per_gpu, -p.configuration.usd_per_hour), default=None
+    )
+
+
+def _fewer_do_not_hold(f: PageFigures, method: str, plan: calc.PlannedFit) -> str:
+    """Why fewer GPUs do not do: the largest cards at the next smaller count, and what each
+    would need."""
+    fewer = calc.HOST_GPU_COUNTS[calc.HOST_GPU_COUNTS.index(plan.configuration.count) - 1]
+    closest = _largest(f, method, fewer)
+    if closest is None:
+        return ""
+    if fewer == 1:
+        message = gettext(
+            "On one %(gpu)s it would need %(need)s, more than the %(usable)s it can use."
+        )
+    else:
+        message = gettext(
+            "On %(gpus)s it would need %(need)s on each, more than the %(usable)s each can use."
+        )
+    return message % _plan_words(closest)
+
+
+@registry.kind(
+    "[[we_recommend qlora]]",
+    _(
+        "a sentence that follows [[needs]]: the configurations we recommend for its method "
+        "(the first and its alternative), or that we have none on one host"
+    ),
+    METHOD,
+)
+def we_recommend(f: PageFigures, method: str) -> str:
+    try:
+        recommended = f.recommended(method)
+    except NothingFits:
+        return gettext("We have nothing on one host to recommend for it.")
+    words = {"configs": recommend(f, method, "both", "plain")}
+    if len(recommended) == 1:
+        return gettext("We recommend %(configs)s.") % words
+    return gettext("We recommend %(configs)s (the second for a tight deadline).") % words
 
 
 @registry.kind(

@@ -74,16 +74,33 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
         ],
     }[lang]
     assert list(memory.values()) == expected
-    first_sentence = {
-        "en": "By our estimate, this guide's QLoRA run peaks at 10.1 GB on one GPU (the rule of "
-        "thumb says 6 GB), so one B200 or eight B200s.",
-        "de": "Nach unserer Schätzung erreicht der QLoRA-Lauf dieses Ratgebers auf einer GPU eine "
-        "Spitze von 10,1 GB (die Faustregel nennt 6 GB); wir empfehlen daher eine B200 oder acht "
-        "B200.",
-        "ja": "当社の推定では、このガイドのQLoRAの学習条件はGPU1基でピーク10.1 GBに"
-        "達する（目安では6 GB）ため、推奨構成はB200を1基またはB200を8基です。",
+    # what QLoRA needs (one L40S holds it) apart from what we recommend (one B200 runs it cheapest)
+    short_answer = {
+        "en": [
+            "By our estimate, this guide's QLoRA run peaks at 10.1 GB on one GPU (the rule of "
+            "thumb says 6 GB).",
+            "QLoRA needs one L40S, the smallest card we rent that holds this guide's run: 11.5 GB "
+            "with the memory allocator's margin (an estimated peak of 10.1 GB), within the 51.5 GB "
+            "it can use.",
+            "We recommend one B200 or eight B200s (the second for a tight deadline).",
+        ],
+        "de": [
+            "Nach unserer Schätzung erreicht der QLoRA-Lauf dieses Ratgebers auf einer GPU eine "
+            "Spitze von 10,1 GB (die Faustregel nennt 6 GB).",
+            "QLoRA braucht eine L40S, die kleinste Karte in unserem Angebot, die den Lauf dieses "
+            "Ratgebers fasst: 11,5 GB mit der Reserve des Speicher-Allokators (die geschätzte "
+            "Spitze von 10,1 GB), innerhalb der 51,5 GB, die sie nutzen kann.",
+            "Wir empfehlen eine B200 oder acht B200 (die zweite für einen knappen Termin).",
+        ],
+        "ja": [
+            "当社の推定では、このガイドのQLoRAの学習条件はGPU1基でピーク10.1 GBに"
+            "達します（目安では6 GB）。",
+            "QLoRAに必要な構成：L40Sを1基。",
+            "推奨構成はB200を1基またはB200を8基です（後者は納期が厳しい場合）。",
+        ],
     }[lang]
-    assert first_sentence in sentences(response)
+    said = sentences(response)
+    assert [sentence for sentence in short_answer if sentence not in said] == []
 
 
 def cells_column(lang: str) -> str:
@@ -151,16 +168,23 @@ def assert_matches_calculations(response, model: str, lang: str) -> None:
 def test_the_405b_guide_says_full_fine_tuning_needs_more_than_one_host(client, seeded):
     text = page_text(client.get(url(CLONES["llama-3.1-405b"], "en")))
     assert (
-        "Full fine-tuning needs 6,480–7,290 GB by the rules of thumb (mixed precision with FP32 "
+        "The rules of thumb count 6,480–7,290 GB for full fine-tuning (mixed precision with FP32 "
         "copies, before activations); by our estimate, this guide's AdamW run peaks at 3,246.9 GB "
-        "on one GPU, so more than one 8-GPU host, which we do not offer."
+        "on one GPU. Full, AdamW needs more than one 8-GPU host, which we do not offer: on eight "
+        "B200s, the most we rent on one host, this guide's run would need 1,038.1 GB on each with "
+        "the memory allocator's margin, more than the 193.3 GB each can use. We have nothing on "
+        "one host to recommend for it."
     ) in text
-    # two B200s hold QLoRA by the estimate and run the budget cheapest; eight the fastest
+    # two H200s are the fewest, smallest cards that hold QLoRA by the estimate; two B200s run
+    # the budget cheapest and are recommended, eight the fastest
     assert (
         "By our estimate, this guide's QLoRA run peaks at 241 GB on one GPU (the rule of thumb "
-        "says 303.75 GB), so two B200s or eight B200s."
+        "says 303.75 GB). QLoRA needs two H200s, the fewest GPUs we rent that hold this guide's "
+        "run."
     ) in text
+    assert "We recommend two B200s or eight B200s (the second for a tight deadline)." in text
     assert "We cannot price it: Full, AdamW needs more than one 8-GPU host" in text
+    assert "That gap is why" not in text
 
 
 @pytest.mark.parametrize("slug", list(CLONES.values()))

@@ -236,17 +236,104 @@ KINDS = [
     ("[[yes_no_one_gpu qlora]]", "Yes.", "Ja.", "はい。"),
     ("[[yes_no_one_gpu full-adamw]]", "No.", "Nein.", "いいえ。"),
     (
-        "[[full_needs]]",  # eight B200s run either cheapest (8-bit: $158.24, eight H200s $224.27)
-        "Full fine-tuning needs eight B200s, with AdamW or with an 8-bit optimizer.",
-        "Vollständiges Fine-Tuning braucht acht B200, ob mit AdamW oder mit einem 8-Bit-Optimizer.",
-        "フルファインチューニングに必要な構成は、AdamWでも8ビットオプティマイザでも同じです：B200を8基。",
+        "[[full_needs]]",  # each method's fewest GPUs, then smallest card
+        "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
+        "run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
+        "and splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the "
+        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 193.3 GB "
+        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 193.3 "
+        "GB each can use. Full, 8-bit Adam needs eight H200s, the fewest GPUs we rent that hold "
+        "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU "
+        "trains in BF16) and splits them and the optimizer states across the GPUs: 114.5 GB per "
+        "GPU with the memory allocator&#x27;s margin (an estimated peak of 94.8 GB), within the "
+        "150.1 GB each H200 can use. On four B200s it would need 220.5 GB on each, more than "
+        "the 193.3 GB each can use.",
+        "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
+        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
+        "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
+        "auf: 184,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
+        "von 147,5 GB), innerhalb der 193,3 GB, die jede B200 nutzen kann. Auf vier B200 "
+        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann. Full, "
+        "8-bit Adam braucht acht H200, die wenigsten GPUs in unserem Angebot, die den Lauf "
+        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
+        "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
+        "auf: 114,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
+        "von 94,8 GB), innerhalb der 150,1 GB, die jede H200 nutzen kann. Auf vier B200 "
+        "bräuchte der Lauf 220,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann.",
+        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める"
+        "、当社で最も少ないGPU数です。シャーディングすると、FSDPはFP32のマスタ"
+        "ー重みと勾配を持ち（GPU1基ではBF16で学習します）、それらとオプティマイザ"
+        "状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5"
+        " GB（推定ピーク147.5 GB）で、各B200で使用可能な193.3 GBに"
+        "収まります。B200を4基にしても1基あたり360.5 GBが必要で、各GPUで"
+        "使用可能な193.3 GBを超えます。Full, 8-bit Adamに必要な構"
+        "成：H200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数です。"
+        "シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基で"
+        "はBF16で学習します）、それらとオプティマイザ状態をGPU間で分割します：1基"
+        "あたりメモリアロケータの余裕分を含めて114.5 GB（推定ピーク94.8 GB"
+        "）で、各H200で使用可能な150.1 GBに収まります。B200を4基にしても"
+        "1基あたり220.5 GBが必要で、各GPUで使用可能な193.3 GBを超えま"
+        "す。",
     ),
     (
-        "[[gap_conclusion full-adamw qlora]]",  # per run: $159.05 / $80.24 = 2.0, under 10
-        "At 70B the gap at our prices is small, so full fine-tuning is within reach.",
-        "Bei 70B ist der Abstand zu unseren Preisen klein; vollständiges Fine-Tuning ist also in "
-        "Reichweite.",
-        "70Bでは当社の価格での差が小さいため、フルファインチューニングも十分に選択肢になります。",
+        "[[gap_conclusion full-adamw qlora]]",  # per run: $159.05 / $80.24 = 2.0
+        "At 2 times the cost per run at our prices ($159.05 against $80.24), QLoRA or LoRA is "
+        "the cheaper start for a 70B project; full fine-tuning stays within reach where the "
+        "adapters fall short.",
+        "Beim 2-Fachen pro Lauf zu unseren Preisen (159,05 $ gegenüber 80,24 $) ist QLoRA oder "
+        "LoRA der günstigere Einstieg für ein 70B-Projekt; vollständiges Fine-Tuning bleibt in "
+        "Reichweite, wo die Adapter nicht genügen.",
+        "当社の価格で実行1回あたり2倍（$80.24に対して$159.05）のため、70"
+        "BのプロジェクトはQLoRAまたはLoRAから始めるほうが安価です。アダプタで足"
+        "りない場合は、フルファインチューニングも選択肢に残ります。",
+    ),
+    # needs: the smallest configuration that holds the run (a table's ✓), never the
+    # recommendation; sharded, with the memory per GPU and why fewer GPUs do not do
+    (
+        "[[needs qlora]]",  # one B200 recommended; one A100 80GB suffices
+        "QLoRA needs one A100 80GB, the smallest card we rent that holds this guide&#x27;s run: "
+        "53.6 GB with the memory allocator&#x27;s margin (an estimated peak of 50.2 GB), within "
+        "the 85.9 GB it can use.",
+        "QLoRA braucht eine A100 80GB, die kleinste Karte in unserem Angebot, die den Lauf "
+        "dieses Ratgebers fasst: 53,6 GB mit der Reserve des Speicher-Allokators (die "
+        "geschätzte Spitze von 50,2 GB), innerhalb der 85,9 GB, die sie nutzen kann.",
+        "QLoRAに必要な構成：A100 80GBを1基。このガイドの学習条件を収める、"
+        "当社で最も小さいカードです：メモリアロケータの余裕分を含めて53.6 GB（推定"
+        "ピーク50.2 GB）で、使用可能な85.9 GBに収まります。",
+    ),
+    (
+        "[[needs full-adamw]]",
+        "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
+        "run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
+        "and splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the "
+        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 193.3 GB "
+        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 193.3 "
+        "GB each can use.",
+        "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
+        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
+        "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
+        "auf: 184,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
+        "von 147,5 GB), innerhalb der 193,3 GB, die jede B200 nutzen kann. Auf vier B200 "
+        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann.",
+        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める"
+        "、当社で最も少ないGPU数です。シャーディングすると、FSDPはFP32のマスタ"
+        "ー重みと勾配を持ち（GPU1基ではBF16で学習します）、それらとオプティマイザ"
+        "状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5"
+        " GB（推定ピーク147.5 GB）で、各B200で使用可能な193.3 GBに"
+        "収まります。B200を4基にしても1基あたり360.5 GBが必要で、各GPUで"
+        "使用可能な193.3 GBを超えます。",
+    ),
+    (
+        "[[we_recommend qlora]]",
+        "We recommend one B200 or eight B200s (the second for a tight deadline).",
+        "Wir empfehlen eine B200 oder acht B200 (die zweite für einen knappen Termin).",
+        "推奨構成はB200を1基またはB200を8基です（後者は納期が厳しい場合）。",
+    ),
+    (
+        "[[we_recommend full-adamw]]",
+        "We recommend eight B200s.",
+        "Wir empfehlen acht B200.",
+        "推奨構成はB200を8基です。",
     ),
     # throughput: the speed on the recommended configuration, derived for trl's recipe
     (
@@ -475,11 +562,28 @@ SENTENCES = [
     (
         "[[single_gpu full-adamw]]",
         "Full, AdamW does not fit on one GPU we rent: on one card this guide&#x27;s run would "
-        "peak at 564.5 GB; it needs eight B200s.",
+        "peak at 564.5 GB. Full, AdamW needs eight B200s, the fewest GPUs we rent that hold "
+        "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU "
+        "trains in BF16) and splits them and the optimizer states across the GPUs: 184.5 GB per "
+        "GPU with the memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within "
+        "the 193.3 GB each B200 can use. On four B200s it would need 360.5 GB on each, more "
+        "than the 193.3 GB each can use.",
         "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Auf einer Karte "
-        "läge die Spitze des Laufs dieses Ratgebers bei 564,5 GB; er braucht acht B200.",
-        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件のピークが564.5 "
-        "GBに達します。必要な構成：B200を8基。",
+        "läge die Spitze des Laufs dieses Ratgebers bei 564,5 GB. Vollständig, AdamW braucht "
+        "acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers "
+        "fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine einzelne GPU "
+        "trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 "
+        "GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 "
+        "GB), innerhalb der 193,3 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der "
+        "Lauf 360,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann.",
+        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件"
+        "のピークが564.5 GBに達します。フル、AdamWに必要な構成：B200を8"
+        "基。このガイドの学習条件を収める、当社で最も少ないGPU数です。シャーディングす"
+        "ると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習"
+        "します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロ"
+        "ケータの余裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B20"
+        "0で使用可能な193.3 GBに収まります。B200を4基にしても1基あたり36"
+        "0.5 GBが必要で、各GPUで使用可能な193.3 GBを超えます。",
     ),
     (
         "[[verdict qlora h100]]",
@@ -713,6 +817,61 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
         "two B200s or eight B200s",
         "zwei B200 oder acht B200",
         "B200を2基またはB200を8基",
+    )
+    # two H200s hold QLoRA (150.1 GB of 150.1 GB each), though two B200s are recommended
+    assert_renders(
+        big,
+        "[[needs qlora]]",
+        "QLoRA needs two H200s, the fewest GPUs we rent that hold this guide&#x27;s run. "
+        "Sharded, the weights are split across the GPUs, while each keeps the layers being "
+        "gathered and its own activations: 150.1 GB per GPU with the memory allocator&#x27;s "
+        "margin (an estimated peak of 139.7 GB), within the 150.1 GB each H200 can use. On one "
+        "B200 it would need 249 GB, more than the 193.3 GB it can use.",
+        "QLoRA braucht zwei H200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses "
+        "Ratgebers fassen. Verteilt werden die Gewichte auf die GPUs aufgeteilt, doch jede hält "
+        "die gerade gesammelten Schichten und ihre eigenen Aktivierungen: 150,1 GB pro GPU mit "
+        "der Reserve des Speicher-Allokators (die geschätzte Spitze von 139,7 GB), innerhalb "
+        "der 150,1 GB, die jede H200 nutzen kann. Auf einer B200 bräuchte der Lauf 249 GB, mehr "
+        "als die 193,3 GB, die sie nutzen kann.",
+        "QLoRAに必要な構成：H200を2基。このガイドの学習条件を収める、当社で最も"
+        "少ないGPU数です。シャーディングすると重みはGPU間で分割されますが、各GPU"
+        "は収集中の層と自身のアクティベーションを保持します：1基あたりメモリアロケータの"
+        "余裕分を含めて150.1 GB（推定ピーク139.7 GB）で、各H200で使用"
+        "可能な150.1 GBに収まります。B200 1基では249 GBが必要で、使用"
+        "可能な193.3 GBを超えます。",
+    )
+    assert_renders(
+        big,
+        "[[needs full-adamw]]",
+        "Full, AdamW needs more than one 8-GPU host, which we do not offer: on eight B200s, the "
+        "most we rent on one host, this guide&#x27;s run would need 1,038.1 GB on each with the "
+        "memory allocator&#x27;s margin, more than the 193.3 GB each can use.",
+        "Full, AdamW braucht mehr als einen Host mit 8 GPUs, den wir nicht anbieten: Auf acht "
+        "B200, dem Größten, was wir auf einem Host vermieten, bräuchte der Lauf dieses "
+        "Ratgebers mit der Reserve des Speicher-Allokators 1.038,1 GB pro GPU, mehr als die "
+        "193,3 GB, die jede nutzen kann.",
+        "Full, AdamWにはGPU8基のホスト1台を超える構成（当社では提供してい"
+        "ません）が必要です：1ホストで当社が貸し出す最大の構成（B200を8基）でも、こ"
+        "のガイドの学習条件はメモリアロケータの余裕分を含めて1基あたり1,038.1 G"
+        "Bを要し、各GPUで使用可能な193.3 GBを超えます。",
+    )
+    assert_renders(
+        big,
+        "[[we_recommend full-adamw]]",
+        "We have nothing on one host to recommend for it.",
+        "Auf einem Host können wir dafür nichts empfehlen.",
+        "1ホストで推奨できる構成はありません。",
+    )
+    # no gap to speak of where the first method cannot be priced
+    assert_renders(
+        big,
+        "[[gap_conclusion full-adamw qlora]]",
+        "Full, AdamW does not fit on one host we rent, so a 405B project here starts with QLoRA "
+        "or LoRA.",
+        "Full, AdamW passt auf keinen Host in unserem Angebot; ein 405B-Projekt beginnt hier "
+        "also mit QLoRA oder LoRA.",
+        "Full, AdamWは当社の1ホストに収まらないため、405Bのプロジェクトは"
+        "ここではQLoRAまたはLoRAから始めます。",
     )
     assert_renders(
         big,
@@ -965,8 +1124,24 @@ def test_the_cost_gap_compares_runs_where_both_methods_share_a_configuration(
     assert_renders(
         small,
         "[[gap_conclusion full-adamw qlora]]",
-        "At 8B the gap at our prices is small, so full fine-tuning is within reach.",
-        "Bei 8B ist der Abstand zu unseren Preisen klein; vollständiges Fine-Tuning ist also in "
-        "Reichweite.",
-        "8Bでは当社の価格での差が小さいため、フルファインチューニングも十分に選択肢になります。",
+        "At less than twice the cost per run at our prices ($14.26 against $8.66), full "
+        "fine-tuning is within reach at 8B.",
+        "Bei weniger als dem Doppelten pro Lauf zu unseren Preisen (14,26 $ gegenüber 8,66 $) "
+        "ist vollständiges Fine-Tuning bei 8B in Reichweite.",
+        "当社の価格で実行1回あたり2倍未満（$8.66に対して$14.26）のため、8B"
+        "ではフルファインチューニングも十分に選択肢になります。",
+    )
+    # one A100 80GB holds it, though one B200 is recommended
+    assert_renders(
+        small,
+        "[[needs full-adamw]]",
+        "Full, AdamW needs one A100 80GB, the smallest card we rent that holds this "
+        "guide&#x27;s run: 80.2 GB with the memory allocator&#x27;s margin (an estimated peak "
+        "of 64.3 GB), within the 85.9 GB it can use.",
+        "Full, AdamW braucht eine A100 80GB, die kleinste Karte in unserem Angebot, die den "
+        "Lauf dieses Ratgebers fasst: 80,2 GB mit der Reserve des Speicher-Allokators (die "
+        "geschätzte Spitze von 64,3 GB), innerhalb der 85,9 GB, die sie nutzen kann.",
+        "Full, AdamWに必要な構成：A100 80GBを1基。このガイドの学習条"
+        "件を収める、当社で最も小さいカードです：メモリアロケータの余裕分を含めて80.2"
+        " GB（推定ピーク64.3 GB）で、使用可能な85.9 GBに収まります。",
     )
