@@ -655,8 +655,8 @@ def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
         first_run = _recommended_run(f, first)
     except NothingFits:
         message = gettext(
-            "%(first)s does not fit on one host we rent, so a %(params)sB project here starts "
-            "with QLoRA or LoRA."
+            "%(first)s does not fit on one host we rent, so at %(params)sB a project here "
+            "starts with QLoRA or LoRA."
         )
         return message % words
     second_run = _recommended_run(f, second)
@@ -674,7 +674,7 @@ def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
     elif ratio >= SEVERAL_TIMES:
         message = gettext(
             "At %(ratio)s times the cost per run at our prices (%(first_cost)s against "
-            "%(second_cost)s), QLoRA or LoRA is the cheaper start for a %(params)sB project; "
+            "%(second_cost)s), QLoRA or LoRA is the cheaper start at %(params)sB; "
             "full fine-tuning stays within reach where the adapters fall short."
         )
     else:

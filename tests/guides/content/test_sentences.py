@@ -285,8 +285,8 @@ def test_the_cost_gap_compares_what_the_page_recommends_and_concludes_from_it(
             beyond = plain(show.beyond_one_host(8))
             assert f"{name}" in section and beyond in section
             expected = gettext(
-                "%(first)s does not fit on one host we rent, so a %(params)sB project here starts "
-                "with QLoRA or LoRA."
+                "%(first)s does not fit on one host we rent, so at %(params)sB a project here "
+                "starts with QLoRA or LoRA."
             ) % {"first": name, "params": show.number(params)}
             assert plain(expected) in section
             for said in conclusions:
@@ -314,7 +314,7 @@ def test_the_cost_gap_compares_what_the_page_recommends_and_concludes_from_it(
         elif ratio >= 2:
             expected = gettext(
                 "At %(ratio)s times the cost per run at our prices (%(first_cost)s against "
-                "%(second_cost)s), QLoRA or LoRA is the cheaper start for a %(params)sB project; "
+                "%(second_cost)s), QLoRA or LoRA is the cheaper start at %(params)sB; "
                 "full fine-tuning stays within reach where the adapters fall short."
             )
         else:

@@ -278,7 +278,7 @@ KINDS = [
     (
         "[[gap_conclusion full-adamw qlora]]",  # per run: $159.05 / $80.24 = 2.0
         "At 2 times the cost per run at our prices ($159.05 against $80.24), QLoRA or LoRA is "
-        "the cheaper start for a 70B project; full fine-tuning stays within reach where the "
+        "the cheaper start at 70B; full fine-tuning stays within reach where the "
         "adapters fall short.",
         "Beim 2-Fachen pro Lauf zu unseren Preisen (159,05 $ gegenüber 80,24 $) ist QLoRA oder "
         "LoRA der günstigere Einstieg für ein 70B-Projekt; vollständiges Fine-Tuning bleibt in "
@@ -866,7 +866,7 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
     assert_renders(
         big,
         "[[gap_conclusion full-adamw qlora]]",
-        "Full, AdamW does not fit on one host we rent, so a 405B project here starts with QLoRA "
+        "Full, AdamW does not fit on one host we rent, so at 405B a project here starts with QLoRA "
         "or LoRA.",
         "Full, AdamW passt auf keinen Host in unserem Angebot; ein 405B-Projekt beginnt hier "
         "also mit QLoRA oder LoRA.",
