@@ -344,7 +344,7 @@ def method_table(client, slug: str, lang: str) -> dict[str, list[str]]:
     table = re.search(r'<table class="methods".*?</table>', body, re.S).group(0)
     return {
         method: re.findall(r'data-config="([^"]+)"', row)
-        for method, row in re.findall(r'<tr data-method="([^"]+)">(.*?)</tr>', table, re.S)
+        for method, row in re.findall(r'<tr data-method="([^"]+)"[^>]*>(.*?)</tr>', table, re.S)
     }
 
 
