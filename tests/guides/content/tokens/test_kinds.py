@@ -348,15 +348,18 @@ KINDS = [
         "100.000.000 Trainings-Tokens in einer Epoche",
         "1エポックで100,000,000学習トークン",
     ),
-    # run_choice: one H100 runs the budget in 39.7 h for $92.20, one A100 in 120.3 h, $110.63
+    # run_choice: one H100 runs the budget in 39.7 h for $92.20, one A100 in 96.1 h, $88.43
     (
         "[[run_choice qlora h100 a100-80gb]]",
-        "For 100,000,000 training tokens in one epoch the H100 is both sooner and cheaper: "
-        "39.7 hours for $92.20 against 120.3 hours for $110.63.",
-        "Für 100.000.000 Trainings-Tokens in einer Epoche ist die H100 sowohl schneller als "
-        "auch günstiger: 39,7 Stunden für 92,20 $ gegenüber 120,3 Stunden für 110,63 $.",
-        "1エポックで100,000,000学習トークンの場合、H100のほうが早く終わり、費用も安く済みます："
-        "120.3時間で$110.63に対して、39.7時間で$92.20です。",
+        "For 100,000,000 training tokens in one epoch the A100 80GB costs less ($88.43 in 96.1 "
+        "hours), the H100 finishes sooner (39.7 hours for $92.20): pick the A100 80GB when the "
+        "budget is fixed, the H100 when the deadline is.",
+        "Für 100.000.000 Trainings-Tokens in einer Epoche ist die A100 80GB günstiger (88,43 $ "
+        "in 96,1 Stunden), die H100 schneller fertig (39,7 Stunden für 92,20 $): Wählen Sie die "
+        "A100 80GB, wenn das Budget feststeht, die H100, wenn der Termin feststeht.",
+        "1エポックで100,000,000学習トークンの場合、A100 80GBのほうが安く（96.1時間で$88.43）、"
+        "H100のほうが早く終わります（39.7時間で$92.20）。予算が決まっているならA100 80GB、"
+        "納期が決まっているならH100を選んでください。",
     ),
     ("[[run_choice qlora l40s rtx-4090]]", "", SAME, SAME),  # neither holds it
     ("[[scenario_note]]", "", SAME, SAME),  # no assumed-hours table off a guide
@@ -810,13 +813,14 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
         "Nach der Schätzung fasst keine Konfiguration auf einem Host diesen Lauf (Full, AdamW).",
         "推定では、1台のホスト上のどの構成にもこの学習条件（Full, AdamW）は収まりません。",
     )
-    # and QLoRA still has configurations that hold it: two B200s run it cheapest
+    # and QLoRA still has configurations that hold it: eight A100s (a close call with two
+    # B200s, decided by the cheaper up-front block), eight B200s the fastest
     assert_renders(
         big,
         "[[recommend qlora both plain]]",
-        "two B200s or eight B200s",
-        "zwei B200 oder acht B200",
-        "B200を2基またはB200を8基",
+        "eight A100 80GB GPUs or eight B200s",
+        "acht A100 80GB oder acht B200",
+        "A100 80GBを8基またはB200を8基",
     )
     # two H200s hold QLoRA (150.1 GB of 150.1 GB each), though two B200s are recommended
     assert_renders(
@@ -916,9 +920,9 @@ def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, dj
     assert_renders(
         with_4090,
         "[[recommend qlora]]",  # never the RTX 4090, though it holds the run
-        "one B200 ($4.61/hour) or eight B200s ($36.88/hour)",
-        "eine B200 (4,61 $/Stunde) oder acht B200 (36,88 $/Stunde)",
-        "B200を1基（$4.61/時間）またはB200を8基（$36.88/時間）",
+        "one L40S ($0.82/hour) or eight B200s ($36.88/hour)",
+        "eine L40S (0,82 $/Stunde) oder acht B200 (36,88 $/Stunde)",
+        "L40Sを1基（$0.82/時間）またはB200を8基（$36.88/時間）",
     )
     assert_renders(
         with_4090,
@@ -1103,33 +1107,36 @@ def test_an_unpriced_recommendation_is_named_and_cannot_be_compared(figures):
 def test_the_cost_gap_compares_runs_where_both_methods_share_a_configuration(
     figures, django_db_blocker
 ):
-    """8 B: one B200 runs QLoRA ($8.66, 1.9 h) and full fine-tuning ($14.26, 3.1 h) cheapest:
-    no gap per hour, 1.6 times per run."""
+    """8 B: one L40S runs QLoRA ($7.11) and one A100 full fine-tuning ($14.83), each a close
+    call decided by the cheaper up-front block: 1.1 times per hour, 2.1 times per run."""
     with django_db_blocker.unblock():
         small_model = architecture("llama-3.1-8b")
     small = dataclasses.replace(figures, params_billion=D(8), architecture=small_model)
     assert_renders(
         small,
         "[[cost_gap full-adamw qlora]]",
-        "At our prices, nothing more per hour of hardware: both run on one B200 ($4.61/hour). "
-        "Per run of 100,000,000 training tokens in one epoch, 1.6 times as much: $14.26 against "
-        "$8.66.",
-        "Zu unseren Preisen kostet die Hardware pro Stunde nicht mehr: Beide nutzen eine B200 "
-        "(4,61 $/Stunde). Pro Lauf mit 100.000.000 Trainings-Tokens in einer Epoche das "
-        "1,6-Fache: 14,26 $ gegenüber 8,66 $.",
-        "当社の価格では、ハードウェア1時間あたりの費用は変わりません：どちらもB200を1基（$4.61/"
-        "時間）使って実行します。1エポックで100,000,000学習トークンの実行1回あたりでは1.6倍です："
-        "$8.66に対して$14.26。",
+        "At our prices, not even twice as much per hour of hardware: one A100 80GB ($0.92/hour) "
+        "against one L40S ($0.82/hour). Per run of 100,000,000 training tokens in one epoch, "
+        "2.1 times as much: $14.83 against $7.11.",
+        "Zu unseren Preisen nicht einmal das Doppelte pro Stunde Hardware: eine A100 80GB "
+        "(0,92 $/Stunde) gegenüber eine L40S (0,82 $/Stunde). Pro Lauf mit 100.000.000 "
+        "Trainings-Tokens in einer Epoche das 2,1-Fache: 14,83 $ gegenüber 7,11 $.",
+        "当社の価格では、ハードウェア1時間あたりの費用は2倍にもなりません：L40Sを1基（$0.82/"
+        "時間）に対してA100 80GBを1基（$0.92/時間）。1エポックで100,000,000学習トークンの実行1回"
+        "あたりでは2.1倍です：$7.11に対して$14.83。",
     )
     assert_renders(
         small,
         "[[gap_conclusion full-adamw qlora]]",
-        "At less than twice the cost per run at our prices ($14.26 against $8.66), full "
-        "fine-tuning is within reach at 8B.",
-        "Bei weniger als dem Doppelten pro Lauf zu unseren Preisen (14,26 $ gegenüber 8,66 $) "
-        "ist vollständiges Fine-Tuning bei 8B in Reichweite.",
-        "当社の価格で実行1回あたり2倍未満（$8.66に対して$14.26）のため、8B"
-        "ではフルファインチューニングも十分に選択肢になります。",
+        "At 2.1 times the cost per run at our prices ($14.83 against $7.11), QLoRA or LoRA is "
+        "the cheaper start for a 8B project; full fine-tuning stays within reach where the "
+        "adapters fall short.",
+        "Beim 2,1-Fachen pro Lauf zu unseren Preisen (14,83 $ gegenüber 7,11 $) ist QLoRA oder "
+        "LoRA der günstigere Einstieg für ein 8B-Projekt; vollständiges Fine-Tuning bleibt in "
+        "Reichweite, wo die Adapter nicht genügen.",
+        "当社の価格で実行1回あたり2.1倍（$7.11に対して$14.83）のため、8Bのプロジェクトは"
+        "QLoRAまたはLoRAから始めるほうが安価です。アダプタで足りない場合は、フルファインチューニング"
+        "も選択肢に残ります。",
     )
     # one A100 80GB holds it, though one B200 is recommended
     assert_renders(
