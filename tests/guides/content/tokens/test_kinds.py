@@ -1129,7 +1129,7 @@ def test_the_cost_gap_compares_runs_where_both_methods_share_a_configuration(
         small,
         "[[gap_conclusion full-adamw qlora]]",
         "At 2.1 times the cost per run at our prices ($14.83 against $7.11), QLoRA or LoRA is "
-        "the cheaper start for a 8B project; full fine-tuning stays within reach where the "
+        "the cheaper start at 8B; full fine-tuning stays within reach where the "
         "adapters fall short.",
         "Beim 2,1-Fachen pro Lauf zu unseren Preisen (14,83 $ gegenüber 7,11 $) ist QLoRA oder "
         "LoRA der günstigere Einstieg für ein 8B-Projekt; vollständiges Fine-Tuning bleibt in "
