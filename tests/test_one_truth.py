@@ -109,6 +109,7 @@ def run_figures(lang: str, run: dict) -> list[str]:
 
 def run_ranges(lang: str, run: dict) -> list[str]:
     """A derived run's cost and hours ranges as the page in ``lang`` writes them."""
+
     def figure(key: str) -> Decimal:
         return Decimal(str(run[key]))
 

@@ -449,9 +449,7 @@ def recommendation(
         return None
     blocks = tuple(blocks)
     cheapest = ranked[0]
-    contenders = [cheapest] + [
-        r for r in ranked[1:] if cannot_tell_apart(cheapest, r, uncertainty)
-    ]
+    contenders = [cheapest] + [r for r in ranked[1:] if cannot_tell_apart(cheapest, r, uncertainty)]
     chosen, decided_by = cheapest, BY_COST
     if len(contenders) > 1:
 

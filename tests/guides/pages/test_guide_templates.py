@@ -103,9 +103,7 @@ def test_the_method_table_says_what_is_not_rented_not_offered_or_chosen_by_our_e
     chosen, nothing, *rows = page.method_summary
     option = chosen.recommended[0]
     options = [replace(option, usd_per_hour=None), replace(option, run=None)]
-    chosen = replace(
-        chosen, recommended=options, override=True, peak_on="8× B200", close_call=None
-    )
+    chosen = replace(chosen, recommended=options, override=True, peak_on="8× B200", close_call=None)
     nothing = replace(
         nothing, recommended=[], not_offered="nothing on one host", override=True, close_call=None
     )

@@ -80,12 +80,16 @@ def test_each_generation_is_fitted_to_the_public_runs_of_a_stack_that_also_ran_a
     """Ampere from the H100's cited lead (989.5 / 312 / 2.5); the stacks from their runs on
     known cards; Blackwell from MLPerf's B200 (NeMo), Ada from torchtune's RTX 4090."""
     fitted, stacks = tp.fit_generations(measurements.public_runs(), tp.CALIBRATION)
-    assert dict(fitted.generation_factors) == dict(tp.GENERATION_FACTORS) == {
-        tp.AMPERE: D("1.27"),
-        tp.ADA: D("1.49"),
-        tp.HOPPER: D(1),
-        tp.BLACKWELL: D("1.00"),
-    }
+    assert (
+        dict(fitted.generation_factors)
+        == dict(tp.GENERATION_FACTORS)
+        == {
+            tp.AMPERE: D("1.27"),
+            tp.ADA: D("1.49"),
+            tp.HOPPER: D(1),
+            tp.BLACKWELL: D("1.00"),
+        }
+    )
     assert {stack: round(factor, 2) for stack, factor in stacks.items()} == {
         "nemo-fp8": D("2.42"),
         "torchtune-compile": D("1.59"),
