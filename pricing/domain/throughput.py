@@ -83,6 +83,10 @@ ADAM_8BIT_STEP_BYTES = Decimal(4 + 4 + 4 + 4 + 4)
 GATHERED_BYTES = {Method.QLORA: NF4_BYTES_PER_PARAM}
 GATHERED_BF16_BYTES = BF16_PASS_BYTES
 REDUCED_GRADIENT_BYTES = Decimal(4)
+# CPU offload moves every gathered weight from the host and every trainable gradient back over
+# the GPU's PCIe slot: a Gen4 x16 slot, 32 GB/s in one direction (ml-engineering-network, as
+# Gpu.link_gb_s records PCIe).
+HOST_LINK_GB_S = Decimal(32)
 
 
 class ThroughputError(EstimateError):
@@ -167,6 +171,7 @@ class StepWork:
     fp32_flops: Decimal
     memory_bytes: Decimal
     link_bytes: Decimal  # sent (and received) over the GPU's link; 0 on one GPU
+    host_bytes: Decimal = Decimal(0)  # to and from the host's memory under CPU offload
 
 
 def _active_linear_params(arch: Architecture) -> int:
@@ -207,14 +212,18 @@ def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
         step_bytes = ADAMW_STEP_BYTES if method is Method.FULL_ADAMW else ADAM_8BIT_STEP_BYTES
         memory += arch.params * step_bytes / n
 
-    link = Decimal(0)
+    link = host = Decimal(0)
+    gathered = GATHERED_BYTES.get(method, GATHERED_BF16_BYTES) * arch.params
+    gathers = 2 + checkpointing  # forward, recomputed forward, backward
+    trainable = arch.params if full else arch.lora_params(setup.lora_rank)
     if n > 1:
         share = Decimal(n - 1) / n
-        gathered = GATHERED_BYTES.get(method, GATHERED_BF16_BYTES) * arch.params
-        gathers = 2 + checkpointing  # forward, recomputed forward, backward
-        trainable = arch.params if full else arch.lora_params(setup.lora_rank)
         link = share * (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES)
-    return StepWork(tokens, bf16_flops, fp32_flops, memory, link)
+    if (
+        setup.cpu_offload
+    ):  # each GPU's shard comes from the host at every pass, its gradients go back
+        host = (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES) / n
+    return StepWork(tokens, bf16_flops, fp32_flops, memory, link, host)
 
 
 @dataclass(frozen=True)
@@ -225,10 +234,11 @@ class StepTime:
     fp32_s: Decimal
     memory_s: Decimal
     link_s: Decimal
+    host_s: Decimal = Decimal(0)
 
     @property
     def total_s(self) -> Decimal:
-        return self.compute_s + self.fp32_s + self.memory_s + self.link_s
+        return self.compute_s + self.fp32_s + self.memory_s + self.link_s + self.host_s
 
 
 def step_time(work: StepWork, gpu: GpuSpeed, calibration: Calibration = CALIBRATION) -> StepTime:
@@ -238,6 +248,7 @@ def step_time(work: StepWork, gpu: GpuSpeed, calibration: Calibration = CALIBRAT
         fp32_s=work.fp32_flops * calibration.fp32_slowdown / effective,
         memory_s=work.memory_bytes / (gpu.bandwidth_gb_s * GIGA),
         link_s=work.link_bytes / (gpu.link_gb_s * GIGA),
+        host_s=work.host_bytes / (HOST_LINK_GB_S * GIGA),
     )
 
 

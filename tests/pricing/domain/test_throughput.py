@@ -1,6 +1,7 @@
 """The throughput model: FLOPs and bytes per step, step time per GPU, the calibration on the
 runs timed on one H200, and its error on each run left out (docs/planner.md quotes them)."""
 
+from dataclasses import replace
 from decimal import Decimal as D
 
 import pytest
@@ -343,3 +344,23 @@ def test_a_fit_without_fp32_work_is_refused_with_the_whole_message():
     only_bf16 = [timed(LORA_8X2, "45.21984", "3491.84")]
     message = "calibration needs timed runs with and without fp32 work"
     assert refused(lambda: tp.calibrate(only_bf16)) == message
+
+
+def test_cpu_offload_moves_every_weight_and_gradient_over_the_pcie_slot():
+    """405B, full fine-tuning on one A100 with CPU offload: each of the three passes brings the
+    810 GB of bf16 weights from the host and the backward pass sends 1,620 GB of fp32 gradients
+    back, over a 32 GB/s PCIe slot: 127 s a step on top of the rest, a third of the speed."""
+    arch = measurements.ARCHITECTURES["llama-3.1-405b"]
+    a100 = measurements.gpu_speeds()["a100-80gb"]
+    offloaded = TrainingSetup(Method.FULL_ADAMW, seq_len=2048, cpu_offload=True)
+    work = tp.step_work(arch, offloaded)
+    assert work.host_bytes == arch.params * (2 * 3 + 4)
+    time = tp.step_time(work, a100)
+    assert time.host_s == work.host_bytes / D(32 * 10**9)
+    assert round(time.host_s) == 127
+    on_gpu = tp.step_work(arch, TrainingSetup(Method.FULL_ADAMW, seq_len=2048))
+    assert on_gpu.host_bytes == 0
+    # over two GPUs each moves its own half
+    assert tp.step_work(arch, replace(offloaded, num_gpus=2)).host_bytes == work.host_bytes / 2
+    slow = tp.tokens_per_second(arch, offloaded, a100)
+    assert round(slow, 1) == D("10.8")
