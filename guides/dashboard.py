@@ -35,6 +35,7 @@ from guides.pages import selectors as guide_selectors
 from guides.pages.assembly import guide_figures, page_figures
 from pricing import cache_tags as pricing_tags
 from pricing import selectors
+from pricing.domain import calculations as calc
 from pricing.models import Provider
 
 STALE_PRICES = gettext_lazy(
@@ -180,20 +181,26 @@ def guide_check_warnings(today: date) -> list[DashboardWarning]:
             for p in problems
         ]
         for method, override in figures.recommendations.items():
-            cheapest = figures.ranked(method)[:1]
-            if cheapest and cheapest[0] != override[0]:
-                warnings.append(
-                    DashboardWarning(
-                        STALE_RECOMMENDATION
-                        % {
-                            "guide": guide.title,
-                            "method": figures.method(method).name,
-                            "best": config_label(cheapest[0].count, cheapest[0].gpu.name),
-                            "recommended": config_label(override[0].count, override[0].gpu.name),
-                        },
-                        url,
-                    )
+            runs = calc.ranked_runs(figures.runs(method))
+            if not runs or runs[0].configuration == override[0]:
+                continue
+            # No warning where the model cannot tell the editor's run from the cheapest one.
+            chosen = next((r for r in runs if r.configuration == override[0]), None)
+            if chosen is not None and calc.cannot_tell_apart(runs[0], chosen):
+                continue
+            cheapest = runs[0].configuration
+            warnings.append(
+                DashboardWarning(
+                    STALE_RECOMMENDATION
+                    % {
+                        "guide": guide.title,
+                        "method": figures.method(method).name,
+                        "best": config_label(cheapest.count, cheapest.gpu.name),
+                        "recommended": config_label(override[0].count, override[0].gpu.name),
+                    },
+                    url,
                 )
+            )
     return warnings
 
 

@@ -240,19 +240,27 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
         ("de", "LoRA (BF16-Basis)", "Speicher",
          "Faustregel: 140 GB als Untergrenze, ≈ 168 GB zum Planen Schätzung: 153,1 GB pro GPU "
          "auf 1× B200"),
-        # the cheapest run of 100 million tokens: one B200 (1,596 tokens/s, 17.4 h, $80.24)
-        # before one A100 80GB ($0.92 an hour but 120.3 h: $110.63); the fastest: eight B200s
+        # the cheapest run of 100 million tokens: one B200 (1,596 tokens/s, 17.4 h, $80.24),
+        # a close call among 15 runs decided by the fewest GPUs; the fastest: eight B200s
         ("de", "QLoRA (4-Bit-Basis)", "Mieten",
          "1× B200 (4,61 $/Stunde, 80,24 $ für einen Lauf von 17,4 h) 1× B200 mieten oder 8× B200 "
-         "(36,88 $/Stunde, 86,94 $ für einen Lauf von 2,4 h) 8× B200 mieten"),
+         "(36,88 $/Stunde, 86,94 $ für einen Lauf von 2,4 h) 8× B200 mieten Knappe Entscheidung: "
+         "15 Läufe kosten im Rahmen der Modellgenauigkeit etwa gleich viel; wir empfehlen unter "
+         "denen mit dem günstigsten GPU-Stunden-Block (24 GPU-Stunden: 110,64 $) den mit den "
+         "wenigsten GPUs."),
         ("de", "Vollständiges Fine-Tuning, AdamW", "Mieten",
          "8× B200 (36,88 $/Stunde, 159,05 $ für einen Lauf von 4,3 h) 8× B200 mieten"),
         ("de", "LoRA (BF16-Basis)", "Mieten",
          "1× B200 (4,61 $/Stunde, 76,22 $ für einen Lauf von 16,5 h) 1× B200 mieten oder 8× B200 "
-         "(36,88 $/Stunde, 102,00 $ für einen Lauf von 2,8 h) 8× B200 mieten"),
+         "(36,88 $/Stunde, 102,00 $ für einen Lauf von 2,8 h) 8× B200 mieten Knappe Entscheidung: "
+         "6 Läufe kosten im Rahmen der Modellgenauigkeit etwa gleich viel; wir empfehlen unter "
+         "denen mit dem günstigsten GPU-Stunden-Block (24 GPU-Stunden: 110,64 $) den mit den "
+         "wenigsten GPUs."),
         ("ja", "LoRA（BF16ベース）", "レンタル",
          "B200を1基 （$4.61/時間、16.5時間の実行で$76.22） B200 1基をレンタル または B200を8基 "
-         "（$36.88/時間、2.8時間の実行で$102.00） B200 8基をレンタル"),  # tags read as spaces
+         "（$36.88/時間、2.8時間の実行で$102.00） B200 8基をレンタル 僅差の判断：モデルの誤差の範囲内で"
+         "6通りの実行がほぼ同じ費用のため、GPU時間ブロックが最も安いもの（24 GPU時間：$110.64）の"
+         "うち、GPU数が最も少ないものをおすすめします。"),  # tags read as spaces
         # eight H200s cost less an hour ($24.56) but take 9.1 h: $224.27 against $158.24
         ("de", "Vollständiges Fine-Tuning, 8-Bit-Adam", "Mieten",
          "8× B200 (36,88 $/Stunde, 158,24 $ für einen Lauf von 4,3 h) 8× B200 mieten oder 8× H200 "
