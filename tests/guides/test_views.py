@@ -258,9 +258,10 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
          "wenigsten GPUs."),
         ("ja", "LoRA（BF16ベース）", "レンタル",
          "B200を1基 （$4.61/時間、16.5時間の実行で$76.22） B200 1基をレンタル または B200を8基 "
-         "（$36.88/時間、2.8時間の実行で$102.00） B200 8基をレンタル 僅差の判断：モデルの誤差の範囲内で"
-         "6通りの実行がほぼ同じ費用のため、GPU時間ブロックが最も安いもの（24 GPU時間：$110.64）の"
-         "うち、GPU数が最も少ないものをおすすめします。"),  # tags read as spaces
+         "（$36.88/時間、2.8時間の実行で$102.00） B200 8基をレンタル "
+         "僅差の判断：モデルの誤差の範囲内で6通りの実行がほぼ同じ費用のため、"
+         "GPU時間ブロックが最も安いもの（24 GPU時間：$110.64）のうち、"
+         "GPU数が最も少ないものをおすすめします。"),  # tags read as spaces
         # eight H200s cost less an hour ($24.56) but take 9.1 h: $224.27 against $158.24
         ("de", "Vollständiges Fine-Tuning, 8-Bit-Adam", "Mieten",
          "8× B200 (36,88 $/Stunde, 158,24 $ für einen Lauf von 4,3 h) 8× B200 mieten oder 8× H200 "
