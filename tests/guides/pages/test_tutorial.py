@@ -81,6 +81,8 @@ def test_the_commands_are_the_guides_run_on_the_recommended_configuration(client
         "  --bf16 true \\\n"
         "  --attn_implementation sdpa \\\n"
         "  --load_in_4bit \\\n"
+        "  --bnb_4bit_quant_type nf4 \\\n"
+        "  --use_bnb_nested_quant \\\n"
         "  --use_peft \\\n"
         "  --lora_r 16 \\\n"
         "  --lora_dropout 0.05 \\\n"
