@@ -54,6 +54,7 @@ from guides.pages.charts import (
 )
 from pricing import selectors
 from pricing.domain import calculations as calc
+from pricing.domain import throughput
 from pricing.domain.training_memory import Architecture, Method, TrainingSetup
 from pricing.models import Provider
 
@@ -386,6 +387,16 @@ class GuidePage:
     fit_checked: PriceDates | None  # the prices in the fit table
     cost_checked: PriceDates | None  # the prices in the cost table
     figures: PageFigures = field(repr=False)
+
+    @property
+    def other_stacks(self) -> dict[str, Decimal]:
+        """What other software gains over the stack our speeds are of (TRL + PEFT in bf16), to
+        the tenth, by the public runs (``throughput.STACK_FACTORS``)."""
+        factors = dict(throughput.STACK_FACTORS)
+        return {
+            "torchtune": factors["torchtune-compile"].quantize(calc.TENTH, ROUND_HALF_UP),
+            "nemo": factors["nemo-fp8"].quantize(calc.TENTH, ROUND_HALF_UP),
+        }
 
     @property
     def rule_disagreements(self) -> bool:

@@ -765,3 +765,22 @@ def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, 
     assert f"<summary>Tabelle: {escaped}</summary>" in page
     assert f'-caption">{escaped}</caption>' in page
     assert '<b class="x">' not in page
+
+
+@pytest.mark.parametrize(
+    ("lang", "note"),
+    [
+        ("en", "Other software runs the same steps faster, by public runs: torchtune with "
+               "torch.compile about 1.6×, NVIDIA NeMo in FP8 about 2.4×."),
+        ("de", "Andere Software rechnet dieselben Schritte schneller, nach öffentlichen Läufen: "
+               "torchtune mit torch.compile etwa 1,6×, NVIDIA NeMo in FP8 etwa 2,4×."),
+        ("ja", "公開された実行結果によると、ほかのソフトウェアは同じステップをより速く実行します："
+               "torch.compileを使うtorchtuneで約1.6倍、FP8のNVIDIA NeMoで約2.4倍です。"),
+    ],
+)  # fmt: skip
+def test_the_run_cost_table_names_what_other_stacks_gain_over_ours(client, seeded, lang, note):
+    """The speeds are of the tutorial's stack; the other stacks' factors come from the fit to
+    their public runs (throughput.STACK_FACTORS: 1.59 and 2.42, to the tenth)."""
+    body = client.get(guide_url(lang)).content.decode()
+    shown = re.search(r'<p class="note" id="other-stacks">(.*?)</p>', body, re.S).group(1)
+    assert _text(shown) == note

@@ -91,10 +91,11 @@ def test_each_generation_is_fitted_to_the_public_runs_of_a_stack_that_also_ran_a
             tp.BLACKWELL: D("1.00"),
         }
     )
-    assert {stack: round(factor, 2) for stack, factor in stacks.items()} == {
-        "nemo-fp8": D("2.42"),
-        "torchtune-compile": D("1.59"),
-    }
+    assert (
+        {stack: round(factor, 2) for stack, factor in stacks.items()}
+        == dict(tp.STACK_FACTORS)
+        == {"nemo-fp8": D("2.42"), "torchtune-compile": D("1.59")}
+    )
     # the efficiency each generation's cards reach of their peak: 0.332 x the factor
     assert [tp.CALIBRATION.efficiency(g) for g in (tp.AMPERE, tp.ADA, tp.BLACKWELL)] == [
         D("0.42164"),
