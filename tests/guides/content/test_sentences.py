@@ -30,6 +30,7 @@ from guides.pages.selectors import guide_for_page
 from pricing import planning, selectors
 from pricing.domain import calculations as calc
 from pricing.models import Method
+from tests import test_one_truth as one_truth
 from tests.conftest import GUIDE_SLUG
 from tests.guides.test_views import sentences
 
@@ -193,7 +194,7 @@ def test_a_requirement_names_the_smallest_configuration_that_fits(
             assert not fewer.fits_by_estimate
             assert gb(fewer.reserved_gb_per_gpu) in said, said
         # the fit table marks it ✓, and no configuration with fewer GPUs ✓
-        marks = fit_marks(shown.body)
+        marks = one_truth.fit_table(shown.body)
         config = f"{needed.configuration.gpu.slug}:{needed.configuration.count}"
         assert marks[config][method_slug], config
         for row, by_method in marks.items():
@@ -340,23 +341,7 @@ def gap_section(shown: Page, lang: str) -> str:
 
 
 def method_table(client, slug: str, lang: str) -> dict[str, list[str]]:
-    body = page(client, slug, lang).body
-    table = re.search(r'<table class="methods".*?</table>', body, re.S).group(0)
-    return {
-        method: re.findall(r'data-config="([^"]+)"', row)
-        for method, row in re.findall(r'<tr data-method="([^"]+)"[^>]*>(.*?)</tr>', table, re.S)
-    }
-
-
-def fit_marks(body: str) -> dict[str, dict[str, bool]]:
-    table = re.search(r'<table class="fit".*?</table>', body, re.S).group(0)
-    return {
-        config: {
-            method: mark == "yes"
-            for method, mark in re.findall(r'data-method="([^"]+)" class="mark (yes|no)"', row)
-        }
-        for config, row in re.findall(r'<tr data-config="([^"]+)">(.*?)</tr>', table, re.S)
-    }
+    return one_truth.method_table(page(client, slug, lang).body)
 
 
 def test_the_parameters_are_every_published_guide(seeded):
