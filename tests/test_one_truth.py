@@ -116,7 +116,7 @@ def run_ranges(lang: str, run: dict) -> list[str]:
     with translation.override(lang):
         return [
             show.usd_range(figure("usd_per_run_low"), figure("usd_per_run_high")),
-            show.hours_range(figure("hours_low"), figure("hours_high")),
+            show.number_range(figure("hours_low"), figure("hours_high")),
         ]
 
 

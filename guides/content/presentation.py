@@ -155,8 +155,14 @@ def gigabyte_range(low: Decimal, high: Decimal) -> str:
 
 
 def hours_range(low: Decimal, high: Decimal) -> str:
-    """A run's hours as a range: '6.1–13.3 h' (en), '6,1–13,3 Std.' (de), '6.1〜13.3時間' (ja)."""
-    return gettext("%(low)s–%(high)s h") % {"low": number(low), "high": number(high)}
+    """A run's hours as a range: '6.1–13.3 h' (en), '6,1–13,3 h' (de), '6.1〜13.3時間' (ja)."""
+    shown = gettext("%(low)s–%(high)s h") % {"low": number(low), "high": number(high)}
+    return shown.replace(" ", "\u00a0")  # a line may break after the dash, not before "h"
+
+
+def number_range(low: Decimal, high: Decimal) -> str:
+    """A range of plain figures, where a column's heading names the unit: '6.1–13.3'."""
+    return gettext("%(low)s–%(high)s") % {"low": number(low), "high": number(high)}
 
 
 def usd_range(low: Decimal, high: Decimal) -> str:

@@ -55,10 +55,13 @@ register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
 
 
 @register.filter
-def hours_range(run) -> str:
-    """A derived run's hours as the model's error allows them: '6.1–13.3 h'; '' where measured."""
+def hours_range(run, unit: str = "h") -> str:
+    """A derived run's hours as the model's error allows them: '6.1–13.3 h', or '6.1–13.3'
+    with ``unit`` "none" (in a column headed "Hours"); '' where measured."""
     if not run.has_range:
         return ""
+    if unit == "none":
+        return presentation.number_range(run.shown_hours_low, run.shown_hours_high)
     return presentation.hours_range(run.shown_hours_low, run.shown_hours_high)
 
 

@@ -227,7 +227,7 @@ def test_a_clone_copies_no_assumed_hours_its_run_costs_come_from_the_model(clien
     # QLoRA on one B200: 14,783 tokens/s derived, 1.9 h, $8.66 at $4.61 (from 1.879 h)
     # the * marks a derived speed: the note under the table says so
     assert rows[("QLoRA", "1× B200")] == [
-        "14,783 *", "1.9 1.3–2.6 h", "1.9", "$8.66 $5.93–$12.21", "10 GPU-hours: $46.10"
+        "14,783 *", "1.9 1.3–2.6", "1.9", "$8.66 $5.93–$12.21", "10 GPU-hours: $46.10"
     ]  # fmt: skip
     body = response.content.decode()
     assert 'data-basis="derived"' in body and 'data-basis="measured"' not in body

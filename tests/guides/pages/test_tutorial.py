@@ -48,11 +48,10 @@ def test_each_method_is_rented_and_priced_as_the_guide_recommends(client, seeded
     """70B at the seed's prices: QLoRA and LoRA on one B200, both full methods on eight."""
     body = page(client)
     assert text(rent_row(body, "qlora")) == (
-        "QLoRA (4-bit base) 1× B200 17.4 11.9–24.5 h $80.24 $54.89–$113.09 24 GPU-hours "
-        "Rent 1× B200"
+        "QLoRA (4-bit base) 1× B200 17.4 11.9–24.5 $80.24 $54.89–$113.09 24 GPU-hours Rent 1× B200"
     )
     assert text(rent_row(body, "full-adamw")) == (
-        "Full fine-tuning, AdamW 8× B200 4.3 1.8–8.2 h $159.05 $65.37–$301.24 168 GPU-hours "
+        "Full fine-tuning, AdamW 8× B200 4.3 1.8–8.2 $159.05 $65.37–$301.24 168 GPU-hours "
         "Rent 8× B200"
     )
     assert 'href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8"' in rent_row(
@@ -60,7 +59,7 @@ def test_each_method_is_rented_and_priced_as_the_guide_recommends(client, seeded
     )
     de = page(client, "de")
     assert text(rent_row(de, "qlora")) == (
-        "QLoRA (4-Bit-Basis) 1× B200 17,4 11,9–24,5 h 80,24 $ 54,89 $–113,09 $ 24 GPU-Stunden "
+        "QLoRA (4-Bit-Basis) 1× B200 17,4 11,9–24,5 80,24 $ 54,89 $–113,09 $ 24 GPU-Stunden "
         "1× B200 mieten"
     )
     assert "B200を1基" in rent_row(page(client, "ja"), "qlora")
@@ -232,7 +231,7 @@ def test_a_price_change_reaches_the_tutorial(client, seeded):
     after = page(client)
     assert '<tr data-method="qlora" data-config="b200:1">' in before
     assert text(rent_row(after, "qlora")).startswith(
-        "QLoRA (4-bit base) 2× L40S 52 27.3–90.5 h $85.31 $44.71–$148.39 168 GPU-hours"
+        "QLoRA (4-bit base) 2× L40S 52 27.3–90.5 $85.31 $44.71–$148.39 168 GPU-hours"
     )
 
 
