@@ -1118,8 +1118,8 @@ def test_the_cost_gap_compares_runs_where_both_methods_share_a_configuration(
         "At our prices, not even twice as much per hour of hardware: one A100 80GB ($0.92/hour) "
         "against one L40S ($0.82/hour). Per run of 100,000,000 training tokens in one epoch, "
         "2.1 times as much: $14.83 against $7.11.",
-        "Zu unseren Preisen nicht einmal das Doppelte pro Stunde Hardware: eine A100 80GB "
-        "(0,92 $/Stunde) gegenüber eine L40S (0,82 $/Stunde). Pro Lauf mit 100.000.000 "
+        "Zu unseren Preisen nicht einmal das Doppelte pro Stunde Hardware; empfohlen sind eine "
+        "A100 80GB (0,92 $/Stunde) und eine L40S (0,82 $/Stunde). Pro Lauf mit 100.000.000 "
         "Trainings-Tokens in einer Epoche das 2,1-Fache: 14,83 $ gegenüber 7,11 $.",
         "当社の価格では、ハードウェア1時間あたりの費用は2倍にもなりません：L40Sを1基（$0.82/"
         "時間）に対してA100 80GBを1基（$0.92/時間）。1エポックで100,000,000学習トークンの実行1回"
