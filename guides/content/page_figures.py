@@ -236,30 +236,29 @@ class PageFigures:
         override = self.recommendations.get(method)
         if override:
             return override
-        if method not in self._computed_recommendations:
-            self._computed_recommendations[method] = planning.recommendation(
-                self.runs(method), self.blocks
-            )
-        found = self._computed_recommendations[method]
-        chosen = [] if found is None else [r.configuration for r in found.runs]
-        if not chosen:
+        found = self._recommendation(method)
+        if found is None:
             raise NothingFits(f"a configuration on one host that holds {method}")
+        chosen = [r.configuration for r in found.runs]
         for configuration in chosen:
             self.listing(configuration.gpu.slug)  # its price's day counts as quoted
-        return list(chosen)
+        return chosen
 
     def close_call(self, method: str) -> calc.Recommendation | None:
         """The computed recommendation where it was a close call (the model cannot tell the
         cheapest runs apart); None where the cheapest run decided, or the editor chose."""
         if self.is_override(method):
             return None
-        if method not in self._computed_recommendations:
-            try:
-                self.recommended(method)
-            except NothingFits:
-                return None
-        found = self._computed_recommendations[method]
+        found = self._recommendation(method)
         return found if found is not None and found.close_call else None
+
+    def _recommendation(self, method: str) -> calc.Recommendation | None:
+        """``planning.recommendation`` over every run of the method, worked out once."""
+        if method not in self._computed_recommendations:
+            self._computed_recommendations[method] = planning.recommendation(
+                self.runs(method), self.blocks
+            )
+        return self._computed_recommendations[method]
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))
