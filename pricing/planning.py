@@ -182,12 +182,6 @@ def recommendation(
     return calc.recommendation(runs, blocks)
 
 
-def recommended(runs: Iterable[calc.RunPlan], blocks: Iterable[int]) -> list[calc.RunPlan]:
-    """``recommendation``'s runs: the recommended one, then the alternative."""
-    found = recommendation(runs, blocks)
-    return [] if found is None else found.runs
-
-
 def configuration_fits(
     architecture: training_memory.Architecture,
     setup: training_memory.TrainingSetup,

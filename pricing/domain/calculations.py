@@ -13,7 +13,7 @@ Fit: an estimate exactly equal to the memory on hand fits (an 80 GB card fits an
 Every comparison against memory (``PlannedFit``, ``smallest_fitting_gpu``) and against a
 GPU-hour block (``covering_block``) is "at least", so the tests pin equality. The peak-memory
 estimate decides every fit; the cost of a run decides the recommendation (``ranked_runs``,
-``recommended_runs``: run time from ``throughput``); the cited rules are the
+``recommendation``: run time from ``throughput``); the cited rules are the
 sources' rules of thumb, shown beside it.
 """
 
@@ -442,8 +442,9 @@ def recommendation(
 ) -> Recommendation | None:
     """The cheapest run, unless the model cannot tell it from others (``cannot_tell_apart``):
     then, among those, the one with the cheapest up-front block, then the fewest GPUs, then the
-    shortest time, and the rule that told the winner from the runner-up. The alternative: the
-    fastest other run (the cheaper on ties). None where no run is possible."""
+    shortest time, and the rule that put it before the cheapest run (or, where the cheapest
+    won, before the next). The alternative: the fastest other run (the cheaper on ties). None
+    where no run is possible."""
     ranked = ranked_runs(runs)
     if not ranked:
         return None
@@ -476,13 +477,6 @@ def recommendation(
         else None
     )
     return Recommendation(chosen, alternative, len(contenders) > 1, decided_by, tuple(contenders))
-
-
-def recommended_runs(runs: Iterable[RunPlan], blocks: Iterable[int]) -> list[RunPlan]:
-    """The recommendation and its alternative (``recommendation``); none where no run is
-    possible."""
-    found = recommendation(runs, blocks)
-    return [] if found is None else found.runs
 
 
 def closest_miss(plans: Iterable[PlannedFit]) -> PlannedFit | None:

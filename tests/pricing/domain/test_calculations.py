@@ -351,19 +351,24 @@ def test_the_cheapest_run_is_recommended_not_the_cheapest_hour():
     assert one_host[0].configuration.count == 8
 
 
+def recommended_runs(runs, blocks) -> list[calc.RunPlan]:
+    found = calc.recommendation(runs, blocks)
+    return [] if found is None else found.runs
+
+
 def test_the_alternative_is_the_fastest_other_run():
     a100, b200 = offer("a100", "80", "0.92"), offer("b200", "180", "4.61")
     cheap = run(planned(calc.Configuration(a100), "1"), "1000")  # $0.92
     fast = run(planned(calc.Configuration(b200, 8), "1"), "40000")  # $36.88 x 0.025 h = $0.92
     middle = run(planned(calc.Configuration(b200), "1"), "4000")  # $1.15
-    assert calc.recommended_runs([middle, fast, cheap], BLOCKS) == [cheap, fast]
+    assert recommended_runs([middle, fast, cheap], BLOCKS) == [cheap, fast]
     # the cheapest is also the fastest: the alternative is the fastest of the others
-    assert calc.recommended_runs([cheap, middle], BLOCKS) == [cheap, middle]
-    assert calc.recommended_runs([middle], BLOCKS) == [middle]
-    assert calc.recommended_runs([], BLOCKS) == []
+    assert recommended_runs([cheap, middle], BLOCKS) == [cheap, middle]
+    assert recommended_runs([middle], BLOCKS) == [middle]
+    assert recommended_runs([], BLOCKS) == []
     # equally fast: the cheaper run is the alternative ($37.00 x 0.025 h = $0.93)
     quick = run(planned(calc.Configuration(offer("q", "80", "37.00")), "1"), "40000")
-    assert calc.recommended_runs([quick, cheap, fast], BLOCKS) == [cheap, fast]
+    assert recommended_runs([quick, cheap, fast], BLOCKS) == [cheap, fast]
 
 
 BLOCKS = (10, 24, 168, 720)
