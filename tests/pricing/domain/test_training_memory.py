@@ -695,23 +695,44 @@ def test_the_longest_sequence_fits_and_one_step_more_does_not(
 # --- The allocator's margin and multi-GPU runs against published figures -------------------
 
 
-def test_the_allocator_margin_is_the_measured_reserves_90th_percentile_rounded_up():
-    """(reserved - peak) / (peak - static) over every measured step, the 90th percentile
-    (32.5 %), rounded up to the next hundredth."""
-    ratios = sorted(
+def _reserve_ratios() -> list[Decimal]:
+    """(reserved - peak) / (peak - static) of every measured step."""
+    return [
         (Decimal(str(p["reserved_gb"])) - Decimal(str(p["peak_gb"])))
         / (Decimal(str(p["peak_gb"])) - Decimal(str(p["static_gb"])))
         for p in POINTS
         if p["ok"]
-    )
-    percentile = statistics.quantiles(ratios, n=100, method="inclusive")[
-        tm.ALLOCATOR_MARGIN_PERCENTILE - 1
     ]
-    assert (
-        percentile.quantize(Decimal("0.01"), ROUND_CEILING)
-        == tm.ALLOCATOR_MARGIN
-        == Decimal("0.33")
+
+
+def _margin(ratios: list[Decimal], percentile: int) -> Decimal:
+    cut = statistics.quantiles(sorted(ratios), n=100, method="inclusive")[percentile - 1]
+    return cut.quantize(Decimal("0.01"), ROUND_CEILING)
+
+
+def _left_out_coverage(ratios: list[Decimal], percentile: int) -> int:
+    """How many steps a margin derived from all the others covers."""
+    return sum(
+        ratio <= _margin(ratios[:i] + ratios[i + 1 :], percentile) for i, ratio in enumerate(ratios)
     )
+
+
+def test_the_allocator_margin_is_the_measured_reserves_percentile_rounded_up():
+    ratios = _reserve_ratios()
+    assert _margin(ratios, tm.ALLOCATOR_MARGIN_PERCENTILE) == tm.ALLOCATOR_MARGIN == Decimal("0.33")
+    assert sum(ratio <= tm.ALLOCATOR_MARGIN for ratio in ratios) == 24  # of 26
+
+
+def test_the_allocator_margin_covers_nine_in_ten_steps_left_out_of_its_derivation():
+    """Each step in turn left out, the margin from the other 25 covers it or not: at the 92nd
+    percentile 24 of 26 are covered (92 %); the 90th percentile, the first choice, covered 22
+    (85 %), fewer than the nine in ten it was said to cover."""
+    ratios = _reserve_ratios()
+    assert len(ratios) == 26
+    assert _left_out_coverage(ratios, tm.ALLOCATOR_MARGIN_PERCENTILE) == 24
+    assert _left_out_coverage(ratios, 90) == 22
+    assert _left_out_coverage(ratios, tm.ALLOCATOR_MARGIN_PERCENTILE) >= 0.9 * len(ratios)
+    assert _left_out_coverage(ratios, tm.ALLOCATOR_MARGIN_PERCENTILE - 1) < 0.9 * len(ratios)
 
 
 def test_the_70b_lora_step_that_ran_on_the_h200_fits_it_with_the_margin():
