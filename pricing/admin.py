@@ -71,7 +71,12 @@ class GpuAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
     list_editable = ["position"]
     list_filter = ["rentable", "generation", "form_factor", "link", "vendor"]
     search_fields = ["name", "slug"]
-    autocomplete_fields = ["spec_source", "link_source"]
+    autocomplete_fields = [
+        "spec_source",
+        "link_source",
+        "measured_memory_source",
+        "host_memory_source",
+    ]
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):

@@ -91,7 +91,7 @@ class Gpu(NamedByKey):
     )
     form_factor = models.CharField(_("form factor"), max_length=10, choices=FormFactor.choices)
     measured_memory_gb = models.DecimalField(
-        _("measured memory (GB)"),
+        _("memory PyTorch reports (GB)"),
         max_digits=8,
         decimal_places=2,
         null=True,
@@ -99,10 +99,40 @@ class Gpu(NamedByKey):
         validators=[POSITIVE],
         help_text=_(
             "The total memory PyTorch reports on a card of this kind "
-            "(torch.cuda.get_device_properties(0).total_memory / 10^9), e.g. 150.11 for the "
-            "H200. Fits use it instead of the advertised memory; leave empty where no card "
-            "was measured."
+            "(torch.cuda.get_device_properties(0).total_memory / 10^9, or an out-of-memory "
+            "message's total capacity in GiB × 1.073741824), e.g. 150.11 for the H200. Fits "
+            "use it instead of the advertised memory; leave empty where no source reports it."
         ),
+    )
+    measured_memory_source = models.ForeignKey(
+        Source,
+        on_delete=models.PROTECT,
+        related_name="gpu_memory_reports",
+        verbose_name=_("source of the reported memory"),
+        null=True,
+        blank=True,
+    )
+    # What CPU offload may keep on the host (pricing.domain.calculations.PlannedFit).
+    host_memory_gb_per_gpu = models.DecimalField(
+        _("host memory per GPU (GB)"),
+        max_digits=8,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=[POSITIVE],
+        help_text=_(
+            "The system memory of the servers this GPU is rented in, divided by their GPUs "
+            "(a DGX H100: 2 TB for eight GPUs, 250 GB). CPU offload is refused on configurations "
+            "whose host holds less than the run keeps there; empty: not checked."
+        ),
+    )
+    host_memory_source = models.ForeignKey(
+        Source,
+        on_delete=models.PROTECT,
+        related_name="gpu_hosts",
+        verbose_name=_("source of the host memory"),
+        null=True,
+        blank=True,
     )
 
     class Link(models.TextChoices):

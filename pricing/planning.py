@@ -130,9 +130,10 @@ def planned(
 ) -> list[calc.PlannedFit]:
     """Each configuration against the estimate for its GPU count (``peaks_by_count``): its
     peak with the allocator's margin against each card's usable memory, and beside it the
-    cited rule's ``planning_gb``. The one fit computation: the guides, the planner page and
-    the API all decide with it."""
-    by_count = {count: (p.peak_gb, p.reserved_gb) for count, p in peaks.items()}
+    cited rule's ``planning_gb``, and under CPU offload what the run keeps on the host against
+    the host's memory. The one fit computation: the guides, the planner page and the API all
+    decide with it."""
+    by_count = {count: (p.peak_gb, p.reserved_gb, p.host_gb) for count, p in peaks.items()}
     return calc.planned_fits(configurations, planning_gb, by_count)
 
 

@@ -510,9 +510,18 @@ class GpuSpecs(Schema):
     name: str
     vendor: str
     memory_gb: float = Field(description="Memory as advertised (binary: 80 means 80 GiB).")
+    reported_memory_gb: float = Field(
+        description="The total PyTorch reports on a card of this kind, GB (10^9 bytes), from "
+        "the measured card or a cited report; else the advertised figure in GiB."
+    )
     usable_memory_gb: float = Field(
-        description="What PyTorch can allocate, GB (10^9 bytes): the total it reports where a "
-        "card of this kind was measured, else the advertised figure in GiB."
+        description="What a training step can allocate on one card alone: the reported total "
+        "less the CUDA context. On several GPUs NCCL's buffers take more (each "
+        "configuration's usable_gb_per_gpu on /api/v1/fit/)."
+    )
+    host_memory_gb_per_gpu: float | None = Field(
+        description="The host memory that comes with each GPU (the servers' system memory / "
+        "their GPUs), what CPU offload may use; null where not recorded."
     )
     bandwidth_gb_s: float
     bf16_dense_tflops: float = Field(description="Peak BF16 tensor TFLOPS without sparsity.")
@@ -529,7 +538,13 @@ class GpuSpecs(Schema):
         return cls(
             **_named(gpu, "slug", "name", "vendor", "rentable", "checked_on"),
             memory_gb=gigabytes(gpu.memory_gb),
+            reported_memory_gb=gigabytes(gpu.reported_gb),
             usable_memory_gb=gigabytes(gpu.usable_gb),
+            host_memory_gb_per_gpu=(
+                None
+                if gpu.host_memory_gb_per_gpu is None
+                else gigabytes(gpu.host_memory_gb_per_gpu)
+            ),
             bandwidth_gb_s=gigabytes(gpu.bandwidth_gb_s),
             bf16_dense_tflops=gigabytes(gpu.bf16_dense_tflops),
             form_factor=gpu.form_factor_code,

@@ -54,6 +54,7 @@ class GpuListing:
     gpus_in_quote: int | None = None
     form_factor_code: str = ""  # a Gpu.FormFactor value (sxm, pcie, consumer), for the API
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
+    host_memory_gb_per_gpu: Decimal | None = None  # the host's memory / its GPUs
     link: str = "PCIe"  # to the other GPUs of a host: NVLink or PCIe
     link_gb_s: Decimal = Decimal(32)  # per GPU, one direction
     generation: str = throughput.HOPPER  # picks the throughput model's efficiency
@@ -77,7 +78,12 @@ class GpuListing:
             self.usd_per_gpu_hour,
             self.measured_memory_gb,
             self.speed,
+            self.host_memory_gb_per_gpu,
         )
+
+    @property
+    def reported_gb(self) -> Decimal:
+        return self.offer.reported_gb
 
     @property
     def usable_gb(self) -> Decimal:
@@ -227,6 +233,7 @@ def _specs(gpu: Gpu) -> dict:
         "rentable": gpu.rentable,
         "form_factor_code": gpu.form_factor,
         "measured_memory_gb": gpu.measured_memory_gb,
+        "host_memory_gb_per_gpu": gpu.host_memory_gb_per_gpu,
         "link": gpu.get_link_display(),
         "link_gb_s": gpu.link_gb_s,
         "generation": gpu.generation,

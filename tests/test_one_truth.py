@@ -308,7 +308,7 @@ def test_the_api_answers_the_guides_run_and_its_figures(client, seeded):
         "count": 1,
         "peak_gb_per_gpu": pytest.approx(50.2, abs=0.05),
         "reserved_gb_per_gpu": pytest.approx(53.6, abs=0.05),
-        "usable_gb_per_gpu": 193.274,
+        "usable_gb_per_gpu": 190.99,
         "usd_per_hour": 4.61,
         "override": False,
         "tokens_per_s": 1596.0,
@@ -417,14 +417,14 @@ def test_publishing_refuses_an_override_the_estimate_does_not_fit(seeded):
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     editor = User.objects.create_user("erika", password="pw-for-tests-only", is_staff=True)
     editor.groups.add(Group.objects.get(name="Reviewers"))
-    Recommendation.objects.create(  # 70B QLoRA on one L40S: 53.6 GB needed, 51.5 usable
+    Recommendation.objects.create(  # 70B QLoRA on one L40S: 53.6 GB needed, 47.2 usable
         guide=guide, method=Method.objects.get(slug="qlora"), gpu=Gpu.objects.get(slug="l40s")
     )
     outcome = publishing.publish_rows(guide, user=editor, comment="one L40S for QLoRA")
     first, *then = [str(p) for p in outcome.problems]
     assert first == (
         "recommendation 0: QLoRA, 1× L40S: by the estimate, the guide's run needs "
-        "53.6\u00a0GB per GPU here, more than the 51.5\u00a0GB each card can use"
+        "53.6\u00a0GB per GPU here, more than the 47.2\u00a0GB each card can use"
     )
     # and what the page would say of its run (cost, speed) cannot be said: no such run
     assert then and all("cannot be filled: a run of qlora on the configuration" in p for p in then)

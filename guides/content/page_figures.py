@@ -134,7 +134,7 @@ class PageFigures:
     def longest_sequence(self, method: str, configuration: calc.Configuration) -> int:
         """The longest sequence the configuration holds at the guide's batch, by the estimate."""
         setup = self.training_setup(method, configuration.count)
-        usable = configuration.gpu.usable_gb
+        usable = configuration.usable_gb_per_gpu
         return tm.longest_sequence(self.architecture, setup, usable)
 
     def throughput(self, method: str) -> ThroughputListing:

@@ -100,6 +100,9 @@ class GpuFit:
     run: calc.RunPlan | None  # the training budget on ``count`` GPUs (measured or derived)
     run_hours: Decimal | None  # as shown: the run's, or the visitor's assumed hours
     run_usd: Decimal | None
+    # Under CPU offload, where eight cards would hold the step but their host's memory not
+    # what offload keeps there: that host's memory.
+    host_short_gb: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -149,11 +152,22 @@ def gpu_fit(
 ) -> GpuFit:
     """The fewest of ``gpu`` that hold the run, from ``fits`` (its 1, 2, 4 and 8 in order),
     with the budget's run on them (``runs``) or the visitor's assumed hours."""
-    usable = gpu.usable_gb
     holding = next((fit for fit in fits if fit.fits_by_estimate), None)
     if holding is None:
-        peak = fits[-1].peak_gb_per_gpu
-        return GpuFit(gpu, estimated(usable), None, estimated(peak), None, None, None, None, None)
+        largest = fits[-1]
+        cards_hold = largest.usable_gb_per_gpu >= largest.reserved_gb_per_gpu
+        return GpuFit(
+            gpu,
+            estimated(largest.usable_gb_per_gpu),
+            None,
+            estimated(largest.peak_gb_per_gpu),
+            None,
+            None,
+            None,
+            None,
+            None,
+            largest.configuration.host_gb if cards_hold and not largest.fits_on_host else None,
+        )
     configuration = holding.configuration
     run = runs.get(configuration)
     if request.hours_assumed:
@@ -165,7 +179,7 @@ def gpu_fit(
         cost = run.usd_per_run if run else None
     return GpuFit(
         gpu,
-        estimated(usable),
+        estimated(holding.usable_gb_per_gpu),
         configuration.count,
         estimated(holding.peak_gb_per_gpu),
         estimated(holding.estimate_headroom_gb_per_gpu),

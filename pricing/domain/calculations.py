@@ -31,6 +31,16 @@ GB_BYTES = Decimal(10) ** 9
 GIB_BYTES = Decimal(2) ** 30
 # The GPU counts we rent per host; eight is the most one host holds.
 HOST_GPU_COUNTS = (1, 2, 4, 8)
+# What each training process holds on its card outside PyTorch's caching allocator, which a
+# step's peak (``max_memory_allocated``) does not count but the card's reported total does.
+# The CUDA context with its kernels: 0.47 GiB measured on an A100 under lazy module loading,
+# PyTorch's default (ml-engineering, "Preloaded CUDA kernels memory usage"; PyTorch's
+# maintainers say about 300-400 MB): 0.505 GB, rounded up.
+CUDA_CONTEXT_GB = Decimal("0.51")
+# On several GPUs, NCCL's buffers and state besides: 1.5 GiB after torch.distributed's first
+# collective (ml-engineering, "torch.distributed memory usage"), "about 1.6 GB" with one
+# communicator (NCCL issue 864); FSDP over one host uses one. 1.611 GB, rounded up.
+NCCL_GB = Decimal("1.62")
 # Steps ratios between prices or specs are rounded to: "about 40x", "3.2x".
 WHOLE = Decimal(1)
 TENTH = Decimal("0.1")
@@ -177,10 +187,18 @@ class GpuOffer:
     usd_per_gpu_hour: Decimal | None = None
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
     speed: GpuSpeed | None = None  # for run times (``throughput``); None where unknown
+    # The host's memory for each GPU rented on it (its system memory / its GPUs); None where
+    # unknown. What CPU offload may keep there.
+    host_gb_per_gpu: Decimal | None = None
+
+    @property
+    def reported_gb(self) -> Decimal:
+        """The total PyTorch reports on such a card (``reported_memory_gb``)."""
+        return reported_memory_gb(self.memory_gb, self.measured_memory_gb)
 
     @property
     def usable_gb(self) -> Decimal:
-        """What a training step's peak may reach on one card (``usable_memory_gb``)."""
+        """What a training step's peak may reach on one card, alone (``usable_memory_gb``)."""
         return usable_memory_gb(self.memory_gb, self.measured_memory_gb)
 
 
@@ -204,26 +222,49 @@ class Configuration:
             return None
         return self.gpu.usd_per_gpu_hour * self.count
 
+    @property
+    def usable_gb_per_gpu(self) -> Decimal:
+        """What a step's peak may reach on each card of this configuration."""
+        return usable_memory_gb(self.gpu.memory_gb, self.gpu.measured_memory_gb, self.count)
+
+    @property
+    def host_gb(self) -> Decimal | None:
+        """The host memory that comes with these GPUs; None where unknown."""
+        if self.gpu.host_gb_per_gpu is None:
+            return None
+        return self.gpu.host_gb_per_gpu * self.count
+
 
 def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
     """What a configuration leaves after a given estimate (1,128 - 1,120 = 8 GB)."""
     return configuration.total_memory_gb - memory_gb
 
 
-def usable_memory_gb(advertised_gb: Decimal, measured_gb: Decimal | None = None) -> Decimal:
-    """What PyTorch can allocate on one card, in GB (10**9 bytes): the total it reports where
-    a card of its kind was measured (the H200: 150.11 GB), else the advertised figure in the
-    vendor's unit, binary gigabytes (an "80 GB" card holds 80 GiB = 85.899345920 GB; exact,
-    2**30 / 10**9 has a finite decimal expansion). The measured H200 reports 1.2 GiB less than
-    its advertised 141 GiB: the driver keeps some for itself, which an unmeasured card's figure
-    does not know. A step fits when its peak with the allocator's margin
-    (``training_memory.PeakMemory.reserved_gb``) is at most this. The cited rules of thumb are
-    compared with the advertised figure instead, as the guides' fit tables do."""
+def usable_memory_gb(
+    advertised_gb: Decimal, measured_gb: Decimal | None = None, gpu_count: int = 1
+) -> Decimal:
+    """What a training step may allocate on each card of ``gpu_count``, in GB (10**9 bytes):
+    the total PyTorch reports on a card of its kind (the H200: 150.11 GB, measured), else the
+    advertised figure in the vendor's unit, binary gigabytes (an "80 GB" card holds 80 GiB =
+    85.899345920 GB; exact, 2**30 / 10**9 has a finite decimal expansion), less what the
+    process holds outside the allocator: the CUDA context, and NCCL's buffers where several
+    GPUs train together (``CUDA_CONTEXT_GB``, ``NCCL_GB``). A step fits when its peak with the
+    allocator's margin (``training_memory.PeakMemory.reserved_gb``) is at most this. The
+    cited rules of thumb are compared with the advertised figure instead, as the guides' fit
+    tables do."""
+    return reported_memory_gb(advertised_gb, measured_gb) - runtime_gb(gpu_count)
+
+
+def reported_memory_gb(advertised_gb: Decimal, measured_gb: Decimal | None = None) -> Decimal:
+    """The total PyTorch reports on a card, where known, else the advertised binary GB."""
     if advertised_gb <= 0:
         raise RuleError(f"a card of {advertised_gb} GB has no memory to use")
-    if measured_gb is not None:
-        return measured_gb
-    return advertised_gb * GIB_BYTES / GB_BYTES
+    return measured_gb if measured_gb is not None else advertised_gb * GIB_BYTES / GB_BYTES
+
+
+def runtime_gb(gpu_count: int) -> Decimal:
+    """What each process holds outside PyTorch's allocator on ``gpu_count`` GPUs."""
+    return CUDA_CONTEXT_GB + (NCCL_GB if gpu_count > 1 else ZERO)
 
 
 def host_configurations(gpus: Iterable[GpuOffer]) -> list[Configuration]:
@@ -237,12 +278,14 @@ class PlannedFit:
     """One configuration against a method's cited-rule planning figure (the whole
     configuration's advertised memory, as the guides' fit tables compare it) and against the
     peak-memory estimate for a run sharded over its GPUs: its peak with the allocator's margin
-    (``reserved_gb_per_gpu``) against each card's usable memory."""
+    (``reserved_gb_per_gpu``) against each card's usable memory, and under CPU offload what
+    the run keeps on the host (``host_gb``) against the host's memory."""
 
     configuration: Configuration
     planning_gb: Decimal
     peak_gb_per_gpu: Decimal
     reserved_gb_per_gpu: Decimal
+    host_gb: Decimal = ZERO  # needed in host memory (CPU offload); 0 without
 
     @property
     def fits_by_rule(self) -> bool:
@@ -254,12 +297,19 @@ class PlannedFit:
 
     @property
     def usable_gb_per_gpu(self) -> Decimal:
-        return self.configuration.gpu.usable_gb
+        return self.configuration.usable_gb_per_gpu
+
+    @property
+    def fits_on_host(self) -> bool:
+        """The host holds what CPU offload keeps there; a host of unknown memory is not
+        refused (an editor has not recorded it), nor is a run without offload."""
+        host = self.configuration.host_gb
+        return not self.host_gb or host is None or host >= self.host_gb
 
     @property
     def fits_by_estimate(self) -> bool:
         """A reserve exactly equal to the usable memory fits, as everywhere here."""
-        return self.usable_gb_per_gpu >= self.reserved_gb_per_gpu
+        return self.usable_gb_per_gpu >= self.reserved_gb_per_gpu and self.fits_on_host
 
     @property
     def estimate_headroom_gb_per_gpu(self) -> Decimal:
@@ -270,11 +320,11 @@ class PlannedFit:
 def planned_fits(
     configurations: Iterable[Configuration],
     planning_gb: Decimal,
-    peaks: Mapping[int, tuple[Decimal, Decimal]],
+    peaks: Mapping[int, tuple[Decimal, ...]],
 ) -> list[PlannedFit]:
     """Each configuration against the rule's ``planning_gb`` and the estimate for its GPU
-    count (``peaks[count]``: the peak and the peak with the allocator's margin, per GPU; the
-    estimate depends on the sharding)."""
+    count (``peaks[count]``: the peak and the peak with the allocator's margin, per GPU, and
+    optionally what the run keeps in host memory; the estimate depends on the sharding)."""
     return [PlannedFit(c, planning_gb, *peaks[c.count]) for c in configurations]
 
 

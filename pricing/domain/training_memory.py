@@ -302,6 +302,9 @@ class PeakMemory:
     measured: bool = True  # False: the recipe's figures are derived, not measured
     parameters: int = 0
     trainable_parameters: int = 0
+    # Under CPU offload, what the run keeps in its host's memory (every GPU's shard of the
+    # weights, adapters, gradients and optimizer states); 0 without offload.
+    host_gb: Decimal = Decimal(0)
 
     @property
     def peak_gb(self) -> Decimal:
@@ -521,7 +524,9 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         assumptions.append(
             f"AdamW: two {width} states, {state_bytes} bytes per trainable parameter."
         )
+    host = Decimal(0)
     if setup.cpu_offload:  # the sharded trained weights and their states live on the CPU
+        host = weights + (adapters + optimizer) * n + precision.gradient * trainable
         optimizer = Decimal(0)
         adapters = Decimal(0)
 
@@ -681,6 +686,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         measured=recipe.measured,
         parameters=arch.params,
         trainable_parameters=trainable,
+        host_gb=host / GB,
     )
 
 

@@ -160,7 +160,10 @@ def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
         rentable=True, usd_per_gpu_hour=D("5.4325"), checked_on=SEED_DAY,
         quoted_usd_per_hour=D("43.4600"), gpus_in_quote=8, form_factor_code="sxm",
         link="NVLink", link_gb_s=D("900.0"), generation="blackwell",
+        measured_memory_gb=D("191.50"), host_memory_gb_per_gpu=D("250.0"),
     )  # fmt: skip
+    # what a process can use: 191.50 reported less the CUDA context; DGX B200's 2 TB over 8
+    assert (b200.usable_gb, b200.configuration(8).host_gb) == (D("190.99"), D("2000.0"))
     assert b200.speed == throughput.GpuSpeed(D("2250.0"), D("8000.0"), D("900.0"), "blackwell")
     h200 = next(g for g in listings if g.slug == "h200")
     assert h200.speed.calibration_card and not b200.speed.calibration_card

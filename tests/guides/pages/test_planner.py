@@ -95,14 +95,16 @@ def test_run_time_is_measured_on_the_h200_and_derived_elsewhere():
 
 PLAN_CELLS = {
     # the 70B guide's run by the trl recipe: 50.2 GB per GPU, 53.6 GB with the allocator's
-    # margin; an L40S (51.5 GB usable) needs two, an A100 80GB (85.9 GB) leaves 32.3 GB
+    # margin; an L40S (47.2 GB usable alone) needs two (45.6 GB each with NCCL's buffers), an
+    # A100 80GB (84.5 GB) leaves 30.8 GB
     "en": {
         ("L40S (48 GB)", "GPUs"): "2×",
         ("L40S (48 GB)", "Peak per GPU"): "34.1 GB",
-        ("A100 80GB (80 GB)", "Usable per GPU"): "85.9 GB",
+        ("L40S (48 GB)", "Usable per GPU"): "45.6 GB",
+        ("A100 80GB (80 GB)", "Usable per GPU"): "84.5 GB",
         ("A100 80GB (80 GB)", "GPUs"): "1×",
         ("A100 80GB (80 GB)", "Peak per GPU"): "50.2 GB",
-        ("A100 80GB (80 GB)", "Headroom"): "32.3 GB",
+        ("A100 80GB (80 GB)", "Headroom"): "30.8 GB",
         ("A100 80GB (80 GB)", "Per hour"): "$0.92",
         # derived (trl's recipe was not timed), with QLoRA's left-out range on the H200
         ("H200 (141 GB)", "Run time"): "19.3 h * 17.7–21.7 h",
@@ -110,9 +112,9 @@ PLAN_CELLS = {
     },
     "de": {
         ("L40S (48 GB)", "GPUs"): "2×",
-        ("A100 80GB (80 GB)", "Nutzbar pro GPU"): "85,9 GB",
+        ("A100 80GB (80 GB)", "Nutzbar pro GPU"): "84,5 GB",
         ("A100 80GB (80 GB)", "Spitze pro GPU"): "50,2 GB",
-        ("A100 80GB (80 GB)", "Reserve"): "32,3 GB",
+        ("A100 80GB (80 GB)", "Reserve"): "30,8 GB",
         ("A100 80GB (80 GB)", "Pro Stunde"): "0,92 $",
         ("H200 (141 GB)", "Laufzeit"): "19,3 h * 17,7–21,7 h",
         ("H200 (141 GB)", "Kosten des Laufs"): "59,30 $ 54,38 $–66,66 $",
@@ -381,11 +383,11 @@ GUIDE_ESTIMATES = {
     "ja": {("LoRA", "推定ピーク"): "153.1 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
 }
 GUIDE_SENTENCE = {
-    "en": "QLoRA: 1× B200 up to 61,440 tokens and 8× B200 up to 73,728 tokens. "
-    "LoRA: 1× B200 up to 19,712 tokens and 8× B200 up to 68,864 tokens.",
-    "de": "QLoRA: 1× B200 bis 61.440 Tokens und 8× B200 bis 73.728 Tokens. "
-    "LoRA: 1× B200 bis 19.712 Tokens und 8× B200 bis 68.864 Tokens.",
-    "ja": "QLoRA：B200 1基は61,440トークンまで、B200 8基は73,728トークンまで。",
+    "en": "QLoRA: 1× B200 up to 60,416 tokens and 8× B200 up to 72,192 tokens. "
+    "LoRA: 1× B200 up to 18,944 tokens and 8× B200 up to 67,072 tokens.",
+    "de": "QLoRA: 1× B200 bis 60.416 Tokens und 8× B200 bis 72.192 Tokens. "
+    "LoRA: 1× B200 bis 18.944 Tokens und 8× B200 bis 67.072 Tokens.",
+    "ja": "QLoRA：B200 1基は60,416トークンまで、B200 8基は72,192トークンまで。",
 }
 GUIDE_THROUGHPUT = {
     "en": "For 100,000,000 training tokens in one epoch, QLoRA on one B200 runs at about 1,596 "

@@ -37,25 +37,27 @@ SLUG_LIMIT = ", at most 50 characters"
 
 A100 = {
     "slug": "a100-80gb", "name": "A100 80GB", "vendor": "NVIDIA",
-    "memory_gb": 80.0, "usable_memory_gb": 85.899, "bandwidth_gb_s": 2039.0,
+    "memory_gb": 80.0, "reported_memory_gb": 84.98, "usable_memory_gb": 84.47,
+    "host_memory_gb_per_gpu": 250.0, "bandwidth_gb_s": 2039.0,
     "bf16_dense_tflops": 312.0, "form_factor": "sxm", "rentable": True,
     "usd_per_gpu_hour": 0.92, "checked_on": SEED,
 }  # fmt: skip
 # 70B QLoRA at 2,048 tokens by the trl recipe: the rule plans 52.5 GB; the estimate's peak is
-# 50.244 GB, 53.625 GB with the allocator's margin, against 80 GiB = 85.899 GB usable on an
-# A100 80GB and 48 GiB = 51.540 GB on an L40S.
+# 50.244 GB, 53.625 GB with the allocator's margin, against what one process can use: the
+# total PyTorch reports less the CUDA context (0.51 GB), 84.98 - 0.51 = 84.47 GB on an A100
+# 80GB and 47.69 - 0.51 = 47.18 GB on an L40S.
 FIT_1X_A100 = {
     "gpu": "a100-80gb", "gpu_name": "A100 80GB", "count": 1, "total_memory_gb": 80.0,
     "by_rule": {"fits": True, "headroom_gb": 27.5},
     "by_estimate": {"peak_gb_per_gpu": 50.244, "reserved_gb_per_gpu": 53.625,
-                    "usable_gb_per_gpu": 85.899, "fits": True, "headroom_gb_per_gpu": 32.274},
+                    "usable_gb_per_gpu": 84.47, "fits": True, "headroom_gb_per_gpu": 30.845},
     "usd_per_gpu_hour": 0.92, "usd_per_hour": 0.92, "checked_on": SEED,
 }  # fmt: skip
 FIT_1X_L40S = {
     "gpu": "l40s", "gpu_name": "L40S", "count": 1, "total_memory_gb": 48.0,
     "by_rule": {"fits": False, "headroom_gb": -4.5},
     "by_estimate": {"peak_gb_per_gpu": 50.244, "reserved_gb_per_gpu": 53.625,
-                    "usable_gb_per_gpu": 51.54, "fits": False, "headroom_gb_per_gpu": -2.086},
+                    "usable_gb_per_gpu": 47.18, "fits": False, "headroom_gb_per_gpu": -6.445},
     "usd_per_gpu_hour": 0.82, "usd_per_hour": 0.82, "checked_on": SEED,
 }  # fmt: skip
 RENTED = ["l40s", "a100-80gb", "h100", "h200", "b200"]
@@ -94,7 +96,11 @@ def test_every_gpu_with_its_specs_and_our_seeded_price(client):
     # Not rented: no price and no check date, whatever the specs.
     assert (gpus["rtx-4090"]["rentable"], gpus["rtx-4090"]["usd_per_gpu_hour"]) == (False, None)
     assert (gpus["rtx-4090"]["checked_on"], gpus["rtx-4090"]["form_factor"]) == (None, "consumer")
-    assert gpus["h200"]["usable_memory_gb"] == 150.11  # as PyTorch reports it on the measured card
+    # as PyTorch reports it on the measured card, less the CUDA context
+    assert (gpus["h200"]["reported_memory_gb"], gpus["h200"]["usable_memory_gb"]) == (150.11, 149.6)
+    # the RTX 4090 as a cited report gives it; we do not rent it, so no host is recorded
+    assert gpus["rtx-4090"]["reported_memory_gb"] == 25.38
+    assert gpus["rtx-4090"]["host_memory_gb_per_gpu"] is None
     body = response.content.decode()
     assert '"usd_per_gpu_hour": 0.92, "checked_on": "2026-10-29"' in body  # numbers, not text
     assert response["Cache-Control"] == api_caching.CURRENT_ANSWER == "public, max-age=300"

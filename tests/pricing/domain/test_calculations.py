@@ -292,10 +292,10 @@ def run(plan: calc.PlannedFit, tokens_per_s: str, budget: int = 3_600_000) -> ca
     ],
 )
 def test_ranked_runs_take_configurations_with_exactly_the_memory(usable, reserved, expected):
-    runs = [
-        run(planned(calc.Configuration(calc.GpuOffer(u, u, D(1), D("1.00"), D(u))), reserved), "1")
-        for u in usable
-    ]
+    def card(usable: str) -> calc.GpuOffer:  # reporting its usable memory and the CUDA context
+        return calc.GpuOffer(usable, usable, D(1), D("1.00"), D(usable) + calc.CUDA_CONTEXT_GB)
+
+    runs = [run(planned(calc.Configuration(card(u)), reserved), "1") for u in usable]
     ranked = calc.ranked_runs(runs)
     assert (ranked[0].configuration.gpu.slug if ranked else None) == expected
 
@@ -338,7 +338,8 @@ def test_the_cheapest_run_is_recommended_not_the_cheapest_hour():
         run(planned(calc.Configuration(a100, 4), "40"), "3000"),  # $3.68 x 0.33 h = $1.23
         run(planned(calc.Configuration(l40s, 16), "10"), "99999"),  # two hosts
         run(planned(calc.Configuration(rtx, 8), "10"), "99999"),  # not rented
-        run(planned(calc.Configuration(l40s, 3), "51.5"), "1000"),  # $2.46 an hour, a run
+        # $2.46 an hour, a run; 48 GiB less the CUDA context and NCCL: 49.409607552 GB
+        run(planned(calc.Configuration(l40s, 3), "49.409607552"), "1000"),
         run(planned(calc.Configuration(a100, 1), "86"), "99999"),  # 80 GiB are 85.9 GB
     ]
     ranked = calc.ranked_runs(candidates)
@@ -629,7 +630,7 @@ def test_each_estimate_figure_names_its_rule_and_a_missing_method_its_key():
 
 
 @pytest.mark.parametrize(
-    ("advertised", "measured", "usable"),
+    ("advertised", "measured", "total"),
     [
         ("80", None, "85.899345920"),  # 80 GiB in 10**9 bytes
         ("80.0", None, "85.899345920"),
@@ -641,12 +642,24 @@ def test_each_estimate_figure_names_its_rule_and_a_missing_method_its_key():
         ("141", None, "151.397597184"),
     ],
 )
-def test_usable_memory_is_the_measured_total_or_the_advertised_gib_in_decimal_gb(
-    advertised, measured, usable
+def test_usable_memory_is_the_reported_total_less_what_the_runtime_holds(
+    advertised, measured, total
 ):
+    """The total PyTorch reports (else the advertised GiB in decimal GB), less the CUDA
+    context (0.51 GB) on one GPU and NCCL's buffers too (1.62 GB more) on several."""
     measured = None if measured is None else D(measured)
-    assert calc.usable_memory_gb(D(advertised), measured) == D(usable)
-    assert calc.GpuOffer("x", "X", D(advertised), None, measured).usable_gb == D(usable)
+    alone, together = D(total) - D("0.51"), D(total) - D("2.13")
+    assert calc.usable_memory_gb(D(advertised), measured) == alone
+    assert calc.GpuOffer("x", "X", D(advertised), None, measured).usable_gb == alone
+    for count in (2, 4, 8):
+        assert calc.usable_memory_gb(D(advertised), measured, count) == together
+        gpu = calc.GpuOffer("x", "X", D(advertised), None, measured)
+        assert calc.Configuration(gpu, count).usable_gb_per_gpu == together
+
+
+def test_the_runtime_takes_the_cuda_context_and_on_several_gpus_ncclS_buffers():
+    assert calc.runtime_gb(1) == calc.CUDA_CONTEXT_GB == D("0.51")
+    assert calc.runtime_gb(2) == calc.runtime_gb(8) == D("0.51") + calc.NCCL_GB == D("2.13")
 
 
 def test_the_configurations_we_rent_are_each_gpu_in_1_2_4_and_8():
@@ -660,10 +673,11 @@ def test_the_configurations_we_rent_are_each_gpu_in_1_2_4_and_8():
 @pytest.mark.parametrize(
     ("planning", "peak", "by_rule", "rule_headroom", "by_estimate", "estimate_headroom"),
     [
-        ("160", "85.899345920", True, "0", True, "0"),  # equal to the memory on hand fits
-        ("160.1", "85.899345921", False, "-0.1", False, "-1E-9"),
-        ("159.9", "85.899345919", True, "0.1", True, "1E-9"),
-        ("52.5", "53.625", True, "107.5", True, "32.274345920"),
+        # 80 GiB less the CUDA context and NCCL's buffers: 83.769345920 GB usable on each
+        ("160", "83.769345920", True, "0", True, "0"),  # equal to the memory on hand fits
+        ("160.1", "83.769345921", False, "-0.1", False, "-1E-9"),
+        ("159.9", "83.769345919", True, "0.1", True, "1E-9"),
+        ("52.5", "53.625", True, "107.5", True, "30.144345920"),
     ],
 )
 def test_a_planned_fit_compares_the_rule_with_all_memory_and_the_peak_with_each_card(
@@ -675,11 +689,40 @@ def test_a_planned_fit_compares_the_rule_with_all_memory_and_the_peak_with_each_
     assert (fit.planning_gb, fit.peak_gb_per_gpu) == (D(planning), D(peak) - 1)
     assert fit.reserved_gb_per_gpu == D(peak)
     assert (fit.fits_by_rule, fit.rule_headroom_gb) == (by_rule, D(rule_headroom))
-    assert fit.usable_gb_per_gpu == D("85.899345920")
+    assert fit.usable_gb_per_gpu == D("83.769345920")
     assert (fit.fits_by_estimate, fit.estimate_headroom_gb_per_gpu) == (
         by_estimate,
         D(estimate_headroom),
     )
+
+
+def host_offer(host_gb_per_gpu: str | None) -> calc.GpuOffer:
+    return calc.GpuOffer(
+        "a100", "A100", D(80), D(1), None, None, host_gb_per_gpu and D(host_gb_per_gpu)
+    )
+
+
+@pytest.mark.parametrize(
+    ("host_per_gpu", "count", "host_needed", "fits"),
+    [
+        ("250", 1, "250", True),  # exactly the host's memory fits
+        ("250", 1, "250.1", False),
+        ("250", 8, "2000", True),  # a host's share grows with its GPUs
+        ("250", 4, "1000.1", False),
+        (None, 1, "6500", True),  # a host of unknown memory is not refused
+        ("250", 1, "0", True),  # no offload: nothing kept on the host
+    ],
+)
+def test_cpu_offload_is_refused_where_the_host_cannot_hold_it(
+    host_per_gpu, count, host_needed, fits
+):
+    configuration = calc.Configuration(host_offer(host_per_gpu), count)
+    [fit] = calc.planned_fits([configuration], D(0), {count: (D(1), D(1), D(host_needed))})
+    assert fit.host_gb == D(host_needed)
+    assert fit.fits_on_host is fits
+    assert fit.fits_by_estimate is fits  # the card holds the step; the host decides
+    expected_host = None if host_per_gpu is None else D(host_per_gpu) * count
+    assert configuration.host_gb == expected_host
 
 
 def test_planned_fits_take_the_peak_for_each_configurations_gpu_count():

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pricing.domain import calculations as calc
 from pricing.domain import measurements
 from pricing.domain import training_memory as tm
 from pricing.domain.training_memory import (
@@ -750,11 +751,11 @@ LLAMA_2_70B = Architecture(8192, 80, 64, 8, 28672, 32000)
     ("method", "gpus", "batch", "published_gb", "tolerance"),
     [
         # peft docs/source/accelerate/fsdp.md: QLoRA, FSDP, 2 GPUs, no CPU offload: 35.6 GB
-        (Method.QLORA, 2, 2, "35.6", "0.15"),
+        (Method.QLORA, 2, 2, "35.6", "0.08"),
         # deepspeed.md: QLoRA, ZeRO-3, 2 x 40 GB: 36.6 GB
-        (Method.QLORA, 2, 2, "36.6", "0.17"),
+        (Method.QLORA, 2, 2, "36.6", "0.11"),
         # deepspeed.md: LoRA, ZeRO-3, 8 x H100: 64 GB
-        (Method.LORA, 8, 8, "64", "0.05"),
+        (Method.LORA, 8, 8, "64", "0.01"),
     ],
 )
 def test_peft_published_multi_gpu_figures_are_matched_within_their_gaps(
@@ -762,8 +763,10 @@ def test_peft_published_multi_gpu_figures_are_matched_within_their_gaps(
 ):
     """Llama 2 70B at 2,048 tokens, rank 8, checkpointing, flash attention (docs/planner.md
     explains each gap: CUDA context and NCCL buffers, the full fp32 loss, reentrant
-    checkpointing). The estimate with the allocator's margin against what nvidia-smi showed."""
+    checkpointing). The estimate with the allocator's margin, and the CUDA context and NCCL's
+    buffers nvidia-smi counts too (2.13 GB a process), against what nvidia-smi showed."""
     setup = TrainingSetup(method, 2048, batch_size=batch, lora_rank=8, num_gpus=gpus)
     reserved = estimate_peak_memory(LLAMA_2_70B, setup).reserved_gb
+    shown = reserved + calc.runtime_gb(gpus)
     published = Decimal(published_gb)
-    assert abs(reserved - published) <= Decimal(tolerance) * published, reserved
+    assert abs(shown - published) <= Decimal(tolerance) * published, shown

@@ -224,9 +224,9 @@ KINDS = [
     # longest_sequence: each recommendation at the guide's micro-batch
     (
         "[[longest_sequence qlora]]",
-        "1× B200 up to 61,440 tokens and 8× B200 up to 73,728 tokens",
-        "1× B200 bis 61.440 Tokens und 8× B200 bis 73.728 Tokens",
-        "B200 1基は61,440トークンまで、B200 8基は73,728トークンまで",
+        "1× B200 up to 60,416 tokens and 8× B200 up to 72,192 tokens",
+        "1× B200 bis 60.416 Tokens und 8× B200 bis 72.192 Tokens",
+        "B200 1基は60,416トークンまで、B200 8基は72,192トークンまで",
     ),
     # estimate: the guide's run on one GPU, its peak or its peak with the allocator's margin
     ("[[estimate qlora]]", "50.2 GB", "50,2 GB", SAME),
@@ -240,40 +240,36 @@ KINDS = [
         "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
         "run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
         "and splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the "
-        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 193.3 GB "
-        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 193.3 "
+        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 189.4 GB "
+        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 189.4 "
         "GB each can use. Full, 8-bit Adam needs eight H200s, the fewest GPUs we rent that hold "
         "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU "
         "trains in BF16) and splits them and the optimizer states across the GPUs: 114.5 GB per "
         "GPU with the memory allocator&#x27;s margin (an estimated peak of 94.8 GB), within the "
-        "150.1 GB each H200 can use. On four B200s it would need 220.5 GB on each, more than "
-        "the 193.3 GB each can use.",
+        "148 GB each H200 can use. On four B200s it would need 220.5 GB on each, more than the "
+        "189.4 GB each can use.",
         "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
         "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
         "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
         "auf: 184,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
-        "von 147,5 GB), innerhalb der 193,3 GB, die jede B200 nutzen kann. Auf vier B200 "
-        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann. Full, "
+        "von 147,5 GB), innerhalb der 189,4 GB, die jede B200 nutzen kann. Auf vier B200 "
+        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann. Full, "
         "8-bit Adam braucht acht H200, die wenigsten GPUs in unserem Angebot, die den Lauf "
         "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
         "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
         "auf: 114,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
-        "von 94,8 GB), innerhalb der 150,1 GB, die jede H200 nutzen kann. Auf vier B200 "
-        "bräuchte der Lauf 220,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann.",
-        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める"
-        "、当社で最も少ないGPU数です。シャーディングすると、FSDPはFP32のマスタ"
-        "ー重みと勾配を持ち（GPU1基ではBF16で学習します）、それらとオプティマイザ"
-        "状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5"
-        " GB（推定ピーク147.5 GB）で、各B200で使用可能な193.3 GBに"
-        "収まります。B200を4基にしても1基あたり360.5 GBが必要で、各GPUで"
-        "使用可能な193.3 GBを超えます。Full, 8-bit Adamに必要な構"
-        "成：H200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数です。"
-        "シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基で"
-        "はBF16で学習します）、それらとオプティマイザ状態をGPU間で分割します：1基"
-        "あたりメモリアロケータの余裕分を含めて114.5 GB（推定ピーク94.8 GB"
-        "）で、各H200で使用可能な150.1 GBに収まります。B200を4基にしても"
-        "1基あたり220.5 GBが必要で、各GPUで使用可能な193.3 GBを超えま"
-        "す。",
+        "von 94,8 GB), innerhalb der 148 GB, die jede H200 nutzen kann. Auf vier B200 bräuchte "
+        "der Lauf 220,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann.",
+        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数"
+        "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習"
+        "します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余"
+        "裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B"
+        "200を4基にしても1基あたり360.5 GBが必要で、各GPUで使用可能な189.4 GBを超えます。Full, 8"
+        "-bit Adamに必要な構成：H200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数で"
+        "す。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習し"
+        "ます）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕"
+        "分を含めて114.5 GB（推定ピーク94.8 GB）で、各H200で使用可能な148 GBに収まります。B200を"
+        "4基にしても1基あたり220.5 GBが必要で、各GPUで使用可能な189.4 GBを超えます。",
     ),
     (
         "[[gap_conclusion full-adamw qlora]]",  # per run: $159.05 / $80.24 = 2.0
@@ -293,35 +289,33 @@ KINDS = [
         "[[needs qlora]]",  # one B200 recommended; one A100 80GB suffices
         "QLoRA needs one A100 80GB, the smallest card we rent that holds this guide&#x27;s run: "
         "53.6 GB with the memory allocator&#x27;s margin (an estimated peak of 50.2 GB), within "
-        "the 85.9 GB it can use.",
+        "the 84.5 GB it can use.",
         "QLoRA braucht eine A100 80GB, die kleinste Karte in unserem Angebot, die den Lauf "
         "dieses Ratgebers fasst: 53,6 GB mit der Reserve des Speicher-Allokators (die "
-        "geschätzte Spitze von 50,2 GB), innerhalb der 85,9 GB, die sie nutzen kann.",
-        "QLoRAに必要な構成：A100 80GBを1基。このガイドの学習条件を収める、"
-        "当社で最も小さいカードです：メモリアロケータの余裕分を含めて53.6 GB（推定"
-        "ピーク50.2 GB）で、使用可能な85.9 GBに収まります。",
+        "geschätzte Spitze von 50,2 GB), innerhalb der 84,5 GB, die sie nutzen kann.",
+        "QLoRAに必要な構成：A100 80GBを1基。このガイドの学習条件を収める、当社で最も小さいカード"
+        "です：メモリアロケータの余裕分を含めて53.6 GB（推定ピーク50.2 GB）で、使用可能な84.5 GB"
+        "に収まります。",
     ),
     (
         "[[needs full-adamw]]",
         "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
         "run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
         "and splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the "
-        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 193.3 GB "
-        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 193.3 "
+        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 189.4 GB "
+        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 189.4 "
         "GB each can use.",
         "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
         "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
         "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
         "auf: 184,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
-        "von 147,5 GB), innerhalb der 193,3 GB, die jede B200 nutzen kann. Auf vier B200 "
-        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann.",
-        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める"
-        "、当社で最も少ないGPU数です。シャーディングすると、FSDPはFP32のマスタ"
-        "ー重みと勾配を持ち（GPU1基ではBF16で学習します）、それらとオプティマイザ"
-        "状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5"
-        " GB（推定ピーク147.5 GB）で、各B200で使用可能な193.3 GBに"
-        "収まります。B200を4基にしても1基あたり360.5 GBが必要で、各GPUで"
-        "使用可能な193.3 GBを超えます。",
+        "von 147,5 GB), innerhalb der 189,4 GB, die jede B200 nutzen kann. Auf vier B200 "
+        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann.",
+        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数"
+        "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習"
+        "します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余"
+        "裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B"
+        "200を4基にしても1基あたり360.5 GBが必要で、各GPUで使用可能な189.4 GBを超えます。",
     ),
     (
         "[[we_recommend qlora]]",
@@ -495,54 +489,54 @@ SENTENCES = [
     (
         "[[too_small qlora]]",
         "Too small: one L40S. This guide&#x27;s QLoRA run needs 53.6 GB on it (an estimated "
-        "peak of 50.2 GB plus the memory allocator&#x27;s margin); the L40S can use 51.5 GB.",
+        "peak of 50.2 GB plus the memory allocator&#x27;s margin); the L40S can use 47.2 GB.",
         "Zu klein: eine L40S. Der QLoRA-Lauf dieses Ratgebers braucht darauf 53,6 GB (die "
-        "geschätzte Spitze von 50,2 GB plus die Reserve des Speicher-Allokators); die L40S "
-        "kann 51,5 GB nutzen.",
-        "L40Sを1基使う構成では足りません：このガイドのQLoRAの学習条件では53.6 GB（推定ピーク50.2 "
-        "GBにメモリアロケータの余裕分を加えた値）が必要ですが、L40Sで使用可能なのは51.5 GBです。",
+        "geschätzte Spitze von 50,2 GB plus die Reserve des Speicher-Allokators); die L40S kann "
+        "47,2 GB nutzen.",
+        "L40Sを1基使う構成では足りません：このガイドのQLoRAの学習条件では53.6 GB（推定ピーク50.2"
+        " GBにメモリアロケータの余裕分を加えた値）が必要ですが、L40Sで使用可能なのは47.2 GBです"
+        "。",
     ),
     (
         "[[too_small lora]]",
         "Too small: one H200. This guide&#x27;s LoRA run needs 156.7 GB on it (an estimated "
-        "peak of 153.1 GB plus the memory allocator&#x27;s margin); the H200 can use 150.1 GB.",
+        "peak of 153.1 GB plus the memory allocator&#x27;s margin); the H200 can use 149.6 GB.",
         "Zu klein: eine H200. Der LoRA-Lauf dieses Ratgebers braucht darauf 156,7 GB (die "
         "geschätzte Spitze von 153,1 GB plus die Reserve des Speicher-Allokators); die H200 "
-        "kann 150,1 GB nutzen.",
-        "H200を1基使う構成では足りません：このガイドのLoRAの学習条件では156.7 GB（推定ピーク153.1 "
-        "GBにメモリアロケータの余裕分を加えた値）が必要ですが、H200で使用可能なのは150.1 GBです。",
+        "kann 149,6 GB nutzen.",
+        "H200を1基使う構成では足りません：このガイドのLoRAの学習条件では156.7 GB（推定ピーク153."
+        "1 GBにメモリアロケータの余裕分を加えた値）が必要ですが、H200で使用可能なのは149.6 GBで"
+        "す。",
     ),
     (
         "[[fit_note full-adamw]]",
         "8× H200 covers the 16-byte rule of thumb (1,120 GB) on paper with only 8 GB to spare. "
         "The estimate decides: sharded over its GPUs, this run needs 184.5 GB on each, more "
-        "than the 150.1 GB each can use, so it is marked ✗ in the Full, AdamW column. 8× B200 "
-        "leaves 8.8 GB per GPU beyond the estimate.",
+        "than the 148 GB each can use, so it is marked ✗ in the Full, AdamW column. 8× B200 "
+        "leaves 4.9 GB per GPU beyond the estimate.",
         "8× H200 deckt die 16-Byte-Faustregel (1.120 GB) rechnerisch ab, mit nur 8 GB "
         "Spielraum. Entscheidend ist die Schätzung: Auf die GPUs verteilt braucht dieser Lauf "
-        "184,5 GB pro GPU, mehr als die 150,1 GB, die jede nutzen kann; deshalb steht in der "
-        "Spalte „Vollständig, AdamW“ ein ✗. 8× B200 lässt über die Schätzung hinaus 8,8 GB pro "
+        "184,5 GB pro GPU, mehr als die 148 GB, die jede nutzen kann; deshalb steht in der "
+        "Spalte „Vollständig, AdamW“ ein ✗. 8× B200 lässt über die Schätzung hinaus 4,9 GB pro "
         "GPU frei.",
-        "H200 8基は16バイトの目安（1,120 GB）を計算上は満たしますが、残りは8 "
-        "GBしかありません。判定は推定によります：GPU間でシャーディングすると、この学習条件では1"
-        "基あたり184.5 GB必要で、各GPUで使用可能な150.1 "
-        "GBを超えるため、フル、AdamWの列は✗です。B200 "
-        "8基なら、推定を差し引いてもGPU1基あたり8.8 GBの余裕が残ります。",
+        "H200 8基は16バイトの目安（1,120 GB）を計算上は満たしますが、残りは8 GBしかありません。"
+        "判定は推定によります：GPU間でシャーディングすると、この学習条件では1基あたり184.5 GB必"
+        "要で、各GPUで使用可能な148 GBを超えるため、フル、AdamWの列は✗です。B200 8基なら、推定を"
+        "差し引いてもGPU1基あたり4.9 GBの余裕が残ります。",
     ),
     (
         "[[fit_note lora]]",
-        "1× H200 covers the 2-byte rule of thumb (140 GB) on paper with only 1 GB to spare. "
-        "The estimate decides: this run needs 156.7 GB on it, more than the 150.1 GB it can "
-        "use, so it is marked ✗ in the LoRA column. 1× B200 leaves 36.5 GB per GPU beyond the "
-        "estimate.",
-        "1× H200 deckt die 2-Byte-Faustregel (140 GB) rechnerisch ab, mit nur 1 GB "
-        "Spielraum. Entscheidend ist die Schätzung: Dieser Lauf braucht darauf 156,7 GB, mehr als "
-        "die 150,1 GB, die sie nutzen kann; deshalb steht in der Spalte „LoRA“ ein ✗. 1× B200 "
-        "lässt über die Schätzung hinaus 36,5 GB pro GPU frei.",
-        "H200 1基は2バイトの目安（140 GB）を計算上は満たしますが、残りは1 "
-        "GBしかありません。判定は推定によります：この学習条件ではこの構成に156.7 "
-        "GB必要で、使用可能な150.1 GBを超えるため、LoRAの列は✗です。B200 "
-        "1基なら、推定を差し引いてもGPU1基あたり36.5 GBの余裕が残ります。",
+        "1× H200 covers the 2-byte rule of thumb (140 GB) on paper with only 1 GB to spare. The "
+        "estimate decides: this run needs 156.7 GB on it, more than the 149.6 GB it can use, so "
+        "it is marked ✗ in the LoRA column. 1× B200 leaves 34.3 GB per GPU beyond the estimate.",
+        "1× H200 deckt die 2-Byte-Faustregel (140 GB) rechnerisch ab, mit nur 1 GB Spielraum. "
+        "Entscheidend ist die Schätzung: Dieser Lauf braucht darauf 156,7 GB, mehr als die "
+        "149,6 GB, die sie nutzen kann; deshalb steht in der Spalte „LoRA“ ein ✗. 1× B200 lässt "
+        "über die Schätzung hinaus 34,3 GB pro GPU frei.",
+        "H200 1基は2バイトの目安（140 GB）を計算上は満たしますが、残りは1 GBしかありません。判定"
+        "は推定によります：この学習条件ではこの構成に156.7 GB必要で、使用可能な149.6 GBを超える"
+        "ため、LoRAの列は✗です。B200 1基なら、推定を差し引いてもGPU1基あたり34.3 GBの余裕が残り"
+        "ます。",
     ),
     (
         "[[single_gpu qlora]]",
@@ -569,103 +563,99 @@ SENTENCES = [
         "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU "
         "trains in BF16) and splits them and the optimizer states across the GPUs: 184.5 GB per "
         "GPU with the memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within "
-        "the 193.3 GB each B200 can use. On four B200s it would need 360.5 GB on each, more "
-        "than the 193.3 GB each can use.",
+        "the 189.4 GB each B200 can use. On four B200s it would need 360.5 GB on each, more "
+        "than the 189.4 GB each can use.",
         "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Auf einer Karte "
         "läge die Spitze des Laufs dieses Ratgebers bei 564,5 GB. Vollständig, AdamW braucht "
         "acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers "
         "fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine einzelne GPU "
         "trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 "
         "GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 "
-        "GB), innerhalb der 193,3 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der "
-        "Lauf 360,5 GB pro GPU, mehr als die 193,3 GB, die jede nutzen kann.",
-        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件"
-        "のピークが564.5 GBに達します。フル、AdamWに必要な構成：B200を8"
-        "基。このガイドの学習条件を収める、当社で最も少ないGPU数です。シャーディングす"
-        "ると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習"
-        "します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロ"
-        "ケータの余裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B20"
-        "0で使用可能な193.3 GBに収まります。B200を4基にしても1基あたり36"
-        "0.5 GBが必要で、各GPUで使用可能な193.3 GBを超えます。",
+        "GB), innerhalb der 189,4 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der "
+        "Lauf 360,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann.",
+        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件のピークが564.5 G"
+        "Bに達します。フル、AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最"
+        "も少ないGPU数です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基で"
+        "はBF16で学習します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリア"
+        "ロケータの余裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに"
+        "収まります。B200を4基にしても1基あたり360.5 GBが必要で、各GPUで使用可能な189.4 GBを超え"
+        "ます。",
     ),
     (
         "[[verdict qlora h100]]",
         "Yes. This guide&#x27;s QLoRA run needs 53.6 GB on one GPU (an estimated peak of 50.2 "
-        "GB plus the memory allocator&#x27;s margin), and the H100 can use 85.9 GB.",
+        "GB plus the memory allocator&#x27;s margin), and the H100 can use 84.4 GB.",
         "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 53,6 GB (die geschätzte "
-        "Spitze von 50,2 GB plus die Reserve des Speicher-Allokators), und die H100 kann 85,9 "
+        "Spitze von 50,2 GB plus die Reserve des Speicher-Allokators), und die H100 kann 84,4 "
         "GB nutzen.",
-        "はい。このガイドのQLoRAの学習条件ではGPU1基に53.6 GB（推定ピーク50.2 "
-        "GBにメモリアロケータの余裕分を加えた値）が必要で、H100では85.9 "
-        "GBを使用できます。",
+        "はい。このガイドのQLoRAの学習条件ではGPU1基に53.6 GB（推定ピーク50.2 GBにメモリアロケー"
+        "タの余裕分を加えた値）が必要で、H100では84.4 GBを使用できます。",
     ),
     (
         "[[verdict lora h200]]",
         "No. The 16-bit weights alone take 140 GB, but this guide&#x27;s LoRA run needs 156.7 "
-        "GB on one GPU (an estimated peak of 153.1 GB plus the memory allocator&#x27;s "
-        "margin), more than the 150.1 GB the H200 can use. The smallest GPU we rent that holds "
-        "it is the B200.",
+        "GB on one GPU (an estimated peak of 153.1 GB plus the memory allocator&#x27;s margin), "
+        "more than the 149.6 GB the H200 can use. The smallest GPU we rent that holds it is the "
+        "B200.",
         "Nein. Die 16-Bit-Gewichte allein nehmen 140 GB ein, aber der LoRA-Lauf dieses "
         "Ratgebers braucht auf einer GPU 156,7 GB (die geschätzte Spitze von 153,1 GB plus die "
-        "Reserve des Speicher-Allokators), mehr als die 150,1 GB, die die H200 nutzen kann. "
-        "Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die B200.",
-        "いいえ。16ビットの重みだけなら140 "
-        "GBですが、このガイドのLoRAの学習条件ではGPU1基に156.7 GB（推定ピーク153.1 "
-        "GBにメモリアロケータの余裕分を加えた値）が必要で、H200で使用可能な150.1 "
-        "GBを超えます。この学習条件を収められる当社の最小のGPUはB200です。",
+        "Reserve des Speicher-Allokators), mehr als die 149,6 GB, die die H200 nutzen kann. Die "
+        "kleinste GPU in unserem Angebot, die den Lauf fasst, ist die B200.",
+        "いいえ。16ビットの重みだけなら140 GBですが、このガイドのLoRAの学習条件ではGPU1基に156.7"
+        " GB（推定ピーク153.1 GBにメモリアロケータの余裕分を加えた値）が必要で、H200で使用可能な"
+        "149.6 GBを超えます。この学習条件を収められる当社の最小のGPUはB200です。",
     ),
     (
         "[[holds qlora h100 a100-80gb]]",
         "Both hold this guide&#x27;s QLoRA run on one card: it needs 53.6 GB with the memory "
-        "allocator&#x27;s margin, and each can use 85.9 GB.",
-        "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht "
-        "mit der Reserve des Speicher-Allokators 53,6 GB, und jede kann 85,9 GB nutzen.",
+        "allocator&#x27;s margin; the H100 can use 84.4 GB, the A100 80GB 84.5 GB.",
+        "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht mit "
+        "der Reserve des Speicher-Allokators 53,6 GB; die H100 kann 84,4 GB nutzen, die A100 "
+        "80GB 84,5 GB.",
         "どちらも1基でこのガイドのQLoRAの学習条件を収められます：メモリアロケータの余裕分を含め"
-        "て53.6 GB必要で、どちらも85.9 GBを使用できます。",
+        "て53.6 GB必要で、使用可能なメモリはH100が84.4 GB、A100 80GBが84.5 GBです。",
     ),
     (
         "[[holds qlora h200 h100]]",
         "Both hold this guide&#x27;s QLoRA run on one card: it needs 53.6 GB with the memory "
-        "allocator&#x27;s margin; the H200 can use 150.1 GB, the H100 85.9 GB.",
-        "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht "
-        "mit der Reserve des Speicher-Allokators 53,6 GB; die H200 kann 150,1 GB nutzen, die "
-        "H100 85,9 GB.",
+        "allocator&#x27;s margin; the H200 can use 149.6 GB, the H100 84.4 GB.",
+        "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht mit "
+        "der Reserve des Speicher-Allokators 53,6 GB; die H200 kann 149,6 GB nutzen, die H100 "
+        "84,4 GB.",
         "どちらも1基でこのガイドのQLoRAの学習条件を収められます：メモリアロケータの余裕分を含め"
-        "て53.6 GB必要で、使用可能なメモリはH200が150.1 "
-        "GB、H100が85.9 GBです。",
+        "て53.6 GB必要で、使用可能なメモリはH200が149.6 GB、H100が84.4 GBです。",
     ),
     (
         "[[holds lora b200 h200]]",
-        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with "
-        "the memory allocator&#x27;s margin; the B200 can use 193.3 GB, the H200 only 150.1 GB.",
+        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with the "
+        "memory allocator&#x27;s margin; the B200 can use 191 GB, the H200 only 149.6 GB.",
         "Nur die B200 fasst den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er "
-        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 193,3 GB "
-        "nutzen, die H200 nur 150,1 GB.",
-        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分"
-        "を含めて156.7 GB必要で、使用可能なメモリはB200が193.3 "
-        "GB、H200は150.1 GBしかありません。",
+        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 191 GB nutzen, "
+        "die H200 nur 149,6 GB.",
+        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分を"
+        "含めて156.7 GB必要で、使用可能なメモリはB200が191 GB、H200は149.6 GBしかありません。",
     ),
     (
         "[[holds lora h200 b200]]",
-        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with "
-        "the memory allocator&#x27;s margin; the B200 can use 193.3 GB, the H200 only 150.1 GB.",
+        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with the "
+        "memory allocator&#x27;s margin; the B200 can use 191 GB, the H200 only 149.6 GB.",
         "Nur die B200 fasst den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er "
-        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 193,3 GB "
-        "nutzen, die H200 nur 150,1 GB.",
-        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分"
-        "を含めて156.7 GB必要で、使用可能なメモリはB200が193.3 "
-        "GB、H200は150.1 GBしかありません。",
+        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 191 GB nutzen, "
+        "die H200 nur 149,6 GB.",
+        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分を"
+        "含めて156.7 GB必要で、使用可能なメモリはB200が191 GB、H200は149.6 GBしかありません。",
     ),
     (
         "[[holds full-adamw h100 a100-80gb]]",
         "Neither holds this guide&#x27;s Full, AdamW run on one card: it needs 704.2 GB with "
-        "the memory allocator&#x27;s margin, and each can use 85.9 GB. Both need several cards.",
+        "the memory allocator&#x27;s margin; the H100 can use 84.4 GB, the A100 80GB 84.5 GB. "
+        "Both need several cards.",
         "Keine der beiden fasst den Vollständig, AdamW-Lauf dieses Ratgebers auf einer "
-        "einzelnen Karte: Er braucht mit der Reserve des Speicher-Allokators 704,2 GB, und "
-        "jede kann 85,9 GB nutzen. Beide brauchen mehrere Karten.",
-        "どちらもこのガイドのフル、AdamWの学習条件を1枚では収められません。メモリアロケータの余"
-        "裕分を含めて704.2 GB必要ですが、使用可能なのはそれぞれ85.9 "
-        "GBです。どちらも複数枚が必要です。",
+        "einzelnen Karte: Er braucht mit der Reserve des Speicher-Allokators 704,2 GB; die H100 "
+        "kann 84,4 GB nutzen, die A100 80GB 84,5 GB. Beide brauchen mehrere Karten.",
+        "どちらも1基ではこのガイドのフル、AdamWの学習条件を収められません：メモリアロケータの余"
+        "裕分を含めて704.2 GB必要ですが、使用可能なメモリはH100が84.4 GB、A100 80GBが84.5 GBです"
+        "。どちらも複数基が必要です。",
     ),
     (
         "[[speed qlora]]",  # trl's recipe was never timed: derived
@@ -748,9 +738,9 @@ def test_the_table_covers_every_kind_and_every_choice():
 
 
 def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
-    """The 70B guide's run (2,048 tokens, batch 1, checkpointing, rank 16): QLoRA's 57.5 GB
-    peak leaves room up to 4,608 tokens on an 80 GB card (84.8 GB usable); the 48 GB L40S
-    (50.5 GB usable) holds 768."""
+    """The 70B guide's run (2,048 tokens, batch 1, checkpointing, rank 16) on the trl recipe:
+    an A100 80GB (84.47 GB usable) holds 17,152 tokens of QLoRA; the 48 GB L40S (47.18 GB
+    usable, 44.42 GiB as PyTorch reports it less the CUDA context) not even 256."""
     guide_run = dataclasses.replace(
         figures,
         architecture=Architecture(8192, 80, 64, 8, 28672, 128256),
@@ -764,17 +754,17 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
     assert_renders(
         guide_run,
         "[[longest_sequence qlora]]",
-        "1× A100 80GB up to 17,920 tokens and 1× L40S up to 768 tokens",
-        "1× A100 80GB bis 17.920 Tokens und 1× L40S bis 768 Tokens",
-        "A100 80GB 1基は17,920トークンまで、L40S 1基は768トークンまで",
+        "1× A100 80GB up to 17,152 tokens and 1× L40S: not even 256 tokens",
+        "1× A100 80GB bis 17.152 Tokens und 1× L40S: nicht einmal 256 Tokens",
+        "A100 80GB 1基は17,152トークンまで、L40S 1基では256トークンも扱えません",
     )
-    # two H200s shard LoRA's bf16 weights: 26,624 tokens
+    # two H200s shard LoRA's bf16 weights: 28,416 tokens
     assert_renders(
         guide_run,
         "[[longest_sequence lora]]",
-        "2× H200 up to 29,184 tokens",
-        "2× H200 bis 29.184 Tokens",
-        "H200 2基は29,184トークンまで",
+        "2× H200 up to 28,416 tokens",
+        "2× H200 bis 28.416 Tokens",
+        "H200 2基は28,416トークンまで",
     )
     assert_renders(
         guide_run,
@@ -787,9 +777,9 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
     assert_renders(
         guide_run,
         "[[longest_sequence full-8bit-adam]]",
-        "8× B200 up to 54,016 tokens and 8× H200 up to 35,328 tokens",
-        "8× B200 bis 54.016 Tokens und 8× H200 bis 35.328 Tokens",
-        "B200 8基は54,016トークンまで、H200 8基は35,328トークンまで",
+        "8× B200 up to 52,480 tokens and 8× H200 up to 34,304 tokens",
+        "8× B200 bis 52.480 Tokens und 8× H200 bis 34.304 Tokens",
+        "B200 8基は52,480トークンまで、H200 8基は34,304トークンまで",
     )
 
 
@@ -822,42 +812,41 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
         "acht A100 80GB oder acht B200",
         "A100 80GBを8基またはB200を8基",
     )
-    # two H200s hold QLoRA (150.1 GB of 150.1 GB each), though two B200s are recommended
+    # two H200s would hold QLoRA's 150.1 GB per GPU only by the card's reported 150.11 GB; less
+    # the CUDA context and NCCL's buffers, each can use 148 GB: two B200s are the fewest
     assert_renders(
         big,
         "[[needs qlora]]",
-        "QLoRA needs two H200s, the fewest GPUs we rent that hold this guide&#x27;s run. "
+        "QLoRA needs two B200s, the fewest GPUs we rent that hold this guide&#x27;s run. "
         "Sharded, the weights are split across the GPUs, while each keeps the layers being "
         "gathered and its own activations: 150.1 GB per GPU with the memory allocator&#x27;s "
-        "margin (an estimated peak of 139.7 GB), within the 150.1 GB each H200 can use. On one "
-        "B200 it would need 249 GB, more than the 193.3 GB it can use.",
-        "QLoRA braucht zwei H200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses "
+        "margin (an estimated peak of 139.7 GB), within the 189.4 GB each B200 can use. On one "
+        "B200 it would need 249 GB, more than the 191 GB it can use.",
+        "QLoRA braucht zwei B200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses "
         "Ratgebers fassen. Verteilt werden die Gewichte auf die GPUs aufgeteilt, doch jede hält "
         "die gerade gesammelten Schichten und ihre eigenen Aktivierungen: 150,1 GB pro GPU mit "
         "der Reserve des Speicher-Allokators (die geschätzte Spitze von 139,7 GB), innerhalb "
-        "der 150,1 GB, die jede H200 nutzen kann. Auf einer B200 bräuchte der Lauf 249 GB, mehr "
-        "als die 193,3 GB, die sie nutzen kann.",
-        "QLoRAに必要な構成：H200を2基。このガイドの学習条件を収める、当社で最も"
-        "少ないGPU数です。シャーディングすると重みはGPU間で分割されますが、各GPU"
-        "は収集中の層と自身のアクティベーションを保持します：1基あたりメモリアロケータの"
-        "余裕分を含めて150.1 GB（推定ピーク139.7 GB）で、各H200で使用"
-        "可能な150.1 GBに収まります。B200 1基では249 GBが必要で、使用"
-        "可能な193.3 GBを超えます。",
+        "der 189,4 GB, die jede B200 nutzen kann. Auf einer B200 bräuchte der Lauf 249 GB, mehr "
+        "als die 191 GB, die sie nutzen kann.",
+        "QLoRAに必要な構成：B200を2基。このガイドの学習条件を収める、当社で最も少ないGPU数です。"
+        "シャーディングすると重みはGPU間で分割されますが、各GPUは収集中の層と自身のアクティベー"
+        "ションを保持します：1基あたりメモリアロケータの余裕分を含めて150.1 GB（推定ピーク139.7 "
+        "GB）で、各B200で使用可能な189.4 GBに収まります。B200 1基では249 GBが必要で、使用可能な1"
+        "91 GBを超えます。",
     )
     assert_renders(
         big,
         "[[needs full-adamw]]",
         "Full, AdamW needs more than one 8-GPU host, which we do not offer: on eight B200s, the "
         "most we rent on one host, this guide&#x27;s run would need 1,038.1 GB on each with the "
-        "memory allocator&#x27;s margin, more than the 193.3 GB each can use.",
+        "memory allocator&#x27;s margin, more than the 189.4 GB each can use.",
         "Full, AdamW braucht mehr als einen Host mit 8 GPUs, den wir nicht anbieten: Auf acht "
         "B200, dem Größten, was wir auf einem Host vermieten, bräuchte der Lauf dieses "
         "Ratgebers mit der Reserve des Speicher-Allokators 1.038,1 GB pro GPU, mehr als die "
-        "193,3 GB, die jede nutzen kann.",
-        "Full, AdamWにはGPU8基のホスト1台を超える構成（当社では提供してい"
-        "ません）が必要です：1ホストで当社が貸し出す最大の構成（B200を8基）でも、こ"
-        "のガイドの学習条件はメモリアロケータの余裕分を含めて1基あたり1,038.1 G"
-        "Bを要し、各GPUで使用可能な193.3 GBを超えます。",
+        "189,4 GB, die jede nutzen kann.",
+        "Full, AdamWにはGPU8基のホスト1台を超える構成（当社では提供していません）が必要です：1ホ"
+        "ストで当社が貸し出す最大の構成（B200を8基）でも、このガイドの学習条件はメモリアロケータ"
+        "の余裕分を含めて1基あたり1,038.1 GBを要し、各GPUで使用可能な189.4 GBを超えます。",
     )
     assert_renders(
         big,
@@ -904,15 +893,15 @@ def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, dj
     assert_renders(
         small,
         "[[verdict qlora rtx-4090]]",
-        "Yes. This guide&#x27;s QLoRA run needs 11.5 GB on one GPU (an estimated peak of 10.1 GB "
-        "plus the memory allocator&#x27;s margin), and the RTX 4090 can use 25.8 GB. We do not "
-        "rent the RTX 4090, though.",
-        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 11,5 GB (die geschätzte Spitze "
-        "von 10,1 GB plus die Reserve des Speicher-Allokators), und die RTX 4090 kann 25,8 GB "
-        "nutzen. Die RTX 4090 vermieten wir allerdings nicht.",
-        "はい。このガイドのQLoRAの学習条件ではGPU1基に11.5 GB（推定ピーク10.1 GBにメモリ"
-        "アロケータの余裕分を加えた値）が必要で、RTX 4090では25.8 GBを使用できます。ただし、"
-        "当社ではRTX 4090をレンタルしていません。",
+        "Yes. This guide&#x27;s QLoRA run needs 11.5 GB on one GPU (an estimated peak of 10.1 "
+        "GB plus the memory allocator&#x27;s margin), and the RTX 4090 can use 24.9 GB. We do "
+        "not rent the RTX 4090, though.",
+        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 11,5 GB (die geschätzte "
+        "Spitze von 10,1 GB plus die Reserve des Speicher-Allokators), und die RTX 4090 kann "
+        "24,9 GB nutzen. Die RTX 4090 vermieten wir allerdings nicht.",
+        "はい。このガイドのQLoRAの学習条件ではGPU1基に11.5 GB（推定ピーク10.1 GBにメモリアロケー"
+        "タの余裕分を加えた値）が必要で、RTX 4090では24.9 GBを使用できます。ただし、当社ではRTX "
+        "4090をレンタルしていません。",
     )
     with_4090 = dataclasses.replace(
         small, configurations=[figures.configuration("rtx-4090"), *small.configurations]
@@ -1057,19 +1046,21 @@ def test_render_plain_gives_the_raw_name(bold_gpu):
 @pytest.mark.parametrize(
     ("count", "reserved", "expected"),
     [
-        (1, "85", "The estimate decides: this run needs %(need)s on it, within the %(usable)s "
+        (1, "85.3", "The estimate decides: this run needs %(need)s on it, within the %(usable)s "
          "it can use, so it is marked ✓ in the %(method)s column."),
-        (1, "86", "The estimate decides: this run needs %(need)s on it, more than the "
+        (1, "85.4", "The estimate decides: this run needs %(need)s on it, more than the "
          "%(usable)s it can use, so it is marked ✗ in the %(method)s column."),
-        (2, "85", "The estimate decides: sharded over its GPUs, this run needs %(need)s on "
+        (2, "83.7", "The estimate decides: sharded over its GPUs, this run needs %(need)s on "
          "each, within the %(usable)s each can use, so it is marked ✓ in the %(method)s column."),
-        (2, "86", "The estimate decides: sharded over its GPUs, this run needs %(need)s on "
+        (2, "83.8", "The estimate decides: sharded over its GPUs, this run needs %(need)s on "
          "each, more than the %(usable)s each can use, so it is marked ✗ in the %(method)s "
          "column."),
     ],
 )  # fmt: skip
 def test_what_the_estimate_decides_says_of_one_card_and_of_several(count, reserved, expected):
-    card = calc.GpuOffer("a100", "A100", D(80), D("0.92"))  # 85.9 GB usable
+    # 80 GiB = 85.9 GB: 85.39 usable alone (less the CUDA context), 83.77 on each of several
+    # (less NCCL's buffers too)
+    card = calc.GpuOffer("a100", "A100", D(80), D("0.92"))
     plan = calc.PlannedFit(calc.Configuration(card, count), D(0), D(reserved), D(reserved))
     with translation.override("en"):
         assert kinds._estimate_decides(plan, count) == expected
@@ -1144,11 +1135,11 @@ def test_the_cost_gap_compares_runs_where_both_methods_share_a_configuration(
         "[[needs full-adamw]]",
         "Full, AdamW needs one A100 80GB, the smallest card we rent that holds this "
         "guide&#x27;s run: 80.2 GB with the memory allocator&#x27;s margin (an estimated peak "
-        "of 64.3 GB), within the 85.9 GB it can use.",
+        "of 64.3 GB), within the 84.5 GB it can use.",
         "Full, AdamW braucht eine A100 80GB, die kleinste Karte in unserem Angebot, die den "
         "Lauf dieses Ratgebers fasst: 80,2 GB mit der Reserve des Speicher-Allokators (die "
-        "geschätzte Spitze von 64,3 GB), innerhalb der 85,9 GB, die sie nutzen kann.",
-        "Full, AdamWに必要な構成：A100 80GBを1基。このガイドの学習条"
-        "件を収める、当社で最も小さいカードです：メモリアロケータの余裕分を含めて80.2"
-        " GB（推定ピーク64.3 GB）で、使用可能な85.9 GBに収まります。",
+        "geschätzte Spitze von 64,3 GB), innerhalb der 84,5 GB, die sie nutzen kann.",
+        "Full, AdamWに必要な構成：A100 80GBを1基。このガイドの学習条件を収める、当社で最も小さい"
+        "カードです：メモリアロケータの余裕分を含めて80.2 GB（推定ピーク64.3 GB）で、使用可能な8"
+        "4.5 GBに収まります。",
     )
