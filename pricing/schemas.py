@@ -400,6 +400,10 @@ class MemoryEstimate(Schema):
         description="What is alive at the peak, GB (summed before rounding)."
     )
     moment: str = Field(description="The moment of the training step the peak falls in.")
+    host_memory_gb: float = Field(
+        description="Under CPU offload, what the run keeps in its host's memory: every GPU's "
+        "shard of the trained weights, adapters, gradients and optimizer states; 0 without."
+    )
     parameters: int = Field(description="The model's parameters, every expert counted.")
     trainable_parameters: int = Field(description="Those trained: adapters, or all.")
     recipe: str
@@ -422,6 +426,7 @@ class MemoryEstimate(Schema):
             reserved_gb=gigabytes(peak.reserved_gb),
             breakdown=Breakdown(**{k: gigabytes(v) for k, v in peak.breakdown().items()}),
             moment=peak.moment,
+            host_memory_gb=gigabytes(peak.host_gb),
             parameters=peak.parameters,
             trainable_parameters=peak.trainable_parameters,
             recipe=peak.recipe,
@@ -606,9 +611,22 @@ class FitByEstimate(Schema):
     reserved_gb_per_gpu: float = Field(
         description="The peak with the memory allocator's margin, per GPU."
     )
-    usable_gb_per_gpu: float
-    fits: bool = Field(description="Each card's usable memory holds reserved_gb_per_gpu.")
+    usable_gb_per_gpu: float = Field(
+        description="What PyTorch reports on each card less the CUDA context and, on several "
+        "GPUs, NCCL's buffers."
+    )
+    fits: bool = Field(
+        description="Each card's usable memory holds reserved_gb_per_gpu and, under CPU "
+        "offload, the host holds what is offloaded."
+    )
     headroom_gb_per_gpu: float = Field(description="Usable less reserved, per GPU (may be < 0).")
+    host_memory_gb: float | None = Field(
+        description="The host memory that comes with the configuration; null where unknown."
+    )
+    fits_on_host: bool = Field(
+        description="The host holds what CPU offload keeps there (always true without it, "
+        "and where the host's memory is unknown)."
+    )
 
 
 class ConfigurationFit(Schema):
@@ -635,6 +653,10 @@ class ConfigurationFit(Schema):
                 usable_gb_per_gpu=gigabytes(fit.usable_gb_per_gpu),
                 fits=fit.fits_by_estimate,
                 headroom_gb_per_gpu=gigabytes(fit.estimate_headroom_gb_per_gpu),
+                host_memory_gb=(
+                    None if configuration.host_gb is None else gigabytes(configuration.host_gb)
+                ),
+                fits_on_host=fit.fits_on_host,
             ),
             checked_on=checked_on,
         )

@@ -110,6 +110,7 @@ class PlannerResult:
     request: PlannerRequest
     estimate: PeakMemory
     peak_gb: Decimal
+    host_gb: Decimal  # kept on the host under CPU offload; 0 without
     segments: list[BarSegment]
     fits: list[GpuFit]
     rule: calc.MemoryEstimate
@@ -216,6 +217,7 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
         request=request,
         estimate=estimate,
         peak_gb=estimated(estimate.peak_gb),
+        host_gb=estimated(estimate.host_gb),
         segments=breakdown_bar(estimate),
         fits=[
             gpu_fit(

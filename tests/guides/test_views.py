@@ -102,7 +102,7 @@ SEED_FIGURES = {
         "0,82 $", "0,92 $", "2,32 $", "3,07 $", "4,61 $", "6,14 $", "3,68 $", "18,56 $",
         "24,56 $", "36,88 $", "9,20 $", "23,20 $", "110,64 $", "73,68 $", "515,76 $", "774,48 $",
         "43,46 $", "5,4325 $", "1,09 $", "das 40-Fache", "3,2-fachen", "989,5", "3.350 GB/s",
-        "2.039 GB/s", "35 GB", "24 GB", "8 GB Spielraum", "8,8 GB pro GPU", "10.000-mal",
+        "2.039 GB/s", "35 GB", "24 GB", "8 GB Spielraum", "4,9 GB pro GPU", "10.000-mal",
         "10, 24 und 168", "10, 24, 168 oder 720", "29. Oktober 2026", "Preise geprüft am",
     ],
     "ja": [
@@ -111,7 +111,7 @@ SEED_FIGURES = {
         "$0.82", "$0.92", "$2.32", "$3.07", "$4.61", "$6.14", "$3.68", "$18.56", "$24.56",
         "$36.88", "$9.20", "$23.20", "$110.64", "$73.68", "$515.76", "$774.48", "$43.46",
         "$5.4325", "$1.09", "3.2倍", "989.5", "3,350 GB/s", "2,039 GB/s", "35 GB",
-        "24 GB", "8 GB", "8.8 GB", "2026年10月29日", "価格確認日", "A100 80GBを1基",
+        "24 GB", "8 GB", "4.9 GB", "2026年10月29日", "価格確認日", "A100 80GBを1基",
     ],
     "en": [
         "52.5 GB", "140 GB", "168 GB", "840 GB", "1,120–1,260 GB", "1,128 GB", "1,440 GB",
@@ -141,12 +141,12 @@ def test_every_seed_figure_appears_in_the_locale_format(client, seeded, lang, ca
 SEED_SENTENCES = {
     "de": [
         "8× H200 deckt die 16-Byte-Faustregel (1.120 GB) rechnerisch ab, mit nur 8 GB Spielraum.",
-        "8× B200 lässt über die Schätzung hinaus 8,8 GB pro GPU frei.",
+        "8× B200 lässt über die Schätzung hinaus 4,9 GB pro GPU frei.",
         "Selbst in 4 Bit nehmen allein die Gewichte 35 GB ein, mehr als die 24 GB der RTX 4090.",
     ],
     "ja": [
         "H200 8基は16バイトの目安（1,120 GB）を計算上は満たしますが、残りは8 GBしかありません。",
-        "B200 8基なら、推定を差し引いてもGPU1基あたり8.8 GBの余裕が残ります。",
+        "B200 8基なら、推定を差し引いてもGPU1基あたり4.9 GBの余裕が残ります。",
         "4ビットでも重みだけで35 GBを占め、RTX 4090の24 GBを超えます。",
     ],
     "en": [
@@ -304,8 +304,8 @@ def test_fit_table_pattern_matches_the_seed(client, seeded, lang):
 
 def test_fit_marks_have_accessible_labels(client, seeded):
     body = client.get(guide_url("de")).content.decode()
-    fits = "passt: braucht 53,6\xa0GB pro GPU, 85,9\xa0GB nutzbar"
-    misses = "passt nicht: braucht 53,6\xa0GB pro GPU, 51,5\xa0GB nutzbar"  # QLoRA on one L40S
+    fits = "passt: braucht 53,6\xa0GB pro GPU, 84,5\xa0GB nutzbar"
+    misses = "passt nicht: braucht 53,6\xa0GB pro GPU, 47,2\xa0GB nutzbar"  # QLoRA on one L40S
     assert f'<span role="img" aria-label="{fits}" title="{fits}">✓</span>' in body
     assert f'<span role="img" aria-label="{misses}" title="{misses}">✗</span>' in body
     assert '<th scope="col"' in body and '<th scope="row"' in body and "<caption" in body

@@ -370,7 +370,7 @@ def test_dashboard_names_the_guide_and_sentence_a_price_change_makes_untrue(seed
     assert problems[0] == (
         "“Which GPU is best for fine-tuning Llama 3.1 70B?” is published but no longer right: "
         "recommendation 0: LoRA, 1× L40S: by the estimate, the guide's run needs 156.7\u00a0GB per "
-        "GPU here, more than the 51.5\u00a0GB each card can use"
+        "GPU here, more than the 47.2\u00a0GB each card can use"
     )
 
 

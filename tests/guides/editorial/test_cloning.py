@@ -82,7 +82,7 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
             "By our estimate, this guide's QLoRA run peaks at 10.1 GB on one GPU (the rule of "
             "thumb says 6 GB).",
             "QLoRA needs one L40S, the smallest card we rent that holds this guide's run: 11.5 GB "
-            "with the memory allocator's margin (an estimated peak of 10.1 GB), within the 51.5 GB "
+            "with the memory allocator's margin (an estimated peak of 10.1 GB), within the 47.2 GB "
             "it can use.",
             "We recommend one L40S or eight B200s (the second for a tight deadline).",
         ],
@@ -91,7 +91,7 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
             "Spitze von 10,1 GB (die Faustregel nennt 6 GB).",
             "QLoRA braucht eine L40S, die kleinste Karte in unserem Angebot, die den Lauf dieses "
             "Ratgebers fasst: 11,5 GB mit der Reserve des Speicher-Allokators (die geschätzte "
-            "Spitze von 10,1 GB), innerhalb der 51,5 GB, die sie nutzen kann.",
+            "Spitze von 10,1 GB), innerhalb der 47,2 GB, die sie nutzen kann.",
             "Wir empfehlen eine L40S oder acht B200 (die zweite für einen knappen Termin).",
         ],
         "ja": [
@@ -175,14 +175,14 @@ def test_the_405b_guide_says_full_fine_tuning_needs_more_than_one_host(client, s
         "copies, before activations); by our estimate, this guide's AdamW run peaks at 3,246.9 GB "
         "on one GPU. Full, AdamW needs more than one 8-GPU host, which we do not offer: on eight "
         "B200s, the most we rent on one host, this guide's run would need 1,038.1 GB on each with "
-        "the memory allocator's margin, more than the 193.3 GB each can use. We have nothing on "
+        "the memory allocator's margin, more than the 189.4 GB each can use. We have nothing on "
         "one host to recommend for it."
     ) in text
-    # two H200s are the fewest, smallest cards that hold QLoRA by the estimate; two B200s run
-    # the budget cheapest and are recommended, eight the fastest
+    # two H200s would hold QLoRA only by 0.06 GB of their reported memory; less the CUDA
+    # context and NCCL's buffers, two B200s are the fewest that do
     assert (
         "By our estimate, this guide's QLoRA run peaks at 241 GB on one GPU (the rule of thumb "
-        "says 303.75 GB). QLoRA needs two H200s, the fewest GPUs we rent that hold this guide's "
+        "says 303.75 GB). QLoRA needs two B200s, the fewest GPUs we rent that hold this guide's "
         "run."
     ) in text
     assert (

@@ -171,6 +171,29 @@ def test_a_run_that_fits_nowhere_says_so(client):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_cpu_offload_says_what_the_host_must_hold_and_refuses_hosts_that_cannot(client, lang):
+    """405B full fine-tuning offloaded: eight B200s would hold their share of the step, but
+    their host's 2 TB cannot hold the 6.49 TB of weights, gradients and AdamW states."""
+    response = vram(
+        client, lang, model="llama-3.1-405b", method="full-adamw", seq_len="2048", cpu_offload="on"
+    )
+    rows = {row[0]: row[2:] for row in table_rows(response, "planner-fit")[1:]}
+    expected = {
+        "en": "eight fit, but their host’s 2,000 GB cannot hold the 6,493.7 GB offloaded to it; "
+        "not offered",
+        "de": "acht passen, doch die 2.000 GB ihres Hosts fassen die 6.493,7 GB nicht, die dorthin "
+        "ausgelagert werden; nicht im Angebot",
+    }[lang]
+    assert rows["B200 (180 GB)"][0] == expected
+    note = {
+        "en": "CPU offload keeps 6,493.7 GB in the host’s memory",
+        "de": "CPU-Offload legt 6.493,7 GB im Speicher des Hosts ab",
+    }[lang]
+    assert note in page_text(response)
+
+
+@pytest.mark.django_db
 def test_a_pasted_config_gives_the_same_estimate_as_the_model_on_file(client):
     on_file = table_rows(vram(client, "en", **QLORA_70B), "planner-fit")
     pasted = vram(

@@ -27,6 +27,7 @@ from tests.conftest import SEED_DAY
 from tests.pricing.api.openapi import assert_described, description
 
 GPUS, FIT, COST = "/api/v1/gpus/", "/api/v1/fit/", "/api/v1/cost/"
+MEMORY = "/api/v1/memory/"
 PRICES = "/api/v1/prices/{gpu}/"
 QLORA_70B = {"model": "llama-3.1-70b", "method": "qlora"}
 SEED = SEED_DAY.isoformat()
@@ -50,14 +51,16 @@ FIT_1X_A100 = {
     "gpu": "a100-80gb", "gpu_name": "A100 80GB", "count": 1, "total_memory_gb": 80.0,
     "by_rule": {"fits": True, "headroom_gb": 27.5},
     "by_estimate": {"peak_gb_per_gpu": 50.244, "reserved_gb_per_gpu": 53.625,
-                    "usable_gb_per_gpu": 84.47, "fits": True, "headroom_gb_per_gpu": 30.845},
+                    "usable_gb_per_gpu": 84.47, "fits": True, "headroom_gb_per_gpu": 30.845,
+                    "host_memory_gb": 250.0, "fits_on_host": True},
     "usd_per_gpu_hour": 0.92, "usd_per_hour": 0.92, "checked_on": SEED,
 }  # fmt: skip
 FIT_1X_L40S = {
     "gpu": "l40s", "gpu_name": "L40S", "count": 1, "total_memory_gb": 48.0,
     "by_rule": {"fits": False, "headroom_gb": -4.5},
     "by_estimate": {"peak_gb_per_gpu": 50.244, "reserved_gb_per_gpu": 53.625,
-                    "usable_gb_per_gpu": 47.18, "fits": False, "headroom_gb_per_gpu": -6.445},
+                    "usable_gb_per_gpu": 47.18, "fits": False, "headroom_gb_per_gpu": -6.445,
+                    "host_memory_gb": 206.1, "fits_on_host": True},
     "usd_per_gpu_hour": 0.82, "usd_per_hour": 0.82, "checked_on": SEED,
 }  # fmt: skip
 RENTED = ["l40s", "a100-80gb", "h100", "h200", "b200"]
@@ -178,6 +181,28 @@ def test_70b_qlora_fits_by_rule_and_by_estimate_on_each_configuration_we_rent(cl
     assert rows["l40s", 2]["by_estimate"]["fits"] and rows["l40s", 2]["by_rule"]["fits"]
     assert rows["b200", 8]["usd_per_hour"] == 36.88
     assert response["Cache-Control"] == api_caching.CURRENT_ANSWER
+
+
+@pytest.mark.django_db
+def test_cpu_offload_is_refused_where_the_host_cannot_hold_it(client):
+    """405B full fine-tuning with offload keeps 16 bytes a parameter on the host, 6.49 TB: the
+    GPUs hold their step, no host we rent (2 TB at most, 250 GB a GPU) holds the rest."""
+    query = {
+        "model": "llama-3.1-405b", "method": "full-adamw", "cpu_offload": "true", "seq_len": "2048"
+    }  # fmt: skip
+    memory = _ok(client.get(MEMORY, query), MEMORY)
+    assert memory["host_memory_gb"] == 6493.654 == round(16 * memory["parameters"] / 1e9, 3)
+    rows = {(c["gpu"], c["count"]): c for c in _ok(client.get(FIT, query), FIT)["configurations"]}
+    eight_b200 = rows["b200", 8]["by_estimate"]
+    assert eight_b200["headroom_gb_per_gpu"] > 0  # the cards would hold their share
+    assert (eight_b200["host_memory_gb"], eight_b200["fits_on_host"]) == (2000.0, False)
+    assert not any(row["by_estimate"]["fits"] for row in rows.values())
+    # 70B LoRA with offload keeps its bf16 base (141 GB) and the adapters' state: one H100's
+    # 250 GB share of its host holds it
+    lora = {"model": "llama-3.1-70b", "method": "lora", "cpu_offload": "true", "seq_len": "2048"}
+    assert _ok(client.get(MEMORY, lora), MEMORY)["host_memory_gb"] == 144.421
+    rows = {(c["gpu"], c["count"]): c for c in _ok(client.get(FIT, lora), FIT)["configurations"]}
+    assert rows["h100", 1]["by_estimate"]["fits_on_host"]
 
 
 @pytest.mark.django_db

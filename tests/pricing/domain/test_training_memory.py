@@ -197,6 +197,40 @@ def test_cpu_offload_leaves_only_the_gathered_units_and_the_step_on_the_gpu():
     assert "CPU offload" in " ".join(estimate.assumptions)
     on_gpu = _seventy_b(Method.FULL_ADAMW, num_gpus=8)
     assert estimate.peak_gb < on_gpu.peak_gb - on_gpu.optimizer_states_gb
+    assert on_gpu.host_gb == 0  # without offload nothing is kept on the host
+
+
+@pytest.mark.parametrize(
+    ("model", "method", "bytes_per_parameter"),
+    [
+        # fp32 master weights (4), fp32 gradients (4), AdamW's two fp32 states (8)
+        ("llama-3.1-70b", Method.FULL_ADAMW, "16"),
+        ("llama-3.1-405b", Method.FULL_ADAMW, "16"),
+        # 8-bit Adam: two one-byte states and an fp32 absmax per 256 values each
+        ("llama-3.1-70b", Method.FULL_8BIT_ADAM, "10.03125"),
+    ],
+)
+def test_cpu_offload_keeps_every_gpus_shard_on_the_host(model, method, bytes_per_parameter):
+    """The host holds the whole run's trained state, whatever the GPU count: 70B with AdamW,
+    16 x 70,553,706,496 bytes = 1,128.9 GB; 405B 6.49 TB, more than any 2 TB host we rent."""
+    architecture = ARCHITECTURES[model]
+    for gpus in (1, 8):
+        setup = TrainingSetup(method, 2048, num_gpus=gpus, cpu_offload=True)
+        estimate = estimate_peak_memory(architecture, setup)
+        expected = Decimal(bytes_per_parameter) * architecture.params / 10**9
+        assert estimate.host_gb == expected, (model, gpus)
+    if model == "llama-3.1-405b":
+        assert Decimal(6000) < estimate.host_gb < Decimal(6500)
+
+
+def test_cpu_offload_of_lora_keeps_the_bf16_base_and_the_adapters_state_on_the_host():
+    architecture = ARCHITECTURES["llama-3.1-70b"]
+    estimate = estimate_peak_memory(
+        architecture, TrainingSetup(Method.LORA, 2048, num_gpus=2, cpu_offload=True)
+    )
+    adapters = architecture.lora_params(16)
+    # bf16 base (2 bytes), fp32 adapters (4), their fp32 gradients (4) and AdamW states (8)
+    assert estimate.host_gb == Decimal(2 * architecture.params + 16 * adapters) / 10**9
 
 
 def test_without_checkpointing_the_fp32_attention_scores_of_every_layer_are_kept():
