@@ -273,10 +273,14 @@ def test_recommendations_are_the_cheapest_runs_unless_a_close_call_then_the_fast
         "b200:8",
     ]
     assert recommended["best-gpu-for-llama-3-1-405b-fine-tuning"]["full-adamw"] == []
-    for slug in ("best-gpu-for-mistral-7b-fine-tuning", "best-gpu-for-llama-3-1-8b-fine-tuning"):
+    # full fine-tuning keeps fp32 master weights (16 bytes a parameter with AdamW): two A100s
+    # for Mistral 7B, four for Llama 3.1 8B
+    full_on = {"mistral-7b": "a100-80gb:2", "llama-3-1-8b": "a100-80gb:4"}
+    for model, a100s in full_on.items():
+        slug = f"best-gpu-for-{model}-fine-tuning"
         assert recommended[slug]["qlora"] == ["l40s:1", "b200:8"]
         assert recommended[slug]["lora"] == ["l40s:1", "b200:8"]
-        assert recommended[slug]["full-adamw"] == ["a100-80gb:1", "b200:8"]
+        assert recommended[slug]["full-adamw"] == [a100s, "b200:8"]
         assert decided[slug]["full-adamw"] == (True, "upfront")
     assert recommended["best-gpu-for-qwen-2-5-32b-fine-tuning"]["full-8bit-adam"] == [
         "b200:4",

@@ -364,16 +364,18 @@ def _precision(setup: TrainingSetup) -> _Precision:
             return _Precision(Decimal(4), 4, 4, 4, False, False)
         return _Precision(Decimal(4), 4, 4, 4, True, False)
     # trl: the model loads in bf16 (--dtype bfloat16); SFTTrainer casts a quantised model's
-    # adapters to bf16, peft keeps a bf16 model's adapters in fp32; full fine-tuning on one GPU
-    # trains the bf16 weights themselves (no fp32 master copy), while FSDP2 upcasts them to fp32
-    # masters and gathers them in bf16.
+    # adapters to bf16, peft keeps a bf16 model's adapters in fp32; FSDP2 upcasts a full
+    # fine-tune's bf16 shards to fp32 masters and gathers them in bf16. Full fine-tuning on one
+    # GPU loads in fp32 (trl_commands.load_dtype: bf16 weights would round most updates away)
+    # and computes under bf16 autocast, as the measured full recipe did: fp32 masters, their
+    # bf16 copies while used, an fp32 residual stream; but trl's chunked loss.
     if method is Method.QLORA:
         return _Precision(Decimal(2), 2, 2, 2, False, True)
     if method is Method.LORA:
         return _Precision(Decimal(2), 4, 4, 2, False, True)
     if setup.sharded:
         return _Precision(Decimal(4), 4, 4, 2, False, True)
-    return _Precision(Decimal(2), 2, 2, 2, False, True)
+    return _Precision(Decimal(4), 4, 4, 4, True, True)
 
 
 def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
@@ -493,13 +495,9 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         unit = Decimal(2 * unit_params)
         assumptions.append("Frozen base weights in bf16.")
     else:
-        weights = Decimal(precision.trainable * arch.params)
+        weights = Decimal(precision.trainable * arch.params)  # fp32 masters, every recipe
         unit = Decimal(2 * unit_params) if setup.sharded else Decimal(4 * unit_params)
-        assumptions.append(
-            "fp32 master weights, bf16 autocast."
-            if precision.trainable == 4
-            else "bf16 weights trained directly, no fp32 master copy (--dtype bfloat16)."
-        )
+        assumptions.append("fp32 master weights, bf16 autocast.")
     resident_weights = Decimal(0) if setup.cpu_offload else weights / n
     adapters = Decimal(precision.trainable * lora_params) / n
     if method.uses_adapters:

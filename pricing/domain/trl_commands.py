@@ -130,7 +130,7 @@ def sft_command(
     options = [
         Option("--model_name_or_path", repository),
         Option("--dataset_name", DATASET_FOLDER),
-        Option("--dtype", "bfloat16"),
+        Option("--dtype", load_dtype(setup)),
         Option("--bf16", _bool(recipe.autocast)),
         Option("--attn_implementation", attention),
     ]
@@ -178,6 +178,17 @@ def sft_command(
         if not method.uses_adapters:
             options.append(Option("--fsdp_state_dict_type", SHARDED_STATE))
     return SftCommand(method, setup.num_gpus, tuple(options))
+
+
+def load_dtype(setup: TrainingSetup) -> str:
+    """The dtype the model loads in. bf16, but for full fine-tuning on one GPU: there the loaded
+    weights are the ones trained, and in bf16 (8 significant bits) an update below 1/256 of a
+    weight rounds away, as most do at a learning rate of 2e-5. Loaded in fp32 they are master
+    weights that bf16 autocast (``--bf16``) computes with, as FSDP2's mixed precision does on
+    several GPUs (it upcasts the bf16-loaded shards itself)."""
+    if setup.method.uses_adapters or setup.sharded:
+        return "bfloat16"
+    return "float32"
 
 
 def learning_rate(method: Method) -> str:

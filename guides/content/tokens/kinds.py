@@ -1021,10 +1021,10 @@ def needs(f: PageFigures, method: str) -> str:
             )
             % words
         )
-    if not tm.Method(method).uses_adapters:  # every weight trained: FP32 masters when sharded
+    if not tm.Method(method).uses_adapters:  # every weight trained: FP32 masters
         said = gettext(
             "%(method)s needs %(gpus)s, the fewest GPUs we rent that hold this guide's run. "
-            "Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
+            "Sharded, FSDP keeps FP32 master weights and gradients "
             "and splits them and the optimizer states across the GPUs: %(need)s per GPU with "
             "the memory allocator's margin (an estimated peak of %(peak)s), within the "
             "%(usable)s each %(gpu)s can use."

@@ -396,11 +396,12 @@ GUIDE_ESTIMATES = {
         ("QLoRA", "Estimated peak"): "50.2 GB",
         ("QLoRA", "Cited rule"): "52.5 GB",
         ("LoRA", "Estimated peak"): "153.1 GB",
-        ("Full, AdamW", "Estimated peak"): "564.5 GB",  # trl on one GPU: bf16, no master copy
+        # trl on one GPU: fp32 masters under bf16 autocast, 16 bytes a parameter
+        ("Full, AdamW", "Estimated peak"): "1,128.9 GB",
     },
     "de": {
         ("QLoRA", "Geschätzte Spitze"): "50,2 GB",
-        ("Vollständig, 8-Bit-Adam", "Geschätzte Spitze"): "425,6 GB",
+        ("Vollständig, 8-Bit-Adam", "Geschätzte Spitze"): "707,8 GB",
         ("Vollständig, AdamW", "Zitierte Regel"): "1.260 GB",
     },
     "ja": {("LoRA", "推定ピーク"): "153.1 GB", ("QLoRA", "引用した目安"): "52.5 GB"},

@@ -140,6 +140,21 @@ def _seventy_b(method: Method, **options):
     )
 
 
+@pytest.mark.parametrize("gpus", [1, 8])
+def test_trls_full_fine_tuning_keeps_fp32_masters_on_one_gpu_as_on_several(gpus):
+    """One GPU loads fp32 weights (trl_commands.load_dtype), several upcast their bf16 shards:
+    either way 4 bytes of weights and 8 of AdamW states per parameter, on 1/gpus of them."""
+    eight_b = ARCHITECTURES["llama-3.1-8b"]
+    estimate = estimate_peak_memory(
+        eight_b, TrainingSetup(Method.FULL_ADAMW, 2048, num_gpus=gpus, recipe=tm.TRL)
+    )
+    assert estimate.optimizer_states_gb == Decimal(8 * eight_b.params) / gpus / 10**9
+    assert (
+        estimate.resident_gb - estimate.workspace_gb == Decimal(4 * eight_b.params) / gpus / 10**9
+    )
+    assert "fp32 master weights, bf16 autocast." in estimate.assumptions
+
+
 def test_qlora_on_70b_at_the_guides_assumptions_term_by_term():
     estimate = _seventy_b(Method.QLORA)
     assert estimate.breakdown() == {

@@ -33,6 +33,9 @@ SHARDED = ["--accelerate_config", "fsdp2", "--num_processes", "8"]
 # NF4 with nested (double) quantisation: what the estimate counts and the H200 points ran.
 NF4_NESTED = ["--load_in_4bit", "--bnb_4bit_quant_type", "nf4", "--use_bnb_nested_quant"]
 SHARDED_STATE = [*SHARDED, "--fsdp_state_dict_type", "SHARDED_STATE_DICT"]
+# Full fine-tuning on one GPU loads fp32 master weights (bf16 autocast computes with them):
+# in bf16 most updates at 2e-5 would round away.
+FP32_HEAD = [word if word != "bfloat16" else "float32" for word in HEAD]
 
 
 def command(method: Method, num_gpus: int = 1, **changes) -> trl.SftCommand:
@@ -65,9 +68,10 @@ def command(method: Method, num_gpus: int = 1, **changes) -> trl.SftCommand:
             8,
             [*HEAD, "--optim", "adamw_bnb_8bit", *FULL_RATE, *TAIL, *SHARDED_STATE],
         ),
-        (Method.FULL_ADAMW, 1, [*HEAD, "--optim", "adamw_torch", *FULL_RATE, *TAIL]),
+        (Method.FULL_ADAMW, 1, [*FP32_HEAD, "--optim", "adamw_torch", *FULL_RATE, *TAIL]),
+        (Method.FULL_8BIT_ADAM, 1, [*FP32_HEAD, "--optim", "adamw_bnb_8bit", *FULL_RATE, *TAIL]),
     ],
-    ids=["qlora-1", "qlora-8", "lora-1", "lora-8", "full-8bit-8", "full-adamw-1"],
+    ids=["qlora-1", "qlora-8", "lora-1", "lora-8", "full-8bit-8", "full-adamw-1", "full-8bit-1"],
 )
 def test_each_method_on_one_and_on_eight_gpus(method, num_gpus, argv):
     built = command(method, num_gpus)
@@ -137,7 +141,7 @@ def test_the_timing_command_stops_early_and_keeps_the_accelerate_options_last():
     assert (timed.method, timed.num_gpus) == (Method.LORA, 8)
     single = trl.timing_command(command(Method.FULL_ADAMW), output_dir="t")
     assert single.argv == [
-        *HEAD, "--optim", "adamw_torch", *FULL_RATE, *RUN_FLAGS[:6],
+        *FP32_HEAD, "--optim", "adamw_torch", *FULL_RATE, *RUN_FLAGS[:6],
         "--max_steps", "30", "--logging_steps", "10", "--save_strategy", "no",
         "--output_dir", "t",
     ]  # fmt: skip

@@ -238,38 +238,37 @@ KINDS = [
     (
         "[[full_needs]]",  # each method's fewest GPUs, then smallest card
         "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
-        "run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
-        "and splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the "
-        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 189.4 GB "
-        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 189.4 "
-        "GB each can use. Full, 8-bit Adam needs eight H200s, the fewest GPUs we rent that hold "
-        "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU "
-        "trains in BF16) and splits them and the optimizer states across the GPUs: 114.5 GB per "
-        "GPU with the memory allocator&#x27;s margin (an estimated peak of 94.8 GB), within the "
-        "148 GB each H200 can use. On four B200s it would need 220.5 GB on each, more than the "
-        "189.4 GB each can use.",
+        "run. Sharded, FSDP keeps FP32 master weights and gradients and splits them and the "
+        "optimizer states across the GPUs: 184.5 GB per GPU with the memory allocator&#x27;s "
+        "margin (an estimated peak of 147.5 GB), within the 189.4 GB each B200 can use. On four "
+        "B200s it would need 360.5 GB on each, more than the 189.4 GB each can use. Full, 8-bit "
+        "Adam needs eight H200s, the fewest GPUs we rent that hold this guide&#x27;s run. "
+        "Sharded, FSDP keeps FP32 master weights and gradients and splits them and the "
+        "optimizer states across the GPUs: 114.5 GB per GPU with the memory allocator&#x27;s "
+        "margin (an estimated peak of 94.8 GB), within the 148 GB each H200 can use. On four "
+        "B200s it would need 220.5 GB on each, more than the 189.4 GB each can use.",
         "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
-        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
-        "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
-        "auf: 184,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
-        "von 147,5 GB), innerhalb der 189,4 GB, die jede B200 nutzen kann. Auf vier B200 "
-        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann. Full, "
-        "8-bit Adam braucht acht H200, die wenigsten GPUs in unserem Angebot, die den Lauf "
-        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
-        "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
-        "auf: 114,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
-        "von 94,8 GB), innerhalb der 148 GB, die jede H200 nutzen kann. Auf vier B200 bräuchte "
-        "der Lauf 220,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann.",
+        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten und "
+        "teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 GB pro GPU mit der "
+        "Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 GB), innerhalb der "
+        "189,4 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der Lauf 360,5 GB pro GPU, "
+        "mehr als die 189,4 GB, die jede nutzen kann. Full, 8-bit Adam braucht acht H200, die "
+        "wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers fassen. Verteilt hält "
+        "FSDP FP32-Master-Gewichte und -Gradienten und teilt sie mit den Optimizer-Zuständen "
+        "auf die GPUs auf: 114,5 GB pro GPU mit der Reserve des Speicher-Allokators (die "
+        "geschätzte Spitze von 94,8 GB), innerhalb der 148 GB, die jede H200 nutzen kann. Auf "
+        "vier B200 bräuchte der Lauf 220,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen "
+        "kann.",
         "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数"
-        "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習"
-        "します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余"
-        "裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B"
-        "200を4基にしても1基あたり360.5 GBが必要で、各GPUで使用可能な189.4 GBを超えます。Full, 8"
-        "-bit Adamに必要な構成：H200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数で"
-        "す。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習し"
-        "ます）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕"
-        "分を含めて114.5 GB（推定ピーク94.8 GB）で、各H200で使用可能な148 GBに収まります。B200を"
-        "4基にしても1基あたり220.5 GBが必要で、各GPUで使用可能な189.4 GBを超えます。",
+        "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち、それらとオプティマイ"
+        "ザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5 GB（推定ピー"
+        "ク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B200を4基にしても1基あたり360.5"
+        " GBが必要で、各GPUで使用可能な189.4 GBを超えます。Full, 8-bit Adamに必要な構成：H200を8"
+        "基。このガイドの学習条件を収める、当社で最も少ないGPU数です。シャーディングすると、FSDP"
+        "はFP32のマスター重みと勾配を持ち、それらとオプティマイザ状態をGPU間で分割します：1基あ"
+        "たりメモリアロケータの余裕分を含めて114.5 GB（推定ピーク94.8 GB）で、各H200で使用可能な"
+        "148 GBに収まります。B200を4基にしても1基あたり220.5 GBが必要で、各GPUで使用可能な189.4 "
+        "GBを超えます。",
     ),
     (
         "[[gap_conclusion full-adamw qlora]]",  # per run: $159.05 / $80.24 = 2.0
@@ -300,22 +299,21 @@ KINDS = [
     (
         "[[needs full-adamw]]",
         "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
-        "run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU trains in BF16) "
-        "and splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the "
-        "memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 189.4 GB "
-        "each B200 can use. On four B200s it would need 360.5 GB on each, more than the 189.4 "
-        "GB each can use.",
+        "run. Sharded, FSDP keeps FP32 master weights and gradients and splits them and the "
+        "optimizer states across the GPUs: 184.5 GB per GPU with the memory allocator&#x27;s "
+        "margin (an estimated peak of 147.5 GB), within the 189.4 GB each B200 can use. On four "
+        "B200s it would need 360.5 GB on each, more than the 189.4 GB each can use.",
         "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
-        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine "
-        "einzelne GPU trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs "
-        "auf: 184,5 GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze "
-        "von 147,5 GB), innerhalb der 189,4 GB, die jede B200 nutzen kann. Auf vier B200 "
-        "bräuchte der Lauf 360,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann.",
+        "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten und "
+        "teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 GB pro GPU mit der "
+        "Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 GB), innerhalb der "
+        "189,4 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der Lauf 360,5 GB pro GPU, "
+        "mehr als die 189,4 GB, die jede nutzen kann.",
         "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数"
-        "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基ではBF16で学習"
-        "します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余"
-        "裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B"
-        "200を4基にしても1基あたり360.5 GBが必要で、各GPUで使用可能な189.4 GBを超えます。",
+        "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち、それらとオプティマイ"
+        "ザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5 GB（推定ピー"
+        "ク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B200を4基にしても1基あたり360.5"
+        " GBが必要で、各GPUで使用可能な189.4 GBを超えます。",
     ),
     (
         "[[we_recommend qlora]]",
@@ -559,27 +557,26 @@ SENTENCES = [
     (
         "[[single_gpu full-adamw]]",
         "Full, AdamW does not fit on one GPU we rent: on one card this guide&#x27;s run would "
-        "peak at 564.5 GB. Full, AdamW needs eight B200s, the fewest GPUs we rent that hold "
-        "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients (one GPU "
-        "trains in BF16) and splits them and the optimizer states across the GPUs: 184.5 GB per "
-        "GPU with the memory allocator&#x27;s margin (an estimated peak of 147.5 GB), within "
-        "the 189.4 GB each B200 can use. On four B200s it would need 360.5 GB on each, more "
-        "than the 189.4 GB each can use.",
+        "peak at 1,128.9 GB. Full, AdamW needs eight B200s, the fewest GPUs we rent that hold "
+        "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients and "
+        "splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the memory "
+        "allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 189.4 GB each B200 "
+        "can use. On four B200s it would need 360.5 GB on each, more than the 189.4 GB each can "
+        "use.",
         "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Auf einer Karte "
-        "läge die Spitze des Laufs dieses Ratgebers bei 564,5 GB. Vollständig, AdamW braucht "
+        "läge die Spitze des Laufs dieses Ratgebers bei 1.128,9 GB. Vollständig, AdamW braucht "
         "acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers "
-        "fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten (eine einzelne GPU "
-        "trainiert in BF16) und teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 "
-        "GB pro GPU mit der Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 "
-        "GB), innerhalb der 189,4 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der "
-        "Lauf 360,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen kann.",
-        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件のピークが564.5 G"
-        "Bに達します。フル、AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最"
-        "も少ないGPU数です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち（GPU1基で"
-        "はBF16で学習します）、それらとオプティマイザ状態をGPU間で分割します：1基あたりメモリア"
-        "ロケータの余裕分を含めて184.5 GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに"
-        "収まります。B200を4基にしても1基あたり360.5 GBが必要で、各GPUで使用可能な189.4 GBを超え"
-        "ます。",
+        "fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten und teilt sie mit den "
+        "Optimizer-Zuständen auf die GPUs auf: 184,5 GB pro GPU mit der Reserve des "
+        "Speicher-Allokators (die geschätzte Spitze von 147,5 GB), innerhalb der 189,4 GB, die "
+        "jede B200 nutzen kann. Auf vier B200 bräuchte der Lauf 360,5 GB pro GPU, mehr als die "
+        "189,4 GB, die jede nutzen kann.",
+        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件のピークが1,128.9"
+        " GBに達します。フル、AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で"
+        "最も少ないGPU数です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち、それら"
+        "とオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5"
+        " GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B200を4基にしても1"
+        "基あたり360.5 GBが必要で、各GPUで使用可能な189.4 GBを超えます。",
     ),
     (
         "[[verdict qlora h100]]",
@@ -647,15 +644,15 @@ SENTENCES = [
     ),
     (
         "[[holds full-adamw h100 a100-80gb]]",
-        "Neither holds this guide&#x27;s Full, AdamW run on one card: it needs 704.2 GB with "
+        "Neither holds this guide&#x27;s Full, AdamW run on one card: it needs 1,408.3 GB with "
         "the memory allocator&#x27;s margin; the H100 can use 84.4 GB, the A100 80GB 84.5 GB. "
         "Both need several cards.",
         "Keine der beiden fasst den Vollständig, AdamW-Lauf dieses Ratgebers auf einer "
-        "einzelnen Karte: Er braucht mit der Reserve des Speicher-Allokators 704,2 GB; die H100 "
-        "kann 84,4 GB nutzen, die A100 80GB 84,5 GB. Beide brauchen mehrere Karten.",
+        "einzelnen Karte: Er braucht mit der Reserve des Speicher-Allokators 1.408,3 GB; die "
+        "H100 kann 84,4 GB nutzen, die A100 80GB 84,5 GB. Beide brauchen mehrere Karten.",
         "どちらも1基ではこのガイドのフル、AdamWの学習条件を収められません：メモリアロケータの余"
-        "裕分を含めて704.2 GB必要ですが、使用可能なメモリはH100が84.4 GB、A100 80GBが84.5 GBです"
-        "。どちらも複数基が必要です。",
+        "裕分を含めて1,408.3 GB必要ですが、使用可能なメモリはH100が84.4 GB、A100 80GBが84.5 GBで"
+        "す。どちらも複数基が必要です。",
     ),
     (
         "[[speed qlora]]",  # trl's recipe was never timed: derived
@@ -1095,51 +1092,71 @@ def test_an_unpriced_recommendation_is_named_and_cannot_be_compared(figures):
     assert missing.value.args == ("a price for the configuration recommended for qlora",)
 
 
-def test_the_cost_gap_compares_runs_where_both_methods_share_a_configuration(
-    figures, django_db_blocker
-):
-    """8 B: one L40S runs QLoRA ($7.11) and one A100 full fine-tuning ($14.83), each a close
-    call decided by the cheaper up-front block: 1.1 times per hour, 2.1 times per run."""
+def test_the_cost_gap_compares_the_recommended_runs_of_both_methods(figures, django_db_blocker):
+    """8 B: one L40S runs QLoRA ($7.11); full fine-tuning keeps fp32 masters (128.6 GB at
+    its peak on one card), and four A100s run it cheapest ($16.16): about 4 times per hour,
+    2.3 times per run."""
     with django_db_blocker.unblock():
         small_model = architecture("llama-3.1-8b")
     small = dataclasses.replace(figures, params_billion=D(8), architecture=small_model)
     assert_renders(
         small,
         "[[cost_gap full-adamw qlora]]",
-        "At our prices, not even twice as much per hour of hardware: one A100 80GB ($0.92/hour) "
-        "against one L40S ($0.82/hour). Per run of 100,000,000 training tokens in one epoch, "
-        "2.1 times as much: $14.83 against $7.11.",
-        "Zu unseren Preisen nicht einmal das Doppelte pro Stunde Hardware; empfohlen sind eine "
-        "A100 80GB (0,92 $/Stunde) und eine L40S (0,82 $/Stunde). Pro Lauf mit 100.000.000 "
-        "Trainings-Tokens in einer Epoche das 2,1-Fache: 14,83 $ gegenüber 7,11 $.",
-        "当社の価格では、ハードウェア1時間あたりの費用は2倍にもなりません：L40Sを1基（$0.82/"
-        "時間）に対してA100 80GBを1基（$0.92/時間）。1エポックで100,000,000学習トークンの実行1回"
-        "あたりでは2.1倍です：$7.11に対して$14.83。",
+        "At our prices, about 4 times as much per hour of hardware: four A100 80GB GPUs "
+        "($3.68/hour) against one L40S ($0.82/hour). Per run of 100,000,000 training tokens in "
+        "one epoch, 2.3 times as much: $16.16 against $7.11.",
+        "Zu unseren Preisen etwa das 4-Fache pro Stunde Hardware; empfohlen sind vier A100 80GB "
+        "(3,68 $/Stunde) und eine L40S (0,82 $/Stunde). Pro Lauf mit 100.000.000 "
+        "Trainings-Tokens in einer Epoche das 2,3-Fache: 16,16 $ gegenüber 7,11 $.",
+        "当社の価格では、ハードウェア1時間あたり約4倍です：L40Sを1基（$0.82/時間）に対してA100 "
+        "80GBを4基（$3.68/時間）。1エポックで100,000,000学習トークンの実行1回あたりでは2.3倍で"
+        "す：$7.11に対して$16.16。",
     )
     assert_renders(
         small,
         "[[gap_conclusion full-adamw qlora]]",
-        "At 2.1 times the cost per run at our prices ($14.83 against $7.11), QLoRA or LoRA is "
+        "At 2.3 times the cost per run at our prices ($16.16 against $7.11), QLoRA or LoRA is "
         "the cheaper start at 8B; full fine-tuning stays within reach where the "
         "adapters fall short.",
-        "Beim 2,1-Fachen pro Lauf zu unseren Preisen (14,83 $ gegenüber 7,11 $) ist QLoRA oder "
+        "Beim 2,3-Fachen pro Lauf zu unseren Preisen (16,16 $ gegenüber 7,11 $) ist QLoRA oder "
         "LoRA der günstigere Einstieg für ein 8B-Projekt; vollständiges Fine-Tuning bleibt in "
         "Reichweite, wo die Adapter nicht genügen.",
-        "当社の価格で実行1回あたり2.1倍（$7.11に対して$14.83）のため、8Bのプロジェクトは"
+        "当社の価格で実行1回あたり2.3倍（$7.11に対して$16.16）のため、8Bのプロジェクトは"
         "QLoRAまたはLoRAから始めるほうが安価です。アダプタで足りない場合は、フルファインチューニング"
         "も選択肢に残ります。",
     )
-    # one A100 80GB holds it, though one B200 is recommended
+    # one B200 is the smallest card that holds it, though four A100s are recommended
     assert_renders(
         small,
         "[[needs full-adamw]]",
-        "Full, AdamW needs one A100 80GB, the smallest card we rent that holds this "
-        "guide&#x27;s run: 80.2 GB with the memory allocator&#x27;s margin (an estimated peak "
-        "of 64.3 GB), within the 84.5 GB it can use.",
-        "Full, AdamW braucht eine A100 80GB, die kleinste Karte in unserem Angebot, die den "
-        "Lauf dieses Ratgebers fasst: 80,2 GB mit der Reserve des Speicher-Allokators (die "
-        "geschätzte Spitze von 64,3 GB), innerhalb der 84,5 GB, die sie nutzen kann.",
-        "Full, AdamWに必要な構成：A100 80GBを1基。このガイドの学習条件を収める、当社で最も小さい"
-        "カードです：メモリアロケータの余裕分を含めて80.2 GB（推定ピーク64.3 GB）で、使用可能な8"
-        "4.5 GBに収まります。",
+        "Full, AdamW needs one B200, the smallest card we rent that holds this guide&#x27;s "
+        "run: 160.4 GB with the memory allocator&#x27;s margin (an estimated peak of 128.6 GB), "
+        "within the 191 GB it can use.",
+        "Full, AdamW braucht eine B200, die kleinste Karte in unserem Angebot, die den Lauf "
+        "dieses Ratgebers fasst: 160,4 GB mit der Reserve des Speicher-Allokators (die "
+        "geschätzte Spitze von 128,6 GB), innerhalb der 191 GB, die sie nutzen kann.",
+        "Full, AdamWに必要な構成：B200を1基。このガイドの学習条件を収める、当社で最も小さいカード"
+        "です：メモリアロケータの余裕分を含めて160.4 GB（推定ピーク128.6 GB）で、使用可能な191 GB"
+        "に収まります。",
+    )
+    # the other two wordings of the hourly gap, with an editor's choices: full fine-tuning on
+    # two H200s ($6.14) against QLoRA on one B200 ($4.61), not even twice; both on one B200
+    chosen = dataclasses.replace(
+        small,
+        recommendations={
+            "full-adamw": [small.configuration("h200", 2)],
+            "qlora": [small.configuration("b200")],
+        },
+    )
+    hourly = rendered("[[cost_gap full-adamw qlora]]", chosen, "en").split(". Per run")[0]
+    assert hourly == (
+        "At our prices, not even twice as much per hour of hardware: two H200s ($6.14/hour) "
+        "against one B200 ($4.61/hour)"
+    )
+    same = dataclasses.replace(
+        chosen, recommendations={m: [small.configuration("b200")] for m in ("full-adamw", "qlora")}
+    )
+    both = rendered("[[cost_gap full-adamw qlora]]", same, "en").split(". ")[0]
+    assert both == (
+        "At our prices, nothing more per hour of hardware: both run on one B200 ($4.61/hour)"
     )
