@@ -15,6 +15,7 @@ from functools import cached_property
 
 from pricing import planning
 from pricing.domain import calculations as calc
+from pricing.domain import footprint as fp
 from pricing.domain import training_memory as tm
 from pricing.selectors import FactValue, GpuListing, MethodListing, ThroughputListing
 
@@ -136,6 +137,12 @@ class PageFigures:
         setup = self.training_setup(method, configuration.count)
         usable = configuration.usable_gb_per_gpu
         return tm.longest_sequence(self.architecture, setup, usable)
+
+    def footprint(self, method: str, configuration: calc.Configuration) -> fp.Footprint:
+        """What the guide's run of ``method`` on ``configuration`` needs besides the GPUs: the
+        download, the disk and the host's memory (``footprint.run_footprint``)."""
+        setup = self.training_setup(method, configuration.count)
+        return fp.run_footprint(self.architecture, setup)
 
     def throughput(self, method: str) -> ThroughputListing:
         """Training speed measured for the guide's model and run; only where it was measured."""

@@ -54,6 +54,7 @@ from guides.pages.charts import (
 )
 from pricing import selectors
 from pricing.domain import calculations as calc
+from pricing.domain import footprint as fp
 from pricing.domain import throughput
 from pricing.domain.training_memory import Architecture, Method, TrainingSetup
 from pricing.models import Provider
@@ -333,6 +334,55 @@ class LabelledRunRow:
 
 
 @dataclass(frozen=True)
+class RunNeeds:
+    """What a method's run on a configuration needs besides the GPUs, as pages show it (to a
+    tenth of a GB): the guide's table and the tutorial say it from here
+    (``PageFigures.footprint``)."""
+
+    method: str
+    method_name: str
+    label: str
+    download_gb: Decimal
+    download_minutes: Decimal  # at least; billed like the run, never inside its cost
+    disk_gb: Decimal
+    checkpoint_gb: Decimal
+    checkpoints_kept: int
+    result_gb: Decimal
+    host_gb: Decimal  # 0: the model loads straight onto the GPU
+    download_gb_per_s: Decimal = fp.DOWNLOAD_GB_PER_S  # the download time's assumed ceiling
+
+
+def run_needs(
+    figures: PageFigures, method: str, name: str, configuration: calc.Configuration
+) -> RunNeeds:
+    found = figures.footprint(method, configuration)
+    return RunNeeds(
+        method,
+        name,
+        config_label(configuration.count, configuration.gpu.name),
+        estimated(found.download_gb),
+        found.download_minutes,
+        estimated(found.disk_gb),
+        estimated(found.checkpoint_gb),
+        found.checkpoints_kept,
+        estimated(found.result_gb),
+        estimated(found.host_gb),
+    )
+
+
+def _needs_rows(figures: PageFigures, columns: list[MethodColumn]) -> list[RunNeeds]:
+    """Each method's first recommendation and what its run needs besides the GPUs."""
+    rows = []
+    for column in columns:
+        try:
+            configuration = figures.recommended(column.slug)[0]
+        except MissingFigure:  # NothingFits, or a method the estimate does not know
+            continue
+        rows.append(run_needs(figures, column.slug, column.short_name, configuration))
+    return rows
+
+
+@dataclass(frozen=True)
 class SectionView:
     heading: SafeString  # HTML: Japanese phrases joined by <wbr>; never for an attribute
     anchor: str
@@ -382,6 +432,7 @@ class GuidePage:
     fit_rows: list[LabelledFitRow]
     cost_rows: list[LabelledCostRow]  # the editor's illustration: assumed hours
     run_rows: list[LabelledRunRow]  # the training budget, from the throughput model
+    needs_rows: list[RunNeeds]  # what the recommended runs need besides the GPUs
     sections: list[SectionView]
     faq: list[FaqView]
     fit_checked: PriceDates | None  # the prices in the fit table
@@ -543,6 +594,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
             for s, row in zip(scenarios, cost, strict=True)
         ],
         run_rows=run_rows,
+        needs_rows=_needs_rows(figures, columns),
         sections=sections,
         faq=faq_views,
         figures=figures,

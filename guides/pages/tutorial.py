@@ -57,6 +57,7 @@ class MethodTutorial:
     run: calc.RunPlan | None  # the training budget on it (None: an override it outgrew)
     block: int | None  # the smallest GPU-hour block that covers the run
     short_run: trl_commands.ShortRun | None  # what the timing command should show
+    needs: assembly.RunNeeds  # the download, the disk and the host memory besides the GPUs
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
         short_run=None
         if run is None
         else trl_commands.short_run(setup, run.tokens_per_s, configuration.gpu.usd_per_gpu_hour),
+        needs=assembly.run_needs(figures, method, name, configuration),
     )
 
 

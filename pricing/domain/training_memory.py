@@ -455,6 +455,27 @@ def _score_bytes(setup: TrainingSetup, fp32: bool) -> tuple[Decimal, Decimal]:
     return saved, saved * RECOMPUTED_SCORE_BYTES / SAVED_SCORE_BYTES
 
 
+@dataclass(frozen=True)
+class TrainedState:
+    """What training keeps of the trained weights, whole (not sharded), in bytes."""
+
+    weights_bytes: Decimal  # the trained weights as stored: the adapters, or every weight
+    optimizer_bytes: Decimal  # AdamW's two states per trained weight (or 8-bit Adam's)
+
+
+def trained_state(arch: Architecture, setup: TrainingSetup) -> TrainedState:
+    """The trained weights as the run stores them and the optimizer's states: what a
+    checkpoint saves (gradients are not saved) and what sharding splits."""
+    precision = _precision(setup)
+    method = setup.method
+    trainable = arch.lora_params(setup.lora_rank) if method.uses_adapters else arch.params
+    if method is Method.FULL_8BIT_ADAM:
+        optimizer = trainable * ADAM_8BIT_BYTES_PER_PARAM
+    else:
+        optimizer = Decimal(2 * precision.trainable * trainable)
+    return TrainedState(Decimal(precision.trainable * trainable), optimizer)
+
+
 # Remembered per process (bounded): a guide's page asks for about a hundred estimates, most in
 # ``longest_sequence``'s searches, the same on every render (docs/performance.md, "One cache
 # mechanism").
@@ -512,12 +533,11 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             f"trained; each token routed to {arch.num_experts_per_tok}."
         )
 
-    state_bytes = 2 * precision.trainable if method is not Method.FULL_8BIT_ADAM else None
-    if state_bytes is None:
-        optimizer = trainable * ADAM_8BIT_BYTES_PER_PARAM / n
+    optimizer = trained_state(arch, setup).optimizer_bytes / n
+    if method is Method.FULL_8BIT_ADAM:
         assumptions.append("bitsandbytes 8-bit AdamW: 2 bytes of state per parameter.")
     else:
-        optimizer = Decimal(state_bytes * trainable) / n
+        state_bytes = 2 * precision.trainable
         width = "fp32" if state_bytes == 8 else "bf16"
         assumptions.append(
             f"AdamW: two {width} states, {state_bytes} bytes per trainable parameter."

@@ -384,3 +384,60 @@ def test_the_copy_button_comes_from_a_static_script_with_translated_labels(clien
     root = Path(__file__).resolve().parents[3]
     script = (root / "static" / "js" / "copy-command.js").read_text()
     assert "navigator.clipboard" in script and "data-copy-label" in script
+
+
+def needs(section: str) -> str:
+    return text(re.search(r'<p class="needs">.*?</p>', section, re.S)[0])
+
+
+def test_each_run_says_its_download_disk_and_host_memory(client, seeded):
+    """70B: 141.1 GB of bf16 weights, at least 5 minutes at 0.5 GB/s. QLoRA on one B200: bf16
+    adapters and their states, 1.2 GB a checkpoint; the 4-bit model loads onto the GPU. Full
+    fine-tuning on eight B200s: 12 bytes a parameter a checkpoint (846.6 GB), the fp32 result
+    (282.2 GB), the bf16 model loaded once on the first process's host (141.1 GB)."""
+    body = page(client)
+    assert needs(method_section(body, "qlora")) == (
+        "Besides the GPUs: the model is a 141.1 GB download (at least 5 minutes, billed like "
+        "the run and not in its cost); the disk holds 144 GB at most: the download, 2 "
+        "checkpoints of 1.2 GB and the trained weights, 0.4 GB. The 4-bit model loads straight "
+        "onto the GPU."
+    )
+    assert needs(method_section(body, "full-adamw")) == (
+        "Besides the GPUs: the model is a 141.1 GB download (at least 5 minutes, billed like "
+        "the run and not in its cost); the disk holds 2,116.6 GB at most: the download, 2 "
+        "checkpoints of 846.6 GB and the trained weights, 282.2 GB. The host needs 141.1 GB of "
+        "memory to load the model."
+    )
+    german = needs(method_section(page(client, "de"), "full-adamw"))
+    assert "höchstens 2.116,6 GB: der Download, 2 Checkpoints zu je 846,6 GB" in german
+    japanese = needs(method_section(page(client, "ja"), "qlora"))
+    assert "モデルのダウンロードは141.1 GBです（少なくとも5分。" in japanese
+
+
+def test_the_guide_and_the_tutorial_say_the_same_needs(client, seeded):
+    """One computation (assembly.run_needs): each method's row of the guide's table against
+    the tutorial's sentence for the same recommended configuration, in every published guide
+    with a tutorial and every language."""
+    slugs = [g.slug for g in Guide.objects.filter(status=Guide.Status.PUBLISHED)]
+    compared = set()
+    for slug in slugs:
+        for lang in ("en", "de", "ja"):
+            guide = client.get(f"/{lang}/guides/{slug}/").content.decode()
+            table = re.search(r'<table class="needs">.*?</table>', guide, re.S)
+            tutorial = client.get(f"/{lang}/guides/{slug}/tutorial/")
+            if table is None or tutorial.status_code != 200:
+                continue
+            rows = re.findall(r'<tr data-method="([^"]+)">(.*?)</tr>', table[0], re.S)
+            assert rows, (slug, lang)
+            for method, row in rows:
+                cells = [text(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)]
+                said = needs(method_section(tutorial.content.decode(), method))
+                assert cells[2] in said and cells[3] in said, (slug, lang, method)
+                compared.add((slug, lang))
+    assert len(compared) == 3 * len(slugs) >= 15  # every guide has both, in every language
+    english = client.get(f"/en/guides/{GUIDE_SLUG}/").content.decode()
+    note = text(re.search(r'<p class="note" id="needs-note">.*?</p>', english, re.S)[0])
+    assert note.startswith(
+        "The download takes at least 5 minutes, billed like the run and left out of its cost "
+        "above: Python’s downloader tops out near 0.5 GB a second."
+    )
