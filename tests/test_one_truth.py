@@ -241,9 +241,9 @@ def test_recommendations_are_the_cheapest_runs_unless_a_close_call_then_the_fast
         slug: {m["method"]: (m["close_call"], m["decided_by"]) for m in a}
         for slug, a in answers.items()
     }
-    # 70B QLoRA: one B200 ($4.61) runs it in 17.4 h for $80.24 (between $54.89 and $113.09);
-    # two B200s, two L40S and others cost about the same: one B200 needs the fewest GPUs of
-    # those whose 24-GPU-hour block is cheapest. Eight B200s are the fastest (2.4 h, $86.94).
+    # 70B QLoRA: one L40S is the cheapest estimate ($66.21 in 80.7 h); one B200 ($4.61, 17.4 h,
+    # $80.24, between $54.89 and $113.09) and others cost about the same, and one B200's
+    # 24-GPU-hour block is the cheapest up front. Eight B200s are the fastest (2.4 h, $86.94).
     assert recommended[GUIDE_SLUG] == {
         "qlora": ["b200:1", "b200:8"],
         "lora": ["b200:1", "b200:8"],
@@ -251,7 +251,7 @@ def test_recommendations_are_the_cheapest_runs_unless_a_close_call_then_the_fast
         "full-adamw": ["b200:8"],
     }
     assert decided[GUIDE_SLUG] == {
-        "qlora": (True, "gpus"),
+        "qlora": (True, "upfront"),
         "lora": (True, "gpus"),
         "full-8bit-adam": (False, "cost"),
         "full-adamw": (False, "cost"),
@@ -266,10 +266,10 @@ def test_recommendations_are_the_cheapest_runs_unless_a_close_call_then_the_fast
     assert {k: qlora["b200:8"][k] for k in ("tokens_per_s", "hours", "usd_per_run")} == {
         "tokens_per_s": 11784.0, "hours": 2.4, "usd_per_run": 86.94
     }  # fmt: skip
-    # 405B QLoRA: two B200s are the cheapest estimate ($485.06), eight A100s cost about the
-    # same and their 720-GPU-hour block is cheaper up front than two B200s' 168
+    # 405B QLoRA: four A100s cost about the same as the cheapest estimate, and their block is
+    # the cheapest up front
     assert recommended["best-gpu-for-llama-3-1-405b-fine-tuning"]["qlora"] == [
-        "a100-80gb:8",
+        "a100-80gb:4",
         "b200:8",
     ]
     assert recommended["best-gpu-for-llama-3-1-405b-fine-tuning"]["full-adamw"] == []
@@ -310,8 +310,8 @@ def test_the_api_answers_the_guides_run_and_its_figures(client, seeded):
     assert first == {
         "gpu": "b200",
         "count": 1,
-        "peak_gb_per_gpu": pytest.approx(50.2, abs=0.05),
-        "reserved_gb_per_gpu": pytest.approx(53.6, abs=0.05),
+        "peak_gb_per_gpu": pytest.approx(45.1, abs=0.05),
+        "reserved_gb_per_gpu": pytest.approx(46.8, abs=0.05),
         "usable_gb_per_gpu": 190.99,
         "usd_per_hour": 4.61,
         "override": False,
@@ -376,19 +376,19 @@ def test_every_tutorial_rents_and_prices_what_its_guide_recommends(client, publi
 
 
 def test_a_price_change_moves_page_and_api_together(client, seeded):
-    """The B200 at $9.99: two L40S become the 70B QLoRA recommendation (a close call among
+    """The B200 at $9.99: one L40S becomes the 70B QLoRA recommendation (a close call among
     the runs on Ampere, Ada and Hopper cards), eight B200s stay the fastest; page and API move
     at once."""
     price_check_record(
         provider_slug="gpuwithcrypto", checked_on=TODAY, prices={"b200": Decimal("9.99")}
     )
     answer = client.get(f"/api/v1/guides/{GUIDE_SLUG}/").json()
-    assert api_recommendations(answer)["qlora"] == ["l40s:2", "b200:8"]
+    assert api_recommendations(answer)["qlora"] == ["l40s:1", "b200:8"]
     qlora = answer["methods"][0]
-    assert (qlora["recommended"][0]["usd_per_run"], qlora["close_call"]) == (85.31, True)
+    assert (qlora["recommended"][0]["usd_per_run"], qlora["close_call"]) == (66.21, True)
     for lang in LANGUAGES:
         body = client.get(f"/{lang}/guides/{GUIDE_SLUG}/").content.decode()
-        assert method_table(body)["qlora"] == ["l40s:2", "b200:8"]
+        assert method_table(body)["qlora"] == ["l40s:1", "b200:8"]
 
 
 def test_an_editors_override_is_marked_on_the_page_and_in_the_api(client, seeded):
@@ -421,17 +421,17 @@ def test_publishing_refuses_an_override_the_estimate_does_not_fit(seeded):
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     editor = User.objects.create_user("erika", password="pw-for-tests-only", is_staff=True)
     editor.groups.add(Group.objects.get(name="Reviewers"))
-    Recommendation.objects.create(  # 70B QLoRA on one L40S: 53.6 GB needed, 47.2 usable
-        guide=guide, method=Method.objects.get(slug="qlora"), gpu=Gpu.objects.get(slug="l40s")
+    Recommendation.objects.create(  # 70B LoRA on one L40S: 149.3 GB needed, 47.2 usable
+        guide=guide, method=Method.objects.get(slug="lora"), gpu=Gpu.objects.get(slug="l40s")
     )
-    outcome = publishing.publish_rows(guide, user=editor, comment="one L40S for QLoRA")
+    outcome = publishing.publish_rows(guide, user=editor, comment="one L40S for LoRA")
     first, *then = [str(p) for p in outcome.problems]
     assert first == (
-        "recommendation 0: QLoRA, 1× L40S: by the estimate, the guide's run needs "
-        "53.6\u00a0GB per GPU here, more than the 47.2\u00a0GB each card can use"
+        "recommendation 0: LoRA, 1× L40S: by the estimate, the guide's run needs "
+        "149.3\u00a0GB per GPU here, more than the 47.2\u00a0GB each card can use"
     )
-    # and what the page would say of its run (cost, speed) cannot be said: no such run
-    assert then and all("cannot be filled: a run of qlora on the configuration" in p for p in then)
+    # the guide's text says nothing else of a LoRA run on the override
+    assert then == []
 
 
 def stale_notice(body: str) -> str | None:

@@ -57,9 +57,12 @@ SAVED_SCORE_BYTES = 4
 LOSS_BACKWARD_BYTES_PER_LOGIT = 12
 # At the end of the forward pass: the 16-bit logits, their fp32 copy and the log-softmax output.
 LOSS_FORWARD_BYTES_PER_LOGIT = 10
-# trl's chunked_nll computes the loss over this many tokens at a time (its
-# _CHUNKED_LM_HEAD_CHUNK_SIZE).
-LOSS_CHUNK_TOKENS = 256
+# trl 1.16's fused LM head (trl/kernels/chunked_logprob.py, installed by add_fused_lm_head for
+# every SFT loss) projects the final hidden states in tiles of at most this many tokens and
+# vocabulary entries (TOKEN_CHUNK_SIZE, _CHUNKED_LOGPROB_CHUNK_SIZE), reading the output layer
+# in place: the logits never exist whole, nor does a copy of the layer.
+LOSS_TILE_TOKENS = 4096
+LOSS_TILE_VOCAB = 32768
 # The caching allocator reserves more than a step allocates at its peak (blocks split and kept
 # for reuse). Over the 26 steps measured on the H200 (content/measured/), the reserve beyond
 # the peak was 2.5 % to 35.6 % of what the step allocated beyond its resident weights (peak
@@ -142,7 +145,9 @@ TRL = Recipe(
     attention=Attention.SDPA,
     lora_dropout=True,
     measured=False,
-    versions="trl 1.9, transformers 5, peft 0.21, bitsandbytes 0.50, torch 2.11",
+    versions=(
+        "trl 1.16, transformers 5.24, peft 0.21, accelerate 1.16, bitsandbytes 0.50, torch 2.11"
+    ),
 )
 RECIPES = {recipe.slug: recipe for recipe in (TRL, MEASURED)}
 
@@ -350,7 +355,7 @@ class _Precision:
     gradient: int
     residual: int  # a hidden value of the residual stream
     weight_copies: bool  # autocast keeps a bf16 copy of each fp32 weight while it is used
-    chunked_loss: bool  # trl's chunked_nll: the logits never exist whole
+    chunked_loss: bool  # trl's fused LM head: the logits never exist whole
 
 
 def _precision(setup: TrainingSetup) -> _Precision:
@@ -590,21 +595,30 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         autocast_copies = Decimal(2 * arch.params)
         if setup.sharded:
             autocast_copies = autocast_copies / n + gathered
-    output_layer_copy = Decimal(2 * vocab * h) if precision.weight_copies else Decimal(0)
+    # Autocast's bf16 copy of the output layer, kept for the backward pass under checkpointing;
+    # trl's fused LM head casts it a tile at a time instead, outside autocast.
+    output_layer_copy = (
+        Decimal(2 * vocab * h)
+        if precision.weight_copies and not precision.chunked_loss
+        else Decimal(0)
+    )
 
     # The loss over the vocabulary.
     if precision.chunked_loss:
-        # trl's chunked_nll: the final hidden states gathered (bf16), then 256 tokens at a time
-        # under checkpointing: the output layer's weight copied to fp32 and cast back to bf16
-        # by autocast (6 bytes a weight), the chunk's bf16 logits, their fp32 log-softmax and
-        # its gradient; a trained output layer accumulates its fp32 gradient.
-        chunk = min(tokens, LOSS_CHUNK_TOKENS) * vocab
-        loss_forward = Decimal(2 * tokens * h + 6 * vocab * h + 6 * chunk)
+        # trl 1.16's fused LM head: the final hidden states of the labelled tokens gathered (in
+        # the residual's dtype) and, where fp32, cast to bf16; one bf16 tile of logits. Going
+        # back: the fp32 gradient of the hidden states; an fp32 output layer (one GPU, fp32
+        # masters) cast to bf16 a tile at a time; a trained output layer's fp32 gradient.
+        tile = min(tokens, LOSS_TILE_TOKENS) * min(vocab, LOSS_TILE_VOCAB)
+        hidden = residual * tokens * h + (2 * tokens * h if residual == 4 else 0)
+        fp32_head = not method.uses_adapters and precision.trainable == 4 and not setup.sharded
+        weight_tile = 2 * min(vocab, LOSS_TILE_VOCAB) * h if fp32_head else 0
         trained_head = 0 if method.uses_adapters else 4 * vocab * h
-        loss_backward = Decimal(2 * tokens * h + 6 * vocab * h + 10 * chunk + trained_head)
+        loss_forward = Decimal(hidden + 2 * tile)
+        loss_backward = Decimal(hidden + 4 * tokens * h + 2 * tile + weight_tile + trained_head)
         assumptions.append(
-            f"trl's chunked loss ({LOSS_CHUNK_TOKENS} tokens at a time): the logits never "
-            "exist whole."
+            f"trl's fused LM head (tiles of {LOSS_TILE_TOKENS} tokens x {LOSS_TILE_VOCAB} "
+            "vocabulary entries): the logits never exist whole, the output layer is not copied."
         )
     else:
         loss_forward = Decimal(LOSS_FORWARD_BYTES_PER_LOGIT * logits)

@@ -343,9 +343,9 @@ def test_dashboard_warns_when_an_editors_recommendation_is_no_longer_cheapest(se
     price_check_record(provider_slug="gpuwithcrypto", checked_on=today,
                        prices={"b200": D("9.99")})  # fmt: skip
     stale = _messages("Published guides", today)
-    assert stale == [  # what the guide would recommend: two L40S, $85.31; one B200 now $173.91
+    assert stale == [  # what the guide would recommend: one L40S, $66.21; one B200 now $173.91
         "“Which GPU is best for fine-tuning Llama 3.1 70B?”: for QLoRA (4-bit base), a run on "
-        "2× L40S now costs less than on the recommended 1× B200, and it fits."
+        "1× L40S now costs less than on the recommended 1× B200, and it fits."
     ]
 
 
@@ -369,7 +369,7 @@ def test_dashboard_names_the_guide_and_sentence_a_price_change_makes_untrue(seed
     problems = _messages("Published guides", today)
     assert problems[0] == (
         "“Which GPU is best for fine-tuning Llama 3.1 70B?” is published but no longer right: "
-        "recommendation 0: LoRA, 1× L40S: by the estimate, the guide's run needs 156.7\u00a0GB per "
+        "recommendation 0: LoRA, 1× L40S: by the estimate, the guide's run needs 149.3\u00a0GB per "
         "GPU here, more than the 47.2\u00a0GB each card can use"
     )
 

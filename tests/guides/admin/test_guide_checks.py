@@ -139,7 +139,7 @@ def test_an_editors_recommendation_overrides_the_computed_one(client, guide):
     text = client.get(f"/en/guides/{GUIDE_SLUG}/").content.decode()
     # the editors' choice is what we recommend; what LoRA needs stays the estimate's smallest fit
     assert (
-        "LoRA on a BF16 base peaks at 153.1\u00a0GB on one GPU (rule of thumb: 168\u00a0GB). LoRA "
-        "needs one B200, the smallest card we rent that holds this guide&#x27;s run"
+        "LoRA on a BF16 base peaks at 147.5\u00a0GB on one GPU (rule of thumb: 168\u00a0GB). LoRA "
+        "needs one H200, the smallest card we rent that holds this guide&#x27;s run"
     ) in text
     assert "We recommend two H200s." in text

@@ -22,14 +22,14 @@ def test_page_figures_tell_the_same_gpu_at_two_prices_apart(seeded):
 
 
 def test_what_a_method_needs_is_the_fewest_gpus_then_the_smallest_card_that_fit(seeded):
-    """70B: QLoRA needs one A100 80GB (53.6 GB of 85.9; the H100 has as much memory but costs
-    more), 8-bit Adam eight H200s (114.5 GB of 150.1), AdamW eight B200s; the recommendation
-    (the cheapest run) is one B200, eight B200s and eight B200s."""
+    """70B: QLoRA needs one L40S (46.8 GB of the 47.2 it can use), LoRA one H200 (149.3 GB of
+    149.6), 8-bit Adam eight H200s (114.5 GB of 148 each), AdamW eight B200s; the
+    recommendation (the cheapest run) may be larger."""
     figures = assembly.guide_figures(selectors.guide_for_page(slug=GUIDE_SLUG))
     needed = {m: figures.smallest_fit(m) for m in ("qlora", "lora", "full-8bit-adam", "full-adamw")}
     assert {m: (p.configuration.gpu.slug, p.configuration.count) for m, p in needed.items()} == {
-        "qlora": ("a100-80gb", 1),
-        "lora": ("b200", 1),
+        "qlora": ("l40s", 1),
+        "lora": ("h200", 1),
         "full-8bit-adam": ("h200", 8),
         "full-adamw": ("b200", 8),
     }

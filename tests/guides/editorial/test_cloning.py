@@ -54,22 +54,22 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
     # fine-tuning keeps fp32 master weights, 16 bytes a parameter with AdamW: four A100s
     expected = {
         "en": [
-            "rule of thumb: ≈ 6 GB estimate: 10.1 GB per GPU on 1× L40S",
-            "rule of thumb: 16 GB lower bound, ≈ 19.2 GB to plan with estimate: 20.7 GB per GPU "
+            "rule of thumb: ≈ 6 GB estimate: 7.2 GB per GPU on 1× L40S",
+            "rule of thumb: 16 GB lower bound, ≈ 19.2 GB to plan with estimate: 17.7 GB per GPU "
             "on 1× L40S",
             "rule of thumb: ≈ 96 GB estimate: 43.5 GB per GPU on 2× A100 80GB",
             "rule of thumb: 128–144 GB estimate: 35.3 GB per GPU on 4× A100 80GB",
         ],
         "de": [
-            "Faustregel: ≈ 6 GB Schätzung: 10,1 GB pro GPU auf 1× L40S",
-            "Faustregel: 16 GB als Untergrenze, ≈ 19,2 GB zum Planen Schätzung: 20,7 GB pro GPU "
+            "Faustregel: ≈ 6 GB Schätzung: 7,2 GB pro GPU auf 1× L40S",
+            "Faustregel: 16 GB als Untergrenze, ≈ 19,2 GB zum Planen Schätzung: 17,7 GB pro GPU "
             "auf 1× L40S",
             "Faustregel: ≈ 96 GB Schätzung: 43,5 GB pro GPU auf 2× A100 80GB",
             "Faustregel: 128–144 GB Schätzung: 35,3 GB pro GPU auf 4× A100 80GB",
         ],
         "ja": [
-            "目安：≈ 6 GB 推定：GPUあたり10.1 GB（ L40Sを1基 ）",  # tags read as spaces
-            "目安：下限16 GB、計画値は約19.2 GB 推定：GPUあたり20.7 GB（ L40Sを1基 ）",
+            "目安：≈ 6 GB 推定：GPUあたり7.2 GB（ L40Sを1基 ）",  # tags read as spaces
+            "目安：下限16 GB、計画値は約19.2 GB 推定：GPUあたり17.7 GB（ L40Sを1基 ）",
             "目安：≈ 96 GB 推定：GPUあたり43.5 GB（ A100 80GBを2基 ）",
             "目安：128〜144 GB 推定：GPUあたり35.3 GB（ A100 80GBを4基 ）",
         ],
@@ -79,23 +79,23 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
     # decided by its cheaper up-front block), eight B200s for a deadline
     short_answer = {
         "en": [
-            "By our estimate, this guide's QLoRA run peaks at 10.1 GB on one GPU (the rule of "
+            "By our estimate, this guide's QLoRA run peaks at 7.2 GB on one GPU (the rule of "
             "thumb says 6 GB).",
-            "QLoRA needs one L40S, the smallest card we rent that holds this guide's run: 11.5 GB "
-            "with the memory allocator's margin (an estimated peak of 10.1 GB), within the 47.2 GB "
+            "QLoRA needs one L40S, the smallest card we rent that holds this guide's run: 7.7 GB "
+            "with the memory allocator's margin (an estimated peak of 7.2 GB), within the 47.2 GB "
             "it can use.",
             "We recommend one L40S or eight B200s (the second for a tight deadline).",
         ],
         "de": [
             "Nach unserer Schätzung erreicht der QLoRA-Lauf dieses Ratgebers auf einer GPU eine "
-            "Spitze von 10,1 GB (die Faustregel nennt 6 GB).",
+            "Spitze von 7,2 GB (die Faustregel nennt 6 GB).",
             "QLoRA braucht eine L40S, die kleinste Karte in unserem Angebot, die den Lauf dieses "
-            "Ratgebers fasst: 11,5 GB mit der Reserve des Speicher-Allokators (die geschätzte "
-            "Spitze von 10,1 GB), innerhalb der 47,2 GB, die sie nutzen kann.",
+            "Ratgebers fasst: 7,7 GB mit der Reserve des Speicher-Allokators (die geschätzte "
+            "Spitze von 7,2 GB), innerhalb der 47,2 GB, die sie nutzen kann.",
             "Wir empfehlen eine L40S oder acht B200 (die zweite für einen knappen Termin).",
         ],
         "ja": [
-            "当社の推定では、このガイドのQLoRAの学習条件はGPU1基でピーク10.1 GBに"
+            "当社の推定では、このガイドのQLoRAの学習条件はGPU1基でピーク7.2 GBに"
             "達します（目安では6 GB）。",
             "QLoRAに必要な構成：L40Sを1基。",
             "推奨構成はL40Sを1基またはB200を8基です（後者は納期が厳しい場合）。",
@@ -178,15 +178,15 @@ def test_the_405b_guide_says_full_fine_tuning_needs_more_than_one_host(client, s
         "the memory allocator's margin, more than the 189.4 GB each can use. We have nothing on "
         "one host to recommend for it."
     ) in text
-    # two H200s would hold QLoRA only by 0.06 GB of their reported memory; less the CUDA
-    # context and NCCL's buffers, two B200s are the fewest that do
+    # two H200s hold QLoRA (137.8 GB of the 148 each can use, the CUDA context and NCCL's
+    # buffers left out)
     assert (
-        "By our estimate, this guide's QLoRA run peaks at 241 GB on one GPU (the rule of thumb "
-        "says 303.75 GB). QLoRA needs two B200s, the fewest GPUs we rent that hold this guide's "
+        "By our estimate, this guide's QLoRA run peaks at 231.8 GB on one GPU (the rule of thumb "
+        "says 303.75 GB). QLoRA needs two H200s, the fewest GPUs we rent that hold this guide's "
         "run."
     ) in text
     assert (
-        "We recommend eight A100 80GB GPUs or eight B200s (the second for a tight deadline)."
+        "We recommend four A100 80GB GPUs or eight B200s (the second for a tight deadline)."
     ) in text
     assert "We cannot price it: Full, AdamW needs more than one 8-GPU host" in text
     assert "That gap is why" not in text

@@ -67,17 +67,24 @@ def test_old_prices_are_said_to_be_out_of_date_once_below_the_short_answer(clien
 
 def test_the_fit_table_marks_a_cell_where_the_rule_of_thumb_says_otherwise(seeded):
     page = english_page()
-    assert not page.rule_disagreements  # the seed's guide has none
+    # the seed's guide has two: QLoRA on one L40S and LoRA on one H200 fit by the estimate,
+    # not by the rule of thumb
+    seeded_cells = [c for row in page.fit_rows for c in row.cells if c.rule_disagrees]
+    assert [(c.plan.configuration.gpu.slug, c.method) for c in seeded_cells] == [
+        ("l40s", "qlora"),
+        ("h200", "lora"),
+    ]
     first, *rows = page.fit_rows
-    cell, *cells = first.cells
+    index, cell = next((i, c) for i, c in enumerate(first.cells) if not c.rule_disagrees)
     fits = cell.plan.configuration.total_memory_gb + (1 if cell.fits else -1)
     disagreeing = replace(cell, plan=replace(cell.plan, planning_gb=fits))
-    page = replace(page, fit_rows=[replace(first, cells=[disagreeing, *cells]), *rows])
+    cells = [*first.cells[:index], disagreeing, *first.cells[index + 1 :]]
+    page = replace(page, fit_rows=[replace(first, cells=cells), *rows])
 
     table = rendered_table(page, "fit_table")
 
-    assert table.count('<sup class="rule-disagrees" aria-hidden="true">*</sup>') == 1
-    assert table.count('; the rule of thumb says otherwise"') == 2  # its label and its title
+    assert table.count('<sup class="rule-disagrees" aria-hidden="true">*</sup>') == 3
+    assert table.count('; the rule of thumb says otherwise"') == 2 * 3  # each label and title
     assert '<p class="note">* The cited rule of thumb marks this cell the other way' in table
 
 

@@ -94,33 +94,32 @@ def test_run_time_is_measured_on_the_h200_and_derived_elsewhere():
 # --- The page ------------------------------------------------------------------------------
 
 PLAN_CELLS = {
-    # the 70B guide's run by the trl recipe: 50.2 GB per GPU, 53.6 GB with the allocator's
-    # margin; an L40S (47.2 GB usable alone) needs two (45.6 GB each with NCCL's buffers), an
-    # A100 80GB (84.5 GB) leaves 30.8 GB
+    # the 70B guide's run by the trl recipe: 45.1 GB per GPU, 46.8 GB with the allocator's
+    # margin; one L40S (47.2 GB usable) holds it, an A100 80GB (84.5 GB) leaves 37.7 GB
     "en": {
-        ("L40S (48 GB)", "GPUs"): "2×",
-        ("L40S (48 GB)", "Peak per GPU"): "34.1 GB",
-        ("L40S (48 GB)", "Usable per GPU"): "45.6 GB",
+        ("L40S (48 GB)", "GPUs"): "1×",
+        ("L40S (48 GB)", "Peak per GPU"): "45.1 GB",
+        ("L40S (48 GB)", "Usable per GPU"): "47.2 GB",
         ("A100 80GB (80 GB)", "Usable per GPU"): "84.5 GB",
         ("A100 80GB (80 GB)", "GPUs"): "1×",
-        ("A100 80GB (80 GB)", "Peak per GPU"): "50.2 GB",
-        ("A100 80GB (80 GB)", "Headroom"): "30.8 GB",
+        ("A100 80GB (80 GB)", "Peak per GPU"): "45.1 GB",
+        ("A100 80GB (80 GB)", "Headroom"): "37.7 GB",
         ("A100 80GB (80 GB)", "Per hour"): "$0.92",
         # derived (trl's recipe was not timed), with QLoRA's left-out range on the H200
         ("H200 (141 GB)", "Run time"): "19.3 h * 17.7–21.7 h",
         ("H200 (141 GB)", "Run cost"): "$59.30 $54.38–$66.66",
     },
     "de": {
-        ("L40S (48 GB)", "GPUs"): "2×",
+        ("L40S (48 GB)", "GPUs"): "1×",
         ("A100 80GB (80 GB)", "Nutzbar pro GPU"): "84,5 GB",
-        ("A100 80GB (80 GB)", "Spitze pro GPU"): "50,2 GB",
-        ("A100 80GB (80 GB)", "Reserve"): "30,8 GB",
+        ("A100 80GB (80 GB)", "Spitze pro GPU"): "45,1 GB",
+        ("A100 80GB (80 GB)", "Reserve"): "37,7 GB",
         ("A100 80GB (80 GB)", "Pro Stunde"): "0,92 $",
         ("H200 (141 GB)", "Laufzeit"): "19,3 h * 17,7–21,7 h",
         ("H200 (141 GB)", "Kosten des Laufs"): "59,30 $ 54,38 $–66,66 $",
     },
     "ja": {
-        ("A100 80GB (80 GB)", "GPUあたりのピーク"): "50.2 GB",
+        ("A100 80GB (80 GB)", "GPUあたりのピーク"): "45.1 GB",
         ("A100 80GB (80 GB)", "1時間あたり"): "$0.92",
         ("H200 (141 GB)", "実行時間"): "19.3時間 * 17.7～\u200b21.7時間",
         ("H200 (141 GB)", "実行費用"): "$59.30 $54.38～\u200b$66.66",
@@ -141,9 +140,9 @@ def test_the_planner_shows_what_fits_what_it_costs_and_how_long_it_runs(client, 
 @pytest.mark.django_db
 def test_the_planner_states_the_peak_its_moment_and_the_rule_beside_it(client):
     text = page_text(vram(client, "en", **QLORA_70B))
-    assert "Llama 3.1 70B, QLoRA (4-bit base): 50.2 GB at the peak on one GPU" in text
-    assert "the peak comes at the start of the backward pass (the loss)" in text
-    assert "weights as loaded 39.5 GB" in text and "activations 2.8 GB" in text
+    assert "Llama 3.1 70B, QLoRA (4-bit base): 45.1 GB at the peak on one GPU" in text
+    assert "the peak comes in the backward pass through a layer" in text
+    assert "weights as loaded 39.5 GB" in text and "activations 4.3 GB" in text
     assert "70,553,706,496 parameters, 207,093,760 of them trained." in text
     assert "Derived, not measured: the trl sft recipe" in text
     measured = page_text(vram(client, "en", **QLORA_70B, recipe="measured"))
@@ -200,7 +199,7 @@ def test_a_pasted_config_gives_the_same_estimate_as_the_model_on_file(client):
         client, "en", config_json=json.dumps(SEVENTY_B_CONFIG), method="qlora", seq_len="2048"
     )
     assert table_rows(pasted, "planner-fit") == on_file
-    heading = "your config.json, QLoRA (4-bit base): 50.2 GB at the peak on one GPU"
+    heading = "your config.json, QLoRA (4-bit base): 45.1 GB at the peak on one GPU"
     assert heading in page_text(pasted)
 
 
@@ -209,7 +208,7 @@ def test_a_single_architecture_name_instead_of_a_list_is_read(client):
     config = SEVENTY_B_CONFIG | {"architectures": "LlamaForCausalLM"}
     response = vram(client, "en", config_json=json.dumps(config), method="qlora", seq_len="2048")
     assert response.status_code == 200
-    heading = "your config.json, QLoRA (4-bit base): 50.2 GB at the peak on one GPU"
+    heading = "your config.json, QLoRA (4-bit base): 45.1 GB at the peak on one GPU"
     assert heading in page_text(response)
 
 
@@ -249,7 +248,7 @@ def test_a_real_quantized_config_within_the_limits_is_planned(client):
         client, "en", config_json=json.dumps(QUANTIZED_70B_CONFIG), method="qlora", seq_len="2048"
     )
     assert pasted.status_code == 200
-    heading = "your config.json, QLoRA (4-bit base): 50.2 GB at the peak on one GPU"
+    heading = "your config.json, QLoRA (4-bit base): 45.1 GB at the peak on one GPU"
     assert heading in page_text(pasted)
 
 
@@ -393,18 +392,18 @@ def test_planner_queries_are_not_stored_in_the_page_cache(client):
 GUIDE_ESTIMATES = {
     # the 70B guide's run: 2,048 tokens, batch 1, checkpointing on, rank 16
     "en": {
-        ("QLoRA", "Estimated peak"): "50.2 GB",
+        ("QLoRA", "Estimated peak"): "45.1 GB",
         ("QLoRA", "Cited rule"): "52.5 GB",
-        ("LoRA", "Estimated peak"): "153.1 GB",
+        ("LoRA", "Estimated peak"): "147.5 GB",
         # trl on one GPU: fp32 masters under bf16 autocast, 16 bytes a parameter
         ("Full, AdamW", "Estimated peak"): "1,128.9 GB",
     },
     "de": {
-        ("QLoRA", "Geschätzte Spitze"): "50,2 GB",
+        ("QLoRA", "Geschätzte Spitze"): "45,1 GB",
         ("Vollständig, 8-Bit-Adam", "Geschätzte Spitze"): "707,8 GB",
         ("Vollständig, AdamW", "Zitierte Regel"): "1.260 GB",
     },
-    "ja": {("LoRA", "推定ピーク"): "153.1 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
+    "ja": {("LoRA", "推定ピーク"): "147.5 GB", ("QLoRA", "引用した目安"): "52.5 GB"},
 }
 GUIDE_SENTENCE = {
     "en": "QLoRA: 1× B200 up to 60,416 tokens and 8× B200 up to 72,192 tokens. "

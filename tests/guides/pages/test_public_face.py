@@ -504,7 +504,7 @@ def test_feeds_answer_get_and_head_only(client, path):
 def test_the_comparison_page_weighs_price_per_compute_and_what_each_holds(client):
     """H100 $2.32 an hour for 989.5 TFLOPS: $0.2345 per 100; A100 $0.92 for 312: $0.2949;
     0.2345 / 0.2949 = 0.8. What each holds is the guides' own estimate: 70B QLoRA on one of
-    either (50.2 GB), LoRA on four (sharded), full fine-tuning on no one host of 80 GB cards."""
+    either (45.1 GB), LoRA on two (sharded), full fine-tuning on no one host of 80 GB cards."""
     from tests.guides.test_views import table_rows
 
     response = client.get("/de/compare/h100-vs-a100-80gb/")
@@ -513,7 +513,7 @@ def test_the_comparison_page_weighs_price_per_compute_and_what_each_holds(client
     ]  # fmt: skip
     fits = {(row[0], row[1]): row[2:] for row in table_rows(response, "model-fits")[1:]}
     assert fits[("Llama 3.1 70B", "QLoRA (4-Bit-Basis)")] == ["1 GPU", "1 GPU"]
-    assert fits[("Llama 3.1 70B", "LoRA (BF16-Basis)")] == ["4 GPUs", "4 GPUs"]
+    assert fits[("Llama 3.1 70B", "LoRA (BF16-Basis)")] == ["2 GPUs", "2 GPUs"]
     assert fits[("Llama 3.1 70B", "Vollständiges Fine-Tuning, AdamW")] == [
         "mehr als ein Host", "mehr als ein Host"
     ]  # fmt: skip

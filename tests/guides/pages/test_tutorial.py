@@ -231,7 +231,7 @@ def test_a_price_change_reaches_the_tutorial(client, seeded):
     after = page(client)
     assert '<tr data-method="qlora" data-config="b200:1">' in before
     assert text(rent_row(after, "qlora")).startswith(
-        "QLoRA (4-bit base) 2× L40S 52 27.3–90.5 $85.31 $44.71–$148.39 168 GPU-hours"
+        "QLoRA (4-bit base) 1× L40S 80.7 55.5–113.5 $66.21 $45.54–$93.03 168 GPU-hours"
     )
 
 

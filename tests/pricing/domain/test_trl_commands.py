@@ -216,3 +216,11 @@ def test_the_whole_run_keeps_two_checkpoints_and_full_sharded_runs_save_shards()
     timed = trl.timing_command(sharded, output_dir="t")
     assert timed.value("--save_total_limit") is None and timed.value("--save_strategy") == "no"
     assert timed.argv[-2:] == ["--fsdp_state_dict_type", "SHARDED_STATE_DICT"]
+
+
+def test_the_estimates_trl_recipe_names_the_versions_the_commands_are_checked_with():
+    """The memory estimate reads the pinned code: its recipe says which (major.minor)."""
+    from pricing.domain.training_memory import TRL
+
+    for name, version in trl.CHECKED_WITH:
+        assert f"{name} {version.rsplit('.', 1)[0]}" in TRL.versions

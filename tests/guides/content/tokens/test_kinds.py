@@ -143,15 +143,15 @@ KINDS = [
     # checked_on: ours by default (see also test_checked_on_reads_the_named_provider)
     ("[[checked_on]]", "October 29, 2026", "29. Oktober 2026", "2026年10月29日"),
     # smallest_gpu: the name by default, or its memory
-    ("[[smallest_gpu qlora]]", "A100 80GB", SAME, SAME),
-    ("[[smallest_gpu qlora name]]", "A100 80GB", SAME, SAME),
-    ("[[smallest_gpu qlora memory]]", "80 GB", SAME, SAME),
-    ("[[smallest_gpu lora]]", "B200", SAME, SAME),
-    ("[[smallest_gpu lora memory]]", "180 GB", SAME, SAME),
+    ("[[smallest_gpu qlora]]", "L40S", SAME, SAME),
+    ("[[smallest_gpu qlora name]]", "L40S", SAME, SAME),
+    ("[[smallest_gpu qlora memory]]", "48 GB", SAME, SAME),
+    ("[[smallest_gpu lora]]", "H200", SAME, SAME),
+    ("[[smallest_gpu lora memory]]", "141 GB", SAME, SAME),
     ("[[smallest_gpu full-adamw]]", MISSING, SAME, SAME),  # no single card holds 1,260 GB
     # cheapest: the cheapest run of the budget (100 million tokens) that holds the method;
     # one B200 at 1,596 tokens/s ($80.24) before one A100 80GB at 231 ($110.63)
-    ("[[cheapest qlora]]", "1× B200", SAME, "B200を1基"),
+    ("[[cheapest qlora]]", "1× L40S", SAME, "L40Sを1基"),
     ("[[cheapest lora]]", "1× B200", SAME, "B200を1基"),
     ("[[cheapest full-8bit-adam]]", "8× B200", SAME, "B200を8基"),
     ("[[cheapest full-adamw]]", "8× B200", SAME, "B200を8基"),
@@ -229,9 +229,9 @@ KINDS = [
         "B200 1基は60,416トークンまで、B200 8基は72,192トークンまで",
     ),
     # estimate: the guide's run on one GPU, its peak or its peak with the allocator's margin
-    ("[[estimate qlora]]", "50.2 GB", "50,2 GB", SAME),
-    ("[[estimate qlora peak]]", "50.2 GB", "50,2 GB", SAME),
-    ("[[estimate lora reserved]]", "156.7 GB", "156,7 GB", SAME),
+    ("[[estimate qlora]]", "45.1 GB", "45,1 GB", SAME),
+    ("[[estimate qlora peak]]", "45.1 GB", "45,1 GB", SAME),
+    ("[[estimate lora reserved]]", "149.3 GB", "149,3 GB", SAME),
     # yes_no_one_gpu: QLoRA fits one A100 80GB; full fine-tuning fits no single card
     ("[[yes_no_one_gpu qlora]]", "Yes.", "Ja.", "はい。"),
     ("[[yes_no_one_gpu full-adamw]]", "No.", "Nein.", "いいえ。"),
@@ -286,15 +286,15 @@ KINDS = [
     # recommendation; sharded, with the memory per GPU and why fewer GPUs do not do
     (
         "[[needs qlora]]",  # one B200 recommended; one A100 80GB suffices
-        "QLoRA needs one A100 80GB, the smallest card we rent that holds this guide&#x27;s run: "
-        "53.6 GB with the memory allocator&#x27;s margin (an estimated peak of 50.2 GB), within "
-        "the 84.5 GB it can use.",
-        "QLoRA braucht eine A100 80GB, die kleinste Karte in unserem Angebot, die den Lauf "
-        "dieses Ratgebers fasst: 53,6 GB mit der Reserve des Speicher-Allokators (die "
-        "geschätzte Spitze von 50,2 GB), innerhalb der 84,5 GB, die sie nutzen kann.",
-        "QLoRAに必要な構成：A100 80GBを1基。このガイドの学習条件を収める、当社で最も小さいカード"
-        "です：メモリアロケータの余裕分を含めて53.6 GB（推定ピーク50.2 GB）で、使用可能な84.5 GB"
-        "に収まります。",
+        "QLoRA needs one L40S, the smallest card we rent that holds this guide&#x27;s run: 46.8 "
+        "GB with the memory allocator&#x27;s margin (an estimated peak of 45.1 GB), within the "
+        "47.2 GB it can use.",
+        "QLoRA braucht eine L40S, die kleinste Karte in unserem Angebot, die den Lauf dieses "
+        "Ratgebers fasst: 46,8 GB mit der Reserve des Speicher-Allokators (die geschätzte "
+        "Spitze von 45,1 GB), innerhalb der 47,2 GB, die sie nutzen kann.",
+        "QLoRAに必要な構成：L40Sを1基。このガイドの学習条件を収める、当社で最も小さいカードです"
+        "：メモリアロケータの余裕分を含めて46.8 GB（推定ピーク45.1 GB）で、使用可能な47.2 GBに収"
+        "まります。",
     ),
     (
         "[[needs full-adamw]]",
@@ -353,7 +353,13 @@ KINDS = [
         "H100のほうが早く終わります（39.7時間で$92.20）。予算が決まっているならA100 80GB、"
         "納期が決まっているならH100を選んでください。",
     ),
-    ("[[run_choice qlora l40s rtx-4090]]", "", SAME, SAME),  # neither holds it
+    (
+        "[[run_choice qlora l40s rtx-4090]]",
+        "For 100,000,000 training tokens in one epoch the L40S takes 80.7 hours for $66.21.",
+        "Für 100.000.000 Trainings-Tokens in einer Epoche braucht die L40S 80,7 Stunden für "
+        "66,21 $.",
+        "1エポックで100,000,000学習トークンの場合、L40Sでは80.7時間、$66.21かかります。",
+    ),  # the L40S holds it (the RTX 4090, not rented, is not said)
     ("[[scenario_note]]", "", SAME, SAME),  # no assumed-hours table off a guide
     # model and licence: only on a guide page (see SENTENCES for a guide's)
     ("[[model]]", MISSING, SAME, SAME),
@@ -423,21 +429,21 @@ KINDS = [
     # verdict: the weights alone, or the whole estimate, against one card
     (
         "[[verdict qlora rtx-4090]]",
-        "No. Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX "
-        "4090. The smallest GPU we rent that holds it is the A100 80GB.",
-        "Nein. Selbst in 4 Bit nehmen allein die Gewichte 35 GB ein, mehr als die 24 GB der "
-        "RTX 4090. Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die A100 80GB.",
-        "いいえ。4ビットでも重みだけで35 GBを占め、RTX 4090の24 "
-        "GBを超えます。この学習条件を収められる当社の最小のGPUはA100 80GBです。",
+        "No. Even at 4 bits, the weights alone take 35 GB, more than the 24 GB of the RTX 4090. "
+        "The smallest GPU we rent that holds it is the L40S.",
+        "Nein. Selbst in 4 Bit nehmen allein die Gewichte 35 GB ein, mehr als die 24 GB der RTX "
+        "4090. Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die L40S.",
+        "いいえ。4ビットでも重みだけで35 GBを占め、RTX 4090の24 GBを超えます。この学習条件を収め"
+        "られる当社の最小のGPUはL40Sです。",
     ),
     (
         "[[verdict lora h100]]",
         "No. Even at 16 bits, the weights alone take 140 GB, more than the 80 GB of the H100. "
-        "The smallest GPU we rent that holds it is the B200.",
+        "The smallest GPU we rent that holds it is the H200.",
         "Nein. Selbst in 16 Bit nehmen allein die Gewichte 140 GB ein, mehr als die 80 GB der "
-        "H100. Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die B200.",
-        "いいえ。16ビットでも重みだけで140 GBを占め、H100の80 "
-        "GBを超えます。この学習条件を収められる当社の最小のGPUはB200です。",
+        "H100. Die kleinste GPU in unserem Angebot, die den Lauf fasst, ist die H200.",
+        "いいえ。16ビットでも重みだけで140 GBを占め、H100の80 GBを超えます。この学習条件を収めら"
+        "れる当社の最小のGPUはH200です。",
     ),
 ]
 
@@ -486,25 +492,21 @@ SENTENCES = [
     ),
     (
         "[[too_small qlora]]",
-        "Too small: one L40S. This guide&#x27;s QLoRA run needs 53.6 GB on it (an estimated "
-        "peak of 50.2 GB plus the memory allocator&#x27;s margin); the L40S can use 47.2 GB.",
-        "Zu klein: eine L40S. Der QLoRA-Lauf dieses Ratgebers braucht darauf 53,6 GB (die "
-        "geschätzte Spitze von 50,2 GB plus die Reserve des Speicher-Allokators); die L40S kann "
-        "47,2 GB nutzen.",
-        "L40Sを1基使う構成では足りません：このガイドのQLoRAの学習条件では53.6 GB（推定ピーク50.2"
-        " GBにメモリアロケータの余裕分を加えた値）が必要ですが、L40Sで使用可能なのは47.2 GBです"
-        "。",
+        "By the estimate, every configuration in the table holds this guide&#x27;s QLoRA run.",
+        "Nach der Schätzung fasst jede Konfiguration der Tabelle den QLoRA-Lauf dieses Ratgebers.",
+        "推定では、表のどの構成もこのガイドのQLoRAの学習条件を収められます。",
     ),
     (
         "[[too_small lora]]",
-        "Too small: one H200. This guide&#x27;s LoRA run needs 156.7 GB on it (an estimated "
-        "peak of 153.1 GB plus the memory allocator&#x27;s margin); the H200 can use 149.6 GB.",
-        "Zu klein: eine H200. Der LoRA-Lauf dieses Ratgebers braucht darauf 156,7 GB (die "
-        "geschätzte Spitze von 153,1 GB plus die Reserve des Speicher-Allokators); die H200 "
-        "kann 149,6 GB nutzen.",
-        "H200を1基使う構成では足りません：このガイドのLoRAの学習条件では156.7 GB（推定ピーク153."
-        "1 GBにメモリアロケータの余裕分を加えた値）が必要ですが、H200で使用可能なのは149.6 GBで"
-        "す。",
+        "Too small: one A100 80GB. This guide&#x27;s LoRA run needs 149.3 GB on it (an "
+        "estimated peak of 147.5 GB plus the memory allocator&#x27;s margin); the A100 80GB can "
+        "use 84.5 GB.",
+        "Zu klein: eine A100 80GB. Der LoRA-Lauf dieses Ratgebers braucht darauf 149,3 GB (die "
+        "geschätzte Spitze von 147,5 GB plus die Reserve des Speicher-Allokators); die A100 "
+        "80GB kann 84,5 GB nutzen.",
+        "A100 80GBを1基使う構成では足りません：このガイドのLoRAの学習条件では149.3 GB（推定ピー"
+        "ク147.5 GBにメモリアロケータの余裕分を加えた値）が必要ですが、A100 80GBで使用可能なのは"
+        "84.5 GBです。",
     ),
     (
         "[[fit_note full-adamw]]",
@@ -525,34 +527,34 @@ SENTENCES = [
     (
         "[[fit_note lora]]",
         "1× H200 covers the 2-byte rule of thumb (140 GB) on paper with only 1 GB to spare. The "
-        "estimate decides: this run needs 156.7 GB on it, more than the 149.6 GB it can use, so "
-        "it is marked ✗ in the LoRA column. 1× B200 leaves 34.3 GB per GPU beyond the estimate.",
+        "estimate decides: this run needs 149.3 GB on it, within the 149.6 GB it can use, so it "
+        "is marked ✓ in the LoRA column. 1× B200 leaves 41.7 GB per GPU beyond the estimate.",
         "1× H200 deckt die 2-Byte-Faustregel (140 GB) rechnerisch ab, mit nur 1 GB Spielraum. "
-        "Entscheidend ist die Schätzung: Dieser Lauf braucht darauf 156,7 GB, mehr als die "
-        "149,6 GB, die sie nutzen kann; deshalb steht in der Spalte „LoRA“ ein ✗. 1× B200 lässt "
-        "über die Schätzung hinaus 34,3 GB pro GPU frei.",
+        "Entscheidend ist die Schätzung: Dieser Lauf braucht darauf 149,3 GB, innerhalb der "
+        "149,6 GB, die sie nutzen kann; deshalb steht in der Spalte „LoRA“ ein ✓. 1× B200 lässt "
+        "über die Schätzung hinaus 41,7 GB pro GPU frei.",
         "H200 1基は2バイトの目安（140 GB）を計算上は満たしますが、残りは1 GBしかありません。判定"
-        "は推定によります：この学習条件ではこの構成に156.7 GB必要で、使用可能な149.6 GBを超える"
-        "ため、LoRAの列は✗です。B200 1基なら、推定を差し引いてもGPU1基あたり34.3 GBの余裕が残り"
+        "は推定によります：この学習条件ではこの構成に149.3 GB必要で、使用可能な149.6 GBに収まる"
+        "ため、LoRAの列は✓です。B200 1基なら、推定を差し引いてもGPU1基あたり41.7 GBの余裕が残り"
         "ます。",
     ),
     (
         "[[single_gpu qlora]]",
         "QLoRA fits on one GPU: the smallest we rent that holds this guide&#x27;s run (an "
-        "estimated peak of 50.2 GB) is the A100 80GB.",
+        "estimated peak of 45.1 GB) is the L40S with 48 GB.",
         "QLoRA passt auf eine GPU: Die kleinste in unserem Angebot, die den Lauf dieses "
-        "Ratgebers fasst (geschätzte Spitze: 50,2 GB), ist die A100 80GB.",
-        "QLoRAはGPU1基に収まります：このガイドの学習条件（推定ピーク50.2 "
-        "GB）を収められる当社の最小のGPUはA100 80GBです。",
+        "Ratgebers fasst (geschätzte Spitze: 45,1 GB), ist die L40S mit 48 GB.",
+        "QLoRAはGPU1基に収まります：このガイドの学習条件（推定ピーク45.1 GB）を収められる当社の"
+        "最小のGPUは48 GBのL40Sです。",
     ),
     (
         "[[single_gpu lora]]",
         "LoRA fits on one GPU: the smallest we rent that holds this guide&#x27;s run (an "
-        "estimated peak of 153.1 GB) is the B200 with 180 GB.",
+        "estimated peak of 147.5 GB) is the H200 with 141 GB.",
         "LoRA passt auf eine GPU: Die kleinste in unserem Angebot, die den Lauf dieses "
-        "Ratgebers fasst (geschätzte Spitze: 153,1 GB), ist die B200 mit 180 GB.",
-        "LoRAはGPU1基に収まります：このガイドの学習条件（推定ピーク153.1 "
-        "GB）を収められる当社の最小のGPUは180 GBのB200です。",
+        "Ratgebers fasst (geschätzte Spitze: 147,5 GB), ist die H200 mit 141 GB.",
+        "LoRAはGPU1基に収まります：このガイドの学習条件（推定ピーク147.5 GB）を収められる当社の"
+        "最小のGPUは141 GBのH200です。",
     ),
     (
         "[[single_gpu full-adamw]]",
@@ -580,67 +582,63 @@ SENTENCES = [
     ),
     (
         "[[verdict qlora h100]]",
-        "Yes. This guide&#x27;s QLoRA run needs 53.6 GB on one GPU (an estimated peak of 50.2 "
+        "Yes. This guide&#x27;s QLoRA run needs 46.8 GB on one GPU (an estimated peak of 45.1 "
         "GB plus the memory allocator&#x27;s margin), and the H100 can use 84.4 GB.",
-        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 53,6 GB (die geschätzte "
-        "Spitze von 50,2 GB plus die Reserve des Speicher-Allokators), und die H100 kann 84,4 "
+        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 46,8 GB (die geschätzte "
+        "Spitze von 45,1 GB plus die Reserve des Speicher-Allokators), und die H100 kann 84,4 "
         "GB nutzen.",
-        "はい。このガイドのQLoRAの学習条件ではGPU1基に53.6 GB（推定ピーク50.2 GBにメモリアロケー"
+        "はい。このガイドのQLoRAの学習条件ではGPU1基に46.8 GB（推定ピーク45.1 GBにメモリアロケー"
         "タの余裕分を加えた値）が必要で、H100では84.4 GBを使用できます。",
     ),
     (
         "[[verdict lora h200]]",
-        "No. The 16-bit weights alone take 140 GB, but this guide&#x27;s LoRA run needs 156.7 "
-        "GB on one GPU (an estimated peak of 153.1 GB plus the memory allocator&#x27;s margin), "
-        "more than the 149.6 GB the H200 can use. The smallest GPU we rent that holds it is the "
-        "B200.",
-        "Nein. Die 16-Bit-Gewichte allein nehmen 140 GB ein, aber der LoRA-Lauf dieses "
-        "Ratgebers braucht auf einer GPU 156,7 GB (die geschätzte Spitze von 153,1 GB plus die "
-        "Reserve des Speicher-Allokators), mehr als die 149,6 GB, die die H200 nutzen kann. Die "
-        "kleinste GPU in unserem Angebot, die den Lauf fasst, ist die B200.",
-        "いいえ。16ビットの重みだけなら140 GBですが、このガイドのLoRAの学習条件ではGPU1基に156.7"
-        " GB（推定ピーク153.1 GBにメモリアロケータの余裕分を加えた値）が必要で、H200で使用可能な"
-        "149.6 GBを超えます。この学習条件を収められる当社の最小のGPUはB200です。",
+        "Yes. This guide&#x27;s LoRA run needs 149.3 GB on one GPU (an estimated peak of 147.5 "
+        "GB plus the memory allocator&#x27;s margin), and the H200 can use 149.6 GB.",
+        "Ja. Der LoRA-Lauf dieses Ratgebers braucht auf einer GPU 149,3 GB (die geschätzte "
+        "Spitze von 147,5 GB plus die Reserve des Speicher-Allokators), und die H200 kann 149,6 "
+        "GB nutzen.",
+        "はい。このガイドのLoRAの学習条件ではGPU1基に149.3 GB（推定ピーク147.5 GBにメモリアロケ"
+        "ータの余裕分を加えた値）が必要で、H200では149.6 GBを使用できます。",
     ),
     (
         "[[holds qlora h100 a100-80gb]]",
-        "Both hold this guide&#x27;s QLoRA run on one card: it needs 53.6 GB with the memory "
+        "Both hold this guide&#x27;s QLoRA run on one card: it needs 46.8 GB with the memory "
         "allocator&#x27;s margin; the H100 can use 84.4 GB, the A100 80GB 84.5 GB.",
         "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht mit "
-        "der Reserve des Speicher-Allokators 53,6 GB; die H100 kann 84,4 GB nutzen, die A100 "
+        "der Reserve des Speicher-Allokators 46,8 GB; die H100 kann 84,4 GB nutzen, die A100 "
         "80GB 84,5 GB.",
         "どちらも1基でこのガイドのQLoRAの学習条件を収められます：メモリアロケータの余裕分を含め"
-        "て53.6 GB必要で、使用可能なメモリはH100が84.4 GB、A100 80GBが84.5 GBです。",
+        "て46.8 GB必要で、使用可能なメモリはH100が84.4 GB、A100 80GBが84.5 GBです。",
     ),
     (
         "[[holds qlora h200 h100]]",
-        "Both hold this guide&#x27;s QLoRA run on one card: it needs 53.6 GB with the memory "
+        "Both hold this guide&#x27;s QLoRA run on one card: it needs 46.8 GB with the memory "
         "allocator&#x27;s margin; the H200 can use 149.6 GB, the H100 84.4 GB.",
         "Beide fassen den QLoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht mit "
-        "der Reserve des Speicher-Allokators 53,6 GB; die H200 kann 149,6 GB nutzen, die H100 "
+        "der Reserve des Speicher-Allokators 46,8 GB; die H200 kann 149,6 GB nutzen, die H100 "
         "84,4 GB.",
         "どちらも1基でこのガイドのQLoRAの学習条件を収められます：メモリアロケータの余裕分を含め"
-        "て53.6 GB必要で、使用可能なメモリはH200が149.6 GB、H100が84.4 GBです。",
+        "て46.8 GB必要で、使用可能なメモリはH200が149.6 GB、H100が84.4 GBです。",
     ),
     (
         "[[holds lora b200 h200]]",
-        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with the "
-        "memory allocator&#x27;s margin; the B200 can use 191 GB, the H200 only 149.6 GB.",
-        "Nur die B200 fasst den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er "
-        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 191 GB nutzen, "
-        "die H200 nur 149,6 GB.",
-        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分を"
-        "含めて156.7 GB必要で、使用可能なメモリはB200が191 GB、H200は149.6 GBしかありません。",
+        "Both hold this guide&#x27;s LoRA run on one card: it needs 149.3 GB with the memory "
+        "allocator&#x27;s margin; the B200 can use 191 GB, the H200 149.6 GB.",
+        "Beide fassen den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht mit "
+        "der Reserve des Speicher-Allokators 149,3 GB; die B200 kann 191 GB nutzen, die H200 "
+        "149,6 GB.",
+        "どちらも1基でこのガイドのLoRAの学習条件を収められます：メモリアロケータの余裕分を含めて"
+        "149.3 GB必要で、使用可能なメモリはB200が191 GB、H200が149.6 GBです。",
     ),
     (
         "[[holds lora h200 b200]]",
-        "Only the B200 holds this guide&#x27;s LoRA run on one card: it needs 156.7 GB with the "
-        "memory allocator&#x27;s margin; the B200 can use 191 GB, the H200 only 149.6 GB.",
-        "Nur die B200 fasst den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er "
-        "braucht mit der Reserve des Speicher-Allokators 156,7 GB; die B200 kann 191 GB nutzen, "
-        "die H200 nur 149,6 GB.",
-        "1基でこのガイドのLoRAの学習条件を収められるのはB200だけです：メモリアロケータの余裕分を"
-        "含めて156.7 GB必要で、使用可能なメモリはB200が191 GB、H200は149.6 GBしかありません。",
+        "Both hold this guide&#x27;s LoRA run on one card: it needs 149.3 GB with the memory "
+        "allocator&#x27;s margin; the H200 can use 149.6 GB, the B200 191 GB.",
+        "Beide fassen den LoRA-Lauf dieses Ratgebers auf einer einzelnen Karte: Er braucht mit "
+        "der Reserve des Speicher-Allokators 149,3 GB; die H200 kann 149,6 GB nutzen, die B200 "
+        "191 GB.",
+        "どちらも1基でこのガイドのLoRAの学習条件を収められます：メモリアロケータの余裕分を含めて"
+        "149.3 GB必要で、使用可能なメモリはH200が149.6 GB、B200が191 GBです。",
     ),
     (
         "[[holds full-adamw h100 a100-80gb]]",
@@ -737,7 +735,7 @@ def test_the_table_covers_every_kind_and_every_choice():
 def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
     """The 70B guide's run (2,048 tokens, batch 1, checkpointing, rank 16) on the trl recipe:
     an A100 80GB (84.47 GB usable) holds 17,152 tokens of QLoRA; the 48 GB L40S (47.18 GB
-    usable, 44.42 GiB as PyTorch reports it less the CUDA context) not even 256."""
+    usable, 44.42 GiB as PyTorch reports it less the CUDA context) 2,048."""
     guide_run = dataclasses.replace(
         figures,
         architecture=Architecture(8192, 80, 64, 8, 28672, 128256),
@@ -751,9 +749,9 @@ def test_longest_sequence_lists_each_recommendation_in_each_language(figures):
     assert_renders(
         guide_run,
         "[[longest_sequence qlora]]",
-        "1× A100 80GB up to 17,152 tokens and 1× L40S: not even 256 tokens",
-        "1× A100 80GB bis 17.152 Tokens und 1× L40S: nicht einmal 256 Tokens",
-        "A100 80GB 1基は17,152トークンまで、L40S 1基では256トークンも扱えません",
+        "1× A100 80GB up to 17,152 tokens and 1× L40S up to 2,048 tokens",
+        "1× A100 80GB bis 17.152 Tokens und 1× L40S bis 2.048 Tokens",
+        "A100 80GB 1基は17,152トークンまで、L40S 1基は2,048トークンまで",
     )
     # two H200s shard LoRA's bf16 weights: 28,416 tokens
     assert_renders(
@@ -800,35 +798,35 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
         "Nach der Schätzung fasst keine Konfiguration auf einem Host diesen Lauf (Full, AdamW).",
         "推定では、1台のホスト上のどの構成にもこの学習条件（Full, AdamW）は収まりません。",
     )
-    # and QLoRA still has configurations that hold it: eight A100s (a close call with two
-    # B200s, decided by the cheaper up-front block), eight B200s the fastest
+    # and QLoRA still has configurations that hold it: four A100s (a close call decided by the
+    # cheaper up-front block), eight B200s the fastest
     assert_renders(
         big,
         "[[recommend qlora both plain]]",
-        "eight A100 80GB GPUs or eight B200s",
-        "acht A100 80GB oder acht B200",
-        "A100 80GBを8基またはB200を8基",
+        "four A100 80GB GPUs or eight B200s",
+        "vier A100 80GB oder acht B200",
+        "A100 80GBを4基またはB200を8基",
     )
-    # two H200s would hold QLoRA's 150.1 GB per GPU only by the card's reported 150.11 GB; less
-    # the CUDA context and NCCL's buffers, each can use 148 GB: two B200s are the fewest
+    # two H200s hold QLoRA's 137.8 GB per GPU within the 148 GB each can use (the reported
+    # 150.11 GB less the CUDA context and NCCL's buffers)
     assert_renders(
         big,
         "[[needs qlora]]",
-        "QLoRA needs two B200s, the fewest GPUs we rent that hold this guide&#x27;s run. "
+        "QLoRA needs two H200s, the fewest GPUs we rent that hold this guide&#x27;s run. "
         "Sharded, the weights are split across the GPUs, while each keeps the layers being "
-        "gathered and its own activations: 150.1 GB per GPU with the memory allocator&#x27;s "
-        "margin (an estimated peak of 139.7 GB), within the 189.4 GB each B200 can use. On one "
-        "B200 it would need 249 GB, more than the 191 GB it can use.",
-        "QLoRA braucht zwei B200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses "
+        "gathered and its own activations: 137.8 GB per GPU with the memory allocator&#x27;s "
+        "margin (an estimated peak of 130.5 GB), within the 148 GB each H200 can use. On one "
+        "B200 it would need 236.7 GB, more than the 191 GB it can use.",
+        "QLoRA braucht zwei H200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses "
         "Ratgebers fassen. Verteilt werden die Gewichte auf die GPUs aufgeteilt, doch jede hält "
-        "die gerade gesammelten Schichten und ihre eigenen Aktivierungen: 150,1 GB pro GPU mit "
-        "der Reserve des Speicher-Allokators (die geschätzte Spitze von 139,7 GB), innerhalb "
-        "der 189,4 GB, die jede B200 nutzen kann. Auf einer B200 bräuchte der Lauf 249 GB, mehr "
+        "die gerade gesammelten Schichten und ihre eigenen Aktivierungen: 137,8 GB pro GPU mit "
+        "der Reserve des Speicher-Allokators (die geschätzte Spitze von 130,5 GB), innerhalb "
+        "der 148 GB, die jede H200 nutzen kann. Auf einer B200 bräuchte der Lauf 236,7 GB, mehr "
         "als die 191 GB, die sie nutzen kann.",
-        "QLoRAに必要な構成：B200を2基。このガイドの学習条件を収める、当社で最も少ないGPU数です。"
+        "QLoRAに必要な構成：H200を2基。このガイドの学習条件を収める、当社で最も少ないGPU数です。"
         "シャーディングすると重みはGPU間で分割されますが、各GPUは収集中の層と自身のアクティベー"
-        "ションを保持します：1基あたりメモリアロケータの余裕分を含めて150.1 GB（推定ピーク139.7 "
-        "GB）で、各B200で使用可能な189.4 GBに収まります。B200 1基では249 GBが必要で、使用可能な1"
+        "ションを保持します：1基あたりメモリアロケータの余裕分を含めて137.8 GB（推定ピーク130.5 "
+        "GB）で、各H200で使用可能な148 GBに収まります。B200 1基では236.7 GBが必要で、使用可能な1"
         "91 GBを超えます。",
     )
     assert_renders(
@@ -890,15 +888,15 @@ def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, dj
     assert_renders(
         small,
         "[[verdict qlora rtx-4090]]",
-        "Yes. This guide&#x27;s QLoRA run needs 11.5 GB on one GPU (an estimated peak of 10.1 "
-        "GB plus the memory allocator&#x27;s margin), and the RTX 4090 can use 24.9 GB. We do "
-        "not rent the RTX 4090, though.",
-        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 11,5 GB (die geschätzte "
-        "Spitze von 10,1 GB plus die Reserve des Speicher-Allokators), und die RTX 4090 kann "
+        "Yes. This guide&#x27;s QLoRA run needs 7.7 GB on one GPU (an estimated peak of 7.2 GB "
+        "plus the memory allocator&#x27;s margin), and the RTX 4090 can use 24.9 GB. We do not "
+        "rent the RTX 4090, though.",
+        "Ja. Der QLoRA-Lauf dieses Ratgebers braucht auf einer GPU 7,7 GB (die geschätzte "
+        "Spitze von 7,2 GB plus die Reserve des Speicher-Allokators), und die RTX 4090 kann "
         "24,9 GB nutzen. Die RTX 4090 vermieten wir allerdings nicht.",
-        "はい。このガイドのQLoRAの学習条件ではGPU1基に11.5 GB（推定ピーク10.1 GBにメモリアロケー"
-        "タの余裕分を加えた値）が必要で、RTX 4090では24.9 GBを使用できます。ただし、当社ではRTX "
-        "4090をレンタルしていません。",
+        "はい。このガイドのQLoRAの学習条件ではGPU1基に7.7 GB（推定ピーク7.2 GBにメモリアロケータ"
+        "の余裕分を加えた値）が必要で、RTX 4090では24.9 GBを使用できます。ただし、当社ではRTX 40"
+        "90をレンタルしていません。",
     )
     with_4090 = dataclasses.replace(
         small, configurations=[figures.configuration("rtx-4090"), *small.configurations]
@@ -991,10 +989,11 @@ def test_a_malformed_token_on_a_page_is_a_dash(figures, token, caplog):
 
 @pytest.fixture
 def bold_gpu(seeded):
-    """A rentable GPU named ``<b>``: 60 GB (holds QLoRA's 52.5), as fast as an H100 and cheaper
-    than the A100: the cheapest run."""
+    """A rentable GPU named ``<b>``: 48 GB like the L40S (no report on file: 48 GiB, which holds
+    QLoRA's estimate), cheaper, so the smallest on the tie; as fast as an H100 and cheaper than
+    the A100: the cheapest run."""
     Gpu.objects.create(
-        slug="bold", name="<b>", memory_gb=D(60), bandwidth_gb_s=D(1000),
+        slug="bold", name="<b>", memory_gb=D(48), bandwidth_gb_s=D(1000),
         bf16_dense_tflops=D(1000), form_factor="sxm", spec_source=Source.objects.first(),
     )  # fmt: skip
     price_check_record(
