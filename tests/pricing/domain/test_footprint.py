@@ -43,6 +43,20 @@ def test_the_download_takes_at_least_its_size_at_python_downloads_ceiling(model,
 
 
 @pytest.mark.parametrize(
+    ("download_gb", "minutes"),
+    [
+        ("30", 1),  # 60 s: exactly a minute
+        ("30.000000001", 2),  # a byte more, 60.000000002 s, begins a second minute
+        ("60", 2),
+        ("0.000000001", 1),  # a byte
+    ],
+)
+def test_the_downloads_minutes_are_sixty_seconds_each_rounded_up(download_gb, minutes):
+    run = fp.Footprint(Decimal(download_gb), Decimal(0), 2, Decimal(0), Decimal(0))
+    assert run.download_minutes == minutes
+
+
+@pytest.mark.parametrize(
     ("method", "bytes_per_parameter"),
     [
         (Method.FULL_ADAMW, "12"),  # fp32 weights and AdamW's two fp32 states

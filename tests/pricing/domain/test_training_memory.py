@@ -819,3 +819,92 @@ def test_peft_published_multi_gpu_figures_are_matched_within_their_gaps(
     shown = reserved + calc.runtime_gb(gpus)
     published = Decimal(published_gb)
     assert abs(shown - published) <= Decimal(tolerance) * published, shown
+
+
+def test_cpu_offload_of_trl_qlora_keeps_the_4bit_base_and_the_bf16_adapters_state_on_the_host():
+    """trl's QLoRA trains bf16 adapters: 2 bytes each, their bf16 gradients (2) and AdamW's
+    two bf16 states (4), 8 bytes an adapter weight, beside the 4-bit base with its bf16
+    embeddings and norms: 70B, 41.17 GB."""
+    architecture = ARCHITECTURES["llama-3.1-70b"]
+    setup = TrainingSetup(Method.QLORA, 2048, num_gpus=2, cpu_offload=True)
+    estimate = estimate_peak_memory(architecture, setup)
+    base = architecture.linear_params * tm.NF4_BYTES_PER_PARAM + 2 * (
+        architecture.embedding_params + architecture.norm_params
+    )
+    adapters = architecture.lora_params(16)
+    assert estimate.host_gb == (base + 8 * adapters) / 10**9
+    assert estimate.host_gb == Decimal("41.173860352")
+
+
+# trl's fused LM head, term by term, for Llama 3.1 8B (hidden size 4,096, vocabulary 128,256).
+# A tile of logits: min(tokens, 4,096) x min(vocabulary, 32,768) = 134,217,728 bf16 values,
+# 268,435,456 bytes.
+LOSS_TILE_BYTES = 2 * 4096 * 32768
+
+
+def test_the_fused_lm_heads_tiles_are_trls():
+    assert (tm.LOSS_TILE_TOKENS, tm.LOSS_TILE_VOCAB) == (4096, 32768)
+
+
+@pytest.mark.parametrize(
+    ("method", "gpus", "loss_bytes"),
+    [
+        # bf16 hidden states (2 x 8,192 x 4,096 = 67,108,864), their fp32 gradient
+        # (4 x 8,192 x 4,096 = 134,217,728) and one bf16 tile (268,435,456): 0.47 GB; the
+        # adapters leave the output layer frozen, read in place.
+        (Method.QLORA, 1, 67_108_864 + 134_217_728 + LOSS_TILE_BYTES),
+        (Method.LORA, 1, 67_108_864 + 134_217_728 + LOSS_TILE_BYTES),
+        # FSDP: bf16 hidden states, the bf16-gathered output layer read in place; its fp32
+        # gradient, 4 x 128,256 x 4,096 = 2,101,346,304 bytes.
+        (Method.FULL_ADAMW, 8, 67_108_864 + 134_217_728 + LOSS_TILE_BYTES + 2_101_346_304),
+    ],
+)
+def test_the_fused_lm_head_at_the_start_of_the_backward_pass(method, gpus, loss_bytes):
+    """8,192 tokens without gradient checkpointing: the loss's backward pass is the peak."""
+    setup = TrainingSetup(method, 8192, num_gpus=gpus, gradient_checkpointing=False)
+    estimate = estimate_peak_memory(ARCHITECTURES["llama-3.1-8b"], setup)
+    assert estimate.moment == "start of the backward pass"
+    assert estimate.logits_and_loss_gb == Decimal(loss_bytes) / 10**9
+
+
+def test_the_fused_lm_head_of_an_fp32_model_casts_the_hidden_states_and_each_weight_tile():
+    """Full fine-tuning on one GPU (fp32 masters, fp32 residual stream), 65,536 tokens without
+    checkpointing: the fp32 hidden states and their bf16 copy, 6 x 65,536 x 4,096 =
+    1,610,612,736 bytes; their fp32 gradient, 1,073,741,824; a bf16 tile of logits,
+    268,435,456; a bf16 tile of the output layer, 2 x 32,768 x 4,096 = 268,435,456; the output
+    layer's fp32 gradient, 2,101,346,304: 5.32 GB."""
+    setup = TrainingSetup(Method.FULL_ADAMW, 65536, gradient_checkpointing=False)
+    estimate = estimate_peak_memory(ARCHITECTURES["llama-3.1-8b"], setup)
+    assert estimate.moment == "start of the backward pass"
+    expected = 1_610_612_736 + 1_073_741_824 + LOSS_TILE_BYTES + 268_435_456 + 2_101_346_304
+    assert estimate.logits_and_loss_gb == Decimal(expected) / 10**9
+    assert estimate.logits_and_loss_gb == Decimal("5.322571776")
+
+
+def test_the_fused_lm_head_at_the_end_of_the_forward_pass():
+    """Full fine-tuning on one GPU, 32,768 tokens: the fp32 hidden states and their bf16 copy,
+    6 x 32,768 x 4,096 = 805,306,368 bytes, and one bf16 tile of logits, 268,435,456: 1.07 GB
+    (the logits whole would be 32,768 x 128,256 values)."""
+    estimate = estimate_peak_memory(
+        ARCHITECTURES["llama-3.1-8b"], TrainingSetup(Method.FULL_ADAMW, 32768)
+    )
+    assert estimate.moment == "end of the forward pass"
+    assert estimate.logits_and_loss_gb == Decimal(805_306_368 + LOSS_TILE_BYTES) / 10**9
+    assert estimate.logits_and_loss_gb == Decimal("1.073741824")
+
+
+def test_the_fused_lm_head_reads_the_output_layer_in_place():
+    """A tiny tied model (hidden size 64, vocabulary 32,000, 2,122,048 parameters), fully
+    fine-tuned on one GPU over 1,024 tokens, peaks as the loss's backward pass starts. Its
+    weights there: the fp32 masters alone, 4 x 2,122,048 = 8,488,192 bytes; no bf16 copy of
+    the output layer (autocast would keep 2 x 32,000 x 64 = 4,096,000 bytes). The loss: the
+    fp32 hidden states and their bf16 copy, 6 x 1,024 x 64 = 393,216 bytes; their fp32
+    gradient, 262,144; a bf16 tile of the whole vocabulary (smaller than a tile's 32,768),
+    2 x 1,024 x 32,000 = 65,536,000; the output layer cast to bf16 (4,096,000) and its fp32
+    gradient (8,192,000)."""
+    tiny = _tiny(32000, tied=True)
+    estimate = estimate_peak_memory(tiny, TrainingSetup(Method.FULL_ADAMW, 1024))
+    assert estimate.moment == "start of the backward pass"
+    assert estimate.weights_gb == Decimal(4 * tiny.params) / 10**9 == Decimal("0.008488192")
+    loss = 393_216 + 262_144 + 65_536_000 + 4_096_000 + 8_192_000
+    assert estimate.logits_and_loss_gb == Decimal(loss) / 10**9 == Decimal("0.07847936")
