@@ -22,8 +22,9 @@ from pricing.domain.training_memory import (
     longest_sequence,
 )
 
-# The hand counts below follow the measured recipe, term by term (tests/pricing/
-# test_trl_recipe.py holds the trl recipe's).
+# The hand counts below follow the measured recipe, term by term; the trl recipe's own terms
+# (its fused LM head, fp32 masters on one GPU) are pinned where they differ, further down, and
+# tests/pricing/domain/test_one_recipe.py holds the published command to the same recipe.
 MeasuredSetup = partial(TrainingSetup, recipe=tm.MEASURED)
 ROOT = Path(__file__).resolve().parents[3]
 SHARED_DIR = ROOT.parent / "shared" / "reference" / "measured"
