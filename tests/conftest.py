@@ -25,6 +25,8 @@ from django.utils import translation
 from django_redis import get_redis_connection
 from pytest_django.live_server_helper import LiveServer
 
+from guides.content import phrases
+from pricing.domain import formatting, throughput, training_memory
 from tests import fast_group
 
 # The admin tests' users and form helpers (editor, recorder, …), shared by tests/guides/admin,
@@ -207,6 +209,28 @@ def _pinned_clock(_module_clock):
     slow run, and two tests then failed."""
     with time_machine.travel(NOON, tick=True):
         yield
+
+
+# Under mutmut each mutant is tested in a fork of a process that has already run the tests
+# unmutated: a function's memo would answer with the unmutated code's figures and hide the
+# mutant (a mutant in _layer_activation_bytes "survived" behind estimate_peak_memory's memo and
+# failed the tests when applied by hand). Only there, every memo starts empty in every test.
+_MEMOS = (
+    training_memory.estimate_peak_memory,
+    training_memory.longest_sequence,
+    throughput.step_work,
+    formatting.number,
+    formatting.usd,
+    phrases._phrased_text,
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_memo_across_mutants():
+    if os.environ.get("MUTANT_UNDER_TEST"):
+        for memo in _MEMOS:
+            memo.cache_clear()
+    yield
 
 
 # What makes pytest-django set up the test database for a test.
