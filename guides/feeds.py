@@ -27,8 +27,19 @@ def _midnight(day: date) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min))
 
 
+class TextAtomFeed(Atom1Feed):
+    """Atom whose entry summaries are text: Django writes them ``type="html"``, so an editor's
+    or a translator's words (a guide's question) would run as markup in a feed reader. Titles
+    and the subtitle are Atom text already."""
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, {**item, "description": None})
+        if item["description"] is not None:
+            handler.addQuickElement("summary", item["description"], {"type": "text"})
+
+
 class _SiteFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = TextAtomFeed
 
     def __call__(self, request: HttpRequest, *args, **kwargs):
         self.request = request  # absolute links from the one site-URL helper

@@ -443,6 +443,26 @@ def test_guide_feed_lists_every_published_guide_newest_edit_first(client, lang):
     assert f'href="/{lang}/feeds/guides.xml"' in body(client.get(f"/{lang}/"))
 
 
+@pytest.mark.parametrize(
+    "hostile",
+    ["<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "]]><b>bold</b>"],
+)
+def test_feed_summaries_are_text_whatever_an_editor_writes(client, hostile):
+    """A guide's question (editor and translator text) is the entry's summary: Atom text, so a
+    feed reader shows the characters and runs no markup; every title is text as well."""
+    Guide.objects.filter(slug=GUIDE_SLUG).update(question_en=hostile, title_en=hostile)
+    response = client.get("/en/feeds/guides.xml")
+    feed = atom(response)
+    entry = next(
+        e for e in feed.findall(f"{ATOM}entry") if GUIDE_SLUG in e.find(f"{ATOM}link").get("href")
+    )
+    summary, title = entry.find(f"{ATOM}summary"), entry.find(f"{ATOM}title")
+    assert (summary.get("type"), summary.text) == ("text", hostile)
+    assert title.get("type") in (None, "text") and title.text == hostile
+    assert 'type="html"' not in response.content.decode()
+    assert "<script>" not in response.content.decode()
+
+
 def test_price_feed_has_an_entry_per_price_change(client):
     for day, price in [(SEED_DAY + timedelta(days=5), "2.32"), (TODAY, "2.10")]:
         price_check_record(provider_slug="gpuwithcrypto", checked_on=day, prices={"h100": D(price)})
