@@ -34,9 +34,9 @@ include "gpuguide-backends.vcl";
 sub vcl_recv {
     set req.backend_hint = app.backend();
     # One id for Varnish's log line and the app's (the app believes it from TRUSTED_PROXIES).
-    if (!req.http.X-Request-ID) {
-        set req.http.X-Request-ID = "varnish-" + req.xid;
-    }
+    # Always Varnish's own: Varnish is the edge, so an X-Request-ID here is a visitor's, which
+    # would reach the logs and come back in the answer as the visitor wrote it.
+    set req.http.X-Request-ID = "varnish-" + req.xid;
     # Whether the client takes gzip, by Varnish's own reading of Accept-Encoding (set whatever
     # the client sent): a page is kept twice, gzipped and plain (vcl_hash, vcl_backend_fetch).
     set req.http.X-Gzip = req.can_gzip;

@@ -50,7 +50,9 @@ AFFECTED = [
     "/en/", "/en/compare/h100-vs-a100-80gb/",
 ]  # fmt: skip
 UNAFFECTED = ["/en/vram/", "/de/vram/"]  # read no price: a price check leaves them in Varnish
-HOUSE_H100 = re.compile(r"7[.,]0\d")  # today's corrected prices: 7.01 ... 7.05 (7,01 in German)
+# today's corrected prices: $7.01 ... $7.05 (7,01 $ in German), as prices: a price sign beside
+# them, so that a figure such as 67,072 tokens is not read as one
+HOUSE_H100 = re.compile(r"(?<=\$)7\.0\d|7,0\d(?=(?:\s|&nbsp;|\u00a0)?\$)")
 
 SAVED = "saved"
 SETUP = """
@@ -289,6 +291,10 @@ def staff_and_the_planner_s_answers_pass(stack: dict) -> None:
         assert x_cache(varnish, path) == "pass" and x_cache(varnish, path) == "pass"
     with urllib.request.urlopen(varnish + "/en/gpus/", timeout=10) as answer:
         assert "xkey" not in answer.headers and "Surrogate-Control" not in answer.headers
+        assert answer.headers["X-Request-ID"].startswith("varnish-")
+    # a visitor's own id is neither adopted nor echoed, whatever its length
+    forged = urllib.request.Request(varnish + "/en/gpus/", headers={"X-Request-ID": "x" * 4000})
+    with urllib.request.urlopen(forged, timeout=10) as answer:
         assert answer.headers["X-Request-ID"].startswith("varnish-")
 
 
