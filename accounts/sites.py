@@ -28,7 +28,8 @@ class AdminSite(admin.AdminSite):
         user = request.user
         if request.method == "GET" and user.is_active and user.is_staff and must_set_up(user):
             return HttpResponseRedirect(reverse("admin:two_factor", current_app=self.name))
-        username = request.POST.get("username", "") if request.method == "POST" else ""
+        posted = request.POST.get("username", "") if request.method == "POST" else ""
+        username = throttling.account_name(posted)
         if username and (wait := throttling.signin_wait(request, username)):
             return throttling.slowed_response(request, wait)  # the password is not checked
         response = super().login(request, extra_context)

@@ -278,6 +278,7 @@ AXES_RESET_ON_SUCCESS = True
 # the slowdown (which would let refused tries from one address slow the account for all).
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "gpuguide.lib.client_address.client_ip"
+AXES_USERNAME_CALLABLE = "accounts.throttling.axes_username"  # the name as sign-in reads it
 AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
 AXES_VERBOSE = False
 # Failures an account (from any address) or an address (on any account) may have within

@@ -88,6 +88,25 @@ def test_an_account_failing_from_many_addresses_is_slowed_not_locked(client, edi
         assert sign_in(client, "erika", ip="10.2.0.1").status_code == 302
 
 
+@pytest.mark.parametrize("spelling", ["erika", "erika ", " erika", "ｅｒｉｋａ", "ｅｒｉｋａ "])
+def test_every_spelling_sign_in_reads_as_one_account_counts_for_that_account(
+    client, editor, spelling
+):
+    """Sign-in reads "erika ", full-width "ｅｒｉｋａ" and "erika" as one account (NFKC, spaces
+    stripped); the throttles count them as one: six failures in all spellings from six
+    addresses, and the seventh try in any spelling waits, its password unchecked."""
+    spellings = ["erika", "erika ", "ｅｒｉｋａ", " erika", "ｅｒｉｋａ ", "erika\u3000"]
+    tries = [
+        sign_in(client, name, "wrong", ip=f"10.1.0.{n}").status_code
+        for n, name in enumerate(spellings)
+    ]
+    assert tries == [200] * 6
+    assert set(AccessAttempt.objects.values_list("username", flat=True)) == {"erika"}
+    slowed = sign_in(client, spelling, ip="10.2.0.1")
+    assert slowed.status_code == 429 and slowed["Retry-After"] == "2"
+    assert "_auth_user_id" not in client.session
+
+
 def test_a_browser_that_signed_in_before_is_not_slowed(client, editor, recorder):
     assert sign_in(client, "erika").status_code == 302
     known = client.cookies[KNOWN_BROWSER_COOKIE]
