@@ -110,6 +110,7 @@ sub vcl_deliver {
     # The tags are for purges, not for visitors; the request id is this request's, not the one
     # that fetched the copy.
     unset resp.http.xkey;
+    unset resp.http.Server;  # which application server answers is nobody's business
     set resp.http.X-Request-ID = req.http.X-Request-ID;
     if (obj.uncacheable) {
         set resp.http.X-Cache = "pass";

@@ -22,11 +22,10 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection, connections
 from django.utils import translation
+from django.utils.module_loading import import_string
 from django_redis import get_redis_connection
 from pytest_django.live_server_helper import LiveServer
 
-from guides.content import phrases
-from pricing.domain import formatting, throughput, training_memory
 from tests import fast_group
 
 # The admin tests' users and form helpers (editor, recorder, …), shared by tests/guides/admin,
@@ -216,20 +215,20 @@ def _pinned_clock(_module_clock):
 # mutant (a mutant in _layer_activation_bytes "survived" behind estimate_peak_memory's memo and
 # failed the tests when applied by hand). Only there, every memo starts empty in every test.
 _MEMOS = (
-    training_memory.estimate_peak_memory,
-    training_memory.longest_sequence,
-    throughput.step_work,
-    formatting.number,
-    formatting.usd,
-    phrases._phrased_text,
+    "pricing.domain.training_memory.estimate_peak_memory",
+    "pricing.domain.training_memory.longest_sequence",
+    "pricing.domain.throughput.step_work",
+    "pricing.domain.formatting.number",
+    "pricing.domain.formatting.usd",
+    "guides.content.phrases._phrased_text",
 )
 
 
 @pytest.fixture(autouse=True)
 def _no_memo_across_mutants():
-    if os.environ.get("MUTANT_UNDER_TEST"):
+    if os.environ.get("MUTANT_UNDER_TEST"):  # imported only there: no other run imports early
         for memo in _MEMOS:
-            memo.cache_clear()
+            import_string(memo).cache_clear()
     yield
 
 
