@@ -1000,6 +1000,7 @@ class HomePage:
     prices: list[selectors.GpuListing]  # every GPU we rent that has our price
     checked: PriceDates | None
     comparisons: list[guide_selectors.ComparisonLink]
+    checked_today: bool = False  # every price shown was checked today: "today's prices"
 
 
 def home_page() -> HomePage:
@@ -1012,12 +1013,14 @@ def home_page() -> HomePage:
     base = page_figures(params_billion=Decimal(1))
     cards = [_guide_card(guide, base) for guide in guides]
     ours = [g for g in base.listings[base.house].values() if g.rentable and g.usd_per_gpu_hour]
+    checked = price_dates(g.checked_on for g in ours)
     return HomePage(
         house=selectors.house_provider(),
         cards=cards,
         prices=ours,
-        checked=price_dates(g.checked_on for g in ours),
+        checked=checked,
         comparisons=guide_selectors.published_comparisons(),
+        checked_today=checked is not None and checked.oldest == timezone.localdate(),
     )
 
 

@@ -1,5 +1,6 @@
 """The public face: comparisons editors publish, search data, brand and home, legal pages, feeds."""
 
+import html
 import json
 import re
 from datetime import timedelta
@@ -404,6 +405,28 @@ def test_the_home_page_follows_a_new_price(client):
     text = body(client.get("/en/")).replace("\u00a0", " ")
     # 100 million tokens at 1,680 a second: 16.53 h at $4.00
     assert "1× B200 for LoRA: $66.14 for 100,000,000 training tokens ($4.00 per hour)" in text
+
+
+@pytest.mark.parametrize(
+    ("lang", "stale", "fresh"),
+    [
+        ("en", "Our prices as last checked", "Today's prices"),
+        ("de", "Unsere Preise, zuletzt geprüft", "Heutige Preise"),
+        ("ja", "当社の価格（最終確認時点）", "本日の価格"),
+    ],
+)
+def test_the_home_says_todays_prices_only_when_every_price_was_checked_today(
+    client, lang, stale, fresh
+):
+    """The seed's prices are from October 29, a month before TODAY: not "today's"; once every
+    GPU we rent is checked today, they are."""
+    heading = re.compile(r'<h2 id="prices-h">(.*?)</h2>')
+    assert html.unescape(heading.search(body(client.get(f"/{lang}/"))).group(1)) == stale
+    rented = Gpu.objects.filter(rentable=True).values_list("slug", flat=True)
+    price_check_record(
+        provider_slug="gpuwithcrypto", checked_on=TODAY, prices=dict.fromkeys(rented, D("3.00"))
+    )
+    assert html.unescape(heading.search(body(client.get(f"/{lang}/"))).group(1)) == fresh
 
 
 def test_seeding_again_keeps_the_editors_legal_text_and_pairs(tmp_path):

@@ -218,6 +218,20 @@ def test_the_sitemap_lists_each_tutorial_with_its_alternates(client, seeded):
     assert sitemap.count("/tutorial/</loc>") == 3 * 5  # five published guides
 
 
+@pytest.mark.parametrize(
+    ("lang", "notice"),
+    [
+        ("en", "These prices may be out of date: the oldest was checked on October 29, 2026"),
+        ("de", "Diese Preise sind möglicherweise veraltet"),
+        ("ja", "2026年10月29日"),
+    ],
+)
+def test_the_tutorial_says_when_its_prices_are_stale(client, seeded, lang, notice):
+    """Its runs quote our prices, a month old on TODAY: the guide's stale notice, here too."""
+    found = re.search(r'<p class="stale-notice" role="note">(.*?)</p>', page(client, lang), re.S)
+    assert found and notice in text(found.group(1))
+
+
 def test_a_price_change_reaches_the_tutorial(client, seeded):
     from decimal import Decimal
 
