@@ -181,9 +181,9 @@ def architecture_from_config(text: str) -> Architecture:
             code="missing",
         )
     values = {key: config[key] for key in CONFIG_SIZES}
-    values["num_key_value_heads"] = (
-        config.get("num_key_value_heads") or config["num_attention_heads"]
-    )
+    # Absent or null: one KV head per attention head; 0 is a value, and out of range.
+    kv_heads = config.get("num_key_value_heads")
+    values["num_key_value_heads"] = config["num_attention_heads"] if kv_heads is None else kv_heads
     # Optional keys, absent or null in a dense model with head_dim = hidden / heads.
     values |= {key: config[key] for key in CONFIG_OPTIONAL if config.get(key) is not None}
     bad = [

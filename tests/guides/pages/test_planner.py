@@ -349,6 +349,11 @@ def test_the_form_submits_to_the_page_itself(client):
             {"config_json": json.dumps(SEVENTY_B_CONFIG | {"num_key_value_heads": 7})},
             "num_attention_heads must be a multiple of num_key_value_heads",
         ),
+        (  # 0 is not "absent": it was read as one KV head per attention head
+            "en",
+            {"config_json": json.dumps(SEVENTY_B_CONFIG | {"num_key_value_heads": 0})},
+            "num_key_value_heads must be whole numbers from 1 to 10,000,000.",
+        ),
         (
             "en",
             {"config_json": json.dumps({"text_config": {}})},
