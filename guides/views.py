@@ -116,16 +116,19 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_safe
-@cache_public_page
+@cache_public_page(query=[AS_OF], days=[AS_OF])
 def tutorial(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
-        page = tutorials.tutorial_page(guide)
+        at = _as_of(request)
+        page = tutorials.tutorial_page(guide, at=at)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
     except tutorials.NoRepository:
         raise Http404(_("This guide has no tutorial: its model's repository is unknown.")) from None
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    context = {"page": page, "guide": guide, **meta.tutorial(request, guide, page)}
+    context = {"page": page, "guide": guide, "as_of": at, **meta.tutorial(request, guide, page)}
     return render(request, "guides/tutorial.html", context)
 
 

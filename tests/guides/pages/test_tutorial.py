@@ -232,6 +232,27 @@ def test_the_tutorial_says_when_its_prices_are_stale(client, seeded, lang, notic
     assert found and notice in text(found.group(1))
 
 
+def test_the_tutorial_gives_the_prices_as_they_stood_on_a_day_and_refuses_a_bad_day(client, seeded):
+    """?as_of= as on the guide: a day's prices with the notice that says so; anything but a
+    real past day is a 400 (it was ignored: "gestern" answered the current tutorial)."""
+    from decimal import Decimal
+
+    from pricing.services import price_check_record
+    from tests.conftest import TODAY
+
+    price_check_record(
+        provider_slug="gpuwithcrypto", checked_on=TODAY, prices={"b200": Decimal("9.99")}
+    )
+    then = client.get(f"/en/guides/{GUIDE_SLUG}/tutorial/?as_of=2026-11-01")
+    assert then.status_code == 200
+    body = then.content.decode()
+    assert "These are the prices as they stood on November 1, 2026" in text(body)
+    assert '<tr data-method="qlora" data-config="b200:1">' in body  # at $4.61, as it stood
+    assert '<tr data-method="qlora" data-config="b200:1">' not in page(client)
+    for bad in ("gestern", "2026-02-30", "2999-01-01"):
+        assert client.get(f"/en/guides/{GUIDE_SLUG}/tutorial/?as_of={bad}").status_code == 400
+
+
 def test_a_price_change_reaches_the_tutorial(client, seeded):
     from decimal import Decimal
 
