@@ -167,7 +167,9 @@ def gpu_fit(
             None,
             None,
             None,
-            largest.configuration.host_gb if cards_hold and not largest.fits_on_host else None,
+            host_short_gb=(
+                largest.configuration.host_gb if cards_hold and not largest.fits_on_host else None
+            ),
         )
     configuration = holding.configuration
     run = runs.get(configuration)

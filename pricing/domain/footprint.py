@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 
 from pricing.domain import training_memory as tm
-from pricing.domain.trl_commands import SAVE_TOTAL_LIMIT
+from pricing.domain.trl_commands import SAVE_TOTAL_LIMIT, load_dtype
 
 GB = Decimal(10) ** 9
 # The repositories publish their weights as bf16 safetensors: two bytes a parameter. Llama 3.1
@@ -24,6 +24,7 @@ PUBLISHED_BYTES_PER_PARAMETER = 2
 # hf_transfer, which exists to go beyond it): a download takes at least its size over this.
 DOWNLOAD_GB_PER_S = Decimal("0.5")
 SECONDS_PER_MINUTE = 60
+BYTES_PER_VALUE = {"bfloat16": 2, "float32": 4}  # of each dtype the command may load in
 
 
 @dataclass(frozen=True)
@@ -75,5 +76,4 @@ def host_memory(arch: tm.Architecture, setup: tm.TrainingSetup) -> Decimal:
         return tm.estimate_peak_memory(arch, setup).host_gb
     if setup.method is tm.Method.QLORA and not setup.sharded:
         return Decimal(0)
-    loaded = 2 if setup.method.uses_adapters or setup.sharded else 4
-    return Decimal(loaded * arch.params) / GB
+    return Decimal(BYTES_PER_VALUE[load_dtype(setup)] * arch.params) / GB

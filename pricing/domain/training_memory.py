@@ -525,7 +525,8 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         unit = Decimal(2 * unit_params) if setup.sharded else Decimal(4 * unit_params)
         assumptions.append("fp32 master weights, bf16 autocast.")
     resident_weights = Decimal(0) if setup.cpu_offload else weights / n
-    adapters = Decimal(precision.trainable * lora_params) / n
+    all_adapters = Decimal(precision.trainable * lora_params)  # every GPU's shard together
+    adapters = all_adapters / n
     if method.uses_adapters:
         width = "fp32" if precision.trainable == 4 else "bf16"
         assumptions.append(
@@ -538,7 +539,8 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             f"trained; each token routed to {arch.num_experts_per_tok}."
         )
 
-    optimizer = trained_state(arch, setup).optimizer_bytes / n
+    all_optimizer_states = trained_state(arch, setup).optimizer_bytes
+    optimizer = all_optimizer_states / n
     if method is Method.FULL_8BIT_ADAM:
         assumptions.append("bitsandbytes 8-bit AdamW: 2 bytes of state per parameter.")
     else:
@@ -549,7 +551,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         )
     host = Decimal(0)
     if setup.cpu_offload:  # the sharded trained weights and their states live on the CPU
-        host = weights + (adapters + optimizer) * n + precision.gradient * trainable
+        host = weights + all_adapters + all_optimizer_states + precision.gradient * trainable
         optimizer = Decimal(0)
         adapters = Decimal(0)
 
