@@ -122,6 +122,20 @@ FAST_GROUP: dict[str, str] = {
 NOT_IN_FAST_GROUP: dict[str, str] = {
     "tests/gpuguide/lib/test_backups.py::test_a_restored_backup_brings_back_every_row_and_page":
     "a whole backup restored and every page compared, about 4 s",
+    # A restore runs every migration into an empty database (about 3 s): the group keeps one,
+    # test_a_restore_brings_rows_only_never_the_dumps_constraints_or_indexes.
+    "tests/gpuguide/lib/test_backups.py::test_a_backup_from_before_a_migration_is_migrated_on_its_rows":
+    "two restores and a migration back, about 6 s",
+    "tests/gpuguide/lib/test_backups.py::test_a_table_with_columns_the_migrations_do_not_make_is_refused":
+    "a restore to plant the column, about 6 s",
+    "tests/gpuguide/lib/test_backups.py::test_a_restore_signs_everyone_out_and_says_passwords_are_the_old_ones":
+    "two restores, about 6 s",
+    "tests/gpuguide/lib/test_backups.py::test_a_payload_signed_with_the_right_key_is_refused_by_the_schema_check":
+    "a restore to plant each payload, about 3 s each",
+    "tests/gpuguide/lib/test_backups.py::test_a_changed_database_file_is_refused_without_a_new_signature":
+    "a restore to plant the trigger, about 3 s",
+    "tests/gpuguide/lib/test_backups.py::test_an_extra_superuser_alone_is_refused_without_a_new_signature":
+    "a restore to plant the superuser, about 3 s",
     "tests/guides/content/test_sentences.py":
     "every guide's sentences against the fit computation, 137 page renders (test_one_truth "
     "holds page, planner and API together in the group)",

@@ -8,11 +8,18 @@ what to do.
 
 A restore believes nothing it has not checked, in this order: the manifest's signature, the
 engine, the database file's SHA-256, migrations this code knows; then, even for a file signed
-with the right key (a leaked key, a compromised backup host), the database's schema: a SQLite
-file may hold only the tables the migrations create (no trigger, no view), a PostgreSQL dump
-only tables, sequences, constraints and indexes of those tables (no function, trigger, rule,
-view, policy or extension). Whatever is refused changes nothing. Afterwards every session is
-cleared: the backup's sessions may be ones since signed out.
+with the right key (a leaked key, a compromised backup host), the file's contents: a SQLite file
+may hold only the tables the migrations create (no trigger, no view), a PostgreSQL dump only
+tables, sequences, constraints and indexes of those tables (no function, trigger, rule, view,
+policy or extension). Whatever is refused changes nothing.
+
+And it takes nothing from the file but rows: the schema is the one this code's migrations
+create (the backup's migrations run into an empty database, its rows are copied in column by
+column, this code's later migrations run on them), so a constraint, default or index hidden in
+a table's definition (a time bomb calling pg_sleep or lo_export) is never created. On
+PostgreSQL all of it is one transaction on the live database; on SQLite it is built in a
+scratch file that then replaces the live one in one step. Afterwards every session is cleared:
+the backup's sessions may be ones since signed out.
 """
 
 from __future__ import annotations
@@ -31,7 +38,9 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import caches
-from django.db import connections
+from django.core.management.sql import emit_post_migrate_signal
+from django.db import DatabaseError, connections, transaction
+from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.loader import MigrationLoader
 
 from gpuguide.lib import backup_archive
@@ -144,6 +153,53 @@ def created_tables(names: list[str]) -> set[str]:
     return tables | cache_tables | {"django_migrations"}
 
 
+def migrate_to(connection, names: list[str]) -> None:
+    """Run, on the empty database behind ``connection``, exactly the migrations ``names``
+    (``app.name``): the schema the backup's rows were written into, as this code creates it."""
+    executor = MigrationExecutor(connection)
+    wanted = _as_keys(names)
+    unknown = wanted - set(executor.loader.graph.nodes)
+    if unknown:  # a squashed migration stands for these now: none so far
+        raise BackupError(
+            f"cannot rebuild the backup's schema: {sorted(unknown)[:3]} not in the graph"
+        )
+    every = executor.migration_plan(executor.loader.graph.leaf_nodes(), clean_start=True)
+    plan = [
+        (migration, False)
+        for migration, _ in every
+        if (migration.app_label, migration.name) in wanted
+    ]
+    executor.migrate(targets=[], plan=plan)
+
+
+def migrate_forward(connection) -> None:
+    """This code's migrations that the backup predates, then what `migrate` does after them
+    (content types and permissions of new models)."""
+    executor = MigrationExecutor(connection)  # reads the applied ones: the backup's
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    emit_post_migrate_signal(verbosity=0, interactive=False, db=connection.alias)
+
+
+def _columns(connection, cursor) -> dict[str, set[str]]:
+    """Each table of the database and its columns' names."""
+    return {
+        table: {
+            column.name for column in connection.introspection.get_table_description(cursor, table)
+        }
+        for table in connection.introspection.table_names(cursor)
+    }
+
+
+def _check_state(cursor, tables: list[str], backup: Backup) -> None:
+    """The rows copied in are the manifest's, table by table, and so are the migrations."""
+    state = _database_state(cursor, tables)
+    if state != (backup.manifest["migrations"], backup.manifest["rows"]):
+        raise BackupError(
+            f"{backup.path}: the rows restored are not the manifest's (its tables or row "
+            "counts differ from the migrations' schema); nothing was restored"
+        )
+
+
 # PostgreSQL ----------------------------------------------------------------------------------
 
 
@@ -231,12 +287,16 @@ PG_ENTRY_TYPES = (
     "INDEX",
     "TABLE",
 )
+# A restore recreates the public schema, so pg_dump writes it (and its comment) since.
+PG_PUBLIC_SCHEMA = ("SCHEMA - public ", "COMMENT - SCHEMA public ")
 PG_TOC_LINE = re.compile(r"\d+; \d+ \d+ (?P<entry>.+)")
 
 
 def _pg_entry_allowed(entry: str, tables: set[str]) -> bool:
     """One `pg_restore --list` entry ("TABLE public auth_user owner"): a kind we expect, in
     the public schema, naming (or, for constraints, on) a table the migrations create."""
+    if entry.startswith(PG_PUBLIC_SCHEMA):
+        return True
     kind = next((kind for kind in PG_ENTRY_TYPES if entry.startswith(kind + " ")), None)
     if kind is None:
         return False
@@ -277,26 +337,110 @@ def pg_check_archive(data: Path, tables: set[str], path: Path) -> None:
         raise BackupError(f"{path} holds a PostgreSQL dump, but not of a Django database")
 
 
-def pg_restore(settings_dict: dict, path: Path) -> None:
-    env = _pg_env(settings_dict)
-    # A lock held by the running site makes the restore fail (and change nothing) instead of
-    # waiting for ever.
-    env["PGOPTIONS"] = f"{env.get('PGOPTIONS', '')} -c lock_timeout={LOCK_TIMEOUT}".strip()
-    _run(
-        [
-            _pg_tool("pg_restore"),
-            "--clean",
-            "--if-exists",
-            "--no-owner",
-            "--no-privileges",
-            "--single-transaction",  # all or nothing; implies --exit-on-error
-            "--no-password",
-            f"--dbname={settings_dict['NAME']}",
-            str(path),
-        ],
-        env,
-        "pg_restore",
+def pg_restore(alias: str, backup: Backup) -> None:
+    """Replace the database, in one transaction: an empty ``public`` schema, the backup's
+    migrations run into it, its rows copied in, this code's later migrations run.
+
+    Nothing of the dump but its rows reaches the database: ``pg_restore --data-only`` only
+    prints, and of what it prints only the COPY blocks of tables the migrations just created,
+    with their columns, are read (our own COPY statement; every SET, setval or large-object
+    call of the dump is skipped). A constraint, function or default hidden in a signed dump
+    never runs. Everything the old schema held goes with it (a function or view a restore by
+    an older release let in), and so do the large objects this role may remove.
+    """
+    connection = connections[alias]
+    connection.close()  # hold no locks of our own from before
+    with transaction.atomic(using=alias), connection.cursor() as cursor:
+        # A lock held by the running site makes the restore fail (and change nothing)
+        # instead of waiting for ever.
+        cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+        try:
+            cursor.execute("DROP SCHEMA public CASCADE")
+            cursor.execute("CREATE SCHEMA public")
+        except DatabaseError as exc:
+            raise BackupError(
+                f"could not empty the database ({exc}): the database role needs to own "
+                "the database (docs/operations.md, 'Backups'); nothing was restored"
+            ) from exc
+        cursor.execute("GRANT USAGE ON SCHEMA public TO PUBLIC")  # as PostgreSQL 15 creates it
+        cursor.execute(
+            "SELECT lo_unlink(oid) FROM pg_largeobject_metadata "
+            "WHERE pg_has_role(lomowner, 'USAGE')"
+        )
+        migrate_to(connection, backup.manifest["migrations"])
+        columns = _columns(connection, cursor)
+        # The rows the migrations wrote (roles, the applied migrations): the backup's come in.
+        cursor.execute(f"TRUNCATE {', '.join(map(_quote, columns))}")
+        # Checked at commit, whatever order the dump's tables come in (the migrations' schema
+        # editor leaves some constraints IMMEDIATE for the rest of the transaction).
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        _pg_copy_rows(cursor, backup.data, columns, backup.path)
+        for table in columns:
+            for sequence in connection.introspection.get_sequences(cursor, table):
+                column, quoted_table = _quote(sequence["column"]), _quote(table)
+                cursor.execute(
+                    f"SELECT setval(%s, COALESCE(MAX({column}), 1), MAX({column}) IS NOT NULL) "
+                    f"FROM {quoted_table}",
+                    [_quote(sequence["name"])],
+                )
+        # Every reference checked now: the later migrations cannot alter a table with checks
+        # still pending.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        _check_state(cursor, list(columns), backup)
+        migrate_forward(connection)
+
+
+# "COPY public.auth_user (id, password, ...) FROM stdin;" as pg_restore prints it
+PG_COPY_HEADER = re.compile(r'COPY public\.(?P<table>"?\w+"?) \((?P<columns>[^()]*)\) FROM stdin;')
+PG_COPY_END = b"\\.\n"
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1].replace('""', '"') if name.startswith('"') else name
+
+
+def _pg_copy_rows(cursor, data: Path, columns: dict[str, set[str]], path: Path) -> None:
+    """COPY each table's rows from the dump, through our own statement, into ``columns``'s
+    tables (their names and columns as the migrations made them)."""
+    errors = tempfile.TemporaryFile()  # a file: a full stderr pipe would stall pg_restore
+    printing = subprocess.Popen(  # noqa: S603 (our tool, our arguments)
+        [_pg_tool("pg_restore"), "--data-only", "--file=-", str(data)],
+        stdout=subprocess.PIPE,
+        stderr=errors,
     )
+    try:
+        lines = iter(printing.stdout)
+        for line in lines:
+            if not line.startswith(b"COPY "):
+                continue  # a comment, a SET, a setval: the dump's, not run
+            header = PG_COPY_HEADER.fullmatch(line.decode(errors="replace").rstrip("\n"))
+            table = header and _unquote(header["table"])
+            named = header and [_unquote(name) for name in header["columns"].split(", ")]
+            if table not in columns or set(named) != columns[table]:
+                shown = header["table"] if header else line[:80].decode(errors="replace")
+                raise BackupError(
+                    f"{path} holds rows ({shown}) for no table the migrations create, or with "
+                    "other columns: refused even though its signature is valid; nothing was "
+                    "restored"
+                )
+            statement = f"COPY {_quote(table)} ({', '.join(map(_quote, named))}) FROM STDIN"
+            with cursor.cursor.copy(statement) as copy:
+                for row in lines:
+                    if row == PG_COPY_END:
+                        break
+                    copy.write(row)
+                else:
+                    raise BackupError(
+                        f"{path}: the rows of {table} end early; nothing was restored"
+                    )
+    finally:
+        printing.stdout.close()  # ends pg_restore early if a refusal stopped reading
+        printing.wait()
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")
+        errors.close()
+    if printing.returncode != 0:
+        raise BackupError(f"pg_restore failed: {_first_error(stderr, 'no rows read')}")
 
 
 # SQLite --------------------------------------------------------------------------------------
@@ -362,8 +506,70 @@ def sqlite_check(data: Path, manifest: dict, tables: set[str], path: Path) -> No
         )
 
 
-def sqlite_restore(alias: str, data: Path) -> None:
-    """Copy the file into the live database with the backup API, in one step.
+@contextmanager
+def _standing_in(alias: str, path: Path) -> Iterator:
+    """A new SQLite file at ``path`` as this thread's ``alias`` connection for a while: the
+    migrations run there must write there, and some (django_tasks_db's 0016) write through
+    the default connection whichever database is being migrated."""
+    live = connections[alias]
+    building = live.__class__({**live.settings_dict, "NAME": str(path)}, alias=alias)
+    connections[alias] = building
+    try:
+        yield building
+    finally:
+        building.close()
+        connections[alias] = live
+
+
+def _sqlite_copy_rows(scratch: Path, backup: Backup) -> None:
+    """Copy every table's rows from the backup into the migrated scratch file, column by
+    column as the migrations named them; nothing of the backup's schema is used but its rows.
+
+    Two connections: the backup is read with its schema untrusted (``_open_read_only``), the
+    scratch file, whose schema the migrations wrote, is written with its CHECKs (JSON_VALID)."""
+    with (
+        closing(_open_read_only(backup.data)) as source,
+        closing(sqlite3.connect(scratch)) as target,
+    ):
+        ours, theirs = set(_sqlite_tables(target)), set(_sqlite_tables(source))
+        for table in sorted(ours | theirs):
+            quoted = _quote(table)
+            columns = [row[1] for row in target.execute(f"PRAGMA table_info({quoted})")]
+            found = [row[1] for row in source.execute(f"PRAGMA table_info({quoted})")]
+            if table not in ours or table not in theirs or set(columns) != set(found):
+                raise BackupError(
+                    f"{backup.path}: the table {table} is not as the backup's migrations create "
+                    "it: refused even though its signature is valid; nothing was restored"
+                )
+            named = ", ".join(map(_quote, columns))
+            target.execute(f"DELETE FROM {quoted}")  # the migrations' own rows
+            target.executemany(
+                f"INSERT INTO {quoted} ({named}) VALUES ({', '.join('?' * len(columns))})",
+                source.execute(f"SELECT {named} FROM {quoted}"),
+            )
+        # AUTOINCREMENT's high-water marks, so that no deleted row's id is handed out again
+        target.execute("DELETE FROM sqlite_sequence")
+        if source.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+            target.executemany(
+                "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
+                [
+                    row
+                    for row in source.execute("SELECT name, seq FROM sqlite_sequence")
+                    if row[0] in ours
+                ],
+            )
+        broken = target.execute("PRAGMA foreign_key_check").fetchone()
+        if broken:
+            raise BackupError(
+                f"{backup.path}: a row of {broken[0]} refers to no row; nothing was restored"
+            )
+        target.commit()
+        _check_state(target.cursor(), list(ours), backup)
+
+
+def sqlite_restore(alias: str, backup: Backup) -> None:
+    """Build the restored database beside the backup (the backup's migrations, its rows, this
+    code's later migrations), then copy it over the live one with the backup API, in one step.
 
     One step holds the live database's write lock and commits once at the end; if it fails,
     SQLite rolls the destination back, so readers see the old database or the new one, never a
@@ -374,7 +580,14 @@ def sqlite_restore(alias: str, data: Path) -> None:
     connection.ensure_connection()
     if connection.in_atomic_block:
         raise BackupError("cannot restore inside a transaction")
-    source = _open_read_only(data)
+    scratch = backup.data.with_name("restored.sqlite3")
+    with _standing_in(alias, scratch) as building:
+        migrate_to(building, backup.manifest["migrations"])
+        building.close()
+        _sqlite_copy_rows(scratch, backup)
+        migrate_forward(building)
+        building.close()
+    source = _open_read_only(scratch)
     try:
         source.backup(connection.connection)
     except sqlite3.Error as exc:
@@ -552,10 +765,9 @@ def clear_sessions(alias: str = "default") -> int:
 def restore_backup(alias: str, backup: Backup) -> int:
     """Replace the database with a checked backup; returns how many sessions were cleared."""
     if backup.engine == "postgresql":
-        connections[alias].close()  # hold no locks of our own while pg_restore drops tables
-        pg_restore(connections[alias].settings_dict, backup.data)
+        pg_restore(alias, backup)
     else:
-        sqlite_restore(alias, backup.data)
+        sqlite_restore(alias, backup)
     return clear_sessions(alias)
 
 

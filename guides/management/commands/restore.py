@@ -12,7 +12,8 @@ from guides.pagecache.invalidation import renew_after_restore
 class Command(BaseCommand):
     help = (
         "Replace the whole database with a backup written by `manage.py backup` on the same "
-        "engine, after checking its signature, checksum, migrations and schema. Refuses to "
+        "engine, after checking its signature, checksum, migrations and schema: its rows only, "
+        "into the schema this code's migrations create. Refuses to "
         "replace a database that holds data unless --yes is given. Cached pages are "
         "invalidated and every session is cleared afterwards."
     )
@@ -63,6 +64,6 @@ class Command(BaseCommand):
             )
         if backup.behind:
             self.stdout.write(
-                f"The backup predates {len(backup.behind)} migration(s) of this code: "
-                "run `manage.py migrate` now."
+                f"The backup predates {len(backup.behind)} migration(s) of this code: they "
+                "ran on its rows before they replaced the database."
             )

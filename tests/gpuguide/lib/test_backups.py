@@ -30,6 +30,7 @@ from django.db import connections
 
 from gpuguide.lib import backup_archive, backups
 from guides.models import ContentVersion, Guide
+from pricing.models import Gpu
 from pricing.services import price_check_record
 from tests.conftest import GUIDE_SLUG
 from tests.test_page_text import PAGES, TODAY
@@ -368,3 +369,58 @@ def test_the_entries_of_django_tables_are_allowed():
         "INDEX public auth_user_username_6821ab7c_like postgres",
     ]:
         assert backups._pg_entry_allowed(entry, tables), entry
+
+
+# Rows only: what a signed dump holds besides rows never reaches the database (issue 55) ------
+
+# Allowed by the schema check (on a table the migrations create), yet not the migrations': a
+# constraint that refuses every later price check (PostgreSQL), an index (both).
+TIME_BOMB = {
+    "postgresql": [
+        # Dumped inside the table's definition: the schema check cannot see it.
+        "ALTER TABLE pricing_price ADD CONSTRAINT time_bomb CHECK (quoted_usd_per_hour <> 4.44)",
+        "CREATE INDEX time_bomb_index ON pricing_price (quoted_usd_per_hour)",
+    ],
+    "sqlite": ["CREATE INDEX time_bomb_index ON pricing_price (quoted_usd_per_hour)"],
+}
+
+
+def test_a_restore_brings_rows_only_never_the_dumps_constraints_or_indexes(seeded, tmp_path):
+    connection = connections["default"]
+    changed = changed_database_backup(tmp_path, take_backup(tmp_path), TIME_BOMB[connection.vendor])
+    with fresh_default_database(tmp_path) as fresh:
+        call_command("restore", str(changed), stdout=None)
+        with fresh.cursor() as cursor:
+            names = set(fresh.introspection.get_constraints(cursor, "pricing_price"))
+        assert {"time_bomb", "time_bomb_index"} & names == set()
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, 20),
+                           prices={"a100-80gb": D("4.44")})  # fmt: skip
+        assert fresh.vendor != "postgresql" or "pricing_price_pkey" in names
+
+
+def test_a_table_with_columns_the_migrations_do_not_make_is_refused(seeded, tmp_path):
+    extra = ["ALTER TABLE pricing_provider ADD COLUMN planted text"]
+    changed = changed_database_backup(tmp_path, take_backup(tmp_path), extra)
+    assert_refused_and_nothing_changed(
+        tmp_path, changed, r"(pricing_provider|public\.pricing_provider).*signature is valid"
+    )
+
+
+def test_a_backup_from_before_a_migration_is_migrated_on_its_rows(seeded, tmp_path):
+    """The schema is the backup's migrations', its rows go in, then this code's later
+    migrations run on them (pricing 0017 sets the seed's cards' reported memory)."""
+    current = take_backup(tmp_path)
+    with fresh_default_database(tmp_path):
+        call_command("restore", str(current), stdout=None)
+        call_command("migrate", "pricing", "0016", verbosity=0)
+        older = take_backup(tmp_path, "older.tar")
+    assert (
+        "pricing.0017_gpu_reported_memory_and_host_memory"
+        not in backup_archive.read(older, tmp_path)[0]["migrations"]
+    )
+    with fresh_default_database(tmp_path):
+        output = StringIO()
+        call_command("restore", str(older), stdout=output)
+        assert "predates 1 migration(s) of this code: they ran on its rows" in output.getvalue()
+        h200 = Gpu.objects.get(slug="h200")
+        assert (h200.measured_memory_gb, h200.host_memory_gb_per_gpu) == (D("150.11"), D("250.0"))
