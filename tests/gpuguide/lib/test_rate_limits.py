@@ -1,6 +1,8 @@
 """Requests a minute per client address to the API and the planner (API_RATE_LIMIT)."""
 
+import re
 from ipaddress import ip_network
+from pathlib import Path
 
 import pytest
 import time_machine
@@ -8,6 +10,7 @@ import time_machine
 from gpuguide.lib import rate_limits
 from guides import views
 
+ROOT = Path(__file__).resolve().parents[3]
 GPUS = "/api/v1/gpus/"
 PLANNER = "/de/vram/?model=llama-3.1-8b&method=qlora"
 
@@ -138,3 +141,18 @@ def test_each_computing_request_holds_a_slot_until_it_ends_even_on_an_exception(
 def test_no_cap_when_set_to_zero(client, seeded, settings):
     settings.COMPUTE_CONCURRENCY = 0
     assert client.get(GPUS).status_code == 200
+
+
+def test_varnish_caps_the_routes_the_app_caps(client, seeded, settings):
+    """deploy/varnish.vcl sends to its capped `compute` backends the routes ``_limited`` names."""
+    settings.API_RATE_LIMIT = settings.COMPUTE_CONCURRENCY = 0
+    vcl = (ROOT / "deploy" / "varnish.vcl").read_text()
+    edge = re.search(r'if \(req\.url ~ "(.+)"\) \{\s+set req\.backend_hint = compute', vcl)
+    computing = re.compile(edge.group(1))
+    urls = [
+        GPUS, PLANNER, "/api/v1/openapi.json", "/en/vram/?as_of=2026-12-01", "/en/vram/",
+        "/en/", "/en/gpus/", "/en/admin/login/", "/sitemap.xml", "/en/gpus/?q=vram",
+    ]  # fmt: skip
+    for url in urls:
+        request = client.get(url).wsgi_request
+        assert bool(computing.match(url)) == rate_limits._limited(request), url
