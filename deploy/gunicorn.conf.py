@@ -12,6 +12,9 @@ from pathlib import Path
 bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
 workers = int(os.environ.get("GUNICORN_WORKERS", "3"))
 threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+# The planner and the API may hold only some of these at once, so that the rest always serve the
+# pages and the admin: COMPUTE_CONCURRENCY threads a process (below `threads`), and Varnish's
+# `.max_connections` for them, about half of workers x threads (deploy/backends.example.vcl).
 # A worker silent this long is killed and replaced; Varnish's first_byte_timeout (35 s in
 # deploy/backends.example.vcl) waits a little longer, so that it sees gunicorn's answer.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))

@@ -28,11 +28,21 @@ probe app_ready {
 }
 
 # Defines the backends (with `.probe = app_ready`), `sub vcl_init` adding them to a director
-# named `app`, and `acl purgers`.
+# named `app`, the same servers again with `.max_connections` in a director named `compute`,
+# and `acl purgers`.
 include "gpuguide-backends.vcl";
 
 sub vcl_recv {
-    set req.backend_hint = app.backend();
+    # The routes that compute on every request (the API, the planner asked something: the
+    # routes of gpuguide/lib/rate_limits.py's _limited) reach the app through `compute`, whose
+    # connections per server are capped: beyond the cap Varnish answers 503 at once
+    # (vcl_backend_error), and the rest of each server's workers stay free for the pages and
+    # the admin, however many clients share the load.
+    if (req.url ~ "^/(api/|[a-z]{2}/vram/\?.)") {
+        set req.backend_hint = compute.backend();
+    } else {
+        set req.backend_hint = app.backend();
+    }
     # One id for Varnish's log line and the app's (the app believes it from TRUSTED_PROXIES).
     # Always Varnish's own: Varnish is the edge, so an X-Request-ID here is a visitor's, which
     # would reach the logs and come back in the answer as the visitor wrote it.
@@ -119,6 +129,32 @@ sub vcl_deliver {
     } else {
         set resp.http.X-Cache = "miss";
     }
+}
+
+sub vcl_backend_error {
+    # Varnish's own answer when no app server answered: all down, or the computing routes'
+    # connections all taken. Short and ours (no "Guru Meditation", no Varnish version), never
+    # kept, with a time to come back.
+    set beresp.reason = "Service Unavailable";  # not "Backend fetch failed"
+    set beresp.http.Retry-After = "5";
+    set beresp.http.Cache-Control = "no-store";
+    set beresp.ttl = 0s;
+    if (bereq.url ~ "^/api/") {
+        set beresp.http.Content-Type = "application/json";
+        # The space before the end: ."} would end the {"..."} string.
+        set beresp.body = {"{"detail": "Busy or unavailable. Try again in 5 s." }"};
+    } else {
+        set beresp.http.Content-Type = "text/html; charset=utf-8";
+        set beresp.body = {"<!DOCTYPE html>
+<html lang="en"><meta charset="utf-8"><meta name="robots" content="noindex">
+<title>Temporarily unavailable · GPU Guide</title>
+<h1>GPU Guide: temporarily unavailable</h1>
+<p>The GPU Guide is busy or cannot answer right now. Please try again in a few seconds.</p>
+<p><a href="/">GPU Guide home page</a></p>
+</html>
+"};
+    }
+    return (deliver);
 }
 
 sub vcl_synth {

@@ -130,6 +130,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # 429 beyond API_RATE_LIMIT for the planner and the API (gpuguide/lib/rate_limits.py).
     "gpuguide.lib.rate_limits.RateLimitMiddleware",
+    # After it (a client over its limit takes no slot): 503 beyond COMPUTE_CONCURRENCY at once.
+    "gpuguide.lib.rate_limits.ComputeCapMiddleware",
     # Requests by view, method and status; its latency per view is the view's own time.
     "gpuguide.lib.metrics.PrometheusAfterMiddleware",
     # Its process_exception turns a view's database error into the branded 503 (no other
@@ -299,6 +301,11 @@ except ValueError as exc:
 # Requests a minute per client address to the planner and the JSON API, which compute on every
 # request (0: no limit). Above it: 429 with Retry-After. Counted in the default cache.
 API_RATE_LIMIT = env.int("API_RATE_LIMIT", default=600)
+
+# Requests to the same routes computing at once in one process (0: no cap). Beyond it: 503 with
+# Retry-After at once, so that the process's other threads stay free for the cached pages and
+# the admin however many clients share the load. Keep it below the threads a process has.
+COMPUTE_CONCURRENCY = env.int("COMPUTE_CONCURRENCY", default=2)
 
 # Administrators (and superusers) must set up an authenticator app before using the admin.
 REQUIRE_2FA_FOR_ADMINISTRATORS = env.bool("REQUIRE_2FA_FOR_ADMINISTRATORS", default=not DEBUG)

@@ -2,7 +2,9 @@
 
 Each function runs in process, in security_check.py's throwaway seeded SQLite database, through
 Django's test client with the test settings, and returns ``(attack, figure, goal)`` rows for
-docs/security.md. A row whose figure misses its goal fails the run.
+docs/security.md. A row whose figure misses its goal fails the run. The capacity attack alone
+serves from runserver in a process of its own, on that database: a load must not share the
+interpreter of the requests it slows, nor the attackers' work that of the server.
 """
 
 from __future__ import annotations
@@ -299,6 +301,158 @@ def api_flood(requests: int = 700) -> Finding:
     )
 
 
+# Capacity -------------------------------------------------------------------------------------
+
+
+def _serve(**settings: str):
+    """The embedded default's server (runserver: a thread a request) in a process of its own,
+    on this run's database, Varnish-like trust of 127.0.0.1's X-Forwarded-For."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "TRUSTED_PROXIES": "127.0.0.1/32", **settings}
+    server = subprocess.Popen(  # noqa: S603 (this interpreter, our manage.py)
+        [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+        cwd=Path(__file__).resolve().parent.parent, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(base + "/healthz", timeout=1).close()  # noqa: S310
+            return server, base
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("runserver did not answer within 30 s")
+
+
+def _get(url: str, address: str = "") -> tuple[int, float]:
+    """Status and seconds of one GET (from ``address`` when given, as Varnish would say)."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    headers = {"X-Forwarded-For": address} if address else {}
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:  # noqa: S310
+            r.read()
+            status = r.status
+    except urllib.error.HTTPError as error:
+        error.read()
+        status = error.code
+    return status, time.perf_counter() - start
+
+
+def _under_planner_load(base: str, clients: int, rate: float, samples: int) -> dict:
+    """``clients`` addresses each ask the planner at ``base`` something new ``rate`` times a
+    second (under the rate limit of 600 a minute) while one visitor times the cached GPU list
+    and the admin's sign-in page, first at rest, then under the load."""
+    import statistics
+    import threading
+    import time
+
+    stop, statuses = threading.Event(), []
+
+    def attacker(n: int) -> None:
+        start, asked = time.monotonic(), 0
+        while not stop.is_set():
+            asked += 1
+            query = f"model=llama-3.1-8b&method=qlora&seq_len={1024 + 64 * n + asked}"
+            statuses.append(_get(f"{base}/en/vram/?{query}", f"203.0.113.{n + 1}")[0])
+            time.sleep(max(0.0, start + asked / rate - time.monotonic()))  # at most `rate`/s
+
+    def medians() -> dict:
+        return {path: statistics.median(_get(base + path)[1] for _ in range(samples)) * 1000
+                for path in ("/en/gpus/", LOGIN)}  # fmt: skip
+
+    _get(base + "/en/gpus/")  # into the page cache
+    rest = medians()
+    threads = [threading.Thread(target=attacker, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(2)  # the load under way before the timing starts
+    loaded = medians()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    counts = {status: statuses.count(status) for status in set(statuses)}
+    return {"rest": rest, "loaded": loaded, "counts": counts}
+
+
+def _at_runserver(cap: int, clients: int, rate: float, samples: int) -> dict:
+    server, base = _serve(API_RATE_LIMIT="600", COMPUTE_CONCURRENCY=str(cap))
+    try:
+        return _under_planner_load(base, clients, rate, samples)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _slower(run: dict, path: str) -> float:
+    return run["loaded"][path] / run["rest"][path]
+
+
+def _statuses(run: dict) -> str:
+    return ", ".join(f"{n} × {status}" for status, n in sorted(run["counts"].items()))
+
+
+def _held(run: dict) -> bool:
+    """At most 3x slower, and every planner question answered or refused with 503."""
+    slowest = max(_slower(run, "/en/gpus/"), _slower(run, LOGIN))
+    return slowest <= 3 and set(run["counts"]) <= {200, 503}
+
+
+def distributed_planner_load(clients: int = 8, rate: float = 5, samples: int = 40) -> Finding:
+    """Hardening III: 8 addresses under the rate limit made the planner 6.7x slower for
+    everyone. The cached page's and the admin sign-in page's median time at rest and under the
+    load, without the cap (COMPUTE_CONCURRENCY=0) and with it (2). Goal: with the cap, each at
+    most 3x its time at rest, and every refused planner request a 503 (no 429: each address is
+    under its limit; no other error)."""
+    off = _at_runserver(0, clients, rate, samples)
+    on = _at_runserver(2, clients, rate, samples)
+
+    def times(path: str) -> str:
+        return (f"{off['rest'][path]:.1f} → {off['loaded'][path]:.1f} ms without the cap "
+                f"({_slower(off, path):.1f}×), {on['rest'][path]:.1f} → "
+                f"{on['loaded'][path]:.1f} ms with it ({_slower(on, path):.1f}×)")  # fmt: skip
+
+    return Finding(
+        f"{clients} addresses, {rate:g} planner questions a second each (under the rate "
+        "limit), at runserver (the embedded default) without and with COMPUTE_CONCURRENCY=2",
+        f"median time of the cached GPU list {times('/en/gpus/')}; of the admin sign-in page "
+        f"{times(LOGIN)}; the planner's answers without the cap {_statuses(off)}, with it "
+        f"{_statuses(on)}",
+        _held(on),
+    )
+
+
+def planner_load_at(base: str, clients: int = 8, rate: float = 5, samples: int = 40) -> Finding:
+    """The same load against a running server (`make security ARGS="--url ..."`: through
+    `make stack`'s Varnish, the edge's cap), as it is configured. The same goal."""
+    run = _under_planner_load(base.rstrip("/"), clients, rate, samples)
+
+    def times(path: str) -> str:
+        rest, loaded = run["rest"][path], run["loaded"][path]
+        return f"{rest:.1f} → {loaded:.1f} ms ({_slower(run, path):.1f}×)"
+
+    return Finding(
+        f"{clients} addresses, {rate:g} planner questions a second each, at {base}",
+        f"median time of the cached GPU list {times('/en/gpus/')}; of the admin sign-in page "
+        f"{times(LOGIN)}; the planner's answers {_statuses(run)}",
+        _held(run),
+    )
+
+
 def run_all() -> list[Finding]:
     """Every attack, in a fresh state each (failures forgotten, cache emptied)."""
     from django.core.cache import cache
@@ -308,7 +462,7 @@ def run_all() -> list[Finding]:
     for attack in (lockout_through_a_proxy, password_spray_with_forged_header,
                    lock_out_a_known_account, draft_leaks, deep_json_in_the_planner,
                    deep_xml_in_an_xliff_import, newline_in_a_title, api_flood,
-                   tampered_backups):  # fmt: skip
+                   tampered_backups, distributed_planner_load):  # fmt: skip
         cache.clear()
         found = attack()
         findings.extend(found if isinstance(found, list) else [found])

@@ -6,7 +6,8 @@
 
 Without --url it creates a SQLite database in a temporary folder, migrates it, loads the seed
 content and sends the requests through Django's test client with the test settings (DEBUG off,
-so errors are real 500s). With --url it sends them over HTTP, to loopback addresses only.
+so errors are real 500s). With --url it sends them over HTTP, to loopback addresses only, then
+times the cached page and the admin under a distributed planner load (the capacity attack).
 
 It measures (a) status classes of fuzzed requests (random unicode, bidi controls, huge numbers,
 `1_000`, Arabic-Indic and full-width digits, SQL and HTML snippets; fixed seed) and lists every
@@ -394,7 +395,11 @@ def main() -> int:
 
     if args.url:
         agent = OverHttp(args.url)
-        return report(fuzz(agent, args.requests, args.seed), None, args)
+        failed = report(fuzz(agent, args.requests, args.seed), None, args)
+        # Then the capacity attack as the server is configured (through Varnish: its cap).
+        loaded = security_attacks.planner_load_at(args.url)
+        print(security_attacks.as_markdown([loaded]))
+        return failed or int(not loaded.held)
 
     with tempfile.TemporaryDirectory(prefix="gpuguide-security-") as folder:
         django_in_process(f"sqlite:///{folder}/db.sqlite3", seed_content=True)

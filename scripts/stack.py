@@ -54,18 +54,30 @@ BACKENDS_VCL = """\
 sub vcl_init {{
     new app = directors.round_robin();
 {adds}
+    new compute = directors.round_robin();
+{compute_adds}
 }}
 
 acl purgers {{
     "127.0.0.1";
 }}
 """
+# Each instance twice: as itself, and for the computing routes with half its workers at most
+# (deploy/backends.example.vcl), so that the others always serve the pages and the admin.
 BACKEND_VCL = """\
 backend app{n} {{
     .host = "127.0.0.1";
     .port = "{port}";
     .probe = app_ready;
     .first_byte_timeout = 35s;
+}}
+
+backend app{n}_compute {{
+    .host = "127.0.0.1";
+    .port = "{port}";
+    .probe = app_ready;
+    .first_byte_timeout = 35s;
+    .max_connections = {compute};
 }}
 """
 
@@ -140,10 +152,15 @@ def start(stack: Stack) -> dict:
     (stack.folder / "gpuguide-backends.vcl").write_text(
         BACKENDS_VCL.format(
             backends="\n".join(
-                BACKEND_VCL.format(n=n, port=port) for n, port in enumerate(stack.app_ports, 1)
+                BACKEND_VCL.format(n=n, port=port, compute=max(1, stack.workers // 2))
+                for n, port in enumerate(stack.app_ports, 1)
             ),
             adds="\n".join(
                 f"    app.add_backend(app{n});" for n in range(1, len(stack.app_ports) + 1)
+            ),
+            compute_adds="\n".join(
+                f"    compute.add_backend(app{n}_compute);"
+                for n in range(1, len(stack.app_ports) + 1)
             ),
         )
     )

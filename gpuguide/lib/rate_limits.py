@@ -1,4 +1,5 @@
-"""Requests a minute per client address, for what computes on every request.
+"""Requests a minute per client address, and requests at once per process, for what computes
+on every request.
 
 The planner and the JSON API are never served from a cache (their answers depend on free-form
 input), so a client looping on them costs CPU on every call. ``RateLimitMiddleware`` counts
@@ -7,12 +8,21 @@ fixed one-minute windows in the default cache, and answers 429 with ``Retry-Afte
 ``API_RATE_LIMIT``. With a per-process cache (locmem, the development default) each process
 counts on its own; production shares Redis. A cache that fails counts nothing: the limit is a
 guard, not a reason to refuse service.
+
+The rate limit stops one client; many clients each under it can still fill every thread with
+planner answers while the cached pages and the admin wait behind them. ``ComputeCapMiddleware``
+lets at most ``COMPUTE_CONCURRENCY`` of these requests compute at once in a process and answers
+the next ones 503 with ``Retry-After`` at once, so that the process's other threads stay free
+for everything else. Varnish caps the same routes per app server (deploy/varnish.vcl). Both
+guards cover the routes ``_limited`` names: a computing route added later is named there once.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
+import threading
 import time
 from dataclasses import dataclass
 
@@ -29,6 +39,8 @@ logger = logging.getLogger(__name__)
 # What is limited: the API, and the planner when asked something (its bare page is cached).
 LIMITED_PREFIX = "/api/"
 PLANNER_VIEW = "guides:vram"
+# A planner answer takes well under a second: a busy process is soon free again.
+BUSY_RETRY_AFTER = 5
 
 
 @dataclass(frozen=True)
@@ -76,16 +88,64 @@ def _limited(request: HttpRequest) -> bool:
 
 
 def too_many_requests(request: HttpRequest, *, limit: int, retry_after: int) -> HttpResponse:
-    """JSON for the API, the site's page for the planner; never cached."""
+    """429: JSON for the API, the site's page for the planner; never cached."""
+    detail = (
+        f"Too many requests: at most {limit} a minute from one address. "
+        f"Try again in {retry_after} s."
+    )
+    context = {"limit": limit, "retry_after": retry_after}
+    return _refusal(request, 429, detail, "429.html", context, retry_after)
+
+
+class ComputeCapMiddleware(MiddlewareMixin):
+    """503 with Retry-After for the planner's and the API's requests beyond
+    ``COMPUTE_CONCURRENCY`` at once in this process (0: no cap)."""
+
+    sync_capable, async_capable = True, False  # the slot is held by this request's thread
+
+    def __init__(self, get_response):
+        super().__init__(get_response)
+        size = settings.COMPUTE_CONCURRENCY
+        self.slots = _slots(size) if size > 0 else None
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            return super().__call__(request)
+        finally:
+            # Whatever happened below (an answer, a refusal, an exception), the slot is given
+            # back. No computing route streams: its answer is complete when it gets here.
+            if getattr(request, "_compute_slot", False):
+                request._compute_slot = False
+                self.slots.release()
+
+    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs):
+        if self.slots is None or not _limited(request):
+            return None
+        if not self.slots.acquire(blocking=False):  # never wait: a waiting thread is taken too
+            return busy(request, retry_after=BUSY_RETRY_AFTER)
+        request._compute_slot = True
+        return None
+
+
+@functools.cache
+def _slots(size: int) -> threading.BoundedSemaphore:
+    """The process's slots for computing requests (one set per size, for the tests to fill)."""
+    return threading.BoundedSemaphore(size)
+
+
+def busy(request: HttpRequest, *, retry_after: int) -> HttpResponse:
+    """503 while the process computes all it may: JSON for the API, the site's page for the
+    planner; never cached."""
+    detail = f"Busy: too many requests at once. Try again in {retry_after} s."
+    context = {"retry_after": retry_after}
+    return _refusal(request, 503, detail, "busy.html", context, retry_after)
+
+
+def _refusal(request, status, detail, template, context, retry_after) -> HttpResponse:
     if request.path.startswith(LIMITED_PREFIX):
-        detail = (
-            f"Too many requests: at most {limit} a minute from one address. "
-            f"Try again in {retry_after} s."
-        )
-        response = JsonResponse({"detail": detail}, status=429)
+        response = JsonResponse({"detail": detail}, status=status)
     else:
-        context = {"limit": limit, "retry_after": retry_after}
-        response = render(request, "429.html", context, status=429)
+        response = render(request, template, context, status=status)
     response["Retry-After"] = str(retry_after)
     response["Cache-Control"] = "no-store"
     return response

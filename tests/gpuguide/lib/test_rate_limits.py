@@ -1,12 +1,16 @@
 """Requests a minute per client address to the API and the planner (API_RATE_LIMIT)."""
 
+import re
 from ipaddress import ip_network
+from pathlib import Path
 
 import pytest
 import time_machine
 
 from gpuguide.lib import rate_limits
+from guides import views
 
+ROOT = Path(__file__).resolve().parents[3]
 GPUS = "/api/v1/gpus/"
 PLANNER = "/de/vram/?model=llama-3.1-8b&method=qlora"
 
@@ -69,3 +73,86 @@ def test_a_count_is_per_scope_client_and_window(db):
     assert rate_limits.count("api", "b", window=60, now=170.5).number == 1
     assert rate_limits.count("other", "a", window=60, now=170.5).number == 1
     assert rate_limits.count("api", "a", window=60, now=180.0).number == 1  # the next minute
+
+
+# Requests at once per process (COMPUTE_CONCURRENCY) ------------------------------------------
+
+
+@pytest.fixture
+def all_slots_taken(settings):
+    """The process computes all it may: the cap's two slots are held (as two running planner
+    requests would hold them) until the test ends."""
+    settings.COMPUTE_CONCURRENCY = 2
+    slots = rate_limits._slots(2)
+    assert slots.acquire(blocking=False) and slots.acquire(blocking=False)
+    yield slots
+    slots.release()
+    slots.release()
+
+
+@pytest.mark.usefixtures("all_slots_taken")
+def test_the_api_answers_503_when_the_process_computes_all_it_may(client, seeded):
+    busy = client.get(GPUS)
+    assert busy.status_code == 503
+    assert busy.json() == {"detail": "Busy: too many requests at once. Try again in 5 s."}
+    assert busy["Retry-After"] == "5"
+    assert busy["Cache-Control"] == "no-store"
+
+
+@pytest.mark.usefixtures("all_slots_taken")
+def test_the_planner_answers_its_busy_page_and_the_rest_of_the_site_is_not_capped(
+    client, seeded, admin_user
+):
+    busy = client.get(PLANNER)
+    assert busy.status_code == 503
+    assert busy["Retry-After"] == "5"
+    assert busy["Cache-Control"] == "no-store"
+    body = busy.content.decode()
+    assert "Der Planer ist ausgelastet" in body
+    assert "Versuchen Sie es in 5 Sekunden erneut." in body
+    # The cached pages, the planner's bare page and the admin compute nothing: never refused.
+    for path in ("/de/vram/", "/en/gpus/", "/en/admin/login/"):
+        assert client.get(path).status_code == 200, path
+    client.force_login(admin_user)
+    assert client.get("/en/admin/").status_code == 200
+
+
+def test_each_computing_request_holds_a_slot_until_it_ends_even_on_an_exception(
+    client, seeded, settings, monkeypatch
+):
+    settings.COMPUTE_CONCURRENCY = 1
+    slots = rate_limits._slots(1)
+    tried = []
+
+    def planner_that_fails(request):
+        tried.append(slots.acquire(blocking=False))  # False: this request holds the only slot
+        raise RuntimeError("the planner failed")
+
+    monkeypatch.setattr(views, "_vram", planner_that_fails)
+    client.raise_request_exception = False
+    assert client.get(PLANNER).status_code == 500
+    assert tried == [False]
+    assert slots.acquire(blocking=False)  # given back after the exception
+    slots.release()
+    # ... and after each answer: one slot serves one request after another.
+    assert [client.get(GPUS).status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_no_cap_when_set_to_zero(client, seeded, settings):
+    settings.COMPUTE_CONCURRENCY = 0
+    assert client.get(GPUS).status_code == 200
+
+
+def test_varnish_caps_the_routes_the_app_caps(client, seeded, settings):
+    """deploy/varnish.vcl sends to its capped `compute` backends the routes ``_limited`` names."""
+    settings.API_RATE_LIMIT = settings.COMPUTE_CONCURRENCY = 0
+    vcl = (ROOT / "deploy" / "varnish.vcl").read_text()
+    edge = re.search(r'if \(req\.url ~ "(.+)"\) \{\s+set req\.backend_hint = compute', vcl)
+    computing = re.compile(edge.group(1))
+    urls = [
+        GPUS, PLANNER, "/api/v1/openapi.json", "/en/vram/?as_of=2026-12-01", "/en/vram/",
+        "/en/", "/en/gpus/", "/en/admin/login/", "/sitemap.xml", "/en/gpus/?q=vram",
+    ]  # fmt: skip
+    for url in urls:
+        request = client.get(url).wsgi_request
+        assert bool(computing.match(url)) == rate_limits._limited(request), url
