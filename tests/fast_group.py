@@ -136,6 +136,8 @@ NOT_IN_FAST_GROUP: dict[str, str] = {
     "a restore to plant the trigger, about 3 s",
     "tests/gpuguide/lib/test_backups.py::test_an_extra_superuser_alone_is_refused_without_a_new_signature":
     "a restore to plant the superuser, about 3 s",
+    "tests/gpuguide/lib/test_backups.py::test_a_restore_stopped_at_any_point_leaves_no_page_or_session_from_before":
+    "three restores, about 9 s",
     "tests/guides/content/test_sentences.py":
     "every guide's sentences against the fit computation, 137 page renders (test_one_truth "
     "holds page, planner and API together in the group)",

@@ -30,7 +30,7 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -337,7 +337,7 @@ def pg_check_archive(data: Path, tables: set[str], path: Path) -> None:
         raise BackupError(f"{path} holds a PostgreSQL dump, but not of a Django database")
 
 
-def pg_restore(alias: str, backup: Backup) -> None:
+def pg_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
     """Replace the database, in one transaction: an empty ``public`` schema, the backup's
     migrations run into it, its rows copied in, this code's later migrations run.
 
@@ -388,6 +388,7 @@ def pg_restore(alias: str, backup: Backup) -> None:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         _check_state(cursor, list(columns), backup)
         migrate_forward(connection)
+        within()
 
 
 # "COPY public.auth_user (id, password, ...) FROM stdin;" as pg_restore prints it
@@ -567,7 +568,7 @@ def _sqlite_copy_rows(scratch: Path, backup: Backup) -> None:
         _check_state(target.cursor(), list(ours), backup)
 
 
-def sqlite_restore(alias: str, backup: Backup) -> None:
+def sqlite_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
     """Build the restored database beside the backup (the backup's migrations, its rows, this
     code's later migrations), then copy it over the live one with the backup API, in one step.
 
@@ -586,6 +587,7 @@ def sqlite_restore(alias: str, backup: Backup) -> None:
         building.close()
         _sqlite_copy_rows(scratch, backup)
         migrate_forward(building)
+        within()  # still standing in: its writes go into the scratch file
         building.close()
     source = _open_read_only(scratch)
     try:
@@ -750,28 +752,40 @@ CACHED_SESSIONS = {
 }
 
 
-def clear_sessions(alias: str = "default") -> int:
-    """Sign everyone out: the restored sessions may be ones signed out since the backup."""
-    cleared = 0
-    if settings.SESSION_ENGINE in DATABASE_SESSIONS:
-        from django.contrib.sessions.models import Session
+def _sign_everyone_out(alias: str) -> int:
+    """The restored sessions may be ones signed out since the backup: none survives."""
+    if settings.SESSION_ENGINE not in DATABASE_SESSIONS:
+        return 0
+    from django.contrib.sessions.models import Session
 
-        cleared, _ = Session.objects.using(alias).all().delete()
-    if settings.SESSION_ENGINE in CACHED_SESSIONS:
-        caches[settings.SESSION_CACHE_ALIAS].clear()
-    return cleared
+    return Session.objects.using(alias).all().delete()[0]
 
 
-def restore_backup(alias: str, backup: Backup) -> int:
-    """Replace the database with a checked backup; returns how many sessions were cleared."""
+def restore_backup(alias: str, backup: Backup, within: Callable[[], None] = lambda: None) -> int:
+    """Replace the database with a checked backup; returns how many sessions were cleared.
+
+    The sessions are deleted, and ``within`` runs, on the restored database before it replaces
+    the live one (in the same transaction on PostgreSQL, in the scratch file on SQLite),
+    through the default connection: what they write lands with the rows or not at all, so a
+    restore interrupted at any point leaves the old database, or the new one with those writes.
+    """
+    signed_out = 0
+
+    def with_the_rows() -> None:
+        nonlocal signed_out
+        signed_out = _sign_everyone_out(alias)
+        within()
+
     if backup.engine == "postgresql":
-        pg_restore(alias, backup)
+        pg_restore(alias, backup, with_the_rows)
     else:
-        sqlite_restore(alias, backup)
-    return clear_sessions(alias)
+        sqlite_restore(alias, backup, with_the_rows)
+    if settings.SESSION_ENGINE in CACHED_SESSIONS:  # not with the rows: stopped before, they stay
+        caches[settings.SESSION_CACHE_ALIAS].clear()
+    return signed_out
 
 
-def restore(alias: str, path: Path) -> int:
+def restore(alias: str, path: Path, within: Callable[[], None] = lambda: None) -> int:
     """Check and restore the backup at ``path`` (no confirmation: the command asks for it)."""
     with opened(alias, path) as checked:
-        return restore_backup(alias, checked)
+        return restore_backup(alias, checked, within)

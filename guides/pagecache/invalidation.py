@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from django.core.cache import cache
 from django.db import connection, transaction
 
 from gpuguide.lib import cache_tags
@@ -66,18 +65,10 @@ def invalidate_everything() -> None:
     invalidate({cache_tags.SITE, guide_tags.GUIDES})
 
 
-def renew_after_restore() -> int:
-    """New versions for every tag after a restore put old ones back, and an empty cache.
-
-    Pages cached under the restored versions show the restored data, so even a restore stopped
-    before this point serves no stale page (the restored generation differs from every
-    process's, so each reads the restored versions); new versions and an empty cache make sure,
-    and free the memory. Returns how many tags were renewed.
-    """
-    tags = versions.all_tags() | {cache_tags.SITE}
-    versions.replace_versions(tags)
-    cache.clear()  # this process's cache, which is every worker's with a shared CACHE_URL
-    return len(tags)
+def renew_after_restore() -> None:
+    """New versions for every tag, written with the restored rows (``backups.restore``'s
+    ``within``): a restore put old versions back, under which pages may be cached anywhere."""
+    versions.replace_versions(versions.all_tags() | {cache_tags.SITE})
 
 
 def _announce_stale(tags: set[str]) -> None:

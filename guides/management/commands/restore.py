@@ -2,11 +2,23 @@
 
 from pathlib import Path
 
+from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError, no_translations
 from django.db import DatabaseError
 
 from gpuguide.lib import backups, cache_tags, front_cache
+from guides.background.tasks import purge_front_cache
 from guides.pagecache.invalidation import renew_after_restore
+
+
+def renew_with_the_rows() -> None:
+    """What must land with the restored rows (``backups.restore_backup``'s ``within``), so
+    that a restore stopped at any point after they are in leaves no page from before it
+    current: every version new (no cached page is current), and the front cache's purge
+    queued (the task worker sends it if this process does not live to)."""
+    renew_after_restore()
+    if front_cache.enabled():
+        purge_front_cache.enqueue(tags=[cache_tags.SITE])  # every page reads `site`
 
 
 class Command(BaseCommand):
@@ -15,7 +27,7 @@ class Command(BaseCommand):
         "engine, after checking its signature, checksum, migrations and schema: its rows only, "
         "into the schema this code's migrations create. Refuses to "
         "replace a database that holds data unless --yes is given. Cached pages are "
-        "invalidated and every session is cleared afterwards."
+        "invalidated and every session is cleared with the rows."
     )
 
     def add_arguments(self, parser) -> None:
@@ -36,16 +48,14 @@ class Command(BaseCommand):
                         f"{target} holds {held.describe()}; restoring {path} replaces all of "
                         "it. Run again with --yes (make restore FILE=... ARGS=--yes) to go ahead."
                     )
-                cleared = backups.restore_backup("default", backup)
-            # Every cached page is stale now: versions no cache has seen, and this process's
-            # cache (the shared one, with CACHE_URL) emptied as well.
-            renewed = renew_after_restore()
+                cleared = backups.restore_backup("default", backup, within=renew_with_the_rows)
+            cache.clear()  # the memory the old pages held (they are not current any more)
         except (backups.BackupError, DatabaseError) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
             self.style.SUCCESS(
                 f"Restored {path} ({backup.describe()}) into {target}; cached pages "
-                f"invalidated ({renewed} versions renewed)."
+                "invalidated (every version renewed)."
             )
         )
         self.stdout.write(
@@ -54,13 +64,13 @@ class Command(BaseCommand):
             "is the old one again, so ask those users to change it again."
         )
         try:
-            if front_cache.purge([cache_tags.SITE]):  # every page reads `site`
+            if front_cache.purge([cache_tags.SITE]):
                 self.stdout.write("The front cache's copies of every page were purged.")
         except front_cache.PurgeFailed as exc:
             self.stderr.write(
-                f"{exc}. Purge the front cache by hand (deploy/varnish.vcl: "
-                "curl -X PURGE -H 'xkey-purge: site' VARNISH_URL), or it serves the pages "
-                "from before the restore until midnight."
+                f"{exc}. The task worker purges it again (the purge was queued with the "
+                "restored rows); until then the front cache may serve pages from before the "
+                "restore (by hand: curl -X PURGE -H 'xkey-purge: site' VARNISH_URL)."
             )
         if backup.behind:
             self.stdout.write(

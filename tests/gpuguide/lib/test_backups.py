@@ -27,8 +27,11 @@ from django.contrib.sessions.models import Session
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connections
+from django_tasks_db.models import DBTaskResult
 
 from gpuguide.lib import backup_archive, backups
+from guides.background.tasks import purge_front_cache
+from guides.management.commands.restore import renew_with_the_rows
 from guides.models import ContentVersion, Guide
 from pricing.models import Gpu
 from pricing.services import price_check_record
@@ -424,3 +427,58 @@ def test_a_backup_from_before_a_migration_is_migrated_on_its_rows(seeded, tmp_pa
         assert "predates 1 migration(s) of this code: they ran on its rows" in output.getvalue()
         h200 = Gpu.objects.get(slug="h200")
         assert (h200.measured_memory_gb, h200.host_memory_gb_per_gpu) == (D("150.11"), D("250.0"))
+
+
+# Restores that converge: stopped at any point, nothing from before is current (issue 55) ------
+
+
+def purges_queued() -> list:
+    return [
+        task.args_kwargs["kwargs"]["tags"]
+        for task in DBTaskResult.objects.filter(task_path=purge_front_cache.module_path)
+    ]
+
+
+DATABASE_TASKS = "django_tasks_db.DatabaseBackend"  # production's: the queue is in the database
+
+
+def edited_title_shown(client) -> bool:
+    return b"A title edited after the backup" in fetch_pages(client, ["guide.en"])["guide.en"][1]
+
+
+def signed_in(client) -> bool:
+    return Session.objects.filter(session_key=client.session.session_key).exists()
+
+
+def test_a_restore_stopped_at_any_point_leaves_no_page_or_session_from_before(
+    client, seeded, tmp_path, settings
+):
+    current = take_backup(tmp_path)
+    with fresh_default_database(tmp_path):
+        call_command("restore", str(current), stdout=None)
+        client.force_login(User.objects.create_user("kept", password="kept-password-1"))
+        with_session = take_backup(tmp_path, "with-session.tar")  # holds that session
+        guide = Guide.objects.get(slug=GUIDE_SLUG)
+        guide.title_en = "A title edited after the backup"
+        guide.save()  # as the admin would: a new version, and the page cached under it
+        assert edited_title_shown(client)
+        settings.FRONT_CACHE, settings.FRONT_CACHE_PURGE_URLS = "varnish", ["http://127.0.0.1:9/"]
+        settings.TASKS = {"default": {**settings.TASKS["default"], "BACKEND": DATABASE_TASKS}}
+        DBTaskResult.objects.all().delete()
+
+        # Stopped inside, before the restored rows replace the database: nothing changed.
+        stop = mock.patch(
+            "guides.management.commands.restore.renew_after_restore", side_effect=KeyboardInterrupt
+        )
+        with stop, pytest.raises(KeyboardInterrupt):
+            backups.restore("default", with_session, within=renew_with_the_rows)
+        assert edited_title_shown(client)
+        assert signed_in(client)
+        assert purges_queued() == []
+
+        # Stopped once they are in (the command never empties a cache nor purges): the cached
+        # page is not current, the session is gone, and the worker has the purge to send.
+        backups.restore("default", with_session, within=renew_with_the_rows)
+        assert not edited_title_shown(client)
+        assert not signed_in(client)
+        assert purges_queued() == [["site"]]
