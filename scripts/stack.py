@@ -11,8 +11,10 @@ worker, PostgreSQL and Redis (`make stack`; docs/operations.md, "Varnish in fron
 Varnish (deploy/varnish.vcl) answers on --port (8080); the gunicorn instances
 (deploy/gunicorn.conf.py) on --app-ports (8001,8002), with DEBUG off, TRUSTED_PROXIES naming
 Varnish, FRONT_CACHE=varnish and the worker purging it. PostgreSQL and Redis must answer at
-STACK_DATABASE_URL (postgres://postgres@127.0.0.1:5432/gpuguide_stack; the database is created,
-migrated and seeded when missing or empty) and STACK_CACHE_URL (redis://127.0.0.1:6379/13).
+STACK_DATABASE_URL (postgres://gpuguide_stack@127.0.0.1:5432/gpuguide_stack: a role that is not a
+superuser, and its own database, both created through STACK_ADMIN_DATABASE_URL, by default the
+same server as user postgres, when missing; migrated and seeded when empty) and STACK_CACHE_URL
+(redis://127.0.0.1:6379/13).
 Everything the stack writes (process ids, logs, static files, Varnish's working folder) is in
 --dir (.stack/); the logs are in its logs/ folder.
 """
@@ -36,7 +38,8 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
-DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/gpuguide_stack"
+DEFAULT_DATABASE_URL = "postgres://gpuguide_stack@127.0.0.1:5432/gpuguide_stack"
+ADMIN_USER = "postgres"  # STACK_ADMIN_DATABASE_URL's default user: creates the role and database
 DEFAULT_CACHE_URL = "redis://127.0.0.1:6379/13"
 WORKERS = ("worker", "purger")  # the task workers, stopped last
 STOP_WITHIN = 30.0  # seconds for a process to stop on SIGTERM before it is killed
@@ -234,21 +237,55 @@ def _find_varnishd() -> str:
     return found
 
 
+def admin_url(database_url: str) -> str:
+    """The same server as ``database_url``, as its administrator, on the ``postgres`` database."""
+    parts = urlsplit(database_url)
+    server = parts.hostname + (f":{parts.port}" if parts.port else "")
+    return f"{parts.scheme}://{ADMIN_USER}@{server}/postgres"
+
+
+def _create_role_and_database(admin, database_url: str) -> None:
+    """The app's role, not a superuser (a restore, or anything the app is made to run, has no
+    more power than the app's own tables), owning its database."""
+    from psycopg import sql
+
+    parts = urlsplit(database_url)
+    role, name = parts.username, parts.path.lstrip("/")
+    found = admin.execute("SELECT rolsuper FROM pg_roles WHERE rolname = %s", [role]).fetchone()
+    if found is None:
+        password = sql.SQL(" PASSWORD {}").format(parts.password) if parts.password else sql.SQL("")
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN{}").format(sql.Identifier(role), password))
+    elif found[0]:
+        raise StackError(
+            f"STACK_DATABASE_URL's role {role} is a superuser: the stack runs the app as a "
+            "role that is not one (docs/operations.md, 'The database role')"
+        )
+    owner = admin.execute(
+        "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = %s", [name]
+    ).fetchone()
+    if owner is None:
+        admin.execute(
+            sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                sql.Identifier(name), sql.Identifier(role)
+            )
+        )
+    elif owner[0] != role:
+        raise StackError(
+            f"the database {name} belongs to {owner[0]}, not to {role} (an older `make stack` "
+            f"made it as {ADMIN_USER}): drop it (dropdb {name}) and the stack makes it again"
+        )
+
+
 def _check_services(stack: Stack) -> None:
     import psycopg
     import redis
 
-    admin_url = stack.database_url.rsplit("/", 1)[0] + "/postgres"
+    admin = os.environ.get("STACK_ADMIN_DATABASE_URL") or admin_url(stack.database_url)
     try:
-        with psycopg.connect(admin_url, connect_timeout=5, autocommit=True) as admin:
-            name = urlsplit(stack.database_url).path.lstrip("/")
-            exists = admin.execute(
-                "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-            ).fetchone()
-            if not exists:
-                admin.execute(f'CREATE DATABASE "{name}"')
+        with psycopg.connect(admin, connect_timeout=5, autocommit=True) as connection:
+            _create_role_and_database(connection, stack.database_url)
     except psycopg.Error as error:
-        raise StackError(f"PostgreSQL at {admin_url}: {str(error).strip()}") from error
+        raise StackError(f"PostgreSQL at {admin}: {str(error).strip()}") from error
     try:
         redis.Redis.from_url(stack.cache_url, socket_connect_timeout=2).ping()
     except redis.RedisError as error:

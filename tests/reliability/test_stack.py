@@ -89,7 +89,8 @@ def database_url():
         _unavailable(f"the stack needs PostgreSQL: {str(error).strip()}")
     with admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    yield f"{server}/{name}"
+    # The stack's own role, not a superuser (scripts/stack.py creates it and the database).
+    yield f"{server.replace('postgres@', 'gpuguide_stack@', 1)}/{name}"
     with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
