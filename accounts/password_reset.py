@@ -5,8 +5,16 @@ visitor chooses). Throttled twice: an address asks at most ``ADDRESS_LIMIT`` tim
 (then 429), and an account gets at most one mail per ``ACCOUNT_INTERVAL`` whoever asks, so the
 form cannot be used to flood a mailbox. The page after asking is the same whether an account
 matched or not. A new password also forgets the account's failed sign-ins.
+
+Both throttles count in the database (``accounts.models``), not the cache: the database is what
+the reset needs anyway (the account, the token), so with Redis down a reset still mails whom it
+should and still refuses whom it should, instead of failing open or, as when counted in the
+cache, answering "sent" and mailing nobody. The mail is sent during the request (no task, no
+cache).
 """
 
+import math
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from axes.utils import reset as axes_reset
@@ -14,16 +22,46 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import PasswordResetForm
-from django.core.cache import cache
 from django.urls import path
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from gpuguide.lib import rate_limits
+from accounts.models import ResetMail, ResetRequest
 from gpuguide.lib.client_address import client_ip
 
-ADDRESS_LIMIT = 5  # requests an hour from one address
-ACCOUNT_INTERVAL = 15 * 60  # seconds between two mails to one account
+ADDRESS_LIMIT = 5  # requests from one address per ADDRESS_WINDOW
+ADDRESS_WINDOW = timedelta(hours=1)
+ACCOUNT_INTERVAL = timedelta(minutes=15)  # between two mails to one account
 TOO_MANY = _("Too many password-reset requests from your address: try again in an hour.")
+
+
+def address_wait(address: str, now: datetime | None = None) -> int:
+    """Seconds before ``address`` may ask for a reset (0: now, and this request is counted).
+
+    A refused request is not counted (it writes nothing), so refusals do not lengthen the wait.
+    Two requests from one address at the very same moment may both take the fifth place; the
+    mails they ask for are still limited per account (``claim_mail``).
+    """
+    now = now or timezone.now()
+    ResetRequest.objects.filter(asked_at__lte=now - ADDRESS_WINDOW).delete()
+    recent = ResetRequest.objects.filter(address=address, asked_at__gt=now - ADDRESS_WINDOW)
+    times = list(recent.order_by("-asked_at").values_list("asked_at", flat=True)[:ADDRESS_LIMIT])
+    if len(times) == ADDRESS_LIMIT:  # free again when the oldest of these leaves the window
+        return max(1, math.ceil((times[-1] + ADDRESS_WINDOW - now).total_seconds()))
+    ResetRequest.objects.create(address=address, asked_at=now)
+    return 0
+
+
+def claim_mail(user, now: datetime | None = None) -> bool:
+    """Whether ``user`` may be mailed now, marking them mailed if so: once per
+    ``ACCOUNT_INTERVAL``, whoever asks. One statement decides (a conditional UPDATE, or the
+    INSERT of the account's first row), so of two requests at once only one mails."""
+    now = now or timezone.now()
+    earlier = ResetMail.objects.filter(user=user, mailed_at__lte=now - ACCOUNT_INTERVAL)
+    if earlier.update(mailed_at=now):
+        return True
+    _mail, created = ResetMail.objects.get_or_create(user=user, defaults={"mailed_at": now})
+    return created
 
 
 class StaffPasswordResetForm(PasswordResetForm):
@@ -31,7 +69,7 @@ class StaffPasswordResetForm(PasswordResetForm):
 
     def get_users(self, email):
         for user in super().get_users(email):
-            if user.is_staff and cache.add(_mailed_key(user.pk), True, ACCOUNT_INTERVAL):
+            if user.is_staff and claim_mail(user):
                 yield user
 
     def save(self, **kwargs):
@@ -39,10 +77,6 @@ class StaffPasswordResetForm(PasswordResetForm):
         kwargs.update(domain_override=site.netloc, use_https=site.scheme == "https")
         kwargs["extra_email_context"] = {"site_name": settings.SITE_NAME}
         super().save(**kwargs)
-
-
-def _mailed_key(user_pk) -> str:
-    return f"password-reset-mailed:{user_pk}"
 
 
 class _AdminLook:
@@ -56,13 +90,13 @@ class ResetRequestView(_AdminLook, auth_views.PasswordResetView):
     form_class = StaffPasswordResetForm
 
     def post(self, request, *args, **kwargs):
-        asked = rate_limits.count("password-reset", client_ip(request), window=3600)
-        if asked.number <= ADDRESS_LIMIT:
+        wait = address_wait(client_ip(request))
+        if not wait:
             return super().post(request, *args, **kwargs)
         form = self.get_form()
         form.errors.setdefault("email", form.error_class()).append(TOO_MANY)  # nothing mailed
         response = self.render_to_response(self.get_context_data(form=form), status=429)
-        response["Retry-After"] = str(asked.window_left)
+        response["Retry-After"] = str(wait)
         return response
 
 

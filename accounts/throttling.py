@@ -6,6 +6,10 @@ failing from many addresses or an address failing on many accounts, is slowed he
 each further try waits a little longer (``slowdown_seconds``), and the browser an account last
 signed in from is not slowed for that account at all (a signed "known browser" cookie, as
 OWASP's device cookies), so an attack slows strangers, never the staff member at their desk.
+
+Both count axes' rows (``AccessAttempt``), which are in the database, never in the cache: with
+Redis down every failure is still counted and refused as usual, and a right password still
+signs in (rather than failing closed, which would keep staff out for the outage's length).
 """
 
 import math

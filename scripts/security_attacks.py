@@ -134,6 +134,90 @@ def lock_out_a_known_account(attackers: int = 50) -> Finding:
     )
 
 
+def _redis_down():
+    """Settings with the shared cache on Redis at a closed port (django-redis as settings build
+    it for CACHE_URL=redis://...), and mail kept in ``django.core.mail.outbox``."""
+    import socket
+
+    from django.test.utils import override_settings
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again when the probe is
+    options = {
+        "CLIENT_CLASS": "gpuguide.lib.redis_cache.Client",
+        "REDIS_CLIENT_CLASS": "gpuguide.lib.redis_cache.Redis",
+        "IGNORE_EXCEPTIONS": True,
+        "SOCKET_CONNECT_TIMEOUT": 0.25,
+        "SOCKET_TIMEOUT": 0.5,
+    }
+    cache = {"BACKEND": "django_redis.cache.RedisCache", "OPTIONS": options,
+             "LOCATION": f"redis://127.0.0.1:{port}/0"}  # fmt: skip
+    return override_settings(
+        CACHES={"default": cache},
+        REDIS_RETRY_SECONDS=30,
+        EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend",
+    )
+
+
+def redis_down_sign_in_and_reset(staff: int = 8) -> list[Finding]:
+    """With Redis down: ``staff`` staff members ask for a password reset, one of them again and
+    an unknown address once (each from its own address); one address asks 7 times; one account
+    fails 8 times in 4 spellings from one address, then signs in from another."""
+    from django.contrib.auth.models import User
+    from django.core import mail
+
+    from accounts.models import ResetMail, ResetRequest
+
+    _forget_failures()
+    ResetRequest.objects.all().delete()
+    ResetMail.objects.all().delete()
+    reset = "/en/admin/password-reset/"
+    with _redis_down():
+        mail.outbox = []
+        client = _client()
+        answers = set()
+        for n in range(staff):
+            User.objects.create_user(
+                f"reset{n}", email=f"reset{n}@example.com", password=PASSWORD, is_staff=True
+            )
+        for n, email in enumerate([*(f"reset{n}@example.com" for n in range(staff)),
+                                   "reset0@example.com", "nobody@example.com"]):  # fmt: skip
+            answer = client.post(reset, {"email": email}, REMOTE_ADDR=f"192.0.2.{100 + n}")
+            answers.add((answer.status_code, answer.get("Location")))
+        mailed = sorted(address for message in mail.outbox for address in message.to)
+        asked = [client.post(reset, {"email": "x@example.com"}, REMOTE_ADDR="192.0.2.200")
+                 for _ in range(7)]  # fmt: skip
+        spellings = ["sec-editor", "sec-editor ", "ｓｅｃ-ｅｄｉｔｏｒ", " ｓｅｃ-ｅｄｉｔｏｒ "]
+        tries = [_sign_in(client, spellings[n % 4], "wrong", REMOTE_ADDR="192.0.2.201")
+                 for n in range(8)]  # fmt: skip
+        right = _sign_in(_client(), "sec-editor", PASSWORD, REMOTE_ADDR="192.0.2.202")
+    _forget_failures()
+    wanted = [f"reset{n}@example.com" for n in range(staff)]
+    statuses = [answer.status_code for answer in asked]
+    return [
+        Finding(
+            f"Redis down: {staff} staff members ask for a password reset, then one of them "
+            "again and an unknown address",
+            f"{len(set(mailed) & set(wanted))} of {staff} mailed, {len(mailed)} mails in all; "
+            f"{len(answers)} answer for all",
+            mailed == wanted and len(answers) == 1,
+        ),
+        Finding(
+            "Redis down: 7 password-reset requests from one address (limit 5 an hour)",
+            f"{statuses.count(302)} answered, {statuses.count(429)} × 429",
+            statuses == [302] * 5 + [429] * 2,
+        ),
+        Finding(
+            "Redis down: 8 wrong passwords on one account in 4 spellings from one address, then "
+            "the right one from another",
+            f"{tries.count(200)} of 8 checked, {tries.count(429)} × 429; the right password: "
+            f"{'signed in' if right == 302 else f'refused ({right})'}",
+            tries == [200] * 4 + [429] * 4 and right == 302,
+        ),
+    ]
+
+
 # Drafts ---------------------------------------------------------------------------------------
 
 
@@ -460,9 +544,9 @@ def run_all() -> list[Finding]:
     _staff("sec-editor", "Editors")
     findings = []
     for attack in (lockout_through_a_proxy, password_spray_with_forged_header,
-                   lock_out_a_known_account, draft_leaks, deep_json_in_the_planner,
-                   deep_xml_in_an_xliff_import, newline_in_a_title, api_flood,
-                   tampered_backups, distributed_planner_load):  # fmt: skip
+                   lock_out_a_known_account, redis_down_sign_in_and_reset, draft_leaks,
+                   deep_json_in_the_planner, deep_xml_in_an_xliff_import, newline_in_a_title,
+                   api_flood, tampered_backups, distributed_planner_load):  # fmt: skip
         cache.clear()
         found = attack()
         findings.extend(found if isinstance(found, list) else [found])

@@ -222,12 +222,35 @@ def test_a_reset_mails_only_staff_and_one_mail_per_quarter_hour(client, erika_ma
     assert len(mail.outbox) == 1
 
 
+def test_an_account_is_mailed_again_after_a_quarter_hour(client, erika_mail):
+    start = timezone.now()
+    for minutes in (0, 14, 15, 29, 30):
+        with time_machine.travel(start + timedelta(minutes=minutes), tick=False):
+            client.post(RESET, {"email": "erika@example.com"}, REMOTE_ADDR=f"10.9.0.{minutes}")
+    assert len(mail.outbox) == 3  # at 0, 15 and 30 minutes
+
+
 def test_an_address_asks_for_at_most_five_resets_an_hour(client, erika_mail):
     answers = [client.post(RESET, {"email": f"x{n}@example.com"}) for n in range(6)]
     assert [answer.status_code for answer in answers] == [302] * 5 + [429]
-    assert int(answers[-1]["Retry-After"]) > 0
+    assert answers[-1]["Retry-After"] == "3600"
     assert "Too many password-reset requests" in answers[-1].content.decode()
     assert client.post(RESET, {"email": "a@example.com"}, REMOTE_ADDR="10.9.9.9").status_code == 302
+
+
+def test_an_address_may_ask_again_when_its_oldest_request_is_an_hour_old(client, seeded):
+    start = timezone.now()
+
+    def ask_at(minutes: float):
+        with time_machine.travel(start + timedelta(minutes=minutes), tick=False):
+            return client.post(RESET, {"email": "x@example.com"})
+
+    assert [ask_at(minutes).status_code for minutes in range(5)] == [302] * 5
+    refused = ask_at(10)
+    assert (refused.status_code, refused["Retry-After"]) == (429, "3000")  # 60 - 10 minutes
+    assert ask_at(59.99).status_code == 429  # refusals are not counted: the wait stays
+    assert ask_at(60).status_code == 302  # the request at 0 has left the window
+    assert ask_at(60.5).status_code == 429
 
 
 # --- The client address ---------------------------------------------------------------------
