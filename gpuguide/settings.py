@@ -107,6 +107,9 @@ MIDDLEWARE = [
     "gpuguide.lib.request_ids.RequestIdMiddleware",
     # Next, so that its latency counts the time of all the others (gzip included).
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # Before any middleware that reads the query: more fields than Django takes is a quick 400,
+    # under DEBUG too (gpuguide/lib/query_fields.py).
+    "gpuguide.lib.query_fields.parsed_first",
     # Outermost of the rest, so that it compresses what every other middleware produced.
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
