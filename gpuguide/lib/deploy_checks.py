@@ -53,9 +53,9 @@ def check_shared_cache(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     return [
         checks.Warning(
             "The default cache is local memory, one per process: each gunicorn worker counts "
-            "its own rate limits and password-reset mails (so the limits multiply by the "
-            "workers) and sees only its own editors' presence, and the pages the task worker "
-            "renders after a write land in its own memory, not the servers'.",
+            "its own rate limits (so the limit multiplies by the workers) and sees only its "
+            "own editors' presence, and the pages the task worker renders after a write land "
+            "in its own memory, not the servers'.",
             hint="Set CACHE_URL to a cache all processes share, e.g. redis://127.0.0.1:6379/1.",
             id=PER_PROCESS_CACHE,
         )
