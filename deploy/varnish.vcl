@@ -121,6 +121,7 @@ sub vcl_deliver {
     # that fetched the copy.
     unset resp.http.xkey;
     unset resp.http.Server;  # which application server answers is nobody's business
+    unset resp.http.Via;  # nor which cache, and its version ("1.1 varnish (Varnish/7.1)")
     set resp.http.X-Request-ID = req.http.X-Request-ID;
     if (obj.uncacheable) {
         set resp.http.X-Cache = "pass";
@@ -158,6 +159,7 @@ sub vcl_backend_error {
 }
 
 sub vcl_synth {
+    unset resp.http.Server;  # "Varnish", on the answers to PURGE (a 403 to anyone else)
     set resp.http.Content-Type = "text/plain; charset=utf-8";
     set resp.body = resp.reason + {"
 "};

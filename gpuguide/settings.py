@@ -107,6 +107,9 @@ MIDDLEWARE = [
     "gpuguide.lib.request_ids.RequestIdMiddleware",
     # Next, so that its latency counts the time of all the others (gzip included).
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # Before any middleware that reads the query: more fields than Django takes is a quick 400,
+    # under DEBUG too (gpuguide/lib/query_fields.py).
+    "gpuguide.lib.query_fields.parsed_first",
     # Outermost of the rest, so that it compresses what every other middleware produced.
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -399,8 +402,9 @@ PERMISSIONS_POLICY = {
 # (`db_worker --queue-name purges`): a write's purge must not wait behind the re-renders.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "purges"]}}
 # A task RUNNING longer than this (seconds) lost its worker mid-run (killed, machine restarted):
-# the worker marks it FAILED and the admin's dashboard says so (guides/background/task_queue.py
-# says why it is not re-run). Far above the longest task, a full re-render of every page (seconds).
+# the worker queues it again once if it is safe to repeat, else marks it FAILED, and the admin's
+# dashboard says so (guides/background/task_queue.py says which and why). Far above the longest
+# task, a full re-render of every page (seconds).
 TASK_RUNNING_TIMEOUT = env.int("TASK_RUNNING_TIMEOUT", default=1800)
 if TASK_RUNNING_TIMEOUT <= 0:
     exit_with(f"TASK_RUNNING_TIMEOUT must be a number of seconds above 0: {TASK_RUNNING_TIMEOUT}")

@@ -12,6 +12,7 @@ class GuidesConfig(AppConfig):
         from django.apps import apps
         from django.db.models.signals import m2m_changed, post_delete, post_save
 
+        from gpuguide.lib import deploy_checks  # noqa: F401 (registers `check --deploy`'s own)
         from gpuguide.lib.metrics import register_scrape_collector
 
         # Imported for what they register: the token kinds; guides with django-reversion; the

@@ -68,6 +68,19 @@ BAD_FRONT_CACHES = {
     ),
 }
 DEPLOY_SECRET_KEY = "k" * 20 + "-production-like-secret-key-with-enough-variety-0123456789"
+# What production cannot start without, then what `check --deploy` asks for besides
+# (gpuguide/lib/deploy_checks.py; the cache is not reached by `check`).
+DEPLOY_REQUIRED = {
+    "DEBUG": "false",
+    "SECRET_KEY": DEPLOY_SECRET_KEY,
+    "ALLOWED_HOSTS": "guide.example.com",
+}
+DEPLOY = {
+    **DEPLOY_REQUIRED,
+    "BACKUP_SIGNING_KEY": "b" * 20 + "-another-production-like-key-0123456789",
+    "TRUSTED_PROXIES": "127.0.0.1/32",
+    "CACHE_URL": "redis://127.0.0.1:6379/1",
+}
 
 
 @pytest.fixture(scope="module")
@@ -110,11 +123,14 @@ def ran(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
         },
         "deploy": (
             ["check", "--deploy", "--fail-level", "WARNING"],
+            {**DEPLOY, "DATABASE_URL": sqlite},
+        ),
+        "deploy-unset": (
+            ["check", "--deploy", "--fail-level", "WARNING"],
             {
-                "DEBUG": "false",
-                "SECRET_KEY": DEPLOY_SECRET_KEY,
-                "ALLOWED_HOSTS": "guide.example.com",
+                **DEPLOY_REQUIRED,
                 "DATABASE_URL": sqlite,
+                **{"BACKUP_SIGNING_KEY": "", "TRUSTED_PROXIES": "", "CACHE_URL": "locmemcache://"},
             },
         ),
     }
@@ -213,6 +229,11 @@ def test_production_settings_pass_the_deploy_checklist(ran):
         return
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_the_deploy_checklist_names_each_setting_production_gets_wrong_silently(ran):
+    issues = re.findall(r"^\S*: \(([\w.]+)\)", ran["deploy-unset"].stderr, flags=re.MULTILINE)
+    assert set(issues) - {"guides.W001"} == {"gpuguide.W001", "gpuguide.W002", "gpuguide.W003"}
 
 
 SHOW_SETTINGS = [

@@ -1,21 +1,24 @@
-"""The task queue's rows (django_tasks_db): tasks left RUNNING by a dead worker are failed, and
-recent failures are summed up for the admin's dashboard.
+"""The task queue's rows (django_tasks_db): tasks left RUNNING by a dead worker are run once
+more or failed, and recent failures are summed up for the admin's dashboard.
 
 A worker killed mid-run (SIGKILL, out of memory, a machine restart) leaves its task RUNNING
-for ever: nothing else ever touches that row. ``fail_stuck_tasks``, which the worker runs at
-start and every minute (``guides.background.worker``), marks a task RUNNING for longer than
-``TASK_RUNNING_TIMEOUT`` as FAILED, with a ``StuckTask`` error saying so.
+for ever: nothing else ever touches that row. ``sweep_stuck_tasks``, which the worker runs at
+start and every minute (``guides.background.worker``), finds the tasks RUNNING for longer than
+``TASK_RUNNING_TIMEOUT``:
 
-Why FAILED and not queued again:
+- One that is safe to run twice (``RUN_AGAIN``: re-renders, purges, share images, scheduled
+  publication, each doing what is still to do when it runs) and has run fewer than
+  ``MAX_RUNS`` (2) times is queued again (READY): the next worker runs it. Its runs are its
+  workers (``worker_ids``, one added at each claim).
+- Any other is marked FAILED, with a ``StuckTask`` error saying why: after its second run,
+  because a task that kills its worker (memory, a crash in a C library) would kill the next one
+  too, and again after each restart; or at once for a task whose second run could repeat what
+  the first did (a review notice mails people). Nothing is lost: every task is asked for again
+  by what caused it (the next write queues another re-render; a share image is drawn at the
+  next publication, or by ``manage.py draw_share_images``).
 
-- A task that kills its worker (memory, a crash in a C library) would kill the next one too,
-  and again after each restart: failing it stops the loop where an operator can see it.
-- Nothing is lost. Every task is idempotent and asked for again by what caused it: the next
-  write queues another re-render (meanwhile a stale page renders on a visitor's request after
-  ``PAGE_CACHE_STALE_SECONDS``); a share image is drawn at the next publication, or by
-  ``manage.py draw_share_images`` (until then the site-wide image is used).
-- A task that is only slow, still running on another machine's worker, is not run twice; if it
-  finishes, it records its own result over the FAILED one.
+A task that is only slow, still running on another machine's worker, may so run twice at
+once; those in ``RUN_AGAIN`` may. If it finishes, it records its own result.
 """
 
 from __future__ import annotations
@@ -39,37 +42,71 @@ ERROR_CHARACTERS = 300  # of the latest error, on the dashboard
 
 
 class StuckTask(Exception):
-    """The error of a task failed by ``fail_stuck_tasks``: its worker stopped mid-run."""
+    """The error of a task failed by ``sweep_stuck_tasks``: its worker stopped mid-run."""
 
 
 STUCK_TASK = f"{StuckTask.__module__}.{StuckTask.__qualname__}"
+MAX_RUNS = 2  # a task safe to repeat runs at most this often when its worker stops mid-run
+RUN_AGAIN = frozenset(
+    f"guides.background.tasks.{name}"
+    for name in (
+        "refresh_affected_pages",
+        "purge_front_cache",
+        "draw_share_images",
+        "draw_missing_share_image",
+        "apply_scheduled_changes",
+    )
+)
 
 
-def stuck_error(timeout: int) -> str:
-    """The error line a stuck task is failed with, as a traceback's last line reads."""
+def stuck_error(timeout: int, *, runs: int | None = None) -> str:
+    """The error line a stuck task is failed with, as a traceback's last line reads: after
+    ``runs`` runs, or (None) not run again because a second run is not safe."""
+    why = (
+        "not run again: a second run could repeat what it did"
+        if runs is None
+        else f"not run again after {runs} runs"
+    )
     error = StuckTask(
         f"RUNNING for more than TASK_RUNNING_TIMEOUT ({timeout} s): its worker stopped "
-        "mid-run (killed, or its machine restarted); not run again"
+        f"mid-run (killed, or its machine restarted); {why}"
     )
     return "".join(format_exception_only(error)).strip()
 
 
-def fail_stuck_tasks(now: datetime | None = None) -> list[str]:
-    """Mark every task RUNNING for longer than ``TASK_RUNNING_TIMEOUT`` as FAILED; the ids
-    failed. One query when none is stuck; a task that finished meanwhile keeps its result."""
+@dataclass(frozen=True)
+class Swept:
+    """The ids of the stuck tasks queued again and of those failed."""
+
+    run_again: list[str]
+    failed: list[str]
+
+
+def sweep_stuck_tasks(now: datetime | None = None) -> Swept:
+    """Queue again every task RUNNING for longer than ``TASK_RUNNING_TIMEOUT`` that is safe to
+    repeat and has run fewer than ``MAX_RUNS`` times; mark the others FAILED. One query when
+    none is stuck; a task that finished meanwhile keeps its result."""
     now = now or timezone.now()
     timeout = settings.TASK_RUNNING_TIMEOUT
     stuck = DBTaskResult.objects.running().filter(started_at__lt=now - timedelta(seconds=timeout))
-    ids = list(stuck.values_list("pk", flat=True))
-    if not ids:
-        return []
-    stuck.filter(pk__in=ids).update(
-        status=TaskResultStatus.FAILED,
-        finished_at=now,
-        exception_class_path=STUCK_TASK,
-        traceback=stuck_error(timeout),
-    )
-    return [str(pk) for pk in ids]
+    rows = list(stuck.values_list("pk", "task_path", "worker_ids"))
+    if not rows:
+        return Swept([], [])
+    again = [pk for pk, path, runs in rows if path in RUN_AGAIN and len(runs) < MAX_RUNS]
+    spent = [pk for pk, path, runs in rows if path in RUN_AGAIN and len(runs) >= MAX_RUNS]
+    unsafe = [pk for pk, path, _runs in rows if path not in RUN_AGAIN]
+    stuck.filter(pk__in=again).update(status=TaskResultStatus.READY)
+    for ids, error in (
+        (spent, stuck_error(timeout, runs=MAX_RUNS)),
+        (unsafe, stuck_error(timeout)),
+    ):
+        stuck.filter(pk__in=ids).update(
+            status=TaskResultStatus.FAILED,
+            finished_at=now,
+            exception_class_path=STUCK_TASK,
+            traceback=error,
+        )
+    return Swept([str(pk) for pk in again], [str(pk) for pk in spent + unsafe])
 
 
 @dataclass(frozen=True)
@@ -77,7 +114,7 @@ class TaskTrouble:
     """What went wrong in the queue lately; all zero and ``None`` when nothing did."""
 
     failed: int  # tasks failed in the last day
-    stuck: int  # of those, failed by ``fail_stuck_tasks``
+    stuck: int  # of those, failed by ``sweep_stuck_tasks``
     running_too_long: int  # RUNNING past the timeout now: no worker has failed them yet
     waiting_too_long: int = 0  # due for longer than WAITING_TOO_LONG, no worker took them
     purges_waiting: int = 0  # of those, purges of the front cache (queue "purges")

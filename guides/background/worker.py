@@ -1,5 +1,5 @@
 """The task worker behind ``manage.py db_worker``: django_tasks_db's, made to outlast database
-outages and to fail tasks that a dead worker left RUNNING.
+outages and to run again (once) or fail the tasks that a dead worker left RUNNING.
 
 The package's worker lets any database error but "database is locked" end the process, so a
 restart of PostgreSQL (or a moved SQLite file) stopped the queue until someone restarted the
@@ -7,8 +7,8 @@ worker. This one waits instead, 1 s at first, doubling to 30 s, logging each fai
 its wait and, once a poll succeeds again, that the database is back. SIGTERM and SIGINT still
 stop it at once between tasks, or after the running task (the package's ``shutdown``).
 
-At start and every minute it also runs ``guides.background.task_queue.fail_stuck_tasks`` (why
-FAILED and not queued again: that module's docstring).
+At start and every minute it also runs ``guides.background.task_queue.sweep_stuck_tasks`` (which
+tasks are queued again, which failed, and why: that module's docstring).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from django_tasks_db.management.commands import db_worker
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
-from guides.background.task_queue import fail_stuck_tasks
+from guides.background.task_queue import MAX_RUNS, sweep_stuck_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +98,15 @@ class Worker(db_worker.Worker):
         queue was read at all; not when another worker held SQLite's lock)."""
         close_old_connections()  # dropped or expired connections, after waking up
         if self.clock() >= self.next_sweep:
-            for pk in fail_stuck_tasks():
+            swept = sweep_stuck_tasks()
+            for pk in swept.run_again:
+                logger.warning(
+                    "Task %s was RUNNING past TASK_RUNNING_TIMEOUT: its worker stopped; "
+                    "queued again (at most %d runs)",
+                    pk,
+                    MAX_RUNS,
+                )
+            for pk in swept.failed:
                 logger.warning("Task %s was RUNNING past TASK_RUNNING_TIMEOUT: marked FAILED", pk)
             self.next_sweep = self.clock() + SWEEP_EVERY
         tasks = DBTaskResult.objects.ready().filter(backend_name=self.backend_name)

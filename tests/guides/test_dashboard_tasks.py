@@ -10,7 +10,7 @@ from django.utils import timezone, translation
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from guides.background.task_queue import fail_stuck_tasks
+from guides.background.task_queue import sweep_stuck_tasks
 from guides.dashboard import _naming_command, dashboard_for
 
 ADMIN = "/en/admin/"
@@ -29,7 +29,7 @@ def superuser(seeded) -> User:
     return User.objects.create_superuser("root", password="pw-for-tests-only")
 
 
-def task_row(status, *, started, finished=None, traceback="") -> DBTaskResult:
+def task_row(status, *, started, finished=None, traceback="", worker_ids=()) -> DBTaskResult:
     return DBTaskResult.objects.create(
         status=status,
         args_kwargs={"args": [], "kwargs": {"guide_id": 1}},
@@ -39,6 +39,7 @@ def task_row(status, *, started, finished=None, traceback="") -> DBTaskResult:
         finished_at=finished,
         exception_class_path="builtins.OSError" if traceback else "",
         traceback=traceback,
+        worker_ids=list(worker_ids),
     )
 
 
@@ -51,8 +52,12 @@ def a_failed_and_a_stuck_task() -> None:
         finished=FAILED_AT,
         traceback="Traceback (most recent call last):\nOSError: cannot open resource\n",
     )
-    task_row(TaskResultStatus.RUNNING, started=datetime(2026, 11, 29, 9, 0, tzinfo=UTC))
-    fail_stuck_tasks(now=FAILED_AT + timedelta(hours=1))
+    task_row(
+        TaskResultStatus.RUNNING,
+        started=datetime(2026, 11, 29, 9, 0, tzinfo=UTC),
+        worker_ids=["killed-1", "killed-2"],  # its second run: failed, not queued again
+    )
+    sweep_stuck_tasks(now=FAILED_AT + timedelta(hours=1))
     task_row(TaskResultStatus.RUNNING, started=timezone.now() - timedelta(seconds=TIMEOUT + 1))
 
 
@@ -73,7 +78,7 @@ def test_the_dashboard_counts_the_failed_and_stuck_tasks_and_names_the_latest_er
             "The latest: draw_share_images, failed at Nov. 29, 2026, 11 a.m. (UTC): "
             "guides.background.task_queue.StuckTask: RUNNING for more than TASK_RUNNING_TIMEOUT "
             "(1800 s): its worker stopped mid-run (killed, or its machine restarted); "
-            "not run again",
+            "not run again after 2 runs",
             f"{TASKS}?status__exact=FAILED",
         ),
         (

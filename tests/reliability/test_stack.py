@@ -294,6 +294,7 @@ def staff_and_the_planner_s_answers_pass(stack: dict) -> None:
         assert "xkey" not in answer.headers and "Surrogate-Control" not in answer.headers
         assert answer.headers["X-Request-ID"].startswith("varnish-")
         assert "gunicorn" not in (answer.headers["Server"] or "")
+        assert answer.headers["Via"] is None  # was "1.1 varnish (Varnish/7.1)"
     # a visitor's own id is neither adopted nor echoed, whatever its length
     forged = urllib.request.Request(varnish + "/en/gpus/", headers={"X-Request-ID": "x" * 4000})
     with urllib.request.urlopen(forged, timeout=10) as answer:

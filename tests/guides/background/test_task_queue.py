@@ -1,6 +1,7 @@
 """The task queue's rows (guides/background/task_queue.py): tasks RUNNING past
-TASK_RUNNING_TIMEOUT are failed with an error saying why, recent ones are left alone, and the
-dashboard's summary of the last day counts what it should in one query."""
+TASK_RUNNING_TIMEOUT are queued again once where that is safe and failed otherwise, with an error
+saying why, recent ones are left alone, and the dashboard's summary of the last day counts what
+it should in one query."""
 
 from datetime import timedelta
 
@@ -8,23 +9,32 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from django.utils.module_loading import import_string
 from django_tasks import TaskResultStatus
+from django_tasks.base import Task
 from django_tasks_db.models import DBTaskResult
 
+from guides.background import tasks
 from guides.background.task_queue import (
+    RUN_AGAIN,
     STUCK_TASK,
     StuckTask,
+    Swept,
     TaskTrouble,
-    fail_stuck_tasks,
     queued,
+    sweep_stuck_tasks,
     task_trouble,
 )
 
 TIMEOUT = 1800
-STUCK_ERROR = (
+STUCK = (
     "guides.background.task_queue.StuckTask: RUNNING for more than TASK_RUNNING_TIMEOUT (1800 s): "
-    "its worker stopped mid-run (killed, or its machine restarted); not run again"
+    "its worker stopped mid-run (killed, or its machine restarted); "
 )
+AFTER_TWO_RUNS = STUCK + "not run again after 2 runs"
+NOT_SAFE_AGAIN = STUCK + "not run again: a second run could repeat what it did"
+REFRESH = "guides.background.tasks.refresh_affected_pages"
+NOTICE = "guides.background.tasks.send_review_notice"
 
 
 @pytest.fixture(autouse=True)
@@ -32,48 +42,79 @@ def _timeout(settings):
     settings.TASK_RUNNING_TIMEOUT = TIMEOUT
 
 
-def task_row(status=TaskResultStatus.READY, *, started=None, finished=None, **fields):
-    """A row of the queue, its times given as how long ago."""
+def task_row(
+    status=TaskResultStatus.READY, *, started=None, finished=None, runs=1, path=REFRESH, **fields
+):
+    """A row of the queue, its times given as how long ago, claimed by ``runs`` workers."""
     now = timezone.now()
     return DBTaskResult.objects.create(
         status=status,
         args_kwargs={"args": [], "kwargs": {"tags": ["site"]}},
-        task_path="guides.background.tasks.refresh_affected_pages",
+        task_path=path,
         backend_name="default",
         started_at=None if started is None else now - started,
         finished_at=None if finished is None else now - finished,
+        worker_ids=[f"worker-{n}" for n in range(runs)] if started else [],
         **fields,
     )
 
 
-def test_a_task_running_past_the_timeout_is_failed_and_a_recent_one_is_left_alone(db):
-    stuck = task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=TIMEOUT + 1))
+def stuck_row(**fields) -> DBTaskResult:
+    return task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=TIMEOUT + 1), **fields)
+
+
+def test_a_stuck_task_safe_to_repeat_is_queued_again_once_then_failed(db):
+    first_run = stuck_row(runs=1)
+    second_run = stuck_row(runs=2)
     recent = task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=TIMEOUT - 60))
     ready = task_row()
     done = task_row(
         TaskResultStatus.SUCCESSFUL, started=timedelta(hours=3), finished=timedelta(hours=3)
     )
-    assert fail_stuck_tasks() == [str(stuck.pk)]
-    for row in (stuck, recent, ready, done):
+    assert sweep_stuck_tasks() == Swept(run_again=[str(first_run.pk)], failed=[str(second_run.pk)])
+    for row in (first_run, second_run, recent, ready, done):
         row.refresh_from_db()
-    assert [row.status for row in (stuck, recent, ready, done)] == [
+    assert [row.status for row in (first_run, second_run, recent, ready, done)] == [
+        TaskResultStatus.READY,
         TaskResultStatus.FAILED,
         TaskResultStatus.RUNNING,
         TaskResultStatus.READY,
         TaskResultStatus.SUCCESSFUL,
     ]
-    assert stuck.exception_class_path == STUCK_TASK == "guides.background.task_queue.StuckTask"
-    assert stuck.traceback == STUCK_ERROR
-    assert timezone.now() - stuck.finished_at < timedelta(seconds=5)
+    assert first_run in DBTaskResult.objects.ready()  # the next worker takes it
+    assert (first_run.traceback, first_run.finished_at) == ("", None)
+    assert second_run.exception_class_path == STUCK_TASK
+    assert STUCK_TASK == "guides.background.task_queue.StuckTask"
+    assert second_run.traceback == AFTER_TWO_RUNS
+    assert timezone.now() - second_run.finished_at < timedelta(seconds=5)
     # the task framework reads the error back as a StuckTask
-    (error,) = stuck.task_result.errors
+    (error,) = second_run.task_result.errors
     assert error.exception_class is StuckTask
 
 
+def test_a_stuck_task_not_safe_to_repeat_is_failed_at_once(db):
+    notice = stuck_row(runs=1, path=NOTICE)
+    assert sweep_stuck_tasks() == Swept(run_again=[], failed=[str(notice.pk)])
+    notice.refresh_from_db()
+    assert (notice.status, notice.traceback) == (TaskResultStatus.FAILED, NOT_SAFE_AGAIN)
+
+
+def test_every_task_is_named_safe_to_repeat_but_the_mail():
+    """A task added later is failed when stuck until it is named in RUN_AGAIN."""
+    defined = {
+        f"{value.func.__module__}.{value.func.__qualname__}"
+        for value in vars(tasks).values()
+        if isinstance(value, Task)
+    }
+    assert defined - RUN_AGAIN == {NOTICE}
+    assert RUN_AGAIN <= defined
+    assert all(isinstance(import_string(path), Task) for path in RUN_AGAIN)
+
+
 def test_the_timeout_is_the_setting(db, settings):
-    task = task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=TIMEOUT + 1))
+    task = stuck_row()
     settings.TASK_RUNNING_TIMEOUT = TIMEOUT + 60
-    assert fail_stuck_tasks() == []
+    assert sweep_stuck_tasks() == Swept([], [])
     task.refresh_from_db()
     assert task.status == TaskResultStatus.RUNNING
 
@@ -81,7 +122,7 @@ def test_the_timeout_is_the_setting(db, settings):
 def test_nothing_stuck_costs_one_query(db):
     task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=10))
     with CaptureQueriesContext(connection) as queries:
-        assert fail_stuck_tasks() == []
+        assert sweep_stuck_tasks() == Swept([], [])
     assert len(queries) == 1
 
 
@@ -100,8 +141,8 @@ def test_the_summary_counts_the_last_day_and_names_the_latest_error_in_one_query
         exception_class_path="builtins.KeyError",
         traceback="KeyError: 'old'\n",
     )
-    task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=TIMEOUT + 5))
-    assert fail_stuck_tasks()  # failed now: the latest
+    stuck_row(runs=2)
+    assert sweep_stuck_tasks().failed  # failed now: the latest
     task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=TIMEOUT + 5))  # not swept yet
     task_row(TaskResultStatus.RUNNING, started=timedelta(seconds=5))
     with CaptureQueriesContext(connection) as queries:
@@ -113,7 +154,7 @@ def test_the_summary_counts_the_last_day_and_names_the_latest_error_in_one_query
         running_too_long=1,
         latest_task="refresh_affected_pages",
         latest_at=trouble.latest_at,
-        latest_error=STUCK_ERROR,
+        latest_error=AFTER_TWO_RUNS,
     )
     assert timezone.now() - trouble.latest_at < timedelta(seconds=5)
 

@@ -147,10 +147,12 @@ def test_stuck_tasks_are_swept_at_start_and_then_once_a_minute(db, settings):
     settings.TASK_RUNNING_TIMEOUT = 600
     now = timezone.now()
 
-    def stuck() -> DBTaskResult:
+    def stuck() -> DBTaskResult:  # on its second run: failed, not queued again
         task = queued_task()
         DBTaskResult.objects.filter(pk=task.pk).update(
-            status=TaskResultStatus.RUNNING, started_at=now - timedelta(seconds=601)
+            status=TaskResultStatus.RUNNING,
+            started_at=now - timedelta(seconds=601),
+            worker_ids=["killed-1", "killed-2"],
         )
         return task
 
@@ -166,6 +168,27 @@ def test_stuck_tasks_are_swept_at_start_and_then_once_a_minute(db, settings):
     clock.now += 1
     worker.next_task()
     assert DBTaskResult.objects.get(pk=second.pk).status == TaskResultStatus.FAILED
+
+
+def test_a_task_whose_worker_was_killed_is_run_again_by_the_next_worker(db, settings, caplog):
+    """Its worker was killed mid-run (kill -9, out of memory): the row was left RUNNING. Once
+    past the timeout, the next worker's sweep queues it again and that worker runs it."""
+    settings.TASK_RUNNING_TIMEOUT = 600
+    task = queued_task()
+    DBTaskResult.objects.filter(pk=task.pk).update(
+        status=TaskResultStatus.RUNNING,
+        started_at=timezone.now() - timedelta(seconds=601),
+        worker_ids=["killed-worker"],
+    )
+    caplog.set_level(logging.WARNING, logger="guides.background.worker")
+    make_worker(FakeClock(), max_tasks=1).run()
+    task.refresh_from_db()
+    assert task.status == TaskResultStatus.SUCCESSFUL
+    assert task.worker_ids == ["killed-worker", "worker-under-test"]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Task {task.pk} was RUNNING past TASK_RUNNING_TIMEOUT: its worker stopped; "
+        "queued again (at most 2 runs)"
+    ]
 
 
 def test_sigterm_between_tasks_still_stops_the_worker_at_once():
