@@ -12,8 +12,10 @@ from __future__ import annotations
 import random
 import sqlite3
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 GUIDE = "best-gpu-for-llama-70b-fine-tuning"
 PASSWORD = "a-staff-password-42"
@@ -363,6 +365,50 @@ def tampered_backups() -> list[Finding]:
     return findings
 
 
+# Planted in a table's own definition and beside it: both pass the schema check (a table and an
+# index of the migrations' tables), and both would refuse the price 4.44 at the next check.
+TIME_BOMB = [
+    "CREATE UNIQUE INDEX time_bomb_index ON pricing_price (gpu_id) "
+    "WHERE quoted_usd_per_hour = 4.44",
+    "PRAGMA writable_schema = ON",
+    "UPDATE sqlite_master SET sql = substr(sql, 1, length(sql) - 1) || "
+    "', CONSTRAINT time_bomb CHECK (quoted_usd_per_hour <> 4.44))' WHERE name = 'pricing_price'",
+    "PRAGMA writable_schema = OFF",
+]
+
+
+def time_bomb_in_a_signed_backup() -> Finding:
+    """A SQLite backup signed with the right key (a leaked key) whose price table carries a
+    CHECK constraint and a unique index of its own; restored, then a price of 4.44 recorded.
+    Before issue 55 the restore copied the file, definitions and all."""
+    from django.db import connection
+
+    from gpuguide.lib import backup_archive, backups
+
+    with tempfile.TemporaryDirectory(prefix="gpuguide-attack-") as folder:
+        original = Path(folder) / "site.tar"
+        backups.backup("default", original)
+        manifest, data = backup_archive.read(original, Path(folder))
+        with sqlite3.connect(data) as database:
+            for statement in TIME_BOMB:
+                database.execute(statement)
+        database.close()
+        fitted = {**manifest, "data": {**manifest["data"], "bytes": data.stat().st_size,
+                                       "sha256": backup_archive.sha256_of(data)}}  # fmt: skip
+        planted = Path(folder) / "planted.tar"
+        backup_archive.write(planted, backup_archive.seal(fitted), data)
+        backups.restore("default", planted)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM sqlite_master WHERE sql LIKE '%time_bomb%'")
+        present = cursor.fetchone()[0]
+    return Finding(
+        "A CHECK constraint and a unique index planted in a SQLite backup signed with the right "
+        "key, restored",
+        f"restored; {present} of 2 planted definitions in the database",
+        present == 0,
+    )
+
+
 # Rate limits ----------------------------------------------------------------------------------
 
 
@@ -372,7 +418,10 @@ def api_flood(requests: int = 700) -> Finding:
 
     cache.clear()
     client = _client()
-    with override_settings(API_RATE_LIMIT=600):
+    # One minute's window whatever the machine's speed: on a busy machine 700 requests took
+    # over a minute, spanned two windows and were all answered (a false "no").
+    window_start = time.time() // 60 * 60
+    with override_settings(API_RATE_LIMIT=600), mock.patch("time.time", return_value=window_start):
         statuses = [
             client.get("/api/v1/gpus/", REMOTE_ADDR="192.0.2.99").status_code
             for _ in range(requests)
@@ -546,7 +595,8 @@ def run_all() -> list[Finding]:
     for attack in (lockout_through_a_proxy, password_spray_with_forged_header,
                    lock_out_a_known_account, redis_down_sign_in_and_reset, draft_leaks,
                    deep_json_in_the_planner, deep_xml_in_an_xliff_import, newline_in_a_title,
-                   api_flood, tampered_backups, distributed_planner_load):  # fmt: skip
+                   api_flood, tampered_backups, time_bomb_in_a_signed_backup,
+                   distributed_planner_load):  # fmt: skip
         cache.clear()
         found = attack()
         findings.extend(found if isinstance(found, list) else [found])
