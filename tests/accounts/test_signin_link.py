@@ -10,7 +10,7 @@ from axes.models import AccessAttempt
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
 from django.core import mail
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -258,3 +258,21 @@ def test_no_attack_mail_below_the_slowdown_nor_to_visitors_nor_without_an_addres
     assert not mail_if_attacked("nobody")
     assert mail.outbox == []
     assert not AttackMail.objects.exists()
+
+
+def test_the_pages_and_the_attack_mail_speak_german_and_japanese(client, erika):
+    page = client.get(ASK.replace("/en/", "/de/")).content.decode()
+    assert "Anmeldelink per E-Mail senden" in page
+    failed_from_network("erika", 4, network=50)
+    with translation.override("ja"):
+        assert mail_if_attacked("erika") is False  # 4: not yet
+        failed_from_network("erika", 1, network=51)
+        assert mail_if_attacked("erika")
+    (message,) = mail.outbox
+    assert message.subject == "GPU Guide のあなたのアカウントへのログイン失敗"
+    assert (
+        "過去 15 分間に、GPU Guide のあなたのアカウント erika へのログインが 5 回失敗しました。"
+        in (message.body)
+    )
+    assert "5 個のアドレスからの試行です。" in message.body
+    assert "http://testserver/ja/admin/sign-in-link/" in message.body
