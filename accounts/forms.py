@@ -66,3 +66,28 @@ class TokenForm(forms.Form):
         if not self.device.verify_token(token):
             raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
         return token
+
+
+class SignInLinkForm(forms.Form):
+    """The button on a mailed sign-in link's page, and the code from the user's authenticator
+    app if they have set one up (the link replaces the password, never the second factor)."""
+
+    otp_token = _token_field()
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.device = None
+        if not user_has_device(user):
+            del self.fields["otp_token"]
+
+    def clean(self):
+        cleaned = super().clean()
+        if "otp_token" in self.fields:
+            token = (cleaned.get("otp_token") or "").strip()
+            if not token:
+                raise forms.ValidationError(TOKEN_REQUIRED, code="token_required")
+            self.device = _verified_device(self.user, token)
+            if self.device is None:
+                raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
+        return cleaned

@@ -54,13 +54,20 @@ def address_wait(address: str, now: datetime | None = None) -> int:
 
 def claim_mail(user, now: datetime | None = None) -> bool:
     """Whether ``user`` may be mailed now, marking them mailed if so: once per
-    ``ACCOUNT_INTERVAL``, whoever asks. One statement decides (a conditional UPDATE, or the
-    INSERT of the account's first row), so of two requests at once only one mails."""
+    ``ACCOUNT_INTERVAL``, whoever asks (a reset or a sign-in link, one count for both)."""
+    return claim(ResetMail, user, ACCOUNT_INTERVAL, now)
+
+
+def claim(marks, user, interval: timedelta, now: datetime | None = None) -> bool:
+    """Whether ``user`` may be mailed now, marking them mailed in ``marks`` (a model with a row
+    per account and its ``mailed_at``) if so: once per ``interval``. One statement decides (a
+    conditional UPDATE, or the INSERT of the account's first row), so of two requests at once
+    only one mails."""
     now = now or timezone.now()
-    earlier = ResetMail.objects.filter(user=user, mailed_at__lte=now - ACCOUNT_INTERVAL)
+    earlier = marks.objects.filter(user=user, mailed_at__lte=now - interval)
     if earlier.update(mailed_at=now):
         return True
-    _mail, created = ResetMail.objects.get_or_create(user=user, defaults={"mailed_at": now})
+    _mail, created = marks.objects.get_or_create(user=user, defaults={"mailed_at": now})
     return created
 
 
@@ -75,7 +82,8 @@ class StaffPasswordResetForm(PasswordResetForm):
     def save(self, **kwargs):
         site = urlsplit(settings.SITE_URL)
         kwargs.update(domain_override=site.netloc, use_https=site.scheme == "https")
-        kwargs["extra_email_context"] = {"site_name": settings.SITE_NAME}
+        extra = kwargs.get("extra_email_context") or {}
+        kwargs["extra_email_context"] = {"site_name": settings.SITE_NAME, **extra}
         super().save(**kwargs)
 
 
@@ -88,13 +96,14 @@ class _AdminLook:
 
 class ResetRequestView(_AdminLook, auth_views.PasswordResetView):
     form_class = StaffPasswordResetForm
+    too_many = TOO_MANY
 
     def post(self, request, *args, **kwargs):
         wait = address_wait(client_ip(request))
         if not wait:
             return super().post(request, *args, **kwargs)
         form = self.get_form()
-        form.errors.setdefault("email", form.error_class()).append(TOO_MANY)  # nothing mailed
+        form.errors.setdefault("email", form.error_class()).append(self.too_many)  # nothing mailed
         response = self.render_to_response(self.get_context_data(form=form), status=429)
         response["Retry-After"] = str(wait)
         return response

@@ -3,7 +3,7 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from accounts import manual, throttling, views
+from accounts import manual, signin_link, throttling, views
 from accounts.forms import AdminLoginForm
 from accounts.two_factor import must_set_up, second_factor_ok
 
@@ -35,6 +35,8 @@ class AdminSite(admin.AdminSite):
         response = super().login(request, extra_context)
         if username and request.user.is_authenticated:  # signed in just now
             throttling.remember_browser(response, request.user.get_username())
+        elif username:  # refused: a wrong password or code, or a locked pair
+            signin_link.mail_if_attacked(username)
         return response
 
     def get_app_list(self, request, app_label=None):

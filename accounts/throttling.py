@@ -62,12 +62,18 @@ def signin_wait(request: HttpRequest, username: str, now: datetime | None = None
     if username and known_browser(request) == username:
         return 0
     now = now or timezone.now()
-    recent = AccessAttempt.objects.filter(
-        attempt_time__gte=now - settings.AXES_COOLOFF_TIME, failures_since_start__gt=0
-    )
+    recent = recent_failures(now)
     account = Q(username=username) if username else Q(pk__in=[])
     address = Q(ip_address=client_ip(request))
     return max(_wait(recent.filter(who), now) for who in (account, address))
+
+
+def recent_failures(now: datetime):
+    """axes' rows of failures within ``AXES_COOLOFF_TIME`` before ``now``, every account and
+    address (``failures_since_start`` failures each)."""
+    return AccessAttempt.objects.filter(
+        attempt_time__gte=now - settings.AXES_COOLOFF_TIME, failures_since_start__gt=0
+    )
 
 
 def _wait(attempts, now: datetime) -> int:

@@ -8,7 +8,7 @@ from django.urls import include, path
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 
-from accounts import password_reset
+from accounts import password_reset, signin_link
 from gpuguide.api import api
 from gpuguide.lib import metrics, outages
 from guides.sitemaps import SITEMAPS
@@ -41,6 +41,7 @@ urlpatterns = [
 
 urlpatterns += i18n_patterns(
     path(settings.ADMIN_URL, include(password_reset)),  # before the admin's own paths
+    path(settings.ADMIN_URL, include(signin_link)),
     path(settings.ADMIN_URL, admin.site.urls),
     path("", include("guides.urls")),
 )

@@ -136,6 +136,47 @@ def lock_out_a_known_account(attackers: int = 50) -> Finding:
     )
 
 
+def sign_in_link_under_attack(attackers: int = 30) -> Finding:
+    """A steady attack from rotating addresses (``attackers`` addresses, one wrong password
+    each) keeps a new browser slowed; does the staff member get in by a mailed sign-in link,
+    once only, and is the account told of the attack?"""
+    import re
+
+    from django.contrib.auth.models import User
+    from django.core import mail
+    from django.test.utils import override_settings
+
+    _forget_failures()
+    User.objects.create_user(
+        "sec-mailed", email="sec-mailed@example.com", password=PASSWORD, is_staff=True
+    )
+    with override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend"):
+        mail.outbox = []
+        attacker = _client()
+        checked = sum(
+            _sign_in(attacker, "sec-mailed", "wrong", REMOTE_ADDR=f"198.18.1.{n + 1}") == 200
+            for n in range(attackers)
+        )
+        told = [m for m in mail.outbox if m.subject.startswith("Failed sign-ins")]
+        browser = _client()
+        fresh = _sign_in(browser, "sec-mailed", PASSWORD, REMOTE_ADDR="192.0.2.20")
+        browser.post("/en/admin/sign-in-link/", {"email": "sec-mailed@example.com"},
+                     REMOTE_ADDR="192.0.2.20")  # fmt: skip
+        links = [m for m in mail.outbox if m.subject.startswith("Sign-in link")]
+        link = re.search(r"https?://[^/\s]+(/\S+/sign-in-link/\S+/)", links[0].body).group(1)
+        first = browser.post(link, REMOTE_ADDR="192.0.2.20").status_code
+        index = browser.get("/en/admin/").status_code
+        again = _client().post(link, REMOTE_ADDR="192.0.2.21").status_code
+    return Finding(
+        f"{attackers} addresses × 1 failure on one staff account, then a new browser",
+        f"{checked} of {attackers} tries checked; the new browser's right password: "
+        f"{'signed in' if fresh == 302 else f'refused ({fresh})'}; sign-in link: "
+        f"{len(links)} mailed, first use {first} (admin {index}), second use {again}; "
+        f"attack mails: {len(told)}",
+        len(links) == 1 and (first, index, again) == (302, 200, 400) and len(told) == 1,
+    )
+
+
 def _redis_down():
     """Settings with the shared cache on Redis at a closed port (django-redis as settings build
     it for CACHE_URL=redis://...), and mail kept in ``django.core.mail.outbox``."""
@@ -593,7 +634,8 @@ def run_all() -> list[Finding]:
     _staff("sec-editor", "Editors")
     findings = []
     for attack in (lockout_through_a_proxy, password_spray_with_forged_header,
-                   lock_out_a_known_account, redis_down_sign_in_and_reset, draft_leaks,
+                   lock_out_a_known_account, sign_in_link_under_attack,
+                   redis_down_sign_in_and_reset, draft_leaks,
                    deep_json_in_the_planner, deep_xml_in_an_xliff_import, newline_in_a_title,
                    api_flood, tampered_backups, time_bomb_in_a_signed_backup,
                    distributed_planner_load):  # fmt: skip

@@ -192,6 +192,9 @@ def test_a_password_reset_by_email_works_and_forgets_failures(client, erika_mail
     settings.SITE_URL = "https://guide.example.com"
     for _attempt in range(5):
         sign_in(client, "erika", "wrong")
+    (attack,) = mail.outbox  # 5 failures: the account is told (tests/accounts/test_signin_link)
+    assert attack.subject == "Failed sign-ins to your account on GPU Guide"
+    mail.outbox.clear()
     login = client.get(LOGIN)
     assert f'href="{RESET}"' in login.content.decode()
     asked = client.post(RESET, {"email": "erika@example.com"}, HTTP_HOST="localhost")
