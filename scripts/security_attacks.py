@@ -1,4 +1,4 @@
-"""The attacks of "Hardening II", each measured as one figure (run by security_check.py).
+"""The attacks of "Hardening II" and "Hardening III", each one figure (run by security_check.py).
 
 Each function runs in process, in security_check.py's throwaway seeded SQLite database, through
 Django's test client with the test settings, and returns ``(attack, figure, goal)`` rows for
@@ -262,6 +262,102 @@ def redis_down_sign_in_and_reset(staff: int = 8) -> list[Finding]:
 
 
 # Drafts ---------------------------------------------------------------------------------------
+
+
+def spelled_guesses_from_rotating_addresses(guesses: int = 25) -> Finding:
+    """One account guessed from ``guesses`` addresses, each try another spelling of its name
+    (spaces, full-width letters): one account to sign-in, so one to every throttle."""
+    _forget_failures()
+    letters = "sec-editor"
+    wide = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else c for c in letters)
+    spellings = [letters, letters + " ", " " + letters, wide, wide + " "]
+    attacker = _client()
+    checked = sum(
+        _sign_in(attacker, spellings[n % len(spellings)], "wrong", REMOTE_ADDR=f"198.19.0.{n + 1}")
+        == 200
+        for n in range(guesses)
+    )
+    return Finding(
+        f"{guesses} guesses on one account from {guesses} addresses, its name spelled "
+        f"{len(spellings)} ways (spaces, full-width letters)",
+        f"{checked} of {guesses} passwords checked",
+        checked <= 6,
+    )
+
+
+def hostile_text_in_the_feeds() -> Finding:
+    """An editor's (or translator's) markup in a guide's title and question, in each language,
+    read through the three guide feeds: Atom text, never markup a feed reader runs."""
+    from guides.models import Guide
+
+    hostile = '<script>alert(1)</script><img src=x onerror="alert(1)">'
+    fields = {
+        f"{name}_{lang}": hostile for name in ("title", "question") for lang in ("en", "de", "ja")
+    }
+    Guide.objects.filter(slug=GUIDE).update(**fields)
+    client = _client()
+    feeds = [
+        client.get(f"/{lang}/feeds/guides.xml").content.decode() for lang in ("en", "de", "ja")
+    ]
+    as_markup = sum(
+        'type="html"' in feed or "<script>" in feed or "<img " in feed for feed in feeds
+    )
+    return Finding(
+        "A script and an image with onerror in a guide's title and question, in 3 languages, "
+        "read through the 3 guide feeds",
+        f"{as_markup} of 3 feeds carry it as markup",
+        as_markup == 0,
+    )
+
+
+def long_request_id() -> Finding:
+    """A visitor's ``X-Request-ID`` of 10,000 characters: adopted, echoed, logged?"""
+    given = "x" * 10_000
+    response = _client().get("/en/gpus/", HTTP_X_REQUEST_ID=given)
+    echoed = response.get("X-Request-ID", "")
+    return Finding(
+        "A visitor's X-Request-ID of 10,000 characters (not from a trusted proxy)",
+        f"answered {response.status_code} with an id of our own ({len(echoed)} characters)",
+        echoed != given and 0 < len(echoed) <= 128,
+    )
+
+
+def many_fields_under_debug(fields: int = 1_101) -> Finding:
+    """The planner asked with ``fields`` query fields (Django takes 1,000) under ``DEBUG``, the
+    embedded default: how long, and what answer?"""
+    from django.test.utils import override_settings
+
+    query = "&".join(f"f{n}=1" for n in range(fields))
+    client = _client()
+    client.raise_request_exception = False
+    with override_settings(DEBUG=True):
+        started = time.perf_counter()
+        status = client.get(f"/en/vram/?{query}").status_code
+        seconds = time.perf_counter() - started
+    return Finding(
+        f"The planner with {fields:,} query fields under DEBUG",
+        f"{status} in {seconds:.1f} s",
+        status == 400 and seconds < 5,
+    )
+
+
+def deploy_check_without_the_settings() -> Finding:
+    """``check --deploy`` with no backup key, no trusted proxies and the per-process cache."""
+    from django.core.checks import run_checks
+    from django.test.utils import override_settings
+
+    locmem = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    with override_settings(BACKUP_SIGNING_KEY="", TRUSTED_PROXIES=(), CACHES=locmem):
+        ids = sorted(
+            message.id
+            for message in run_checks(include_deployment_checks=True)
+            if message.id and message.id.startswith("gpuguide.W")
+        )
+    return Finding(
+        "check --deploy without BACKUP_SIGNING_KEY, TRUSTED_PROXIES and a shared cache",
+        f"{len(ids)} warnings ({', '.join(ids) or 'none'})",
+        ids == ["gpuguide.W001", "gpuguide.W002", "gpuguide.W003"],
+    )
 
 
 def draft_leaks() -> Finding:
@@ -635,10 +731,12 @@ def run_all() -> list[Finding]:
     findings = []
     for attack in (lockout_through_a_proxy, password_spray_with_forged_header,
                    lock_out_a_known_account, sign_in_link_under_attack,
+                   spelled_guesses_from_rotating_addresses, long_request_id,
+                   many_fields_under_debug, deploy_check_without_the_settings,
                    redis_down_sign_in_and_reset, draft_leaks,
                    deep_json_in_the_planner, deep_xml_in_an_xliff_import, newline_in_a_title,
                    api_flood, tampered_backups, time_bomb_in_a_signed_backup,
-                   distributed_planner_load):  # fmt: skip
+                   hostile_text_in_the_feeds, distributed_planner_load):  # fmt: skip
         cache.clear()
         found = attack()
         findings.extend(found if isinstance(found, list) else [found])
@@ -646,7 +744,11 @@ def run_all() -> list[Finding]:
 
 
 def as_markdown(findings: list[Finding]) -> str:
-    lines = ["## Attacks (Hardening II)\n", "| Attack | Figure | Goal met |", "|---|---|---|"]
+    lines = [
+        "## Attacks (Hardening II and III)\n",
+        "| Attack | Figure | Goal met |",
+        "|---|---|---|",
+    ]
     for finding in findings:
         held = "yes" if finding.held else "**no**"
         lines.append(f"| {finding.attack} | {finding.figure} | {held} |")
