@@ -1,6 +1,8 @@
 """Editors' input: no invisible or direction-changing characters in text, no line breaks in
 one-line fields, ASCII digits only."""
 
+from decimal import Decimal
+
 import pytest
 from django.apps import apps
 from django.contrib import admin
@@ -163,3 +165,65 @@ def test_the_admin_refuses_a_guide_title_with_a_line_break_naming_the_field(clie
         "title_en": ["“Title [en]” must be one line: remove the line break (U+000A)."]
     }
     assert Guide.objects.get(pk=guide.pk).title_en == guide.title_en
+
+
+# --- numbers as the admin's language writes them (issue 53) ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "typed", "read"),
+    [("de", "989,5", "989.5"), ("de", "989.5", "989.5"), ("de", "989", "989"),
+     ("en", "989.5", "989.5"), ("ja", "989.5", "989.5")],
+)  # fmt: skip
+def test_a_decimal_is_read_in_the_admins_language(db, language, typed, read):
+    with translation.override(language):
+        assert str(_field(Gpu, "bf16_dense_tflops").clean(typed)) == read
+
+
+@pytest.mark.parametrize(
+    ("language", "typed", "message"),
+    [("de", "1.120", "„1.120“ kann 1120 oder 1,120 bedeuten: Schreiben Sie"),
+     ("en", "989,5", "Write decimals with a point: 989.5."),
+     ("ja", "989,5", "小数は小数点（.）で書いてください：989.5。"),
+     ("de", "27,2,1", "Geben Sie eine Zahl mit den Ziffern 0–9 ein, etwa 1,5.")],
+)  # fmt: skip
+def test_a_decimal_the_language_does_not_write_is_refused_never_misread(
+    db, language, typed, message
+):
+    with translation.override(language):
+        with pytest.raises(ValidationError) as refused:
+            _field(Gpu, "bf16_dense_tflops").clean(typed)
+        assert message in refused.value.messages[0]  # rendered in the editor's language
+
+
+def test_a_german_editor_saves_989_comma_5_and_sees_it_again(client, seeded):
+    """The finding: "989,5" typed as the H100's BF16 TFLOPS was sent by the number box as 9895,
+    saved, and every guide said the H100 had 31.7× the A100's throughput."""
+    client.force_login(User.objects.create_superuser("root", password="pw-for-tests-only"))
+    h100 = Gpu.objects.get(slug="h100")
+    url = f"/de/admin/pricing/gpu/{h100.pk}/change/"
+    data = initial_form_data(client, url)
+    response = client.post(url, {**data, "bf16_dense_tflops": "989,5"})
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    h100.refresh_from_db()
+    assert h100.bf16_dense_tflops == Decimal("989.5")
+    page = client.get(url).content.decode()
+    assert 'name="bf16_dense_tflops" value="989,5" inputmode="decimal"' in page
+
+    kept = client.post(url, {**data, "bf16_dense_tflops": "1.120"})  # refused, the text kept
+    assert kept.status_code == 200
+    assert 'value="1.120"' in kept.content.decode()
+    h100.refresh_from_db()
+    assert h100.bf16_dense_tflops == Decimal("989.5")
+
+
+def test_no_admin_form_of_guides_or_pricing_has_a_number_box(client, seeded):
+    client.force_login(User.objects.create_superuser("root", password="pw-for-tests-only"))
+    pages = [
+        f"/de/admin/{model._meta.app_label}/{model._meta.model_name}/add/"
+        for model in admin.site._registry
+        if model._meta.app_label in {"guides", "pricing"}
+    ]
+    boxes = {url: client.get(url).content.decode().count('type="number"') for url in pages}
+    assert len(pages) >= 10
+    assert {url: count for url, count in boxes.items() if count} == {}
