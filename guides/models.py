@@ -802,8 +802,10 @@ class Operator(models.Model):
     def __str__(self) -> str:
         return self.legal_name or str(_("operator"))
 
+    ONLY_PK = 1
+
     def save(self, *args, **kwargs) -> None:
-        self.pk = 1  # one row: the admin edits it, never adds another
+        self.pk = self.ONLY_PK  # one row: the admin edits it, never adds another
         super().save(*args, **kwargs)
 
     def missing_fields(self) -> list[str]:

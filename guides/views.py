@@ -269,11 +269,11 @@ def _operator_page(request: HttpRequest, kind: Operator.Page) -> HttpResponse:
     details: a 404 to visitors while one is missing; whoever may change them sees the page
     with the missing fields named."""
     operator = selectors.operator()
-    missing = operator.missing_fields() if operator else ["legal_name"]
+    missing = operator.missing_fields()
     if missing and not permissions.may_preview(request.user, "guides.change_operator"):
         raise Http404(_("No such page."))
     context = {
-        "operator": operator or Operator(),
+        "operator": operator,
         "missing": missing,
         **legal_notices.facts(),
         **meta.legal(request, kind.label),

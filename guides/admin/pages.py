@@ -2,6 +2,7 @@
 the operator's details."""
 
 from django.contrib import admin
+from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy as _
 from modeltranslation.admin import TabbedTranslationAdmin
 
@@ -72,8 +73,19 @@ class OperatorAdmin(EditorInputMixin, TabbedTranslationAdmin):
         ),
     ]
 
+    # One record, edited in place: the list goes straight to it, and before anyone filled it
+    # in, its form starts empty (saved, it becomes row 1). No "add" (and no query for it on
+    # every admin page's app list), no delete.
     def has_add_permission(self, request) -> bool:
-        return super().has_add_permission(request) and not Operator.objects.exists()
+        return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+    def changelist_view(self, request, extra_context=None):
+        return redirect("admin:guides_operator_change", Operator.ONLY_PK)
+
+    def get_object(self, request, object_id, from_field=None):
+        if str(object_id) != str(Operator.ONLY_PK):
+            return None
+        return Operator.objects.first() or Operator()

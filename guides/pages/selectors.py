@@ -165,16 +165,15 @@ def legal_page(*, kind: str, include_unreviewed: bool = False) -> LegalPage:
 def legal_page_kinds() -> list[str]:
     """The legal pages visitors may read: the operator's three once its details are complete,
     then those the company has reviewed."""
-    operator = Operator.objects.first()
-    drawn = list(Operator.Page.values) if operator and not operator.missing_fields() else []
+    drawn = [] if operator().missing_fields() else list(Operator.Page.values)
     return drawn + list(
         LegalPage.objects.filter(reviewed=True).order_by("kind").values_list("kind", flat=True)
     )
 
 
-def operator() -> Operator | None:
-    """The site's operator, complete or not (None before anyone filled it in)."""
-    return Operator.objects.first()
+def operator() -> Operator:
+    """The site's operator, complete or not (an empty one before anyone filled it in)."""
+    return Operator.objects.first() or Operator()
 
 
 def unreviewed_legal_pages() -> list[LegalPage]:
