@@ -5,13 +5,13 @@ legal pages need. Tagged ``database`` and deploy-only, so that neither a plain `
 from django.core.checks import Error, Tags, register
 from django.db import DatabaseError
 
+from guides.models import Operator
+
 OPERATOR_INCOMPLETE = "gpuguide.E010"
 
 
 @register(Tags.database, deploy=True)
 def check_operator(app_configs=None, databases=None, **kwargs) -> list[Error]:
-    from guides.models import Operator
-
     if not databases:
         return []
     hint = (

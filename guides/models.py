@@ -647,7 +647,7 @@ class Operator(models.Model):
     postcode = models.CharField(_("postcode"), max_length=20, blank=True, validators=ONE_LINE)
     city = models.CharField(_("city"), max_length=100, blank=True, validators=ONE_LINE)
     country = models.CharField(_("country"), max_length=100, blank=True, validators=ONE_LINE)
-    email = models.EmailField(_("email address"), blank=True)
+    email = models.EmailField(_("email address"), blank=True, validators=ONE_LINE)
     phone = models.CharField(
         _("telephone"),
         max_length=50,

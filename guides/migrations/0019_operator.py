@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
                 ('country_en', models.CharField(blank=True, max_length=100, null=True, validators=[gpuguide.lib.editor_input.SingleLineValidator()], verbose_name='country')),
                 ('country_de', models.CharField(blank=True, max_length=100, null=True, validators=[gpuguide.lib.editor_input.SingleLineValidator()], verbose_name='country')),
                 ('country_ja', models.CharField(blank=True, max_length=100, null=True, validators=[gpuguide.lib.editor_input.SingleLineValidator()], verbose_name='country')),
-                ('email', models.EmailField(blank=True, max_length=254, verbose_name='email address')),
+                ('email', models.EmailField(blank=True, max_length=254, validators=[gpuguide.lib.editor_input.SingleLineValidator()], verbose_name='email address')),
                 ('phone', models.CharField(blank=True, help_text='With the country code, e.g. +49 30 1234567.', max_length=50, validators=[gpuguide.lib.editor_input.SingleLineValidator()], verbose_name='telephone')),
                 ('representatives', models.CharField(blank=True, help_text='The managing directors (or owner), by name.', max_length=300, validators=[gpuguide.lib.editor_input.SingleLineValidator()], verbose_name='represented by')),
                 ('register_court', models.CharField(blank=True, help_text='E.g. Amtsgericht Berlin-Charlottenburg; empty if not registered.', max_length=200, validators=[gpuguide.lib.editor_input.SingleLineValidator()], verbose_name='register court')),

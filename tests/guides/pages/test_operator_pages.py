@@ -195,3 +195,19 @@ def test_the_admins_first_save_creates_the_record_and_the_pages_go_public(client
     assert Operator.objects.get().legal_name == "A GmbH"
     client.logout()
     assert "A GmbH" in body(client.get("/de/legal/imprint/"))
+
+
+def test_the_policy_keeps_the_notices_promise_that_nothing_loads_from_other_sites(settings):
+    """The privacy notice says the pages load nothing from other sites: the Content Security
+    Policy is what makes browsers refuse anything else."""
+    fetches = {
+        name: sources
+        for name, sources in settings.CONTENT_SECURITY_POLICY["DIRECTIVES"].items()
+        if name.endswith("-src")
+    }
+    assert {source for sources in fetches.values() for source in sources} == {
+        "'self'",
+        "'none'",
+        "data:",
+    }
+    assert fetches["default-src"] == ["'self'"]
