@@ -14,6 +14,7 @@ class GuidesConfig(AppConfig):
 
         from gpuguide.lib import deploy_checks  # noqa: F401 (registers `check --deploy`'s own)
         from gpuguide.lib.metrics import register_scrape_collector
+        from guides import checks  # noqa: F401 (registers `check --database`'s own)
 
         # Imported for what they register: the token kinds; guides with django-reversion; the
         # fonts' check; the translation bases' and the task queue's signal receivers.

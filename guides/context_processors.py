@@ -4,14 +4,15 @@ from django.http import HttpRequest
 from django.urls import translate_url
 from django.utils.functional import SimpleLazyObject
 
-from guides.models import LegalPage
+from guides.models import LegalPage, Operator
 from guides.pages import reference_data, site
 
 
 def public_face(request: HttpRequest) -> dict:
     """The site's name and address, contact and legal pages: what every page's frame shows.
 
-    The footer links only the legal pages the company has reviewed: read when the footer is
+    The footer links only the legal pages visitors may read (the operator's, once its details
+    are complete; the terms, once reviewed): read when the footer is
     drawn (a cached read), so a page without the site's frame (the API's docs) reads nothing;
     with the database down it links none, and the outage page still renders.
     """
@@ -35,4 +36,5 @@ def _reviewed_legal_pages() -> list[tuple[str, str]]:
         reviewed = reference_data.legal_page_kinds()
     except DatabaseError:
         reviewed = []
-    return [(kind, name) for kind, name in LegalPage.Kind.choices if kind in reviewed]
+    kinds = [*Operator.Page.choices, *LegalPage.Kind.choices]
+    return [(kind, name) for kind, name in kinds if kind in reviewed]

@@ -27,7 +27,7 @@ from guides.content.presentation import config_label, word_list
 from guides.editorial import revisions
 from guides.editorial.checks import guide_problems
 from guides.editorial.translating import language_name, stale_translations, translation_url
-from guides.models import Review
+from guides.models import Operator, Review
 from guides.pagecache import tags as guide_tags
 from guides.pagecache import versions
 from guides.pages import reference_data
@@ -56,6 +56,11 @@ STALE_RECOMMENDATION = gettext_lazy(
 UNREVIEWED_LEGAL_PAGE = gettext_lazy(
     "Before launch: the %(page)s has not been reviewed by the company, so visitors get a 404 "
     "and the footer does not link it."
+)
+INCOMPLETE_OPERATOR = gettext_lazy(
+    "Before launch: the operator's details lack %(fields)s, so visitors get a 404 for the "
+    "imprint, the privacy notice and the commercial-transactions notice, and the footer does "
+    "not link them."
 )
 GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: %(problem)s")
 NOTHING_STALE = gettext_lazy("Nothing is stale: %(topics)s are up to date.")
@@ -143,8 +148,17 @@ def stale_translation_warnings() -> list[DashboardWarning]:
 
 
 def legal_page_warnings() -> list[DashboardWarning]:
-    """Each legal page the company has not reviewed: a blocker before launch."""
-    return [
+    """The operator's details while incomplete, and each legal page the company has not
+    reviewed: blockers before launch."""
+    warnings = []
+    if missing := guide_selectors.operator().missing_fields():
+        warnings.append(
+            DashboardWarning(
+                INCOMPLETE_OPERATOR % {"fields": ", ".join(missing)},
+                reverse("admin:guides_operator_change", args=[Operator.ONLY_PK]),
+            )
+        )
+    return warnings + [
         DashboardWarning(
             UNREVIEWED_LEGAL_PAGE % {"page": page.get_kind_display()},
             reverse("admin:guides_legalpage_change", args=[page.pk]),

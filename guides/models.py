@@ -476,11 +476,10 @@ class ComparisonPair(models.Model):
 
 
 class LegalPage(models.Model):
-    """Imprint, privacy notice and terms: translated text the company's editors keep."""
+    """The terms of use: translated text the company's editors keep. (The imprint and the
+    privacy notice are drawn from the ``Operator``'s details.)"""
 
     class Kind(models.TextChoices):
-        IMPRINT = "imprint", _("Imprint")
-        PRIVACY = "privacy", _("Privacy notice")
         TERMS = "terms", _("Terms of use")
 
     kind = models.CharField(_("page"), max_length=10, choices=Kind.choices, unique=True)
@@ -613,3 +612,215 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return _("Review of revision %(number)s") % {"number": self.revision_id}
+
+
+class Operator(models.Model):
+    """Who runs the site, as the company's lawyer fills it in: one row, rendered as the imprint
+    (§ 5 DDG), the privacy notice (Art. 13 GDPR) and the 特定商取引法に基づく表記.
+
+    The three pages answer 404 to visitors while a field of ``REQUIRED`` is empty (in any
+    language, for a translated one); ``manage.py check --database default`` names each.
+    """
+
+    class Page(models.TextChoices):
+        IMPRINT = "imprint", _("Imprint")
+        PRIVACY = "privacy", _("Privacy notice")
+        COMMERCE = "commercial-transactions", _("Specified Commercial Transactions Act notice")
+
+    legal_name = models.CharField(
+        _("legal name"),
+        max_length=200,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("The company's registered name, legal form included (e.g. “… GmbH”)."),
+    )
+    legal_form = models.CharField(
+        _("legal form"),
+        max_length=100,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("Only where the name does not say it already."),
+    )
+    street_address = models.CharField(
+        _("street and number"), max_length=200, blank=True, validators=ONE_LINE
+    )
+    postcode = models.CharField(_("postcode"), max_length=20, blank=True, validators=ONE_LINE)
+    city = models.CharField(_("city"), max_length=100, blank=True, validators=ONE_LINE)
+    country = models.CharField(_("country"), max_length=100, blank=True, validators=ONE_LINE)
+    email = models.EmailField(_("email address"), blank=True, validators=ONE_LINE)
+    phone = models.CharField(
+        _("telephone"),
+        max_length=50,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("With the country code, e.g. +49 30 1234567."),
+    )
+    representatives = models.CharField(
+        _("represented by"),
+        max_length=300,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("The managing directors (or owner), by name."),
+    )
+    register_court = models.CharField(
+        _("register court"),
+        max_length=200,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("E.g. Amtsgericht Berlin-Charlottenburg; empty if not registered."),
+    )
+    register_number = models.CharField(
+        _("register number"),
+        max_length=50,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("E.g. HRB 123456 B."),
+    )
+    vat_id = models.CharField(
+        _("VAT identification number"),
+        max_length=30,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("Under § 27a UStG, e.g. DE123456789; empty if there is none."),
+    )
+    content_responsible = models.CharField(
+        _("responsible for the content"),
+        max_length=300,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("Under § 18 (2) MStV: a person's name and address."),
+    )
+    supervisory_authority = models.CharField(
+        _("supervisory authority"),
+        max_length=300,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("Only for an activity that needs a licence; empty otherwise."),
+    )
+    prices = models.TextField(
+        _("prices"),
+        blank=True,
+        help_text=_("What a rental costs and what else is charged (taxes, fees). Plain text."),
+    )
+    payment_methods = models.TextField(
+        _("payment methods"),
+        blank=True,
+        help_text=_("Each way to pay, cryptocurrencies included, by name. Plain text."),
+    )
+    payment_timing = models.TextField(
+        _("when payment is due"), blank=True, help_text=_("Plain text.")
+    )
+    delivery = models.TextField(
+        _("delivery of the service"),
+        blank=True,
+        help_text=_("When and how a rented GPU is available to the customer. Plain text."),
+    )
+    cancellation = models.TextField(
+        _("cancellation and refunds"),
+        blank=True,
+        help_text=_("Whether and how an order can be cancelled or refunded. Plain text."),
+    )
+    privacy_contact = models.CharField(
+        _("data protection contact"),
+        max_length=300,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_(
+            "The data protection officer's name and address, where the company has one; "
+            "empty: questions go to the email address above."
+        ),
+    )
+    privacy_authority = models.CharField(
+        _("data protection authority"),
+        max_length=300,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("The supervisory authority competent for the company, by name."),
+    )
+    hosting_provider = models.CharField(
+        _("hosting provider"),
+        max_length=200,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("Who runs the servers and so processes the server logs for the company."),
+    )
+    hosting_location = models.CharField(
+        _("hosting location"),
+        max_length=200,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_("Where the servers stand, e.g. “Frankfurt am Main, Germany”."),
+    )
+    log_retention_days = models.PositiveSmallIntegerField(
+        _("server logs kept for (days)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(365)],
+        help_text=_("After this many days the web server's logs are deleted."),
+    )
+    updated_at = models.DateTimeField(_("last edited"), auto_now=True)
+
+    # What the pages cannot do without; a translated field in every language.
+    REQUIRED = (
+        "legal_name",
+        "street_address",
+        "postcode",
+        "city",
+        "country",
+        "email",
+        "phone",
+        "representatives",
+        "content_responsible",
+        "prices",
+        "payment_methods",
+        "payment_timing",
+        "delivery",
+        "cancellation",
+        "privacy_authority",
+        "hosting_provider",
+        "hosting_location",
+        "log_retention_days",
+    )
+    # Prose a visitor reads in their language (guides/translation.py).
+    TRANSLATED = (
+        "country",
+        "supervisory_authority",
+        "prices",
+        "payment_methods",
+        "payment_timing",
+        "delivery",
+        "cancellation",
+        "privacy_authority",
+        "hosting_location",
+    )
+
+    class Meta:
+        verbose_name = _("operator")
+        verbose_name_plural = _("operator")
+        constraints = [models.CheckConstraint(condition=models.Q(pk=1), name="one_operator")]
+
+    def __str__(self) -> str:
+        return self.legal_name or str(_("operator"))
+
+    ONLY_PK = 1
+
+    def save(self, *args, **kwargs) -> None:
+        self.pk = self.ONLY_PK  # one row: the admin edits it, never adds another
+        super().save(*args, **kwargs)
+
+    def missing_fields(self) -> list[str]:
+        """The names of the required fields left empty (``prices_ja`` for a translation)."""
+        names = []
+        for name in self.REQUIRED:
+            if name in self.TRANSLATED:
+                names += [
+                    build_localized_fieldname(name, code)
+                    for code, _name in settings.LANGUAGES
+                    if not getattr(self, build_localized_fieldname(name, code))
+                ]
+            elif getattr(self, name) in ("", None):
+                names.append(name)
+        return names
+
+    def get_absolute_url(self) -> str:
+        return reverse("guides:legal", kwargs={"kind": self.Page.IMPRINT})

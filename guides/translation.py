@@ -2,7 +2,7 @@
 
 from modeltranslation.translator import TranslationOptions, register
 
-from guides.models import FaqEntry, Guide, LegalPage, Section
+from guides.models import FaqEntry, Guide, LegalPage, Operator, Section
 
 
 @register(Guide)
@@ -23,3 +23,8 @@ class FaqEntryTranslationOptions(TranslationOptions):
 @register(LegalPage)
 class LegalPageTranslationOptions(TranslationOptions):
     fields = ("title", "body")
+
+
+@register(Operator)
+class OperatorTranslationOptions(TranslationOptions):
+    fields = Operator.TRANSLATED

@@ -27,9 +27,9 @@ from guides import permissions
 from guides.background import signals as background_signals
 from guides.content.page_figures import MissingFigure
 from guides.forms import PlannerForm
-from guides.models import Guide, LegalPage
+from guides.models import Guide, LegalPage, Operator
 from guides.pagecache.http import cache_public_page
-from guides.pages import assembly, meta, planner, reference_data, selectors, site
+from guides.pages import assembly, legal_notices, meta, planner, reference_data, selectors, site
 from guides.pages import tutorial as tutorials
 from pricing.domain.formatting import trim
 from pricing.models import Provider
@@ -252,14 +252,33 @@ def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
 @require_safe
 @cache_public_page
 def legal(request: HttpRequest, kind: str) -> HttpResponse:
+    if kind in Operator.Page.values:
+        return _operator_page(request, Operator.Page(kind))
     try:
         # Not public until the company has reviewed it; its editors see it with a notice.
         preview = permissions.may_preview(request.user, "guides.change_legalpage")
         page = selectors.legal_page(kind=kind, include_unreviewed=preview)
     except LegalPage.DoesNotExist:
         raise Http404(_("No such page.")) from None
-    context = {"legal": page, **meta.legal(request, page)}
+    context = {"legal": page, **meta.legal(request, page.title)}
     return render(request, "guides/legal.html", context)
+
+
+def _operator_page(request: HttpRequest, kind: Operator.Page) -> HttpResponse:
+    """The imprint, privacy notice or commercial-transactions notice, drawn from the operator's
+    details: a 404 to visitors while one is missing; whoever may change them sees the page
+    with the missing fields named."""
+    operator = selectors.operator()
+    missing = operator.missing_fields()
+    if missing and not permissions.may_preview(request.user, "guides.change_operator"):
+        raise Http404(_("No such page."))
+    context = {
+        "operator": operator,
+        "missing": missing,
+        **legal_notices.facts(),
+        **meta.legal(request, kind.label),
+    }
+    return render(request, f"guides/legal/{kind.value.replace('-', '_')}.html", context)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

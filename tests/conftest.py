@@ -527,16 +527,22 @@ def _shares_the_tests_connection(request):
 
 @pytest.fixture(scope="module")
 def legal_pages_reviewed(django_db_setup, django_db_blocker):
-    """The seed's legal pages as if the company had reviewed them (visitors see only those),
-    for a module of browser tests on the shared live server; put back afterwards. Saved one by
-    one, so that the page cache and the footer's cached read see the change."""
-    from guides.models import LegalPage
+    """The seed's legal pages as if the company had reviewed them, and the operator's details
+    filled in with the example data (visitors see only those), for a module of browser tests
+    on the shared live server; put back afterwards. Saved one by one, so that the page cache
+    and the footer's cached read see the change."""
+    from guides.models import LegalPage, Operator
 
     def mark(reviewed: bool) -> None:
         with django_db_blocker.unblock():
             for page in LegalPage.objects.all():
                 page.reviewed = reviewed
                 page.save()
+            if reviewed:
+                fill_in_operator()
+            else:
+                for operator in Operator.objects.all():
+                    operator.delete()
 
     mark(True)
     yield
@@ -551,7 +557,16 @@ def review_legal_pages() -> None:
     for page in LegalPage.objects.all():
         page.reviewed = True
         page.save()
+    fill_in_operator()
     as_if_committed()
+
+
+def fill_in_operator() -> None:
+    """The operator's details as the development fixture has them (example data): its three
+    legal pages public."""
+    from guides.editorial.seeding import CONTENT_DIR, EXAMPLE_OPERATOR_FILE, load_example_operator
+
+    load_example_operator(CONTENT_DIR / EXAMPLE_OPERATOR_FILE)
 
 
 def put_back(guide, django_db_blocker) -> None:

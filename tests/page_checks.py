@@ -30,6 +30,7 @@ PAGES = [
     ("/{lang}/compare/h100-vs-a100-80gb/", 200),
     ("/{lang}/legal/imprint/", 200),
     ("/{lang}/legal/privacy/", 200),
+    ("/{lang}/legal/commercial-transactions/", 200),
     ("/{lang}/legal/terms/", 200),
     ("/{lang}/guides/no-such-guide/", 404),
     ("/{lang}/gpus/?as_of=1999-01-01", 400),

@@ -41,6 +41,9 @@ LIMITED_PREFIX = "/api/"
 PLANNER_VIEW = "guides:vram"
 # A planner answer takes well under a second: a busy process is soon free again.
 BUSY_RETRY_AFTER = 5
+# The window a client's requests are counted in (its address is in the cache that long, and
+# the privacy notice says so).
+RATE_WINDOW_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class RateLimitMiddleware(MiddlewareMixin):
         limit = settings.API_RATE_LIMIT
         if limit <= 0 or not _limited(request):
             return None
-        seen = count("api", client_ip(request), window=60)
+        seen = count("api", client_ip(request), window=RATE_WINDOW_SECONDS)
         if seen.number <= limit:
             return None
         return too_many_requests(request, limit=limit, retry_after=seen.window_left)

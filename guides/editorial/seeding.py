@@ -40,6 +40,7 @@ from guides.models import (
     Guide,
     GuideSource,
     LegalPage,
+    Operator,
     Recommendation,
     Section,
 )
@@ -114,6 +115,21 @@ def load_legal_pages(folder: Path) -> int:
         )
         created += made
     return created
+
+
+EXAMPLE_OPERATOR_FILE = "operator.example.json"
+
+
+def load_example_operator(path: Path) -> int:
+    """The example operator (``operator.example.json``, marked as example data in every
+    field a visitor reads), for development only: ``seed_content`` loads it with DEBUG on,
+    and never over an operator on file."""
+    if Operator.objects.exists() or not path.exists():
+        return 0
+    fields = json.loads(path.read_text(encoding="utf-8"))
+    fields.pop("_comment", None)
+    Operator(**fields).save()
+    return 1
 
 
 # --- guides made by cloning ------------------------------------------------------------------

@@ -19,7 +19,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from guides.content import presentation
-from guides.models import Guide, LegalPage
+from guides.models import Guide
 from guides.pages import site, structured_data
 from guides.pages.assembly import Comparison, GpuPriceList, GuidePage, HomePage
 from guides.pages.tutorial import TutorialPage
@@ -182,10 +182,10 @@ def comparison(request: HttpRequest, comparison: Comparison) -> dict:
     }
 
 
-def legal(request: HttpRequest, page: LegalPage) -> dict:
+def legal(request: HttpRequest, title: str) -> dict:
     return {
-        "trail": _trail((page.title, request.path)),
-        "meta_title": page.title,
+        "trail": _trail((title, request.path)),
+        "meta_title": title,
         "meta_description": _("%(page)s of %(site)s.")
-        % {"page": page.title, "site": settings.SITE_NAME},
+        % {"page": title, "site": settings.SITE_NAME},
     }

@@ -18,6 +18,7 @@ from guides.models import (
     FitConfiguration,
     Guide,
     LegalPage,
+    Operator,
     Recommendation,
     ShareImage,
 )
@@ -162,10 +163,17 @@ def legal_page(*, kind: str, include_unreviewed: bool = False) -> LegalPage:
 
 
 def legal_page_kinds() -> list[str]:
-    """The legal pages visitors may read: those the company has reviewed."""
-    return list(
+    """The legal pages visitors may read: the operator's three once its details are complete,
+    then those the company has reviewed."""
+    drawn = [] if operator().missing_fields() else list(Operator.Page.values)
+    return drawn + list(
         LegalPage.objects.filter(reviewed=True).order_by("kind").values_list("kind", flat=True)
     )
+
+
+def operator() -> Operator:
+    """The site's operator, complete or not (an empty one before anyone filled it in)."""
+    return Operator.objects.first() or Operator()
 
 
 def unreviewed_legal_pages() -> list[LegalPage]:

@@ -1,10 +1,18 @@
+from pathlib import Path
+
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from accounts.roles import ensure_roles
 from guides.editorial.content_files import ContentFileError
-from guides.editorial.seeding import load_content
+from guides.editorial.seeding import (
+    CONTENT_DIR,
+    EXAMPLE_OPERATOR_FILE,
+    load_content,
+    load_example_operator,
+)
 from guides.editorial.share_images import draw_missing
 from guides.pagecache.invalidation import invalidate_everything
 
@@ -28,6 +36,10 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 created = load_content(options["content_dir"])
+                if settings.DEBUG:  # development only: the company fills in the real one
+                    created += load_example_operator(
+                        Path(options["content_dir"] or CONTENT_DIR) / EXAMPLE_OPERATOR_FILE
+                    )
                 ensure_roles(Group, Permission)
                 if created:
                     invalidate_everything()  # bulk inserts send no save signals

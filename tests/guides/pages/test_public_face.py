@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from guides.editorial.seeding import load_comparisons, load_legal_pages
-from guides.models import ComparisonPair, Guide, LegalPage
+from guides.models import ComparisonPair, Guide, LegalPage, Operator
 from pricing.models import Gpu
 from pricing.services import price_check_record
 from tests.conftest import GUIDE_SLUG, SEED_DAY, TODAY, review_legal_pages
@@ -29,6 +29,7 @@ PUBLIC_PAGES = [
     COMPARE,
     "/{lang}/legal/imprint/",
     "/{lang}/legal/privacy/",
+    "/{lang}/legal/commercial-transactions/",
     "/{lang}/legal/terms/",
 ]
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -309,18 +310,36 @@ def test_cited_sources_sentence_only_where_sources_are_cited(client, path, cites
 @pytest.mark.parametrize(
     ("lang", "titles"),
     [
-        ("en", ["Imprint", "Privacy notice", "Terms of use"]),
-        ("de", ["Impressum", "Datenschutzerklärung", "Nutzungsbedingungen"]),
-        ("ja", ["運営者情報", "プライバシーポリシー", "利用規約"]),
+        (
+            "en",
+            [
+                "Imprint",
+                "Privacy notice",
+                "Specified Commercial Transactions Act notice",
+                "Terms of use",
+            ],
+        ),
+        (
+            "de",
+            [
+                "Impressum",
+                "Datenschutzerklärung",
+                "Angaben nach dem japanischen Gesetz über bestimmte Handelsgeschäfte",
+                "Nutzungsbedingungen",
+            ],
+        ),
+        ("ja", ["運営者情報", "プライバシーポリシー", "特定商取引法に基づく表記", "利用規約"]),
     ],
 )
 def test_legal_pages_are_public_only_once_reviewed(client, admin_user, lang, titles):
-    """The seed's drafts ("to be completed") answer 404 to visitors and are not linked; staff
-    read them with the draft notice; reviewed, they are public, linked and without it."""
+    """The seed's terms draft and the operator's pages (no details yet) answer 404 to visitors
+    and are not linked; staff read them with the draft notice; reviewed and filled in, they
+    are public, linked and without it."""
+    kinds = ["imprint", "privacy", "commercial-transactions", "terms"]
     footer = body(client.get(f"/{lang}/")).split('<footer class="site-footer">')[1]
     assert "/legal/" not in footer
     assert 'href="mailto:support@gpuwithcrypto.com"' in footer
-    for kind in ["imprint", "privacy", "terms"]:
+    for kind in kinds:
         assert client.get(f"/{lang}/legal/{kind}/").status_code == 404
     assert "/legal/" not in body(client.get("/sitemap.xml"))
     client.force_login(admin_user)
@@ -329,7 +348,7 @@ def test_legal_pages_are_public_only_once_reviewed(client, admin_user, lang, tit
     client.logout()
     review_legal_pages()
     footer = body(client.get(f"/{lang}/")).split('<footer class="site-footer">')[1]
-    for kind, title in zip(["imprint", "privacy", "terms"], titles, strict=True):
+    for kind, title in zip(kinds, titles, strict=True):
         assert f'href="/{lang}/legal/{kind}/"' in footer
         response = client.get(f"/{lang}/legal/{kind}/")
         assert f"<h1>{title}</h1>" in body(response)
@@ -337,15 +356,26 @@ def test_legal_pages_are_public_only_once_reviewed(client, admin_user, lang, tit
         assert f"/{lang}/legal/{kind}/" in body(client.get("/sitemap.xml"))
 
 
-def test_the_dashboard_names_each_unreviewed_legal_page_as_a_blocker(seeded):
+def test_the_dashboard_names_each_unreviewed_legal_page_and_empty_operator_field(seeded):
     from guides.dashboard import legal_page_warnings
 
+    Operator.objects.create(legal_name="Beispiel GmbH")
     assert [w.message for w in legal_page_warnings()] == [
-        f"Before launch: the {name} has not been reviewed by the company, so visitors get a 404 "
-        "and the footer does not link it."
-        for name in ("Imprint", "Privacy notice", "Terms of use")
+        "Before launch: the operator's details lack street_address, postcode, city, "
+        "country_en, country_de, country_ja, email, phone, representatives, "
+        "content_responsible, prices_en, prices_de, prices_ja, payment_methods_en, "
+        "payment_methods_de, payment_methods_ja, payment_timing_en, payment_timing_de, "
+        "payment_timing_ja, delivery_en, delivery_de, delivery_ja, cancellation_en, "
+        "cancellation_de, cancellation_ja, privacy_authority_en, privacy_authority_de, "
+        "privacy_authority_ja, hosting_provider, hosting_location_en, hosting_location_de, "
+        "hosting_location_ja, log_retention_days, so visitors get a 404 for the imprint, the "
+        "privacy notice and the commercial-transactions notice, and the footer does not link "
+        "them.",
+        "Before launch: the Terms of use has not been reviewed by the company, so visitors get "
+        "a 404 and the footer does not link it.",
     ]
-    review_legal_pages()
+    Operator.objects.all().delete()
+    review_legal_pages()  # the example operator's details: complete
     assert legal_page_warnings() == []
 
 
@@ -362,9 +392,9 @@ def test_a_reviewed_legal_page_drops_its_draft_note_and_escapes_editor_text(clie
 def test_an_unknown_legal_page_is_a_404(client):
     assert client.get("/en/legal/cookies/").status_code == 404
     review_legal_pages()
-    LegalPage.objects.filter(kind="privacy").delete()
-    assert client.get("/en/legal/privacy/").status_code == 404
-    assert "/legal/privacy/" not in body(client.get("/sitemap.xml"))
+    LegalPage.objects.filter(kind="terms").delete()
+    assert client.get("/en/legal/terms/").status_code == 404
+    assert "/legal/terms/" not in body(client.get("/sitemap.xml"))
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -430,11 +460,11 @@ def test_the_home_says_todays_prices_only_when_every_price_was_checked_today(
 
 
 def test_seeding_again_keeps_the_editors_legal_text_and_pairs(tmp_path):
-    LegalPage.objects.filter(kind="imprint").update(title_en="Our imprint", reviewed=True)
+    LegalPage.objects.filter(kind="terms").update(title_en="Our terms", reviewed=True)
     ComparisonPair.objects.update(published=False)
     call_command("seed_content", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    imprint = LegalPage.objects.get(kind="imprint")
-    assert (imprint.title_en, imprint.reviewed) == ("Our imprint", True)
+    terms = LegalPage.objects.get(kind="terms")
+    assert (terms.title_en, terms.reviewed) == ("Our terms", True)
     assert not ComparisonPair.objects.get().published
 
 

@@ -214,11 +214,11 @@ def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, s
     failures, what is scheduled, what waits for review and the user's own submissions (never
     cached: guides.background.task_queue.task_trouble, dashboard.scheduled_changes,
     dashboard.review_lists)
-    and the admin's recent actions. After a price check: 31 (the version table read again, the
+    and the admin's recent actions. After a price check: 32 (the version table read again, the
     guides with their rows, prices, check dates, measurements, published comparisons, stale
-    sources, unreviewed legal pages, and 4 for the translations' bases and texts, each read once
-    for all guides); after a write to shared data (methods, rules, blocks and facts are read
-    again too: 37). More guides or more history add none."""
+    sources, the operator's details, unreviewed legal pages, and 4 for the translations' bases
+    and texts, each read once for all guides); after a write to shared data (methods, rules,
+    blocks and facts are read again too: 38). More guides or more history add none."""
     client.force_login(admin_user)
     client.get("/en/admin/")  # the versions exist from here on, as in production
     house = Provider.objects.get(is_house=True)
@@ -231,10 +231,10 @@ def test_the_dashboard_checks_every_guide_in_a_fixed_number_of_queries(client, s
         as_if_committed()
         return [*counts, dashboard_queries(client)]
 
-    assert after_writes() == [31, 11, 37]
+    assert after_writes() == [32, 11, 38]
     source = guide_for_page(slug=GUIDE_SLUG)
     clone_guide(source, LanguageModel.objects.get(slug="qwen-2.5-7b"), publish=True)
     add_long_history()
     as_if_committed()  # a version is replaced once per transaction: commit, as a request would
     client.get("/en/admin/")
-    assert after_writes() == [31, 11, 37]
+    assert after_writes() == [32, 11, 38]
