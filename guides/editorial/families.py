@@ -27,12 +27,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from guides.editorial import publishing_rules, revisions
 from guides.models import FaqEntry, Guide, GuideRevision, Section
+
+SOURCE = settings.LANGUAGE_CODE  # the language the others are translated from
 
 # The prose a clone copies from its source and may follow (its title is its own).
 FOLLOWED = {**revisions.TRANSLATED, Guide: ("question", "short_answer", "meta_description")}
@@ -71,6 +74,9 @@ class FieldChange:
     field: FieldRef
     old: str
     new: str
+    # The source's English of the same field before the change: a translation follows only
+    # where the clone's English still is that (else it translates the clone's own English).
+    old_english: str = ""
 
 
 @dataclass
@@ -141,11 +147,14 @@ def changes_between(before: GuideRevision, after: GuideRevision) -> list[FieldCh
         (row, ref.attname): text
         for ref, row, text in _texts(revisions.revision_rows(after.revision))
     }
+    old_texts = _texts(revisions.revision_rows(before.revision))
+    old_by_row = {(row, ref.attname): text for ref, row, text in old_texts}
     changes = []
-    for ref, row, old in _texts(revisions.revision_rows(before.revision)):
+    for ref, row, old in old_texts:
         new = new_texts.get((row, ref.attname))
         if new is not None and new != old:
-            changes.append(FieldChange(ref, old, new))
+            english = old_by_row[(row, f"{ref.name}_{SOURCE}")]
+            changes.append(FieldChange(ref, old, new, old_english=english))
     return changes
 
 
@@ -156,9 +165,21 @@ def clones_of(guide: Guide) -> list[Guide]:
 
 
 def changes_followed(clone: revisions.Content, changes: list[FieldChange]) -> list[FieldChange]:
-    """The changes whose old text the clone (its content: rows or working copy) still holds."""
+    """The changes whose old text the clone (its content: rows or working copy) still holds;
+    a translation's only where the clone's English of that field is the source's too. A clone
+    whose English is its own keeps its translations (out of date once its English moves on),
+    even where one still reads as the source's: it translates other English."""
     current = texts_of(clone)
-    return [change for change in changes if current.get(change.field) == change.old]
+
+    def english_follows(ref: FieldRef, english: str) -> bool:
+        return current.get(FieldRef(ref.model, ref.number, ref.name, SOURCE)) == english
+
+    return [
+        change
+        for change in changes
+        if current.get(change.field) == change.old
+        and (change.field.language == SOURCE or english_follows(change.field, change.old_english))
+    ]
 
 
 def write(clone: revisions.Content, changes: list[FieldChange]) -> None:

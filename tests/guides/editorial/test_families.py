@@ -8,7 +8,7 @@ from django.contrib.admin.models import LogEntry
 from django.core.management import call_command
 from django.utils import translation
 
-from guides.editorial import families, publishing, revisions
+from guides.editorial import families, publishing, revisions, translating
 from guides.editorial.cloning import clone_guide
 from guides.editorial.seeding import CONTENT_DIR, load_clones
 from guides.models import FaqEntry, Guide, Section
@@ -205,3 +205,25 @@ def test_a_clone_whose_source_is_deleted_keeps_its_text(source):
     clone.refresh_from_db()
     assert clone.source is None and clone.short_answer_de == text
     assert families.follow_marks(revisions.editing_content(clone)) == {}
+
+
+def test_a_clone_whose_english_is_its_own_keeps_its_translation_out_of_date(source, editor):
+    """The finding (issue 53): a clone whose English was its own took the source's new German,
+    and its "German out of date" mark was cleared: its German page translated other English."""
+    own = make_clone(source, "qwen-2.5-7b", publish=True, user=editor)
+    publish_change_of(own, editor, Guide, 0, short_answer_en="This clone's own short answer.")
+    own.refresh_from_db()
+    assert own.short_answer_de == source.short_answer_de  # the source's German, other English
+
+    outcome = publish_change_of(source, editor, Guide, 0, short_answer_de=FIXED_DE)
+
+    own.refresh_from_db()
+    assert own.short_answer_de == source.short_answer_de != FIXED_DE  # kept, not followed
+    assert own.slug not in {f.clone.slug for f in outcome.followed}
+    assert {f.clone.slug for f in outcome.followed} == SEEDED_CLONES  # theirs still follow
+    stale = {
+        (guide.slug, language): {field.name for field in fields}
+        for guide, language, fields in translating.stale_translations()
+    }
+    assert "short_answer" in stale[(own.slug, "de")]
+    assert "short_answer" in stale[(own.slug, "ja")]
