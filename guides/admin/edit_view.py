@@ -14,6 +14,7 @@ ModelAdmin's own form factories (``get_form``, ``get_formset``) and rendered by
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.contrib import messages
 from django.contrib.admin import helpers
@@ -27,6 +28,7 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
+from gpuguide.lib.zoned_time import zoned
 from guides import permissions
 from guides.admin import coediting, families, merging, presence
 from guides.admin.prose import (
@@ -42,7 +44,7 @@ from guides.content.tokens.registry import KnownSlugs
 from guides.editorial import families as guide_families
 from guides.editorial import publishing, revisions
 from guides.editorial.checks import problems_list
-from guides.models import Guide, Review
+from guides.models import Guide, GuideRevision, Review
 from guides.pages import selectors
 
 
@@ -58,6 +60,15 @@ class GuideEdit:
     form: object
     formsets: list
     inlines: list
+
+    @cached_property
+    def scheduled_draft(self) -> GuideRevision | None:
+        """The working copy this form edits, where it is scheduled to go live: its text goes
+        live early if this edit is published now."""
+        if not self.working_copy:
+            return None
+        draft = revisions.working_copy(self.guide)
+        return draft if draft is not None and draft.go_live_at is not None else None
 
     def all_forms(self) -> list:
         return merging.all_forms(self.form, self.formsets)
@@ -106,7 +117,9 @@ class GuideEditView:
         with transaction.atomic():
             edit = self._edit(request, guide, data)
             if edit.is_valid():
-                return self._save(request, edit)
+                if not (unasked := _publishes_scheduled_text_unasked(request, edit)):
+                    return self._save(request, edit)
+                self.message_user(request, unasked, messages.ERROR)  # nothing saved
         return self._page(request, edit, form_url, extra_context)
 
     def _edit(self, request, guide: Guide | None, data) -> GuideEdit:
@@ -206,6 +219,16 @@ class GuideEditView:
                 % {"number": outcome.revision.pk},
                 messages.SUCCESS,
             )
+            if scheduled := edit.scheduled_draft:
+                self.message_user(
+                    request,
+                    _(
+                        "It holds the text of revision %(number)s, which was scheduled to go "
+                        "live at %(when)s: that text is live now, and its schedule is cancelled."
+                    )
+                    % {"number": scheduled.pk, "when": zoned(scheduled.go_live_at)},
+                    messages.WARNING,
+                )
         elif edit.working_copy:
             self.message_user(
                 request, *draft_saved_message(edit.guide, outcome.revision, outcome.problems)
@@ -276,11 +299,38 @@ class GuideEditView:
             context |= {
                 "working_copy": draft,
                 "preview_links": preview_links(guide, draft) if draft else [],
+                "scheduled_draft": edit.scheduled_draft,
             }
+            if scheduled := edit.scheduled_draft:
+                context["scheduled_note"] = _("Revision %(number)s goes live at %(when)s.") % {
+                    "number": scheduled.pk,
+                    "when": zoned(scheduled.go_live_at),
+                }
         context |= extra_context or {}
         return self.render_change_form(
             request, context, add=added, change=not added, form_url=form_url, obj=original
         )
+
+
+# The box beside "Save and publish" (submit_line.html); its value, the scheduled revision's
+# number, so that a tick for another schedule confirms nothing.
+PUBLISH_SCHEDULED_FIELD = "publish_scheduled_now"
+
+
+def _publishes_scheduled_text_unasked(request, edit: GuideEdit) -> str:
+    """Why "Save and publish" must ask first, or "": the form edits a working copy scheduled
+    to go live later, and publishing it now would take that text live early (found: it did,
+    and the message only said the schedule was cancelled)."""
+    scheduled = edit.scheduled_draft
+    if scheduled is None or "_publish" not in request.POST:
+        return ""
+    if request.POST.get(PUBLISH_SCHEDULED_FIELD) == str(scheduled.pk):
+        return ""
+    return _(
+        "Not saved: this form edits revision %(number)s, scheduled to go live at %(when)s. "
+        "Publishing now takes its text live now, early. Tick “Publish its text now” beside "
+        "the buttons and publish again, or save a draft to keep the schedule."
+    ) % {"number": scheduled.pk, "when": zoned(scheduled.go_live_at)}
 
 
 def _normalised(data):

@@ -76,8 +76,11 @@ def _change(staff, site, guide) -> None:
     staff.goto(f"{site}/en/admin/guides/guide/{guide.pk}/change/")
 
 
-def _save_a_draft(staff, site, guide, added: str, button: str = "Save draft") -> None:
-    """Add ``added`` to the English short answer with the token picker and press ``button``."""
+def _save_a_draft(
+    staff, site, guide, added: str, button: str = "Save draft", tick: str | None = None
+) -> None:
+    """Add ``added`` to the English short answer with the token picker, tick the box labelled
+    ``tick`` if given, and press ``button``."""
     _change(staff, site, guide)
     field = staff.locator("#id_short_answer_en")
     field.fill(field.input_value() + " " + added)
@@ -86,6 +89,8 @@ def _save_a_draft(staff, site, guide, added: str, button: str = "Save draft") ->
     picker.get_by_role("searchbox").fill("checked")
     picker.get_by_role("searchbox").press("Enter")
     assert field.input_value().endswith(added + "[[checked_on]]")
+    if tick:
+        staff.get_by_label(tick).check()
     staff.get_by_role("button", name=button, exact=True).click()
 
 
@@ -137,15 +142,20 @@ def test_a_working_copy_scheduled_then_overtaken_reverted_and_an_older_one_publi
     _shot(staff, "revisions")
     assert _live_text(visitor, site) == before  # and now in the page cache
 
-    # A later publication from the form, which names the schedule, cancels it.
+    # A later publication from the form, which names the schedule beside its buttons and asks
+    # first (it would take the scheduled text live early), cancels it.
     _change(staff, site, guide)
     assert (
         f"Revision {number} goes live at Nov. 29, 2026, 6 p.m. (UTC) (scheduled by browser-editor)."
         in staff.locator(".schedule-notes").inner_text()
     )
+    assert f"Revision {number} goes live at" in staff.locator(".publish-scheduled").inner_text()
     later = "Checked again: "
-    _save_a_draft(staff, site, guide, later, button="Save and publish")
+    _save_a_draft(staff, site, guide, later, button="Save and publish", tick="Publish its text now")
     published = int(_message(staff, r"the live page now shows revision (\d+)").group(1))
+    assert f"It holds the text of revision {number}, which was scheduled" in (
+        staff.locator("ul.messagelist").inner_text()
+    )
     assert f"Cancelled the scheduled go-live of revision {number} at Nov. 29, 2026, 6 p.m." in (
         staff.locator("ul.messagelist").inner_text()
     )

@@ -427,3 +427,39 @@ def test_a_japanese_diff_marks_the_changed_phrase_not_the_paragraph(guide):
     )
     assert str(change.old).count("<del>") == 1 and "<ins>" not in str(change.old)
     assert str(change.new) == guide.short_answer_ja.replace("用途に", "<ins>用途に</ins>", 1)
+
+
+def test_save_and_publish_asks_before_it_takes_scheduled_text_live_early(client, editor, guide):
+    """The finding (issue 53): the form of a guide whose working copy is scheduled published
+    that text at once on "Save and publish", saying only that the schedule was cancelled."""
+    client.force_login(editor)
+    _save_draft(client, guide)
+    draft = revisions.working_copy(guide)
+    publishing.schedule(draft, go_live_at=datetime(2026, 12, 1, 18, 0, tzinfo=UTC), expire_at=None,
+                        user=editor)  # fmt: skip
+    url = CHANGE.format(guide.pk)
+    form = client.get(url).content.decode()
+    assert f"Revision {draft.pk} goes live at " in form
+    assert f'name="publish_scheduled_now" value="{draft.pk}"' in form
+
+    data = initial_form_data(client, url)
+    refused = client.post(url, {**data, "_publish": "Save and publish"})
+    assert refused.status_code == 200
+    assert f"Not saved: this form edits revision {draft.pk}, scheduled to go live at" in (
+        refused.content.decode()
+    )
+    assert revisions.working_copy(guide).pk == draft.pk  # nothing stored
+    assert OLD in _page(Client()).content.decode()  # nothing live
+    other = client.post(url, {**data, "_publish": "1", "publish_scheduled_now": str(draft.pk + 9)})
+    assert other.status_code == 200  # a tick for another revision confirms nothing
+
+    confirmed = client.post(
+        url, {**data, "_publish": "1", "publish_scheduled_now": str(draft.pk)}, follow=True
+    )
+    said = confirmed.content.decode()
+    live = revisions.live_revision(guide)
+    assert f"Published: the live page now shows revision {live.pk}." in said
+    assert f"It holds the text of revision {draft.pk}, which was scheduled to go live at " in said
+    assert "that text is live now, and its schedule is cancelled." in said
+    assert NEW in _page(Client()).content.decode()
+    assert revisions.pending_go_lives(guide) == []
