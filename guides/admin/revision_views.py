@@ -24,7 +24,7 @@ from gpuguide.lib.zoned_time import zoned
 from guides import permissions
 from guides.admin.families import say_followed
 from guides.admin.prose import preview_links, say_cancelled
-from guides.editorial import previews, publishing, revisions, translating
+from guides.editorial import families, previews, publishing, revisions, translating
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision, Review
 
@@ -308,7 +308,16 @@ class RevisionAdminMixin:
                 "review": review,
                 "live": live,
                 "revision": review.revision,
-                "changes": revisions.compare(live, review.revision) if live is not None else None,
+                # The diff against the live page; for a guide never live, its whole text.
+                "changes": revisions.compare(live, review.revision),
+                "preview_links": preview_links(guide, review.revision),
+                # The copies that approving publishes into (or writes, a draft copy's rows).
+                "reached": [
+                    (rows.guide, [change.field.label() for change in taken])
+                    for rows, taken in families.reach(
+                        guide, revisions.live_revision(guide), review.revision
+                    )
+                ],
                 "form": form,
                 "decide": decide,
                 "opts": self.model._meta,

@@ -182,6 +182,23 @@ def changes_followed(clone: revisions.Content, changes: list[FieldChange]) -> li
     ]
 
 
+def reach(
+    source: Guide, before: GuideRevision | None, after: GuideRevision
+) -> list[tuple[revisions.Content, list[FieldChange]]]:
+    """Each clone that publishing ``after`` over ``before`` (the source's live revision)
+    reaches: its content (live rows, or a draft clone's) and the changes it takes. What the
+    publication does (``publishing``) and what a reviewer is shown before approving."""
+    if before is None or before.pk == after.pk:
+        return []  # a first publication changes nothing a clone could have followed
+    changes = changes_between(before, after)
+    reached = []
+    for clone in clones_of(source) if changes else []:
+        rows = revisions.rows_content(clone)
+        if taken := changes_followed(rows, changes):
+            reached.append((rows, taken))
+    return reached
+
+
 def write(clone: revisions.Content, changes: list[FieldChange]) -> None:
     """Each change's new text into the clone's content (``publishing`` saves it)."""
     rows = {

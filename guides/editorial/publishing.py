@@ -248,14 +248,9 @@ def _pass_on(source: Guide, *, before, after: GuideRevision, user) -> list[famil
     """Each clone takes the texts this publication changed where it still held them as they
     were (``families``). Published on a live clone at once: the text was reviewed once, on
     the source; a clone's publication passes it on to its own clones in turn."""
-    if before is None or before.pk == after.pk:
-        return []  # a first publication changes nothing a clone could have followed
-    changes = families.changes_between(before, after)
     followed = []
-    for clone in families.clones_of(source) if changes else []:
-        rows = revisions.rows_content(clone)  # live content, or a draft clone's draft
-        if taken := families.changes_followed(rows, changes):
-            followed += _follow(rows, source, after, taken, user=user)
+    for rows, taken in families.reach(source, before, after):
+        followed += _follow(rows, source, after, taken, user=user)
     return followed
 
 

@@ -432,9 +432,10 @@ def place(model: type[models.Model], values: dict) -> str:
     return f"{capfirst(model._meta.verbose_name)} {values.get('position', '')}"
 
 
-def compare(old: GuideRevision, new: GuideRevision) -> list[Change]:
-    """Every field that differs, per language, the guide's first and then row by row."""
-    before, after = _rows(old.revision), _rows(new.revision)
+def compare(old: GuideRevision | None, new: GuideRevision) -> list[Change]:
+    """Every field that differs, per language, the guide's first and then row by row; with no
+    ``old`` (a guide never live), every field ``new`` fills: its whole text."""
+    before, after = ({} if old is None else _rows(old.revision)), _rows(new.revision)
     changes: list[Change] = []
     both = {**before, **after}  # a row's values after the change, or before where it was deleted
     for model in (Guide, *CHILD_ROWS):

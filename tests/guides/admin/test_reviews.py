@@ -2,6 +2,8 @@
 each role and action through the admin, as an Editor (who may not publish), a Reviewer, a
 Translator and an Administrator would."""
 
+import re
+
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.core import mail
@@ -11,7 +13,10 @@ from django.utils import translation
 from gpuguide.lib.zoned_time import zoned
 from guides.background import tasks
 from guides.editorial import publishing, revisions, translating
+from guides.editorial.cloning import clone_guide
 from guides.models import Guide, GuideRevision, Review
+from guides.pages import selectors
+from pricing.models import LanguageModel
 from tests.admin_pages import form_data, initial_form_data
 from tests.conftest import GUIDE_SLUG, as_if_committed
 from tests.guides.admin.test_revision_views import CHANGE, NEW, OLD, _action, _page
@@ -268,3 +273,42 @@ def test_a_refusal_in_the_admin_says_why_and_leads_back(client, author, guide):
         _action(guide, revision, "publish"), HTTP_REFERER="https://evil.example/"
     )
     assert "evil.example" not in elsewhere.content.decode()
+
+
+def test_a_reviewer_sees_the_copies_an_approval_publishes_into(client, author, editor, guide):
+    """The finding (issue 53): a source guide's review did not say that approving publishes
+    into its live copies."""
+    client.force_login(author)
+    data = _edited_form(client, guide) | {"_submit": "1", "review_comment": "Wording fix"}
+    client.post(CHANGE.format(guide.pk), data)
+    review = Review.objects.get(guide=guide)
+    reviewer = Client()
+    reviewer.force_login(editor)
+    page = reviewer.get(REVIEWS.format(guide.pk, review.pk)).content.decode()
+    assert "Approving also publishes into 4 copies that still follow this guide's text:" in page
+    copies = re.findall(r"<li>([^<:]+): (FAQ entry \d+ answer \(de\))</li>", page)
+    assert sorted(name for name, _field in copies) == [
+        "Llama 3.1 405B", "Llama 3.1 8B", "Mistral 7B", "Qwen 2.5 32B"
+    ]  # fmt: skip
+    assert len({field for _name, field in copies}) == 1  # the one FAQ answer changed
+    preview = f"/en/admin/guides/guide/{guide.pk}/revisions/{review.revision_id}/preview/"
+    assert f'href="{preview}"' in page
+
+
+def test_a_new_guides_review_shows_its_whole_text_and_previews(client, author, editor, guide):
+    """The finding (issue 53): a new guide's review page showed no text, no preview, no diff."""
+    new = clone_guide(
+        selectors.guide_for_page(slug=guide.slug, include_drafts=True),
+        LanguageModel.objects.get(slug="qwen-2.5-7b"),
+        publish=False,
+        user=author,
+    )
+    draft = publishing.save_draft(revisions.rows_content(new), user=author, comment="new").revision
+    review = publishing.submit_for_review(draft, user=author, comment="A new guide")
+    client.force_login(editor)
+    page = client.get(REVIEWS.format(new.pk, review.pk)).content.decode()
+    assert "The guide is not live: approving puts it online." in page
+    assert f"The whole text of revision {draft.pk}" in page
+    assert '<th scope="col">Not live yet</th>' in page
+    assert f'<td class="diff-new"><ins>{new.title_en}</ins></td>' in page
+    assert f'href="/de/admin/guides/guide/{new.pk}/revisions/{draft.pk}/preview/"' in page
