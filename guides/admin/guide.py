@@ -184,8 +184,8 @@ class GuideForm(merging.MergingFormMixin, ProseForm):
     # The version the editor started from, and a hash of each field's value then (the
     # guide's and its rows'): a save from an older version is merged field by field
     # (guides.admin.merging); without the hashes (an old tab) it is refused.
-    edited_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
-    started_from = merging.StartedFromField(required=False)
+    edited_version = merging.BookkeepingField(required=False)
+    started_from = merging.BookkeepingField(required=False)
 
     class Meta:
         model = Guide

@@ -106,8 +106,9 @@ def read_started(data) -> dict[str, str] | None:
     return parsed if isinstance(parsed, dict) else None
 
 
-class StartedFromField(forms.CharField):
-    """Bookkeeping: never "changed" (the History lists what the editor changed)."""
+class BookkeepingField(forms.CharField):
+    """Bookkeeping (the version and hashes a form started from): never "changed", so that the
+    History lists only what the editor changed (it said "Changed edited_version" after a merge)."""
 
     widget = forms.HiddenInput
 
@@ -198,6 +199,17 @@ class MergingFormMixin:
             setattr(self.instance, model_field.attname, self._current[name])
         for name in self.merge.conflicts:
             self._refuse(name, prefix)
+
+    @property
+    def changed_data(self) -> list[str]:
+        """What this editor changed (the History's list): a field kept as the other editor's
+        is their change, not this one's (the History credited it to whoever saved last)."""
+        theirs = set(self.merge.theirs) if self.merge else set()
+        return [
+            name
+            for name, bound in self._bound_items()
+            if bound._has_changed() and name not in theirs
+        ]
 
     def _refuse(self, name: str, prefix: str) -> None:
         theirs = self._current[name]

@@ -7,9 +7,10 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.contrib.admin.models import LogEntry
 from django.contrib.messages import get_messages
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from guides.admin import presence
 from guides.admin.merging import compare_fields, value_hash
@@ -93,6 +94,12 @@ def test_saves_of_different_fields_are_merged_and_both_kept(client, editor, ada_
         r"you changed the short answer\.",
         said,
     )
+    # The History lists what this editor changed, not the form's bookkeeping (it said
+    # "Changed edited_version" after a merge: issue 53).
+    entry = LogEntry.objects.filter(object_id=str(guide.pk)).order_by("pk").last()
+    with translation.override("en"):
+        assert entry.get_change_message() == "Changed Short answer [en]."
+    assert entry.user == editor
 
 
 def test_a_true_conflict_keeps_both_texts_and_saves_nothing(client, editor, ada_client, guide):
