@@ -205,11 +205,7 @@ class MergingFormMixin:
         """What this editor changed (the History's list): a field kept as the other editor's
         is their change, not this one's (the History credited it to whoever saved last)."""
         theirs = set(self.merge.theirs) if self.merge else set()
-        return [
-            name
-            for name, bound in self._bound_items()
-            if bound._has_changed() and name not in theirs
-        ]
+        return [name for name in super().changed_data if name not in theirs]
 
     def _refuse(self, name: str, prefix: str) -> None:
         theirs = self._current[name]
