@@ -567,6 +567,7 @@ class Review(models.Model):
         APPROVED = "approved", _("approved and published")
         SENT_BACK = "sent_back", _("sent back")
         REPLACED = "replaced", _("replaced by a later submission")
+        OVERTAKEN = "overtaken", _("closed: a later revision was published")
 
     guide = models.ForeignKey(
         Guide, on_delete=models.CASCADE, related_name="reviews", verbose_name=_("guide")

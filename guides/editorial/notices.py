@@ -34,7 +34,14 @@ WORDING = {
         gettext_lazy("[%(site)s] Your review request for “%(guide)s” was closed"),
         gettext_lazy(
             "Revision %(number)s of “%(guide)s” was not reviewed: a later revision was "
-            "submitted or published first."
+            "submitted for review instead."
+        ),
+    ),
+    Review.State.OVERTAKEN: (
+        gettext_lazy("[%(site)s] Your review request for “%(guide)s” was closed"),
+        gettext_lazy(
+            "Revision %(number)s of “%(guide)s” was not reviewed: %(reviewer)s published a "
+            "later revision first."
         ),
     ),
 }

@@ -466,11 +466,12 @@ def _require_pending(review: Review) -> None:
 
 def _close_reviews(guide: Guide, *, published: GuideRevision, user) -> None:
     """A publication answers the guide's pending review: approved where it published that
-    revision; replaced otherwise (approving the older one later would undo this one)."""
+    revision; closed as overtaken otherwise (approving the older one later would undo this
+    one). Not "replaced by a later submission": nobody submitted anything."""
     for review in Review.objects.filter(guide=guide, state=Review.State.PENDING):
         same = review.revision_id == published.pk
         Review.objects.filter(pk=review.pk).update(
-            state=Review.State.APPROVED if same else Review.State.REPLACED,
+            state=Review.State.APPROVED if same else Review.State.OVERTAKEN,
             decided_by=_user_or_none(user),
             decided_at=timezone.now(),
         )

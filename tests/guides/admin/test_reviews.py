@@ -180,7 +180,7 @@ def test_a_later_publication_closes_a_pending_review(client, author, editor, gui
     reverted = publishing.revert(baseline, user=editor)
     publishing.publish(reverted.revision, user=editor)
     review.refresh_from_db()
-    assert review.state == Review.State.REPLACED  # approving it now would undo that publication
+    assert review.state == Review.State.OVERTAKEN  # approving it now would undo that publication
     reviewer = Client()
     reviewer.force_login(editor)
     late = reviewer.post(REVIEWS.format(guide.pk, review.pk), {"approve": "1"})

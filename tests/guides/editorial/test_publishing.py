@@ -16,7 +16,7 @@ from django_tasks import default_task_backend
 
 from gpuguide.lib.zoned_time import zoned
 from guides.background import tasks
-from guides.editorial import publishing, revisions, translating
+from guides.editorial import notices, publishing, revisions, translating
 from guides.editorial.cloning import clone_guide
 from guides.models import FaqEntry, Guide, GuideRevision, Review
 from guides.pages import selectors
@@ -428,7 +428,11 @@ def test_a_later_publication_closes_a_pending_review(author, editor, guide):
     reverted = publishing.revert(baseline, user=editor)
     publishing.publish(reverted.revision, user=editor)
     review.refresh_from_db()
-    assert (review.state, review.decided_by) == (Review.State.REPLACED, editor)
+    assert (review.state, review.decided_by) == (Review.State.OVERTAKEN, editor)
+    assert review.get_state_display() == "closed: a later revision was published"
+    notice = notices.review_notice(review, "en")  # not "replaced by a later submission"
+    assert f"Revision {review.revision_id} of “{guide.title_en}” was not reviewed: " in notice.body
+    assert f"{editor} published a later revision first." in notice.body
     assert history(guide)[-1] == (
         f"Review of revision {review.revision_id} closed: "
         f"revision {reverted.revision.pk} was published"
