@@ -312,3 +312,16 @@ def test_a_new_guides_review_shows_its_whole_text_and_previews(client, author, e
     assert '<th scope="col">Not live yet</th>' in page
     assert f'<td class="diff-new"><ins>{new.title_en}</ins></td>' in page
     assert f'href="/de/admin/guides/guide/{new.pk}/revisions/{draft.pk}/preview/"' in page
+
+
+def test_who_may_only_view_a_guide_is_offered_no_button(client, guide):
+    """The finding (issue 53): a view-only form showed save buttons that answered 403."""
+    from django.contrib.auth.models import Permission, User
+
+    viewer = User.objects.create_user("viewer", password="pw-for-tests-only", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_guide"))
+    client.force_login(viewer)
+    page = client.get(CHANGE.format(guide.pk))
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert 'type="submit"' not in body.split('id="guide_form"', 1)[1]
