@@ -82,6 +82,7 @@ PURGE_WORKER = f"{TASK_WORKER} --queue-name {PURGES}"
 class DashboardWarning:
     message: str
     url: str
+    language: str | None = None  # a translation's: shown to who may translate that language
 
 
 def _months_ago(today: date, months: int) -> date:
@@ -142,6 +143,7 @@ def stale_translation_warnings() -> list[DashboardWarning]:
                 "fields": "; ".join(f"{f.where}: {f.label}" for f in fields),
             },
             f"{translation_url(guide, code, changed_only=True)}#{fields[0].anchor}",
+            language=code,
         )
         for guide, code, fields in stale_translations()
     ]
@@ -279,9 +281,23 @@ def _checked(
         if permissions.may_see(user, topic.permission)
     ]
     if not cached or not topics:
-        return [(topic, topic.warnings()) for topic in topics]
-    current = versions.current_versions(_content_tags())
-    return [(topic, _cached_warnings(topic, today, current)) for topic in topics]
+        found = [(topic, topic.warnings()) for topic in topics]
+    else:
+        current = versions.current_versions(_content_tags())
+        found = [(topic, _cached_warnings(topic, today, current)) for topic in topics]
+    return [(topic, _theirs(warnings, user)) for topic, warnings in found]
+
+
+def _theirs(warnings: list[DashboardWarning], user) -> list[DashboardWarning]:
+    """The warnings ``user`` can act on: a translator's own languages only (a German
+    translator was listed the Japanese work, with links that answered 403)."""
+    return [
+        warning
+        for warning in warnings
+        if user is None
+        or warning.language is None
+        or permissions.may_translate(user, warning.language)
+    ]
 
 
 # --- the warnings, cached until data changes ----------------------------------------------

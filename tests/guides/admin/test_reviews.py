@@ -325,3 +325,16 @@ def test_who_may_only_view_a_guide_is_offered_no_button(client, guide):
     assert page.status_code == 200
     body = page.content.decode()
     assert 'type="submit"' not in body.split('id="guide_form"', 1)[1]
+
+
+def test_a_translators_dashboard_lists_their_languages_only(client, translator_de, editor, guide):
+    """The finding (issue 53): the German translator's dashboard listed the Japanese work, with
+    links that answered 403."""
+    content = revisions.editing_content(guide)
+    content.guide.short_answer_en = "A new English short answer, in no translation yet."
+    publishing.save_draft(content, user=editor, comment="English changed", publish=True)
+    client.force_login(translator_de)
+    warnings = client.get("/en/admin/").context["dashboard"].warnings["Translations"]
+    assert {warning.language for warning in warnings} == {"de"}
+    assert all("/translate/de/" in warning.url for warning in warnings)
+    assert all(client.get(warning.url.split("#")[0]).status_code == 200 for warning in warnings)
