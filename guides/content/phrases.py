@@ -30,15 +30,19 @@ TAG_RE = re.compile(r"(<[^>]*>)")
 URL_RE = re.compile(r"\b(?:https?://|www\.)\S+")
 # An entity is one character of text: a break is never put inside one.
 CHARACTER_RE = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);|.", re.S)
-VERBATIM = {"code", "pre", "kbd", "samp", "script", "style", "textarea", "title", "option"}
+# SVG too: its <text> and <desc> show no HTML element.
+VERBATIM = {"code", "pre", "kbd", "samp", "script", "style", "textarea", "title", "option", "svg"}
 # Kinsoku: no line starts with closing punctuation or a small kana, none ends with an opening one.
 NO_LINE_START = set("、。，．・：；？！）」』】〕〉》ー～:;,.!?)]}%") | set(
     "ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"
 )
 NO_LINE_END = set("（「『【〔〈《([{$")
 # A phrase's run of characters longer than LONG_PHRASE may also break inside, SHORTEST_PIECE
-# characters from either end of the run.
-LONG_PHRASE, SHORTEST_PIECE = 9, 3
+# characters from either end of the run. 6, not 9 as first chosen: a 7-character phrase
+# ("ソフトウェアに") moved whole left lines of the comparison's lead 70 % full on a phone.
+LONG_PHRASE, SHORTEST_PIECE = 6, 3
+# Units of two characters after a number, never split: "17.4時間".
+SPANS = {"時間", "分間", "秒間", "日間", "週間", "年間"}
 LONG_RUN_RE = re.compile(rf"\S{{{LONG_PHRASE + 1},}}")
 # Phrased text nodes remembered per process (bounded): BudouX takes about as long as the rest of
 # a Japanese guide's render, and its prose changes only with a figure it quotes
@@ -51,14 +55,21 @@ def is_japanese_page() -> bool:
 
 
 def phrased_html(markup: str) -> SafeString:
-    """``markup`` (HTML) with ``<wbr>`` between the phrases of its Japanese text."""
-    parts = TAG_RE.split(markup)
-    verbatim = 0
-    for index, part in enumerate(parts):
-        if index % 2:  # a tag
+    """``markup`` (HTML) with ``<wbr>`` between the phrases of its Japanese text. Markup phrased
+    already comes back as it was: a ``<wbr>`` outside verbatim elements joins the text around
+    it, which is phrased again (the page's whole content is phrased once more in base.html)."""
+    parts, text, verbatim = [], [], 0
+    for index, part in enumerate(TAG_RE.split(markup)):
+        if index % 2 == 0:
+            text.append(part)
+        elif part == WBR and not verbatim:
+            continue  # phrased below with the text around it
+        else:
+            parts.append("".join(text) if verbatim else _phrased_text("".join(text)))
+            parts.append(part)
+            text = []
             verbatim += _verbatim_depth_change(part)
-        elif part and not verbatim:
-            parts[index] = _phrased_text(part)
+    parts.append("".join(text) if verbatim else _phrased_text("".join(text)))
     return mark_safe("".join(parts))  # noqa: S308 - only <wbr> added to what was given
 
 
@@ -114,6 +125,7 @@ def _inside_long_phrase(phrase: str) -> list[int]:
         for offset in range(run.start() + SHORTEST_PIECE, run.end() - SHORTEST_PIECE + 1)
         if JAPANESE_RE.match(phrase[offset - 1])
         and JAPANESE_RE.match(phrase[offset])
+        and not (phrase[offset - 2].isdigit() and phrase[offset - 1 : offset + 1] in SPANS)
         and _may_break(phrase[offset - 1], phrase[offset])
     ]
 

@@ -128,3 +128,35 @@ def test_japanese_guide_has_phrases_in_its_text_but_not_in_its_head(client, seed
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_english_and_german_guides_have_no_wbr(client, seeded, lang):
     assert "<wbr>" not in client.get(f"/{lang}/guides/{GUIDE_SLUG}/").content.decode()
+
+
+def test_phrasing_phrased_markup_again_changes_nothing():
+    """base.html phrases each page's content, which holds headings and prose phrased already."""
+    once = phrased_html(f"<p>{TITLE}<a href='#'>当社の推定では、この構成が最適です。</a></p>")
+    assert phrased_html(once) == once
+    assert phrased_html(without_wbr(once)) == once
+
+
+def test_svg_text_is_left_as_written():
+    markup = "<svg><text>当社の推定では、この構成が最適です。</text></svg>"
+    assert phrased_html(markup) == markup
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/ja/guides/{GUIDE_SLUG}/tutorial/",
+        "/ja/gpus/",
+        "/ja/compare/h100-vs-a100-80gb/",
+        "/ja/vram/?model=llama-3.1-70b&method=qlora&tokens_millions=50",
+        "/ja/",
+    ],
+)
+def test_every_japanese_page_kind_has_phrases_in_its_text_but_not_in_its_head(client, seeded, path):
+    body = client.get(path).content.decode()
+    head, _, visible = body.partition("</head>")
+    assert "<wbr>" not in head
+    main = visible.split('<main id="main">')[1].split("</main>")[0]
+    assert main.count("<wbr>") > 20
+    assert all(tag == "<wbr>" or "<wbr" not in tag for tag in tags(visible))
+    assert "<wbr>" not in client.get(path.replace("/ja/", "/de/")).content.decode()

@@ -62,7 +62,7 @@ def test_each_method_is_rented_and_priced_as_the_guide_recommends(client, seeded
         "QLoRA (4-Bit-Basis) 1× B200 17,4 11,9–24,5 80,24 $ 54,89 $–113,09 $ 24 GPU-Stunden "
         "1× B200 mieten"
     )
-    assert "B200を1基" in rent_row(page(client, "ja"), "qlora")
+    assert "B200を1基" in text(rent_row(page(client, "ja"), "qlora"))
 
 
 @override_settings(RENT_URL_TEMPLATE="https://rent.example.com/{count}x-{gpu}/")
