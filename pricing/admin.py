@@ -234,8 +234,13 @@ CONFIRM_OLD_DATE = _("Yes, the prices were read on %(day)s")
 HOW_TO_CONFIRM = _("tick “%(confirm)s” below and save again")
 
 
+def _shown_day(day: date) -> str:
+    """A day as the admin's language writes it (German 28.10.2026; it was 2026-10-28)."""
+    return formatting.medium_date(day, services.current_locale())
+
+
 def _old_date_label(day: date) -> str:
-    return str(CONFIRM_OLD_DATE % {"day": day.isoformat()})
+    return str(CONFIRM_OLD_DATE % {"day": _shown_day(day)})
 
 
 def posted_confirmations(data, day: date | None = None) -> services.Confirmations:
@@ -247,6 +252,7 @@ def posted_confirmations(data, day: date | None = None) -> services.Confirmation
         jump_how=str(HOW_TO_CONFIRM % {"confirm": CONFIRM_JUMP}),
         old_date_how="" if day is None else str(HOW_TO_CONFIRM % {"confirm": _old_date_label(day)}),
         locale=services.current_locale(),
+        iso_dates=False,
     )
 
 
@@ -462,7 +468,7 @@ def _provider_link(provider: Provider) -> SafeString:
 
 
 def _check_link(check: PriceCheck) -> SafeString:
-    return _link("admin:pricing_pricecheck_change", check.pk, check.checked_on.isoformat())
+    return _link("admin:pricing_pricecheck_change", check.pk, _shown_day(check.checked_on))
 
 
 def recorded_message(check: PriceCheck, correcting: PriceCheck | None) -> SafeString:
@@ -801,7 +807,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             extra_context = {
                 **(extra_context or {}),
                 "title": _("Correct the price check of %(provider)s on %(day)s")
-                % {"provider": correcting.provider, "day": correcting.checked_on.isoformat()},
+                % {"provider": correcting.provider, "day": _shown_day(correcting.checked_on)},
                 "correcting": correcting,
             }
         try:

@@ -313,6 +313,8 @@ class Confirmations:
     jump_how: str = ""
     old_date_how: str = ""
     locale: str = "en"  # a Babel locale, for the prices in the message
+    # Days as the command takes them (YYYY-MM-DD); False: as the admin's language writes them.
+    iso_dates: bool = True
 
     def jumps_confirmed(self, changes: Sequence[PriceChange]) -> bool:
         if self.jump:
@@ -409,7 +411,9 @@ def confirm_old_date(
         raise ConfirmationNeeded(
             ERROR_OLD_DATE
             % {
-                "day": day.isoformat(),
+                "day": day.isoformat()
+                if confirmations.iso_dates
+                else formatting.medium_date(day, locale),
                 "days": formatting.number(days, locale),
                 "limit": formatting.number(price_changes.OLD_CHECK_DAYS, locale),
                 "how": confirmations.old_date_how,

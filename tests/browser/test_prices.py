@@ -18,6 +18,7 @@ import pytest
 from django.db import connection, connections
 from playwright.sync_api import expect
 
+from pricing.domain.formatting import medium_date
 from pricing.models import PriceCheck
 from tests.browser.test_public_pages import WANT_SCREENSHOTS
 from tests.conftest import signed_in_tab, staff_cookie
@@ -46,7 +47,7 @@ def _shot(page, name: str, lang: str = "en") -> None:
 def _confirm_old_day(page, day: date) -> None:
     """The form came back asking about a day long past (the checks here are on days in 2020):
     tick its box and save again."""
-    page.get_by_label(f"Yes, the prices were read on {day.isoformat()}").check()
+    page.get_by_label(f"Yes, the prices were read on {medium_date(day, 'en')}").check()
     page.get_by_role("button", name="Save", exact=True).click()
 
 
@@ -121,7 +122,8 @@ def test_the_rows_follow_the_provider_and_record_under_it(
     recorder.get_by_role("button", name="Save", exact=True).click()
     _confirm_old_day(recorder, SWITCH_DAY)
     expect(recorder.locator("ul.messagelist")).to_have_text(
-        "Recorded the price check of Massed Compute on 2020-01-15: B200 $42.50 for 8 GPUs."
+        f"Recorded the price check of Massed Compute on {medium_date(SWITCH_DAY, 'en')}: "
+        "B200 $42.50 for 8 GPUs."
     )
     with django_db_blocker.unblock():
         check = PriceCheck.objects.get(checked_on=SWITCH_DAY)
@@ -142,12 +144,14 @@ def test_a_mistaken_check_is_corrected_and_kept(recorder, site, put_back, django
     recorder.locator("#id_checked_on").fill(CORRECTED_DAY.isoformat())
     recorder.locator("#id_prices-0-quoted_usd_per_hour").fill("1.90")  # the slip: 1.74×
     recorder.get_by_role("button", name="Save and continue editing").click()
-    recorder.get_by_label(f"Yes, the prices were read on {CORRECTED_DAY.isoformat()}").check()
+    recorder.get_by_label(
+        f"Yes, the prices were read on {medium_date(CORRECTED_DAY, 'en')}"
+    ).check()
     recorder.get_by_role("button", name="Save and continue editing").click()
     # The check's page (recorders only view checks): "Correct this check".
     recorder.get_by_role("link", name="Correct this check").click()
     expect(recorder.locator("h1")).to_have_text(
-        "Correct the price check of Thunder Compute on 2020-01-16"
+        f"Correct the price check of Thunder Compute on {medium_date(CORRECTED_DAY, 'en')}"
     )
     assert _row(recorder, 0) == ("A100 80GB", "1.9", "1")
     # Typed only once the page has loaded: in one CI run under load (3 runs here under load
@@ -160,7 +164,8 @@ def test_a_mistaken_check_is_corrected_and_kept(recorder, site, put_back, django
     _shot(recorder, "correction")
     recorder.get_by_role("button", name="Save", exact=True).click()
     expect(recorder.locator("ul.messagelist")).to_contain_text(
-        "Corrected the price check of Thunder Compute on 2020-01-16: A100 80GB $1.09."
+        f"Corrected the price check of Thunder Compute on {medium_date(CORRECTED_DAY, 'en')}: "
+        "A100 80GB $1.09."
     )
     recorder.goto(f"{site}/en/admin/pricing/pricecheck/?checked_on__year=2020")
     row = recorder.locator("#result_list tbody tr", has_text="Superseded by")
@@ -204,7 +209,7 @@ def test_a_comma_is_refused_and_a_jump_asked_about_before_it_is_saved(
 ):
     day = ENTRY_DAYS[lang]
     put_back.append(day)
-    text = {key: value.format(day=day.isoformat()) for key, value in TEXTS[lang].items()}
+    text = {key: value.format(day=medium_date(day, lang)) for key, value in TEXTS[lang].items()}
     with django_db_blocker.unblock():
         thunder = PriceCheck.objects.get(provider__slug="thunder-compute").provider_id
     recorder.goto(f"{site}/{lang}/admin/pricing/pricecheck/add/?provider={thunder}")

@@ -205,12 +205,12 @@ def test_the_confirmations_are_translated(client, recorder):
         "und speichern Sie erneut"
     ]
     assert response.context["adminform"].form.errors["checked_on"] == [
-        "2026-10-28 liegt 32 Tage zurück. Eine Preisprüfung, die mehr als 30 Tage zurückliegt, "
+        "28.10.2026 liegt 32 Tage zurück. Eine Preisprüfung, die mehr als 30 Tage zurückliegt, "
         "wird nur gespeichert, wenn sie bestätigt ist: setzen Sie unten das Häkchen bei „Ja, "
-        "die Preise wurden am 2026-10-28 abgelesen“ und speichern Sie erneut"
+        "die Preise wurden am 28.10.2026 abgelesen“ und speichern Sie erneut"
     ]
     assert boxes(response) == {
-        "confirm_old_date": ("2026-10-28", "Ja, die Preise wurden am 2026-10-28 abgelesen"),
+        "confirm_old_date": ("2026-10-28", "Ja, die Preise wurden am 28.10.2026 abgelesen"),
         "confirm_jump": ("a100-80gb=89/1", f"Ja, diese Preise stimmen: {row}"),
     }
     assert "Vor dem Speichern bestätigen" in response.content.decode()
@@ -325,12 +325,13 @@ def test_a_day_more_than_30_days_back_is_asked_about_beside_the_day(client, reco
     data["checked_on"] = "2026-10-28"
     response = refused(client, data)
     message = (
-        "2026-10-28 is 32 days ago. A check dated more than 30 days back is saved only when "
-        "confirmed: tick “Yes, the prices were read on 2026-10-28” below and save again"
+        "Oct\xa028,\xa02026 is 32 days ago. A check dated more than 30 days back is saved only "
+        "when confirmed: tick “Yes, the prices were read on Oct\xa028,\xa02026” below and save "
+        "again"
     )
     assert response.context["adminform"].form.errors["checked_on"] == [message]
     assert boxes(response) == {
-        "confirm_old_date": ("2026-10-28", "Yes, the prices were read on 2026-10-28")
+        "confirm_old_date": ("2026-10-28", "Yes, the prices were read on Oct\xa028,\xa02026")
     }
     data["confirm_old_date"] = "2026-10-27"  # ticked, then the day typed again
     again = refused(client, data)
@@ -423,7 +424,8 @@ def test_the_saved_message_names_the_provider_and_gpus_with_links(client, record
     assert (
         '<li class="success">Recorded the price check of '
         f'<a href="/en/admin/pricing/provider/{house.pk}/change/">GPUwithCrypto</a> on '
-        f'<a href="/en/admin/pricing/pricecheck/{check.pk}/change/">2026-11-29</a>: {gpus}.</li>'
+        f'<a href="/en/admin/pricing/pricecheck/{check.pk}/change/">Nov\xa029,\xa02026</a>: '
+        f"{gpus}.</li>"
     ) in response.content.decode()
     assert "was added successfully" not in response.content.decode()
 
@@ -457,8 +459,8 @@ def test_a_correction_says_so_by_name(client, recorder):
     assert (
         '<li class="success">Corrected the price check of <a href="/en/admin/pricing/provider/'
         f'{correction.provider_id}/change/">Thunder Compute</a> on <a href="/en/admin/pricing/'
-        f'pricecheck/{correction.pk}/change/">2026-10-29</a>: <a href="/en/admin/pricing/gpu/'
-        f'{a100}/change/">A100 80GB</a> $1.09. The check it corrects stays in the history, '
+        f'pricecheck/{correction.pk}/change/">Oct\xa029,\xa02026</a>: <a href="/en/admin/pricing/'
+        f'gpu/{a100}/change/">A100 80GB</a> $1.09. The check it corrects stays in the history, '
         "marked as superseded.</li>"
     ) in body
 
