@@ -765,7 +765,7 @@ def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, 
     page = client.get(guide_url("de")).content.decode()
 
     escaped = "Passt &lt;b class=&quot;x&quot;&gt;&amp; mehr"
-    assert f"<summary>Tabelle: {escaped}</summary>" in page
+    assert f"<summary>Erklärung und Tabelle: {escaped}</summary>" in page
     assert f'-caption">{escaped}</caption>' in page
     assert '<b class="x">' not in page
 
