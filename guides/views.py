@@ -240,6 +240,7 @@ def _vram(request: HttpRequest, data=None) -> HttpResponse:
         ),
         "plan": planner.plan(form.planner_request(), at=at) if wants_plan else None,
         "answered": valid,  # the answer first, the form folded under it
+        "size_beside_model": asked if wants_plan else None,  # not the estimate's: said so
         "as_of": at,
         **meta.vram(methods),
     }

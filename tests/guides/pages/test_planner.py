@@ -498,3 +498,15 @@ def test_a_refused_config_json_answers_400_in_the_page_by_post_and_by_get(client
         assert response.status_code == 400
         assert "config.json" in page_text(response)
         assert '<html lang="ja">' in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_size_beside_a_model_is_said_to_size_only_the_rules_row(client):
+    """Issue 54: ``params`` beside ``model`` was silently left out of the estimate."""
+    note = (
+        "This estimate is for Llama 3.1 70B at its own size, 70B. The model size you entered, "
+        "405B, only adds the row “Your model” to the table of rules below."
+    )
+    assert note in page_text(vram(client, "en", **QLORA_70B, params="405"))
+    assert "at its own size" not in page_text(vram(client, "en", **QLORA_70B))
+    assert "at its own size" not in page_text(vram(client, "en", params="405"))
