@@ -233,6 +233,15 @@ def test_the_contents_stay_in_view_beside_the_text_on_wide_screens(page, site, p
     assert page.evaluate(
         f"{toc}.right < document.querySelector('main section').getBoundingClientRect().left"
     )
+    # The header and the footer line up with the text column (issue 54: at 1920 px they were
+    # centred on the window, out of line with it).
+    edges = """() => [".site-header .brand", ".site-header .languages", "main h1",
+      ".site-footer .wrap > *"].map(s => document.querySelector(s).getBoundingClientRect())
+      .map(r => [Math.round(r.left), Math.round(r.right)])"""
+    for width in (1440, 1920):
+        page.set_viewport_size({"width": width, "height": 900})
+        brand, languages, h1, footer = page.evaluate(edges)
+        assert brand[0] == h1[0] == footer[0] and languages[1] == h1[1], width
     _open(page, site + path, DESKTOP)
     page.evaluate(scroll)
     assert page.evaluate("window.scrollY > 3000")
