@@ -302,7 +302,7 @@ def test_icons_are_linked_and_favicon_ico_answers(client):
     ],
 )
 def test_cited_sources_sentence_only_where_sources_are_cited(client, path, cites):
-    sentence = "Figures are planning rules from the cited sources"
+    sentence = "Rules of thumb are from the cited sources."
     assert (sentence in body(client.get(path))) is cites
 
 
