@@ -766,6 +766,12 @@ class PriceChart:
     axes: ChartAxes
     lines: list[ChartLine]
 
+    @property
+    def drawn(self) -> bool:
+        """Some provider's price held over days: a chart. Where each was checked once, the
+        prices are said in words instead (a chart of lone dots shows nothing a line could)."""
+        return any(not line.single for line in self.lines)
+
 
 @dataclass(frozen=True)
 class GpuPriceRow:

@@ -8,12 +8,14 @@ where Chromium is missing; CI sets REQUIRE_BROWSER=1 and fails instead.
 
 import os
 import re
+from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import GUIDE_SLUG
+from tests.conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, seen_by_the_site
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots"
 WANT_SCREENSHOTS = os.environ.get("SCREENSHOTS", "") not in {"", "0"}
@@ -260,10 +262,30 @@ def test_a_table_region_is_a_tab_stop_only_while_it_scrolls(page, site):
     assert page.evaluate(regions)[0] == 0
 
 
-def test_chart_labels_are_at_least_12_px_on_any_screen(page, site):
+@pytest.fixture
+def h100_changed(django_db_blocker):
+    """A second check of our H100 price: its line is a chart (a GPU checked once is words)."""
+    from pricing.models import Price, PriceCheck
+    from pricing.services import price_check_record
+
+    day = SEED_DAY + timedelta(days=1)
+    with seen_by_the_site(django_db_blocker):
+        price_check_record(
+            provider_slug="gpuwithcrypto", checked_on=day, prices={"h100": Decimal("2.20")}
+        )
+        as_if_committed()
+    yield
+    with seen_by_the_site(django_db_blocker):
+        Price.objects.filter(checked_on=day).delete()
+        PriceCheck.objects.filter(checked_on=day).delete()
+        as_if_committed()
+
+
+def test_chart_labels_are_at_least_12_px_on_any_screen(page, site, h100_changed):
     """The charts scale with their column: on a phone their labels are drawn larger, and
     spaced for it, so that no label is under 12 px on the screen."""
     _open(page, f"{site}/de/gpus/", DESKTOP)
+    assert page.locator(".chart > svg").count() == 1  # the H100's; the others are words
     smallest = """() => Math.min(...[...document.querySelectorAll(".chart > svg")].flatMap(svg =>
       [...svg.querySelectorAll("text")].filter(t => t.getBoundingClientRect().width > 0).map(t =>
         parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width / 360)))"""
