@@ -216,7 +216,7 @@ def _posted_vram(request: HttpRequest) -> HttpResponse:
         return _vram(request, data=request.POST)
     query = request.GET.copy()
     query.update(posted)
-    response = redirect(f"{request.path}?{query.urlencode()}")
+    response = redirect(f"{request.path}?{query.urlencode()}" if query else request.path)
     response.status_code = 303  # See Other: the answer is read with GET
     return response
 

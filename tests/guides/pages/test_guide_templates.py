@@ -149,7 +149,7 @@ def test_the_language_links_keep_the_pages_query(client, seeded):
 
 
 def test_the_footer_says_what_the_figures_are_only_on_pages_that_cite_sources(client, seeded):
-    note = "Die Zahlen sind Planungsregeln"
+    note = "Faustregeln stammen aus den zitierten Quellen."
     assert note in uncached_page(client)
     review_legal_pages()
     assert note not in uncached_page(client, "/de/legal/imprint/")
