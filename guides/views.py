@@ -207,10 +207,11 @@ def vram(request: HttpRequest) -> HttpResponse:
 
 
 def _posted_vram(request: HttpRequest) -> HttpResponse:
-    """The planner's form, sent by POST: a pasted config.json of a few KB makes an address
-    longer than servers take (gunicorn refuses a request line over 4 KB with a bare 414), so
-    that one is answered here; anything else goes to its own address (303), which can be
-    shared. ``as_of`` stays in the form's address."""
+    """The planner's form, sent by POST: a pasted config.json of about 4 kB, percent-encoded
+    in a query, makes a request line longer than gunicorn takes (8,190 bytes,
+    deploy/gunicorn.conf.py: a bare English 414), so that one is answered here; anything else
+    goes to its own address (303), which can be shared. ``as_of`` stays in the form's
+    address."""
     posted = {name: value for name, value in request.POST.items() if value.strip()}
     if "config_json" in posted:
         return _vram(request, data=request.POST)
