@@ -55,8 +55,14 @@ class _SiteFeed(Feed):
         return settings.SITE_NAME
 
 
+@dataclass(frozen=True)
+class GuideEntry:
+    guide: Guide
+    changed: datetime  # its last published change (selectors.last_published_changes)
+
+
 class GuideFeed(_SiteFeed):
-    """Guides as they are published and edited, newest edit first."""
+    """Guides as they are published and edited, newest published change first."""
 
     def title(self) -> str:
         return _("New and updated guides · %(site)s") % {"site": settings.SITE_NAME}
@@ -67,27 +73,31 @@ class GuideFeed(_SiteFeed):
     def link(self) -> str:
         return self._absolute(reverse("guides:index"))
 
-    def items(self) -> list[Guide]:
+    def items(self) -> list[GuideEntry]:
         guides = selectors.published_guides()
-        return sorted(guides, key=lambda g: (g.updated_at, g.slug), reverse=True)[:FEED_LENGTH]
+        changed = selectors.last_published_changes(guides)
+        entries = [GuideEntry(guide, changed[guide.pk]) for guide in guides]
+        entries.sort(key=lambda e: (e.changed, e.guide.slug), reverse=True)
+        return entries[:FEED_LENGTH]
 
-    def item_title(self, guide: Guide) -> str:
-        return guide.title
+    def item_title(self, entry: GuideEntry) -> str:
+        return entry.guide.title
 
-    def item_description(self, guide: Guide) -> str:
-        return guide.question or guide.title
+    def item_description(self, entry: GuideEntry) -> str:
+        return entry.guide.question or entry.guide.title
 
-    def item_link(self, guide: Guide) -> str:
-        return self._absolute(guide.get_absolute_url())
+    def item_link(self, entry: GuideEntry) -> str:
+        return self._absolute(entry.guide.get_absolute_url())
 
-    def item_guid(self, guide: Guide) -> str:
-        return self.item_link(guide)
+    def item_guid(self, entry: GuideEntry) -> str:
+        return self.item_link(entry)
 
-    def item_pubdate(self, guide: Guide) -> datetime | None:
-        return _midnight(guide.published_on) if guide.published_on else None
+    def item_pubdate(self, entry: GuideEntry) -> datetime | None:
+        published = entry.guide.published_on
+        return _midnight(published) if published else None
 
-    def item_updateddate(self, guide: Guide) -> datetime:
-        return guide.updated_at
+    def item_updateddate(self, entry: GuideEntry) -> datetime:
+        return entry.changed  # not the row's last save: seeding and working copies touch it
 
 
 @dataclass(frozen=True)

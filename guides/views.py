@@ -21,7 +21,8 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date, quote_etag, url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_safe
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_safe
 
 from guides import permissions
 from guides.background import signals as background_signals
@@ -192,8 +193,11 @@ def gpu_price_history(request: HttpRequest, gpu: str) -> HttpResponse:
     return response
 
 
-@require_safe
+@require_http_methods(["GET", "HEAD", "POST"])
+@csrf_exempt  # its POST reads and changes nothing, like its GET; a token would defeat the cache
 def vram(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        return _posted_vram(request)
     # The bare page is cached like every page. Planner input (``?params=`` included) and
     # ``as_of`` are free-form, so such a page is rendered each time: query strings cannot
     # fill the cache.
@@ -202,13 +206,31 @@ def vram(request: HttpRequest) -> HttpResponse:
     return _cached_vram(request)
 
 
-def _vram(request: HttpRequest) -> HttpResponse:
+def _posted_vram(request: HttpRequest) -> HttpResponse:
+    """The planner's form, sent by POST: a pasted config.json of about 4 kB, percent-encoded
+    in a query, makes a request line longer than gunicorn takes (8,190 bytes,
+    deploy/gunicorn.conf.py: a bare English 414), so that one is answered here; anything else
+    goes to its own address (303), which can be shared. ``as_of`` stays in the form's
+    address."""
+    posted = {name: value for name, value in request.POST.items() if value.strip()}
+    if "config_json" in posted:
+        return _vram(request, data=request.POST)
+    query = request.GET.copy()
+    query.update(posted)
+    response = redirect(f"{request.path}?{query.urlencode()}" if query else request.path)
+    response.status_code = 303  # See Other: the answer is read with GET
+    return response
+
+
+def _vram(request: HttpRequest, data=None) -> HttpResponse:
+    """``data``: the form's fields where they came by POST; the query's otherwise."""
     try:
         at = _as_of(request)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
     models, methods = reference_data.language_models(), reference_data.method_listings()
-    form = PlannerForm(request.GET or None, language_models=models, methods=methods)
+    data = request.GET if data is None else data
+    form = PlannerForm(data or None, language_models=models, methods=methods)
     valid = form.is_bound and form.is_valid()
     asked = form.cleaned_data.get("params") if valid else None
     wants_plan = valid and form.wants_estimate
@@ -219,6 +241,7 @@ def _vram(request: HttpRequest) -> HttpResponse:
         ),
         "plan": planner.plan(form.planner_request(), at=at) if wants_plan else None,
         "answered": valid,  # the answer first, the form folded under it
+        "size_beside_model": asked if wants_plan else None,  # not the estimate's: said so
         "as_of": at,
         **meta.vram(methods),
     }

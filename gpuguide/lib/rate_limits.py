@@ -86,7 +86,8 @@ class RateLimitMiddleware(MiddlewareMixin):
 
 def _limited(request: HttpRequest) -> bool:
     match = request.resolver_match
-    asks_planner = match is not None and match.view_name == PLANNER_VIEW and bool(request.GET)
+    asks = bool(request.GET) or request.method == "POST"  # its form posts a config.json
+    asks_planner = match is not None and match.view_name == PLANNER_VIEW and asks
     return asks_planner or request.path.startswith(LIMITED_PREFIX)
 
 

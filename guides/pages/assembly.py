@@ -223,6 +223,17 @@ TABLE_TEMPLATES = {
     Section.Table.COST: "guides/includes/cost_table.html",
     Section.Table.COMPARISON: "guides/includes/comparison_table.html",
 }
+# How a section folds on a phone (docs/public-face.md): the methods table is the answer and
+# never folds; the tables the recommendation is derived from are reference, and fold with
+# the section's text around them; any other table (a comparison) folds alone.
+FOLD_ANSWER, FOLD_SECTION, FOLD_TABLE = "answer", "section", "table"
+SECTION_FOLDS = {
+    Section.Table.METHODS: FOLD_ANSWER,
+    Section.Table.MEMORY: FOLD_SECTION,
+    Section.Table.ESTIMATE: FOLD_SECTION,
+    Section.Table.FIT: FOLD_SECTION,
+    Section.Table.COST: FOLD_SECTION,
+}
 
 
 @dataclass(frozen=True)
@@ -388,6 +399,7 @@ class SectionView:
     anchor: str
     body: list[Block]
     table_template: str | None  # the include that lays out its computed table, if any
+    fold: str  # on a phone: FOLD_ANSWER (never), FOLD_SECTION (all but the heading), FOLD_TABLE
     caption: str
     closing: list[Block]
     comparison: Comparison | None
@@ -707,6 +719,7 @@ def _section_view(section: Section, figures: PageFigures) -> SectionView:
         anchor=f"section-{section.position}",
         body=render_prose(section.body, figures),
         table_template=table_template,
+        fold=SECTION_FOLDS.get(section.table, FOLD_TABLE),
         caption=render_plain(section.table_caption, figures),
         closing=render_prose(section.closing, figures),
         comparison=compared,
@@ -752,6 +765,12 @@ class PriceChart:
 
     axes: ChartAxes
     lines: list[ChartLine]
+
+    @property
+    def drawn(self) -> bool:
+        """Some provider's price held over days: a chart. Where each was checked once, the
+        prices are said in words instead (a chart of lone dots shows nothing a line could)."""
+        return any(not line.single for line in self.lines)
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@ side, in ``guides.editorial``, reads the rows it changes itself.)"""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, time
 
 from django.core.cache import cache
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Max, Prefetch, Q
 from django.urls import reverse
+from django.utils import timezone
 
 from gpuguide.lib import cache_tags
 from guides.content.tokens.registry import KnownSlugs
@@ -17,6 +19,7 @@ from guides.models import (
     ComparisonPair,
     FitConfiguration,
     Guide,
+    GuideRevision,
     LegalPage,
     Operator,
     Recommendation,
@@ -36,6 +39,27 @@ def published_guides() -> list[Guide]:
         .select_related("language_model")
         .order_by("language_model__params_billion", "language_model__name")
     )
+
+
+def last_published_changes(guides: list[Guide]) -> dict[int, datetime]:
+    """When each guide last changed for its readers, in one query: the publication of its
+    newest edit, or, for a guide published once (each the seed makes: its one revision is the
+    seeding, not a change), the day it was first published. A row's ``updated_at`` is no such
+    date: seeding, a clone's refresh and a working copy all touch it."""
+    published = (
+        GuideRevision.objects.filter(guide__in=guides, published_at__isnull=False)
+        .values("guide")
+        .annotate(count=Count("pk"), newest=Max("published_at"))
+    )
+    edits = {row["guide"]: row["newest"] for row in published if row["count"] > 1}
+    first = {
+        guide.pk: timezone.make_aware(datetime.combine(guide.published_on, time.min))
+        for guide in guides
+        if guide.published_on
+    }
+    return {
+        guide.pk: edits.get(guide.pk) or first.get(guide.pk) or guide.updated_at for guide in guides
+    }
 
 
 def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:

@@ -11,9 +11,10 @@
     });
   }
 
-  // Folded parts (details.fold: tables, sources) shorten a page on a phone; where the tables
-  // are tables (the width the stylesheet's cards stop at), they start open. A link to
-  // something folded, and printing, open its fold.
+  // Folded parts (details.fold: reference sections, tables, sources; never the answer's
+  // table) shorten a page on a phone; where the tables are tables (the width the stylesheet's
+  // cards stop at), they start open. A link to something folded or to a section whose text
+  // is folded, and printing, open its fold.
   var wide = window.matchMedia("(min-width: 50.01rem)");
   function openFolds() {
     document.querySelectorAll("details.fold").forEach(function (fold) { fold.open = true; });
@@ -23,6 +24,8 @@
     for (var node = target; node; node = node.parentElement) {
       if (node.tagName === "DETAILS") node.open = true;
     }
+    var own = target && target.querySelector(":scope > details.section-fold");
+    if (own) own.open = true;
   }
   function openFoldOfHash() {
     openFoldAround(decodeURIComponent(location.hash.slice(1)));

@@ -473,11 +473,15 @@ def test_gpu_page_lists_specs_prices_blocks_and_history(client, seeded):
     assert blocks[("H100", "Block 10 Std.")] == "22,00 $"
     assert "1. November 2026" in text
     assert "RTX 4090" not in text  # not rented
-    # One chart each. The H100 was checked twice (its new price from November 1): a step line;
-    # the others once so far: a dot and no line (nothing says how long one price held), the
-    # check's day in the legend.
+    # The H100 was checked twice (its new price from November 1): a chart with a step line.
+    # The others once so far, by every provider: no chart of lone dots (issue 54) but each
+    # price in words with its day; every GPU keeps its download.
     assert page_text(response).count("Preisverlauf (CSV)") == 5
-    assert "GPUwithCrypto (wir): bisher eine Prüfung (29.10.2026)" in text
+    html_body = response.content.decode()
+    assert html_body.count('<figure class="chart">') == 1
+    assert "H100: Preis pro GPU-Stunde" in text  # the chart's title
+    once = "GPUwithCrypto (wir): bisher eine Prüfung, 0,82 $ am 29. Oktober 2026."
+    assert f"<li>{once}</li>" in html_body.replace("\xa0", " ")  # the L40S
     h100 = client.get("/de/gpus/h100/lines.svg").content.decode()
     l40s = client.get("/de/gpus/l40s/lines.svg").content.decode()
     assert (h100.count('stroke-width="7"'), h100.count('stroke-width="3"')) == (1, 1)
@@ -524,9 +528,10 @@ def test_an_empty_database_answers_without_server_errors(client, empty_database,
 
 
 def chart_of(response, gpu: str) -> str:
-    """The <figure> of one GPU's price-history chart."""
+    """One GPU's price history: its chart's <figure>, or the <div> that says its prices in
+    words where each provider was checked once."""
     body = response.content.decode()
-    charts = re.findall(r'<figure class="chart">.*?</figure>', body, re.S)
+    charts = [m.group(0) for m in re.finditer(r'<(figure|div) class="chart">.*?</\1>', body, re.S)]
     [chart] = [c for c in charts if f'<h3 class="chart-title">{gpu}</h3>' in c]
     return chart
 
@@ -765,7 +770,7 @@ def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, 
     page = client.get(guide_url("de")).content.decode()
 
     escaped = "Passt &lt;b class=&quot;x&quot;&gt;&amp; mehr"
-    assert f"<summary>Tabelle: {escaped}</summary>" in page
+    assert f"<summary>Erklärung und Tabelle: {escaped}</summary>" in page
     assert f'-caption">{escaped}</caption>' in page
     assert '<b class="x">' not in page
 

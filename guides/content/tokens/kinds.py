@@ -708,7 +708,7 @@ def too_small(f: PageFigures, method: str) -> str:
     miss = f.closest_miss(method)
     if miss is None:
         return gettext(
-            "By the estimate, every configuration in the table holds this guide's %(method)s run."
+            "By the estimate, every configuration compared here holds this guide's %(method)s run."
         ) % {"method": _method_name(f, method)}
     config = miss.configuration
     words = {

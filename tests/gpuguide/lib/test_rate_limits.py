@@ -46,6 +46,9 @@ def test_the_planner_is_limited_when_asked_and_its_bare_page_is_not(client, seed
     assert "Zu viele Anfragen" in body
     assert "höchstens 3 Anfragen pro Minute" in body
     assert int(answers[-1]["Retry-After"]) in range(1, 61)
+    # The form's POST (a pasted config.json) asks too, with nothing in the query.
+    posted = client.post("/de/vram/", {"config_json": "{}"}, REMOTE_ADDR="198.51.100.1")
+    assert posted.status_code == 429
 
 
 @pytest.mark.usefixtures("limit_of_three")

@@ -37,11 +37,16 @@ def rendered_table(page: assembly.GuidePage, table: str) -> str:
         return render_to_string(template, {"page": page, "section": section, "guide": page.guide})
 
 
-def test_each_table_is_folded_in_its_section_and_each_price_table_says_its_check_day(
+def test_the_answer_is_never_folded_reference_is_and_each_price_table_says_its_check_day(
     client, seeded
 ):
     page = uncached_page(client)
-    assert page.count('<details class="fold table-fold">') == 6
+    # Memory rules, estimate, fit and cost fold with their sections' text; the comparison's
+    # table folds alone; the method table, the answer, folds on no screen.
+    assert page.count('<details class="fold section-fold">') == 4
+    assert page.count('<details class="fold table-fold">') == 1
+    methods = page.index('<table class="methods">')
+    assert "<details" not in page[:methods]  # the first section's
     assert page.count('<p class="checked-on">') == 4  # page, fit, cost and comparison tables
 
 
@@ -53,7 +58,7 @@ def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, 
     page = uncached_page(client)
 
     escaped = "Passt &lt;b class=&quot;x&quot;&gt;&amp; mehr"
-    assert f"<summary>Tabelle: {escaped}</summary>" in page
+    assert f"<summary>Erklärung und Tabelle: {escaped}</summary>" in page
     assert f'-caption">{escaped}</caption>' in page
     assert '<b class="x">' not in page
 
@@ -144,7 +149,7 @@ def test_the_language_links_keep_the_pages_query(client, seeded):
 
 
 def test_the_footer_says_what_the_figures_are_only_on_pages_that_cite_sources(client, seeded):
-    note = "Die Zahlen sind Planungsregeln"
+    note = "Faustregeln stammen aus den zitierten Quellen."
     assert note in uncached_page(client)
     review_legal_pages()
     assert note not in uncached_page(client, "/de/legal/imprint/")

@@ -456,6 +456,57 @@ def test_the_planner_prices_as_of_a_day(client):
     assert table_cells(then, "planner-fit")[a100] == "$0.92"
     body = then.content.decode()
     assert '<meta name="robots" content="noindex">' in body
-    assert f'<input type="hidden" name="as_of" value="{SEED_DAY.isoformat()}">' in body
+    assert f'<form method="post" action="/en/vram/?as_of={SEED_DAY.isoformat()}"' in body
     assert "These are the prices as they stood on October 29, 2026" in page_text(then)
     assert vram(client, "en", **QLORA_70B, as_of="2026-13-01").status_code == 400
+
+
+# A real config.json with its labels and rope settings: longer than the 4 KB request line that
+# gunicorn takes, so the form sends it by POST (issue 54: it met a bare "414 URI Too Long").
+LONG_CONFIG = SEVENTY_B_CONFIG | {"id2label": {str(i): f"LABEL_{i}" for i in range(400)}}
+
+
+@pytest.mark.django_db
+def test_the_form_posts_a_long_config_json_and_is_answered_in_place(client):
+    text = json.dumps(LONG_CONFIG)
+    assert len(text) > 4096
+    response = client.post("/de/vram/", {"config_json": text, "method": "qlora", "seq_len": "2048"})
+    assert response.status_code == 200
+    posted = page_text(response)
+    assert posted == page_text(vram(client, "de", config_json=text, method="qlora", seq_len="2048"))
+    assert "Ihre config.json, QLoRA (4-Bit-Basis): 45,1 GB" in posted
+
+
+@pytest.mark.django_db
+def test_the_form_without_a_config_json_goes_to_its_own_address(client):
+    response = client.post(
+        f"/en/vram/?as_of={SEED_DAY.isoformat()}",
+        {**QLORA_70B, "config_json": " ", "hours": ""},
+    )
+    assert response.status_code == 303
+    assert response["Location"] == (
+        f"/en/vram/?as_of={SEED_DAY.isoformat()}&model=llama-3.1-70b&method=qlora&seq_len=2048"
+    )
+
+
+@pytest.mark.django_db
+def test_a_refused_config_json_answers_400_in_the_page_by_post_and_by_get(client):
+    for response in (
+        client.post("/ja/vram/", {"config_json": "{not json"}),
+        vram(client, "ja", config_json="{not json"),
+    ):
+        assert response.status_code == 400
+        assert "config.json" in page_text(response)
+        assert '<html lang="ja">' in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_size_beside_a_model_is_said_to_size_only_the_rules_row(client):
+    """Issue 54: ``params`` beside ``model`` was silently left out of the estimate."""
+    note = (
+        "This estimate is for Llama 3.1 70B at its own size, 70B. The model size you entered, "
+        "405B, only adds the row “Your model” to the table of rules below."
+    )
+    assert note in page_text(vram(client, "en", **QLORA_70B, params="405"))
+    assert "at its own size" not in page_text(vram(client, "en", **QLORA_70B))
+    assert "at its own size" not in page_text(vram(client, "en", params="405"))

@@ -3,7 +3,7 @@
 import html
 import json
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal as D
 from xml.etree import ElementTree
 
@@ -12,6 +12,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.test import override_settings
 
+from guides.editorial import publishing
 from guides.editorial.seeding import load_comparisons, load_legal_pages
 from guides.models import ComparisonPair, Guide, LegalPage, Operator
 from pricing.models import Gpu
@@ -303,7 +304,7 @@ def test_icons_are_linked_and_favicon_ico_answers(client):
     ],
 )
 def test_cited_sources_sentence_only_where_sources_are_cited(client, path, cites):
-    sentence = "Figures are planning rules from the cited sources"
+    sentence = "Rules of thumb are from the cited sources."
     assert (sentence in body(client.get(path))) is cites
 
 
@@ -494,6 +495,35 @@ def test_guide_feed_lists_every_published_guide_newest_edit_first(client, lang):
     links = [e.find(f"{ATOM}link").get("href") for e in entries]
     assert f"http://testserver/{lang}/guides/{GUIDE_SLUG}/" in links
     assert f'href="/{lang}/feeds/guides.xml"' in body(client.get(f"/{lang}/"))
+
+
+def test_guide_feed_dates_each_guide_by_its_last_published_change(client):
+    """Issue 54: every entry said the day the seed was loaded (the rows' last save). The seed's
+    guide is dated as its content was published; an edit published later dates it anew."""
+    from tests.conftest import as_if_committed
+
+    def updated() -> list[tuple[str, str]]:
+        feed = atom(client.get("/en/feeds/guides.xml"))
+        return [
+            (e.find(f"{ATOM}link").get("href").split("/")[-2], e.find(f"{ATOM}updated").text)
+            for e in feed.findall(f"{ATOM}entry")
+        ]
+
+    guide = Guide.objects.get(slug=GUIDE_SLUG)
+    assert guide.updated_at.date() == TODAY  # saved by the seed, today
+    before = dict(updated())
+    assert before.pop(GUIDE_SLUG) == "2026-10-29T00:00:00+00:00"  # its content as published
+    assert set(before.values()) == {f"{TODAY.isoformat()}T00:00:00+00:00"}  # clones: made today
+    editor = User.objects.create_user("erika", password="pw-for-tests-only", is_staff=True)
+    editor.groups.add(Group.objects.get(name="Reviewers"))
+    guide.question_en = "Which GPU do I rent for Llama 3.1 70B?"
+    guide.save()
+    assert not publishing.publish_rows(guide, user=editor, comment="a question").problems
+    as_if_committed()
+    after = updated()  # the guide and its clones, which follow its published changes
+    assert len(after) == 5
+    noon = datetime.fromisoformat(f"{TODAY.isoformat()}T12:00:00+00:00")  # the pinned clock
+    assert all(datetime.fromisoformat(day) >= noon for _slug, day in after)
 
 
 @pytest.mark.parametrize(

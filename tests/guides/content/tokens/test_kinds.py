@@ -492,9 +492,10 @@ SENTENCES = [
     ),
     (
         "[[too_small qlora]]",
-        "By the estimate, every configuration in the table holds this guide&#x27;s QLoRA run.",
-        "Nach der Schätzung fasst jede Konfiguration der Tabelle den QLoRA-Lauf dieses Ratgebers.",
-        "推定では、表のどの構成もこのガイドのQLoRAの学習条件を収められます。",
+        "By the estimate, every configuration compared here holds this guide&#x27;s QLoRA run.",
+        "Nach der Schätzung fasst jede hier verglichene Konfiguration den QLoRA-Lauf "
+        "dieses Ratgebers.",
+        "推定では、このガイドで比較するどの構成も、このガイドのQLoRAの学習条件を収められます。",
     ),
     (
         "[[too_small lora]]",
@@ -911,9 +912,10 @@ def test_a_gpu_we_do_not_rent_is_never_recommended_but_can_be_judged(figures, dj
     assert_renders(
         with_4090,
         "[[too_small qlora]]",
-        "By the estimate, every configuration in the table holds this guide&#x27;s QLoRA run.",
-        "Nach der Schätzung fasst jede Konfiguration der Tabelle den QLoRA-Lauf dieses Ratgebers.",
-        "推定では、表のどの構成もこのガイドのQLoRAの学習条件を収められます。",
+        "By the estimate, every configuration compared here holds this guide&#x27;s QLoRA run.",
+        "Nach der Schätzung fasst jede hier verglichene Konfiguration den QLoRA-Lauf "
+        "dieses Ratgebers.",
+        "推定では、このガイドで比較するどの構成も、このガイドのQLoRAの学習条件を収められます。",
     )
 
 
