@@ -546,6 +546,45 @@ def time_bomb_in_a_signed_backup() -> Finding:
     )
 
 
+def restore_stopped_once_its_rows_are_in() -> Finding:
+    """A restore killed once its rows are in, before the command purges a cache or signs anyone
+    out (``backups.restore`` with the command's ``within``, then nothing): are the backup's
+    sessions valid, is a page cached before current, is the front cache's purge waiting?"""
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+    from django.test.utils import override_settings
+    from django_tasks_db.models import DBTaskResult
+
+    from gpuguide.lib import backups
+    from guides.background.tasks import purge_front_cache
+    from guides.management.commands.restore import renew_with_the_rows
+    from guides.pagecache import versions
+
+    database_tasks = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend",
+                                  "QUEUES": ["default", "purges"]}}  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="gpuguide-attack-") as folder:
+        for _ in range(16):
+            SessionStore().create()  # sessions the backup holds, signed out since, maybe
+        path = Path(folder) / "site.tar"
+        backups.backup("default", path)
+        before = versions.current_versions(["site"])
+        with override_settings(FRONT_CACHE="varnish", FRONT_CACHE_PURGE_URLS=["http://127.0.0.1:9/"],
+                               TASKS=database_tasks):  # fmt: skip
+            backups.restore("default", path, within=renew_with_the_rows)
+            purges = DBTaskResult.objects.filter(task_path=purge_front_cache.module_path).count()
+    versions.forget()
+    sessions = Session.objects.count()
+    renewed = versions.current_versions(["site"]) != before
+    return Finding(
+        "A restore stopped once its rows are in (the backup holding 16 sessions; no cache "
+        "emptied, no purge sent by the command)",
+        f"{sessions} sessions valid; every version "
+        f"{'renewed' if renewed else 'as before (pages cached before are current)'}; "
+        f"{purges} purge of every page queued for the purge worker",
+        sessions == 0 and renewed and purges == 1,
+    )
+
+
 # Rate limits ----------------------------------------------------------------------------------
 
 
@@ -736,7 +775,8 @@ def run_all() -> list[Finding]:
                    redis_down_sign_in_and_reset, draft_leaks,
                    deep_json_in_the_planner, deep_xml_in_an_xliff_import, newline_in_a_title,
                    api_flood, tampered_backups, time_bomb_in_a_signed_backup,
-                   hostile_text_in_the_feeds, distributed_planner_load):  # fmt: skip
+                   restore_stopped_once_its_rows_are_in, hostile_text_in_the_feeds,
+                   distributed_planner_load):  # fmt: skip
         cache.clear()
         found = attack()
         findings.extend(found if isinstance(found, list) else [found])
