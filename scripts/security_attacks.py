@@ -468,6 +468,23 @@ PAYLOAD = [
 ]
 
 
+def _planted_backup(folder: Path, statements: list[str]) -> tuple[dict, Path, dict]:
+    """A backup of this SQLite database with ``statements`` run in its file: its manifest as it
+    was, the changed file, and a copy of the manifest fitted to it (size, SHA-256), unsigned."""
+    from gpuguide.lib import backup_archive, backups
+
+    original = folder / "site.tar"
+    backups.backup("default", original)
+    manifest, data = backup_archive.read(original, folder)
+    with sqlite3.connect(data) as database:
+        for statement in statements:
+            database.execute(statement)
+    database.close()
+    fitted = {**manifest, "data": {**manifest["data"], "bytes": data.stat().st_size,
+                                   "sha256": backup_archive.sha256_of(data)}}  # fmt: skip
+    return manifest, data, fitted
+
+
 def tampered_backups() -> list[Finding]:
     """A SQLite backup with a trigger and an extra superuser put in, once with the manifest as
     it was and once signed again with the right key (a leaked key); ``opened`` is every check
@@ -476,17 +493,9 @@ def tampered_backups() -> list[Finding]:
 
     findings = []
     with tempfile.TemporaryDirectory(prefix="gpuguide-attack-") as folder:
-        original = Path(folder) / "site.tar"
-        backups.backup("default", original)
-        manifest, data = backup_archive.read(original, Path(folder))
-        with sqlite3.connect(data) as database:
-            for statement in PAYLOAD:
-                database.execute(statement)
-        database.close()
+        manifest, data, fitted = _planted_backup(Path(folder), PAYLOAD)
         unsigned = Path(folder) / "unsigned.tar"
         backup_archive.write(unsigned, manifest, data)
-        fitted = {**manifest, "data": {**manifest["data"], "bytes": data.stat().st_size,
-                                       "sha256": backup_archive.sha256_of(data)}}  # fmt: skip
         fitted["rows"] = {**manifest["rows"], "auth_user": manifest["rows"]["auth_user"] + 1}
         resigned = Path(folder) / "resigned.tar"
         backup_archive.write(resigned, backup_archive.seal(fitted), data)
@@ -523,15 +532,7 @@ def time_bomb_in_a_signed_backup() -> Finding:
     from gpuguide.lib import backup_archive, backups
 
     with tempfile.TemporaryDirectory(prefix="gpuguide-attack-") as folder:
-        original = Path(folder) / "site.tar"
-        backups.backup("default", original)
-        manifest, data = backup_archive.read(original, Path(folder))
-        with sqlite3.connect(data) as database:
-            for statement in TIME_BOMB:
-                database.execute(statement)
-        database.close()
-        fitted = {**manifest, "data": {**manifest["data"], "bytes": data.stat().st_size,
-                                       "sha256": backup_archive.sha256_of(data)}}  # fmt: skip
+        _manifest, data, fitted = _planted_backup(Path(folder), TIME_BOMB)
         planted = Path(folder) / "planted.tar"
         backup_archive.write(planted, backup_archive.seal(fitted), data)
         backups.restore("default", planted)
