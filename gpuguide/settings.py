@@ -307,8 +307,10 @@ API_RATE_LIMIT = env.int("API_RATE_LIMIT", default=600)
 
 # Requests to the same routes computing at once in one process (0: no cap). Beyond it: 503 with
 # Retry-After at once, so that the process's other threads stay free for the cached pages and
-# the admin however many clients share the load. Keep it below the threads a process has.
-COMPUTE_CONCURRENCY = env.int("COMPUTE_CONCURRENCY", default=2)
+# the admin however many clients share the load. Keep it below the threads a process has. One:
+# a process's threads share one interpreter, and two computations at once already take it from
+# the others (docs/security.md, "Capacity": 3.1-3.7x slower sign-in page with 2, 1.4x with 1).
+COMPUTE_CONCURRENCY = env.int("COMPUTE_CONCURRENCY", default=1)
 
 # Administrators (and superusers) must set up an authenticator app before using the admin.
 REQUIRE_2FA_FOR_ADMINISTRATORS = env.bool("REQUIRE_2FA_FOR_ADMINISTRATORS", default=not DEBUG)
