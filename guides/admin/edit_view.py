@@ -62,12 +62,15 @@ class GuideEdit:
     inlines: list
 
     @cached_property
+    def draft(self) -> GuideRevision | None:
+        """The working copy (a revision) this form edits, if any; read once per request."""
+        return revisions.working_copy(self.guide) if self.working_copy else None
+
+    @property
     def scheduled_draft(self) -> GuideRevision | None:
-        """The working copy this form edits, where it is scheduled to go live: its text goes
-        live early if this edit is published now."""
-        if not self.working_copy:
-            return None
-        draft = revisions.working_copy(self.guide)
+        """The working copy, where it is scheduled to go live: its text goes live early if this
+        edit is published now."""
+        draft = self.draft
         return draft if draft is not None and draft.go_live_at is not None else None
 
     def all_forms(self) -> list:
@@ -295,7 +298,7 @@ class GuideEditView:
                 **coediting.presence_context(guide, request.user),
             }
         if edit.working_copy:
-            draft = revisions.working_copy(guide)
+            draft = edit.draft
             context |= {
                 "working_copy": draft,
                 "preview_links": preview_links(guide, draft) if draft else [],
