@@ -241,9 +241,9 @@ def test_recommendations_are_the_cheapest_runs_unless_a_close_call_then_the_fast
         slug: {m["method"]: (m["close_call"], m["decided_by"]) for m in a}
         for slug, a in answers.items()
     }
-    # 70B QLoRA: one L40S is the cheapest estimate ($66.21 in 80.7 h); one B200 ($4.61, 17.4 h,
-    # $80.24, between $54.89 and $113.09) and others cost about the same, and one B200's
-    # 24-GPU-hour block is the cheapest up front. Eight B200s are the fastest (2.4 h, $86.94).
+    # 70B QLoRA: one L40S is the cheapest estimate ($78.82 in 96.1 h); one B200 ($4.61, 18.5 h,
+    # $85.43, between $55.19 and $127.30) and others cost about the same, and one B200's
+    # 24-GPU-hour block is the cheapest up front. Eight B200s are the fastest (2.8 h, $103.16).
     assert recommended[GUIDE_SLUG] == {
         "qlora": ["b200:1", "b200:8"],
         "lora": ["b200:1", "b200:8"],
@@ -260,11 +260,11 @@ def test_recommendations_are_the_cheapest_runs_unless_a_close_call_then_the_fast
     keys = ("tokens_per_s", "hours", "hours_low", "hours_high", "usd_per_run")
     keys += ("usd_per_run_low", "usd_per_run_high")
     assert {k: qlora["b200:1"][k] for k in keys} == {
-        "tokens_per_s": 1596.0, "hours": 17.4, "hours_low": 11.9, "hours_high": 24.5,
-        "usd_per_run": 80.24, "usd_per_run_low": 54.89, "usd_per_run_high": 113.09,
+        "tokens_per_s": 1499.0, "hours": 18.5, "hours_low": 12.0, "hours_high": 27.6,
+        "usd_per_run": 85.43, "usd_per_run_low": 55.19, "usd_per_run_high": 127.30,
     }  # fmt: skip
     assert {k: qlora["b200:8"][k] for k in ("tokens_per_s", "hours", "usd_per_run")} == {
-        "tokens_per_s": 11784.0, "hours": 2.4, "usd_per_run": 86.94
+        "tokens_per_s": 9931.0, "hours": 2.8, "usd_per_run": 103.16
     }  # fmt: skip
     # 405B QLoRA: four A100s cost about the same as the cheapest estimate, and their block is
     # the cheapest up front
@@ -315,14 +315,14 @@ def test_the_api_answers_the_guides_run_and_its_figures(client, seeded):
         "usable_gb_per_gpu": 190.99,
         "usd_per_hour": 4.61,
         "override": False,
-        "tokens_per_s": 1596.0,
+        "tokens_per_s": 1499.0,
         "time_basis": "derived",
-        "hours": 17.4,
-        "hours_low": 11.9,
-        "hours_high": 24.5,
-        "usd_per_run": 80.24,
-        "usd_per_run_low": 54.89,
-        "usd_per_run_high": 113.09,
+        "hours": 18.5,
+        "hours_low": 12.0,
+        "hours_high": 27.6,
+        "usd_per_run": 85.43,
+        "usd_per_run_low": 55.19,
+        "usd_per_run_high": 127.30,
     }
     listing = client.get("/api/v1/guides/").json()["guides"]
     seventy = next(g for g in listing if g["slug"] == GUIDE_SLUG)
@@ -385,7 +385,7 @@ def test_a_price_change_moves_page_and_api_together(client, seeded):
     answer = client.get(f"/api/v1/guides/{GUIDE_SLUG}/").json()
     assert api_recommendations(answer)["qlora"] == ["l40s:1", "b200:8"]
     qlora = answer["methods"][0]
-    assert (qlora["recommended"][0]["usd_per_run"], qlora["close_call"]) == (66.21, True)
+    assert (qlora["recommended"][0]["usd_per_run"], qlora["close_call"]) == (78.82, True)
     for lang in LANGUAGES:
         body = client.get(f"/{lang}/guides/{GUIDE_SLUG}/").content.decode()
         assert method_table(body)["qlora"] == ["l40s:1", "b200:8"]
@@ -398,7 +398,7 @@ def test_an_editors_override_is_marked_on_the_page_and_in_the_api(client, seeded
     )
     answer = client.get(f"/api/v1/guides/{GUIDE_SLUG}/").json()
     (override,) = answer["methods"][0]["recommended"]
-    assert (override["gpu"], override["override"], override["usd_per_run"]) == ("h100", True, 92.2)
+    assert (override["gpu"], override["override"], override["usd_per_run"]) == ("h100", True, 99.91)
     body = client.get(f"/en/guides/{GUIDE_SLUG}/").content.decode()
     assert method_row(body, "qlora").strip().endswith("(our editors’ choice)")
     assert "(our editors’ choice)" not in method_row(body, "lora")

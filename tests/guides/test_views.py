@@ -240,32 +240,32 @@ def test_comparison_table_cells_on_the_guide(client, seeded, lang, cells):
         ("de", "LoRA (BF16-Basis)", "Speicher",
          "Faustregel: 140 GB als Untergrenze, ≈ 168 GB zum Planen Schätzung: 147,5 GB pro GPU "
          "auf 1× B200"),
-        # the cheapest run of 100 million tokens: one B200 (1,596 tokens/s, 17.4 h, $80.24),
+        # the cheapest run of 100 million tokens: one B200 (1,499 tokens/s, 18.5 h, $85.43),
         # a close call among 10 runs decided by the cheapest block up front (one L40S runs it
-        # cheapest, $66.21, but in 80.7 h: a 168-GPU-hour block); the fastest: eight B200s
+        # cheapest, $78.82, but in 96.1 h: a 168-GPU-hour block); the fastest: eight B200s
         ("de", "QLoRA (4-Bit-Basis)", "Mieten",
-         "1× B200 (4,61 $/Stunde, 80,24 $ für einen Lauf von 17,4 h) 1× B200 mieten oder 8× B200 "
-         "(36,88 $/Stunde, 86,94 $ für einen Lauf von 2,4 h) 8× B200 mieten Knappe Entscheidung: "
-         "10 Läufe kosten im Rahmen der Modellgenauigkeit etwa gleich viel; wir empfehlen den, "
+         "1× B200 (4,61 $/Stunde, 85,43 $ für einen Lauf von 18,5 h) 1× B200 mieten oder 8× B200 "
+         "(36,88 $/Stunde, 103,16 $ für einen Lauf von 2,8 h) 8× B200 mieten Knappe Entscheidung: "
+         "13 Läufe kosten im Rahmen der Modellgenauigkeit etwa gleich viel; wir empfehlen den, "
          "dessen GPU-Stunden-Block im Voraus am wenigsten kostet (24 GPU-Stunden: 110,64 $)."),
         ("de", "Vollständiges Fine-Tuning, AdamW", "Mieten",
-         "8× B200 (36,88 $/Stunde, 159,05 $ für einen Lauf von 4,3 h) 8× B200 mieten"),
+         "8× B200 (36,88 $/Stunde, 185,82 $ für einen Lauf von 5 h) 8× B200 mieten"),
         ("de", "LoRA (BF16-Basis)", "Mieten",
-         "1× B200 (4,61 $/Stunde, 76,22 $ für einen Lauf von 16,5 h) 1× B200 mieten oder 8× B200 "
-         "(36,88 $/Stunde, 102,00 $ für einen Lauf von 2,8 h) 8× B200 mieten Knappe Entscheidung: "
-         "8 Läufe kosten im Rahmen der Modellgenauigkeit etwa gleich viel; wir empfehlen unter "
+         "1× B200 (4,61 $/Stunde, 81,41 $ für einen Lauf von 17,7 h) 1× B200 mieten oder 8× B200 "
+         "(36,88 $/Stunde, 120,01 $ für einen Lauf von 3,3 h) 8× B200 mieten Knappe Entscheidung: "
+         "7 Läufe kosten im Rahmen der Modellgenauigkeit etwa gleich viel; wir empfehlen unter "
          "denen mit dem günstigsten GPU-Stunden-Block (24 GPU-Stunden: 110,64 $) den mit den "
          "wenigsten GPUs."),
         ("ja", "LoRA（BF16ベース）", "レンタル",
-         "B200を1基 （$4.61/時間、16.5時間の実行で$76.22） B200 1基をレンタル または B200を8基 "
-         "（$36.88/時間、2.8時間の実行で$102.00） B200 8基をレンタル "
-         "僅差の判断：モデルの誤差の範囲内で8通りの実行がほぼ同じ費用のため、"
+         "B200を1基 （$4.61/時間、17.7時間の実行で$81.41） B200 1基をレンタル または B200を8基 "
+         "（$36.88/時間、3.3時間の実行で$120.01） B200 8基をレンタル "
+         "僅差の判断：モデルの誤差の範囲内で7通りの実行がほぼ同じ費用のため、"
          "GPU時間ブロックが最も安いもの（24 GPU時間：$110.64）のうち、"
          "GPU数が最も少ないものをおすすめします。"),  # tags read as spaces
         # eight H200s cost less an hour ($24.56) but take 9.1 h: $224.27 against $158.24
         ("de", "Vollständiges Fine-Tuning, 8-Bit-Adam", "Mieten",
-         "8× B200 (36,88 $/Stunde, 158,24 $ für einen Lauf von 4,3 h) 8× B200 mieten oder 8× H200 "
-         "(24,56 $/Stunde, 224,27 $ für einen Lauf von 9,1 h) 8× H200 mieten"),
+         "8× B200 (36,88 $/Stunde, 184,88 $ für einen Lauf von 5 h) 8× B200 mieten oder 8× H200 "
+         "(24,56 $/Stunde, 266,29 $ für einen Lauf von 10,8 h) 8× H200 mieten"),
     ],
 )  # fmt: skip
 def test_methods_table_cells(client, seeded, lang, row, column, value):
@@ -779,11 +779,11 @@ def test_a_sections_table_caption_is_escaped_in_its_summary_and_caption(client, 
     ("lang", "note"),
     [
         ("en", "Other software runs the same steps faster, by public runs: torchtune with "
-               "torch.compile about 1.6×, NVIDIA NeMo in FP8 about 2.4×."),
+               "torch.compile about 1.8×, NVIDIA NeMo in FP8 about 2.5×."),
         ("de", "Andere Software rechnet dieselben Schritte schneller, nach öffentlichen Läufen: "
-               "torchtune mit torch.compile etwa 1,6×, NVIDIA NeMo in FP8 etwa 2,4×."),
+               "torchtune mit torch.compile etwa 1,8×, NVIDIA NeMo in FP8 etwa 2,5×."),
         ("ja", "公開された実行結果によると、ほかのソフトウェアは同じステップをより速く実行します："
-               "torch.compileを使うtorchtuneで約1.6倍、FP8のNVIDIA NeMoで約2.4倍です。"),
+               "torch.compileを使うtorchtuneで約1.8倍、FP8のNVIDIA NeMoで約2.5倍です。"),
     ],
 )  # fmt: skip
 def test_the_run_cost_table_names_what_other_stacks_gain_over_ours(client, seeded, lang, note):

@@ -225,10 +225,10 @@ def test_a_clone_copies_no_assumed_hours_its_run_costs_come_from_the_model(clien
     response = client.get(url(guide.slug, "en"))
     assert 'class="cost assumed"' not in response.content.decode()
     rows = {(r[0], r[1]): r[2:] for r in table_rows(response, "cost runs")[1:]}
-    # QLoRA on one B200: 14,783 tokens/s derived, 1.9 h, $8.66 at $4.61 (from 1.879 h)
+    # QLoRA on one B200: 13,882 tokens/s derived, 2 h, $9.22 at $4.61 (from 2.001 h)
     # the * marks a derived speed: the note under the table says so
     assert rows[("QLoRA", "1× B200")] == [
-        "14,783 *", "1.9 1.3–2.6", "1.9", "$8.66 $5.93–$12.21", "10 GPU-hours: $46.10"
+        "13,882 *", "2 1.3–3", "2", "$9.22 $5.96–$13.75", "10 GPU-hours: $46.10"
     ]  # fmt: skip
     body = response.content.decode()
     assert 'data-basis="derived"' in body and 'data-basis="measured"' not in body

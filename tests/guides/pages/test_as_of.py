@@ -46,9 +46,9 @@ def test_guide_as_of_the_seed_day_quotes_that_days_prices_everywhere(client, nex
     assert table_rows(then, "cost assumed")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,20 $"]
     assert table_rows(now, "cost assumed")[1] == ["QLoRA", "1× A100 80GB", "10", "10", "9,90 $"]
     then_text, now_text = page_text(then), page_text(now)
-    # the cost of the run on one A100 (96.12 h) at each day's price, in the run-cost table
-    assert "88,43 $" in run_cells(then, "qlora", "a100-80gb:1")  # at 0,92 $
-    assert "95,16 $" in run_cells(now, "qlora", "a100-80gb:1")  # at 0,99 $
+    # the cost of the run on one A100 (104.43 h) at each day's price, in the run-cost table
+    assert "96,07 $" in run_cells(then, "qlora", "a100-80gb:1")  # at 0,92 $
+    assert "103,38 $" in run_cells(now, "qlora", "a100-80gb:1")  # at 0,99 $
     assert "Preise geprüft am 29. Oktober 2026." in then_text
     # Now only the A100 80GB has the later price: each "checked" line spans both days.
     assert "Preise geprüft am" not in now_text

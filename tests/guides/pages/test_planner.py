@@ -76,12 +76,12 @@ def test_run_time_is_measured_on_the_h200_and_derived_elsewhere():
     h200 = runs["h200"]
     assert (h200.tokens_per_s, h200.measured, h200.shown_hours) == (D("508.2"), True, D("27.3"))
     assert h200.usd_per_run == D("83.90")
-    # an A100 80GB: derived by the model, 190 tokens per second (compute-bound: 312 TFLOPS at
-    # Ampere's efficiency); its range, QLoRA's left-out errors on the H200 (-8.3 to +12.4 %)
-    # widened by Ampere's 25 %, is 0.688 to 1.405 times the hours. The measured run has none.
+    # an A100 80GB: derived by the model, 181 tokens per second (compute-bound: 312 TFLOPS at
+    # Ampere's efficiency); its range, QLoRA's left-out errors on the H200 (-14.2 to +19.5 %)
+    # widened by Ampere's 25 %, is 0.644 to 1.494 times the hours. The measured run has none.
     a100 = runs["a100-80gb"]
-    assert (a100.tokens_per_s, a100.measured, a100.shown_hours) == (D(190), False, D("73.1"))
-    assert (a100.shown_hours_low, a100.shown_hours_high) == (D("50.3"), D("102.7"))
+    assert (a100.tokens_per_s, a100.measured, a100.shown_hours) == (D(181), False, D("76.7"))
+    assert (a100.shown_hours_low, a100.shown_hours_high) == (D("49.4"), D("114.6"))
     assert (h200.shown_hours_low, h200.shown_hours_high) == (D("27.3"), D("27.3"))
     assert result.throughput.tokens_per_s == D("508.2")
     trl = PlannerForm({**form.data, "recipe": "trl"})
@@ -106,8 +106,8 @@ PLAN_CELLS = {
         ("A100 80GB (80 GB)", "Headroom"): "37.7 GB",
         ("A100 80GB (80 GB)", "Per hour"): "$0.92",
         # derived (trl's recipe was not timed), with QLoRA's left-out range on the H200
-        ("H200 (141 GB)", "Run time"): "19.3 h * 17.7–21.7 h",
-        ("H200 (141 GB)", "Run cost"): "$59.30 $54.38–$66.66",
+        ("H200 (141 GB)", "Run time"): "21 h * 18–25.1 h",
+        ("H200 (141 GB)", "Run cost"): "$64.41 $55.26–$76.97",
     },
     "de": {
         ("L40S (48 GB)", "GPUs"): "1×",
@@ -115,14 +115,14 @@ PLAN_CELLS = {
         ("A100 80GB (80 GB)", "Spitze pro GPU"): "45,1 GB",
         ("A100 80GB (80 GB)", "Reserve"): "37,7 GB",
         ("A100 80GB (80 GB)", "Pro Stunde"): "0,92 $",
-        ("H200 (141 GB)", "Laufzeit"): "19,3 h * 17,7–21,7 h",
-        ("H200 (141 GB)", "Kosten des Laufs"): "59,30 $ 54,38 $–66,66 $",
+        ("H200 (141 GB)", "Laufzeit"): "21 h * 18–25,1 h",
+        ("H200 (141 GB)", "Kosten des Laufs"): "64,41 $ 55,26 $–76,97 $",
     },
     "ja": {
         ("A100 80GB (80 GB)", "GPUあたりのピーク"): "45.1 GB",
         ("A100 80GB (80 GB)", "1時間あたり"): "$0.92",
-        ("H200 (141 GB)", "実行時間"): "19.3時間 * 17.7～\u200b21.7時間",
-        ("H200 (141 GB)", "実行費用"): "$59.30 $54.38～\u200b$66.66",
+        ("H200 (141 GB)", "実行時間"): "21時間 * 18～\u200b25.1時間",
+        ("H200 (141 GB)", "実行費用"): "$64.41 $55.26～\u200b$76.97",
     },
 }
 
@@ -155,8 +155,8 @@ def test_the_planner_states_the_peak_its_moment_and_the_rule_beside_it(client):
     assert (
         "For 100,000,000 training tokens several runs cost about the same within the model’s "
         "error; we recommend the one with the cheapest up-front GPU-hour block (then the fewest "
-        "GPUs), then the fastest: 1× B200 ($4.61/hour, $80.24 a run of 17.4 h) or 8× B200 "
-        "($36.88/hour, $86.94 a run of 2.4 h)" in text
+        "GPUs), then the fastest: 1× B200 ($4.61/hour, $85.43 a run of 18.5 h) or 8× B200 "
+        "($36.88/hour, $103.16 a run of 2.8 h)" in text
     )
     assert "This run was timed" not in text
     assert "This run was timed on one H200: 508.2 tokens per second" in measured
@@ -418,10 +418,10 @@ GUIDE_SENTENCE = {
     "ja": "QLoRA：B200 1基は60,416トークンまで、B200 8基は72,192トークンまで。",
 }
 GUIDE_THROUGHPUT = {
-    "en": "For 100,000,000 training tokens in one epoch, QLoRA on one B200 runs at about 1,596 "
-    "tokens per second: 17.4 hours, $80.24 at our prices. That speed is derived, not measured",
-    "de": "1.596",
-    "ja": "1,596",
+    "en": "For 100,000,000 training tokens in one epoch, QLoRA on one B200 runs at about 1,499 "
+    "tokens per second: 18.5 hours, $85.43 at our prices. That speed is derived, not measured",
+    "de": "1.499",
+    "ja": "1,499",
 }
 
 

@@ -420,9 +420,9 @@ def test_a_guide_card_names_the_model_methods_cheapest_fit_and_check_day(client)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", card)).replace("\u00a0", " ")
     assert "Model Llama 3.1 70B" in text
     assert "QLoRA" in text and "LoRA" in text
-    # LoRA on one B200 (16.5 h, $76.22) is the cheapest run of any method; QLoRA's is $80.24
+    # LoRA on one B200 (17.7 h, $81.41) is the cheapest run of any method; QLoRA's is $85.43
     assert (
-        "Cheapest run 1× B200 for LoRA: $76.22 for 100,000,000 training tokens ($4.61 per hour)"
+        "Cheapest run 1× B200 for LoRA: $81.41 for 100,000,000 training tokens ($4.61 per hour)"
     ) in text
     assert "Last checked October 29, 2026" in text
 
@@ -434,8 +434,8 @@ def test_the_home_page_follows_a_new_price(client):
         prices={"b200": D("4.00")},
     )
     text = body(client.get("/en/")).replace("\u00a0", " ")
-    # 100 million tokens at 1,680 a second: 16.53 h at $4.00
-    assert "1× B200 for LoRA: $66.14 for 100,000,000 training tokens ($4.00 per hour)" in text
+    # 100 million tokens at 1,573 a second: 17.66 h at $4.00
+    assert "1× B200 for LoRA: $70.64 for 100,000,000 training tokens ($4.00 per hour)" in text
 
 
 @pytest.mark.parametrize(

@@ -48,18 +48,17 @@ def test_each_method_is_rented_and_priced_as_the_guide_recommends(client, seeded
     """70B at the seed's prices: QLoRA and LoRA on one B200, both full methods on eight."""
     body = page(client)
     assert text(rent_row(body, "qlora")) == (
-        "QLoRA (4-bit base) 1× B200 17.4 11.9–24.5 $80.24 $54.89–$113.09 24 GPU-hours Rent 1× B200"
+        "QLoRA (4-bit base) 1× B200 18.5 12–27.6 $85.43 $55.19–$127.30 24 GPU-hours Rent 1× B200"
     )
     assert text(rent_row(body, "full-adamw")) == (
-        "Full fine-tuning, AdamW 8× B200 4.3 1.8–8.2 $159.05 $65.37–$301.24 168 GPU-hours "
-        "Rent 8× B200"
+        "Full fine-tuning, AdamW 8× B200 5 2–9.4 $185.82 $73.59–$346.38 168 GPU-hours Rent 8× B200"
     )
     assert 'href="https://gpuwithcrypto.com/rent?gpu=b200&amp;count=8"' in rent_row(
         body, "full-adamw"
     )
     de = page(client, "de")
     assert text(rent_row(de, "qlora")) == (
-        "QLoRA (4-Bit-Basis) 1× B200 17,4 11,9–24,5 80,24 $ 54,89 $–113,09 $ 24 GPU-Stunden "
+        "QLoRA (4-Bit-Basis) 1× B200 18,5 12–27,6 85,43 $ 55,19 $–127,30 $ 24 GPU-Stunden "
         "1× B200 mieten"
     )
     assert "B200を1基" in text(rent_row(page(client, "ja"), "qlora"))
@@ -126,17 +125,17 @@ def test_the_commands_are_the_guides_run_on_the_recommended_configuration(client
 def test_what_the_short_and_the_whole_run_should_take_and_cost(client, seeded):
     section = method_section(page(client), "qlora")
     assert text(re.search(r'<p class="short-run">.*?</p>', section, re.S)[0]) == (
-        "The short run: by our figures, 30 steps of 2,048 tokens take about 0.6 minutes "
-        "(2,805 steps an hour) and cost $0.05."
+        "The short run: by our figures, 30 steps of 2,048 tokens take about 0.7 minutes "
+        "(2,635 steps an hour) and cost $0.05."
     )
     assert text(re.search(r'<p class="whole-run">.*?</p>', section, re.S)[0]) == (
-        "The whole run: by our figures about 17.4 hours, costing $80.24."
+        "The whole run: by our figures about 18.5 hours, costing $85.43."
     )
     eight = method_section(page(client, "de"), "full-adamw")
-    assert "30 Schritte mit je 16.384 Tokens etwa 1,3 Minuten (1.415 Schritte pro Stunde)" in text(
+    assert "30 Schritte mit je 16.384 Tokens etwa 1,5 Minuten (1.211 Schritte pro Stunde)" in text(
         eight
     )
-    assert "etwa 4,3 Stunden, Kosten 159,05 $" in text(eight)
+    assert "etwa 5 Stunden, Kosten 185,82 $" in text(eight)
 
 
 def test_a_clone_gets_its_own_model_and_run(client, seeded):
@@ -266,7 +265,7 @@ def test_a_price_change_reaches_the_tutorial(client, seeded):
     after = page(client)
     assert '<tr data-method="qlora" data-config="b200:1">' in before
     assert text(rent_row(after, "qlora")).startswith(
-        "QLoRA (4-bit base) 1× L40S 80.7 55.5–113.5 $66.21 $45.54–$93.03 168 GPU-hours"
+        "QLoRA (4-bit base) 1× L40S 96.1 62.1–143.2 $78.82 $50.92–$117.45 168 GPU-hours"
     )
 
 

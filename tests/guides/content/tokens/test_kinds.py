@@ -149,8 +149,8 @@ KINDS = [
     ("[[smallest_gpu lora]]", "H200", SAME, SAME),
     ("[[smallest_gpu lora memory]]", "141 GB", SAME, SAME),
     ("[[smallest_gpu full-adamw]]", MISSING, SAME, SAME),  # no single card holds 1,260 GB
-    # cheapest: the cheapest run of the budget (100 million tokens) that holds the method;
-    # one B200 at 1,596 tokens/s ($80.24) before one A100 80GB at 231 ($110.63)
+    # cheapest: the cheapest estimate of the budget (100 million tokens) that holds the
+    # method; for QLoRA one L40S ($78.82 in 96.1 h) before one B200 ($85.43 in 18.5 h)
     ("[[cheapest qlora]]", "1× L40S", SAME, "L40Sを1基"),
     ("[[cheapest lora]]", "1× B200", SAME, "B200を1基"),
     ("[[cheapest full-8bit-adam]]", "8× B200", SAME, "B200を8基"),
@@ -271,14 +271,14 @@ KINDS = [
         "GBを超えます。",
     ),
     (
-        "[[gap_conclusion full-adamw qlora]]",  # per run: $159.05 / $80.24 = 2.0
-        "At 2 times the cost per run at our prices ($159.05 against $80.24), QLoRA or LoRA is "
+        "[[gap_conclusion full-adamw qlora]]",  # per run: $185.82 / $85.43 = 2.2
+        "At 2.2 times the cost per run at our prices ($185.82 against $85.43), QLoRA or LoRA is "
         "the cheaper start at 70B; full fine-tuning stays within reach where the "
         "adapters fall short.",
-        "Beim 2-Fachen pro Lauf zu unseren Preisen (159,05 $ gegenüber 80,24 $) ist QLoRA oder "
+        "Beim 2,2-Fachen pro Lauf zu unseren Preisen (185,82 $ gegenüber 85,43 $) ist QLoRA oder "
         "LoRA der günstigere Einstieg für ein 70B-Projekt; vollständiges Fine-Tuning bleibt in "
         "Reichweite, wo die Adapter nicht genügen.",
-        "当社の価格で実行1回あたり2倍（$80.24に対して$159.05）のため、70"
+        "当社の価格で実行1回あたり2.2倍（$85.43に対して$185.82）のため、70"
         "BのプロジェクトはQLoRAまたはLoRAから始めるほうが安価です。アダプタで足"
         "りない場合は、フルファインチューニングも選択肢に残ります。",
     ),
@@ -330,9 +330,9 @@ KINDS = [
     # throughput: the speed on the recommended configuration, derived for trl's recipe
     (
         "[[throughput qlora]]",
-        "1,596 tokens per second on one B200 (derived)",
-        "1.596 Tokens pro Sekunde (eine B200, abgeleitet)",
-        "B200を1基で毎秒1,596トークン（導出値）",
+        "1,499 tokens per second on one B200 (derived)",
+        "1.499 Tokens pro Sekunde (eine B200, abgeleitet)",
+        "B200を1基で毎秒1,499トークン（導出値）",
     ),
     (
         "[[budget]]",
@@ -340,25 +340,25 @@ KINDS = [
         "100.000.000 Trainings-Tokens in einer Epoche",
         "1エポックで100,000,000学習トークン",
     ),
-    # run_choice: one H100 runs the budget in 39.7 h for $92.20, one A100 in 96.1 h, $88.43
+    # run_choice: one H100 runs the budget in 43.1 h for $99.91, one A100 in 104.4 h, $96.07
     (
         "[[run_choice qlora h100 a100-80gb]]",
-        "For 100,000,000 training tokens in one epoch the A100 80GB costs less ($88.43 in 96.1 "
-        "hours), the H100 finishes sooner (39.7 hours for $92.20): pick the A100 80GB when the "
+        "For 100,000,000 training tokens in one epoch the A100 80GB costs less ($96.07 in 104.4 "
+        "hours), the H100 finishes sooner (43.1 hours for $99.91): pick the A100 80GB when the "
         "budget is fixed, the H100 when the deadline is.",
-        "Für 100.000.000 Trainings-Tokens in einer Epoche ist die A100 80GB günstiger (88,43 $ "
-        "in 96,1 Stunden), die H100 schneller fertig (39,7 Stunden für 92,20 $): Wählen Sie die "
+        "Für 100.000.000 Trainings-Tokens in einer Epoche ist die A100 80GB günstiger (96,07 $ "
+        "in 104,4 Stunden), die H100 schneller fertig (43,1 Stunden für 99,91 $): Wählen Sie die "
         "A100 80GB, wenn das Budget feststeht, die H100, wenn der Termin feststeht.",
-        "1エポックで100,000,000学習トークンの場合、A100 80GBのほうが安く（96.1時間で$88.43）、"
-        "H100のほうが早く終わります（39.7時間で$92.20）。予算が決まっているならA100 80GB、"
+        "1エポックで100,000,000学習トークンの場合、A100 80GBのほうが安く（104.4時間で$96.07）、"
+        "H100のほうが早く終わります（43.1時間で$99.91）。予算が決まっているならA100 80GB、"
         "納期が決まっているならH100を選んでください。",
     ),
     (
         "[[run_choice qlora l40s rtx-4090]]",
-        "For 100,000,000 training tokens in one epoch the L40S takes 80.7 hours for $66.21.",
-        "Für 100.000.000 Trainings-Tokens in einer Epoche braucht die L40S 80,7 Stunden für "
-        "66,21 $.",
-        "1エポックで100,000,000学習トークンの場合、L40Sでは80.7時間、$66.21かかります。",
+        "For 100,000,000 training tokens in one epoch the L40S takes 96.1 hours for $78.82.",
+        "Für 100.000.000 Trainings-Tokens in einer Epoche braucht die L40S 96,1 Stunden für "
+        "78,82 $.",
+        "1エポックで100,000,000学習トークンの場合、L40Sでは96.1時間、$78.82かかります。",
     ),  # the L40S holds it (the RTX 4090, not rented, is not said)
     ("[[scenario_note]]", "", SAME, SAME),  # no assumed-hours table off a guide
     # model and licence: only on a guide page (see SENTENCES for a guide's)
@@ -371,9 +371,9 @@ KINDS = [
     ("[[part_bytes full-adamw gradients 1]]", "2", SAME, SAME),
     ("[[part_bytes qlora weights]]", MISSING, SAME, SAME),
     ("[[smallest_block]]", "10", SAME, SAME),
-    # recommend: the cheapest run of the budget that holds the plan, then the fastest other
-    # (LoRA's 153.1 GB: one B200 for $76.22 in 16.5 h; four A100s at $3.68 an hour take 32.8 h,
-    # $120.83; eight B200s finish in 2.8 h)
+    # recommend: QLoRA is a close call (several runs cost about the same within the model's
+    # error), so the run with the cheapest up-front block (one B200's 24 GPU-hours), then the
+    # fastest other (eight B200s, 2.8 h)
     (
         "[[recommend qlora]]",
         "one B200 ($4.61/hour) or eight B200s ($36.88/hour)",
@@ -458,37 +458,37 @@ SENTENCES = [
         '<a href="/ja/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/">'
         "手順ごとのコマンド: レンタルGPUでLlama 3.1 70Bをファインチューニング</a>",
     ),
-    (  # 100 million tokens at 1,596 a second: 17.4 h (17.40 GPU-hours: the 24-hour block)
+    (  # 100 million tokens at 1,499 a second: 18.5 h (18.53 GPU-hours: the 24-hour block)
         "[[run_cost qlora]]",
-        "$80.24 for 17.4 hours on one B200, within a 24 GPU-hour block",
-        "80,24 $: eine B200, 17,4 Stunden lang, innerhalb eines Blocks von 24 GPU-Stunden",
-        "B200を1基で17.4時間、$80.24（24 GPU時間のブロック内）",
+        "$85.43 for 18.5 hours on one B200, within a 24 GPU-hour block",
+        "85,43 $: eine B200, 18,5 Stunden lang, innerhalb eines Blocks von 24 GPU-Stunden",
+        "B200を1基で18.5時間、$85.43（24 GPU時間のブロック内）",
     ),
     (
-        "[[run_cost full-adamw]]",  # 8 x 4.3 = 34.5 GPU-hours: the 168-hour block
-        "$159.05 for 4.3 hours on eight B200s, within a 168 GPU-hour block",
-        "159,05 $: acht B200, 4,3 Stunden lang, innerhalb eines Blocks von 168 GPU-Stunden",
-        "B200を8基で4.3時間、$159.05（168 GPU時間のブロック内）",
+        "[[run_cost full-adamw]]",  # 8 x 5.04 = 40.3 GPU-hours: the 168-hour block
+        "$185.82 for 5 hours on eight B200s, within a 168 GPU-hour block",
+        "185,82 $: acht B200, 5 Stunden lang, innerhalb eines Blocks von 168 GPU-Stunden",
+        "B200を8基で5時間、$185.82（168 GPU時間のブロック内）",
     ),
     (
         "[[run_cost lora]]",
-        "$76.22 for 16.5 hours on one B200, within a 24 GPU-hour block",
-        "76,22 $: eine B200, 16,5 Stunden lang, innerhalb eines Blocks von 24 GPU-Stunden",
-        "B200を1基で16.5時間、$76.22（24 GPU時間のブロック内）",
+        "$81.41 for 17.7 hours on one B200, within a 24 GPU-hour block",
+        "81,41 $: eine B200, 17,7 Stunden lang, innerhalb eines Blocks von 24 GPU-Stunden",
+        "B200を1基で17.7時間、$81.41（24 GPU時間のブロック内）",
     ),
     ("[[model]]", "Llama 3.1 70B", SAME, SAME),
     ("[[licence]]", "Gated.", "Zugangsbeschränkt.", "ゲート付き。"),
     (
-        "[[cost_gap full-adamw qlora]]",  # per hour 36.88 / 4.61 = 8; per run 159.05 / 80.24
+        "[[cost_gap full-adamw qlora]]",  # per hour 36.88 / 4.61 = 8; per run 185.82 / 85.43 = 2.2
         "At our prices, about 8 times as much per hour of hardware: eight B200s ($36.88/hour) "
-        "against one B200 ($4.61/hour). Per run of 100,000,000 training tokens in one epoch, 2 "
-        "times as much: $159.05 against $80.24.",
+        "against one B200 ($4.61/hour). Per run of 100,000,000 training tokens in one epoch, 2.2 "
+        "times as much: $185.82 against $85.43.",
         "Zu unseren Preisen etwa das 8-Fache pro Stunde Hardware; empfohlen sind acht B200 "
         "(36,88 $/Stunde) und eine B200 (4,61 $/Stunde). Pro Lauf mit 100.000.000 "
-        "Trainings-Tokens in einer Epoche das 2-Fache: 159,05 $ gegenüber 80,24 $.",
+        "Trainings-Tokens in einer Epoche das 2,2-Fache: 185,82 $ gegenüber 85,43 $.",
         "当社の価格では、ハードウェア1時間あたり約8倍です：B200を1基（$4.61/時間）に対してB200を"
-        "8基（$36.88/時間）。1エポックで100,000,000学習トークンの実行1回あたりでは2倍です：$80.24"
-        "に対して$159.05。",
+        "8基（$36.88/時間）。1エポックで100,000,000学習トークンの実行1回あたりでは2.2倍です：$85.43"
+        "に対して$185.82。",
     ),
     (
         "[[too_small qlora]]",
@@ -655,19 +655,19 @@ SENTENCES = [
     ),
     (
         "[[speed qlora]]",  # trl's recipe was never timed: derived
-        "For 100,000,000 training tokens in one epoch, QLoRA on one B200 runs at about 1,596 "
-        "tokens per second: 17.4 hours, $80.24 at our prices. That speed is derived, not "
+        "For 100,000,000 training tokens in one epoch, QLoRA on one B200 runs at about 1,499 "
+        "tokens per second: 18.5 hours, $85.43 at our prices. That speed is derived, not "
         "measured: a model of compute, memory traffic and the links between GPUs, calibrated on "
         "training steps we timed on one H200. Data loading and evaluation make a real run "
         "slower.",
         "Für 100.000.000 Trainings-Tokens in einer Epoche läuft QLoRA auf der empfohlenen "
-        "Konfiguration (eine B200) mit etwa 1.596 Tokens pro Sekunde: 17,4 Stunden, 80,24 $ zu "
+        "Konfiguration (eine B200) mit etwa 1.499 Tokens pro Sekunde: 18,5 Stunden, 85,43 $ zu "
         "unseren Preisen. Diese Geschwindigkeit ist abgeleitet, nicht gemessen: aus einem "
         "Modell der Rechenleistung, des Speicherverkehrs und der Verbindungen zwischen den GPUs, "
         "kalibriert an Trainingsschritten, die wir auf einer H200 gemessen haben. Datenladen und "
         "Evaluation machen einen echten Lauf langsamer.",
-        "1エポックで100,000,000学習トークンの場合、QLoRAはB200を1基で毎秒約1,596トークンの速度で"
-        "実行でき、所要時間は17.4時間、費用は当社の価格で$80.24です。この速度は実測ではなく導出値"
+        "1エポックで100,000,000学習トークンの場合、QLoRAはB200を1基で毎秒約1,499トークンの速度で"
+        "実行でき、所要時間は18.5時間、費用は当社の価格で$85.43です。この速度は実測ではなく導出値"
         "です：演算、メモリ転送、GPU間接続のモデルを、当社がH200 1基で計測した学習ステップで較正"
         "して求めています。データの読み込みや評価の分だけ、実際の実行は遅くなります。",
     ),
@@ -949,9 +949,9 @@ def test_throughput_is_measured_only_for_the_recipe_and_gpu_that_were_timed(figu
     assert_renders(
         trl,
         "[[throughput qlora]]",
-        "719 tokens per second on one H200 (derived)",
-        "719 Tokens pro Sekunde (eine H200, abgeleitet)",
-        "H200を1基で毎秒719トークン（導出値）",
+        "662 tokens per second on one H200 (derived)",
+        "662 Tokens pro Sekunde (eine H200, abgeleitet)",
+        "H200を1基で毎秒662トークン（導出値）",
     )
 
 
@@ -1094,9 +1094,9 @@ def test_an_unpriced_recommendation_is_named_and_cannot_be_compared(figures):
 
 
 def test_the_cost_gap_compares_the_recommended_runs_of_both_methods(figures, django_db_blocker):
-    """8 B: one L40S runs QLoRA ($7.11); full fine-tuning keeps fp32 masters (128.6 GB at
-    its peak on one card), and four A100s run it cheapest ($16.16): about 4 times per hour,
-    2.3 times per run."""
+    """8 B: one L40S runs QLoRA ($8.48); full fine-tuning keeps fp32 masters (128.6 GB at
+    its peak on one card), and four A100s run it cheapest ($18.61): about 4 times per hour,
+    2.2 times per run."""
     with django_db_blocker.unblock():
         small_model = architecture("llama-3.1-8b")
     small = dataclasses.replace(figures, params_billion=D(8), architecture=small_model)
@@ -1105,24 +1105,24 @@ def test_the_cost_gap_compares_the_recommended_runs_of_both_methods(figures, dja
         "[[cost_gap full-adamw qlora]]",
         "At our prices, about 4 times as much per hour of hardware: four A100 80GB GPUs "
         "($3.68/hour) against one L40S ($0.82/hour). Per run of 100,000,000 training tokens in "
-        "one epoch, 2.3 times as much: $16.16 against $7.11.",
+        "one epoch, 2.2 times as much: $18.61 against $8.48.",
         "Zu unseren Preisen etwa das 4-Fache pro Stunde Hardware; empfohlen sind vier A100 80GB "
         "(3,68 $/Stunde) und eine L40S (0,82 $/Stunde). Pro Lauf mit 100.000.000 "
-        "Trainings-Tokens in einer Epoche das 2,3-Fache: 16,16 $ gegenüber 7,11 $.",
+        "Trainings-Tokens in einer Epoche das 2,2-Fache: 18,61 $ gegenüber 8,48 $.",
         "当社の価格では、ハードウェア1時間あたり約4倍です：L40Sを1基（$0.82/時間）に対してA100 "
-        "80GBを4基（$3.68/時間）。1エポックで100,000,000学習トークンの実行1回あたりでは2.3倍で"
-        "す：$7.11に対して$16.16。",
+        "80GBを4基（$3.68/時間）。1エポックで100,000,000学習トークンの実行1回あたりでは2.2倍で"
+        "す：$8.48に対して$18.61。",
     )
     assert_renders(
         small,
         "[[gap_conclusion full-adamw qlora]]",
-        "At 2.3 times the cost per run at our prices ($16.16 against $7.11), QLoRA or LoRA is "
+        "At 2.2 times the cost per run at our prices ($18.61 against $8.48), QLoRA or LoRA is "
         "the cheaper start at 8B; full fine-tuning stays within reach where the "
         "adapters fall short.",
-        "Beim 2,3-Fachen pro Lauf zu unseren Preisen (16,16 $ gegenüber 7,11 $) ist QLoRA oder "
+        "Beim 2,2-Fachen pro Lauf zu unseren Preisen (18,61 $ gegenüber 8,48 $) ist QLoRA oder "
         "LoRA der günstigere Einstieg für ein 8B-Projekt; vollständiges Fine-Tuning bleibt in "
         "Reichweite, wo die Adapter nicht genügen.",
-        "当社の価格で実行1回あたり2.3倍（$7.11に対して$16.16）のため、8Bのプロジェクトは"
+        "当社の価格で実行1回あたり2.2倍（$8.48に対して$18.61）のため、8Bのプロジェクトは"
         "QLoRAまたはLoRAから始めるほうが安価です。アダプタで足りない場合は、フルファインチューニング"
         "も選択肢に残ります。",
     )
