@@ -21,10 +21,13 @@ sys.path.insert(0, str(ROOT))
 from pricing.domain.measurements import THROUGHPUT, public_runs, timed_runs  # noqa: E402
 from pricing.domain.throughput import (  # noqa: E402
     CALIBRATION,
+    UNCERTAINTY,
     calibrate,
     fit_generations,
+    fit_scaling,
     model_errors,
     public_run_errors,
+    scaling_error,
 )
 
 TENTH = Decimal("0.1")
@@ -35,7 +38,8 @@ def main(path: Path) -> None:
     fitted = calibrate(runs)
     print(
         f"Calibrated on {len(runs)} runs: BF16 efficiency {fitted.bf16_efficiency}, "
-        f"fp32 slowdown {fitted.fp32_slowdown}"
+        f"fp32 slowdown {fitted.fp32_slowdown}, saturation {fitted.saturation_tokens} tokens "
+        "per micro-batch"
     )
     print()
     print("| run | measured tokens/s | model | error | model, run left out | error |")
@@ -54,6 +58,10 @@ def main(path: Path) -> None:
     factors = ", ".join(f"{g} {f}" for g, f in generations.generation_factors)
     print(f"Generations (x Hopper's efficiency): {factors}")
     print("Stacks (x the model): " + ", ".join(f"{s} {f:.2f}" for s, f in stacks.items()))
+    print(
+        f"Scaling: each doubling of the GPUs keeps {fit_scaling(runs, CALIBRATION)} of the "
+        f"per-GPU speed; largest error of a measured ratio {scaling_error(runs, CALIBRATION):.3f}"
+    )
     print()
     print("| public run | stack | measured tokens/s | model x stack | error | left out | error |")
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -69,6 +77,12 @@ def main(path: Path) -> None:
             f"{e.fitted_tokens_per_s:,.0f} | {(e.fitted_error * 100).quantize(TENTH):+} % | "
             f"{left_out} | {left_error} |"
         )
+    print()
+    bands = ", ".join(
+        f"{family} {band.low:+} … {band.high:+}" for family, band in UNCERTAINTY.families.items()
+    )
+    cards = ", ".join(f"{generation} ±{width}" for generation, width in UNCERTAINTY.cards.items())
+    print(f"Ranges: method families {bands}; cards {cards}; scaling ±{UNCERTAINTY.scaling}")
 
 
 if __name__ == "__main__":
