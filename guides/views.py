@@ -91,13 +91,16 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
 
 
 @require_safe
-@cache_public_page
+@cache_public_page(query=[AS_OF], days=[AS_OF])
 def index(request: HttpRequest) -> HttpResponse:
     try:
-        home = assembly.home_page()
+        at = _as_of(request)
+        home = assembly.home_page(at=at)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
-    context = {"home": home, **meta.home(request, home)}
+    context = {"home": home, "as_of": at, **meta.home(request, home)}
     return render(request, "guides/index.html", context)
 
 

@@ -1022,14 +1022,15 @@ class HomePage:
     checked_today: bool = False  # every price shown was checked today: "today's prices"
 
 
-def home_page() -> HomePage:
-    """The guides as cards (model, methods, cheapest fit, last checked) and today's prices.
+def home_page(*, at: date | None = None) -> HomePage:
+    """The guides as cards (model, methods, cheapest recommended run, last checked) and our
+    prices, as they stand today or stood on ``at``.
 
     The prices and rules are read once and shared by every card. Raises
     Provider.DoesNotExist before the house provider is set up.
     """
     guides = guide_selectors.published_guides_with_configurations()
-    base = page_figures(params_billion=Decimal(1))
+    base = page_figures(params_billion=Decimal(1), at=at)
     cards = [_guide_card(guide, base) for guide in guides]
     ours = [g for g in base.listings[base.house].values() if g.rentable and g.usd_per_gpu_hour]
     checked = price_dates(g.checked_on for g in ours)

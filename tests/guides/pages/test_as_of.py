@@ -1,4 +1,5 @@
-"""?as_of=YYYY-MM-DD: the guide, GPU and comparison pages with the prices of an earlier day."""
+"""?as_of=YYYY-MM-DD: the home, guide, tutorial, GPU and comparison pages with the prices of an
+earlier day."""
 
 from datetime import timedelta
 from decimal import Decimal as D
@@ -68,6 +69,18 @@ def test_comparison_as_of_the_seed_day(client, next_day_check):
     assert now[("Our price per GPU-hour", "A100 80GB")] == "$0.99"
 
 
+def test_home_page_as_of_the_seed_day_shows_that_days_prices(client, next_day_check):
+    then, now = client.get("/en/" + AS_OF), client.get("/en/")
+    assert table_cells(then, "home-prices")[("A100 80GB", "Per GPU-hour")] == "$0.92"
+    assert table_cells(now, "home-prices")[("A100 80GB", "Per GPU-hour")] == "$0.99"
+    then_text = page_text(then)
+    assert NOTICES["en"] in then_text and "as they stood" not in page_text(now)
+    assert "what a run cost at GPUwithCrypto's prices of that day." in then_text
+    assert "what a run costs at GPUwithCrypto's current prices." in page_text(now)
+    assert NOINDEX in then.content.decode() and NOINDEX not in now.content.decode()
+    assert not as_figure("0,99 $").search(page_text(client.get("/de/" + AS_OF)))
+
+
 NOTICES = {
     "en": "These are the prices as they stood on October 29, 2026, after that day's price "
     "checks. See the current prices",
@@ -127,7 +140,8 @@ def test_the_400_speaks_the_visitors_language(client, seeded, lang):
 
 
 def test_every_as_of_page_refuses_a_bad_day_and_never_caches_the_refusal(client, seeded):
-    for url in (guide_url("en"), "/en/gpus/", COMPARE.format(lang="en")):
+    tutorial = guide_url("en") + "tutorial/"
+    for url in ("/en/", guide_url("en"), tutorial, "/en/gpus/", COMPARE.format(lang="en")):
         for _attempt in range(2):
             response = client.get(url + "?as_of=yesterday")
             assert response.status_code == 400
