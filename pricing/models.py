@@ -603,6 +603,15 @@ class Method(NamedByKey):
     short_name = models.CharField(
         _("short name"), max_length=60, validators=ONE_LINE, help_text=_("For table heads.")
     )
+    prose_name = models.CharField(
+        _("name in a sentence"),
+        max_length=120,
+        blank=True,
+        validators=ONE_LINE,
+        help_text=_(
+            "As the subject of a sentence: “Full fine-tuning with AdamW needs …”. Empty: the name."
+        ),
+    )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     planning_margin_percent = models.DecimalField(
         _("planning margin (%)"),

@@ -108,6 +108,7 @@ class MethodListing:
     slug: str
     name: str
     short_name: str
+    prose_name: str  # as a sentence names it (the name where the editors gave none)
     rule: calculations.MethodRule
     sources: tuple[SourceRef, ...]  # one per rule, in rule order
 
@@ -325,6 +326,7 @@ def _method_listing(method: Method) -> MethodListing:
         slug=method.slug,
         name=method.name,
         short_name=method.short_name,
+        prose_name=method.prose_name or method.name,
         rule=calculations.MethodRule(
             slug=method.slug,
             rules=rules,

@@ -12,7 +12,7 @@ class SourceTranslationOptions(TranslationOptions):
 
 @register(Method)
 class MethodTranslationOptions(TranslationOptions):
-    fields = ("name", "short_name")
+    fields = ("name", "short_name", "prose_name")
 
 
 @register(LanguageModel)

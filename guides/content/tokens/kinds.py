@@ -499,7 +499,8 @@ def _nothing_fits() -> str:
 
 
 def _method_name(f: PageFigures, method: str) -> str:
-    return f.method(method).short_name
+    """The method as a sentence names it ("Full fine-tuning with AdamW"), never its table head."""
+    return f.method(method).prose_name
 
 
 @registry.kind(
@@ -746,7 +747,7 @@ def too_small(f: PageFigures, method: str) -> str:
 def fit_note(f: PageFigures, method: str) -> str:
     rules = f.estimate(method)
     lower = min(rules.figures, key=lambda figure: figure.memory_gb)
-    words = {"method": _method_name(f, method)}
+    words = {"method": f.method(method).short_name}  # the fit table's column head, as named there
     sentences = []
     near = [c for c in f.configurations if rules.lower_gb <= c.total_memory_gb < rules.planning_gb]
     if near:
@@ -924,7 +925,7 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
     a, b = f.listing(first), f.listing(second)
     plan_a, plan_b = f.one_gpu(method, a), f.one_gpu(method, b)
     words = {
-        "method": _method_name(f, method),
+        "method": f.method(method).short_name,  # "this guide's Full, AdamW run": a label
         "need": show.estimated_gigabytes(plan_a.reserved_gb_per_gpu),
         "first": a.name,
         "second": b.name,

@@ -33,7 +33,7 @@ from gpuguide.lib import backup_archive, backups
 from guides.background.tasks import purge_front_cache
 from guides.management.commands.restore import renew_with_the_rows
 from guides.models import ContentVersion, Guide
-from pricing.models import Gpu
+from pricing.models import Method
 from pricing.services import price_check_record
 from tests.conftest import GUIDE_SLUG
 from tests.test_page_text import PAGES, TODAY
@@ -411,22 +411,25 @@ def test_a_table_with_columns_the_migrations_do_not_make_is_refused(seeded, tmp_
 
 def test_a_backup_from_before_a_migration_is_migrated_on_its_rows(seeded, tmp_path):
     """The schema is the backup's migrations', its rows go in, then this code's later
-    migrations run on them (pricing 0017 sets the seed's cards' reported memory)."""
+    migrations run on them (pricing 0018 names the seeded methods as sentences name them)."""
     current = take_backup(tmp_path)
     with fresh_default_database(tmp_path):
         call_command("restore", str(current), stdout=None)
-        call_command("migrate", "pricing", "0016", verbosity=0)
+        call_command("migrate", "pricing", "0017", verbosity=0)
         older = take_backup(tmp_path, "older.tar")
     assert (
-        "pricing.0017_gpu_reported_memory_and_host_memory"
+        "pricing.0018_method_prose_name"
         not in backup_archive.read(older, tmp_path)[0]["migrations"]
     )
     with fresh_default_database(tmp_path):
         output = StringIO()
         call_command("restore", str(older), stdout=output)
         assert "predates 1 migration(s) of this code: they ran on its rows" in output.getvalue()
-        h200 = Gpu.objects.get(slug="h200")
-        assert (h200.measured_memory_gb, h200.host_memory_gb_per_gpu) == (D("150.11"), D("250.0"))
+        adamw = Method.objects.get(slug="full-adamw")
+        assert (adamw.prose_name_en, adamw.prose_name_de) == (
+            "Full fine-tuning with AdamW",
+            "Vollständiges Fine-Tuning mit AdamW",
+        )
 
 
 # Restores that converge: stopped at any point, nothing from before is current (issue 55) ------

@@ -159,10 +159,10 @@ def test_a_requirement_names_the_smallest_configuration_that_fits(
     needed = smallest(plans)
     recommended = method_table(client, slug, lang)[method_slug]
     with translation.override(lang):
-        name = Method.objects.get(slug=method_slug).short_name
+        name = Method.objects.get(slug=method_slug).prose_name
         shown = page(client, slug, lang)
         others = [
-            NEEDS_ANY[lang].format(method=Method.objects.get(slug=m).short_name)
+            NEEDS_ANY[lang].format(method=Method.objects.get(slug=m).prose_name)
             for m in METHODS
             if m != method_slug
         ]
@@ -282,7 +282,7 @@ def test_the_cost_gap_compares_what_the_page_recommends_and_concludes_from_it(
             gettext("That gap is why most %(params)sB projects start with QLoRA or LoRA."),
         ]
         if full is None:
-            name = Method.objects.get(slug="full-adamw").short_name
+            name = Method.objects.get(slug="full-adamw").prose_name
             beyond = plain(show.beyond_one_host(8))
             assert f"{name}" in section and beyond in section
             expected = gettext(

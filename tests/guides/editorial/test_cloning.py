@@ -87,8 +87,8 @@ def test_the_8b_guide_states_the_8b_figures_and_recommends_what_fits(client, see
             "We recommend one L40S or eight B200s (the second for a tight deadline).",
         ],
         "de": [
-            "Nach unserer Schätzung erreicht der QLoRA-Lauf dieses Ratgebers auf einer GPU eine "
-            "Spitze von 7,2 GB (die Faustregel nennt 6 GB).",
+            "Nach unserer Schätzung erreicht der QLoRA-Lauf dieses Ratgebers auf einer GPU einen "
+            "Spitzenwert von 7,2 GB (die Faustregel nennt 6 GB).",
             "QLoRA braucht eine L40S, die kleinste Karte in unserem Angebot, die den Lauf dieses "
             "Ratgebers fasst: 7,7 GB mit der Reserve des Speicher-Allokators (die geschätzte "
             "Spitze von 7,2 GB), innerhalb der 47,2 GB, die sie nutzen kann.",
@@ -173,7 +173,8 @@ def test_the_405b_guide_says_full_fine_tuning_needs_more_than_one_host(client, s
     assert (
         "The rules of thumb count 6,480–7,290 GB for full fine-tuning (mixed precision with FP32 "
         "copies, before activations); by our estimate, this guide's AdamW run peaks at 6,493.7 GB "
-        "on one GPU. Full, AdamW needs more than one 8-GPU host, which we do not offer: on eight "
+        "on one GPU. Full fine-tuning with AdamW needs more than one 8-GPU host, which we do not "
+        "offer: on eight "
         "B200s, the most we rent on one host, this guide's run would need 1,038.1 GB on each with "
         "the memory allocator's margin, more than the 189.4 GB each can use. We have nothing on "
         "one host to recommend for it."
@@ -188,7 +189,7 @@ def test_the_405b_guide_says_full_fine_tuning_needs_more_than_one_host(client, s
     assert (
         "We recommend four A100 80GB GPUs or eight B200s (the second for a tight deadline)."
     ) in text
-    assert "We cannot price it: Full, AdamW needs more than one 8-GPU host" in text
+    assert "We cannot price it: Full fine-tuning with AdamW needs more than one 8-GPU host" in text
     assert "That gap is why" not in text
 
 

@@ -156,7 +156,7 @@ def test_the_guide_links_its_tutorial_in_every_language(client, seeded):
     titles = {
         "en": "Step-by-step commands: fine-tune Llama 3.1 70B on a rented GPU",
         "de": "Schritt-für-Schritt-Befehle: Llama 3.1 70B auf einer gemieteten GPU fine-tunen",
-        "ja": "手順ごとのコマンド: レンタルGPUでLlama 3.1 70Bをファインチューニング",
+        "ja": "手順ごとのコマンド：レンタルGPUでLlama 3.1 70Bをファインチューニング",
     }
     for lang, title in titles.items():
         guide = client.get(f"/{lang}/guides/{GUIDE_SLUG}/").content.decode()

@@ -187,7 +187,7 @@ def test_the_figures_are_written_for_the_admin_users_language(client, recorder):
     response = refused(client, data, japanese)
     assert rows_shown(response)[1] == ("$0.92（2026/10/29）", "$0.92 → $0.95、+3.3%")
     assert price_errors(response, row_of(data, "h100")) == [
-        "h100 の価格が 2,23 になっています。小数点にはピリオドを使ってください: 2.23"
+        "h100 の価格が 2,23 になっています。小数点にはピリオドを使ってください：2.23"
     ]
 
 

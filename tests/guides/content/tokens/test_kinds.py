@@ -237,33 +237,39 @@ KINDS = [
     ("[[yes_no_one_gpu full-adamw]]", "No.", "Nein.", "いいえ。"),
     (
         "[[full_needs]]",  # each method's fewest GPUs, then smallest card
-        "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
+        "Full fine-tuning with AdamW needs eight B200s, the fewest GPUs we rent that hold this "
+        "guide&#x27;s "
         "run. Sharded, FSDP keeps FP32 master weights and gradients and splits them and the "
         "optimizer states across the GPUs: 184.5 GB per GPU with the memory allocator&#x27;s "
         "margin (an estimated peak of 147.5 GB), within the 189.4 GB each B200 can use. On four "
-        "B200s it would need 360.5 GB on each, more than the 189.4 GB each can use. Full, 8-bit "
+        "B200s it would need 360.5 GB on each, more than the 189.4 GB each can use. Full "
+        "fine-tuning with 8-bit "
         "Adam needs eight H200s, the fewest GPUs we rent that hold this guide&#x27;s run. "
         "Sharded, FSDP keeps FP32 master weights and gradients and splits them and the "
         "optimizer states across the GPUs: 114.5 GB per GPU with the memory allocator&#x27;s "
         "margin (an estimated peak of 94.8 GB), within the 148 GB each H200 can use. On four "
         "B200s it would need 220.5 GB on each, more than the 189.4 GB each can use.",
-        "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
+        "Full fine-tuning with AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die "
+        "den Lauf "
         "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten und "
         "teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 GB pro GPU mit der "
         "Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 GB), innerhalb der "
         "189,4 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der Lauf 360,5 GB pro GPU, "
-        "mehr als die 189,4 GB, die jede nutzen kann. Full, 8-bit Adam braucht acht H200, die "
+        "mehr als die 189,4 GB, die jede nutzen kann. Full fine-tuning with 8-bit Adam braucht "
+        "acht H200, die "
         "wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers fassen. Verteilt hält "
         "FSDP FP32-Master-Gewichte und -Gradienten und teilt sie mit den Optimizer-Zuständen "
         "auf die GPUs auf: 114,5 GB pro GPU mit der Reserve des Speicher-Allokators (die "
         "geschätzte Spitze von 94,8 GB), innerhalb der 148 GB, die jede H200 nutzen kann. Auf "
         "vier B200 bräuchte der Lauf 220,5 GB pro GPU, mehr als die 189,4 GB, die jede nutzen "
         "kann.",
-        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数"
+        "Full fine-tuning with AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最"
+        "も少ないGPU数"
         "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち、それらとオプティマイ"
         "ザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5 GB（推定ピー"
         "ク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B200を4基にしても1基あたり360.5"
-        " GBが必要で、各GPUで使用可能な189.4 GBを超えます。Full, 8-bit Adamに必要な構成：H200を8"
+        " GBが必要で、各GPUで使用可能な189.4 GBを超えます。Full fine-tuning with 8-bit Adamに必要な"
+        "構成：H200を8"
         "基。このガイドの学習条件を収める、当社で最も少ないGPU数です。シャーディングすると、FSDP"
         "はFP32のマスター重みと勾配を持ち、それらとオプティマイザ状態をGPU間で分割します：1基あ"
         "たりメモリアロケータの余裕分を含めて114.5 GB（推定ピーク94.8 GB）で、各H200で使用可能な"
@@ -298,18 +304,21 @@ KINDS = [
     ),
     (
         "[[needs full-adamw]]",
-        "Full, AdamW needs eight B200s, the fewest GPUs we rent that hold this guide&#x27;s "
+        "Full fine-tuning with AdamW needs eight B200s, the fewest GPUs we rent that hold this "
+        "guide&#x27;s "
         "run. Sharded, FSDP keeps FP32 master weights and gradients and splits them and the "
         "optimizer states across the GPUs: 184.5 GB per GPU with the memory allocator&#x27;s "
         "margin (an estimated peak of 147.5 GB), within the 189.4 GB each B200 can use. On four "
         "B200s it would need 360.5 GB on each, more than the 189.4 GB each can use.",
-        "Full, AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf "
+        "Full fine-tuning with AdamW braucht acht B200, die wenigsten GPUs in unserem Angebot, die "
+        "den Lauf "
         "dieses Ratgebers fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten und "
         "teilt sie mit den Optimizer-Zuständen auf die GPUs auf: 184,5 GB pro GPU mit der "
         "Reserve des Speicher-Allokators (die geschätzte Spitze von 147,5 GB), innerhalb der "
         "189,4 GB, die jede B200 nutzen kann. Auf vier B200 bräuchte der Lauf 360,5 GB pro GPU, "
         "mehr als die 189,4 GB, die jede nutzen kann.",
-        "Full, AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最も少ないGPU数"
+        "Full fine-tuning with AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で最"
+        "も少ないGPU数"
         "です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち、それらとオプティマイ"
         "ザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5 GB（推定ピー"
         "ク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B200を4基にしても1基あたり360.5"
@@ -456,7 +465,7 @@ SENTENCES = [
         '<a href="/de/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/">'
         "Schritt-für-Schritt-Befehle: Llama 3.1 70B auf einer gemieteten GPU fine-tunen</a>",
         '<a href="/ja/guides/best-gpu-for-llama-70b-fine-tuning/tutorial/">'
-        "手順ごとのコマンド: レンタルGPUでLlama 3.1 70Bをファインチューニング</a>",
+        "手順ごとのコマンド：レンタルGPUでLlama 3.1 70Bをファインチューニング</a>",
     ),
     (  # 100 million tokens at 1,499 a second: 18.5 h (18.53 GPU-hours: the 24-hour block)
         "[[run_cost qlora]]",
@@ -502,8 +511,8 @@ SENTENCES = [
         "Too small: one A100 80GB. This guide&#x27;s LoRA run needs 149.3 GB on it (an "
         "estimated peak of 147.5 GB plus the memory allocator&#x27;s margin); the A100 80GB can "
         "use 84.5 GB.",
-        "Zu klein: eine A100 80GB. Der LoRA-Lauf dieses Ratgebers braucht darauf 149,3 GB (die "
-        "geschätzte Spitze von 147,5 GB plus die Reserve des Speicher-Allokators); die A100 "
+        "Zu klein: eine A100 80GB. Der LoRA-Lauf dieses Ratgebers braucht darauf 149,3 GB (der "
+        "geschätzte Spitzenwert von 147,5 GB plus die Reserve des Speicher-Allokators); die A100 "
         "80GB kann 84,5 GB nutzen.",
         "A100 80GBを1基使う構成では足りません：このガイドのLoRAの学習条件では149.3 GB（推定ピー"
         "ク147.5 GBにメモリアロケータの余裕分を加えた値）が必要ですが、A100 80GBで使用可能なのは"
@@ -559,23 +568,27 @@ SENTENCES = [
     ),
     (
         "[[single_gpu full-adamw]]",
-        "Full, AdamW does not fit on one GPU we rent: on one card this guide&#x27;s run would "
-        "peak at 1,128.9 GB. Full, AdamW needs eight B200s, the fewest GPUs we rent that hold "
+        "Full fine-tuning with AdamW does not fit on one GPU we rent: on one card this "
+        "guide&#x27;s run would "
+        "peak at 1,128.9 GB. Full fine-tuning with AdamW needs eight B200s, the fewest GPUs we "
+        "rent that hold "
         "this guide&#x27;s run. Sharded, FSDP keeps FP32 master weights and gradients and "
         "splits them and the optimizer states across the GPUs: 184.5 GB per GPU with the memory "
         "allocator&#x27;s margin (an estimated peak of 147.5 GB), within the 189.4 GB each B200 "
         "can use. On four B200s it would need 360.5 GB on each, more than the 189.4 GB each can "
         "use.",
-        "Vollständig, AdamW passt auf keine einzelne GPU in unserem Angebot: Auf einer Karte "
-        "läge die Spitze des Laufs dieses Ratgebers bei 1.128,9 GB. Vollständig, AdamW braucht "
+        "Vollständiges Fine-Tuning mit AdamW passt auf keine einzelne GPU in unserem Angebot: Auf "
+        "einer Karte läge die Spitze des Laufs dieses Ratgebers bei 1.128,9 GB. Vollständiges "
+        "Fine-Tuning mit AdamW braucht "
         "acht B200, die wenigsten GPUs in unserem Angebot, die den Lauf dieses Ratgebers "
         "fassen. Verteilt hält FSDP FP32-Master-Gewichte und -Gradienten und teilt sie mit den "
         "Optimizer-Zuständen auf die GPUs auf: 184,5 GB pro GPU mit der Reserve des "
         "Speicher-Allokators (die geschätzte Spitze von 147,5 GB), innerhalb der 189,4 GB, die "
         "jede B200 nutzen kann. Auf vier B200 bräuchte der Lauf 360,5 GB pro GPU, mehr als die "
         "189,4 GB, die jede nutzen kann.",
-        "フル、AdamWは当社のGPU1基には収まりません：1基ではこのガイドの学習条件のピークが1,128.9"
-        " GBに達します。フル、AdamWに必要な構成：B200を8基。このガイドの学習条件を収める、当社で"
+        "AdamWによるフルファインチューニングは当社のGPU1基には収まりません：1基ではこのガイドの"
+        "学習条件のピークが1,128.9 GBに達します。AdamWによるフルファインチューニングに必要な構成：B"
+        "200を8基。このガイドの学習条件を収める、当社で"
         "最も少ないGPU数です。シャーディングすると、FSDPはFP32のマスター重みと勾配を持ち、それら"
         "とオプティマイザ状態をGPU間で分割します：1基あたりメモリアロケータの余裕分を含めて184.5"
         " GB（推定ピーク147.5 GB）で、各B200で使用可能な189.4 GBに収まります。B200を4基にしても1"
@@ -787,7 +800,7 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
     big = dataclasses.replace(figures, params_billion=D(405), architecture=big_model)
     beyond = (
         "more than one 8-GPU host, which we do not offer",
-        "mehr als einen Host mit 8 GPUs, den wir nicht anbieten",
+        "mehr GPUs, als ein Host mit 8 GPUs hat (mehrere Hosts vermieten wir nicht)",
         "GPU8基のホスト1台を超える構成（当社では提供していません）",
     )
     for token in ("[[recommend full-adamw]]", "[[recommend full-8bit-adam first plain]]"):
@@ -833,14 +846,18 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
     assert_renders(
         big,
         "[[needs full-adamw]]",
-        "Full, AdamW needs more than one 8-GPU host, which we do not offer: on eight B200s, the "
+        "Full fine-tuning with AdamW needs more than one 8-GPU host, which we do not offer: on "
+        "eight B200s, the "
         "most we rent on one host, this guide&#x27;s run would need 1,038.1 GB on each with the "
         "memory allocator&#x27;s margin, more than the 189.4 GB each can use.",
-        "Full, AdamW braucht mehr als einen Host mit 8 GPUs, den wir nicht anbieten: Auf acht "
+        "Full fine-tuning with AdamW braucht mehr GPUs, als ein Host mit 8 GPUs hat (mehrere Hosts "
+        "vermieten wir "
+        "nicht): Auf acht "
         "B200, dem Größten, was wir auf einem Host vermieten, bräuchte der Lauf dieses "
         "Ratgebers mit der Reserve des Speicher-Allokators 1.038,1 GB pro GPU, mehr als die "
         "189,4 GB, die jede nutzen kann.",
-        "Full, AdamWにはGPU8基のホスト1台を超える構成（当社では提供していません）が必要です：1ホ"
+        "Full fine-tuning with AdamWにはGPU8基のホスト1台を超える構成（当社では提供していません）が"
+        "必要です：1ホ"
         "ストで当社が貸し出す最大の構成（B200を8基）でも、このガイドの学習条件はメモリアロケータ"
         "の余裕分を含めて1基あたり1,038.1 GBを要し、各GPUで使用可能な189.4 GBを超えます。",
     )
@@ -855,11 +872,13 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
     assert_renders(
         big,
         "[[gap_conclusion full-adamw qlora]]",
-        "Full, AdamW does not fit on one host we rent, so at 405B a project here starts with QLoRA "
+        "Full fine-tuning with AdamW does not fit on one host we rent, so at 405B a project here "
+        "starts with QLoRA "
         "or LoRA.",
-        "Full, AdamW passt auf keinen Host in unserem Angebot; ein 405B-Projekt beginnt hier "
+        "Full fine-tuning with AdamW passt auf keinen Host in unserem Angebot; ein 405B-Projekt "
+        "beginnt hier "
         "also mit QLoRA oder LoRA.",
-        "Full, AdamWは当社の1ホストに収まらないため、405Bのプロジェクトは"
+        "Full fine-tuning with AdamWは当社の1ホストに収まらないため、405Bのプロジェクトは"
         "ここではQLoRAまたはLoRAから始めます。",
     )
     assert_renders(
@@ -869,9 +888,9 @@ def test_where_nothing_on_one_host_holds_a_method_the_tokens_say_so(figures, dja
             f"{start}{b}{end}"
             for start, b, end in zip(
                 (
-                    "We cannot price it: Full, AdamW needs ",
-                    "Einen Preis können wir nicht nennen: Full, AdamW braucht ",
-                    "価格は示せません：Full, AdamWには",
+                    "We cannot price it: Full fine-tuning with AdamW needs ",
+                    "Einen Preis können wir nicht nennen: Full fine-tuning with AdamW braucht ",
+                    "価格は示せません：Full fine-tuning with AdamWには",
                 ),
                 beyond,
                 (".", ".", "が必要です。"),
@@ -1123,20 +1142,24 @@ def test_the_cost_gap_compares_the_recommended_runs_of_both_methods(figures, dja
         "LoRA der günstigere Einstieg für ein 8B-Projekt; vollständiges Fine-Tuning bleibt in "
         "Reichweite, wo die Adapter nicht genügen.",
         "当社の価格で実行1回あたり2.2倍（$8.48に対して$18.61）のため、8Bのプロジェクトは"
-        "QLoRAまたはLoRAから始めるほうが安価です。アダプタで足りない場合は、フルファインチューニング"
+        "QLoRAまたはLoRAから始めるほうが安価です。アダプタで足りない場合は、フルファインチューニン"
+        "グ"
         "も選択肢に残ります。",
     )
     # one B200 is the smallest card that holds it, though four A100s are recommended
     assert_renders(
         small,
         "[[needs full-adamw]]",
-        "Full, AdamW needs one B200, the smallest card we rent that holds this guide&#x27;s "
+        "Full fine-tuning with AdamW needs one B200, the smallest card we rent that holds this "
+        "guide&#x27;s "
         "run: 160.4 GB with the memory allocator&#x27;s margin (an estimated peak of 128.6 GB), "
         "within the 191 GB it can use.",
-        "Full, AdamW braucht eine B200, die kleinste Karte in unserem Angebot, die den Lauf "
+        "Full fine-tuning with AdamW braucht eine B200, die kleinste Karte in unserem Angebot, die "
+        "den Lauf "
         "dieses Ratgebers fasst: 160,4 GB mit der Reserve des Speicher-Allokators (die "
         "geschätzte Spitze von 128,6 GB), innerhalb der 191 GB, die sie nutzen kann.",
-        "Full, AdamWに必要な構成：B200を1基。このガイドの学習条件を収める、当社で最も小さいカード"
+        "Full fine-tuning with AdamWに必要な構成：B200を1基。このガイドの学習条件を収める、当社で最"
+        "も小さいカード"
         "です：メモリアロケータの余裕分を含めて160.4 GB（推定ピーク128.6 GB）で、使用可能な191 GB"
         "に収まります。",
     )
