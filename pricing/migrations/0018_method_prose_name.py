@@ -22,12 +22,18 @@ PROSE_NAMES = {
 }
 
 
+# Japanese table heads that qualified "full" with a reading comma, which lists: parentheses.
+SHORT_NAMES_JA = {"フル、8ビットAdam": "フル（8ビットAdam）", "フル、AdamW": "フル（AdamW）"}
+
+
 def name_the_seeded_methods(apps, schema_editor):
-    Method = apps.get_model("pricing", "Method")
+    methods = apps.get_model("pricing", "Method").objects.using(schema_editor.connection.alias)
     for slug, (en, de, ja) in PROSE_NAMES.items():
-        Method.objects.using(schema_editor.connection.alias).filter(
-            slug=slug, prose_name=""
-        ).update(prose_name=en, prose_name_en=en, prose_name_de=de, prose_name_ja=ja)
+        methods.filter(slug=slug, prose_name="").update(
+            prose_name=en, prose_name_en=en, prose_name_de=de, prose_name_ja=ja
+        )
+    for old, new in SHORT_NAMES_JA.items():
+        methods.filter(short_name_ja=old).update(short_name_ja=new)
 
 
 class Migration(migrations.Migration):

@@ -62,7 +62,8 @@ def test_each_language_draws_its_own_title_model_and_methods(guide):
     )
     assert card.model == "Llama 3.1 70B"
     assert card.methods == ["QLoRA", "LoRA", "Vollständig, 8-Bit-Adam", "Vollständig, AdamW"]
-    assert share_images.card_for(guide, "ja").methods[2:] == ["フル、8ビットAdam", "フル、AdamW"]
+    japanese = share_images.card_for(guide, "ja").methods[2:]
+    assert japanese == ["フル（8ビットAdam）", "フル（AdamW）"]
 
 
 def test_japanese_lines_break_between_phrases_and_the_model_stays_whole(guide):

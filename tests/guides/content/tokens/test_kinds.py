@@ -531,7 +531,7 @@ SENTENCES = [
         "GPU frei.",
         "H200 8基は16バイトの目安（1,120 GB）を計算上は満たしますが、残りは8 GBしかありません。"
         "判定は推定によります：GPU間でシャーディングすると、この学習条件では1基あたり184.5 GB必"
-        "要で、各GPUで使用可能な148 GBを超えるため、フル、AdamWの列は✗です。B200 8基なら、推定を"
+        "要で、各GPUで使用可能な148 GBを超えるため、フル（AdamW）の列は✗です。B200 8基なら、推定を"
         "差し引いてもGPU1基あたり4.9 GBの余裕が残ります。",
     ),
     (
@@ -662,7 +662,7 @@ SENTENCES = [
         "Keine der beiden fasst den Vollständig, AdamW-Lauf dieses Ratgebers auf einer "
         "einzelnen Karte: Er braucht mit der Reserve des Speicher-Allokators 1.408,3 GB; die "
         "H100 kann 84,4 GB nutzen, die A100 80GB 84,5 GB. Beide brauchen mehrere Karten.",
-        "どちらも1基ではこのガイドのフル、AdamWの学習条件を収められません：メモリアロケータの余"
+        "どちらも1基ではこのガイドのフル（AdamW）の学習条件を収められません：メモリアロケータの余"
         "裕分を含めて1,408.3 GB必要ですが、使用可能なメモリはH100が84.4 GB、A100 80GBが84.5 GBで"
         "す。どちらも複数基が必要です。",
     ),
