@@ -252,11 +252,19 @@ def spec_ratio(f: PageFigures, first: str, second: str, field: str) -> str:
 
 @registry.kind(
     "[[checked_on]]",
-    _("the date of the latest price check, ours unless a provider is given"),
-    optional=(PROVIDER,),
+    _(
+        "the date of the latest price check, ours unless a provider is given; with a GPU, the "
+        "day that GPU's price there was checked (a sentence quoting one price dates it so)"
+    ),
+    optional=(PROVIDER, GPU),
 )
-def checked_on(f: PageFigures, provider: str | None = None) -> str:
-    return show.long_date(f.check_date(provider))
+def checked_on(f: PageFigures, provider: str | None = None, gpu: str | None = None) -> str:
+    if gpu is None:
+        return show.long_date(f.check_date(provider))
+    checked = f.listing(gpu, provider).checked_on
+    if checked is None:
+        raise MissingFigure(f"a price of {gpu} at {provider or f.house}")
+    return show.long_date(checked)
 
 
 @registry.kind(

@@ -36,9 +36,9 @@ def queries_for(client, url: str, **headers) -> tuple[int, str]:
     return len(queries), response.content.decode()
 
 
-def record_competitor_price(day=date(2026, 11, 20)):
+def record_competitor_price(day=date(2026, 11, 20), gpu="h100"):
     price_check_record(provider_slug="massed-compute", checked_on=day,
-                       prices={"h100": D("9.99")})  # fmt: skip
+                       prices={gpu: D("9.99")})  # fmt: skip
 
 
 def record_house_price(day=date(2026, 11, 20)):
@@ -232,7 +232,7 @@ def test_a_write_queues_the_re_render_of_the_pages_it_affects(
     for _language, path in listed:
         client.get(path)
     with django_capture_on_commit_callbacks(execute=True):
-        record_competitor_price()
+        record_competitor_price(gpu="b200")  # the guide's comparison quotes their B200
     [job] = [r for r in queued if r.task.name == "refresh_affected_pages"]
     other = Provider.objects.get(slug="massed-compute")
     assert job.kwargs == {"tags": [f"prices:{other.pk}"]}

@@ -991,6 +991,27 @@ def test_checked_on_reads_the_named_provider(figures):
     assert_renders(later, "[[checked_on nobody]]", MISSING, MISSING, MISSING)
 
 
+def test_checked_on_a_gpu_dates_that_gpus_price_not_the_providers_latest_check(figures):
+    """A competitor checked on December 6 for one card still quotes its B200 from November 3:
+    a sentence quoting the B200 dates it November 3 (issue 53)."""
+    theirs = figures.listings["massed-compute"]
+    b200 = dataclasses.replace(theirs["b200"], checked_on=date(2026, 11, 3))
+    later = dataclasses.replace(
+        figures,
+        listings={**figures.listings, "massed-compute": {**theirs, "b200": b200}},
+        check_dates={**figures.check_dates, "massed-compute": date(2026, 12, 6)},
+    )
+    assert_renders(
+        later, "[[checked_on massed-compute]]", "December 6, 2026", "6. Dezember 2026",
+        "2026年12月6日",
+    )  # fmt: skip
+    assert_renders(
+        later, "[[checked_on massed-compute b200]]", "November 3, 2026", "3. November 2026",
+        "2026年11月3日",
+    )  # fmt: skip
+    assert_renders(later, "[[checked_on massed-compute rtx-4090]]", MISSING, MISSING, MISSING)
+
+
 def test_without_a_model_size_memory_figures_are_a_dash(figures, caplog):
     # estimate_memory refuses 0 parameters; the page shows a dash and logs why.
     nothing = dataclasses.replace(figures, params_billion=D(0))
