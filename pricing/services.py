@@ -37,7 +37,7 @@ from gpuguide.lib.editor_input import VisibleTextValidator
 from pricing import selectors
 from pricing.domain import formatting, price_changes
 from pricing.domain.price_changes import LastPrice, PriceChange
-from pricing.models import Gpu, Price, PriceCheck, Provider
+from pricing.models import Gpu, Price, PriceCheck, Provider, Source
 from pricing.permissions import may_record_prices
 
 # The ranges a price check must lie in. Prices are US dollars per hour as quoted (per GPU or
@@ -769,4 +769,15 @@ def _create_check(
         PriceCheck.objects.filter(pk=corrects.pk).update(correction=check)
     if recorded_by is not None:
         _log_recording(check=check, prices=rows, user=recorded_by, corrects=corrects)
+    _source_read_again(url=source_url, on=checked_on)
     return check
+
+
+def _source_read_again(*, url: str, on: date) -> None:
+    """A cited source that is the page these prices were read from was read again that day:
+    its "read on" follows the newest check (saved one by one, so that the pages citing it are
+    made stale as by an editor's change)."""
+    if url:
+        for source in Source.objects.filter(url=url, read_on__lt=on):
+            source.read_on = on
+            source.save(update_fields=["read_on"])

@@ -288,7 +288,7 @@ class GuideAdmin(
 
     class Media:
         css = {"all": ["css/admin-editor.css"]}
-        js = ["js/guide-editor.js", "js/guide-coediting.js"]
+        js = ["js/guide-editor.js", "js/guide-coediting.js", "js/unsaved-changes.js"]
 
     def get_queryset(self, request):
         return (

@@ -1,6 +1,6 @@
 /* The guide form with other editors about: who else has it open (a beat every minute, a
-   goodbye on leaving), the other editor's text beside a conflicting field with "Use theirs",
-   and a warning before leaving a changed form. A static file: the Content-Security-Policy
+   goodbye on leaving) and the other editor's text beside a conflicting field with "Use theirs"
+   (js/unsaved-changes.js warns before leaving a changed form). A static file: the Content-Security-Policy
    allows no inline script; its texts are rendered by the server. */
 "use strict";
 
@@ -85,42 +85,5 @@ document.addEventListener("DOMContentLoaded", function () {
         field.focus();
       }
     });
-  });
-
-  // --- unsaved changes: warn before leaving a form that differs from what it showed -------
-
-  function changed(element) {
-    if (element.type === "hidden" || element.disabled || element.closest(".empty-form")) {
-      return false;
-    }
-    if (element.type === "checkbox" || element.type === "radio") {
-      return element.checked !== element.defaultChecked;
-    }
-    if (element.tagName === "SELECT") {
-      var options = Array.prototype.slice.call(element.options);
-      var marked = options.some(function (option) { return option.defaultSelected; });
-      return options.some(function (option, index) {
-        // With no option marked selected, a single choice starts at the first.
-        var initially = marked ? option.defaultSelected : (!element.multiple && index === 0);
-        return option.selected !== initially;
-      });
-    }
-    if (element.tagName === "TEXTAREA" || element.tagName === "INPUT") {
-      return element.value !== element.defaultValue;
-    }
-    return false;
-  }
-
-  function anyChanged() {
-    return Array.prototype.some.call(form.elements, function (element) {
-      return element.name && !element.closest(".token-picker") && changed(element);
-    });
-  }
-
-  window.addEventListener("beforeunload", function (event) {
-    if (!submitting && anyChanged()) {
-      event.preventDefault();
-      event.returnValue = "";  // older browsers show their own wording only when this is set
-    }
   });
 });

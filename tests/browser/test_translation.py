@@ -83,9 +83,14 @@ def test_the_dashboard_leads_to_the_changed_field_which_is_saved(
 
     target = row.get_by_role("textbox")
     target.fill(target.input_value() + " Prüfen Sie vorher die Lizenz.")
+    # Leaving with the change unsaved asks first: the page cancels its unload.
+    asks = "() => { const e = new Event('beforeunload', {cancelable: true});" \
+        " window.dispatchEvent(e); return e.defaultPrevented; }"  # fmt: skip
+    assert staff.evaluate(asks) is True
     staff.get_by_role("button", name="Save translation").click()
     expect(staff.locator("ul.messagelist")).to_contain_text("Saved as draft revision")
     expect(staff.locator(".translation-table tbody")).to_contain_text("No field to show.")
+    assert staff.evaluate(asks) is False  # saved: nothing to lose
 
 
 def test_a_file_downloaded_changed_checked_and_imported(staff, site, guide, tmp_path):

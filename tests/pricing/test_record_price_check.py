@@ -1,6 +1,7 @@
 """record_price_check and the service behind it: one rule set, one-line refusals, nothing half
 saved. "Today" is pinned, so the tests do not depend on the machine's clock."""
 
+import re
 from datetime import date, timedelta
 from decimal import Decimal as D
 from io import StringIO
@@ -11,7 +12,7 @@ from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 
 from pricing import services
-from pricing.models import Gpu, Price, PriceCheck, Provider
+from pricing.models import Gpu, Price, PriceCheck, Provider, Source
 
 TODAY = date(2026, 11, 29)  # the seed's checks are on 2026-10-29
 DAY = "2026-11-20"
@@ -708,3 +709,23 @@ def test_the_last_prices_are_the_latest_current_ones(seeded):
     correcting = services.last_prices(provider=house, correcting=mistaken)
     assert correcting["h100"].quoted_usd_per_hour == D("2.32")
     assert correcting["l40s"] == last["l40s"]
+
+
+def test_a_check_read_from_a_cited_page_dates_that_source_read_again(seeded, client):
+    """Massed Compute's pricing page is a cited source (read 2026-10-29); a check read from it
+    on 2026-11-20 makes it "read November 20, 2026" on the guide. An older correction never
+    moves it back."""
+    url = "https://vm.massedcompute.com/pricing"
+    source = Source.objects.get(key="massed-compute-pricing")
+    assert source.read_on == date(2026, 10, 29)
+    record("--provider", "massed-compute", "--date", DAY, "--source-url", url, "b200=5.99")
+    source.refresh_from_db()
+    assert source.read_on == date(2026, 11, 20)
+    page = client.get("/en/guides/best-gpu-for-llama-70b-fine-tuning/").content.decode()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "Massed Compute pricing — Massed Compute (read November 20, 2026)" in text
+    record("--provider", "massed-compute", "--date", "2026-11-10", "--source-url", url, "b200=5.5")
+    source.refresh_from_db()
+    assert source.read_on == date(2026, 11, 20)
+    record("--provider", "thunder-compute", "--date", "2026-11-25", "a100-80gb=1.2")  # no URL
+    assert Source.objects.get(key="thunder-compute-pricing").read_on == date(2026, 10, 29)
