@@ -51,8 +51,9 @@ AFFECTED = [
 ]  # fmt: skip
 UNAFFECTED = ["/en/vram/", "/de/vram/"]  # read no price: a price check leaves them in Varnish
 # today's corrected prices: $7.01 ... $7.05 (7,01 $ in German), as prices: a price sign beside
-# them, so that a figure such as 67,072 tokens is not read as one
-HOUSE_H100 = re.compile(r"(?<=\$)7\.0\d|7,0\d(?=(?:\s|&nbsp;|\u00a0)?\$)")
+# them, so that a figure such as 67,072 tokens is not read as one, and whole (not the end of a
+# German 227,06 $)
+HOUSE_H100 = re.compile(r"(?<=\$)7\.0\d|(?<![\d.])7,0\d(?=(?:\s|&nbsp;|\u00a0)?\$)")
 
 SAVED = "saved"
 SETUP = """
