@@ -290,6 +290,8 @@ class GuideEditView:
             merging.move_started_on(form, conflicts)  # sent again, it starts from theirs
             context |= {
                 "edit_conflicts": conflicts,
+                # whose text is beside each conflicting field: the save this one met
+                "conflicts_saved": merging.last_save(guide.pk) if conflicts else None,
                 "pending_review": Review.objects.filter(
                     guide=guide, state=Review.State.PENDING
                 ).first(),

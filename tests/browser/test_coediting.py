@@ -99,10 +99,10 @@ def test_two_editors_see_each_other_merge_and_resolve_a_conflict(ada, bob, site,
     assert mine.input_value().endswith(" Ada's other line.")
     theirs = ada.locator("#id_short_answer_en-theirs")
     assert theirs.input_value().endswith(" Bob's line.")
-    # Beside her field (moved there by the script), with "Use theirs".
+    # Beside her field (moved there by the script), with "Use Bob's text".
     box = ada.locator(".field-short_answer_en .edit-conflict")
     expect(box).to_be_visible()
-    box.get_by_role("button", name="Use theirs").click()
+    box.get_by_role("button", name="Use Bob's text").click()
     assert mine.input_value() == theirs.input_value()
     _append(ada, "id_short_answer_en", " Ada's other line.")
     _save(ada)

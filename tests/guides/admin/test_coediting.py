@@ -123,7 +123,9 @@ def test_a_true_conflict_keeps_both_texts_and_saves_nothing(client, editor, ada_
     )
     assert "Erika&#x27;s short answer." in body  # mine, in the field
     assert "Ada&#x27;s short answer." in body  # theirs, beside it
-    assert "Use theirs" in body
+    # whose text is whose: Ada's beside the field, named, with the time of her save
+    assert re.search(r"Ada's text, saved at \d\d:\d\d: Short answer \[en\]", body)
+    assert "Use Ada's text" in body
     assert guide.revisions.count() == saved_revisions  # nothing saved
     assert _working_copy_field(guide, "guide", "short_answer_en") == "Ada's short answer."
 
