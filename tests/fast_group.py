@@ -112,7 +112,6 @@ FAST_GROUP: dict[str, str] = {
     "tests/test_architecture.py": "the layers contract",
     "tests/test_layout.py": "the README's map",
     "tests/test_catalogues.py": "the translation catalogues",
-    "tests/test_glossary.py": "one term per concept, Japanese punctuation",
     "tests/gpuguide/lib/test_backups.py": "backups, the checks before a restore",
     "tests/guides/editorial/test_share_images.py": "share images, drawn and served",
     "tests/guides/pages/test_public_face.py::"

@@ -1,9 +1,12 @@
-"""docs/glossary.md is enforced: every seeded guide page uses its terms and none it rules out."""
+"""docs/glossary.md is enforced: every seeded guide page uses its terms and none it rules out;
+neither does any translation in the catalogues or the guides' own text files, whose Japanese
+takes the full-width colon."""
 
 import re
 from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po
 from django.conf import settings
 
 from guides.models import Guide
@@ -63,3 +66,46 @@ def test_a_ruled_out_term_would_be_caught(client, seeded):
         "Activations",
     ]
     assert re.search("vollständiges fine-tuning", text)  # still in the sections
+
+
+def translations(lang: str) -> list[tuple[str, str]]:
+    """(where, text) for each translation in the catalogue and each guide text file: what
+    seeding and the templates put on pages, before any is rendered."""
+    base = Path(settings.BASE_DIR)
+    with (base / "locale" / lang / "LC_MESSAGES" / "django.po").open("rb") as po:
+        catalogue = read_po(po)
+    found = []
+    for message in catalogue:
+        if message.id:
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            found += [(f"msgid {message.id!r}", text) for text in strings]
+    for path in sorted((base / "content" / "guides").glob(f"*/{lang}.md")):
+        found.append((str(path.relative_to(base)), path.read_text(encoding="utf-8")))
+    return found
+
+
+@pytest.mark.parametrize("lang", ["de", "ja"])
+def test_no_translation_uses_a_ruled_out_term(lang):
+    texts = translations(lang)
+    assert len(texts) > 100  # the catalogue was read
+    found = [
+        f"{where}: {term!r}"
+        for term in ruled_out(lang)
+        for where, text in texts
+        if term.casefold() in text.casefold()
+    ]
+    assert found == []
+
+
+AFTER_JAPANESE = r"[\u3040-\u30ff\u4e00-\u9fff）」』]"
+
+
+def test_japanese_prose_takes_full_width_colons():
+    """ "：" after Japanese text, as Japanese typesetting has it; an ASCII colon stays only
+    after Latin text (an option's name: "recorded-by: …")."""
+    found = [
+        f"{where}: {text[max(0, colon.start() - 30) : colon.end() + 10]!r}"
+        for where, text in translations("ja")
+        for colon in re.finditer(f"{AFTER_JAPANESE}:", text)
+    ]
+    assert found == []
