@@ -384,7 +384,7 @@ def test_only_full_fine_tuning_on_several_gpus_is_merged_from_shards(client, see
     for lang, said in (
         ("en", "Each GPU saves its own shard of the weights and optimizer states"),
         ("de", "Jede GPU speichert ihren eigenen Shard der Gewichte"),
-        ("ja", "各GPUは重みとオプティマイザー状態の自分のシャードを保存します"),
+        ("ja", "各GPUは重みとオプティマイザ状態の自分のシャードを保存します"),
     ):
         body = page(client, lang)
         for method in ("full-8bit-adam", "full-adamw"):  # eight B200s each
