@@ -218,6 +218,11 @@ class GuideForm(merging.MergingFormMixin, ProseForm):
         return cleaned
 
 
+# The token list above the guide's text; on an existing guide, each example as it reads there
+# (``get_fieldsets``).
+TOKEN_REFERENCE = lazy(token_reference, str)()
+
+
 @admin.register(Guide)
 class GuideAdmin(
     GuideEditView,
@@ -269,7 +274,7 @@ class GuideAdmin(
             _("Text"),
             {
                 "fields": ["title", "question", "short_answer", "meta_description"],
-                "description": lazy(token_reference, str)(),
+                "description": TOKEN_REFERENCE,
             },
         ),
         (
@@ -289,6 +294,17 @@ class GuideAdmin(
     class Media:
         css = {"all": ["css/admin-editor.css"]}
         js = ["js/guide-editor.js", "js/guide-coediting.js", "js/unsaved-changes.js"]
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        return [
+            (name, {**options, "description": token_reference(obj)})
+            if options.get("description") is TOKEN_REFERENCE
+            else (name, options)
+            for name, options in fieldsets
+        ]
 
     def get_queryset(self, request):
         return (

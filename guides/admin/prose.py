@@ -18,9 +18,11 @@ from modeltranslation.utils import build_localized_fieldname
 from gpuguide.lib.zoned_time import zoned
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import KnownSlugs, registry, token_errors
+from guides.content.tokens.render import render_inline
 from guides.editorial import publishing_rules, revisions
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision
+from guides.pages import assembly
 
 TOKEN_HELP = _(
     "Live figures: write [[kind args]], e.g. [[memory qlora]]; the kinds are listed "
@@ -28,9 +30,16 @@ TOKEN_HELP = _(
 )
 
 
-def token_reference() -> SafeString:
-    """An HTML list of every token kind with its example, for the guide form."""
-    return render_to_string("admin/guides/includes/token_reference.html", {"kinds": registry})
+def token_reference(guide: Guide | None = None) -> SafeString:
+    """An HTML list of every token kind with its example, for the guide form; on a guide's own
+    form, each example as it reads on that guide (a clone's own model, run and prices), in the
+    admin's language: the help itself types no figure."""
+    kinds = [{"example": kind.example, "help": kind.help, "live": None} for kind in registry]
+    if guide is not None:
+        figures = assembly.guide_figures(guide)
+        for kind in kinds:
+            kind["live"] = render_inline(kind["example"], figures)
+    return render_to_string("admin/guides/includes/token_reference.html", {"kinds": kinds})
 
 
 def token_picker_data() -> dict:

@@ -51,12 +51,12 @@ LINK_TARGETS = {
 # --- the model and its memory -----------------------------------------------------------
 
 
-@registry.kind("[[params]]", _("the guide's model size in billions: 70"))
+@registry.kind("[[params]]", _("the guide's model size in billions"))
 def params(f: PageFigures) -> str:
     return show.number(f.params_billion)
 
 
-@registry.kind("[[model]]", _("the guide's model by name: Llama 3.1 70B"))
+@registry.kind("[[model]]", _("the guide's model by name"))
 def model(f: PageFigures) -> str:
     if not f.model_name:
         raise MissingFigure("the guide's model")
@@ -76,10 +76,7 @@ def licence(f: PageFigures) -> str:
 
 @registry.kind(
     "[[memory lora lower]]",
-    _(
-        "a method's memory for the guide's model: planning (default), lower, upper "
-        "or range, e.g. 140 GB"
-    ),
+    _("a method's memory for the guide's model: planning (default), lower, upper or range"),
     METHOD,
     optional=(WHICH_ESTIMATE,),
 )
@@ -160,9 +157,7 @@ def margin(f: PageFigures, method: str, style: str = "percent") -> str:
     return show.number(1 + fraction) if style == "factor" else show.percent(fraction)
 
 
-@registry.kind(
-    "[[weights qlora]]", _("the base weights alone at the method's precision: 35 GB"), METHOD
-)
+@registry.kind("[[weights qlora]]", _("the base weights alone at the method's precision"), METHOD)
 def weights(f: PageFigures, method: str) -> str:
     return show.gigabytes(f.weights_gb(method))
 
@@ -170,8 +165,8 @@ def weights(f: PageFigures, method: str) -> str:
 @registry.kind(
     "[[estimate qlora]]",
     _(
-        "the estimated peak memory of the guide's run on one GPU (peak, default: 50.2 GB), or "
-        "with the memory allocator's margin (reserved: 53.6 GB), which is what must fit"
+        "the estimated peak memory of the guide's run on one GPU (peak, the default), or with the "
+        "memory allocator's margin (reserved), which is what must fit"
     ),
     METHOD,
     optional=(Choice(("peak", "reserved")),),
@@ -191,7 +186,7 @@ def vram(f: PageFigures, config: ConfigRef) -> str:
 
 @registry.kind(
     "[[headroom 8xh200 full-adamw lower]]",
-    _("memory a configuration leaves after a method's estimate: 8 GB"),
+    _("memory a configuration leaves after a method's estimate"),
     CONFIG,
     METHOD,
     optional=(WHICH_ESTIMATE,),
@@ -299,8 +294,7 @@ def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
     "[[run_cost qlora]]",
     _(
         "what the guide's training budget costs on the configuration we recommend for a method, "
-        "and the block that covers it: $80.24 for 17.4 hours on one B200, within a 24 GPU-hour "
-        "block"
+        "and the block that covers it"
     ),
     METHOD,
 )
@@ -394,7 +388,7 @@ def run_choice(f: PageFigures, method: str, first: str, second: str) -> str:
 
 @registry.kind(
     "[[budget]]",
-    _("the training budget the guide's runs are costed for: 100,000,000 tokens, one epoch"),
+    _("the training budget the guide's runs are costed for"),
 )
 def budget(f: PageFigures) -> str:
     words = {"tokens": show.number(f.tokens_per_epoch), "epochs": show.number(f.epochs)}
@@ -405,10 +399,7 @@ def budget(f: PageFigures) -> str:
 
 @registry.kind(
     "[[cheapest full-adamw]]",
-    _(
-        "the configuration we rent on which the guide's training budget costs least for a "
-        "method: 1× B200"
-    ),
+    _("the configuration we rent on which the guide's training budget costs least for a method"),
     METHOD,
 )
 def cheapest(f: PageFigures, method: str) -> str:
@@ -433,7 +424,7 @@ def smallest_block(f: PageFigures) -> str:
     return show.number(min(f.blocks))
 
 
-@registry.kind("[[scenario_blocks]]", _("the blocks the cost scenarios fill: 10, 24 and 168"))
+@registry.kind("[[scenario_blocks]]", _("the blocks the cost scenarios fill"))
 def scenario_blocks(f: PageFigures) -> str:
     return show.word_list(show.number(b) for b in f.scenario_blocks())
 
@@ -442,7 +433,7 @@ def scenario_blocks(f: PageFigures) -> str:
     "[[scenario_note]]",
     _(
         "a sentence about the editors' assumed-hours table, where the guide has one: the blocks "
-        "its runs fill (10, 24 and 168); nothing where it has none"
+        "its runs fill; nothing where it has none"
     ),
 )
 def scenario_note(f: PageFigures) -> str:
@@ -458,7 +449,7 @@ def scenario_note(f: PageFigures) -> str:
     "[[longest_sequence qlora]]",
     _(
         "how long a sequence each configuration recommended for a method holds at the guide's "
-        "micro-batch, by the peak-memory estimate: 1× A100 80GB up to 9,216 tokens"
+        "micro-batch, by the peak-memory estimate"
     ),
     METHOD,
 )
@@ -482,7 +473,7 @@ def longest_sequence(f: PageFigures, method: str) -> str:
     "[[throughput qlora]]",
     _(
         "the training speed of a method on the configuration we recommend for it, measured or "
-        "derived: 1,596 tokens per second on one B200 (derived)"
+        "derived"
     ),
     METHOD,
 )
@@ -514,10 +505,9 @@ def _method_name(f: PageFigures, method: str) -> str:
 @registry.kind(
     "[[recommend qlora]]",
     _(
-        "the configurations we recommend for a method, over every configuration we rent that "
-        "holds it by the estimate (the cheapest run of the guide's training budget, then the "
-        "fastest other): both (default), first or alternative; with price (default), plain or "
-        "memory: one B200 ($4.61/hour)"
+        "the configurations we recommend for a method, over every configuration we rent that holds"
+        " it by the estimate (the cheapest run of the guide's training budget, then the fastest "
+        "other): both (default), first or alternative; with price (default), plain or memory"
     ),
     METHOD,
     optional=(WHICH_RECOMMENDED, RECOMMENDED_DETAIL),
@@ -554,7 +544,7 @@ def _described(config: calc.Configuration, detail: str) -> str:
     "[[rent qlora]]",
     _(
         "a link that rents a method's recommended configuration at our rental site: first "
-        "(default) or alternative: Rent 1× B200"
+        "(default) or alternative"
     ),
     METHOD,
     optional=(Choice(("first", "alternative")),),
@@ -573,7 +563,7 @@ def rent(f: PageFigures, method: str, which: str = "first") -> str:
 
 @registry.kind(
     "[[recommend_ratio full-adamw qlora]]",
-    _("how many times the first method's recommended price per hour is the second's: 40"),
+    _("how many times the first method's recommended price per hour is the second's"),
     METHOD,
     METHOD,
 )

@@ -422,3 +422,21 @@ def test_the_change_page_of_a_guide_id_that_is_not_a_number_says_it_does_not_exi
 
 def test_the_guide_form_has_an_inline_for_each_of_a_guides_rows_in_their_order():
     assert [inline.model for inline in GuideAdmin.inlines] == list(CHILD_ROWS)
+
+
+def test_the_token_list_on_a_clones_form_reads_that_guides_figures(client, editor, seeded):
+    """The help types no figure; each example reads as it does on the guide being edited
+    (it used to show the 70B guide's values, some of them stale, on every guide's form)."""
+    client.force_login(editor)
+    clone = Guide.objects.get(slug="best-gpu-for-llama-3-1-405b-fine-tuning")
+    page = client.get(change_url(clone)).content.decode()
+    assert (
+        "<code>[[params]]</code> — the guide's model size in billions (on this guide: 405)"
+        in page.replace("&#x27;", "'")
+    )
+    assert "<code>[[model]]</code> — the guide's model by name (on this guide: Llama 3.1 405B)" in (
+        page.replace("&#x27;", "'")
+    )
+    assert "Llama 3.1 70B" not in page.split("token-reference")[1].split("</ul>")[0]
+    added = client.get("/en/admin/guides/guide/add/").content.decode()
+    assert "on this guide" not in added  # no guide yet: the kinds and their examples only
