@@ -18,7 +18,7 @@ from modeltranslation.utils import build_localized_fieldname
 from gpuguide.lib.zoned_time import zoned
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import KnownSlugs, registry, token_errors
-from guides.content.tokens.render import render_inline
+from guides.content.tokens.render import example_value
 from guides.editorial import publishing_rules, revisions
 from guides.editorial.checks import problems_list
 from guides.models import Guide, GuideRevision
@@ -38,7 +38,7 @@ def token_reference(guide: Guide | None = None) -> SafeString:
     if guide is not None:
         figures = assembly.guide_figures(guide)
         for kind in kinds:
-            kind["live"] = render_inline(kind["example"], figures)
+            kind["live"] = example_value(kind["example"], figures)
     return render_to_string("admin/guides/includes/token_reference.html", {"kinds": kinds})
 
 

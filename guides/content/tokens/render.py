@@ -47,15 +47,28 @@ def _blocks(text: str) -> list[tuple[bool, list[str]]]:
     return blocks
 
 
+def _filled(body: str, figures: PageFigures) -> str:
+    kind, args = registry.parse(body)
+    value = kind.render(figures, *args)
+    return value if kind.html else escape(value)
+
+
 def fill(body: str, figures: PageFigures) -> str:
     """The escaped, formatted value of one token; a dash (and a log line) if data is missing."""
     try:
-        kind, args = registry.parse(body)
-        value = kind.render(figures, *args)
+        return _filled(body, figures)
     except (TokenError, MissingFigure, RuleError) as exc:
         logger.warning("cannot fill [[%s]]: %s", body, exc)
         return MISSING
-    return value if kind.html else escape(value)
+
+
+def example_value(token: str, figures: PageFigures) -> SafeString | None:
+    """What a token (``[[params]]``) reads as with ``figures``, for the admin's token list;
+    None where these figures have no such value (expected there: not logged)."""
+    try:
+        return mark_safe(_filled(token.removeprefix("[[").removesuffix("]]"), figures))  # noqa: S308 - escaped by _filled, or a kind's own HTML
+    except (TokenError, MissingFigure, RuleError):
+        return None
 
 
 def render_inline(text: str, figures: PageFigures) -> SafeString:
