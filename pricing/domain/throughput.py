@@ -367,8 +367,10 @@ def calibrate(runs: Sequence[TimedRun]) -> Calibration:
     a = 1/efficiency, t the saturation in tokens and b = slowdown/efficiency. Needs runs with
     and without fp32 work, at more than one micro-batch size."""
     rows = []
+    sizes = set()  # tokens per micro-batch: the saturation needs more than one
     for run in runs:
         work = step_work(run.architecture, run.setup)
+        sizes.add(work.tokens)
         measured_s = work.tokens / (run.tokens_per_s / run.setup.num_gpus)
         fixed = step_time(work, run.gpu, Calibration(Decimal(1), Decimal(1)))
         peak = run.gpu.bf16_dense_tflops * TERA
@@ -381,7 +383,6 @@ def calibrate(runs: Sequence[TimedRun]) -> Calibration:
                 (measured_s - fixed.memory_s - fixed.link_s - fixed.host_s) / measured_s,
             )
         )
-    sizes = {step_work(run.architecture, run.setup).tokens for run in runs}
     with_fp32 = {z > 0 for _, _, z, _ in rows}
     solution = _least_squares(rows) if len(sizes) > 1 and len(with_fp32) == 2 else None
     if solution is None:
