@@ -300,7 +300,8 @@ class GuideAdmin(
         if obj is None:
             return fieldsets
         return [
-            (name, {**options, "description": token_reference(obj)})
+            # lazy: rendered with the form, never for a save that redirects
+            (name, {**options, "description": lazy(token_reference, str)(obj)})
             if options.get("description") is TOKEN_REFERENCE
             else (name, options)
             for name, options in fieldsets
