@@ -16,6 +16,7 @@ from pricing.api import planner as planner_router
 from pricing.api import router as pricing_router
 from pricing.domain import training_memory
 from pricing.schemas import QueryError, estimate_errors
+from pricing.serving_api import router as serving_router
 
 
 class ConditionalNinjaAPI(NinjaAPI):
@@ -35,6 +36,7 @@ api = ConditionalNinjaAPI(
 api.add_router("/memory/", pricing_router)
 api.add_router("/", planner_router)
 api.add_router("/guides/", guides_router)
+api.add_router("/serving/", serving_router)
 
 
 def _errors(request: HttpRequest, errors: dict[str, str], status: int = 400) -> HttpResponse:

@@ -1037,22 +1037,25 @@ class LanguageModelAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTransl
                     "head_dim",
                     "hidden_size",
                     "intermediate_size",
+                    "max_position_embeddings",
                     "attention_heads",
                     "num_experts_per_tok",
                     "layers",
                     "kv_heads",
                     "num_local_experts",
+                    "sliding_window",
                     "tie_word_embeddings",
                     "vocab_size",
                 ],
                 "description": _(
                     "Copy these from the model's config.json on Hugging Face. In the order "
                     "shown, its keys are head_dim, hidden_size, intermediate_size, "
-                    "num_attention_heads, num_experts_per_tok, num_hidden_layers, "
-                    "num_key_value_heads, num_local_experts, tie_word_embeddings and "
-                    "vocab_size; leave head_dim and the two expert fields empty where the "
-                    "config has no such key. The training memory estimates are computed from "
-                    "them."
+                    "max_position_embeddings, num_attention_heads, num_experts_per_tok, "
+                    "num_hidden_layers, num_key_value_heads, num_local_experts, "
+                    "sliding_window, tie_word_embeddings and vocab_size; leave head_dim, the "
+                    "two expert fields and the sliding window empty where the config has no "
+                    "such key (or sets use_sliding_window to false). The training and serving "
+                    "memory estimates are computed from them."
                 ),
             },
         ),

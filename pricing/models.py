@@ -517,6 +517,29 @@ class LanguageModel(NamedByKey):
             "8x7B; empty for a dense model."
         ),
     )
+    # What the serving planner reads (pricing.domain.serving): the longest context vLLM
+    # serves the model with, and a sliding window it refuses for now.
+    max_position_embeddings = models.PositiveIntegerField(
+        _("context length"),
+        null=True,
+        blank=True,
+        validators=[AT_LEAST_ONE],
+        help_text=_(
+            "max_position_embeddings in the model's config.json, e.g. 131072 for Llama 3.1 "
+            "70B: the longest context vLLM serves it with. Empty: not checked."
+        ),
+    )
+    sliding_window = models.PositiveIntegerField(
+        _("sliding window"),
+        null=True,
+        blank=True,
+        validators=[AT_LEAST_ONE],
+        help_text=_(
+            "sliding_window in the model's config.json where its layers attend only to that "
+            "many recent tokens, e.g. 4096 for Mistral 7B v0.1; empty for full attention. "
+            "The serving planner does not plan such models yet and says so."
+        ),
+    )
     repository = models.CharField(
         _("Hugging Face repository"),
         max_length=193,

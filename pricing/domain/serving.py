@@ -1,0 +1,399 @@
+"""Serving memory per GPU as the pinned vLLM budgets it, and whether ``vllm serve`` starts.
+
+Framework-free like ``training_memory`` and ``calculations``: plain values in, plain values out,
+``Decimal`` GB (10**9 bytes) throughout; vLLM's own logs and errors speak GiB (2**30), and the
+error texts here are written as vLLM writes them, in GiB.
+
+How vLLM 0.34.0 (``VLLM_VERSION``) sizes a GPU's KV cache for ``vllm serve`` on CUDA, read from
+its source (``v1/worker/gpu_worker.py``, ``v1/worker/extensible_kv_cache.py``,
+``v1/core/kv_cache_planning.py``, ``engine/arg_utils.py``):
+
+- The KV cache is "extensible" by default: sized after the weights are loaded, the model
+  profiled and its CUDA graphs captured, from the memory then free. ``--gpu-memory-utilization``
+  defaults to 1.0 with it; a lower value caps the engine's budget at that share of the card.
+- It keeps free the profiled activation peak (one forward pass over ``max_num_batched_tokens``
+  tokens, then the sampler over up to ``max_num_seqs`` rows of logits) and a margin of
+  ``max(1 GiB, 0.75 x that peak)`` (``measure_kv_cache_bytes``).
+- The cache is cut into blocks of 16 tokens; block 0 is the pool's null block.
+- It refuses to start when nothing is left for the cache ("No available memory for the cache
+  blocks") or when one request at ``--max-model-len`` does not fit ("To serve at least one
+  request with the model's max seq len ..."), and when the tensor-parallel size does not divide
+  the attention heads.
+
+What is not read off the source is estimated and named as such: the CUDA context and NCCL's
+buffers (``calculations.CUDA_CONTEXT_GB``, ``NCCL_GB``, cited there), the CUDA graphs' pool
+(``CUDA_GRAPHS_GB``) and the activation peak's terms (``activation_peak_bytes``). No serving
+run was measured on a GPU for this module.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from decimal import ROUND_FLOOR, Decimal
+
+from pricing.domain.calculations import CUDA_CONTEXT_GB, GB_BYTES, GIB_BYTES, NCCL_GB
+from pricing.domain.training_memory import Architecture, EstimateError
+
+VLLM_VERSION = "0.34.0"
+BLOCK_TOKENS = 16  # vLLM's default block size on CUDA for full attention
+NULL_BLOCKS = 1  # the block pool's null block, never handed to a request
+VOCAB_PADDING = 64  # vocab_parallel_embedding.DEFAULT_VOCAB_PADDING_SIZE
+# measure_kv_cache_bytes: the margin kept free beyond the activation peak.
+MARGIN_FLOOR_BYTES = 2**30
+MARGIN_FRACTION = Decimal("0.75")
+# The CUDA graphs' pool. vLLM estimates it before sizing the cache; its own log for a 27B-class
+# model: "Estimated CUDA graph memory: 0.73 GiB total" (vllm-project/vllm PR 39559, 2026-04);
+# 0.73 GiB = 0.784 GB, rounded up. An estimate: the pool grows with the capture sizes.
+CUDA_GRAPHS_GB = Decimal("0.79")
+# The profile run's activation peak, per token of the forward pass: the residual stream and a
+# few hidden-size buffers (4 x hidden) plus the MLP's gate, up and activated outputs (3 x its
+# width on this GPU), in bf16; per row of the sampler: the logits in bf16, in fp32 and the fp32
+# probabilities (2 + 4 + 4 bytes a vocabulary entry). Estimates from vLLM's profile_run, not
+# measured.
+HIDDEN_BUFFERS = 4
+MLP_BUFFERS = 3
+ACTIVATION_BYTES = 2
+SAMPLER_BYTES_PER_LOGIT = 10
+# engine/arg_utils.py: `vllm serve`'s defaults by the card's memory (OPENAI_API_SERVER).
+LARGE_CARD_GIB = 160
+HOPPER_CLASS_GIB = 70
+# 4-bit AWQ and GPTQ checkpoints: groups of 128 input channels, each with a 16-bit scale and a
+# 4-bit zero point. A layer's input on each GPU must be whole groups.
+QUANT_GROUP = 128
+
+
+class ServingError(EstimateError):
+    """A serving setup that cannot describe anything real."""
+
+
+@dataclass(frozen=True)
+class WeightPrecision:
+    """How the decoder's linear layers are stored; embeddings, norms and a router stay bf16."""
+
+    slug: str
+    bytes_per_param: Decimal
+    quantization: str | None  # `--quantization` for an online conversion; None: as stored
+    grouped: bool = False  # AWQ/GPTQ: inputs in groups of QUANT_GROUP per GPU
+
+    @property
+    def needs_quantized_checkpoint(self) -> bool:
+        """AWQ and GPTQ are served from a checkpoint exported in that form."""
+        return self.grouped
+
+
+GROUP_OVERHEAD = (Decimal(2) + Decimal("0.5")) / QUANT_GROUP  # scale + zero point per group
+BF16 = WeightPrecision("bf16", Decimal(2), None)
+FP8 = WeightPrecision("fp8", Decimal(1), "fp8")  # one scale per tensor: negligible
+AWQ = WeightPrecision("awq", Decimal("0.5") + GROUP_OVERHEAD, None, grouped=True)
+GPTQ = WeightPrecision("gptq", Decimal("0.5") + GROUP_OVERHEAD, None, grouped=True)
+WEIGHT_PRECISIONS = {p.slug: p for p in (BF16, FP8, AWQ, GPTQ)}
+
+# `--kv-cache-dtype`: "auto" is the model's dtype (bf16 here), fp8 is fp8_e4m3.
+KV_BYTES = {"auto": 2, "fp8": 1}
+
+
+@dataclass(frozen=True)
+class ServingSetup:
+    """What `vllm serve` is asked for: precisions, context, GPUs and the share of each card."""
+
+    weights: WeightPrecision = BF16
+    kv_cache_dtype: str = "auto"
+    context: int = 8192  # --max-model-len
+    tensor_parallel_size: int = 1
+    gpu_memory_utilization: Decimal = Decimal(1)
+
+    def __post_init__(self) -> None:
+        if self.kv_cache_dtype not in KV_BYTES:
+            raise ServingError(f"kv_cache_dtype must be one of {', '.join(KV_BYTES)}")
+        if self.context < 1 or self.tensor_parallel_size < 1:
+            raise ServingError("context and tensor_parallel_size must be at least 1")
+        if not 0 < self.gpu_memory_utilization <= 1:
+            raise ServingError("gpu_memory_utilization must be above 0 and at most 1")
+
+
+@dataclass(frozen=True)
+class SchedulerDefaults:
+    max_num_batched_tokens: int
+    max_num_seqs: int
+
+
+def scheduler_defaults(card_bytes: Decimal, *, ampere: bool) -> SchedulerDefaults:
+    """`vllm serve`'s defaults for a card of this total memory (arg_utils: B200-class cards
+    16,384 tokens, H100/H200-class 8,192, A100s and smaller 2,048 with 256 sequences)."""
+    gib = card_bytes / GIB_BYTES
+    if gib >= LARGE_CARD_GIB:
+        return SchedulerDefaults(16384, 1024)
+    if gib >= HOPPER_CLASS_GIB and not ampere:
+        return SchedulerDefaults(8192, 1024)
+    return SchedulerDefaults(2048, 256)
+
+
+def kv_heads_per_gpu(architecture: Architecture, tensor_parallel_size: int) -> int:
+    """KV heads each GPU holds: split over the GPUs, replicated when there are fewer heads
+    than GPUs (vLLM's ``get_num_kv_heads``)."""
+    return max(1, architecture.num_key_value_heads // tensor_parallel_size)
+
+
+def kv_bytes_per_token(
+    architecture: Architecture, kv_cache_dtype: str = "auto", tensor_parallel_size: int = 1
+) -> int:
+    """Keys and values of one token on one GPU: 2 x layers x KV heads x head size x bytes.
+    Llama 3.1 70B in bf16 on one GPU: 2 x 80 x 8 x 128 x 2 = 327,680 bytes."""
+    return (
+        2
+        * architecture.num_hidden_layers
+        * kv_heads_per_gpu(architecture, tensor_parallel_size)
+        * architecture.attention_head_dim
+        * KV_BYTES[kv_cache_dtype]
+    )
+
+
+def padded_vocab(architecture: Architecture) -> int:
+    return -(-architecture.vocab_size // VOCAB_PADDING) * VOCAB_PADDING
+
+
+def weights_bytes_per_gpu(architecture: Architecture, setup: ServingSetup) -> Decimal:
+    """Each GPU's share of the weights: the linear layers split over the GPUs (KV projections
+    replicated where heads are), in the weights' precision; embeddings, output layer, norms and
+    a mixture's router in bf16, the vocabulary split too."""
+    a, tp = architecture, setup.tensor_parallel_size
+    h, head = a.hidden_size, a.attention_head_dim
+    attention = h * head * (2 * a.num_attention_heads // tp + 2 * kv_heads_per_gpu(a, tp))
+    mlp = a.experts * 3 * h * a.intermediate_size // tp
+    linear = a.num_hidden_layers * (attention + mlp)
+    tables = 1 if a.tie_word_embeddings else 2
+    vocab_rows = -(-padded_vocab(a) // tp)
+    plain = tables * vocab_rows * h + a.norm_params + a.router_params * a.num_hidden_layers
+    return linear * setup.weights.bytes_per_param + plain * 2
+
+
+def activation_peak_bytes(
+    architecture: Architecture, setup: ServingSetup, scheduler: SchedulerDefaults
+) -> int:
+    """The profile run's transient peak on one GPU: the larger of the forward pass over
+    ``max_num_batched_tokens`` and the sampler over min(tokens, ``max_num_seqs``) rows."""
+    a = architecture
+    mlp_width = a.routed_experts * a.intermediate_size // setup.tensor_parallel_size
+    per_token = (HIDDEN_BUFFERS * a.hidden_size + MLP_BUFFERS * mlp_width) * ACTIVATION_BYTES
+    forward = scheduler.max_num_batched_tokens * per_token
+    rows = min(scheduler.max_num_batched_tokens, scheduler.max_num_seqs)
+    sampler = rows * padded_vocab(a) * SAMPLER_BYTES_PER_LOGIT
+    return max(forward, sampler)
+
+
+# Why vLLM would not start (``ServingMemory.refusal``).
+HEADS_NOT_DIVISIBLE = "heads_not_divisible"
+GROUPS_NOT_WHOLE = "groups_not_whole"
+NO_MEMORY_FOR_CACHE = "no_memory_for_cache"
+CONTEXT_DOES_NOT_FIT = "context_does_not_fit"
+
+
+@dataclass(frozen=True)
+class ServingMemory:
+    """One GPU of a `vllm serve` setup, in GB (10**9 bytes) and tokens."""
+
+    setup: ServingSetup
+    card_gb: Decimal  # the total PyTorch reports on the card
+    weights_gb: Decimal
+    cuda_context_gb: Decimal
+    nccl_gb: Decimal
+    cuda_graphs_gb: Decimal
+    activation_peak_gb: Decimal
+    margin_gb: Decimal
+    kv_cache_gb: Decimal  # what the cache gets, 0 where nothing is left
+    kv_bytes_per_token: int
+    kv_tokens: int  # the cache's capacity in tokens (whole blocks, null block apart)
+    max_num_seqs: int
+    refusal: str | None  # one of the constants above, None when vLLM starts
+    vllm_error: str  # vLLM's own message where it refuses, else ""
+
+    @property
+    def starts(self) -> bool:
+        return self.refusal is None
+
+    @property
+    def runtime_gb(self) -> Decimal:
+        """What is neither weights nor KV cache: context, NCCL, graphs, peak and margin."""
+        return (
+            self.cuda_context_gb
+            + self.nccl_gb
+            + self.cuda_graphs_gb
+            + self.activation_peak_gb
+            + self.margin_gb
+        )
+
+    @property
+    def max_concurrent_requests(self) -> int:
+        """Requests at the full context the cache holds at once, up to ``max_num_seqs``."""
+        blocks = self.kv_tokens // BLOCK_TOKENS
+        return min(blocks // blocks_for(self.setup.context), self.max_num_seqs)
+
+    @property
+    def longest_request(self) -> int:
+        """The most tokens one request may hold (what `--max-model-len` could be)."""
+        return self.kv_tokens
+
+
+def blocks_for(tokens: int) -> int:
+    return -(-tokens // BLOCK_TOKENS)
+
+
+def serving_memory(
+    architecture: Architecture,
+    setup: ServingSetup,
+    *,
+    card_gb: Decimal,
+    ampere: bool = False,
+) -> ServingMemory:
+    """One GPU of ``setup`` on a card whose PyTorch total is ``card_gb``, as vLLM budgets it."""
+    a, tp = architecture, setup.tensor_parallel_size
+    card = card_gb * GB_BYTES
+    scheduler = scheduler_defaults(card, ampere=ampere)
+    weights = weights_bytes_per_gpu(a, setup)
+    context = CUDA_CONTEXT_GB * GB_BYTES
+    nccl = NCCL_GB * GB_BYTES if tp > 1 else Decimal(0)
+    graphs = CUDA_GRAPHS_GB * GB_BYTES
+    peak = Decimal(activation_peak_bytes(a, setup, scheduler))
+    margin = max(
+        Decimal(MARGIN_FLOOR_BYTES), (peak * MARGIN_FRACTION).to_integral_value(ROUND_FLOOR)
+    )
+    resident = weights + nccl + graphs  # what the engine keeps besides the cache
+    budget = (card * setup.gpu_memory_utilization).to_integral_value() - resident
+    headroom = card - context - resident  # free memory plus the cache, after warmup
+    kv = max(min(budget, headroom - margin) - peak, Decimal(0))
+    per_token = kv_bytes_per_token(a, setup.kv_cache_dtype, tp)
+    blocks = int(kv // (per_token * BLOCK_TOKENS))
+    tokens = max(blocks - NULL_BLOCKS, 0) * BLOCK_TOKENS
+    refusal, error = _refusal(a, setup, kv=kv, tokens=tokens, per_token=per_token)
+    return ServingMemory(
+        setup=setup,
+        card_gb=card_gb,
+        weights_gb=weights / GB_BYTES,
+        cuda_context_gb=CUDA_CONTEXT_GB,
+        nccl_gb=nccl / GB_BYTES,
+        cuda_graphs_gb=CUDA_GRAPHS_GB,
+        activation_peak_gb=peak / GB_BYTES,
+        margin_gb=margin / GB_BYTES,
+        kv_cache_gb=kv / GB_BYTES,
+        kv_bytes_per_token=per_token,
+        kv_tokens=tokens,
+        max_num_seqs=scheduler.max_num_seqs,
+        refusal=refusal,
+        vllm_error=error,
+    )
+
+
+def _gib(num_bytes: Decimal | int) -> str:
+    """As vLLM's ``format_gib`` writes it: round(bytes / 2**30, 2)."""
+    return str(round(float(num_bytes) / 2**30, 2))
+
+
+def _refusal(
+    a: Architecture, setup: ServingSetup, *, kv: Decimal, tokens: int, per_token: int
+) -> tuple[str | None, str]:
+    tp = setup.tensor_parallel_size
+    if a.num_attention_heads % tp:
+        return HEADS_NOT_DIVISIBLE, (
+            f"Total number of attention heads ({a.num_attention_heads}) must be divisible "
+            f"by tensor parallel size ({tp})."
+        )
+    if setup.weights.grouped and (a.intermediate_size // tp) % QUANT_GROUP:
+        return GROUPS_NOT_WHOLE, (
+            f"The input size is not aligned with the quantized weight shape. This can be "
+            f"caused by too large tensor parallel size. (MLP width {a.intermediate_size} / "
+            f"{tp} GPUs is not a multiple of the group size {QUANT_GROUP}.)"
+        )
+    if kv <= 0:
+        return NO_MEMORY_FOR_CACHE, (
+            "No available memory for the cache blocks. The extensible KV cache already "
+            "takes all device memory left after the model and its activations; decrease "
+            "`max_model_len` or `max_num_seqs`, or the model needs a device with more memory."
+        )
+    if tokens < setup.context:
+        needed = blocks_for(setup.context) * BLOCK_TOKENS * per_token
+        estimate = f"the estimated maximum model length is {tokens}. " if tokens else ""
+        return CONTEXT_DOES_NOT_FIT, (
+            f"To serve at least one request with the model's max seq len ({setup.context}), "
+            f"({_gib(needed)} GiB KV cache is needed, which is larger than the available KV "
+            f"cache memory ({_gib(kv)} GiB). Based on the available memory, {estimate}"
+            "Decreasing `max_model_len` also reduces what is needed."
+        )
+    return None, ""
+
+
+# --- what to change when it does not start -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One change that makes the setup start: a `vllm serve` flag and its value."""
+
+    flag: str  # --max-model-len, --kv-cache-dtype, --tensor-parallel-size, or "weights"
+    value: str
+
+
+def fixes(
+    architecture: Architecture,
+    setup: ServingSetup,
+    *,
+    card_gb: Decimal,
+    ampere: bool = False,
+    counts: Iterable[int] = (1, 2, 4, 8),
+) -> list[Fix]:
+    """Each single change that makes a refused setup start, cheapest first: a shorter
+    context (where at least one block fits), an fp8 KV cache, more GPUs of the same kind (the
+    fewest that start, from ``counts``), smaller weights. Empty when it starts, or when none
+    of these would do."""
+
+    def starts(changed: ServingSetup) -> ServingMemory:
+        return serving_memory(architecture, changed, card_gb=card_gb, ampere=ampere)
+
+    memory = starts(setup)
+    if memory.starts:
+        return []
+    found: list[Fix] = []
+    if memory.refusal == CONTEXT_DOES_NOT_FIT and memory.kv_tokens:
+        found.append(Fix("--max-model-len", str(memory.kv_tokens)))
+    if setup.kv_cache_dtype != "fp8" and starts(replace(setup, kv_cache_dtype="fp8")).starts:
+        found.append(Fix("--kv-cache-dtype", "fp8"))
+    for count in sorted(c for c in counts if c > setup.tensor_parallel_size):
+        if starts(replace(setup, tensor_parallel_size=count)).starts:
+            found.append(Fix("--tensor-parallel-size", str(count)))
+            break
+    for smaller in (FP8, AWQ):
+        if smaller.bytes_per_param < setup.weights.bytes_per_param:
+            if starts(replace(setup, weights=smaller)).starts:
+                found.append(Fix("weights", smaller.slug))
+                break
+    return found
+
+
+# --- the command --------------------------------------------------------------------------
+
+CHECKPOINT_VARIABLE = "CHECKPOINT"
+
+
+def vllm_serve_command(repository: str, setup: ServingSetup) -> list[str]:
+    """`vllm serve`'s arguments for this setup, as a list (shell quoting is the page's).
+    AWQ and GPTQ need a checkpoint exported in that form: the command names it by the shell
+    variable ``$CHECKPOINT``, which the page explains; vLLM reads the format from it."""
+    model = f"${CHECKPOINT_VARIABLE}" if setup.weights.needs_quantized_checkpoint else repository
+    command = ["vllm", "serve", model, "--max-model-len", str(setup.context)]
+    if setup.tensor_parallel_size > 1:
+        command += ["--tensor-parallel-size", str(setup.tensor_parallel_size)]
+    if setup.weights.quantization:
+        command += ["--quantization", setup.weights.quantization]
+    if setup.kv_cache_dtype != "auto":
+        command += ["--kv-cache-dtype", setup.kv_cache_dtype]
+    if setup.gpu_memory_utilization != 1:
+        command += ["--gpu-memory-utilization", str(setup.gpu_memory_utilization)]
+    return command
+
+
+def shell_line(command: Iterable[str]) -> str:
+    """The command as one shell line: each argument quoted where it needs it, the checkpoint
+    variable in double quotes, so that the shell expands it."""
+    variable = f"${CHECKPOINT_VARIABLE}"
+    return " ".join(f'"{arg}"' if arg == variable else shlex.quote(arg) for arg in command)

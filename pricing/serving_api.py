@@ -1,0 +1,272 @@
+"""``GET /api/v1/serving/``: which GPUs we rent serve a model with vLLM, each configuration's
+memory per GPU as vLLM budgets it, whether `vllm serve` starts (and the fix where not), and
+the command. Parses like the other endpoints (``pricing.schemas.StrictQuery``), computes with
+``serving_plans``."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, Query, Router, Schema
+from pydantic import BeforeValidator
+
+from gpuguide.lib import api_caching
+from pricing import serving_plans
+from pricing.domain import serving
+from pricing.domain.training_memory import Architecture, EstimateError
+from pricing.schemas import (
+    ARCHITECTURE_FIELDS,
+    AS_OF,
+    NOT_WITH_MODEL,
+    OPTIONAL_ARCHITECTURE_FIELDS,
+    REQUIRED_WITHOUT_MODEL,
+    Day,
+    Errors,
+    Flag,
+    ModelSlug,
+    QueryError,
+    SeqLen,
+    Size,
+    StrictQuery,
+    VocabSize,
+    _named,
+    _whole_number,
+    dollars,
+    estimate_errors,
+    gigabytes,
+)
+
+router = Router(tags=["serving"])
+
+KV_PRECISIONS = {"bf16": "auto", "fp8": "fp8"}  # the API's names -> --kv-cache-dtype
+MAX_CONCURRENCY = 4096
+Concurrency = _whole_number(MAX_CONCURRENCY)
+NOT_A_SHARE = "must be a share of the card from 0.50 to 1.00, at most 2 decimals, e.g. 0.9"
+
+
+def _share(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value = Decimal(value)
+        except ArithmeticError:
+            raise ValueError(NOT_A_SHARE) from None
+    if not isinstance(value, Decimal) or not value.is_finite() or value.as_tuple().exponent < -2:
+        raise ValueError(NOT_A_SHARE)
+    if not Decimal("0.5") <= value <= 1:
+        raise ValueError(NOT_A_SHARE)
+    return value
+
+
+Share = Annotated[Decimal, BeforeValidator(_share)]
+
+
+class ServingQuery(StrictQuery):
+    """A model (on file, or by its config.json fields) and how it is to be served."""
+
+    model: ModelSlug | None = Field(
+        None,
+        description="A language model on file, e.g. llama-3.1-70b. Give this or the "
+        "architecture fields, not both.",
+    )
+    hidden_size: Size | None = Field(None, description="config.json's hidden_size.")
+    num_hidden_layers: Size | None = Field(None, description="Decoder layers.")
+    num_attention_heads: Size | None = Field(None, description="Query heads.")
+    num_key_value_heads: Size | None = Field(None, description="KV heads (grouped queries).")
+    intermediate_size: Size | None = Field(None, description="MLP width.")
+    vocab_size: VocabSize | None = Field(None, description="Vocabulary size.")
+    tie_word_embeddings: Flag | None = Field(
+        None, description="Output layer tied to the embeddings: true or false (default false)."
+    )
+    head_dim: Size | None = Field(
+        None, description="config.json's head_dim, where it is not hidden_size / heads."
+    )
+    num_local_experts: Size | None = Field(
+        None, description="Experts per layer of a mixture of experts (Mixtral's config name)."
+    )
+    num_experts_per_tok: Size | None = Field(
+        None, description="Experts each token is routed to; with num_local_experts."
+    )
+    weight_precision: Literal[tuple(serving.WEIGHT_PRECISIONS)] = Field(
+        "bf16",
+        description="bf16 (as published), fp8 (converted as vLLM loads it: --quantization "
+        "fp8), awq or gptq (4-bit, groups of 128, from a checkpoint exported so).",
+    )
+    kv_precision: Literal[tuple(KV_PRECISIONS)] = Field(
+        "bf16", description="The KV cache's: bf16 (vLLM's auto) or fp8 (--kv-cache-dtype fp8)."
+    )
+    context: SeqLen = Field(
+        serving_plans.DEFAULT_CONTEXT,
+        description="--max-model-len: the longest request in tokens, prompt and output.",
+    )
+    concurrency: Concurrency = Field(
+        serving_plans.DEFAULT_CONCURRENCY,
+        description="Requests at the full context to hold at once ('serves' says which do).",
+    )
+    gpu_memory_utilization: Share = Field(
+        Decimal(1),
+        description="--gpu-memory-utilization: vLLM's share of each card (1.0 by default "
+        "with its extensible KV cache).",
+    )
+    as_of: Day | None = Field(None, description=AS_OF)
+
+    @classmethod
+    def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
+        if "model" in given:
+            names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS)
+            return {name: NOT_WITH_MODEL for name in names if name in given}
+        return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
+
+    def _check_together(self) -> None:
+        if self.model is None:
+            try:
+                self.architecture()
+            except EstimateError as exc:
+                raise QueryError(estimate_errors(exc)) from exc
+
+    def architecture(self) -> Architecture:
+        return Architecture(
+            **{
+                **_named(self, *ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS),
+                "tie_word_embeddings": bool(self.tie_word_embeddings),
+            }
+        )
+
+    def serving_setup(self) -> serving.ServingSetup:
+        return serving.ServingSetup(
+            weights=serving.WEIGHT_PRECISIONS[self.weight_precision],
+            kv_cache_dtype=KV_PRECISIONS[self.kv_precision],
+            context=self.context,
+            gpu_memory_utilization=self.gpu_memory_utilization,
+        )
+
+
+class ServingFix(Schema):
+    flag: str = Field(
+        description="--max-model-len, --kv-cache-dtype or --tensor-parallel-size (a "
+        "`vllm serve` flag), or weights (serve smaller weights: the value is a "
+        "weight_precision)."
+    )
+    value: str
+
+
+class ServingConfiguration(Schema):
+    gpu: str
+    gpu_name: str
+    count: int = Field(description="GPUs on one host, tensor parallel over all of them.")
+    usd_per_hour: float | None = Field(description="The whole configuration per hour.")
+    checked_on: date | None
+    card_gb: float = Field(description="The total PyTorch reports on each card, GB (10^9).")
+    weights_gb_per_gpu: float
+    runtime_gb_per_gpu: float = Field(
+        description="CUDA context, NCCL's buffers, CUDA graphs, the profiled activation peak "
+        "and vLLM's margin beside it."
+    )
+    kv_cache_gb_per_gpu: float
+    kv_tokens_per_gpu: int = Field(
+        description="Tokens the KV cache holds (each GPU holds its share of every one): what "
+        "vLLM logs as 'GPU KV cache size'."
+    )
+    max_concurrent_requests: int = Field(
+        description="Requests at the full context held at once, at most vLLM's max_num_seqs."
+    )
+    longest_request: int = Field(description="The most tokens one request could hold.")
+    starts: bool
+    serves: bool = Field(description="Starts and holds the asked concurrency.")
+    refusal: str | None = Field(
+        description="Why vLLM would not start: heads_not_divisible, groups_not_whole, "
+        "no_memory_for_cache or context_does_not_fit; null where it starts."
+    )
+    vllm_error: str = Field(description="vLLM's own message for the refusal, else empty.")
+    fixes: list[ServingFix] = Field(description="Each single change that makes it start.")
+    command: str = Field(description="The `vllm serve` command for this configuration.")
+
+    @classmethod
+    def of(cls, row: serving_plans.ServingRow) -> ServingConfiguration:
+        memory = row.memory
+        return cls(
+            gpu=row.gpu.slug,
+            gpu_name=row.gpu.name,
+            count=row.count,
+            usd_per_hour=dollars(row.usd_per_hour),
+            checked_on=row.gpu.checked_on,
+            card_gb=gigabytes(memory.card_gb),
+            weights_gb_per_gpu=gigabytes(memory.weights_gb),
+            runtime_gb_per_gpu=gigabytes(memory.runtime_gb),
+            kv_cache_gb_per_gpu=gigabytes(memory.kv_cache_gb),
+            kv_tokens_per_gpu=memory.kv_tokens,
+            max_concurrent_requests=memory.max_concurrent_requests,
+            longest_request=memory.longest_request,
+            starts=row.starts,
+            serves=row.serves,
+            refusal=memory.refusal,
+            vllm_error=memory.vllm_error,
+            fixes=[ServingFix(flag=fix.flag, value=fix.value) for fix in row.fixes],
+            command=serving.shell_line(row.command),
+        )
+
+
+class ServingAnswer(Schema):
+    model: str | None = Field(description="The model on file; null for config.json fields.")
+    provider: str = Field(description="Whose prices: ours.")
+    as_of: date
+    vllm_version: str = Field(description="The vLLM whose budgeting is modelled.")
+    weight_precision: str
+    kv_precision: str
+    context: int
+    concurrency: int
+    gpu_memory_utilization: float
+    kv_bytes_per_token: int = Field(
+        description="Keys and values of one token for the whole model: 2 x layers x KV heads "
+        "x head size x bytes (327,680 for Llama 3.1 70B in bf16)."
+    )
+    configurations: list[ServingConfiguration] = Field(
+        description="Each GPU we rent, 1, 2, 4 and 8 per host."
+    )
+
+    @classmethod
+    def of(cls, plan: serving_plans.ServingPlan, query: ServingQuery) -> ServingAnswer:
+        return cls(
+            model=plan.model.slug if plan.model else None,
+            provider=plan.provider,
+            as_of=plan.as_of,
+            vllm_version=serving.VLLM_VERSION,
+            weight_precision=query.weight_precision,
+            kv_precision=query.kv_precision,
+            context=plan.setup.context,
+            concurrency=plan.concurrency,
+            gpu_memory_utilization=float(plan.setup.gpu_memory_utilization),
+            kv_bytes_per_token=plan.kv_bytes_per_token,
+            configurations=[ServingConfiguration.of(row) for row in plan.rows],
+        )
+
+
+@router.get(
+    "/",
+    response={200: ServingAnswer, 400: Errors, 404: Errors},
+    url_name="serving",
+    summary="Which GPUs we rent serve a model with vLLM, and whether it starts",
+)
+def serving_configurations(
+    request: HttpRequest, response: HttpResponse, query: Query[ServingQuery]
+) -> ServingAnswer:
+    """Each GPU we rent, 1, 2, 4 and 8 per host with tensor parallelism, serving a model on
+    file (``model``) or given by its config.json fields: weights, runtime and KV cache per GPU
+    as vLLM budgets them, the cache's capacity in tokens, the requests it holds at the full
+    ``context``, whether `vllm serve` starts (vLLM's own error and the fixes where not) and the
+    command; our price as of ``as_of``. A model with a sliding window is refused (400); an
+    unknown ``model`` is a 404."""
+    response["Cache-Control"] = api_caching.for_day(query.as_of)
+    plan = serving_plans.serving_plan(
+        model=query.model,
+        architecture=None if query.model else query.architecture(),
+        setup=query.serving_setup(),
+        concurrency=query.concurrency,
+        at=query.as_of,
+    )
+    return ServingAnswer.of(plan, query)
+
+
+router.add_api_operation("/", ["HEAD"], serving_configurations, include_in_schema=False)
