@@ -19,6 +19,7 @@ from gpuguide.lib import bounded_json
 from guides.content import presentation
 from guides.pages.planner import PlannerRequest
 from pricing import selectors
+from pricing.domain.serving import WEIGHT_PRECISIONS, ServingSetup
 from pricing.domain.training_memory import (
     MEASURED,
     RECIPES,
@@ -329,4 +330,73 @@ class PlannerForm(forms.Form):
             language_model_slug=None,
             params_billion=_billions(architecture.params),
             **common,
+        )
+
+
+class ServingForm(forms.Form):
+    """Everything the /serving/ page takes: a model on file and how to serve it."""
+
+    model = forms.ChoiceField(label=_("Model on file"))
+    weight_precision = forms.ChoiceField(
+        label=_("Weights"),
+        choices=[
+            ("bf16", _("bf16, as published")),
+            ("fp8", _("fp8, converted as vLLM loads them")),
+            ("awq", _("4-bit AWQ checkpoint")),
+            ("gptq", _("4-bit GPTQ checkpoint")),
+        ],
+        required=False,
+    )
+    kv_precision = forms.ChoiceField(
+        label=_("KV cache"), choices=[("bf16", "bf16"), ("fp8", "fp8")], required=False
+    )
+    context = StrictIntegerField(
+        label=_("Context per request (tokens)"), min_value=1, max_value=1_048_576, initial=8192
+    )
+    concurrency = StrictIntegerField(
+        label=_("Requests at once, each at the full context"),
+        min_value=1,
+        max_value=4096,
+        initial=1,
+    )
+
+    def __init__(self, *args, language_models=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        models = selectors.language_models() if language_models is None else language_models
+        self.language_models = {m.slug: m for m in models}
+        self.fields["model"].choices = [(m.slug, m.name) for m in models]
+
+    def clean(self):
+        """What vLLM or this planner cannot serve the chosen model with, said in the page's
+        language (``serving_plans.refuse_unplannable`` says the same to the API)."""
+        data = super().clean()
+        model = self.language_models.get(data.get("model"))
+        if model is None:
+            return data
+        if model.sliding_window:
+            self.add_error(
+                "model",
+                _(
+                    "%(model)s attends only to the last %(window)s tokens in its layers "
+                    "(a sliding window); vLLM sizes such a cache by the window, which this "
+                    "planner does not model yet."
+                )
+                % {"model": model.name, "window": presentation.number(model.sliding_window)},
+            )
+        longest = model.max_position_embeddings
+        if longest and data.get("context") and data["context"] > longest:
+            self.add_error(
+                "context",
+                _("%(model)s takes at most %(tokens)s tokens per request.")
+                % {"model": model.name, "tokens": presentation.number(longest)},
+            )
+        return data
+
+    def serving_setup(self) -> ServingSetup:
+        """The valid form as the computation's input (call after ``is_valid()``)."""
+        data = self.cleaned_data
+        return ServingSetup(
+            weights=WEIGHT_PRECISIONS[data.get("weight_precision") or "bf16"],
+            kv_cache_dtype="fp8" if data.get("kv_precision") == "fp8" else "auto",
+            context=data["context"],
         )

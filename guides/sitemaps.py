@@ -61,6 +61,7 @@ class PageSitemap(Sitemap):
             ("guides:index", {}),
             ("guides:gpus", {}),
             ("guides:vram", {}),
+            ("guides:serving", {}),
             *(("guides:compare", {"first": a, "second": b}) for a, b in comparisons),
             *(("guides:legal", {"kind": kind}) for kind in selectors.legal_page_kinds()),
         ]

@@ -14,6 +14,7 @@ urlpatterns = [
     path("gpus/<slug:gpu>/lines.svg", views.gpu_lines, name="gpu_lines"),
     path("gpus/<slug:gpu>/prices.csv", views.gpu_price_history, name="gpu_price_history"),
     path("vram/", views.vram, name="vram"),
+    path("serving/", views.serving, name="serving"),
     path("compare/<slug:first>-vs-<slug:second>/", views.compare, name="compare"),
     path("legal/<slug:kind>/", views.legal, name="legal"),
     path("feeds/guides.xml", require_safe(feeds.GuideFeed()), name="guide_feed"),

@@ -27,10 +27,11 @@ from django.views.decorators.http import require_http_methods, require_safe
 from guides import permissions
 from guides.background import signals as background_signals
 from guides.content.page_figures import MissingFigure
-from guides.forms import PlannerForm
+from guides.forms import PlannerForm, ServingForm
 from guides.models import Guide, LegalPage, Operator
 from guides.pagecache.http import cache_public_page
 from guides.pages import assembly, legal_notices, meta, planner, reference_data, selectors, site
+from guides.pages import serving_planner
 from guides.pages import tutorial as tutorials
 from pricing.domain.formatting import trim
 from pricing.models import Provider
@@ -253,6 +254,37 @@ def _vram(request: HttpRequest, data=None) -> HttpResponse:
 
 
 _cached_vram = cache_public_page(_vram)
+
+
+@require_safe
+def serving(request: HttpRequest) -> HttpResponse:
+    # As /vram/: the bare page is cached, an answer (free-form query) rendered each time.
+    if set(request.GET) & (set(ServingForm.base_fields) | {AS_OF}):
+        return _serving(request)
+    return _cached_serving(request)
+
+
+def _serving(request: HttpRequest) -> HttpResponse:
+    try:
+        at = _as_of(request)
+    except AsOfRefused as refused:
+        return _as_of_refused(request, refused)
+    form = ServingForm(request.GET or None, language_models=reference_data.language_models())
+    valid = form.is_bound and form.is_valid()
+    page = None
+    if valid:
+        page = serving_planner.serving_page(
+            model=form.cleaned_data["model"],
+            setup=form.serving_setup(),
+            concurrency=form.cleaned_data["concurrency"],
+            at=at,
+        )
+    context = {"form": form, "page": page, "as_of": at, **meta.serving()}
+    status = 400 if form.is_bound and not valid else 200
+    return render(request, "guides/serving.html", context, status=status)
+
+
+_cached_serving = cache_public_page(_serving)
 
 
 @require_safe

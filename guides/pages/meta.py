@@ -160,6 +160,17 @@ def vram(methods: list) -> dict:
     }
 
 
+def serving() -> dict:
+    return {
+        "meta_title": _("Which GPUs serve a model with vLLM?"),
+        "meta_description": _(
+            "Whether vLLM starts on the GPUs we rent, and how many requests each holds: "
+            "weights, runtime and KV cache per GPU as vLLM budgets them, with the command."
+        ),
+        "cites_sources": False,
+    }
+
+
 def comparison(request: HttpRequest, comparison: Comparison) -> dict:
     first, second = comparison.first, comparison.second
     title = presentation.comparison_title(first.name, second.name)
