@@ -30,8 +30,16 @@ from guides.content.page_figures import MissingFigure
 from guides.forms import PlannerForm, ServingForm
 from guides.models import Guide, LegalPage, Operator
 from guides.pagecache.http import cache_public_page
-from guides.pages import assembly, legal_notices, meta, planner, reference_data, selectors, site
-from guides.pages import serving_planner
+from guides.pages import (
+    assembly,
+    legal_notices,
+    meta,
+    planner,
+    reference_data,
+    selectors,
+    serving_planner,
+    site,
+)
 from guides.pages import tutorial as tutorials
 from pricing.domain.formatting import trim
 from pricing.models import Provider

@@ -111,7 +111,10 @@ def serving_plan(
         refuse_unplannable(language_model, setup.context)
         architecture = planning.architecture_of(language_model)
     catalogue = planning.gpu_catalogue(at=at)
-    repository = language_model.repository if language_model else serving.CHECKPOINT_VARIABLE
+    # A model given by its fields has no repository on file: the command names the checkpoint
+    # variable, as it does for 4-bit weights.
+    unnamed = f"${serving.CHECKPOINT_VARIABLE}"
+    repository = language_model.repository if language_model else unnamed
     rows = tuple(
         _row(architecture, gpu, count, setup, concurrency, repository)
         for gpu in catalogue.gpus

@@ -30,6 +30,12 @@ PAGES = {
     "vram": "/{lang}/vram/",
     "vram-405": "/{lang}/vram/?params=405",
     "vram-bad": "/{lang}/vram/?params=abc",
+    "serving": "/{lang}/serving/",
+    "serving-70b": "/{lang}/serving/?model=llama-3.1-70b&context=8192&concurrency=16",
+    "serving-405b-awq": (
+        "/{lang}/serving/?model=llama-3.1-405b&weight_precision=awq&kv_precision=fp8"
+    ),
+    "serving-bad": "/{lang}/serving/?model=mistral-7b&context=abc",
     "compare": "/{lang}/compare/h100-vs-a100-80gb/",
     "not-found": "/{lang}/guides/no-such-guide/",
     # The operator's pages, drawn from the development fixture's example details.
@@ -68,7 +74,7 @@ def test_page_says_what_its_snapshot_says(client, seeded, page, lang):
         fill_in_operator()
     with mock.patch("django.utils.timezone.localdate", return_value=TODAY):
         response = client.get(PAGES[page].format(lang=lang))
-    expected_status = {"vram-bad": 400, "not-found": 404}.get(page, 200)
+    expected_status = {"vram-bad": 400, "serving-bad": 400, "not-found": 404}.get(page, 200)
     assert response.status_code == expected_status
     snapshot = page_snapshot(response.content.decode()) + "\n"
     path = SNAPSHOTS / f"{page}.{lang}.txt"

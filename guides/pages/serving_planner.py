@@ -12,7 +12,6 @@ from guides.content.page_figures import PriceDates, price_dates
 from pricing import serving_plans
 from pricing.domain import serving
 
-
 SHOWN_GB = Decimal("0.1")  # memory as the table shows it
 
 
@@ -51,6 +50,10 @@ class GpuAnswer:
     @property
     def shown(self) -> ShownMemory | None:
         return ShownMemory.of(self.serving.memory) if self.serving else None
+
+    @property
+    def eight_shown(self) -> ShownMemory:
+        return ShownMemory.of(self.eight.memory)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,12 @@ PUBLIC_PAGES = [
         200,
         id="planner",
     ),
+    pytest.param(
+        "serving",
+        "/{lang}/serving/?model=llama-3.1-405b&weight_precision=awq&kv_precision=fp8",
+        200,
+        id="serving",
+    ),
     pytest.param("not-found", "/{lang}/guides/no-such-guide/", 404, id="not-found"),
     pytest.param("legal", "/{lang}/legal/privacy/", 200, id="legal"),
 ]

@@ -1,0 +1,175 @@
+"""GET /api/v1/serving/ and the /serving/ planner page: one computation (serving_plans), its
+figures where each shows them, refusals, and the page in three languages."""
+
+import re
+
+import pytest
+
+from pricing.domain import serving
+from pricing.models import LanguageModel
+from pricing.serving_api import NOT_A_SHARE
+from tests.conftest import SEED_DAY
+from tests.pricing.api.openapi import assert_described
+
+pytestmark = pytest.mark.django_db
+
+SERVING = "/api/v1/serving/"
+SEED = SEED_DAY.isoformat()
+TODAY = "2026-11-29"  # the pinned clock's
+LLAMA_70B_16 = {"model": "llama-3.1-70b", "context": "8192", "concurrency": "16"}
+# Four A100s serve Llama 3.1 70B in bf16 at 8,192 tokens: 35.279 GB of weights per GPU, the
+# cache 45.379 GB = 553,920 tokens, 67 requests of 8,192 tokens at once.
+FOUR_A100 = {
+    "gpu": "a100-80gb", "gpu_name": "A100 80GB", "count": 4, "usd_per_hour": 3.68,
+    "checked_on": SEED, "card_gb": 84.98, "weights_gb_per_gpu": 35.279,
+    "runtime_gb_per_gpu": 4.322, "kv_cache_gb_per_gpu": 45.379, "kv_tokens_per_gpu": 553920,
+    "max_concurrent_requests": 67, "longest_request": 553920, "starts": True, "serves": True,
+    "refusal": None, "vllm_error": "", "fixes": [],
+    "command": "vllm serve meta-llama/Llama-3.1-70B --max-model-len 8192 "
+    "--tensor-parallel-size 4",
+}  # fmt: skip
+
+
+def _ok(response) -> dict:
+    assert response.status_code == 200, response.content
+    assert_described(response, SERVING)
+    return response.json()
+
+
+def _row(answer: dict, gpu: str, count: int) -> dict:
+    return next(r for r in answer["configurations"] if (r["gpu"], r["count"]) == (gpu, count))
+
+
+def test_each_gpu_we_rent_one_to_eight_with_its_memory_and_command(client):
+    answer = _ok(client.get(SERVING, LLAMA_70B_16))
+    assert answer["vllm_version"] == serving.VLLM_VERSION
+    assert answer["kv_bytes_per_token"] == 327_680
+    assert (answer["as_of"], answer["provider"]) == (TODAY, "gpuwithcrypto")
+    assert [(r["gpu"], r["count"]) for r in answer["configurations"]] == [
+        (gpu, count)
+        for gpu in ("l40s", "a100-80gb", "h100", "h200", "b200")
+        for count in (1, 2, 4, 8)
+    ]
+    assert _row(answer, "a100-80gb", 4) == FOUR_A100
+    two = _row(answer, "a100-80gb", 2)  # starts, but holds 7 such requests, not 16
+    assert (two["starts"], two["serves"], two["max_concurrent_requests"]) == (True, False, 7)
+    one = _row(answer, "a100-80gb", 1)
+    assert (one["starts"], one["refusal"]) == (False, "no_memory_for_cache")
+    assert one["vllm_error"].startswith("No available memory for the cache blocks.")
+    assert one["fixes"] == [
+        {"flag": "--tensor-parallel-size", "value": "2"},
+        {"flag": "weights", "value": "fp8"},
+    ]
+
+
+def test_config_json_fields_answer_as_the_model_on_file(client):
+    on_file = _ok(client.get(SERVING, LLAMA_70B_16))
+    fields = {
+        "hidden_size": "8192", "num_hidden_layers": "80", "num_attention_heads": "64",
+        "num_key_value_heads": "8", "intermediate_size": "28672", "vocab_size": "128256",
+    }  # fmt: skip
+    given = _ok(client.get(SERVING, {**fields, "context": "8192", "concurrency": "16"}))
+    assert given["model"] is None
+    for mine, theirs in zip(on_file["configurations"], given["configurations"], strict=True):
+        assert mine["kv_tokens_per_gpu"] == theirs["kv_tokens_per_gpu"]
+        assert theirs["command"].startswith('vllm serve "$CHECKPOINT"')
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "errors"),
+    [
+        (
+            {"model": "mistral-7b"},
+            400,
+            {
+                "model": "Mistral 7B attends to the last 4096 tokens in its layers (sliding "
+                "window); vLLM sizes such a cache by the window, which this planner does not "
+                "model yet"
+            },
+        ),
+        (
+            {"model": "llama-3.1-8b", "context": "131073"},
+            400,
+            {"context": "must be at most 131072, the longest context Llama 3.1 8B has"},
+        ),
+        ({"model": "llama-3.1-8b", "gpu_memory_utilization": "0.333"}, 400, None),
+        ({"model": "llama-3.1-8b", "kv_precision": "int4"}, 400, None),
+        ({"model": "llama-3.1-8b", "hidden_size": "4096"}, 400, None),
+        ({"model": "llama-9"}, 404, None),
+    ],
+    ids=["sliding-window", "context", "utilization", "kv", "both", "unknown"],
+)
+def test_refusals_name_the_parameter(client, query, status, errors):
+    response = client.get(SERVING, query)
+    assert response.status_code == status
+    body = response.json()["errors"]
+    if errors is not None:
+        assert body == errors
+    else:
+        assert len(body) == 1
+    if "gpu_memory_utilization" in query:
+        assert body == {"gpu_memory_utilization": NOT_A_SHARE}
+
+
+def _cells(html: str, gpu_name: str) -> list[str]:
+    row = re.search(rf"<tr>\s*<th scope=\"row\">{re.escape(gpu_name)} .*?</tr>", html, re.S)
+    return [
+        re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row[0], re.S)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "cells", "cheapest"),
+    [
+        (
+            "en",
+            ["4×", "35.3\xa0GB", "4.3\xa0GB", "45.4\xa0GB", "553,920", "67", "$3.68"],
+            "4× A100 80GB",
+        ),
+        (
+            "de",
+            ["4×", "35,3\xa0GB", "4,3\xa0GB", "45,4\xa0GB", "553.920", "67", "3,68\xa0$"],
+            "4× A100 80GB",
+        ),
+        (
+            "ja",
+            ["4×", "35.3\xa0GB", "4.3\xa0GB", "45.4\xa0GB", "553,920", "67", "$3.68"],
+            "A100 80GBを4基",
+        ),
+    ],
+)
+def test_the_page_shows_the_apis_figures_in_each_language(client, lang, cells, cheapest):
+    response = client.get(f"/{lang}/serving/", LLAMA_70B_16)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert _cells(html, "A100 80GB") == cells
+    recommendation = re.search(r'class="planner-recommendation">(.*?)</p>', html, re.S)[1]
+    assert cheapest in re.sub(r"<[^>]+>", "", recommendation)
+    assert FOUR_A100["command"] in html
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ja"])
+def test_every_model_the_page_and_the_api_recommend_the_same(client, lang):
+    """One truth: the page's cheapest configuration is the API's cheapest that serves."""
+    for model in LanguageModel.objects.filter(sliding_window__isnull=True):
+        query = {"model": model.slug, "context": "8192", "concurrency": "4"}
+        answer = _ok(client.get(SERVING, query))
+        serving_rows = [r for r in answer["configurations"] if r["serves"]]
+        fewest = {}
+        for r in serving_rows:
+            fewest.setdefault(r["gpu"], r)
+        best = min(fewest.values(), key=lambda r: (r["usd_per_hour"], r["count"]))
+        html = client.get(f"/{lang}/serving/", query).content.decode()
+        assert best["command"].replace('"', "&quot;") in html, (model.slug, lang)
+
+
+def test_the_page_refuses_bad_input_in_the_visitors_language(client):
+    response = client.get("/de/serving/", {"model": "mistral-7b", "context": "abc"})
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "die letzten 4.096 Tokens" in text
+    assert "Geben Sie eine ganze Zahl mit den Ziffern 0–9 ein, etwa 8192." in text
+    too_long = client.get("/en/serving/", {"model": "llama-3.1-8b", "context": "200000"})
+    assert too_long.status_code == 400
+    assert "Llama 3.1 8B takes at most 131,072 tokens per request." in too_long.content.decode()
+    assert client.get("/en/serving/", {"model": "no-such"}).status_code == 400
