@@ -242,11 +242,11 @@ def test_an_editor_edits_a_language_models_architecture(client, editor):
     fieldsets = _fieldsets(response)
     # In config.json's (alphabetical) order, which the description names.
     assert fieldsets["Architecture (config.json)"] == [
-        "head_dim", "hidden_size", "intermediate_size", "attention_heads",
-        "num_experts_per_tok", "layers", "kv_heads", "num_local_experts",
-        "tie_word_embeddings", "vocab_size",
+        "head_dim", "hidden_size", "intermediate_size", "max_position_embeddings",
+        "attention_heads", "num_experts_per_tok", "layers", "kv_heads",
+        "num_local_experts", "sliding_window", "tie_word_embeddings", "vocab_size",
     ]  # fmt: skip
-    assert "its keys are head_dim, hidden_size, intermediate_size, num_attention_heads," in (
+    assert "its keys are head_dim, hidden_size, intermediate_size, max_position_embeddings," in (
         response.content.decode()
     )
     data = form_data(response)
