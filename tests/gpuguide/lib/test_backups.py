@@ -33,7 +33,7 @@ from gpuguide.lib import backup_archive, backups
 from guides.background.tasks import purge_front_cache
 from guides.management.commands.restore import renew_with_the_rows
 from guides.models import ContentVersion, Guide
-from pricing.models import Method
+from pricing.models import LanguageModel, Method
 from pricing.services import price_check_record
 from tests.conftest import GUIDE_SLUG
 from tests.test_page_text import PAGES, TODAY
@@ -411,7 +411,8 @@ def test_a_table_with_columns_the_migrations_do_not_make_is_refused(seeded, tmp_
 
 def test_a_backup_from_before_a_migration_is_migrated_on_its_rows(seeded, tmp_path):
     """The schema is the backup's migrations', its rows go in, then this code's later
-    migrations run on them (pricing 0018 names the seeded methods as sentences name them)."""
+    migrations run on them (pricing 0018 names the seeded methods as sentences name them, 0019
+    gives the seeded models their context length)."""
     current = take_backup(tmp_path)
     with fresh_default_database(tmp_path):
         call_command("restore", str(current), stdout=None)
@@ -424,12 +425,15 @@ def test_a_backup_from_before_a_migration_is_migrated_on_its_rows(seeded, tmp_pa
     with fresh_default_database(tmp_path):
         output = StringIO()
         call_command("restore", str(older), stdout=output)
-        assert "predates 1 migration(s) of this code: they ran on its rows" in output.getvalue()
+        assert "predates 2 migration(s) of this code: they ran on its rows" in output.getvalue()
         adamw = Method.objects.get(slug="full-adamw")
         assert (adamw.prose_name_en, adamw.prose_name_de) == (
             "Full fine-tuning with AdamW",
             "Vollständiges Fine-Tuning mit AdamW",
         )
+        # 0019 gave the seeded models their context length and Mistral its sliding window.
+        mistral = LanguageModel.objects.get(slug="mistral-7b")
+        assert (mistral.max_position_embeddings, mistral.sliding_window) == (32768, 4096)
 
 
 # Restores that converge: stopped at any point, nothing from before is current (issue 55) ------

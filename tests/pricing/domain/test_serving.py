@@ -187,3 +187,17 @@ def test_every_planner_command_uses_options_the_pinned_vllm_has():
 def test_gib_as_vllm_writes_it():
     assert serving._gib(40 * GIB_BYTES) == "40.0"
     assert serving._gib(D("7.06") * GIB_BYTES) == "7.06"
+
+
+def test_a_mixture_of_experts_keeps_every_expert_resident():
+    """Mixtral 8x7B: all eight experts' weights on the GPUs (46.7 billion parameters), the
+    router in bf16 beside fp8 experts; the KV cache as any model's with its 8 KV heads."""
+    mixtral = Architecture(
+        4096, 32, 32, 8, 14336, 32000, num_local_experts=8, num_experts_per_tok=2
+    )
+    bf16 = serving.weights_bytes_per_gpu(mixtral, serving.ServingSetup())
+    assert bf16 == 46_702_792_704 * 2
+    fp8 = serving.weights_bytes_per_gpu(mixtral, serving.ServingSetup(weights=serving.FP8))
+    routers = 32 * 4096 * 8
+    assert fp8 == (46_440_382_464 - routers) + (262_144_000 + 266_240 + routers) * 2
+    assert serving.kv_bytes_per_token(mixtral) == 131_072
