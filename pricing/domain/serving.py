@@ -313,11 +313,15 @@ def _refusal(
         )
     if tokens < setup.context:
         needed = blocks_for(setup.context) * BLOCK_TOKENS * per_token
-        estimate = f"the estimated maximum model length is {tokens}. " if tokens else ""
+        estimate = (
+            f"Based on the available memory, the estimated maximum model length is {tokens}. "
+            if tokens
+            else ""
+        )
         return CONTEXT_DOES_NOT_FIT, (
             f"To serve at least one request with the model's max seq len ({setup.context}), "
             f"({_gib(needed)} GiB KV cache is needed, which is larger than the available KV "
-            f"cache memory ({_gib(kv)} GiB). Based on the available memory, {estimate}"
+            f"cache memory ({_gib(kv)} GiB). {estimate}"
             "Decreasing `max_model_len` also reduces what is needed."
         )
     return None, ""
@@ -343,9 +347,10 @@ def fixes(
     counts: Iterable[int] = (1, 2, 4, 8),
 ) -> list[Fix]:
     """Each single change that makes a refused setup start, cheapest first: a shorter
-    context (where at least one block fits), an fp8 KV cache, more GPUs of the same kind (the
-    fewest that start, from ``counts``), smaller weights. Empty when it starts, or when none
-    of these would do."""
+    context (where at least one block fits), an fp8 KV cache, another number of GPUs of the
+    same kind from ``counts`` (more where memory is short: the fewest that start; fewer where
+    heads or 4-bit groups do not split: the most that start), smaller weights. Empty when it
+    starts, or when none of these would do."""
 
     def starts(changed: ServingSetup) -> ServingMemory:
         return serving_memory(architecture, changed, card_gb=card_gb, ampere=ampere)
@@ -358,7 +363,12 @@ def fixes(
         found.append(Fix("--max-model-len", str(memory.kv_tokens)))
     if setup.kv_cache_dtype != "fp8" and starts(replace(setup, kv_cache_dtype="fp8")).starts:
         found.append(Fix("--kv-cache-dtype", "fp8"))
-    for count in sorted(c for c in counts if c > setup.tensor_parallel_size):
+    tp = setup.tensor_parallel_size
+    if memory.refusal in (HEADS_NOT_DIVISIBLE, GROUPS_NOT_WHOLE):
+        others = sorted((c for c in counts if c < tp), reverse=True)
+    else:
+        others = sorted(c for c in counts if c > tp)
+    for count in others:
         if starts(replace(setup, tensor_parallel_size=count)).starts:
             found.append(Fix("--tensor-parallel-size", str(count)))
             break

@@ -201,3 +201,129 @@ def test_a_mixture_of_experts_keeps_every_expert_resident():
     routers = 32 * 4096 * 8
     assert fp8 == (46_440_382_464 - routers) + (262_144_000 + 266_240 + routers) * 2
     assert serving.kv_bytes_per_token(mixtral) == 131_072
+
+
+# Boundaries and the fields each answer carries (found by mutation testing) ------------------
+
+# Llama 3.1 8B on a card of 18.762599680 GB (a 2,048-token scheduler): weights 16.060522496,
+# context 0.51, graphs 0.79, the sampler's peak 0.32833536 and the 1 GiB margin leave nothing.
+NOTHING_LEFT = D("18.76259968")
+
+
+def test_one_byte_left_is_a_cache_too_small_not_no_cache():
+    nothing = serving.serving_memory(LLAMA_8B, serving.ServingSetup(), card_gb=NOTHING_LEFT)
+    assert (nothing.kv_cache_gb, nothing.refusal) == (0, serving.NO_MEMORY_FOR_CACHE)
+    assert nothing.vllm_error == (
+        "No available memory for the cache blocks. The extensible KV cache already takes all "
+        "device memory left after the model and its activations; decrease `max_model_len` or "
+        "`max_num_seqs`, or the model needs a device with more memory."
+    )
+    one_byte = serving.serving_memory(
+        LLAMA_8B, serving.ServingSetup(), card_gb=NOTHING_LEFT + D("0.000000001")
+    )
+    assert (one_byte.kv_cache_gb, one_byte.refusal) == (D("1E-9"), serving.CONTEXT_DOES_NOT_FIT)
+    # Less than a block: no estimate of a length, as vLLM leaves it out.
+    assert one_byte.kv_tokens == 0
+    assert one_byte.vllm_error == (
+        "To serve at least one request with the model's max seq len (8192), (1.0 GiB KV cache "
+        "is needed, which is larger than the available KV cache memory (0.0 GiB). Decreasing "
+        "`max_model_len` also reduces what is needed."
+    )
+    assert serving.fixes(LLAMA_8B, serving.ServingSetup(), card_gb=NOTHING_LEFT) == [
+        serving.Fix("--tensor-parallel-size", "2"),
+        serving.Fix("weights", "fp8"),
+    ]
+
+
+def test_every_field_of_a_two_gpu_answer():
+    setup = serving.ServingSetup(tensor_parallel_size=2)
+    memory = serving.serving_memory(LLAMA_70B, setup, card_gb=H100)
+    assert (memory.card_gb, memory.cuda_context_gb, memory.cuda_graphs_gb) == (
+        H100,
+        D("0.51"),
+        D("0.79"),
+    )
+    assert memory.nccl_gb == D("1.62")  # NCCL's buffers on two GPUs, none on one
+    assert serving.serving_memory(LLAMA_8B, serving.ServingSetup(), card_gb=H100).nccl_gb == 0
+    assert memory.kv_bytes_per_token == 163_840  # four of the eight KV heads on each GPU
+    assert memory.weights_gb == D("70.555025408")
+    peak = 1024 * 128256 * 10  # the sampler's, on an H100-class card
+    assert memory.activation_peak_gb == D(peak) / 10**9
+    kv = H100 * 10**9 - D("0.51e9") - D("70.555025408e9") - D("1.62e9") - D("0.79e9")
+    kv -= peak + 2**30
+    assert memory.kv_cache_gb * 10**9 == kv
+    assert memory.kv_tokens == (int(kv) // (163_840 * 16) - 1) * 16 == 55_376
+    assert memory.runtime_gb == D("0.51") + D("1.62") + D("0.79") + D(peak + 2**30) / 10**9
+
+
+def test_a_context_not_a_whole_number_of_blocks_takes_one_block_more():
+    memory = serving.serving_memory(LLAMA_8B, serving.ServingSetup(context=8193), card_gb=H100)
+    # 31,085 usable blocks, 513 per request of 8,193 tokens.
+    assert memory.max_concurrent_requests == 31_085 // 513 == 60
+    assert serving.blocks_for(8193) == 513 and serving.blocks_for(8192) == 512
+
+
+def test_the_scheduler_defaults_change_at_exactly_160_and_70_gib():
+    gib = 2**30
+    assert serving.scheduler_defaults(D(160 * gib), ampere=False).max_num_batched_tokens == 16384
+    assert serving.scheduler_defaults(D(160 * gib - 1), ampere=False).max_num_batched_tokens == 8192
+    assert serving.scheduler_defaults(D(70 * gib), ampere=False).max_num_batched_tokens == 8192
+    assert serving.scheduler_defaults(D(70 * gib - 1), ampere=False).max_num_batched_tokens == 2048
+    # An A100 80GB gets the small defaults: 256 sequences, so the sampler's peak is smaller.
+    a100 = serving.serving_memory(LLAMA_8B, serving.ServingSetup(), card_gb=A100, ampere=True)
+    assert a100.max_num_seqs == 256
+    assert a100.activation_peak_gb == D(256 * 128256 * 10) / 10**9
+
+
+def test_fixes_offer_an_fp8_cache_and_fewer_gpus_where_heads_do_not_split():
+    long_fp8 = serving.ServingSetup(weights=serving.FP8, context=40000)
+    assert serving.fixes(LLAMA_70B, long_fp8, card_gb=H100) == [
+        serving.Fix("--max-model-len", "23104"),
+        serving.Fix("--kv-cache-dtype", "fp8"),
+        serving.Fix("--tensor-parallel-size", "2"),
+        serving.Fix("weights", "awq"),
+    ]
+    # Already fp8: the cache is not offered again.
+    both = serving.ServingSetup(weights=serving.FP8, kv_cache_dtype="fp8", context=80000)
+    assert serving.Fix("--kv-cache-dtype", "fp8") not in serving.fixes(
+        LLAMA_70B, both, card_gb=H100
+    )
+    eight = serving.ServingSetup(tensor_parallel_size=8)
+    assert serving.fixes(QWEN_7B, eight, card_gb=H100) == [
+        serving.Fix("--tensor-parallel-size", "4")
+    ]
+    awq_on_four = serving.ServingSetup(weights=serving.AWQ, tensor_parallel_size=4)
+    assert serving.fixes(QWEN_72B, awq_on_four, card_gb=H100) == [
+        serving.Fix("--tensor-parallel-size", "1")
+    ]
+
+
+def test_tied_embeddings_are_one_table():
+    llama_1b = Architecture(2048, 16, 32, 8, 8192, 128256, tie_word_embeddings=True)
+    untied = Architecture(2048, 16, 32, 8, 8192, 128256)
+    setup = serving.ServingSetup()
+    difference = serving.weights_bytes_per_gpu(untied, setup) - serving.weights_bytes_per_gpu(
+        llama_1b, setup
+    )
+    assert difference == 128256 * 2048 * 2
+
+
+def test_two_gpus_are_named_in_the_command():
+    setup = serving.ServingSetup(tensor_parallel_size=2)
+    assert serving.vllm_serve_command("m/n", setup) == [
+        "vllm", "serve", "m/n", "--max-model-len", "8192", "--tensor-parallel-size", "2",
+    ]  # fmt: skip
+
+
+def test_refused_setups_say_why():
+    with pytest.raises(serving.ServingError, match="^kv_cache_dtype must be one of auto, fp8$"):
+        serving.ServingSetup(kv_cache_dtype="int4")
+    with pytest.raises(
+        serving.ServingError, match="^gpu_memory_utilization must be above 0 and at most 1$"
+    ):
+        serving.ServingSetup(gpu_memory_utilization=D(0))
+    with pytest.raises(
+        serving.ServingError, match="^context and tensor_parallel_size must be at least 1$"
+    ):
+        serving.ServingSetup(tensor_parallel_size=0)
+    assert serving.ServingSetup(context=1).context == 1
