@@ -41,6 +41,11 @@ from pricing.schemas import (
 
 router = Router(tags=["serving"])
 
+SERVING_FIELDS = ("max_position_embeddings", "sliding_window")  # config.json's, for serving
+SLIDING_WINDOW_REFUSED = (
+    "a model with a sliding window is not planned yet: vLLM sizes its cache by the window"
+)
+
 KV_PRECISIONS = {"bf16": "auto", "fp8": "fp8"}  # the API's names -> --kv-cache-dtype
 MAX_CONCURRENCY = 4096
 Concurrency = _whole_number(MAX_CONCURRENCY)
@@ -89,6 +94,14 @@ class ServingQuery(StrictQuery):
     num_experts_per_tok: Size | None = Field(
         None, description="Experts each token is routed to; with num_local_experts."
     )
+    max_position_embeddings: SeqLen | None = Field(
+        None, description="config.json's longest context; context may not exceed it."
+    )
+    sliding_window: Size | None = Field(
+        None,
+        description="config.json's sliding_window where the model uses one: refused (400), "
+        "as vLLM sizes such a cache by the window, which this planner does not model yet.",
+    )
     weight_precision: Literal[tuple(serving.WEIGHT_PRECISIONS)] = Field(
         "bf16",
         description="bf16 (as published), fp8 (converted as vLLM loads it: --quantization "
@@ -115,16 +128,24 @@ class ServingQuery(StrictQuery):
     @classmethod
     def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
         if "model" in given:
-            names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS)
+            names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS, *SERVING_FIELDS)
             return {name: NOT_WITH_MODEL for name in names if name in given}
         return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
 
     def _check_together(self) -> None:
-        if self.model is None:
-            try:
-                self.architecture()
-            except EstimateError as exc:
-                raise QueryError(estimate_errors(exc)) from exc
+        """The architecture's own rules, and what a model on file is refused for
+        (``serving_plans.refuse_unplannable``), for the fields given."""
+        if self.model is not None:
+            return
+        try:
+            self.architecture()
+        except EstimateError as exc:
+            raise QueryError(estimate_errors(exc)) from exc
+        if self.sliding_window:
+            raise QueryError({"sliding_window": SLIDING_WINDOW_REFUSED})
+        longest = self.max_position_embeddings
+        if longest and self.context > longest:
+            raise QueryError({"context": f"must be at most max_position_embeddings ({longest})"})
 
     def architecture(self) -> Architecture:
         return Architecture(

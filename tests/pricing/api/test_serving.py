@@ -75,6 +75,32 @@ def test_config_json_fields_answer_as_the_model_on_file(client):
         assert theirs["command"].startswith('vllm serve "$CHECKPOINT"')
 
 
+LLAMA_70B_FIELDS = {
+    "hidden_size": "8192", "num_hidden_layers": "80", "num_attention_heads": "64",
+    "num_key_value_heads": "8", "intermediate_size": "28672", "vocab_size": "128256",
+}  # fmt: skip
+
+
+def test_config_json_fields_are_refused_as_the_model_on_file_would_be(client):
+    window = client.get(SERVING, {**LLAMA_70B_FIELDS, "sliding_window": "4096"})
+    assert window.status_code == 400
+    assert window.json()["errors"] == {
+        "sliding_window": "a model with a sliding window is not planned yet: vLLM sizes its "
+        "cache by the window"
+    }
+    longer = client.get(
+        SERVING, {**LLAMA_70B_FIELDS, "max_position_embeddings": "8192", "context": "8193"}
+    )
+    assert longer.json()["errors"] == {"context": "must be at most max_position_embeddings (8192)"}
+    exact = {**LLAMA_70B_FIELDS, "max_position_embeddings": "8192", "context": "8192"}
+    assert client.get(SERVING, exact).status_code == 200
+    both = client.get(SERVING, {"model": "llama-3.1-70b", "sliding_window": "4096"})
+    assert both.json()["errors"] == {
+        "sliding_window": "cannot be combined with model: give either model or the "
+        "architecture fields"
+    }
+
+
 @pytest.mark.parametrize(
     ("query", "status", "errors"),
     [
