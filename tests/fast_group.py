@@ -25,6 +25,8 @@ FAST_GROUP: dict[str, str] = {
     "the one-truth test, the API's side",
     "tests/test_one_truth.py::test_a_price_change_moves_page_and_api_together":
     "the one-truth test after a price change",
+    "tests/pricing/api/test_serving.py::test_every_model_the_page_and_the_api_recommend_the_same":
+    "the one-truth test, serving",
     # One admin round trip per button.
     "tests/guides/admin/test_revision_views.py::test_a_live_guides_edit_is_a_draft_until_published":
     "Save draft",
