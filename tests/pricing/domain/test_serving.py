@@ -327,3 +327,16 @@ def test_refused_setups_say_why():
     ):
         serving.ServingSetup(tensor_parallel_size=0)
     assert serving.ServingSetup(context=1).context == 1
+
+
+def test_fixes_budget_an_a100_as_an_a100():
+    """Its smaller scheduler leaves more for the cache: the shorter context it offers is the
+    A100's own."""
+    setup = serving.ServingSetup(weights=serving.FP8, context=131072)
+    a100 = serving.serving_memory(LLAMA_70B, setup, card_gb=A100, ampere=True)
+    assert a100.kv_tokens == 28_848
+    assert serving.fixes(LLAMA_70B, setup, card_gb=A100, ampere=True)[0] == serving.Fix(
+        "--max-model-len", "28848"
+    )
+    hopper_like = serving.serving_memory(LLAMA_70B, setup, card_gb=A100)
+    assert hopper_like.kv_tokens < 28_848
