@@ -21,10 +21,11 @@ class GuidesConfig(AppConfig):
         from guides.background import tasks  # noqa: F401
         from guides.content.tokens import kinds  # noqa: F401
         from guides.editorial import revisions, share_images, translating  # noqa: F401
+        from guides.editorial.shared_changes import MOVED_BY, answer_shared_change
         from guides.editorial.where_used import INDEXED, refuse_deleting_used
         from guides.metrics import COLLECTOR
         from guides.pagecache.invalidation import note_sources_changed, note_write
-        from pricing.signals import deletion_requested
+        from pricing.signals import deletion_requested, shared_data_changing
 
         # The gauges /metrics reads from the database when scraped (task queue, price checks).
         register_scrape_collector(COLLECTOR)
@@ -39,5 +40,8 @@ class GuidesConfig(AppConfig):
         # Nothing that guides use can be deleted, from the admin or from the shell.
         for model in INDEXED:
             deletion_requested.connect(refuse_deleting_used, sender=model, weak=False)
+        # An edit of shared data that moves published figures is saved only once confirmed.
+        for model in MOVED_BY:
+            shared_data_changing.connect(answer_shared_change, sender=model, weak=False)
         guide = apps.get_model("guides", "Guide")
         m2m_changed.connect(note_sources_changed, sender=guide.sources.through, weak=False)

@@ -1,6 +1,7 @@
 """Admin for GPUs, providers, sources, methods and the append-only price checks."""
 
 import copy
+import hashlib
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -8,6 +9,7 @@ from functools import cached_property
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import construct_change_message
 from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
@@ -16,6 +18,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import override as translation_override
 from modeltranslation.admin import TabbedTranslationAdmin
 
 from accounts import manual
@@ -39,8 +42,106 @@ from pricing.models import (
     ThroughputMeasurement,
 )
 from pricing.permissions import may_change_price_checks, may_record_prices
+from pricing.signals import MOVE_FACTOR, shared_data_changing
 
 GPU_ORDER = ["gpu__position", "gpu__memory_gb", "gpu__slug"]  # Gpu's own order, across a join
+
+
+# --- shared data: an edit that moves published figures is saved only once confirmed ---------
+
+CONFIRM_SHARED_FIELD = "confirm_shared_change"
+CONFIRM_SHARED = _("Save it: these published figures change")
+
+
+def moved_fingerprint(moved) -> str:
+    """What the confirmation box confirms: exactly these moves (another edit asks again)."""
+    text = "\n".join(f"{m.guide}|{m.figure}|{m.before}|{m.after}" for m in moved)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class AsksBeforeMovingFigures:
+    """A ModelForm of shared data (``ConfirmSharedChangesMixin``): once the edit is valid, the
+    stored record and the edited one (this form's instance, not saved) go to
+    ``shared_data_changing``; where the answers name published figures it moves, the form
+    refuses until the box with their fingerprint is ticked."""
+
+    moved: tuple = ()
+    moved_fingerprint = ""
+
+    def _post_clean(self):
+        super()._post_clean()
+        if self._errors or self.instance._state.adding or not self.has_changed():
+            return
+        before = type(self.instance).objects.get(pk=self.instance.pk)
+        answers = shared_data_changing.send(
+            sender=type(self.instance), before=before, after=self.instance
+        )
+        self.moved = tuple(moved for _receiver, found in answers for moved in found)
+        if not self.moved:
+            return
+        self.moved_fingerprint = moved_fingerprint(self.moved)
+        if self.data.get(CONFIRM_SHARED_FIELD) != self.moved_fingerprint:
+            self.add_error(
+                None,
+                forms.ValidationError(
+                    _(
+                        "This change moves %(count)s published figures by more than "
+                        "%(factor)s× (or changes a recommendation or a fit), listed below. "
+                        "Check them, tick “%(confirm)s” and save again."
+                    ),
+                    code="confirm_shared_change",
+                    params={
+                        "count": len(self.moved),
+                        "factor": formatting.number(MOVE_FACTOR, services.current_locale()),
+                        "confirm": CONFIRM_SHARED,
+                    },
+                ),
+            )
+
+
+class ConfirmSharedChangesMixin:
+    """For the admins of a GPU, a language model and a fact, which every guide quoting them
+    reads: an edit that moves a published figure by more than MOVE_FACTOR is saved only once
+    confirmed, naming the guides and figures (computed by guides.editorial.shared_changes over
+    the edited values, nothing saved); the History keeps each change's before and after."""
+
+    change_form_template = "admin/pricing/shared_change_form.html"
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        return type(form.__name__, (AsksBeforeMovingFigures, form), {})
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        form = context["adminform"].form
+        context["shared_confirmation"] = {
+            "moved": form.moved,
+            "name": CONFIRM_SHARED_FIELD,
+            "value": form.moved_fingerprint,
+            "label": CONFIRM_SHARED,
+        }
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        """As Django's, with each changed field's value before and after ("BF16 dense TFLOPS:
+        989.0 → 9895.0"), kept in no language like Django's labels."""
+        message = construct_change_message(form, formsets, add)
+        if add or not form.changed_data:
+            return message
+        with translation_override(None):
+            fields = [
+                f"{form.fields[name].label or name}: {_shown(form.initial.get(name))} → "
+                f"{_shown(form.cleaned_data.get(name))}"
+                for name in form.changed_data
+            ]
+        for entry in message:
+            if "changed" in entry and "name" not in entry["changed"]:
+                entry["changed"]["fields"] = fields
+        return message
+
+
+def _shown(value) -> str:
+    """A value as the History writes it: a related record by its name, none as "—"."""
+    return "—" if value is None or value == "" else str(value)
 
 
 @admin.register(Source)
@@ -53,7 +154,9 @@ class SourceAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAd
 
 
 @admin.register(Gpu)
-class GpuAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
+class GpuAdmin(
+    ConfirmSharedChangesMixin, RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin
+):
     list_display = [
         "name",
         "slug",
@@ -1004,7 +1107,9 @@ class MethodAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAd
 
 
 @admin.register(LanguageModel)
-class LanguageModelAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin):
+class LanguageModelAdmin(
+    ConfirmSharedChangesMixin, RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin
+):
     list_display = [
         "name",
         "slug",
@@ -1084,7 +1189,9 @@ class ThroughputMeasurementAdmin(EditorInputMixin, admin.ModelAdmin):
 
 
 @admin.register(Fact)
-class FactAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin):
+class FactAdmin(
+    ConfirmSharedChangesMixin, RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin
+):
     list_display = ["key", "value", "kind", "description", "source"]
     list_filter = ["kind"]
     search_fields = ["key", "description"]

@@ -162,7 +162,7 @@ def gpu_listings_for_providers(
     cache_tags.record(*(pricing_tags.prices(provider.pk) for provider in providers))
     gpus = list(Gpu.objects.raw(*_latest_prices_sql(providers, at, rentable_only, slugs)))
     # A GPU's own fields (its choices' labels among them) worked out once, not per provider.
-    specs = [_specs(gpu) for gpu in gpus]
+    specs = [gpu_specs(gpu) for gpu in gpus]
     listings = {}
     for provider in providers:
         pk = int(provider.pk)
@@ -220,8 +220,9 @@ def _latest_prices_sql(
 _PRICE_PLACES = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").decimal_places)
 
 
-def _specs(gpu: Gpu) -> dict:
-    """The GpuListing fields that are the GPU's own, whatever the provider."""
+def gpu_specs(gpu: Gpu) -> dict:
+    """The GpuListing fields that are the GPU's own, whatever the provider (also of an edited,
+    unsaved GPU: what an edit would move is computed over them)."""
     return {
         "pk": gpu.pk,
         "slug": gpu.slug,

@@ -3,6 +3,8 @@ deleting what other apps may use."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.db import models
 from django.dispatch import Signal
 
@@ -11,6 +13,14 @@ from django.dispatch import Signal
 # outside any transaction it opens; a receiver raises to refuse. guides.editorial.where_used
 # refuses to delete what guides use.
 deletion_requested = Signal()
+
+# Sent by the admin with ``before`` (the stored record) and ``after`` (the edited one, unsaved)
+# when a GPU's specs, a language model or a fact is about to change; each receiver answers the
+# published figures the edit would move by more than MOVE_FACTOR either way, or whose verdict
+# it changes, as a list (guides.editorial.shared_changes). The admin asks for confirmation when
+# any answer is not empty.
+shared_data_changing = Signal()
+MOVE_FACTOR = Decimal("1.5")
 
 
 class CheckedDeletionQuerySet(models.QuerySet):

@@ -258,6 +258,14 @@ def test_an_editor_edits_a_language_models_architecture(client, editor):
     assert (model.intermediate_size, model.tie_word_embeddings) == (28673, True)
 
 
+def _saved_once_confirmed(client, url: str, data: dict) -> bool:
+    held = client.post(url, data)
+    confirmation = held.context["shared_confirmation"]
+    assert confirmation["moved"], "an edit that moves no published figure is saved at once"
+    saved = client.post(url, data | {confirmation["name"]: confirmation["value"]})
+    return saved.status_code == 302
+
+
 def test_an_editor_gives_a_head_size_and_experts_and_the_estimate_counts_them(client, editor):
     model = LanguageModel.objects.get(slug="llama-3.1-8b")
     url = f"/en/admin/pricing/languagemodel/{model.pk}/change/"
@@ -270,13 +278,14 @@ def test_an_editor_gives_a_head_size_and_experts_and_the_estimate_counts_them(cl
     assert "A token cannot be routed to more experts than a layer has." in (
         refused.content.decode()
     )
-    # Mixtral 8x7B's shape on Mistral's dense one: every expert counted
+    # Mixtral 8x7B's shape on Mistral's dense one: every expert counted. It moves the 8B
+    # guide's figures, so it is saved once confirmed (tests/pricing/admin/test_shared_changes).
     data |= {"vocab_size": "32000", "num_local_experts": "8", "num_experts_per_tok": "2"}
-    assert client.post(url, data).status_code == 302
+    assert _saved_once_confirmed(client, url, data)
     model.refresh_from_db()
     assert model.architecture.params == 46_702_792_704
     data |= {"num_local_experts": "", "num_experts_per_tok": "", "head_dim": "256"}
-    assert client.post(url, data).status_code == 302
+    assert _saved_once_confirmed(client, url, data)
     model.refresh_from_db()
     assert (model.head_dim, model.architecture.q_size) == (256, 32 * 256)
 

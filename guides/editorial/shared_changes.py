@@ -1,0 +1,172 @@
+"""What an edit to shared data would move on the published guides, before it is saved.
+
+A GPU's specs, a language model or a fact feed every guide that quotes them: one slip ("989,5"
+read as 9895) changes every page at once. The admin asks before saving such an edit
+(``pricing.signals.shared_data_changing``); this answers with the figures it moves. Each
+published guide's figures are computed twice through the same ``PageFigures`` its page uses,
+once over the stored records and once with the edited record held in memory (a copy, never
+saved): no rolled-back save, no page rendered.
+
+A figure "moves" when it changes by more than ``MOVE_FACTOR`` either way, or when a verdict
+changes (which configuration is recommended, whether a configuration fits a method).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from django.utils.translation import gettext as _
+
+from guides.content import presentation
+from guides.content.page_figures import MissingFigure, PageFigures
+from guides.editorial.where_used import uses_of
+from guides.models import Guide
+from guides.pages import selectors
+from guides.pages.assembly import guide_figures, page_figures
+from pricing import selectors as pricing_selectors
+from pricing.models import Fact, Gpu, LanguageModel
+from pricing.signals import MOVE_FACTOR
+
+
+@dataclass(frozen=True)
+class MovedFigure:
+    guide: str  # the guide's title, in the admin's language
+    figure: str  # what moves, e.g. "QLoRA: run cost of the recommendation"
+    before: str
+    after: str
+
+
+def moved_by_gpu(before: Gpu, after: Gpu) -> list[MovedFigure]:
+    """The figures an edit of one GPU's specs moves on every published guide."""
+    specs = pricing_selectors.gpu_specs(after)
+
+    def edited(base: PageFigures) -> PageFigures:
+        listings = {
+            provider: {
+                slug: replace(listing, **specs) if slug == before.slug else listing
+                for slug, listing in by_gpu.items()
+            }
+            for provider, by_gpu in base.listings.items()
+        }
+        return replace(base, listings=listings)
+
+    return _moved(selectors.published_guides_for_checking(), edit_base=edited)
+
+
+def moved_by_model(before: LanguageModel, after: LanguageModel) -> list[MovedFigure]:
+    """The figures an edit of a language model moves on the published guides of that model."""
+    guides = [
+        g for g in selectors.published_guides_for_checking() if g.language_model_id == before.pk
+    ]
+
+    def edited(guide: Guide) -> Guide:
+        # A shallow copy whose language model is the edited (unsaved) one: guide_figures reads
+        # the model's size and architecture from it.
+        edited_guide = copy.copy(guide)
+        edited_guide.language_model = after
+        return edited_guide
+
+    return _moved(guides, edit_guide=edited)
+
+
+def moved_by_fact(before: Fact, after: Fact) -> list[MovedFigure]:
+    """Where the guides quote a fact whose value the edit moves (``[[fact KEY]]``, found by
+    the reference index), and the figures computed from it."""
+    value = pricing_selectors.FactValue(after.value, after.kind)
+
+    def edited(base: PageFigures) -> PageFigures:
+        return replace(base, facts={**base.facts, before.key: value})
+
+    moved = _moved(selectors.published_guides_for_checking(), edit_base=edited)
+    if _moves(before.value, after.value):
+        for use in uses_of([before]).get(before, []):
+            if not use.working_copy:
+                where = list(use.where)
+                where[0] = f"{where[0]} ({use.language})" if use.language else where[0]
+                moved.append(
+                    MovedFigure(
+                        use.owner,
+                        " › ".join(where),
+                        presentation.number(before.value),
+                        presentation.number(after.value),
+                    )
+                )
+    return moved
+
+
+def _moved(
+    guides: list[Guide],
+    *,
+    edit_base: Callable[[PageFigures], PageFigures] = lambda base: base,
+    edit_guide: Callable[[Guide], Guide] = lambda guide: guide,
+) -> list[MovedFigure]:
+    moved: list[MovedFigure] = []
+    for guide in guides:
+        base = page_figures(params_billion=guide.language_model.params_billion)
+        now = _figures(guide_figures(guide, catalogue_figures=base))
+        then = _figures(guide_figures(edit_guide(guide), catalogue_figures=edit_base(base)))
+        for name, (value, shown) in now.items():
+            new_value, new_shown = then.get(name, (None, "—"))
+            if _moves(value, new_value):
+                moved.append(MovedFigure(guide.title, name, shown, new_shown))
+    return moved
+
+
+def _moves(before: object, after: object) -> bool:
+    if isinstance(before, Decimal) and isinstance(after, Decimal) and before > 0 and after > 0:
+        return not 1 / MOVE_FACTOR <= after / before <= MOVE_FACTOR
+    return before != after
+
+
+def _figures(figures: PageFigures) -> dict[str, tuple[object, str]]:
+    """Each figure a guide's page states that shared data moves: per method, its peak memory
+    on one GPU, what it recommends and that run's hours and cost; and each fit verdict. Name
+    -> (value compared, value as shown)."""
+    found: dict[str, tuple[object, str]] = {}
+    for slug, method in figures.methods.items():
+        name = method.short_name or method.name
+        try:
+            peak = figures.peak(slug).peak_gb
+        except MissingFigure:
+            continue
+        found[_("%(method)s: peak memory on one GPU") % {"method": name}] = (
+            peak,
+            presentation.gigabytes(peak.quantize(Decimal("0.1"))),
+        )
+        try:
+            recommended = figures.recommended(slug)
+        except MissingFigure:  # nothing on one host holds it: the page says so
+            recommended = []
+        labels = ", ".join(presentation.config_label(c.count, c.gpu.name) for c in recommended)
+        found[_("%(method)s: recommendation") % {"method": name}] = (labels, labels or "—")
+        for run in figures.runs(slug, recommended[:1]):
+            found[_("%(method)s: hours of the recommended run") % {"method": name}] = (
+                run.hours,
+                presentation.number(run.shown_hours),
+            )
+            if run.usd_per_run is not None:
+                found[_("%(method)s: cost of the recommended run") % {"method": name}] = (
+                    run.usd_per_run,
+                    presentation.usd(run.usd_per_run),
+                )
+        for configuration in figures.table_configurations():
+            label = presentation.config_label(configuration.count, configuration.gpu.name)
+            fits = figures.fits(slug, configuration)
+            verdict = _("%(method)s on %(configuration)s")
+            found[verdict % {"method": name, "configuration": label}] = (
+                fits,
+                _("fits") if fits else _("does not fit"),
+            )
+    return found
+
+
+MOVED_BY = {Gpu: moved_by_gpu, LanguageModel: moved_by_model, Fact: moved_by_fact}
+
+
+def answer_shared_change(sender, before, after, **kwargs) -> list[MovedFigure]:
+    """``pricing.signals.shared_data_changing``: what the edit of ``before`` into ``after``
+    moves (``guides.apps`` connects it for each model of ``MOVED_BY``)."""
+    return MOVED_BY[sender](before, after)

@@ -1,0 +1,119 @@
+"""Shared data changes with care: an edit of a GPU, a language model or a fact that moves a
+published figure by more than 1.5× is saved only once confirmed, naming the guides and
+figures; the History keeps each change's before and after (issue 53)."""
+
+from decimal import Decimal as D
+
+import pytest
+from django.contrib.admin.models import LogEntry
+
+from guides.editorial import shared_changes
+from pricing.admin import CONFIRM_SHARED_FIELD
+from pricing.models import Fact, Gpu, LanguageModel
+from tests.admin_pages import form_data
+
+GUIDE_70B = "Which GPU is best for fine-tuning Llama 3.1 70B?"
+GUIDE_70B_DE = "Welche GPU eignet sich am besten für das Fine-Tuning von Llama 3.1 70B?"
+
+
+def change_url(obj) -> str:
+    return f"/{{lang}}/admin/pricing/{obj._meta.model_name}/{obj.pk}/change/"
+
+
+def _rows(response) -> list[tuple[str, str, str, str]]:
+    return [
+        (m.guide, m.figure, m.before, m.after)
+        for m in response.context["shared_confirmation"]["moved"]
+    ]
+
+
+@pytest.mark.django_db
+def test_a_tenfold_tflops_slip_is_held_until_confirmed_naming_what_it_moves(client, editor):
+    """The German editor's "989,5" read as 9895: every guide's H100 figures would move."""
+    h100 = Gpu.objects.get(slug="h100")
+    client.force_login(editor)
+    url = change_url(h100).format(lang="de")
+    data = form_data(client.get(url)) | {"bf16_dense_tflops": "9895"}
+    held = client.post(url, data)
+    assert held.status_code == 200
+    h100.refresh_from_db()
+    assert h100.bf16_dense_tflops == D("989.5")  # nothing saved
+    assert "bewegt 50 veröffentlichte Zahlen um mehr als das 1,5-Fache" in held.content.decode()
+    rows = _rows(held)
+    assert len(rows) == 50
+    cost = (GUIDE_70B_DE, "QLoRA: Kosten des empfohlenen Laufs", "85,43\xa0$", "17,87\xa0$")
+    assert cost in rows
+    assert (GUIDE_70B_DE, "QLoRA: Empfehlung", "1× B200, 8× B200", "1× H100, 8× H100") in rows
+    fingerprint = held.context["shared_confirmation"]["value"]
+    assert f'value="{fingerprint}"' in held.content.decode()
+
+    # Another edit's box confirms nothing: a different slip is held again.
+    other = client.post(
+        url, data | {"bf16_dense_tflops": "5000", CONFIRM_SHARED_FIELD: fingerprint}
+    )
+    assert other.status_code == 200
+    assert other.context["shared_confirmation"]["value"] != fingerprint
+
+    saved = client.post(url, data | {CONFIRM_SHARED_FIELD: fingerprint})
+    assert saved.status_code == 302
+    h100.refresh_from_db()
+    assert h100.bf16_dense_tflops == D("9895")
+    entry = LogEntry.objects.filter(object_id=str(h100.pk)).latest("action_time")
+    assert entry.user == editor
+    assert entry.get_change_message() == "BF16 dense TFLOPS: 989.5 → 9895 geändert."
+
+
+@pytest.mark.django_db
+def test_a_correction_that_moves_nothing_much_is_saved_at_once_with_its_before_and_after(
+    client, editor
+):
+    h100 = Gpu.objects.get(slug="h100")
+    client.force_login(editor)
+    url = change_url(h100).format(lang="en")
+    saved = client.post(url, form_data(client.get(url)) | {"bf16_dense_tflops": "990"})
+    assert saved.status_code == 302
+    entry = LogEntry.objects.filter(object_id=str(h100.pk)).latest("action_time")
+    assert entry.get_change_message() == "Changed BF16 dense TFLOPS: 989.5 → 990."
+
+
+@pytest.mark.django_db
+def test_a_models_size_slip_names_its_guides_figures(client, editor):
+    """ "27,2" billion read as 272: here the 70B model typed as 700."""
+    model = LanguageModel.objects.get(slug="llama-3.1-70b")
+    client.force_login(editor)
+    url = change_url(model).format(lang="en")
+    data = form_data(client.get(url)) | {"params_billion": "700", "layers": "800"}
+    held = client.post(url, data)
+    assert held.status_code == 200
+    rows = _rows(held)
+    assert (GUIDE_70B, "QLoRA: peak memory on one GPU", "45.1\xa0GB", "398.3\xa0GB") in rows
+    assert {guide for guide, *_rest in rows} == {GUIDE_70B}  # only its own model's guide
+
+
+@pytest.mark.django_db
+def test_a_facts_uses_are_named(client, editor):
+    fact = Fact.objects.get(key="lora-adapter-overhead")
+    client.force_login(editor)
+    url = change_url(fact).format(lang="en")
+    held = client.post(url, form_data(client.get(url)) | {"value": str(fact.value * 10)})
+    assert held.status_code == 200
+    rows = _rows(held)
+    assert (
+        "Guide “Which GPU is best for fine-tuning Llama 3.1 70B?”",
+        "Section 2 (de) › [[fact lora-adapter-overhead]]",
+        "1",
+        "10",
+    ) in rows
+
+
+@pytest.mark.django_db
+def test_the_moves_are_computed_over_the_edited_record_without_saving_it():
+    h100 = Gpu.objects.get(slug="h100")
+    edited = Gpu.objects.get(slug="h100")
+    edited.bf16_dense_tflops = D("9895")
+    moved = shared_changes.moved_by_gpu(h100, edited)
+    assert len(moved) == 50
+    assert Gpu.objects.get(slug="h100").bf16_dense_tflops == D("989.5")
+    # Within 1.5× either way nothing is asked.
+    edited.bf16_dense_tflops = D("990")
+    assert shared_changes.moved_by_gpu(h100, edited) == []
