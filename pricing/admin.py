@@ -100,10 +100,11 @@ class AsksBeforeMovingFigures:
 
 
 class ConfirmSharedChangesMixin:
-    """For the admins of a GPU, a language model and a fact, which every guide quoting them
-    reads: an edit that moves a published figure by more than MOVE_FACTOR is saved only once
-    confirmed, naming the guides and figures (computed by guides.editorial.shared_changes over
-    the edited values, nothing saved); the History keeps each change's before and after."""
+    """For the admins of a GPU, a language model, a method, a memory rule and a fact, which
+    every guide quoting them reads: an edit that moves a published figure by more than
+    MOVE_FACTOR is saved only once confirmed, naming the guides and figures (computed by
+    guides.editorial.shared_changes over the edited values, nothing saved); the History keeps
+    each change's before and after."""
 
     change_form_template = "admin/pricing/shared_change_form.html"
 
@@ -1060,7 +1061,7 @@ class MemoryComponentInline(EditorInputMixin, admin.TabularInline):
 
 
 @admin.register(MemoryRule)
-class MemoryRuleAdmin(EditorInputMixin, admin.ModelAdmin):
+class MemoryRuleAdmin(ConfirmSharedChangesMixin, EditorInputMixin, admin.ModelAdmin):
     inlines = [MemoryComponentInline]
     list_display = ["method", "source", "position", "bytes_or_ratio"]
     list_filter = ["method", "source__publisher"]
@@ -1098,7 +1099,9 @@ class MemoryRuleInline(EditorInputMixin, admin.TabularInline):
 
 
 @admin.register(Method)
-class MethodAdmin(RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin):
+class MethodAdmin(
+    ConfirmSharedChangesMixin, RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin
+):
     inlines = [MemoryRuleInline]
     list_display = ["name", "slug", "planning_margin_percent", "weight_bytes_per_param", "position"]
     list_editable = ["position"]

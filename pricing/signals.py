@@ -15,10 +15,10 @@ from django.dispatch import Signal
 deletion_requested = Signal()
 
 # Sent by the admin with ``before`` (the stored record) and ``after`` (the edited one, unsaved)
-# when a GPU's specs, a language model or a fact is about to change; each receiver answers the
-# published figures the edit would move by more than MOVE_FACTOR either way, or whose verdict
-# it changes, as a list (guides.editorial.shared_changes). The admin asks for confirmation when
-# any answer is not empty.
+# when a GPU's specs, a language model, a method, a memory rule or a fact is about to change;
+# each receiver answers the published figures the edit would move by more than MOVE_FACTOR
+# either way, or whose verdict it changes, as a list (guides.editorial.shared_changes). The
+# admin asks for confirmation when any answer is not empty.
 shared_data_changing = Signal()
 MOVE_FACTOR = Decimal("1.5")
 

@@ -1,6 +1,7 @@
 """What an edit to shared data would move on the published guides, before it is saved.
 
-A GPU's specs, a language model or a fact feed every guide that quotes them: one slip ("989,5"
+A GPU's specs, a language model, a method's margin, a memory rule or a fact feed every guide
+that quotes them: one slip ("989,5"
 read as 9895) changes every page at once. The admin asks before saving such an edit
 (``pricing.signals.shared_data_changing``); this answers with the figures it moves. Each
 published guide's figures are computed twice through the same ``PageFigures`` its page uses,
@@ -27,7 +28,7 @@ from guides.models import Guide
 from guides.pages import selectors
 from guides.pages.assembly import guide_figures, page_figures
 from pricing import selectors as pricing_selectors
-from pricing.models import Fact, Gpu, LanguageModel
+from pricing.models import Fact, Gpu, LanguageModel, MemoryRule, Method
 from pricing.signals import MOVE_FACTOR
 
 
@@ -97,6 +98,43 @@ def moved_by_fact(before: Fact, after: Fact) -> list[MovedFigure]:
     return moved
 
 
+def moved_by_method(before: Method, after: Method) -> list[MovedFigure]:
+    """The figures an edit of a method's planning margin or weight bytes moves (its rules are
+    edited on their own pages: ``moved_by_rule``)."""
+
+    def edited(base: PageFigures) -> PageFigures:
+        listing = base.methods[before.slug]
+        rule = replace(
+            listing.rule,
+            planning_margin=after.planning_margin_percent / 100,
+            weight_bytes_per_param=after.weight_bytes_per_param,
+        )
+        return replace(base, methods={**base.methods, before.slug: replace(listing, rule=rule)})
+
+    return _moved(selectors.published_guides_for_checking(), edit_base=edited)
+
+
+def moved_by_rule(before: MemoryRule, after: MemoryRule) -> list[MovedFigure]:
+    """The figures an edit of a memory rule's reference figures moves (its components are
+    edited in its rows: not checked)."""
+    method = before.method
+    index = [rule.pk for rule in method.rules.all()].index(before.pk)
+
+    def edited(base: PageFigures) -> PageFigures:
+        listing = base.methods[method.slug]
+        rules = list(listing.rule.rules)
+        rules[index] = replace(
+            rules[index],
+            reference_memory_gb=after.reference_memory_gb,
+            reference_params_billion=after.reference_params_billion,
+            round_up_to=after.round_up_to,
+        )
+        rule = replace(listing.rule, rules=tuple(rules))
+        return replace(base, methods={**base.methods, method.slug: replace(listing, rule=rule)})
+
+    return _moved(selectors.published_guides_for_checking(), edit_base=edited)
+
+
 def _moved(
     guides: list[Guide],
     *,
@@ -132,6 +170,11 @@ def _figures(figures: PageFigures) -> dict[str, tuple[object, str]]:
             peak = figures.peak(slug).peak_gb
         except MissingFigure:
             continue
+        rule_gb = figures.memory(slug)
+        found[_("%(method)s: memory by the cited rules") % {"method": name}] = (
+            rule_gb,
+            presentation.gigabytes(rule_gb),
+        )
         found[_("%(method)s: peak memory on one GPU") % {"method": name}] = (
             peak,
             presentation.gigabytes(peak.quantize(Decimal("0.1"))),
@@ -163,7 +206,13 @@ def _figures(figures: PageFigures) -> dict[str, tuple[object, str]]:
     return found
 
 
-MOVED_BY = {Gpu: moved_by_gpu, LanguageModel: moved_by_model, Fact: moved_by_fact}
+MOVED_BY = {
+    Gpu: moved_by_gpu,
+    LanguageModel: moved_by_model,
+    Fact: moved_by_fact,
+    Method: moved_by_method,
+    MemoryRule: moved_by_rule,
+}
 
 
 def answer_shared_change(sender, before, after, **kwargs) -> list[MovedFigure]:

@@ -9,7 +9,7 @@ from django.contrib.admin.models import LogEntry
 
 from guides.editorial import shared_changes
 from pricing.admin import CONFIRM_SHARED_FIELD
-from pricing.models import Fact, Gpu, LanguageModel
+from pricing.models import Fact, Gpu, LanguageModel, MemoryRule, Method
 from tests.admin_pages import form_data
 
 GUIDE_70B = "Which GPU is best for fine-tuning Llama 3.1 70B?"
@@ -117,3 +117,22 @@ def test_the_moves_are_computed_over_the_edited_record_without_saving_it():
     # Within 1.5× either way nothing is asked.
     edited.bf16_dense_tflops = D("990")
     assert shared_changes.moved_by_gpu(h100, edited) == []
+
+
+@pytest.mark.django_db
+def test_a_rule_and_a_methods_margin_are_checked_too(client, editor):
+    """QLoRA's cited 48 GB for 65 B parameters typed as 480: the rule's memory moves on every
+    guide; a margin of 200 % instead of 20 % likewise."""
+    rule = MemoryRule.objects.filter(method__slug="qlora").order_by("position").first()
+    client.force_login(editor)
+    url = change_url(rule).format(lang="en")
+    data = form_data(client.get(url)) | {"reference_memory_gb": "480"}
+    held = client.post(url, data)
+    assert held.status_code == 200
+    rows = _rows(held)
+    assert (GUIDE_70B, "QLoRA: memory by the cited rules", "52.5\xa0GB", "518\xa0GB") in rows
+    method = Method.objects.get(slug="qlora")
+    url = change_url(method).format(lang="en")
+    data = form_data(client.get(url)) | {"planning_margin_percent": "200"}
+    rows = _rows(client.post(url, data))
+    assert any(figure == "QLoRA: memory by the cited rules" for _g, figure, *_ in rows)
