@@ -59,44 +59,71 @@ def moved_fingerprint(moved) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-class AsksBeforeMovingFigures:
-    """A ModelForm of shared data (``ConfirmSharedChangesMixin``): once the edit is valid, the
-    stored record and the edited one (this form's instance, not saved) go to
-    ``shared_data_changing``; where the answers name published figures it moves, the form
-    refuses until the box with their fingerprint is ticked."""
+class MovesFigures:
+    """What an edit of shared data moves, asked of ``shared_data_changing`` once the edit is
+    valid: the stored record, the edited one (held in memory, not saved) and, where the edit
+    includes its rows (a method's rules, a rule's components), the edited rows. Where the
+    answers name published figures, the edit is refused until the box with their fingerprint
+    is ticked. Mixed into a ModelForm (``AsksBeforeMovingFigures``) or, where rows count, into
+    the inline formset of those rows (``AsksBeforeMovingFiguresWithRows``)."""
 
     moved: tuple = ()
     moved_fingerprint = ""
+
+    def refusal(self, after, children=None) -> forms.ValidationError | None:
+        before = type(after).objects.get(pk=after.pk)
+        answers = shared_data_changing.send(
+            sender=type(after), before=before, after=after, children=children
+        )
+        self.moved = tuple(moved for _receiver, found in answers for moved in found)
+        if not self.moved:
+            return None
+        self.moved_fingerprint = moved_fingerprint(self.moved)
+        if self.data.get(CONFIRM_SHARED_FIELD) == self.moved_fingerprint:
+            return None
+        return forms.ValidationError(
+            _(
+                "This change moves %(count)s published figures by more than "
+                "%(factor)s× (or changes a recommendation or a fit), listed below. "
+                "Check them, tick “%(confirm)s” and save again."
+            ),
+            code="confirm_shared_change",
+            params={
+                "count": len(self.moved),
+                "factor": formatting.number(MOVE_FACTOR, services.current_locale()),
+                "confirm": CONFIRM_SHARED,
+            },
+        )
+
+
+class AsksBeforeMovingFigures(MovesFigures):
+    """A ModelForm of shared data without rows that count (a GPU, a language model, a fact)."""
 
     def _post_clean(self):
         super()._post_clean()
         if self._errors or self.instance._state.adding or not self.has_changed():
             return
-        before = type(self.instance).objects.get(pk=self.instance.pk)
-        answers = shared_data_changing.send(
-            sender=type(self.instance), before=before, after=self.instance
-        )
-        self.moved = tuple(moved for _receiver, found in answers for moved in found)
-        if not self.moved:
+        if refused := self.refusal(self.instance):
+            self.add_error(None, refused)
+
+
+class AsksBeforeMovingFiguresWithRows(MovesFigures):
+    """The inline formset of a record's rows that count (a method's rules, a rule's
+    components): Django validates it after the record's form, with that form's values applied
+    to ``self.instance`` (not saved), so the edit of both is checked at once."""
+
+    def clean(self):
+        super().clean()
+        if self.instance._state.adding or any(self.errors) or self.non_form_errors():
             return
-        self.moved_fingerprint = moved_fingerprint(self.moved)
-        if self.data.get(CONFIRM_SHARED_FIELD) != self.moved_fingerprint:
-            self.add_error(
-                None,
-                forms.ValidationError(
-                    _(
-                        "This change moves %(count)s published figures by more than "
-                        "%(factor)s× (or changes a recommendation or a fit), listed below. "
-                        "Check them, tick “%(confirm)s” and save again."
-                    ),
-                    code="confirm_shared_change",
-                    params={
-                        "count": len(self.moved),
-                        "factor": formatting.number(MOVE_FACTOR, services.current_locale()),
-                        "confirm": CONFIRM_SHARED,
-                    },
-                ),
-            )
+        rows = [
+            form.instance
+            for form in self.forms
+            if form.has_changed() or form.instance.pk
+            if not (self.can_delete and self._should_delete_form(form))
+        ]
+        if refused := self.refusal(self.instance, children=rows):
+            raise refused
 
 
 class ConfirmSharedChangesMixin:
@@ -104,20 +131,33 @@ class ConfirmSharedChangesMixin:
     every guide quoting them reads: an edit that moves a published figure by more than
     MOVE_FACTOR is saved only once confirmed, naming the guides and figures (computed by
     guides.editorial.shared_changes over the edited values, nothing saved); the History keeps
-    each change's before and after."""
+    each change's before and after. ``rows_inline``: the inline whose rows the figures read,
+    checked with the record (then the check runs in its formset, not in the form)."""
 
     change_form_template = "admin/pricing/shared_change_form.html"
+    rows_inline: type | None = None
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
+        if self.rows_inline is not None:
+            return form
         return type(form.__name__, (AsksBeforeMovingFigures, form), {})
 
+    def get_formsets_with_inlines(self, request, obj=None):
+        for formset, inline in super().get_formsets_with_inlines(request, obj):
+            if isinstance(inline, self.rows_inline or ()):
+                formset = type(formset.__name__, (AsksBeforeMovingFiguresWithRows, formset), {})
+            yield formset, inline
+
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        form = context["adminform"].form
+        checked = [context["adminform"].form] + [
+            inline.formset for inline in context.get("inline_admin_formsets", [])
+        ]
+        asked = next((each for each in checked if getattr(each, "moved", ())), None)
         context["shared_confirmation"] = {
-            "moved": form.moved,
+            "moved": asked.moved if asked else (),
             "name": CONFIRM_SHARED_FIELD,
-            "value": form.moved_fingerprint,
+            "value": asked.moved_fingerprint if asked else "",
             "label": CONFIRM_SHARED,
         }
         return super().render_change_form(request, context, add, change, form_url, obj)
@@ -1063,6 +1103,7 @@ class MemoryComponentInline(EditorInputMixin, admin.TabularInline):
 @admin.register(MemoryRule)
 class MemoryRuleAdmin(ConfirmSharedChangesMixin, EditorInputMixin, admin.ModelAdmin):
     inlines = [MemoryComponentInline]
+    rows_inline = MemoryComponentInline
     list_display = ["method", "source", "position", "bytes_or_ratio"]
     list_filter = ["method", "source__publisher"]
     list_select_related = ["method", "source"]
@@ -1103,6 +1144,7 @@ class MethodAdmin(
     ConfirmSharedChangesMixin, RefuseDeletingUsedMixin, EditorInputMixin, TabbedTranslationAdmin
 ):
     inlines = [MemoryRuleInline]
+    rows_inline = MemoryRuleInline
     list_display = ["name", "slug", "planning_margin_percent", "weight_bytes_per_param", "position"]
     list_editable = ["position"]
     search_fields = ["name_en", "name_de", "name_ja", "slug"]

@@ -28,6 +28,7 @@ from guides.models import Guide
 from guides.pages import selectors
 from guides.pages.assembly import guide_figures, page_figures
 from pricing import selectors as pricing_selectors
+from pricing.domain import calculations as calc
 from pricing.models import Fact, Gpu, LanguageModel, MemoryRule, Method
 from pricing.signals import MOVE_FACTOR
 
@@ -98,14 +99,19 @@ def moved_by_fact(before: Fact, after: Fact) -> list[MovedFigure]:
     return moved
 
 
-def moved_by_method(before: Method, after: Method) -> list[MovedFigure]:
-    """The figures an edit of a method's planning margin or weight bytes moves (its rules are
-    edited on their own pages: ``moved_by_rule``)."""
+def moved_by_method(before: Method, after: Method, rules=None) -> list[MovedFigure]:
+    """The figures an edit of a method moves: its planning margin and weight bytes and, edited
+    with it, its rules (``rules``: the edited MemoryRule rows, unsaved; their components as
+    stored)."""
+    if after.planning_margin_percent is None:  # refused by the form already
+        return []
 
     def edited(base: PageFigures) -> PageFigures:
         listing = base.methods[before.slug]
-        rule = replace(
-            listing.rule,
+        edited_rules = listing.rule.rules if rules is None else tuple(map(_rule, rules))
+        rule = calc.MethodRule(
+            slug=before.slug,
+            rules=edited_rules,
             planning_margin=after.planning_margin_percent / 100,
             weight_bytes_per_param=after.weight_bytes_per_param,
         )
@@ -114,25 +120,38 @@ def moved_by_method(before: Method, after: Method) -> list[MovedFigure]:
     return _moved(selectors.published_guides_for_checking(), edit_base=edited)
 
 
-def moved_by_rule(before: MemoryRule, after: MemoryRule) -> list[MovedFigure]:
-    """The figures an edit of a memory rule's reference figures moves (its components are
-    edited in its rows: not checked)."""
+def moved_by_rule(before: MemoryRule, after: MemoryRule, components=None) -> list[MovedFigure]:
+    """The figures an edit of a memory rule moves: its reference figures and, edited with
+    them, its components (``components``: the edited rows, unsaved)."""
     method = before.method
     index = [rule.pk for rule in method.rules.all()].index(before.pk)
 
     def edited(base: PageFigures) -> PageFigures:
         listing = base.methods[method.slug]
         rules = list(listing.rule.rules)
-        rules[index] = replace(
-            rules[index],
-            reference_memory_gb=after.reference_memory_gb,
-            reference_params_billion=after.reference_params_billion,
-            round_up_to=after.round_up_to,
-        )
+        rules[index] = _rule(after, components)
         rule = replace(listing.rule, rules=tuple(rules))
         return replace(base, methods={**base.methods, method.slug: replace(listing, rule=rule)})
 
     return _moved(selectors.published_guides_for_checking(), edit_base=edited)
+
+
+def _rule(row: MemoryRule, components=None) -> calc.MemoryRule:
+    """A rule as the maths reads it, from a (possibly edited, unsaved) row and its component
+    rows (the stored ones where none are given; none for a rule not saved yet)."""
+    if components is None:
+        components = list(row.components.all()) if row.pk else []
+    return calc.MemoryRule(
+        source=row.source.key if row.source_id else "",
+        components=tuple(
+            calc.MemoryComponent(c.part, c.bytes_per_param)
+            for c in sorted(components, key=lambda c: c.position or 0)
+            if c.bytes_per_param is not None
+        ),
+        reference_memory_gb=row.reference_memory_gb,
+        reference_params_billion=row.reference_params_billion,
+        round_up_to=row.round_up_to,
+    )
 
 
 def _moved(
@@ -215,7 +234,17 @@ MOVED_BY = {
 }
 
 
-def answer_shared_change(sender, before, after, **kwargs) -> list[MovedFigure]:
+ROWS_OF = {Method, MemoryRule}  # edited with their rows: a method's rules, a rule's components
+
+
+def answer_shared_change(sender, before, after, children=None, **kwargs) -> list[MovedFigure]:
     """``pricing.signals.shared_data_changing``: what the edit of ``before`` into ``after``
-    moves (``guides.apps`` connects it for each model of ``MOVED_BY``)."""
-    return MOVED_BY[sender](before, after)
+    (with its edited rows, ``children``, where it has rows that count) moves. ``guides.apps``
+    connects it for each model of ``MOVED_BY``. An edit the maths cannot describe (a rule
+    with neither components nor a reference run) is the form's to refuse: nothing moves."""
+    try:
+        if sender in ROWS_OF:
+            return MOVED_BY[sender](before, after, children)
+        return MOVED_BY[sender](before, after)
+    except calc.RuleError:
+        return []

@@ -136,3 +136,35 @@ def test_a_rule_and_a_methods_margin_are_checked_too(client, editor):
     data = form_data(client.get(url)) | {"planning_margin_percent": "200"}
     rows = _rows(client.post(url, data))
     assert any(figure == "QLoRA: memory by the cited rules" for _g, figure, *_ in rows)
+
+
+@pytest.mark.django_db
+def test_the_rows_a_rule_and_a_method_are_edited_with_are_checked_with_them(client, editor):
+    """A component's bytes per parameter (AdamW's optimizer states, 12, typed as 50) on the
+    rule's page, and the QLoRA rule's 48 GB typed as 480 in the method's own rows."""
+    rule = MemoryRule.objects.filter(method__slug="full-adamw").order_by("position").first()
+    client.force_login(editor)
+    url = change_url(rule).format(lang="en")
+    data = form_data(client.get(url))
+    row = next(
+        key.removesuffix("-bytes_per_param")
+        for key, value in data.items()
+        if key.endswith("-bytes_per_param") and D(str(value)) == 12
+    )
+    held = client.post(url, data | {f"{row}-bytes_per_param": "50"})
+    assert held.status_code == 200
+    assert "This change moves" in held.content.decode()
+    assert any(figure == "Full, AdamW: memory by the cited rules" for _g, figure, *_ in _rows(held))
+    method = Method.objects.get(slug="qlora")
+    url = change_url(method).format(lang="en")
+    data = form_data(client.get(url))
+    held = client.post(url, data | {"rules-0-reference_memory_gb": "480"})
+    assert held.status_code == 200
+    assert (GUIDE_70B, "QLoRA: memory by the cited rules", "52.5\xa0GB", "518\xa0GB") in _rows(held)
+    confirmed = data | {
+        "rules-0-reference_memory_gb": "480",
+        CONFIRM_SHARED_FIELD: held.context["shared_confirmation"]["value"],
+    }
+    assert client.post(url, confirmed).status_code == 302
+    first = MemoryRule.objects.filter(method=method).order_by("position").first()
+    assert first.reference_memory_gb == 480
