@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from django.http import HttpRequest
 from django.utils import timezone, translation
@@ -236,8 +236,12 @@ class StrictQuery(BaseModel):
         """Rules between parameters each valid on its own; raises ``QueryError``."""
 
 
-class MemoryQuery(StrictQuery):
-    """A model (on file, or by its architecture) and a training run."""
+class ArchitectureQuery(StrictQuery):
+    """A language model on file (``model``) or, instead, its config.json's architecture fields
+    (``WITH_ARCHITECTURE``: more config.json fields a query takes, likewise not with ``model``).
+    """
+
+    WITH_ARCHITECTURE: ClassVar[tuple[str, ...]] = ()
 
     model: ModelSlug | None = Field(
         None,
@@ -262,20 +266,12 @@ class MemoryQuery(StrictQuery):
     num_experts_per_tok: Size | None = Field(
         None, description="Experts each token is routed to; with num_local_experts."
     )
-    method: Method = Field(description="The fine-tuning method.")
-    seq_len: SeqLen = Field(description="Tokens per sequence.")
-    batch_size: BatchSize = Field(1, description="Sequences per micro-batch, per GPU.")
-    gradient_checkpointing: Flag = Field(True, description="true or false.")
-    lora_rank: Rank = Field(16, description="LoRA rank (used by qlora and lora only).")
-    num_gpus: GpuCount = Field(1, description="GPUs, with FSDP full sharding.")
-    recipe: RecipeName = Field(training_memory.TRL.slug, description=RECIPE_DESCRIPTION)
-    cpu_offload: Flag = Field(False, description=CPU_OFFLOAD_DESCRIPTION)
 
     @classmethod
     def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
         """``model`` or the architecture fields, not both; without it, every one of them."""
         if "model" in given:
-            names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS)
+            names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS, *cls.WITH_ARCHITECTURE)
             return {name: NOT_WITH_MODEL for name in names if name in given}
         return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
 
@@ -295,6 +291,19 @@ class MemoryQuery(StrictQuery):
                 "tie_word_embeddings": bool(self.tie_word_embeddings),
             }
         )
+
+
+class MemoryQuery(ArchitectureQuery):
+    """A model (on file, or by its architecture) and a training run."""
+
+    method: Method = Field(description="The fine-tuning method.")
+    seq_len: SeqLen = Field(description="Tokens per sequence.")
+    batch_size: BatchSize = Field(1, description="Sequences per micro-batch, per GPU.")
+    gradient_checkpointing: Flag = Field(True, description="true or false.")
+    lora_rank: Rank = Field(16, description="LoRA rank (used by qlora and lora only).")
+    num_gpus: GpuCount = Field(1, description="GPUs, with FSDP full sharding.")
+    recipe: RecipeName = Field(training_memory.TRL.slug, description=RECIPE_DESCRIPTION)
+    cpu_offload: Flag = Field(False, description=CPU_OFFLOAD_DESCRIPTION)
 
     def training_setup(self) -> training_memory.TrainingSetup:
         return _training_setup(self, num_gpus=self.num_gpus)

@@ -16,26 +16,16 @@ from pydantic import BeforeValidator
 from gpuguide.lib import api_caching
 from pricing import serving_plans
 from pricing.domain import serving
-from pricing.domain.training_memory import Architecture, EstimateError
 from pricing.schemas import (
-    ARCHITECTURE_FIELDS,
     AS_OF,
-    NOT_WITH_MODEL,
-    OPTIONAL_ARCHITECTURE_FIELDS,
-    REQUIRED_WITHOUT_MODEL,
+    ArchitectureQuery,
     Day,
     Errors,
-    Flag,
-    ModelSlug,
     QueryError,
     SeqLen,
     Size,
-    StrictQuery,
-    VocabSize,
-    _named,
     _whole_number,
     dollars,
-    estimate_errors,
     gigabytes,
 )
 
@@ -68,32 +58,11 @@ def _share(value: Any) -> Any:
 Share = Annotated[Decimal, BeforeValidator(_share)]
 
 
-class ServingQuery(StrictQuery):
+class ServingQuery(ArchitectureQuery):
     """A model (on file, or by its config.json fields) and how it is to be served."""
 
-    model: ModelSlug | None = Field(
-        None,
-        description="A language model on file, e.g. llama-3.1-70b. Give this or the "
-        "architecture fields, not both.",
-    )
-    hidden_size: Size | None = Field(None, description="config.json's hidden_size.")
-    num_hidden_layers: Size | None = Field(None, description="Decoder layers.")
-    num_attention_heads: Size | None = Field(None, description="Query heads.")
-    num_key_value_heads: Size | None = Field(None, description="KV heads (grouped queries).")
-    intermediate_size: Size | None = Field(None, description="MLP width.")
-    vocab_size: VocabSize | None = Field(None, description="Vocabulary size.")
-    tie_word_embeddings: Flag | None = Field(
-        None, description="Output layer tied to the embeddings: true or false (default false)."
-    )
-    head_dim: Size | None = Field(
-        None, description="config.json's head_dim, where it is not hidden_size / heads."
-    )
-    num_local_experts: Size | None = Field(
-        None, description="Experts per layer of a mixture of experts (Mixtral's config name)."
-    )
-    num_experts_per_tok: Size | None = Field(
-        None, description="Experts each token is routed to; with num_local_experts."
-    )
+    WITH_ARCHITECTURE = SERVING_FIELDS
+
     max_position_embeddings: SeqLen | None = Field(
         None, description="config.json's longest context; context may not exceed it."
     )
@@ -125,35 +94,17 @@ class ServingQuery(StrictQuery):
     )
     as_of: Day | None = Field(None, description=AS_OF)
 
-    @classmethod
-    def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
-        if "model" in given:
-            names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS, *SERVING_FIELDS)
-            return {name: NOT_WITH_MODEL for name in names if name in given}
-        return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
-
     def _check_together(self) -> None:
         """The architecture's own rules, and what a model on file is refused for
         (``serving_plans.refuse_unplannable``), for the fields given."""
+        super()._check_together()
         if self.model is not None:
             return
-        try:
-            self.architecture()
-        except EstimateError as exc:
-            raise QueryError(estimate_errors(exc)) from exc
         if self.sliding_window:
             raise QueryError({"sliding_window": SLIDING_WINDOW_REFUSED})
         longest = self.max_position_embeddings
         if longest and self.context > longest:
             raise QueryError({"context": f"must be at most max_position_embeddings ({longest})"})
-
-    def architecture(self) -> Architecture:
-        return Architecture(
-            **{
-                **_named(self, *ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS),
-                "tie_word_embeddings": bool(self.tie_word_embeddings),
-            }
-        )
 
     def serving_setup(self) -> serving.ServingSetup:
         return serving.ServingSetup(
