@@ -43,6 +43,7 @@ from guides.pages import (
 from guides.pages import tutorial as tutorials
 from pricing.domain.formatting import trim
 from pricing.models import Provider
+from pricing.planning import NotOnFile
 from pricing.services import PriceCheckError, parse_check_date
 
 AS_OF = "as_of"  # ?as_of=YYYY-MM-DD: the guide, GPU and comparison pages as of that day
@@ -281,12 +282,15 @@ def _serving(request: HttpRequest) -> HttpResponse:
     valid = form.is_bound and form.is_valid()
     page = None
     if valid:
-        page = serving_planner.serving_page(
-            model=form.cleaned_data["model"],
-            setup=form.serving_setup(),
-            concurrency=form.cleaned_data["concurrency"],
-            at=at,
-        )
+        try:
+            page = serving_planner.serving_page(
+                model=form.cleaned_data["model"],
+                setup=form.serving_setup(),
+                concurrency=form.cleaned_data["concurrency"],
+                at=at,
+            )
+        except NotOnFile:  # no house provider yet: nothing is rented
+            raise _no_prices_yet() from None
     context = {"form": form, "page": page, "as_of": at, **meta.serving()}
     status = 400 if form.is_bound and not valid else 200
     return render(request, "guides/serving.html", context, status=status)

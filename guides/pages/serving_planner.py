@@ -43,7 +43,7 @@ class GpuAnswer:
     """One GPU we rent: the fewest that serve the asked load, or why eight do not."""
 
     name: str
-    memory_gb: object
+    memory_gb: Decimal  # as advertised
     serving: serving_plans.ServingRow | None  # None where eight do not serve
     eight: serving_plans.ServingRow  # the largest configuration, for the reason
 
@@ -92,7 +92,8 @@ class ServingPage:
 
 
 def serving_page(*, model: str, setup: serving.ServingSetup, concurrency: int, at: date | None):
-    """Raises ``planning.PlanningError`` for a model or context the computation refuses."""
+    """Raises ``planning.PlanningError`` for a model or context the computation refuses (the
+    form refuses both first), ``planning.NotOnFile`` before our prices are set up."""
     plan = serving_plans.serving_plan(model=model, setup=setup, concurrency=concurrency, at=at)
     smallest = {row.gpu.slug: row for row in plan.smallest}
     by_gpu: dict[str, list[serving_plans.ServingRow]] = {}

@@ -6,7 +6,8 @@ import re
 import pytest
 
 from pricing.domain import serving
-from pricing.models import LanguageModel
+from pricing.models import LanguageModel, Provider
+from pricing.planning import NO_HOUSE_PROVIDER
 from pricing.serving_api import NOT_A_SHARE
 from tests.conftest import SEED_DAY
 from tests.pricing.api.openapi import assert_described
@@ -199,3 +200,10 @@ def test_the_page_refuses_bad_input_in_the_visitors_language(client):
     assert too_long.status_code == 400
     assert "Llama 3.1 8B takes at most 131,072 tokens per request." in too_long.content.decode()
     assert client.get("/en/serving/", {"model": "no-such"}).status_code == 400
+
+
+def test_before_our_prices_are_set_up_both_answer_404(client):
+    Provider.objects.filter(is_house=True).update(is_house=False)
+    api = client.get(SERVING, {"model": "llama-3.1-70b"})
+    assert (api.status_code, api.json()["errors"]) == (404, {"provider": NO_HOUSE_PROVIDER})
+    assert client.get("/en/serving/", {"model": "llama-3.1-70b"}).status_code == 404
