@@ -36,7 +36,7 @@ from pricing.signals import MOVE_FACTOR
 @dataclass(frozen=True)
 class MovedFigure:
     guide: str  # the guide's title, in the admin's language
-    figure: str  # what moves, e.g. "QLoRA: run cost of the recommendation"
+    figure: str  # what moves, e.g. "QLoRA: cost of the recommended run"
     before: str
     after: str
 
