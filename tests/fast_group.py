@@ -66,6 +66,9 @@ FAST_GROUP: dict[str, str] = {
     "test_a_correction_supersedes_the_mistaken_check_and_keeps_it": "Correct a check",
     "tests/pricing/admin/test_language_models.py::test_an_editor_changes_a_seeded_model":
     "Save a language model",
+    "tests/pricing/admin/test_shared_changes.py::"
+    "test_a_tenfold_tflops_slip_is_held_until_confirmed_naming_what_it_moves":
+    "Confirm a change to shared data",
     "tests/accounts/test_admin.py::test_add_user_takes_several_roles": "Add user",
     "tests/accounts/test_admin.py::test_a_staff_user_sets_up_an_authenticator_app":
     "Turn on two-factor sign-in",
