@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from guides.pages.selectors import published_guides_for_checking
 from pricing.domain import serving
 from pricing.models import LanguageModel, Provider
 from pricing.planning import NO_HOUSE_PROVIDER
@@ -207,3 +208,16 @@ def test_before_our_prices_are_set_up_both_answer_404(client):
     api = client.get(SERVING, {"model": "llama-3.1-70b"})
     assert (api.status_code, api.json()["errors"]) == (404, {"provider": NO_HOUSE_PROVIDER})
     assert client.get("/en/serving/", {"model": "llama-3.1-70b"}).status_code == 404
+
+
+def test_each_guide_links_to_serving_its_model_where_the_planner_can(client):
+    guides = published_guides_for_checking()
+    assert {g.language_model.slug for g in guides} >= {"llama-3.1-70b", "mistral-7b"}
+    for guide in guides:
+        html = client.get(f"/en/guides/{guide.slug}/").content.decode()
+        link = f'href="/en/serving/?model={guide.language_model.slug}"'
+        if guide.language_model.sliding_window:  # Mistral 7B: the planner says it cannot
+            assert "serving-link" not in html
+            continue
+        assert link in html, guide.slug
+        assert client.get(f"/en/serving/?model={guide.language_model.slug}").status_code == 200
