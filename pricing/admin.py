@@ -116,10 +116,12 @@ class AsksBeforeMovingFiguresWithRows(MovesFigures):
         super().clean()
         if self.instance._state.adding or any(self.errors) or self.non_form_errors():
             return
+        # The rows as they will be saved: the stored ones and the filled-in new ones, less
+        # those ticked for deletion.
+        kept = [form for form in self.forms if form.instance.pk or form.has_changed()]
         rows = [
             form.instance
-            for form in self.forms
-            if form.has_changed() or form.instance.pk
+            for form in kept
             if not (self.can_delete and self._should_delete_form(form))
         ]
         if refused := self.refusal(self.instance, children=rows):

@@ -75,27 +75,25 @@ def moved_by_model(before: LanguageModel, after: LanguageModel) -> list[MovedFig
 
 
 def moved_by_fact(before: Fact, after: Fact) -> list[MovedFigure]:
-    """Where the guides quote a fact whose value the edit moves (``[[fact KEY]]``, found by
-    the reference index), and the figures computed from it."""
-    value = pricing_selectors.FactValue(after.value, after.kind)
-
-    def edited(base: PageFigures) -> PageFigures:
-        return replace(base, facts={**base.facts, before.key: value})
-
-    moved = _moved(selectors.published_guides_for_checking(), edit_base=edited)
-    if _moves(before.value, after.value):
-        for use in uses_of([before]).get(before, []):
-            if not use.working_copy:
-                where = list(use.where)
-                where[0] = f"{where[0]} ({use.language})" if use.language else where[0]
-                moved.append(
-                    MovedFigure(
-                        use.owner,
-                        " › ".join(where),
-                        presentation.number(before.value),
-                        presentation.number(after.value),
-                    )
-                )
+    """Where the guides quote a fact whose value the edit moves: its ``[[fact KEY]]`` uses,
+    found by the reference index. No computed figure reads a fact (only that token does), so
+    no guide's figures are computed here."""
+    if not _moves(before.value, after.value):
+        return []
+    moved = []
+    for use in uses_of([before]).get(before, []):
+        if use.working_copy:
+            continue
+        where = list(use.where)
+        where[0] = f"{where[0]} ({use.language})" if use.language else where[0]
+        moved.append(
+            MovedFigure(
+                use.owner,
+                " › ".join(where),
+                presentation.number(before.value),
+                presentation.number(after.value),
+            )
+        )
     return moved
 
 

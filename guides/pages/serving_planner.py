@@ -11,6 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from guides.content.page_figures import PriceDates, price_dates
 from pricing import serving_plans
 from pricing.domain import serving
+from pricing.selectors import GpuListing
 
 SHOWN_GB = Decimal("0.1")  # memory as the table shows it
 
@@ -42,10 +43,12 @@ class ShownMemory:
 class GpuAnswer:
     """One GPU we rent: the fewest that serve the asked load, or why eight do not."""
 
-    name: str
-    memory_gb: Decimal  # as advertised
     serving: serving_plans.ServingRow | None  # None where eight do not serve
     eight: serving_plans.ServingRow  # the largest configuration, for the reason
+
+    @property
+    def gpu(self) -> GpuListing:
+        return self.eight.gpu
 
     @property
     def shown(self) -> ShownMemory | None:
@@ -61,10 +64,6 @@ class Refused:
     """A configuration vLLM would not start on, with its own message and the fixes."""
 
     row: serving_plans.ServingRow
-
-    @property
-    def fixes(self) -> tuple[serving.Fix, ...]:
-        return self.row.fixes
 
     @property
     def shown(self) -> ShownMemory:
@@ -99,10 +98,7 @@ def serving_page(*, model: str, setup: serving.ServingSetup, concurrency: int, a
     by_gpu: dict[str, list[serving_plans.ServingRow]] = {}
     for row in plan.rows:
         by_gpu.setdefault(row.gpu.slug, []).append(row)
-    gpus = tuple(
-        GpuAnswer(rows[0].gpu.name, rows[0].gpu.memory_gb, smallest.get(slug), rows[-1])
-        for slug, rows in by_gpu.items()
-    )
+    gpus = tuple(GpuAnswer(smallest.get(slug), rows[-1]) for slug, rows in by_gpu.items())
     refused = tuple(Refused(rows[0]) for rows in by_gpu.values() if not rows[0].starts)
     cheapest = plan.cheapest
     return ServingPage(
