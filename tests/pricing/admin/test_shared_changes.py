@@ -8,8 +8,8 @@ import pytest
 from django.contrib.admin.models import LogEntry
 
 from guides.editorial import shared_changes
-from pricing.admin import CONFIRM_SHARED_FIELD
 from pricing.models import Fact, Gpu, LanguageModel, MemoryRule, Method
+from pricing.shared_data_admin import CONFIRM_SHARED_FIELD
 from tests.admin_pages import form_data
 
 GUIDE_70B = "Which GPU is best for fine-tuning Llama 3.1 70B?"
