@@ -15,7 +15,7 @@ from pydantic import BeforeValidator
 
 from gpuguide.lib import api_caching
 from pricing import serving_plans
-from pricing.domain import serving
+from pricing.domain import serving, serving_speed
 from pricing.schemas import (
     AS_OF,
     ArchitectureQuery,
@@ -39,6 +39,7 @@ SLIDING_WINDOW_REFUSED = (
 KV_PRECISIONS = {"bf16": "auto", "fp8": "fp8"}  # the API's names -> --kv-cache-dtype
 MAX_CONCURRENCY = 4096
 Concurrency = _whole_number(MAX_CONCURRENCY)
+TargetMs = _whole_number(10_000)
 NOT_A_SHARE = "must be a share of the card from 0.50 to 1.00, at most 2 decimals, e.g. 0.9"
 
 
@@ -92,12 +93,28 @@ class ServingQuery(ArchitectureQuery):
         description="--gpu-memory-utilization: vLLM's share of each card (1.0 by default "
         "with its extensible KV cache).",
     )
+    prompt_tokens: SeqLen = Field(
+        serving_plans.DEFAULT_PROMPT_TOKENS,
+        description="Each user's prompt in tokens (history included), for the speeds.",
+    )
+    output_tokens: SeqLen = Field(
+        serving_plans.DEFAULT_OUTPUT_TOKENS, description="Each answer's length in tokens."
+    )
+    tpot_target_ms: TargetMs = Field(
+        serving_plans.DEFAULT_TPOT_TARGET_MS,
+        description="The latency target: the longest time per output token, ms (40: MLPerf's "
+        "interactive target, 25 tokens a second per user).",
+    )
     as_of: Day | None = Field(None, description=AS_OF)
 
     def _check_together(self) -> None:
         """The architecture's own rules, and what a model on file is refused for
         (``serving_plans.refuse_unplannable``), for the fields given."""
         super()._check_together()
+        if self.prompt_tokens + self.output_tokens > self.context:
+            raise QueryError(
+                {"output_tokens": f"with prompt_tokens at most context ({self.context})"}
+            )
         if self.model is not None:
             return
         if self.sliding_window:
@@ -122,6 +139,40 @@ class ServingFix(Schema):
         "weight_precision)."
     )
     value: str
+
+
+def _three(name: str, values, unit) -> dict[str, float | None]:
+    """A modelled figure and its range as ``name``, ``name_low``, ``name_high``."""
+    values = values or (None, None, None)
+    return {f"{name}{end}": unit(v) for end, v in zip(("", "_low", "_high"), values, strict=True)}
+
+
+def _tenth(value: Decimal | None) -> float | None:
+    return None if value is None else float(value.quantize(Decimal("0.1")))
+
+
+class AtLatencyTarget(Schema):
+    users: int = Field(description="The most users whose time per output token meets the target.")
+    itl_ms: float
+    itl_ms_low: float
+    itl_ms_high: float
+    tokens_per_s: float
+    tokens_per_s_low: float
+    tokens_per_s_high: float
+    usd_per_million_tokens: float | None
+    usd_per_million_tokens_low: float | None
+    usd_per_million_tokens_high: float | None
+
+    @classmethod
+    def of(cls, speed: serving_plans.RowSpeed | None) -> AtLatencyTarget | None:
+        if speed is None:
+            return None
+        return cls(
+            users=speed.users,
+            **_three("itl_ms", speed.itl_ms, _tenth),
+            **_three("tokens_per_s", speed.tokens_per_s, _tenth),
+            **_three("usd_per_million_tokens", speed.usd_per_million_tokens, dollars),
+        )
 
 
 class ServingConfiguration(Schema):
@@ -154,10 +205,33 @@ class ServingConfiguration(Schema):
     vllm_error: str = Field(description="vLLM's own message for the refusal, else empty.")
     fixes: list[ServingFix] = Field(description="Each single change that makes it start.")
     command: str = Field(description="The `vllm serve` command for this configuration.")
+    usd_per_month: float | None = Field(description="730 hours of the configuration.")
+    ttft_ms: float | None = Field(
+        description="Time to first token at the asked users, ms (vLLM; _low/_high: its range). "
+        "Null where vLLM does not start."
+    )
+    ttft_ms_low: float | None
+    ttft_ms_high: float | None
+    tokens_per_s_per_user: float | None
+    tokens_per_s_per_user_low: float | None
+    tokens_per_s_per_user_high: float | None
+    tokens_per_s: float | None = Field(description="All the asked users' output tokens a second.")
+    tokens_per_s_low: float | None
+    tokens_per_s_high: float | None
+    usd_per_million_tokens: float | None = Field(
+        description="The configuration's price per hour over its output tokens in an hour at "
+        "the asked users, per million."
+    )
+    usd_per_million_tokens_low: float | None
+    usd_per_million_tokens_high: float | None
+    at_latency_target: AtLatencyTarget | None = Field(
+        description="The most users within tpot_target_ms that the cache holds, and what a "
+        "million output tokens cost then; null where not even one user meets it."
+    )
 
     @classmethod
     def of(cls, row: serving_plans.ServingRow) -> ServingConfiguration:
-        memory = row.memory
+        memory, speed = row.memory, row.at_concurrency
         return cls(
             gpu=row.gpu.slug,
             gpu_name=row.gpu.name,
@@ -177,6 +251,35 @@ class ServingConfiguration(Schema):
             vllm_error=memory.vllm_error,
             fixes=[ServingFix(flag=fix.flag, value=fix.value) for fix in row.fixes],
             command=serving.shell_line(row.command),
+            usd_per_month=dollars(row.usd_per_month),
+            **_three("ttft_ms", speed and speed.ttft_ms, _tenth),
+            **_three("tokens_per_s_per_user", speed and speed.tokens_per_s_per_user, _tenth),
+            **_three("tokens_per_s", speed and speed.tokens_per_s, _tenth),
+            **_three("usd_per_million_tokens", speed and speed.usd_per_million_tokens, dollars),
+            at_latency_target=AtLatencyTarget.of(row.at_target),
+        )
+
+
+class ServingChoice(Schema):
+    gpu: str
+    count: int
+    alternative_gpu: str | None
+    alternative_count: int | None
+    close_call: bool
+    decided_by: str = Field(description="cost, upfront or gpus.")
+
+    @classmethod
+    def of(cls, choice: serving_plans.ServingRecommendation | None) -> ServingChoice | None:
+        if choice is None:
+            return None
+        other = choice.alternative
+        return cls(
+            gpu=choice.chosen.gpu.slug,
+            count=choice.chosen.count,
+            alternative_gpu=other.gpu.slug if other else None,
+            alternative_count=other.count if other else None,
+            close_call=choice.close_call,
+            decided_by=choice.decided_by,
         )
 
 
@@ -193,6 +296,15 @@ class ServingAnswer(Schema):
     kv_bytes_per_token: int = Field(
         description="Keys and values of one token for the whole model: 2 x layers x KV heads "
         "x head size x bytes (327,680 for Llama 3.1 70B in bf16)."
+    )
+    prompt_tokens: int
+    output_tokens: int
+    tpot_target_ms: int
+    stack: str = Field(description="Whose speed: vLLM's, the stack the commands run.")
+    recommendation: ServingChoice | None = Field(
+        description="The configuration whose million output tokens cost least at the latency "
+        "target (or, in a close call, whose month's GPU-hour block costs least, then the fewest "
+        "GPUs), and the fastest other one per user."
     )
     configurations: list[ServingConfiguration] = Field(
         description="Each GPU we rent, 1, 2, 4 and 8 per host."
@@ -211,6 +323,11 @@ class ServingAnswer(Schema):
             concurrency=plan.concurrency,
             gpu_memory_utilization=float(plan.setup.gpu_memory_utilization),
             kv_bytes_per_token=plan.kv_bytes_per_token,
+            prompt_tokens=plan.workload.prompt_tokens,
+            output_tokens=plan.workload.output_tokens,
+            tpot_target_ms=plan.tpot_target_ms,
+            stack=serving_speed.VLLM.name,
+            recommendation=ServingChoice.of(plan.recommendation),
             configurations=[ServingConfiguration.of(row) for row in plan.rows],
         )
 
@@ -236,6 +353,9 @@ def serving_configurations(
         architecture=None if query.model else query.architecture(),
         setup=query.serving_setup(),
         concurrency=query.concurrency,
+        prompt_tokens=query.prompt_tokens,
+        output_tokens=query.output_tokens,
+        tpot_target_ms=query.tpot_target_ms,
         at=query.as_of,
     )
     return ServingAnswer.of(plan, query)

@@ -2,8 +2,15 @@
 ``/api/v1/serving/`` and the serving planner page.
 
 Reads through ``selectors`` (via ``planning``'s catalogue) and computes with
-``pricing.domain.serving``; no queries, requests or formatting of its own. Configurations are
-1, 2, 4 or 8 GPUs of one kind on one host, with tensor parallelism over all of them.
+``pricing.domain.serving`` (memory, whether it starts) and ``serving_speed`` (speed at a number
+of users, cost per million output tokens); no queries, requests or formatting of its own.
+Configurations are 1, 2, 4 or 8 GPUs of one kind on one host, with tensor parallelism over all
+of them.
+
+The recommendation follows the fine-tuning guides' rule (``calculations.recommendation``): the
+configuration whose million output tokens cost least at the latency target, unless the model
+cannot tell it from others (their costs lie within its range and the error of the ratio): then,
+among those, the one whose GPU-hour block for a month costs least up front, then the fewest GPUs.
 """
 
 from __future__ import annotations
@@ -13,13 +20,72 @@ from datetime import date
 from decimal import Decimal
 
 from pricing import planning, selectors
-from pricing.domain import serving, throughput
-from pricing.domain.calculations import HOST_GPU_COUNTS, reported_memory_gb
+from pricing.domain import serving, serving_speed, throughput
+from pricing.domain.calculations import (
+    BY_COST,
+    BY_GPUS,
+    BY_UPFRONT,
+    HOST_GPU_COUNTS,
+    covering_block,
+    reported_memory_gb,
+    run_cost,
+)
+from pricing.domain.serving_speed import Speed, SpeedBands, Workload
 from pricing.domain.training_memory import Architecture
 from pricing.models import LanguageModel
 
 DEFAULT_CONTEXT = 8192
 DEFAULT_CONCURRENCY = 1
+# A chat turn: a prompt of 1,000 tokens (history included) and an answer of 500.
+DEFAULT_PROMPT_TOKENS = 1000
+DEFAULT_OUTPUT_TOKENS = 500
+DEFAULT_TPOT_TARGET_MS = serving_speed.DEFAULT_TPOT_TARGET_MS
+
+
+@dataclass(frozen=True)
+class RowSpeed:
+    """A configuration's steady state for some users, with its ranges, and what a million of
+    its output tokens cost at its price per hour."""
+
+    speed: Speed
+    bands: SpeedBands
+    usd_per_hour: Decimal | None
+
+    @property
+    def users(self) -> int:
+        return self.speed.workload.concurrency
+
+    @property
+    def ttft_ms(self) -> tuple[Decimal, Decimal, Decimal]:
+        """Modelled, low, high."""
+        ms, band = self.speed.ttft_ms, self.bands.ttft
+        return ms, ms * (1 + band.low), ms * (1 + band.high)
+
+    @property
+    def itl_ms(self) -> tuple[Decimal, Decimal, Decimal]:
+        ms, band = self.speed.itl_ms, self.bands.itl
+        return ms, ms * (1 + band.low), ms * (1 + band.high)
+
+    @property
+    def tokens_per_s_per_user(self) -> tuple[Decimal, Decimal, Decimal]:
+        """Modelled, low, high: the slower time per token is the lower speed."""
+        ms, fast, slow = self.itl_ms
+        return 1000 / ms, 1000 / slow, 1000 / fast
+
+    @property
+    def tokens_per_s(self) -> tuple[Decimal, Decimal, Decimal]:
+        return tuple(self.users * speed for speed in self.tokens_per_s_per_user)
+
+    @property
+    def usd_per_million_tokens(self) -> tuple[Decimal, Decimal, Decimal] | None:
+        """Modelled, low, high (the faster end is the cheaper); None without a price."""
+        if self.usd_per_hour is None:
+            return None
+        modelled, slow, fast = self.tokens_per_s
+        return tuple(
+            serving_speed.usd_per_million_tokens(self.usd_per_hour, speed)
+            for speed in (modelled, fast, slow)
+        )
 
 
 @dataclass(frozen=True)
@@ -32,6 +98,8 @@ class ServingRow:
     fixes: tuple[serving.Fix, ...]
     command: tuple[str, ...]
     concurrency: int  # what was asked: requests at the full context at once
+    at_concurrency: RowSpeed | None  # the asked users' speed; None where vLLM does not start
+    at_target: RowSpeed | None  # the most users within the latency target; None where none
 
     @property
     def starts(self) -> bool:
@@ -47,6 +115,93 @@ class ServingRow:
         price = self.gpu.usd_per_gpu_hour
         return None if price is None else price * self.count
 
+    @property
+    def usd_per_month(self) -> Decimal | None:
+        """Running around the clock for a month (730 hours), to the cent."""
+        price = self.gpu.usd_per_gpu_hour
+        return None if price is None else run_cost(self.count, serving_speed.HOURS_PER_MONTH, price)
+
+
+@dataclass(frozen=True)
+class ServingRecommendation:
+    """As ``calculations.Recommendation``: the chosen configuration, the fastest other one
+    for each user, whether the cheapest could not be told from others, and the rule."""
+
+    chosen: ServingRow
+    alternative: ServingRow | None
+    close_call: bool
+    decided_by: str
+    contenders: tuple[ServingRow, ...]
+
+
+def month_block_usd(row: ServingRow, blocks: tuple[int, ...]) -> Decimal | None:
+    """The GPU-hour block that covers a month of the configuration (or as many of the
+    largest), at its price; None without blocks or a price."""
+    price = row.gpu.usd_per_gpu_hour
+    if not blocks or price is None:
+        return None
+    gpu_hours = serving_speed.HOURS_PER_MONTH * row.count
+    block = covering_block(gpu_hours, blocks)
+    if block is None:
+        largest = max(blocks)
+        block = largest * -int(-gpu_hours // largest)
+    return run_cost(1, Decimal(block), price)
+
+
+def _ratio_width(first: ServingRow, second: ServingRow) -> Decimal:
+    """How far the ratio of two configurations' costs may be off: their cards' generation
+    errors (none between Hopper cards, where both anchors ran, nor on one card) and, between
+    GPU counts, the time per token's own error (the all-reduce term differs)."""
+    width = Decimal(1)
+    if first.gpu.slug != second.gpu.slug:
+        for row in (first, second):
+            width *= 1 + serving_speed.card_width(row.gpu.speed)
+    if first.count != second.count:
+        band = serving_speed.ITL_BAND
+        width *= 1 + max(-band.low, band.high)
+    return width - 1
+
+
+def recommend(
+    rows: tuple[ServingRow, ...], blocks: tuple[int, ...]
+) -> ServingRecommendation | None:
+    """The rule of the fine-tuning guides, over cost per million tokens at the target."""
+    costed = sorted(
+        (r for r in rows if r.at_target and r.at_target.usd_per_million_tokens),
+        key=lambda r: (r.at_target.usd_per_million_tokens[0], r.count),
+    )
+    if not costed:
+        return None
+    cheapest = costed[0]
+    cost, _, high = cheapest.at_target.usd_per_million_tokens
+    contenders = [cheapest] + [
+        r
+        for r in costed[1:]
+        if (other := r.at_target.usd_per_million_tokens[0]) <= high
+        and other <= cost * (1 + _ratio_width(cheapest, r))
+    ]
+    chosen, decided_by = cheapest, BY_COST
+    if len(contenders) > 1:
+
+        def keys(row: ServingRow) -> tuple:
+            upfront = month_block_usd(row, blocks)
+            return (upfront is None, upfront or Decimal(0)), row.count
+
+        chosen, runner_up = sorted(contenders, key=keys)[:2]
+        beaten = cheapest if chosen is not cheapest else runner_up
+        pairs = zip((BY_UPFRONT, BY_GPUS), keys(chosen), keys(beaten), strict=True)
+        decided_by = next((rule for rule, mine, theirs in pairs if mine != theirs), BY_COST)
+    # The alternative: the fastest answer for the asked users (the cheaper on ties).
+    others = [r for r in costed if r is not chosen]
+    alternative = min(
+        others,
+        key=lambda r: (r.at_concurrency.speed.itl_s, r.at_target.usd_per_million_tokens[0]),
+        default=None,
+    )
+    return ServingRecommendation(
+        chosen, alternative, len(contenders) > 1, decided_by, tuple(contenders)
+    )
+
 
 @dataclass(frozen=True)
 class ServingPlan:
@@ -57,6 +212,9 @@ class ServingPlan:
     provider: str
     as_of: date
     rows: tuple[ServingRow, ...]
+    workload: Workload  # each user's prompt and answer, the asked users
+    tpot_target_ms: int
+    blocks: tuple[int, ...]
 
     @property
     def kv_bytes_per_token(self) -> int:
@@ -77,6 +235,12 @@ class ServingPlan:
         """The cheapest per hour of ``smallest`` (then the fewest GPUs), None where none."""
         priced = [row for row in self.smallest if row.usd_per_hour is not None]
         return min(priced, key=lambda row: (row.usd_per_hour, row.count), default=None)
+
+    @property
+    def recommendation(self) -> ServingRecommendation | None:
+        """The configuration whose million output tokens cost least at the latency target
+        (``recommend``); None where none meets it."""
+        return recommend(self.rows, self.blocks)
 
 
 def refuse_unplannable(language_model: LanguageModel, context: int) -> None:
@@ -101,6 +265,9 @@ def serving_plan(
     architecture: Architecture | None = None,
     setup: serving.ServingSetup,
     concurrency: int = DEFAULT_CONCURRENCY,
+    prompt_tokens: int = DEFAULT_PROMPT_TOKENS,
+    output_tokens: int = DEFAULT_OUTPUT_TOKENS,
+    tpot_target_ms: int = DEFAULT_TPOT_TARGET_MS,
     at: date | None = None,
 ) -> ServingPlan:
     """Each GPU we rent, 1, 2, 4 and 8 on one host, serving a model on file (``model``) or
@@ -115,8 +282,10 @@ def serving_plan(
     # variable, as it does for 4-bit weights.
     unnamed = f"${serving.CHECKPOINT_VARIABLE}"
     repository = language_model.repository if language_model else unnamed
+    workload = Workload(prompt_tokens, output_tokens, concurrency)
+    target_s = Decimal(tpot_target_ms) / 1000
     rows = tuple(
-        _row(architecture, gpu, count, setup, concurrency, repository)
+        _row(architecture, gpu, count, setup, workload, target_s, repository)
         for gpu in catalogue.gpus
         if gpu.rentable
         for count in HOST_GPU_COUNTS
@@ -129,6 +298,9 @@ def serving_plan(
         provider=catalogue.provider,
         as_of=catalogue.as_of,
         rows=rows,
+        workload=workload,
+        tpot_target_ms=tpot_target_ms,
+        blocks=tuple(selectors.hour_blocks()),
     )
 
 
@@ -137,7 +309,8 @@ def _row(
     gpu: selectors.GpuListing,
     count: int,
     setup: serving.ServingSetup,
-    concurrency: int,
+    workload: Workload,
+    target_s: Decimal,
     repository: str,
 ) -> ServingRow:
     setup = replace(setup, tensor_parallel_size=count)
@@ -146,11 +319,26 @@ def _row(
         "ampere": gpu.generation == throughput.AMPERE,
     }
     memory = serving.serving_memory(architecture, setup, **card)
+    at_concurrency = at_target = None
+    if memory.starts:
+        engine = serving_speed.Engine(architecture, setup, gpu.speed)
+        bands = serving_speed.serving_bands(gpu.speed)
+        price = gpu.usd_per_gpu_hour * count if gpu.usd_per_gpu_hour is not None else None
+        at_concurrency = RowSpeed(engine.speed(workload), bands, price)
+        # What the cache holds of this workload's requests (prompt and answer, whole blocks).
+        per_request = serving.blocks_for(workload.prompt_tokens + workload.output_tokens)
+        held = min(memory.kv_tokens // serving.BLOCK_TOKENS // per_request, memory.max_num_seqs)
+        users = serving_speed.users_within(engine, workload, target_s, most=held)
+        if users:
+            at = replace(workload, concurrency=users)
+            at_target = RowSpeed(engine.speed(at), bands, price)
     return ServingRow(
         gpu=gpu,
         count=count,
         memory=memory,
         fixes=tuple(serving.fixes(architecture, setup, **card)),
         command=tuple(serving.vllm_serve_command(repository, setup)),
-        concurrency=concurrency,
+        concurrency=workload.concurrency,
+        at_concurrency=at_concurrency,
+        at_target=at_target,
     )

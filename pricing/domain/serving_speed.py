@@ -225,6 +225,7 @@ def users_within(engine: Engine, workload: Workload, itl_target_s: Decimal, most
     """The most users (at most ``most``: what the cache holds) whose time per output token
     stays within the target; 0 where even one user's does not. The step grows with the users,
     so a bisection finds it."""
+
     def within(users: int) -> bool:
         at = Workload(workload.prompt_tokens, workload.output_tokens, users)
         return engine.speed(at).itl_s <= itl_target_s
@@ -258,9 +259,14 @@ ITL_BAND = Band(Decimal("-0.161"), Decimal("0.104"))
 TTFT_BAND = Band(Decimal("-0.129"), Decimal("0.104"))
 
 
+def card_width(gpu: GpuSpeed) -> Decimal:
+    """The card's generation error (Truth III's): none on Hopper, where the anchors ran."""
+    if gpu.generation == throughput.HOPPER:
+        return Decimal(0)
+    return throughput.UNCERTAINTY.cards[gpu.generation]
+
+
 def serving_bands(gpu: GpuSpeed) -> SpeedBands:
-    """The ranges of a configuration's modelled times on ``gpu`` (both anchors ran on Hopper)."""
-    width = Decimal(0) if gpu.generation == throughput.HOPPER else throughput.UNCERTAINTY.cards[
-        gpu.generation
-    ]
+    """The ranges of a configuration's modelled times on ``gpu``."""
+    width = card_width(gpu)
     return SpeedBands(ITL_BAND.widened(width), TTFT_BAND.widened(width))

@@ -104,7 +104,10 @@ def test_nims_constants_are_the_fit(field, step):
 def test_vllms_bandwidth_efficiency_is_the_fit():
     best = squared_error(serving_speed.STACKS)
     for nudged in (D("0.58"), D("0.60")):
-        stacks = {**serving_speed.STACKS, "vllm": replace(serving_speed.VLLM, bandwidth_efficiency=nudged)}
+        stacks = {
+            **serving_speed.STACKS,
+            "vllm": replace(serving_speed.VLLM, bandwidth_efficiency=nudged),
+        }
         assert squared_error(stacks) > best
 
 
