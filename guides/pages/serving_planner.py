@@ -39,6 +39,33 @@ class ShownMemory:
         )
 
 
+WHOLE = Decimal(1)
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class ShownSpeed:
+    """A configuration's speed and cost as the page shows them: milliseconds and tokens whole,
+    dollars to the cent, each with its range (low, high)."""
+
+    users: int
+    ttft_ms: tuple[Decimal, Decimal, Decimal]
+    tokens_per_s_per_user: tuple[Decimal, Decimal, Decimal]
+    usd_per_million_tokens: tuple[Decimal, Decimal, Decimal] | None
+
+    @classmethod
+    def of(cls, speed: serving_plans.RowSpeed | None) -> ShownSpeed | None:
+        if speed is None:
+            return None
+        whole = lambda values: tuple(v.quantize(WHOLE, ROUND_HALF_UP) for v in values)  # noqa: E731
+        return cls(
+            users=speed.users,
+            ttft_ms=whole(speed.ttft_ms),
+            tokens_per_s_per_user=whole(speed.tokens_per_s_per_user),
+            usd_per_million_tokens=speed.usd_per_million_tokens,
+        )
+
+
 @dataclass(frozen=True)
 class GpuAnswer:
     """One GPU we rent: the fewest that serve the asked load, or why eight do not."""
@@ -57,6 +84,15 @@ class GpuAnswer:
     @property
     def eight_shown(self) -> ShownMemory:
         return ShownMemory.of(self.eight.memory)
+
+    @property
+    def speed(self) -> ShownSpeed | None:
+        """At the asked users, on the fewest that serve them."""
+        return ShownSpeed.of(self.serving.at_concurrency) if self.serving else None
+
+    @property
+    def at_target(self) -> ShownSpeed | None:
+        return ShownSpeed.of(self.serving.at_target) if self.serving else None
 
 
 @dataclass(frozen=True)
@@ -79,6 +115,18 @@ class ServingPage:
     command: str  # the cheapest's `vllm serve`, as one shell line
     checked: PriceDates | None
     checkpoint_needed: bool  # AWQ/GPTQ: the command names $CHECKPOINT
+    recommendation: serving_plans.ServingRecommendation | None
+
+    @property
+    def recommended(self) -> ShownSpeed | None:
+        """The recommended configuration at the latency target, as shown."""
+        choice = self.recommendation
+        return ShownSpeed.of(choice.chosen.at_target) if choice else None
+
+    @property
+    def recommended_command(self) -> str:
+        choice = self.recommendation
+        return serving.shell_line(choice.chosen.command) if choice else ""
 
     @property
     def kv_bytes_per_token(self) -> int:
@@ -109,4 +157,5 @@ def serving_page(*, model: str, setup: serving.ServingSetup, concurrency: int, a
         command=serving.shell_line(cheapest.command) if cheapest else "",
         checked=price_dates(row.gpu.checked_on for row in plan.rows),
         checkpoint_needed=setup.weights.needs_quantized_checkpoint,
+        recommendation=plan.recommendation,
     )

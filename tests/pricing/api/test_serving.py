@@ -2,9 +2,12 @@
 figures where each shows them, refusals, and the page in three languages."""
 
 import re
+from decimal import Decimal
 
 import pytest
+from django.utils import translation
 
+from guides.content import presentation
 from guides.pages.selectors import published_guides_for_checking
 from pricing.domain import serving
 from pricing.models import LanguageModel, Provider
@@ -190,6 +193,20 @@ def test_every_model_the_page_and_the_api_recommend_the_same(client, lang):
         best = min(fewest.values(), key=lambda r: (r["usd_per_hour"], r["count"]))
         html = client.get(f"/{lang}/serving/", query).content.decode()
         assert best["command"].replace('"', "&quot;") in html, (model.slug, lang)
+        # The cheapest million tokens at the latency target: the API's choice, its cost and
+        # its command, where the page names them.
+        choice = answer["recommendation"]
+        chosen = _row(answer, choice["gpu"], choice["count"])
+        cost = chosen["at_latency_target"]["usd_per_million_tokens"]
+        speed = html.split('id="speed-heading"')[1]
+        named = re.search(r'class="planner-recommendation">(.*?)</p>', speed, re.S)[1]
+        with translation.override(lang):
+            label = presentation.config_label(chosen["count"], chosen["gpu_name"])
+            price = presentation.usd(Decimal(str(cost)))
+        assert label in re.sub(r"<[^>]+>", "", named), (model.slug, lang)
+        assert price in named, (model.slug, lang)
+        command = re.search(r'<pre class="command"[^>]*><code>(.*?)</code>', speed, re.S)[1]
+        assert command == chosen["command"].replace('"', "&quot;"), (model.slug, lang)
 
 
 def test_the_page_refuses_bad_input_in_the_visitors_language(client):
