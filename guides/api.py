@@ -12,10 +12,11 @@ from ninja import Field, Query, Router, Schema
 
 from gpuguide.lib import api_caching
 from guides.models import Guide
-from guides.pages import assembly
+from guides.pages import assembly, serving_guide
 from guides.pages import selectors as guide_selectors
 from pricing import planning
 from pricing.domain import calculations as calc
+from pricing.domain import serving
 from pricing.schemas import (
     AS_OF,
     HOURS_HIGH,
@@ -31,6 +32,7 @@ from pricing.schemas import (
     gigabytes,
     hours,
 )
+from pricing.serving_api import ServingChoice, tenth, with_range
 
 router = Router(tags=["guides"])
 
@@ -49,8 +51,12 @@ class Titles(Schema):
         return cls(**{code: getattr(guide, f"title_{code}") for code, _name in settings.LANGUAGES})
 
 
+KINDS = Literal[tuple(Guide.Kind.values)]
+
+
 class GuideSummary(Schema):
     slug: str
+    kind: KINDS = Field(description="What the guide advises on: fine-tuning or serving.")
     model: str = Field(description="The guide's language model, by slug.")
     titles: Titles
 
@@ -142,6 +148,7 @@ class GuideRun(RunSettings):
 
 class GuideDetail(Schema):
     slug: str
+    kind: Literal["fine-tuning"]
     model: str
     model_repository: str = Field(
         description="The model's Hugging Face repository, as the tutorial's commands name it."
@@ -157,6 +164,7 @@ class GuideDetail(Schema):
         guide = advice.guide
         return cls(
             slug=guide.slug,
+            kind=guide.kind,
             model=guide.language_model.slug,
             model_repository=guide.language_model.repository,
             titles=Titles.of(guide),
@@ -190,6 +198,87 @@ class GuideDetail(Schema):
         )
 
 
+class ServingLoad(Schema):
+    context: int = Field(description="--max-model-len: the longest request, in tokens.")
+    prompt_tokens: int
+    output_tokens: int
+    tpot_target_ms: int = Field(description="The latency target cost per million is at.")
+
+
+class PrecisionRecommendation(Schema):
+    precision: str = Field(description="The weights' precision: bf16, fp8 or awq.")
+    weights_gb: float = Field(description="The whole model's weights in it.")
+    recommendation: ServingChoice | None = Field(
+        description="The configuration whose million output tokens cost least at the target "
+        "(or the close call's choice), as /api/v1/serving/ chooses it; null where none serves."
+    )
+    usd_per_hour: float | None
+    usd_per_month: float | None
+    users: int | None = Field(description="Users within the latency target at once.")
+    usd_per_million_tokens: float | None
+    usd_per_million_tokens_low: float | None
+    usd_per_million_tokens_high: float | None
+    ttft_ms: float | None = Field(description="Time to first token for one user.")
+    ttft_ms_low: float | None
+    ttft_ms_high: float | None
+    tokens_per_s_per_user: float | None = Field(description="For one user.")
+    tokens_per_s_per_user_low: float | None
+    tokens_per_s_per_user_high: float | None
+    command: str | None = Field(description="The recommended configuration's `vllm serve`.")
+
+    @classmethod
+    def of(cls, row: serving_guide.PrecisionRow) -> PrecisionRecommendation:
+        chosen = row.choice.chosen if row.choice else None
+        target = chosen.at_target if chosen else None
+        one = chosen.at_concurrency if chosen else None
+        return cls(
+            precision=row.precision,
+            weights_gb=gigabytes(row.weights_gb),
+            recommendation=ServingChoice.of(row.choice),
+            usd_per_hour=dollars(chosen.usd_per_hour) if chosen else None,
+            usd_per_month=dollars(chosen.usd_per_month) if chosen else None,
+            users=target.users if target else None,
+            **with_range(
+                "usd_per_million_tokens", target and target.usd_per_million_tokens, dollars
+            ),
+            **with_range("ttft_ms", one and one.ttft_ms, tenth),
+            **with_range("tokens_per_s_per_user", one and one.tokens_per_s_per_user, tenth),
+            command=serving.shell_line(chosen.command) if chosen else None,
+        )
+
+
+class ServingGuideDetail(Schema):
+    slug: str
+    kind: Literal["serving"]
+    model: str
+    model_repository: str
+    titles: Titles
+    as_of: date
+    vllm_version: str
+    load: ServingLoad
+    precisions: list[PrecisionRecommendation] = Field(description="In the page's order.")
+
+    @classmethod
+    def of(cls, advice: serving_guide.ServingAdvice) -> ServingGuideDetail:
+        guide = advice.guide
+        return cls(
+            slug=guide.slug,
+            kind=guide.kind,
+            model=guide.language_model.slug,
+            model_repository=guide.language_model.repository,
+            titles=Titles.of(guide),
+            as_of=advice.as_of,
+            vllm_version=serving.VLLM_VERSION,
+            load=ServingLoad(
+                context=guide.serving_context,
+                prompt_tokens=guide.prompt_tokens,
+                output_tokens=guide.output_tokens,
+                tpot_target_ms=guide.tpot_target_ms,
+            ),
+            precisions=[PrecisionRecommendation.of(row) for row in advice.precisions],
+        )
+
+
 @router.get(
     "/",
     response={200: GuideList, 400: Errors},
@@ -202,7 +291,7 @@ def guides(request: HttpRequest, response: HttpResponse, query: Query[GuideQuery
     response["Cache-Control"] = api_caching.for_day(query.as_of)
     return GuideList(
         guides=[
-            GuideSummary(slug=g.slug, model=g.language_model.slug, titles=Titles.of(g))
+            GuideSummary(slug=g.slug, kind=g.kind, model=g.language_model.slug, titles=Titles.of(g))
             for g in guide_selectors.published_guides()
         ]
     )
@@ -210,15 +299,17 @@ def guides(request: HttpRequest, response: HttpResponse, query: Query[GuideQuery
 
 @router.get(
     "{slug}/",
-    response={200: GuideDetail, 400: Errors, 404: Errors},
+    response={200: GuideDetail | ServingGuideDetail, 400: Errors, 404: Errors},
     url_name="guide",
     summary="What a published guide recommends",
 )
 def guide(
     request: HttpRequest, response: HttpResponse, slug: str, query: Query[GuideQuery]
-) -> GuideDetail:
-    """A published guide's stated run, its fit table (the estimate's mark per method for each
-    configuration) and, per method in the page's order, the recommendation and the
+) -> GuideDetail | ServingGuideDetail:
+    """A serving guide (``kind`` "serving"): its load and, per weight precision, the
+    recommendation with its cost per million output tokens, speed and command, as its page
+    says. A fine-tuning guide: its stated run, its fit table (the estimate's mark per method
+    for each configuration) and, per method in the page's order, the recommendation and the
     alternative with their estimated peak per GPU and our price as of ``as_of``: what the page
     says. An unknown or unpublished guide is a 404."""
     response["Cache-Control"] = api_caching.for_day(query.as_of)
@@ -226,6 +317,8 @@ def guide(
         found = guide_selectors.published_guide_for_page(slug=slug)
     except Guide.DoesNotExist:
         raise planning.NotOnFile("slug", f"no published guide {slug!r}") from None
+    if found.serves:
+        return ServingGuideDetail.of(serving_guide.serving_advice(found, at=query.as_of))
     return GuideDetail.of(assembly.guide_advice(found, at=query.as_of))
 
 

@@ -19,7 +19,7 @@ class GuidesConfig(AppConfig):
         # Imported for what they register: the token kinds; guides with django-reversion; the
         # fonts' check; the translation bases' and the task queue's signal receivers.
         from guides.background import tasks  # noqa: F401
-        from guides.content.tokens import kinds  # noqa: F401
+        from guides.content.tokens import kinds, serving_kinds  # noqa: F401
         from guides.editorial import revisions, share_images, translating  # noqa: F401
         from guides.editorial.shared_changes import MOVED_BY, answer_shared_change
         from guides.editorial.where_used import INDEXED, refuse_deleting_used

@@ -64,6 +64,12 @@ class Guide(ProseTokensMixin, models.Model):
         DRAFT = "draft", _("draft")
         PUBLISHED = "published", _("published")
 
+    class Kind(models.TextChoices):
+        """What the guide advises on: fine-tuning a model, or serving it with vLLM."""
+
+        FINE_TUNING = "fine-tuning", _("fine-tuning")
+        SERVING = "serving", _("serving")
+
     # The training run and budget (the admin's "Training assumptions"; a clone copies them).
     TRAINING_FIELDS = (
         "seq_len",
@@ -73,6 +79,8 @@ class Guide(ProseTokensMixin, models.Model):
         "training_tokens",
         "epochs",
     )
+    # The load a serving guide's speeds and costs assume (the admin's "Serving assumptions").
+    SERVING_FIELDS = ("serving_context", "prompt_tokens", "output_tokens", "tpot_target_ms")
 
     slug = models.SlugField(_("slug"), max_length=120, unique=True)
     title = models.CharField(_("title"), max_length=200, validators=ONE_LINE)
@@ -81,6 +89,9 @@ class Guide(ProseTokensMixin, models.Model):
     meta_description = models.CharField(_("meta description"), max_length=300, validators=ONE_LINE)
     language_model = models.ForeignKey(
         LanguageModel, on_delete=models.PROTECT, related_name="guides", verbose_name=_("model")
+    )
+    kind = models.CharField(
+        _("kind"), max_length=12, choices=Kind.choices, default=Kind.FINE_TUNING
     )
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
@@ -114,6 +125,25 @@ class Guide(ProseTokensMixin, models.Model):
     )
     epochs = models.PositiveSmallIntegerField(
         _("epochs"), default=1, validators=[MinValueValidator(1), MaxValueValidator(100)]
+    )
+    # A serving guide's load (pricing.serving_plans): --max-model-len, each user's prompt and
+    # answer, and the latency target cost per million tokens is computed at.
+    serving_context = models.PositiveIntegerField(
+        _("context (tokens)"),
+        default=8192,
+        validators=[MinValueValidator(256), MaxValueValidator(1_048_576)],
+        help_text=_("vLLM's --max-model-len: the longest request, prompt and answer."),
+    )
+    prompt_tokens = models.PositiveIntegerField(
+        _("prompt tokens"), default=1000, validators=[MinValueValidator(1)]
+    )
+    output_tokens = models.PositiveIntegerField(
+        _("answer tokens"), default=500, validators=[MinValueValidator(1)]
+    )
+    tpot_target_ms = models.PositiveSmallIntegerField(
+        _("latency target (ms per output token)"),
+        default=40,
+        validators=[MinValueValidator(1), MaxValueValidator(10_000)],
     )
     # The guide this one was cloned from: its prose follows the source's published changes
     # field by field, until the clone's own text differs (guides.editorial.families).
@@ -153,6 +183,17 @@ class Guide(ProseTokensMixin, models.Model):
     def get_absolute_url(self) -> str:
         return reverse("guides:detail", kwargs={"slug": self.slug})
 
+    @property
+    def serves(self) -> bool:
+        return self.kind == self.Kind.SERVING
+
+    def clean(self) -> None:
+        super().clean()
+        if self.serves and self.prompt_tokens + self.output_tokens > self.serving_context:
+            raise ValidationError(
+                {"output_tokens": _("A prompt and its answer must fit in the context.")}
+            )
+
     def training_setup(self, method: str, num_gpus: int = 1) -> training_memory.TrainingSetup:
         """The guide's stated training assumptions for one method."""
         return training_memory.TrainingSetup(
@@ -181,6 +222,21 @@ class Section(ProseTokensMixin, models.Model):
         FIT = "fit", _("fit table of the configurations")
         COST = "cost", _("cost table of the scenarios")
         COMPARISON = "comparison", _("GPU comparison (specs and prices)")
+        # A serving guide's (pricing.serving_plans, per weight precision):
+        SERVING_PRECISIONS = "serving-precisions", _("serving: which GPU for which precision")
+        SERVING_MEMORY = "serving-memory", _("serving: memory per precision")
+        SERVING_FIT = "serving-fit", _("serving: where vLLM starts, and how many requests")
+        SERVING_COST = "serving-cost", _("serving: speed and cost per million tokens")
+
+    # The tables only a serving guide shows; the others but the comparison are fine-tuning's.
+    SERVING_TABLES = frozenset(
+        {
+            Table.SERVING_PRECISIONS,
+            Table.SERVING_MEMORY,
+            Table.SERVING_FIT,
+            Table.SERVING_COST,
+        }
+    )
 
     guide = models.ForeignKey(
         Guide, on_delete=models.CASCADE, related_name="sections", verbose_name=_("guide")

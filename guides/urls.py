@@ -15,6 +15,8 @@ urlpatterns = [
     path("gpus/<slug:gpu>/prices.csv", views.gpu_price_history, name="gpu_price_history"),
     path("vram/", views.vram, name="vram"),
     path("serving/", views.serving, name="serving"),
+    # Model slugs hold dots (llama-3.1-70b): not a slug converter.
+    path("serving/<str:model>/", views.serving_for_model, name="serving_for_model"),
     path("compare/<slug:first>-vs-<slug:second>/", views.compare, name="compare"),
     path("legal/<slug:kind>/", views.legal, name="legal"),
     path("feeds/guides.xml", require_safe(feeds.GuideFeed()), name="guide_feed"),

@@ -16,9 +16,10 @@ from django.contrib import admin
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
-from django.utils.http import http_date, quote_etag, url_has_allowed_host_and_scheme
+from django.utils.http import http_date, quote_etag, url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -37,6 +38,7 @@ from guides.pages import (
     planner,
     reference_data,
     selectors,
+    serving_guide,
     serving_planner,
     site,
 )
@@ -120,7 +122,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
         at = _as_of(request)
-        page = assembly.guide_page(guide, at=at)
+        page = serving_guide.guide_page_for(guide, at=at)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
     except Provider.DoesNotExist:
@@ -135,7 +137,10 @@ def tutorial(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
     try:
         at = _as_of(request)
-        page = tutorials.tutorial_page(guide, at=at)
+        if guide.serves:
+            page = serving_guide.serving_tutorial_page(guide, at=at)
+        else:
+            page = tutorials.tutorial_page(guide, at=at)
     except AsOfRefused as refused:
         return _as_of_refused(request, refused)
     except tutorials.NoRepository:
@@ -143,7 +148,8 @@ def tutorial(request: HttpRequest, slug: str) -> HttpResponse:
     except Provider.DoesNotExist:
         raise _no_prices_yet() from None
     context = {"page": page, "guide": guide, "as_of": at, **meta.tutorial(request, guide, page)}
-    return render(request, "guides/tutorial.html", context)
+    template = "guides/serving_tutorial.html" if guide.serves else "guides/tutorial.html"
+    return render(request, template, context)
 
 
 @require_safe
@@ -297,6 +303,18 @@ def _serving(request: HttpRequest) -> HttpResponse:
 
 
 _cached_serving = cache_public_page(_serving)
+
+
+@require_safe
+def serving_for_model(request: HttpRequest, model: str) -> HttpResponse:
+    """Where a fine-tuning guide sends a reader who wants to serve its model: the model's
+    serving guide where one is published, else the vLLM planner with the model chosen."""
+    guide = selectors.published_serving_guide(model=model)
+    if guide is not None:
+        return redirect(guide)
+    if not any(m.slug == model for m in reference_data.language_models()):
+        raise Http404(_("There is no such model."))
+    return redirect(f"{reverse('guides:serving')}?{urlencode({'model': model})}")
 
 
 @require_safe

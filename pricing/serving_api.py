@@ -141,13 +141,13 @@ class ServingFix(Schema):
     value: str
 
 
-def _three(name: str, values, unit) -> dict[str, float | None]:
+def with_range(name: str, values, unit) -> dict[str, float | None]:
     """A modelled figure and its range as ``name``, ``name_low``, ``name_high``."""
     values = values or (None, None, None)
     return {f"{name}{end}": unit(v) for end, v in zip(("", "_low", "_high"), values, strict=True)}
 
 
-def _tenth(value: Decimal | None) -> float | None:
+def tenth(value: Decimal | None) -> float | None:
     return None if value is None else float(value.quantize(Decimal("0.1")))
 
 
@@ -169,9 +169,9 @@ class AtLatencyTarget(Schema):
             return None
         return cls(
             users=speed.users,
-            **_three("itl_ms", speed.itl_ms, _tenth),
-            **_three("tokens_per_s", speed.tokens_per_s, _tenth),
-            **_three("usd_per_million_tokens", speed.usd_per_million_tokens, dollars),
+            **with_range("itl_ms", speed.itl_ms, tenth),
+            **with_range("tokens_per_s", speed.tokens_per_s, tenth),
+            **with_range("usd_per_million_tokens", speed.usd_per_million_tokens, dollars),
         )
 
 
@@ -252,10 +252,10 @@ class ServingConfiguration(Schema):
             fixes=[ServingFix(flag=fix.flag, value=fix.value) for fix in row.fixes],
             command=serving.shell_line(row.command),
             usd_per_month=dollars(row.usd_per_month),
-            **_three("ttft_ms", speed and speed.ttft_ms, _tenth),
-            **_three("tokens_per_s_per_user", speed and speed.tokens_per_s_per_user, _tenth),
-            **_three("tokens_per_s", speed and speed.tokens_per_s, _tenth),
-            **_three("usd_per_million_tokens", speed and speed.usd_per_million_tokens, dollars),
+            **with_range("ttft_ms", speed and speed.ttft_ms, tenth),
+            **with_range("tokens_per_s_per_user", speed and speed.tokens_per_s_per_user, tenth),
+            **with_range("tokens_per_s", speed and speed.tokens_per_s, tenth),
+            **with_range("usd_per_million_tokens", speed and speed.usd_per_million_tokens, dollars),
             at_latency_target=AtLatencyTarget.of(row.at_target),
         )
 

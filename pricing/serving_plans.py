@@ -243,6 +243,43 @@ class ServingPlan:
         return recommend(self.rows, self.blocks)
 
 
+# A serving guide's precisions, in its tables' order: as published, converted to fp8 as vLLM
+# loads it, and a 4-bit AWQ export (GPTQ's memory and speed are AWQ's).
+GUIDE_PRECISIONS = ("bf16", "fp8", "awq")
+
+
+def guide_plans(
+    *,
+    language_model: LanguageModel,
+    context: int,
+    prompt_tokens: int,
+    output_tokens: int,
+    tpot_target_ms: int,
+    catalogue: planning.GpuCatalogue,
+    blocks: tuple[int, ...],
+    precisions: tuple[str, ...] = GUIDE_PRECISIONS,
+) -> dict[str, ServingPlan]:
+    """A serving guide's plans, one per weight precision (bf16 KV cache, one user's speed and
+    the most users within the target), over the page's own ``catalogue`` of prices and GPU-hour
+    ``blocks``: what its
+    tables, prose and API answer read (the home page's card asks for FP8's alone). Raises
+    ``planning.PlanningError`` for a model the planner refuses."""
+    return {
+        precision: serving_plan(
+            language_model=language_model,
+            setup=serving.ServingSetup(
+                weights=serving.WEIGHT_PRECISIONS[precision], context=context
+            ),
+            prompt_tokens=prompt_tokens,
+            output_tokens=output_tokens,
+            tpot_target_ms=tpot_target_ms,
+            catalogue=catalogue,
+            blocks=blocks,
+        )
+        for precision in precisions
+    }
+
+
 def refuse_unplannable(language_model: LanguageModel, context: int) -> None:
     """A model the computation cannot plan for, or a context longer than the model's."""
     if language_model.sliding_window:
@@ -269,15 +306,20 @@ def serving_plan(
     output_tokens: int = DEFAULT_OUTPUT_TOKENS,
     tpot_target_ms: int = DEFAULT_TPOT_TARGET_MS,
     at: date | None = None,
+    language_model: LanguageModel | None = None,
+    catalogue: planning.GpuCatalogue | None = None,
+    blocks: tuple[int, ...] | None = None,
 ) -> ServingPlan:
-    """Each GPU we rent, 1, 2, 4 and 8 on one host, serving a model on file (``model``) or
-    given by its architecture, with ``setup``'s precisions and context; prices as of ``at``."""
-    language_model = None
+    """Each GPU we rent, 1, 2, 4 and 8 on one host, serving a model on file (``model``, or the
+    record itself: ``language_model``) or given by its architecture, with ``setup``'s
+    precisions and context; prices as of ``at`` (or from a ``catalogue`` and the GPU-hour
+    ``blocks`` already read)."""
     if model is not None:
         language_model = planning.language_model_on_file(slug=model)
+    if language_model is not None:
         refuse_unplannable(language_model, setup.context)
         architecture = planning.architecture_of(language_model)
-    catalogue = planning.gpu_catalogue(at=at)
+    catalogue = catalogue or planning.gpu_catalogue(at=at)
     # A model given by its fields has no repository on file: the command names the checkpoint
     # variable, as it does for 4-bit weights.
     unnamed = f"${serving.CHECKPOINT_VARIABLE}"
@@ -300,7 +342,7 @@ def serving_plan(
         rows=rows,
         workload=workload,
         tpot_target_ms=tpot_target_ms,
-        blocks=tuple(selectors.hour_blocks()),
+        blocks=tuple(selectors.hour_blocks()) if blocks is None else blocks,
     )
 
 

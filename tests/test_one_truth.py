@@ -31,7 +31,9 @@ PLANNER_70B = "/{}/vram/?model=llama-3.1-70b&method=qlora&seq_len=2048"
 
 @pytest.fixture
 def published(seeded) -> list[Guide]:
-    guides = guide_selectors.published_guides()
+    """The fine-tuning guides (the serving guides' one truth:
+    tests/guides/pages/test_serving_guide.py)."""
+    guides = [g for g in guide_selectors.published_guides() if not g.serves]
     assert len(guides) == 5, "the seed publishes the 70B guide and four clones"
     return guides
 

@@ -26,6 +26,8 @@ PAGES = {
     "index": "/{lang}/",
     "guide": f"/{{lang}}/guides/{GUIDE_SLUG}/",
     "tutorial": f"/{{lang}}/guides/{GUIDE_SLUG}/tutorial/",
+    "serving-guide": "/{lang}/guides/best-gpu-for-serving-llama-3-1-70b/",
+    "serving-tutorial": "/{lang}/guides/best-gpu-for-serving-llama-3-1-70b/tutorial/",
     "gpus": "/{lang}/gpus/",
     "vram": "/{lang}/vram/",
     "vram-405": "/{lang}/vram/?params=405",

@@ -289,6 +289,17 @@ class GuideAdmin(
                 ),
             },
         ),
+        (
+            _("Serving assumptions"),
+            {
+                "fields": ["kind", *Guide.SERVING_FIELDS],
+                "description": _(
+                    "A serving guide's load: vLLM's --max-model-len, each user's prompt and "
+                    "answer in tokens, and the time per output token its cost per million "
+                    "tokens is computed at. A fine-tuning guide ignores them."
+                ),
+            },
+        ),
     ]  # fmt: skip
 
     class Media:
@@ -396,7 +407,7 @@ class GuideAdmin(
                 "opts": self.model._meta,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                 "selected": source.pk,
-                "slug_example": guide_slug_for(source.language_model),
+                "slug_example": guide_slug_for(source.language_model, source.kind),
             },
         )
 

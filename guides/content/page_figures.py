@@ -13,7 +13,7 @@ from datetime import date
 from decimal import Decimal
 from functools import cached_property
 
-from pricing import planning
+from pricing import planning, serving_plans
 from pricing.domain import calculations as calc
 from pricing.domain import footprint as fp
 from pricing.domain import training_memory as tm
@@ -74,6 +74,9 @@ class PageFigures:
     # The training budget runs are costed for: tokens per epoch x epochs.
     tokens_per_epoch: int = planning.DEFAULT_TRAINING_TOKENS
     epochs: int = 1
+    # A serving guide's plans by weight precision (``serving_plans.guide_plans``); empty for a
+    # fine-tuning guide, or where the planner refuses the model.
+    serving: dict[str, serving_plans.ServingPlan] = field(default_factory=dict)
     _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -89,6 +92,23 @@ class PageFigures:
     _computed_recommendations: dict[str, calc.Recommendation | None] = field(
         default_factory=dict, init=False, repr=False
     )
+
+    # --- serving ------------------------------------------------------------------------
+
+    def serving_plan(self, precision: str) -> serving_plans.ServingPlan:
+        try:
+            return self.serving[precision]
+        except KeyError:
+            raise MissingFigure(f"a serving plan in {precision}") from None
+
+    def serving_choice(self, precision: str) -> serving_plans.ServingRecommendation:
+        """What the guide recommends for serving in ``precision``: the cheapest million
+        output tokens at the latency target (``serving_plans.recommend``)."""
+        choice = self.serving_plan(precision).recommendation
+        if choice is None:
+            raise MissingFigure(f"a configuration serving {precision} within the target")
+        self.quoted_on.add(choice.chosen.gpu.checked_on)
+        return choice
 
     # --- memory -------------------------------------------------------------------------
 

@@ -117,8 +117,12 @@ def rent_label(count: int, gpu_name: str) -> str:
     return gettext("Rent %(config)s") % {"config": config_name(count, gpu_name)}
 
 
-def tutorial_title(model_name: str) -> str:
-    """The tutorial's title, and the guide's link to it."""
+def tutorial_title(model_name: str, *, serving: bool = False) -> str:
+    """The tutorial's title, and the guide's link to it (a serving guide's: vLLM's commands)."""
+    if serving:
+        return gettext("Step-by-step commands: serve %(model)s with vLLM on a rented GPU") % {
+            "model": model_name
+        }
     return gettext("Step-by-step commands: fine-tune %(model)s on a rented GPU") % {
         "model": model_name
     }

@@ -26,7 +26,7 @@ from guides.content.prose_rules import (
 )
 from guides.content.tokens import kinds  # registers every kind; what the answering ones say
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, TokenError, registry
-from guides.models import Guide
+from guides.models import Guide, Section
 from guides.pages.assembly import guide_figures
 from guides.pages.selectors import published_comparison_pairs, token_slugs
 from pricing.domain import calculations as calc
@@ -201,6 +201,33 @@ def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
     return problems
 
 
+def kind_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
+    """Tables of the other kind of guide (a fit table of training runs on a serving guide, say),
+    and a serving guide of a model the vLLM planner cannot plan for."""
+    problems = []
+    for section in guide.sections.all():
+        if not section.table or section.table == Section.Table.COMPARISON:
+            continue
+        if (section.table in Section.SERVING_TABLES) != guide.serves:
+            kind = _("serving") if section.table in Section.SERVING_TABLES else _("fine-tuning")
+            problems.append(
+                Problem(
+                    _("section %(position)s") % {"position": section.position},
+                    section.get_table_display(),
+                    _("this table belongs to a %(kind)s guide") % {"kind": kind},
+                )
+            )
+    if guide.serves and not figures.serving:
+        problems.append(
+            Problem(
+                _("model"),
+                guide.language_model.name,
+                _("the vLLM planner cannot plan for this model, so no serving figure can be shown"),
+            )
+        )
+    return problems
+
+
 def guide_problems(
     guide: Guide,
     *,
@@ -220,6 +247,8 @@ def guide_problems(
     gpu_names = gpu_names or (known or token_slugs()).gpu_names
     if published_pairs is None:
         published_pairs = set(published_comparison_pairs())
-    return advice_problems(guide, figures) + text_problems(
-        guide, figures, gpu_names, published_pairs
+    return (
+        kind_problems(guide, figures)
+        + advice_problems(guide, figures)
+        + text_problems(guide, figures, gpu_names, published_pairs)
     )

@@ -39,20 +39,30 @@ class CloneRefused(Exception):
     """The clone cannot be made; the message says why in one line."""
 
 
-def guide_slug_for(language_model: LanguageModel) -> str:
-    """best-gpu-for-llama-3-1-8b-fine-tuning: the model's slug, dots made hyphens."""
-    return slugify(f"best-gpu-for-{language_model.slug.replace('.', '-')}-fine-tuning")
+def guide_slug_for(language_model: LanguageModel, kind: str = Guide.Kind.FINE_TUNING) -> str:
+    """best-gpu-for-llama-3-1-8b-fine-tuning, best-gpu-for-serving-llama-3-1-8b: the model's
+    slug, dots made hyphens."""
+    model = language_model.slug.replace(".", "-")
+    if kind == Guide.Kind.SERVING:
+        return slugify(f"best-gpu-for-serving-{model}")
+    return slugify(f"best-gpu-for-{model}-fine-tuning")
 
 
-TITLE = gettext_noop("Which GPU is best for fine-tuning %(model)s?")
+TITLES = {
+    Guide.Kind.FINE_TUNING: gettext_noop("Which GPU is best for fine-tuning %(model)s?"),
+    Guide.Kind.SERVING: gettext_noop("Which GPU is best for serving %(model)s?"),
+}
 
 
-def guide_title_for(language_model: LanguageModel, language: str) -> str:
+def guide_title_for(
+    language_model: LanguageModel, language: str, kind: str = Guide.Kind.FINE_TUNING
+) -> str:
     """The clone's title in ``language``; refused where the message catalogue has none (a
     German or Japanese page would show the English title: compile the catalogues first)."""
+    english = TITLES[kind] % {"model": language_model.name}
     with translation.override(language):
-        title = _(TITLE) % {"model": language_model.name}
-    if language != settings.LANGUAGE_CODE and title == TITLE % {"model": language_model.name}:
+        title = _(TITLES[kind]) % {"model": language_model.name}
+    if language != settings.LANGUAGE_CODE and title == english:
         raise CloneRefused(
             _("there is no %(language)s guide title to give the clone: run make translations")
             % {"language": language}
@@ -91,7 +101,7 @@ def clone_guide(
     caller has just run ``guide_problems`` on the source and found nothing. ``user``: who
     made it, for the History of its publication.
     """
-    slug = slug or guide_slug_for(language_model)
+    slug = slug or guide_slug_for(language_model, source.kind)
     _check(source, language_model, slug, source_checked)
     with transaction.atomic():
         guide = Guide(
@@ -99,10 +109,12 @@ def clone_guide(
             language_model=language_model,
             source=source,
             status=Guide.Status.DRAFT,
+            kind=source.kind,
             **{name: getattr(source, name) for name in Guide.TRAINING_FIELDS},
+            **{name: getattr(source, name) for name in Guide.SERVING_FIELDS},
         )
         for code, _name in settings.LANGUAGES:
-            setattr(guide, f"title_{code}", guide_title_for(language_model, code))
+            setattr(guide, f"title_{code}", guide_title_for(language_model, code, source.kind))
             for name in TRANSLATED_GUIDE_FIELDS:
                 setattr(guide, f"{name}_{code}", getattr(source, f"{name}_{code}"))
         guide.title = guide.title_en

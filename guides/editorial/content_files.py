@@ -60,7 +60,8 @@ from gpuguide.lib.editor_input import LINE_BREAK
 from guides.models import Guide
 
 STRUCTURE_FILE = "guide.json"
-# guide.json's keys, besides "training", which may be left out.
+# guide.json's keys, besides "training" and "serving", which may be left out ("serving" makes
+# it a serving guide).
 STRUCTURE_KEYS = [
     "configurations", "cost_scenarios", "language_model", "published_on", "recommendations",
     "sections", "slug", "sources", "status",
@@ -140,6 +141,19 @@ class TrainingAssumptions:
         return cls(**{f.name: Guide._meta.get_field(f.name).default for f in fields(cls)})
 
 
+@dataclass(frozen=True)
+class ServingAssumptions:
+    """A serving guide's load; the names of the Guide's fields."""
+
+    serving_context: int
+    prompt_tokens: int
+    output_tokens: int
+    tpot_target_ms: int
+
+
+OPTIONAL_KEYS = {"training": TrainingAssumptions, "serving": ServingAssumptions}
+
+
 @dataclass
 class GuideContent:
     slug: str
@@ -154,6 +168,7 @@ class GuideContent:
     texts: dict[str, GuideText]
     training: TrainingAssumptions
     structure_path: Path | None = field(default=None, compare=False)
+    serving: ServingAssumptions | None = None  # a serving guide's load; None: fine-tuning
 
     def structure_line(self, word: str) -> int | None:
         """The first line of guide.json that mentions ``"word"`` (for error messages)."""
@@ -204,21 +219,20 @@ def _read_structure(path: Path) -> GuideContent:
     except json.JSONDecodeError as exc:
         raise ContentFileError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
     got = set(data) if isinstance(data, dict) else set()
-    if not isinstance(data, dict) or not set(STRUCTURE_KEYS) <= got <= {
-        *STRUCTURE_KEYS,
-        "training",
-    }:
+    allowed = {*STRUCTURE_KEYS, *OPTIONAL_KEYS}
+    if not isinstance(data, dict) or not set(STRUCTURE_KEYS) <= got <= allowed:
         raise ContentFileError(
             path,
             1,
-            f"keys must be exactly {', '.join(STRUCTURE_KEYS)}, and optionally training"
-            + _keys_amiss(STRUCTURE_KEYS, got, {*STRUCTURE_KEYS, "training"}),
+            f"keys must be exactly {', '.join(STRUCTURE_KEYS)}, and optionally training and "
+            "serving" + _keys_amiss(STRUCTURE_KEYS, got, allowed),
         )
     training = (
-        _read_training(path, data["training"])
+        _read_assumptions(path, data["training"], "training")
         if "training" in data
         else TrainingAssumptions.defaults()
     )
+    serving = _read_assumptions(path, data["serving"], "serving") if "serving" in data else None
     try:
         return GuideContent(
             slug=data["slug"],
@@ -241,6 +255,7 @@ def _read_structure(path: Path) -> GuideContent:
             texts={},
             training=training,
             structure_path=path,
+            serving=serving,
         )
     except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
         raise ContentFileError(path, None, f"unexpected structure: {exc!r}") from exc
@@ -255,14 +270,16 @@ def _keys_amiss(expected: list[str], got: set[str], allowed: set[str]) -> str:
     )
 
 
-def _read_training(path: Path, value: object) -> TrainingAssumptions:
-    """guide.json's ``training`` object, each value checked against the Guide model's limits."""
-    names = [f.name for f in fields(TrainingAssumptions)]
+def _read_assumptions(path: Path, value: object, key: str):
+    """guide.json's ``training`` or ``serving`` object (``OPTIONAL_KEYS``), each value checked
+    against the Guide model's limits."""
+    assumptions = OPTIONAL_KEYS[key]
+    names = [f.name for f in fields(assumptions)]
     if not isinstance(value, dict) or set(value) != set(names):
         raise ContentFileError(
             path,
-            _line_mentioning(path, "training"),
-            "“training” is an object with exactly the keys "
+            _line_mentioning(path, key),
+            f"“{key}” is an object with exactly the keys "
             + ", ".join(names)
             + (_keys_amiss(names, set(value), set(names)) if isinstance(value, dict) else ""),
         )
@@ -271,21 +288,24 @@ def _read_training(path: Path, value: object) -> TrainingAssumptions:
         if name == "gradient_checkpointing":
             if not isinstance(item, bool):
                 raise ContentFileError(
-                    path, line, f"training.{name} is true or false, not {json.dumps(item)}"
+                    path, line, f"{key}.{name} is true or false, not {json.dumps(item)}"
                 )
             continue
         validators = Guide._meta.get_field(name).validators  # the limits the model accepts
         lowest = max(v.limit_value for v in validators if isinstance(v, MinValueValidator))
-        highest = min(v.limit_value for v in validators if isinstance(v, MaxValueValidator))
+        highest = min(
+            (v.limit_value for v in validators if isinstance(v, MaxValueValidator)),
+            default=2**31 - 1,  # a PositiveIntegerField's own bound
+        )
         # bool is an int in Python, but true is no sequence length.
         if type(item) is not int or not lowest <= item <= highest:
             raise ContentFileError(
                 path,
                 line,
-                f"training.{name} is a whole number from {lowest} to {highest}, "
+                f"{key}.{name} is a whole number from {lowest} to {highest}, "
                 f"not {json.dumps(item)}",
             )
-    return TrainingAssumptions(**{name: value[name] for name in names})
+    return assumptions(**{name: value[name] for name in names})
 
 
 def parse_language(source: str, path: Path, structure: list[SectionStructure]) -> GuideText:
@@ -432,6 +452,11 @@ def guide_content(guide) -> GuideContent:
         training=TrainingAssumptions(
             **{f.name: getattr(guide, f.name) for f in fields(TrainingAssumptions)}
         ),
+        serving=ServingAssumptions(
+            **{f.name: getattr(guide, f.name) for f in fields(ServingAssumptions)}
+        )
+        if guide.serves
+        else None,
     )
 
 

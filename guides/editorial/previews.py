@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from guides.editorial import revisions
 from guides.models import GuideRevision
-from guides.pages import assembly, meta
+from guides.pages import meta, serving_guide
 from pricing.models import Provider
 
 TEMPLATE = "guides/guide_detail.html"  # the public page's own
@@ -23,7 +23,7 @@ def revision_preview(request: HttpRequest, revision: GuideRevision) -> HttpRespo
     managers as ``selectors.guide_for_page`` would prefetch them (``Content.page_guide``)."""
     guide = revisions.revision_content(revision).page_guide()
     try:
-        page = assembly.guide_page(guide)
+        page = serving_guide.guide_page_for(guide)
     except Provider.DoesNotExist:
         raise Http404(_("No prices have been recorded yet.")) from None
     context = {

@@ -150,7 +150,8 @@ def load_clones(path: Path) -> int:
     for line, record in _records(path):
         try:
             language_model = LanguageModel.objects.get(slug=record["model"])
-            slug = record.get("slug") or guide_slug_for(language_model)
+            kind = Guide.objects.filter(slug=record["source"]).values_list("kind", flat=True)
+            slug = record.get("slug") or guide_slug_for(language_model, *kind)
             if Guide.objects.filter(slug=slug).exists():
                 _link_to_source(slug, record["source"])
                 continue
@@ -288,6 +289,8 @@ def load_guide(content: GuideContent) -> int:
         status=Guide.Status.DRAFT,  # published below, once its rows are all there
         published_on=content.published_on,
         **asdict(content.training),
+        kind=Guide.Kind.SERVING if content.serving else Guide.Kind.FINE_TUNING,
+        **(asdict(content.serving) if content.serving else {}),
         **{
             f"{name}_{lang}": getattr(text, name) or ""
             for name in ("title", "question", "meta_description", "short_answer")

@@ -161,8 +161,9 @@ def _moved(
     moved: list[MovedFigure] = []
     for guide in guides:
         base = page_figures(params_billion=guide.language_model.params_billion)
-        now = _figures(guide_figures(guide, catalogue_figures=base))
-        then = _figures(guide_figures(edit_guide(guide), catalogue_figures=edit_base(base)))
+        edited = edit_guide(guide)
+        now = _figures(guide, guide_figures(guide, catalogue_figures=base))
+        then = _figures(edited, guide_figures(edited, catalogue_figures=edit_base(base)))
         for name, (value, shown) in now.items():
             new_value, new_shown = then.get(name, (None, "—"))
             if _moves(value, new_value):
@@ -176,10 +177,12 @@ def _moves(before: object, after: object) -> bool:
     return before != after
 
 
-def _figures(figures: PageFigures) -> dict[str, tuple[object, str]]:
+def _figures(guide: Guide, figures: PageFigures) -> dict[str, tuple[object, str]]:
     """Each figure a guide's page states that shared data moves: per method, its peak memory
     on one GPU, what it recommends and that run's hours and cost; and each fit verdict. Name
-    -> (value compared, value as shown)."""
+    -> (value compared, value as shown). A serving guide's: ``_serving_figures``."""
+    if guide.serves:
+        return _serving_figures(figures)
     found: dict[str, tuple[object, str]] = {}
     for slug, method in figures.methods.items():
         name = method.short_name or method.name
@@ -219,6 +222,38 @@ def _figures(figures: PageFigures) -> dict[str, tuple[object, str]]:
             found[verdict % {"method": name, "configuration": label}] = (
                 fits,
                 _("fits") if fits else _("does not fit"),
+            )
+    return found
+
+
+def _serving_figures(figures: PageFigures) -> dict[str, tuple[object, str]]:
+    """A serving guide's: per precision, what it recommends, the cost of a million output
+    tokens there and the users within the target; and whether vLLM starts on each
+    configuration of its fit table."""
+    found: dict[str, tuple[object, str]] = {}
+    for precision, plan in figures.serving.items():
+        name = precision.upper()
+        choice = plan.recommendation
+        chosen = choice.chosen if choice else None
+        label = presentation.config_label(chosen.count, chosen.gpu.name) if chosen else ""
+        found[_("%(method)s: recommendation") % {"method": name}] = (label, label or "—")
+        if chosen and chosen.at_target.usd_per_million_tokens:
+            cost = chosen.at_target.usd_per_million_tokens[0]
+            found[_("%(precision)s: cost per million output tokens") % {"precision": name}] = (
+                cost,
+                presentation.usd(cost),
+            )
+            users = Decimal(chosen.at_target.users)
+            found[_("%(precision)s: users within the latency target") % {"precision": name}] = (
+                users,
+                presentation.number(users),
+            )
+        for row in plan.rows:
+            label = presentation.config_label(row.count, row.gpu.name)
+            verdict = _("%(method)s on %(configuration)s")
+            found[verdict % {"method": name, "configuration": label}] = (
+                row.starts,
+                _("starts") if row.starts else _("does not start"),
             )
     return found
 

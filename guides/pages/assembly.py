@@ -52,7 +52,7 @@ from guides.pages.charts import (
     chart_frame,
     chart_lines,
 )
-from pricing import selectors
+from pricing import planning, selectors, serving_plans
 from pricing.domain import calculations as calc
 from pricing.domain import footprint as fp
 from pricing.domain import throughput
@@ -190,7 +190,8 @@ def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Compar
 
 def _model_fits(base: PageFigures, first: str, second: str) -> list[ModelFit]:
     fits = []
-    for guide in guide_selectors.published_guides():
+    # The fine-tuning guides' runs (a serving guide of the same model states none).
+    for guide in (g for g in guide_selectors.published_guides() if not g.serves):
         figures = replace(
             base,
             params_billion=guide.language_model.params_billion,
@@ -222,6 +223,10 @@ TABLE_TEMPLATES = {
     Section.Table.FIT: "guides/includes/fit_table.html",
     Section.Table.COST: "guides/includes/cost_table.html",
     Section.Table.COMPARISON: "guides/includes/comparison_table.html",
+    Section.Table.SERVING_PRECISIONS: "guides/includes/serving_precisions_table.html",
+    Section.Table.SERVING_MEMORY: "guides/includes/serving_memory_table.html",
+    Section.Table.SERVING_FIT: "guides/includes/serving_fit_table.html",
+    Section.Table.SERVING_COST: "guides/includes/serving_cost_table.html",
 }
 # How a section folds on a phone (docs/public-face.md): the methods table is the answer and
 # never folds; the tables the recommendation is derived from are reference, and fold with
@@ -233,6 +238,10 @@ SECTION_FOLDS = {
     Section.Table.ESTIMATE: FOLD_SECTION,
     Section.Table.FIT: FOLD_SECTION,
     Section.Table.COST: FOLD_SECTION,
+    Section.Table.SERVING_PRECISIONS: FOLD_ANSWER,
+    Section.Table.SERVING_MEMORY: FOLD_SECTION,
+    Section.Table.SERVING_FIT: FOLD_SECTION,
+    Section.Table.SERVING_COST: FOLD_SECTION,
 }
 
 
@@ -487,7 +496,7 @@ class GuidePage:
 
     @cached_property
     def sources(self) -> list[SourceView]:
-        return [_source_view(gs.source) for gs in self.guide.guide_sources.all()]
+        return [source_view(gs.source) for gs in self.guide.guide_sources.all()]
 
 
 def guide_figures(
@@ -530,7 +539,39 @@ def guide_figures(
         for s in guide.cost_scenarios.all()
     ]
     figures.scenario_gpu_hours = [s.gpu_hours for s in figures.scenarios]  # [[scenario_blocks]]
+    if guide.serves:
+        figures.serving = serving_guide_plans(guide, figures, at=at)
     return figures
+
+
+def serving_guide_plans(
+    guide: Guide,
+    figures: PageFigures,
+    *,
+    at: date | None,
+    precisions: tuple[str, ...] = serving_plans.GUIDE_PRECISIONS,
+) -> dict[str, serving_plans.ServingPlan]:
+    """A serving guide's plans at its load, over the prices ``figures`` read (so that an edit
+    held in memory, ``editorial.shared_changes``, moves them too); none for a model the
+    planner refuses (its figures show a dash, and the guide checks say so)."""
+    catalogue = planning.GpuCatalogue(
+        provider=figures.house,
+        as_of=at or timezone.localdate(),
+        gpus=list(figures.listings[figures.house].values()),
+    )
+    try:
+        return serving_plans.guide_plans(
+            language_model=guide.language_model,
+            context=guide.serving_context,
+            prompt_tokens=guide.prompt_tokens,
+            output_tokens=guide.output_tokens,
+            tpot_target_ms=guide.tpot_target_ms,
+            catalogue=catalogue,
+            blocks=tuple(figures.blocks),
+            precisions=precisions,
+        )
+    except planning.PlanningError:
+        return {}
 
 
 def _for_guide(base: PageFigures, guide: Guide) -> PageFigures:
@@ -583,7 +624,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     short_answer = render_prose(guide.short_answer, figures)
     meta_description = render_plain(guide.meta_description, figures)
     faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
-    sections = [_section_view(s, figures) for s in guide.sections.all()]
+    sections = [section_view(s, figures) for s in guide.sections.all()]
     faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
     method_summary = [_method_summary_row(figures, column) for column in columns]
     return GuidePage(
@@ -613,7 +654,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     )
 
 
-def _source_view(source) -> SourceView:
+def source_view(source) -> SourceView:
     read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
     return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 
@@ -703,7 +744,7 @@ def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
         return None
 
 
-def _section_view(section: Section, figures: PageFigures) -> SectionView:
+def section_view(section: Section, figures: PageFigures) -> SectionView:
     table_template = TABLE_TEMPLATES.get(section.table)
     compared = None
     if section.table == Section.Table.COMPARISON:
@@ -1013,9 +1054,30 @@ class GuideCard:
 
 
 @dataclass(frozen=True)
+class ServingCard:
+    """A serving guide on the home page: what it recommends with FP8 weights, as it says."""
+
+    guide: Guide
+    model_name: str
+    choice: serving_plans.ServingRecommendation | None  # None where nothing serves it
+
+    @property
+    def label(self) -> str:
+        return config_label(self.choice.chosen.count, self.choice.chosen.gpu.name)
+
+    @property
+    def usd_per_million_tokens(self) -> Decimal:
+        return self.choice.chosen.at_target.usd_per_million_tokens[0]
+
+
+CARD_PRECISION = "fp8"  # what a serving guide's short answer recommends first
+
+
+@dataclass(frozen=True)
 class HomePage:
     house: Provider
     cards: list[GuideCard]
+    serving_cards: list[ServingCard]
     prices: list[selectors.GpuListing]  # every GPU we rent that has our price
     checked: PriceDates | None
     comparisons: list[guide_selectors.ComparisonLink]
@@ -1031,17 +1093,25 @@ def home_page(*, at: date | None = None) -> HomePage:
     """
     guides = guide_selectors.published_guides_with_configurations()
     base = page_figures(params_billion=Decimal(1), at=at)
-    cards = [_guide_card(guide, base) for guide in guides]
+    cards = [_guide_card(guide, base) for guide in guides if not guide.serves]
+    serving_cards = [_serving_card(guide, base, at) for guide in guides if guide.serves]
     ours = [g for g in base.listings[base.house].values() if g.rentable and g.usd_per_gpu_hour]
     checked = price_dates(g.checked_on for g in ours)
     return HomePage(
         house=selectors.house_provider(),
         cards=cards,
+        serving_cards=serving_cards,
         prices=ours,
         checked=checked,
         comparisons=guide_selectors.published_comparisons(),
         checked_today=checked is not None and checked.oldest == timezone.localdate(),
     )
+
+
+def _serving_card(guide: Guide, base: PageFigures, at: date | None) -> ServingCard:
+    plans = serving_guide_plans(guide, base, at=at, precisions=(CARD_PRECISION,))
+    choice = plans[CARD_PRECISION].recommendation if plans else None
+    return ServingCard(guide, guide.language_model.name, choice)
 
 
 def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:

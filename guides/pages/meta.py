@@ -22,7 +22,6 @@ from guides.content import presentation
 from guides.models import Guide
 from guides.pages import site, structured_data
 from guides.pages.assembly import Comparison, GpuPriceList, GuidePage, HomePage
-from guides.pages.tutorial import TutorialPage
 
 Trail = list[tuple[str, str]]  # (name, path), home first, the page itself last
 
@@ -95,13 +94,21 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
     }
 
 
-def tutorial(request: HttpRequest, guide: Guide, page: TutorialPage) -> dict:
-    title = presentation.tutorial_title(page.model_name)
+def tutorial(request: HttpRequest, guide: Guide, page) -> dict:
+    """A tutorial's meta: a fine-tuning guide's (``TutorialPage``) or a serving guide's
+    (``serving_guide.ServingTutorialPage``)."""
+    title = presentation.tutorial_title(page.model_name, serving=guide.serves)
     trail = _trail((guide.title, guide.get_absolute_url()), (title, request.path))
-    description = _(
-        "The trl sft commands that fine-tune %(model)s on the GPUs our guide recommends, method "
-        "by method, and what each run costs at %(provider)s."
-    ) % {"model": page.model_name, "provider": page.house_name}
+    if guide.serves:
+        description = _(
+            "The vllm serve commands that serve %(model)s on the GPUs our guide recommends, "
+            "precision by precision, and how to measure them against our figures."
+        ) % {"model": page.model_name}
+    else:
+        description = _(
+            "The trl sft commands that fine-tune %(model)s on the GPUs our guide recommends, "
+            "method by method, and what each run costs at %(provider)s."
+        ) % {"model": page.model_name, "provider": page.house_name}
     return {
         "trail": trail,
         "meta_title": title,

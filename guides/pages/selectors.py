@@ -41,6 +41,16 @@ def published_guides() -> list[Guide]:
     )
 
 
+def published_serving_guide(*, model: str) -> Guide | None:
+    """The published serving guide of the language model ``model`` (a slug), if there is one."""
+    return (
+        Guide.objects.published()
+        .filter(kind=Guide.Kind.SERVING, language_model__slug=model)
+        .order_by("pk")
+        .first()
+    )
+
+
 def last_published_changes(guides: list[Guide]) -> dict[int, datetime]:
     """When each guide last changed for its readers, in one query: the publication of its
     newest edit, or, for a guide published once (each the seed makes: its one revision is the

@@ -133,7 +133,7 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
         adapter_learning_rate=trl_commands.ADAPTER_LEARNING_RATE,
         full_learning_rate=trl_commands.FULL_LEARNING_RATE,
         learning_rate_sources=[
-            _source_view(source)
+            source_view(source)
             for source in selectors.sources_by_key(keys=trl_commands.LEARNING_RATE_SOURCES)
         ],
         save_every=Decimal(trl_commands.SAVE_EVERY),
@@ -141,7 +141,7 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
     )
 
 
-def _source_view(source) -> SourceView:
+def source_view(source) -> SourceView:
     read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
     return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 

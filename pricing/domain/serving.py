@@ -402,6 +402,30 @@ def vllm_serve_command(repository: str, setup: ServingSetup) -> list[str]:
     return command
 
 
+# `vllm bench serve`'s options as vLLM 0.34.0 defines them (vllm/benchmarks/serve.py and
+# vllm/benchmarks/datasets/datasets.py of its wheel, read 2026-12-07): random prompts and answers
+# of set lengths, the answers run to full length, at most so many requests at once.
+BENCH_REQUESTS_PER_USER = 4
+
+
+def vllm_bench_command(
+    model: str, *, prompt_tokens: int, output_tokens: int, users: int
+) -> list[str]:
+    """`vllm bench serve` against the running server with a load like the guide's: ``users``
+    at once, each sending random prompts of ``prompt_tokens`` and reading ``output_tokens``
+    (``--ignore-eos``: every answer full length), four requests each. It prints the time to
+    first token, the time per output token and the output tokens a second to compare with."""
+    return [
+        "vllm", "bench", "serve", "--model", model,
+        "--dataset-name", "random",
+        "--random-input-len", str(prompt_tokens),
+        "--random-output-len", str(output_tokens),
+        "--ignore-eos",
+        "--max-concurrency", str(users),
+        "--num-prompts", str(users * BENCH_REQUESTS_PER_USER),
+    ]  # fmt: skip
+
+
 def shell_line(command: Iterable[str]) -> str:
     """The command as one shell line: each argument quoted where it needs it, the checkpoint
     variable in double quotes, so that the shell expands it."""

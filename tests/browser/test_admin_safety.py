@@ -37,7 +37,7 @@ def test_the_delete_page_of_a_quoted_fact_lists_the_faq_and_deletes_nothing(
     editor_tab.goto(f"{site}/en/admin/pricing/fact/{fact.pk}/delete/")
     expect(editor_tab.locator("h1")).to_have_text("Cannot delete fact")
     expect(editor_tab.locator("#deleted-objects > li").first).to_contain_text(
-        "Used in 5 guides × 3 languages"
+        "Used in 9 guides × 3 languages"
     )
     # One line per guide; the 70B guide's opens to the FAQ entry that quotes the fact.
     line = editor_tab.locator("#deleted-objects details").filter(has_text=GUIDE)
@@ -70,11 +70,11 @@ def test_the_h100s_delete_page_is_one_line_per_guide(
     with signed_in_tab(browser, administrator_cookie) as tab:
         tab.goto(f"{site}/en/admin/pricing/gpu/{h100.pk}/delete/")
         expect(tab.locator("#deleted-objects > li").first).to_contain_text(
-            "Used in 5 guides × 3 languages and 1 GPU comparison"
+            "Used in 9 guides × 3 languages and 1 GPU comparison"
         )
-        # The summary, 5 guides, the comparison and a price; the places stay folded.
-        expect(tab.locator("#deleted-objects li:visible")).to_have_count(8)
-        assert tab.locator("#deleted-objects").bounding_box()["height"] < 250
+        # The summary, 9 guides, the comparison and a price; the places stay folded.
+        expect(tab.locator("#deleted-objects li:visible")).to_have_count(12)
+        assert tab.locator("#deleted-objects").bounding_box()["height"] < 400
         assert tab.evaluate("document.documentElement.scrollHeight") < 1000
         if WANT_SCREENSHOTS:
             SHOTS.mkdir(exist_ok=True)

@@ -212,7 +212,7 @@ def test_nothing_is_cut_off_on_any_page_from_320_to_1920_px(page, site, legal_pa
     window resized (the layout follows without a reload); nothing is loaded from outside."""
     assert _open(page, f"{site}/{lang}/", DESKTOP) == []
     guides = page.eval_on_selector_all(".cards a", "links => links.map(a => a.href)")
-    assert len(guides) == 5  # the seed's guide and its four clones
+    assert len(guides) == 9  # the seed's two guides and their clones, both kinds
     paths = [site + p.format(lang=lang) for _name, p, _status in (x.values for x in PUBLIC_PAGES)]
     paths += [*guides, *(url + "tutorial/" for url in guides), f"{site}/{lang}/"]
     for url in paths:
@@ -388,7 +388,7 @@ def test_every_guide_on_a_phone_shows_its_answer_and_folds_only_reference(page, 
     the comparison's table and the sources folded, one tap away."""
     _open(page, f"{site}/{lang}/", DESKTOP)
     guides = page.eval_on_selector_all(".cards a", "links => links.map(a => a.href)")
-    assert len(guides) == 5  # the seed's guide and its four clones
+    assert len(guides) == 9  # the seed's two guides and their clones, both kinds
     heights = {}
     for url in guides:
         _open(page, url, PHONE)
@@ -397,9 +397,12 @@ def test_every_guide_on_a_phone_shows_its_answer_and_folds_only_reference(page, 
         )
         assert page.evaluate(ANSWER) == {"shown": True, "folded": False, "fits": True}
         _fits_the_phone(page, f"guide-{lang}-{url.rstrip('/').rsplit('/', 1)[-1]}")
-        # Nothing removed: four reference sections, the comparison's table, the sources.
-        assert page.evaluate(FOLDS) == [False] * 6, url
+        # Nothing removed: the reference sections (four of a fine-tuning guide, three of a
+        # serving guide's), the comparison's table, the sources.
+        sections = 3 if "/best-gpu-for-serving-" in url else 4
+        assert page.evaluate(FOLDS) == [False] * (sections + 2), url
     assert max(heights.values()) <= MOST_ON_A_PHONE, heights
+    _open(page, f"{site}/{lang}/guides/{GUIDE_SLUG}/", PHONE)  # the run table: fine-tuning's
     fold = page.locator("details.fold", has=page.locator("table.runs"))
     fold.locator("summary").click()
     assert fold.locator("table.runs").is_visible()

@@ -54,10 +54,10 @@ def test_a_tenfold_slip_is_held_listed_confirmed_and_kept_in_the_history(
         page.locator("#id_bf16_dense_tflops").fill("9895")
         page.locator("input[name=_save]").click()
         expect(page.locator(".errorlist.nonfield")).to_contain_text(
-            "Diese Änderung bewegt 50 veröffentlichte Zahlen um mehr als das 1,5-Fache"
+            "Diese Änderung bewegt 80 veröffentlichte Zahlen um mehr als das 1,5-Fache"
         )
         table = page.locator(".shared-confirmation tbody tr")
-        expect(table).to_have_count(50)
+        expect(table).to_have_count(80)
         expect(table.first).to_contain_text("QLoRA: Empfehlung")
         assert Gpu.objects.get(pk=h100_put_back.pk).bf16_dense_tflops == SEEDED_TFLOPS
 

@@ -1172,7 +1172,8 @@ def tutorial_link(f: PageFigures) -> str:
     if not (f.guide_slug and trl_commands.REPOSITORY.match(f.model_repository)):
         raise MissingFigure("the Hugging Face repository of the guide's model (for its tutorial)")
     url = reverse("guides:tutorial", kwargs={"slug": f.guide_slug})
-    return format_html('<a href="{}">{}</a>', url, show.tutorial_title(f.model_name))
+    title = show.tutorial_title(f.model_name, serving=bool(f.serving))
+    return format_html('<a href="{}">{}</a>', url, title)
 
 
 @registry.kind(

@@ -89,7 +89,7 @@ def test_the_index_names_every_language_of_a_fact_in_every_guide(seeded):
         f"{GUIDE} › FAQ 5 (de) › [[fact minimum-top-up]]",
         f"{GUIDE} › FAQ 5 (ja) › [[fact minimum-top-up]]",
     ]
-    assert len(uses) == 15  # five guides, three languages each
+    assert len(uses) == 27  # nine guides (five fine-tuning, four serving), three languages each
 
 
 def test_the_index_reads_tables_as_well_as_tokens(seeded):
@@ -154,10 +154,11 @@ def test_the_h100s_uses_are_grouped_by_guide_and_language(client, superuser):
     body = client.get(delete_url(Gpu.objects.get(slug="h100"))).content.decode()
     listed = in_use_list(body)
     assert listed.startswith(
-        ' class="in-use">\t<li>Used in 5 guides × 3 languages and 1 GPU comparison\n\t<ul>'
+        ' class="in-use">\t<li>Used in 9 guides × 3 languages and 1 GPU comparison\n\t<ul>'
     )
-    assert listed.count("<details>") == 5  # one per guide
-    assert listed.count("<li>") == 1 + 5 + 1 + 51 + 1  # summary, guides, comparison, places, price
+    assert listed.count("<details>") == 9  # one per guide
+    # summary, guides, comparison, places (51 fine-tuning, 6 on each serving guide), price
+    assert listed.count("<li>") == 1 + 9 + 1 + 51 + 4 * 6 + 1
     guide = Guide.objects.get(slug=GUIDE_SLUG)
     edit = f"{ADMIN}guides/guide/{guide.pk}/change/"
     assert f'<summary><a href="{edit}">{GUIDE}</a>: 11 places</summary>' in listed
@@ -225,7 +226,7 @@ def test_delete_selected_lists_each_objects_uses_and_deletes_nothing(client, sup
     assert "Nothing was deleted: the places below still use the selected facts." in body
     listed = in_use_list(body)
     assert listed.startswith(
-        ' class="in-use">\t<li>minimum-top-up = 25.0000 — used in 5 guides × 3 languages\n\t<ul>'
+        ' class="in-use">\t<li>minimum-top-up = 25.0000 — used in 9 guides × 3 languages\n\t<ul>'
     )
     assert ">FAQ 5 › [[fact minimum-top-up]]</a> (en, de, ja)</li>" in guide_block(listed)
     assert "spare" not in listed

@@ -344,8 +344,10 @@ def method_table(client, slug: str, lang: str) -> dict[str, list[str]]:
     return one_truth.method_table(page(client, slug, lang).body)
 
 
-def test_the_parameters_are_every_published_guide(seeded):
-    assert sorted(Guide.objects.published().values_list("slug", flat=True)) == sorted(GUIDES)
+def test_the_parameters_are_every_published_fine_tuning_guide(seeded):
+    """(The serving guides' sentences: tests/guides/pages/test_serving_guide.py.)"""
+    published = Guide.objects.published().filter(kind=Guide.Kind.FINE_TUNING)
+    assert sorted(published.values_list("slug", flat=True)) == sorted(GUIDES)
 
 
 def test_the_guide_check_refuses_a_requirement_that_names_the_recommendation(seeded):

@@ -145,7 +145,7 @@ def assert_matches_calculations(response, model: str, lang: str) -> None:
     from the model's architecture and the guide's run, not read from the page's figures."""
     language_model = LanguageModel.objects.get(slug=model)
     body = response.content.decode()
-    guide = Guide.objects.get(language_model=language_model)
+    guide = Guide.objects.get(language_model=language_model, kind=Guide.Kind.FINE_TUNING)
     house = selectors.house_provider()
     rented = selectors.gpu_listings_for_provider(provider=house, rentable_only=True)
     everything = calc.host_configurations(g.offer for g in rented)
@@ -198,12 +198,24 @@ def test_each_clone_passes_its_checks(seeded, slug):
     assert guide_problems(guide_for_page(slug=slug)) == []
 
 
+SERVING_GUIDE = "best-gpu-for-serving-llama-3-1-70b"
+SERVING_CLONES = {  # no serving guide for Mistral 7B: the planner refuses its sliding window
+    "llama-3.1-8b": "best-gpu-for-serving-llama-3-1-8b",
+    "llama-3.1-405b": "best-gpu-for-serving-llama-3-1-405b",
+    "qwen-2.5-32b": "best-gpu-for-serving-qwen-2-5-32b",
+}
+
+
 def test_every_seeded_clone_is_published_listed_and_in_the_sitemap(client, seeded):
     published = set(Guide.objects.published().values_list("slug", flat=True))
-    assert published == {GUIDE_SLUG, *CLONES.values()}
+    clones = {*CLONES.values(), *SERVING_CLONES.values()}
+    assert published == {GUIDE_SLUG, SERVING_GUIDE, *clones}
+    serving = Guide.objects.get(slug=SERVING_GUIDE)
+    assert {g.slug for g in serving.clones.all()} == set(SERVING_CLONES.values())
+    assert {g.kind for g in serving.clones.all()} == {Guide.Kind.SERVING}
     index = client.get("/de/").content.decode()
     sitemap = client.get("/sitemap.xml").content.decode()
-    for slug in CLONES.values():
+    for slug in clones:
         assert url(slug, "de") in index
         for lang in LANGS:
             assert f"http://testserver{url(slug, lang)}" in sitemap

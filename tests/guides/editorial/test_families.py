@@ -71,7 +71,8 @@ def make_clone(source: Guide, model_slug: str, *, publish: bool, user=None) -> G
 
 def test_the_seeds_clones_have_the_70b_guide_as_their_source(source):
     assert {g.slug for g in source.clones.all()} == SEEDED_CLONES
-    assert Guide.objects.filter(source__isnull=False).count() == len(SEEDED_CLONES)
+    fine_tuning = Guide.objects.filter(source__isnull=False, kind=Guide.Kind.FINE_TUNING)
+    assert fine_tuning.count() == len(SEEDED_CLONES)
 
 
 def test_clone_guide_sets_the_source(source):

@@ -54,7 +54,7 @@ def test_a_fresh_seed_draws_every_published_guides_share_image_in_each_language(
     """Without a task worker: bulk inserts publish nothing, so no task would draw them."""
     out = seed()
     expected = Guide.objects.published().count() * len(share_image_fonts)
-    assert ShareImage.objects.count() == expected == 5 * 3
+    assert ShareImage.objects.count() == expected == 9 * 3  # five fine-tuning guides, four serving
     assert f"Share images drawn: {expected} (published guides × languages)." in out
     assert "nothing to do" in seed()  # drawn once
 

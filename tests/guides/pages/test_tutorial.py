@@ -214,7 +214,7 @@ def test_the_sitemap_lists_each_tutorial_with_its_alternates(client, seeded):
     for lang in ("en", "de", "ja"):
         assert f"<loc>http://testserver/{lang}/guides/{GUIDE_SLUG}/tutorial/</loc>" in sitemap
         assert f"http://testserver/{lang}/guides/{CLONE_8B}/tutorial/" in sitemap
-    assert sitemap.count("/tutorial/</loc>") == 3 * 5  # five published guides
+    assert sitemap.count("/tutorial/</loc>") == 3 * 9  # nine published guides, both kinds
 
 
 @pytest.mark.parametrize(
@@ -451,8 +451,12 @@ def test_each_run_says_its_download_disk_and_host_memory(client, seeded):
 def test_the_guide_and_the_tutorial_say_the_same_needs(client, seeded):
     """One computation (assembly.run_needs): each method's row of the guide's table against
     the tutorial's sentence for the same recommended configuration, in every published guide
-    with a tutorial and every language."""
-    slugs = [g.slug for g in Guide.objects.filter(status=Guide.Status.PUBLISHED)]
+    with a tutorial and every language (fine-tuning guides: a serving guide needs no training
+    run; tests/guides/pages/test_serving_guide.py holds its tutorial to its page)."""
+    slugs = [
+        g.slug
+        for g in Guide.objects.filter(status=Guide.Status.PUBLISHED, kind=Guide.Kind.FINE_TUNING)
+    ]
     compared = set()
     for slug in slugs:
         for lang in ("en", "de", "ja"):

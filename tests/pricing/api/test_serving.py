@@ -8,6 +8,7 @@ import pytest
 from django.utils import translation
 
 from guides.content import presentation
+from guides.models import Guide
 from guides.pages.selectors import published_guides_for_checking
 from pricing.domain import serving
 from pricing.models import LanguageModel, Provider
@@ -199,7 +200,7 @@ def test_every_model_the_page_and_the_api_recommend_the_same(client, lang):
         chosen = _row(answer, choice["gpu"], choice["count"])
         cost = chosen["at_latency_target"]["usd_per_million_tokens"]
         speed = html.split('id="speed-heading"')[1]
-        named = re.search(r'class="planner-recommendation">(.*?)</p>', speed, re.S)[1]
+        named = re.search(r'class="planner-recommendation"[^>]*>(.*?)</p>', speed, re.S)[1]
         with translation.override(lang):
             label = presentation.config_label(chosen["count"], chosen["gpu_name"])
             price = presentation.usd(Decimal(str(cost)))
@@ -228,17 +229,32 @@ def test_before_our_prices_are_set_up_both_answer_404(client):
     assert client.get("/en/serving/", {"model": "llama-3.1-70b"}).status_code == 404
 
 
-def test_each_guide_links_to_serving_its_model_where_the_planner_can(client):
+def test_each_fine_tuning_guide_links_to_serving_its_model_where_the_planner_can(client):
+    """To the model's serving guide where one is published (every seeded one but Mistral's),
+    else to the planner with the model chosen; never from a serving guide, nor for a model the
+    planner refuses."""
     guides = published_guides_for_checking()
     assert {g.language_model.slug for g in guides} >= {"llama-3.1-70b", "mistral-7b"}
+    serving_guides = {g.language_model.slug: g.slug for g in guides if g.serves}
+    assert len(serving_guides) == 4
     for guide in guides:
         html = client.get(f"/en/guides/{guide.slug}/").content.decode()
-        link = f'href="/en/serving/?model={guide.language_model.slug}"'
-        if guide.language_model.sliding_window:  # Mistral 7B: the planner says it cannot
-            assert "serving-link" not in html
+        if guide.serves or guide.language_model.sliding_window:  # Mistral 7B: refused
+            assert "serving-link" not in html, guide.slug
             continue
-        assert link in html, guide.slug
-        assert client.get(f"/en/serving/?model={guide.language_model.slug}").status_code == 200
+        model = guide.language_model.slug
+        assert f'href="/en/serving/{model}/"' in html, guide.slug
+        followed = client.get(f"/en/serving/{model}/")
+        assert (followed.status_code, followed["Location"]) == (
+            302,
+            f"/en/guides/{serving_guides[model]}/",
+        )
+    # A model with no serving guide goes to the planner; an unknown one is a 404.
+    Guide.objects.filter(slug=serving_guides["llama-3.1-8b"]).update(status=Guide.Status.DRAFT)
+    followed = client.get("/de/serving/llama-3.1-8b/")
+    assert followed["Location"] == "/de/serving/?model=llama-3.1-8b"
+    assert client.get(followed["Location"]).status_code == 200
+    assert client.get("/en/serving/no-such-model/").status_code == 404
 
 
 def test_speed_cost_and_the_latency_target_where_vllm_starts(client):

@@ -733,8 +733,9 @@ def test_each_kind_and_option_in_each_language(figures, token, en, de, ja):
 
 def test_the_table_covers_every_kind_and_every_choice():
     from guides.content.tokens.registry import Choice, registry
+    from tests.guides.content.tokens.test_serving_kinds import SERVING_KINDS
 
-    used = [row[0][2:-2].split() for row in KINDS + SENTENCES]
+    used = [row[0][2:-2].split() for row in KINDS + SENTENCES + SERVING_KINDS]
     for kind in registry:
         words = [w for w in used if w[0] == kind.name]
         assert words, kind.name

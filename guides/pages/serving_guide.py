@@ -1,0 +1,334 @@
+"""A serving guide's page: the guide's prose with its computed tables, from the guide's serving
+plans (``PageFigures.serving``: ``serving_plans.guide_plans``, one per weight precision). The
+same sections, FAQ, sources and notices as a fine-tuning guide (``assembly``), other tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from functools import cached_property
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from gpuguide.lib import renting
+from guides.content.page_figures import PageFigures, PriceDates, price_dates
+from guides.content.phrases import phrased
+from guides.content.presentation import config_label, rent_label, word_list
+from guides.content.tokens.render import Block, render_plain, render_prose
+from guides.models import Guide
+from guides.pages import assembly, structured_data, tutorial
+from guides.pages.serving_planner import ShownSpeed
+from pricing import serving_plans
+from pricing.domain import serving
+
+PRECISION_LABELS = {"bf16": "BF16", "fp8": "FP8", "awq": _("AWQ (4-bit)")}
+TENTH = Decimal("0.1")
+
+
+@dataclass(frozen=True)
+class PrecisionRow:
+    """What the guide recommends for one weight precision: the configuration whose million
+    output tokens cost least at the latency target, as ``serving_plans.recommend`` chose it."""
+
+    precision: str
+    label: str
+    weights_gb: Decimal  # the whole model's weights in this precision, to the tenth
+    choice: serving_plans.ServingRecommendation | None
+    fewest: list[str]  # per GPU kind, the fewest vLLM starts on ("2× H100")
+
+    @property
+    def fewest_list(self) -> str:
+        """``fewest`` as the language lists things ("2× L40S, 1× A100 80GB and 1× H100")."""
+        return word_list(self.fewest)
+
+    @property
+    def chosen_label(self) -> str:
+        return config_label(self.choice.chosen.count, self.choice.chosen.gpu.name)
+
+    @property
+    def alternative_label(self) -> str:
+        other = self.choice.alternative
+        return config_label(other.count, other.gpu.name) if other else ""
+
+    @property
+    def at_target(self) -> ShownSpeed | None:
+        return ShownSpeed.of(self.choice.chosen.at_target) if self.choice else None
+
+    @property
+    def one_user(self) -> ShownSpeed | None:
+        return ShownSpeed.of(self.choice.chosen.at_concurrency) if self.choice else None
+
+
+@dataclass(frozen=True)
+class FitCell:
+    precision: str
+    row: serving_plans.ServingRow
+
+
+@dataclass(frozen=True)
+class FitRow:
+    label: str
+    row: serving_plans.ServingRow  # the first precision's, for the GPU and the price
+    cells: list[FitCell]
+
+
+@dataclass(frozen=True)
+class CostRow:
+    """One precision on one GPU kind: the count whose million tokens cost least there (and the
+    recommended configuration, where a close call chose another count)."""
+
+    precision: str
+    label: str
+    config: str
+    row: serving_plans.ServingRow
+    recommended: bool
+
+    @property
+    def shown(self) -> ShownSpeed:
+        return ShownSpeed.of(self.row.at_target)
+
+    @property
+    def tokens_per_s(self) -> Decimal:
+        """All users' output tokens a second at the target, whole."""
+        return self.row.at_target.tokens_per_s[0].quantize(Decimal(1), ROUND_HALF_UP)
+
+
+@dataclass(frozen=True)
+class ServingGuidePage:
+    guide: Guide
+    short_answer: list[Block]
+    meta_description: str
+    faq_json_ld: dict
+    checked: PriceDates | None  # every price the page quotes
+    house_name: str
+    sections: list[assembly.SectionView]
+    faq: list[assembly.FaqView]
+    precision_rows: list[PrecisionRow]
+    fit_rows: list[FitRow]
+    cost_rows: list[CostRow]
+    fit_checked: PriceDates | None
+    figures: PageFigures = field(repr=False)
+
+    @property
+    def kv_bytes_per_token(self) -> int | None:
+        plan = self.figures.serving.get("bf16")
+        return plan.kv_bytes_per_token if plan else None
+
+    @property
+    def plan(self) -> serving_plans.ServingPlan | None:
+        """The first precision's plan: the load every plan shares (context, prompt, target)."""
+        return next(iter(self.figures.serving.values()), None)
+
+    @cached_property
+    def sources(self) -> list[assembly.SourceView]:
+        return [assembly.source_view(gs.source) for gs in self.guide.guide_sources.all()]
+
+
+def _weights_gb(plan: serving_plans.ServingPlan) -> Decimal:
+    one = next(row for row in plan.rows if row.count == 1)
+    return one.memory.weights_gb.quantize(TENTH, ROUND_HALF_UP)
+
+
+def _fewest(plan: serving_plans.ServingPlan) -> list[str]:
+    found: dict[str, serving_plans.ServingRow] = {}
+    for row in plan.rows:
+        if row.starts and row.gpu.slug not in found:
+            found[row.gpu.slug] = row
+    return [config_label(row.count, row.gpu.name) for row in found.values()]
+
+
+def _cost_rows(figures: PageFigures, rows: list[PrecisionRow]) -> list[CostRow]:
+    found = []
+    for precision_row in rows:
+        plan = figures.serving[precision_row.precision]
+        chosen = precision_row.choice.chosen if precision_row.choice else None
+        cheapest: dict[str, serving_plans.ServingRow] = {}
+        for row in plan.rows:
+            if not (row.at_target and row.at_target.usd_per_million_tokens):
+                continue
+            best = cheapest.get(row.gpu.slug)
+            cost = row.at_target.usd_per_million_tokens[0]
+            if best is None or cost < best.at_target.usd_per_million_tokens[0]:
+                cheapest[row.gpu.slug] = row
+        shown = list(cheapest.values())
+        if chosen is not None and chosen not in shown:  # a close call chose another count
+            shown.append(chosen)
+        shown.sort(key=lambda row: (row.at_target.usd_per_million_tokens[0], row.count))
+        for row in shown:
+            found.append(
+                CostRow(
+                    precision_row.precision,
+                    precision_row.label,
+                    config_label(row.count, row.gpu.name),
+                    row,
+                    recommended=row is chosen,
+                )
+            )
+    return found
+
+
+def precision_rows(figures: PageFigures) -> list[PrecisionRow]:
+    """The guide's recommendation per precision: what its page, prose and API answer say."""
+    return [
+        PrecisionRow(
+            precision,
+            str(PRECISION_LABELS[precision]),
+            _weights_gb(plan),
+            plan.recommendation,
+            _fewest(plan),
+        )
+        for precision, plan in figures.serving.items()
+    ]
+
+
+@dataclass(frozen=True)
+class ServingAdvice:
+    """What a serving guide recommends, as its page says it, for the API."""
+
+    guide: Guide
+    as_of: date
+    plan: serving_plans.ServingPlan | None  # the first precision's: the load all share
+    precisions: list[PrecisionRow]
+
+
+def serving_advice(guide: Guide, *, at: date | None = None) -> ServingAdvice:
+    figures = assembly.guide_figures(guide, at=at)
+    plan = next(iter(figures.serving.values()), None)
+    as_of = plan.as_of if plan else (at or timezone.localdate())
+    return ServingAdvice(guide, as_of, plan, precision_rows(figures))
+
+
+def serving_guide_page(guide: Guide, *, at: date | None = None) -> ServingGuidePage:
+    """Everything a serving guide's page shows, for the active language, as of ``at``."""
+    figures = assembly.guide_figures(guide, at=at)
+    plans = figures.serving
+    rows = precision_rows(figures)
+    first = next(iter(plans.values()), None)
+    fit_rows = []
+    if first is not None:
+        for index, row in enumerate(first.rows):
+            cells = [FitCell(precision, plan.rows[index]) for precision, plan in plans.items()]
+            fit_rows.append(FitRow(config_label(row.count, row.gpu.name), row, cells))
+    faq = [
+        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
+    ]
+    # Prose first: the figures note the check day of each price it quotes.
+    short_answer = render_prose(guide.short_answer, figures)
+    meta_description = render_plain(guide.meta_description, figures)
+    faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
+    sections = [assembly.section_view(s, figures) for s in guide.sections.all()]
+    faq_views = [assembly.FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
+    cost_rows = _cost_rows(figures, rows)
+    quoted = {row.row.gpu.checked_on for row in cost_rows} | figures.quoted_on
+    return ServingGuidePage(
+        guide=guide,
+        short_answer=short_answer,
+        meta_description=meta_description,
+        faq_json_ld=faq_json_ld,
+        checked=price_dates(quoted),
+        house_name=figures.house_name,
+        sections=sections,
+        faq=faq_views,
+        precision_rows=rows,
+        fit_rows=fit_rows,
+        cost_rows=cost_rows,
+        fit_checked=price_dates(row.row.gpu.checked_on for row in fit_rows),
+        figures=figures,
+    )
+
+
+# --- the tutorial: the vllm serve commands of each recommendation --------------------------
+
+
+@dataclass(frozen=True)
+class ServingStep:
+    """One precision's recommended configuration: rent it, start vLLM, measure it."""
+
+    row: PrecisionRow
+    serve_command: str
+    bench_command: str
+    rent_url: str
+    rent_label: str
+
+    @property
+    def chosen(self) -> serving_plans.ServingRow:
+        return self.row.choice.chosen
+
+    @property
+    def at_target(self) -> ShownSpeed:
+        return self.row.at_target
+
+    @property
+    def needs_checkpoint(self) -> bool:
+        return self.chosen.memory.setup.weights.needs_quantized_checkpoint
+
+
+@dataclass(frozen=True)
+class ServingTutorialPage:
+    guide: Guide
+    model_name: str
+    repository: str
+    model_url: str
+    gated: bool
+    licence_note: str
+    house_name: str
+    install_command: str
+    steps: list[ServingStep]  # one per precision something serves within the target
+    plan: serving_plans.ServingPlan | None  # the load every step shares
+    checked: PriceDates | None
+
+
+def serving_tutorial_page(guide: Guide, *, at: date | None = None) -> ServingTutorialPage:
+    """The commands that serve ``guide``'s model on each precision's recommendation; raises
+    ``tutorial.NoRepository`` where the model names no repository to download."""
+    model = guide.language_model
+    if not tutorial.has_tutorial(guide):
+        raise tutorial.NoRepository(model.slug)
+    figures = assembly.guide_figures(guide, at=at)
+    steps = []
+    for row in precision_rows(figures):
+        if row.choice is None:
+            continue
+        chosen = row.choice.chosen
+        # The model as `vllm serve` names it (the repository, or $CHECKPOINT): the bench's too.
+        bench = serving.vllm_bench_command(
+            chosen.command[2],
+            prompt_tokens=guide.prompt_tokens,
+            output_tokens=guide.output_tokens,
+            users=chosen.at_target.users,
+        )
+        steps.append(
+            ServingStep(
+                row,
+                serving.shell_line(chosen.command),
+                serving.shell_line(bench),
+                renting.rent_url(chosen.gpu.slug, chosen.count),
+                rent_label(chosen.count, chosen.gpu.name),
+            )
+        )
+    language = get_language() or "en"
+    notes = {code: getattr(model, f"licence_note_{code}") or "" for code, _n in settings.LANGUAGES}
+    return ServingTutorialPage(
+        guide=guide,
+        model_name=model.name,
+        repository=model.repository,
+        model_url=tutorial.HUB + model.repository,
+        gated=model.gated,
+        licence_note=notes.get(language) or notes.get("en", ""),
+        house_name=figures.house_name,
+        install_command=f"pip install vllm=={serving.VLLM_VERSION}",
+        steps=steps,
+        plan=next(iter(figures.serving.values()), None),
+        checked=price_dates(step.chosen.gpu.checked_on for step in steps),
+    )
+
+
+def guide_page_for(guide: Guide, *, at: date | None = None):
+    """The page of either kind of guide."""
+    if guide.serves:
+        return serving_guide_page(guide, at=at)
+    return assembly.guide_page(guide, at=at)
