@@ -27,6 +27,9 @@ FAST_GROUP: dict[str, str] = {
     "the one-truth test after a price change",
     "tests/pricing/api/test_serving.py::test_every_model_the_page_and_the_api_recommend_the_same":
     "the one-truth test, serving",
+    "tests/guides/pages/test_serving_guide.py::"
+    "test_every_serving_guide_says_what_the_api_and_the_planner_compute":
+    "the one-truth test, serving guides",
     # One admin round trip per button.
     "tests/guides/admin/test_revision_views.py::test_a_live_guides_edit_is_a_draft_until_published":
     "Save draft",

@@ -43,7 +43,16 @@ def test_an_editor_changes_a_seeded_model(client, editor):
         "kv_heads": "4",
         "licence_note_de": "Auf Hugging Face gated: erst die Lizenz akzeptieren.",
     }
-    saved = client.post(change_url(model), data)
+    # Half the KV heads halves the cache a token takes: the 8B serving guide's figures move
+    # (its FP8 million tokens cost less), so the save asks first, naming them.
+    held = client.post(change_url(model), data)
+    confirmation = held.context["shared_confirmation"]
+    moved = {(m.guide, m.figure) for m in confirmation["moved"]}
+    assert (
+        "Which GPU is best for serving Llama 3.1 8B?",
+        "FP8: cost per million output tokens",
+    ) in moved
+    saved = client.post(change_url(model), data | {confirmation["name"]: confirmation["value"]})
     assert saved.status_code == 302, saved.context["adminform"].form.errors
     model.refresh_from_db()
     assert (model.slug, model.kv_heads, model.licence_note_de) == (
