@@ -146,29 +146,39 @@ class GuideRun(RunSettings):
     epochs: int
 
 
-class GuideDetail(Schema):
+class GuideHeading(Schema):
+    """What both kinds of guide answer first: which guide, about which model, as of when."""
+
     slug: str
-    kind: Literal["fine-tuning"]
     model: str
     model_repository: str = Field(
         description="The model's Hugging Face repository, as the tutorial's commands name it."
     )
     titles: Titles
     as_of: date
+
+    @staticmethod
+    def fields_of(guide: Guide, as_of: date) -> dict:
+        return {
+            "slug": guide.slug,
+            "kind": guide.kind,
+            "model": guide.language_model.slug,
+            "model_repository": guide.language_model.repository,
+            "titles": Titles.of(guide),
+            "as_of": as_of,
+        }
+
+
+class GuideDetail(GuideHeading):
+    kind: Literal["fine-tuning"]
     run: GuideRun
     configurations: list[TableConfiguration] = Field(description="The guide's fit table.")
     methods: list[MethodRecommendation] = Field(description="In the page's order.")
 
     @classmethod
     def of(cls, advice: assembly.GuideAdvice) -> GuideDetail:
-        guide = advice.guide
         return cls(
-            slug=guide.slug,
-            kind=guide.kind,
-            model=guide.language_model.slug,
-            model_repository=guide.language_model.repository,
-            titles=Titles.of(guide),
-            as_of=advice.as_of,
+            **cls.fields_of(advice.guide, advice.as_of),
             run=GuideRun(
                 **RunSettings.of(advice.training).model_dump(),
                 training_tokens=advice.training_tokens,
@@ -247,13 +257,8 @@ class PrecisionRecommendation(Schema):
         )
 
 
-class ServingGuideDetail(Schema):
-    slug: str
+class ServingGuideDetail(GuideHeading):
     kind: Literal["serving"]
-    model: str
-    model_repository: str
-    titles: Titles
-    as_of: date
     vllm_version: str
     load: ServingLoad
     precisions: list[PrecisionRecommendation] = Field(description="In the page's order.")
@@ -262,12 +267,7 @@ class ServingGuideDetail(Schema):
     def of(cls, advice: serving_guide.ServingAdvice) -> ServingGuideDetail:
         guide = advice.guide
         return cls(
-            slug=guide.slug,
-            kind=guide.kind,
-            model=guide.language_model.slug,
-            model_repository=guide.language_model.repository,
-            titles=Titles.of(guide),
-            as_of=advice.as_of,
+            **cls.fields_of(guide, advice.as_of),
             vllm_version=serving.VLLM_VERSION,
             load=ServingLoad(
                 context=guide.serving_context,

@@ -87,19 +87,24 @@ SERVING_KINDS = [
 ]  # fmt: skip
 
 
+def guide_load_plans(model: str) -> dict:
+    """The serving guide's plans for ``model`` at its load, as of the seed day."""
+    return serving_plans.guide_plans(
+        language_model=LanguageModel.objects.get(slug=model),
+        context=8192,
+        prompt_tokens=1000,
+        output_tokens=500,
+        tpot_target_ms=40,
+        catalogue=planning.gpu_catalogue(at=SEED_DAY),
+        blocks=tuple(selectors.hour_blocks()),
+    )
+
+
 @pytest.fixture(scope="module")
 def figures(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         gathered = page_figures(params_billion=70, at=SEED_DAY)
-        gathered.serving = serving_plans.guide_plans(
-            language_model=LanguageModel.objects.get(slug="llama-3.1-70b"),
-            context=8192,
-            prompt_tokens=1000,
-            output_tokens=500,
-            tpot_target_ms=40,
-            catalogue=planning.gpu_catalogue(at=SEED_DAY),
-            blocks=tuple(selectors.hour_blocks()),
-        )
+        gathered.serving = guide_load_plans("llama-3.1-70b")
     return gathered
 
 
@@ -120,15 +125,7 @@ def test_405b_no_close_call_and_no_card_that_holds_it(figures, django_db_blocker
     """Llama 3.1 405B in FP8: eight B200s win outright (the sentence says nothing), and even
     eight L40S do not start it in BF16."""
     with django_db_blocker.unblock():
-        plans = serving_plans.guide_plans(
-            language_model=LanguageModel.objects.get(slug="llama-3.1-405b"),
-            context=8192,
-            prompt_tokens=1000,
-            output_tokens=500,
-            tpot_target_ms=40,
-            catalogue=planning.gpu_catalogue(at=SEED_DAY),
-            blocks=tuple(selectors.hour_blocks()),
-        )
+        plans = guide_load_plans("llama-3.1-405b")
     big = dataclasses.replace(figures, serving=plans, quoted_on=set())
     assert rendered("[[serving fp8 config]]", big, "en") == "8× B200"
     assert rendered("[[serving_close_call fp8]]", big, "en") == ""
