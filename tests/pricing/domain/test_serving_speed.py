@@ -183,3 +183,33 @@ def test_a_workload_needs_tokens_and_users():
         Workload(0, 500)
     with pytest.raises(serving_speed.ServingSpeedError):
         serving_speed.Stack("x", D("1.1"), D("0.5"), D(0))
+
+
+@pytest.mark.parametrize(
+    "bandwidth, compute, allreduce",
+    [(D(0), D("0.5"), D(0)), (D("0.5"), D(0), D(0)), (D("1.01"), D("0.5"), D(0)),
+     (D("0.5"), D("1.01"), D(0)), (D("0.5"), D("0.5"), D("-0.000001"))],
+)  # fmt: skip
+def test_a_stack_outside_its_bounds_is_refused(bandwidth, compute, allreduce):
+    with pytest.raises(serving_speed.ServingSpeedError):
+        serving_speed.Stack("x", bandwidth, compute, allreduce)
+
+
+def test_a_stack_at_its_bounds_and_a_workload_of_one_are_real():
+    assert serving_speed.Stack("ideal", D(1), D(1), D(0)).compute_efficiency == D(1)
+    assert Workload(1, 1, 1).mean_context == D("1.5")
+    for fields in [(0, 1, 1), (1, 0, 1), (1, 1, 0)]:
+        with pytest.raises(serving_speed.ServingSpeedError, match="at least 1"):
+            Workload(*fields)
+
+
+@pytest.mark.parametrize("target_ms", ["20", "25", "40", "80"])
+def test_users_within_is_the_most_a_scan_finds(target_ms):
+    """The bisection against a plain scan, users 1 to 200, for several targets and caps."""
+    model = Engine(MODELS["llama-3.1-70b"], LLAMA_70B_FP8_TP2, CARDS["h200"])
+    work, target = Workload(1000, 500), D(target_ms) / 1000
+    within = [n for n in range(1, 201) if model.speed(Workload(1000, 500, n)).itl_s <= target]
+    for most in (1, 2, 3, 7, 64, 200):
+        expected = max((n for n in within if n <= most), default=0)
+        assert serving_speed.users_within(model, work, target, most=most) == expected
+    assert serving_speed.users_within(model, work, target, most=0) == 0

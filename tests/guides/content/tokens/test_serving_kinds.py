@@ -7,6 +7,7 @@ B200s for FP8: 411 users, $0.50 a million), formatted for each language."""
 
 import dataclasses
 from datetime import date
+from decimal import Decimal as D
 
 import pytest
 from django.utils import translation
@@ -145,3 +146,11 @@ def test_without_serving_plans_a_serving_figure_is_a_dash(figures, caplog):
     bare = page_figures(params_billion=70, at=SEED_DAY)
     assert rendered("[[serving fp8 cost]]", bare, "en") == MISSING
     assert rendered("[[kv_per_token]]", bare, "en") == MISSING
+
+
+def test_speeds_are_shown_whole_rounded_half_up():
+    from guides.content.tokens import serving_kinds
+
+    with translation.override("en"):
+        assert serving_kinds._whole(D("27.5")) == "28"
+        assert serving_kinds._whole(D("1234.49")) == "1,234"
