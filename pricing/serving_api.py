@@ -205,7 +205,14 @@ class ServingConfiguration(Schema):
     vllm_error: str = Field(description="vLLM's own message for the refusal, else empty.")
     fixes: list[ServingFix] = Field(description="Each single change that makes it start.")
     command: str = Field(description="The `vllm serve` command for this configuration.")
-    usd_per_month: float | None = Field(description="730 hours of the configuration.")
+    usd_per_month: float | None = Field(
+        description="A month (30 days, 720 hours) of the configuration."
+    )
+    usd_per_month_block: float | None = Field(
+        description="What those GPU-hours cost bought up front: the block of this GPU that "
+        "covers them (or as many of the largest as do), at its hourly rate; what a close call "
+        "is decided by."
+    )
     ttft_ms: float | None = Field(
         description="Time to first token at the asked users, ms (vLLM; _low/_high: its range). "
         "Null where vLLM does not start."
@@ -230,7 +237,7 @@ class ServingConfiguration(Schema):
     )
 
     @classmethod
-    def of(cls, row: serving_plans.ServingRow) -> ServingConfiguration:
+    def of(cls, row: serving_plans.ServingRow, blocks: tuple[int, ...]) -> ServingConfiguration:
         memory, speed = row.memory, row.at_concurrency
         return cls(
             gpu=row.gpu.slug,
@@ -252,6 +259,7 @@ class ServingConfiguration(Schema):
             fixes=[ServingFix(flag=fix.flag, value=fix.value) for fix in row.fixes],
             command=serving.shell_line(row.command),
             usd_per_month=dollars(row.usd_per_month),
+            usd_per_month_block=dollars(serving_plans.month_block_usd(row, blocks)),
             **with_range("ttft_ms", speed and speed.ttft_ms, tenth),
             **with_range("tokens_per_s_per_user", speed and speed.tokens_per_s_per_user, tenth),
             **with_range("tokens_per_s", speed and speed.tokens_per_s, tenth),
@@ -328,7 +336,7 @@ class ServingAnswer(Schema):
             tpot_target_ms=plan.tpot_target_ms,
             stack=serving_speed.VLLM.name,
             recommendation=ServingChoice.of(plan.recommendation),
-            configurations=[ServingConfiguration.of(row) for row in plan.rows],
+            configurations=[ServingConfiguration.of(row, plan.blocks) for row in plan.rows],
         )
 
 

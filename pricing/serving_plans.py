@@ -26,7 +26,7 @@ from pricing.domain.calculations import (
     BY_GPUS,
     BY_UPFRONT,
     HOST_GPU_COUNTS,
-    covering_block,
+    blocks_covering,
     reported_memory_gb,
     run_cost,
 )
@@ -117,7 +117,7 @@ class ServingRow:
 
     @property
     def usd_per_month(self) -> Decimal | None:
-        """Running around the clock for a month (730 hours), to the cent."""
+        """Running around the clock for a month (30 days, 720 hours), to the cent."""
         price = self.gpu.usd_per_gpu_hour
         return None if price is None else run_cost(self.count, serving_speed.HOURS_PER_MONTH, price)
 
@@ -135,17 +135,12 @@ class ServingRecommendation:
 
 
 def month_block_usd(row: ServingRow, blocks: tuple[int, ...]) -> Decimal | None:
-    """The GPU-hour block that covers a month of the configuration (or as many of the
-    largest), at its price; None without blocks or a price."""
+    """The GPU-hours a month of the configuration is bought in up front (the block of its GPU
+    that covers them, or as many of the largest as do), at its price; None without blocks or
+    a price."""
     price = row.gpu.usd_per_gpu_hour
-    if not blocks or price is None:
-        return None
-    gpu_hours = serving_speed.HOURS_PER_MONTH * row.count
-    block = covering_block(gpu_hours, blocks)
-    if block is None:
-        largest = max(blocks)
-        block = largest * -int(-gpu_hours // largest)
-    return run_cost(1, Decimal(block), price)
+    hours = blocks_covering(serving_speed.HOURS_PER_MONTH * row.count, blocks)
+    return None if price is None or hours is None else run_cost(1, Decimal(hours), price)
 
 
 def _ratio_width(first: ServingRow, second: ServingRow) -> Decimal:

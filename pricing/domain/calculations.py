@@ -430,13 +430,19 @@ def upfront_hours(run: RunPlan, blocks: Iterable[int]) -> int | None:
     """The GPU-hours a run is bought in up front: the block of its GPU model that covers it
     (blocks are bought per GPU model and shared by its GPUs), or as many of the largest as
     cover it; None where no blocks are sold."""
+    return blocks_covering(run.gpu_hours, blocks)
+
+
+def blocks_covering(gpu_hours: Decimal, blocks: Iterable[int]) -> int | None:
+    """The GPU-hours bought up front for ``gpu_hours`` of one GPU model: the smallest block
+    that covers them, or as many of the largest as do; None where no blocks are sold."""
     blocks = tuple(blocks)
     if not blocks:
         return None
-    block = covering_block(run.gpu_hours, blocks)
+    block = covering_block(gpu_hours, blocks)
     if block is None:
         largest = max(blocks)
-        block = largest * int((run.gpu_hours / largest).to_integral_value(ROUND_CEILING))
+        block = largest * int((gpu_hours / largest).to_integral_value(ROUND_CEILING))
     return block
 
 

@@ -43,7 +43,10 @@ from pricing.domain.training_memory import Architecture, EstimateError
 MILLION = Decimal(10) ** 6
 THOUSAND = Decimal(1000)
 SECONDS_PER_HOUR = Decimal(3600)
-HOURS_PER_MONTH = Decimal(730)  # 8,760 hours a year / 12
+# A month of serving: 30 days around the clock, 720 hours, which is exactly our largest
+# GPU-hour block for one GPU (a 730-hour month, a year / 12, would need a second block for
+# its last ten hours and double what a month is bought in up front).
+HOURS_PER_MONTH = Decimal(720)
 # Generations whose tensor cores multiply fp8 at twice their BF16 rate (datasheets: H100 1,979
 # against 989.5 TFLOPS dense); Ampere has none and runs fp8 and 4-bit weights through BF16
 # products (vLLM's Marlin kernels dequantise).

@@ -29,7 +29,7 @@ SERVING_KINDS = [
     ("[[serving awq config]]", "1× B200", SAME, "B200 1基"),
     ("[[serving fp8 cost]]", "$0.50 ($0.31–$0.69)", "0,50 $ (0,31 $–0,69 $)", "$0.50（$0.31–$0.69）"),  # noqa: E501
     ("[[serving fp8 users]]", "411", SAME, SAME),
-    ("[[serving fp8 month]]", "$13,461.20", "13.461,20 $", "$13,461.20"),
+    ("[[serving fp8 month]]", "$13,276.80", "13.276,80 $", "$13,276.80"),
     ("[[serving fp8 price]]", "$18.44", "18,44 $", "$18.44"),
     ("[[serving fp8 speed]]", "110 (80–173)", SAME, "110（80–173）"),
     ("[[serving fp8 ttft]]", "28 ms (18–38)", SAME, "28 ms（18–38）"),
