@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.utils.translation import get_language, gettext, pgettext, to_locale
+from django.utils.translation import get_language, gettext, gettext_lazy, pgettext, to_locale
 
 from pricing.domain import formatting
 
@@ -76,6 +76,11 @@ FORMATTERS = {"number": number, "gb": gigabytes, "usd": usd, "percent": percent}
 def figure(value: Decimal, kind: str) -> str:
     """A value formatted by the kind its data names: number, gb, usd or percent."""
     return FORMATTERS[kind](value)
+
+
+# A serving guide's weight precisions (pricing.serving_plans.GUIDE_PRECISIONS), as pages name
+# them.
+PRECISION_LABELS = {"bf16": "BF16", "fp8": "FP8", "awq": gettext_lazy("AWQ (4-bit)")}
 
 
 def config_label(count: int, gpu_name: str) -> str:

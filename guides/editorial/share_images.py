@@ -30,6 +30,7 @@ from django.db.models import QuerySet
 from django.utils import timezone, translation
 from PIL import Image, ImageDraw, ImageFont
 
+from guides.content.presentation import PRECISION_LABELS
 from guides.models import Guide, ShareImage
 from guides.pages import reference_data
 
@@ -65,13 +66,16 @@ class ShareCard:
     site_name: str
     title: str
     model: str
-    methods: list[str]
+    methods: list[str]  # what the guide covers: its methods, or a serving guide's precisions
 
 
 def card_for(guide: Guide, language: str) -> ShareCard:
     model = guide.language_model.name
     with translation.override(language):
-        methods = [method.short_name for method in reference_data.method_listings()]
+        if guide.serves:
+            methods = [str(label) for label in PRECISION_LABELS.values()]
+        else:
+            methods = [method.short_name for method in reference_data.method_listings()]
         # The model's name in one piece: never "Llama" at a line's end and "3.1 70B" below.
         title = guide.title.replace(model, model.replace(" ", NBSP))
         return ShareCard(language, settings.SITE_NAME, title, model, methods)

@@ -12,12 +12,11 @@ from functools import cached_property
 from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import get_language
-from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib import renting
 from guides.content.page_figures import PageFigures, PriceDates, price_dates
 from guides.content.phrases import phrased
-from guides.content.presentation import config_label, rent_label, word_list
+from guides.content.presentation import PRECISION_LABELS, config_label, rent_label, word_list
 from guides.content.tokens.render import Block, render_plain, render_prose
 from guides.models import Guide
 from guides.pages import assembly, structured_data, tutorial
@@ -25,7 +24,6 @@ from guides.pages.serving_planner import ShownSpeed
 from pricing import serving_plans
 from pricing.domain import serving
 
-PRECISION_LABELS = {"bf16": "BF16", "fp8": "FP8", "awq": _("AWQ (4-bit)")}
 TENTH = Decimal("0.1")
 
 

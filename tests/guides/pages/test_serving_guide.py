@@ -205,3 +205,11 @@ def test_a_table_of_the_other_kind_and_an_unplannable_model_are_problems(seeded)
         "model: the vLLM planner cannot plan for this model, so no serving figure can be shown"
         " — “Mistral 7B”"
     ) in problems
+
+
+def test_a_serving_guides_share_image_names_its_precisions_not_the_methods(seeded):
+    from guides.editorial.share_images import card_for
+
+    card = card_for(Guide.objects.get(slug=SERVING_70B), "de")
+    assert (card.model, card.methods) == ("Llama 3.1 70B", ["BF16", "FP8", "AWQ (4 Bit)"])
+    assert card_for(Guide.objects.get(slug=GUIDE_SLUG), "en").methods[0] == "QLoRA"
