@@ -191,16 +191,23 @@ def test_a_workload_needs_tokens_and_users():
      (D("0.5"), D("1.01"), D(0)), (D("0.5"), D("0.5"), D("-0.000001"))],
 )  # fmt: skip
 def test_a_stack_outside_its_bounds_is_refused(bandwidth, compute, allreduce):
-    with pytest.raises(serving_speed.ServingSpeedError):
+    said = (
+        "an all-reduce cannot take negative time"
+        if allreduce < 0
+        else ("a stack's efficiencies must lie in (0, 1]")
+    )
+    with pytest.raises(serving_speed.ServingSpeedError) as refused:
         serving_speed.Stack("x", bandwidth, compute, allreduce)
+    assert str(refused.value) == said
 
 
 def test_a_stack_at_its_bounds_and_a_workload_of_one_are_real():
     assert serving_speed.Stack("ideal", D(1), D(1), D(0)).compute_efficiency == D(1)
     assert Workload(1, 1, 1).mean_context == D("1.5")
     for fields in [(0, 1, 1), (1, 0, 1), (1, 1, 0)]:
-        with pytest.raises(serving_speed.ServingSpeedError, match="at least 1"):
+        with pytest.raises(serving_speed.ServingSpeedError) as refused:
             Workload(*fields)
+        assert str(refused.value) == "prompt, output and concurrency must each be at least 1"
 
 
 @pytest.mark.parametrize("target_ms", ["20", "25", "40", "80"])
@@ -213,3 +220,25 @@ def test_users_within_is_the_most_a_scan_finds(target_ms):
         expected = max((n for n in within if n <= most), default=0)
         assert serving_speed.users_within(model, work, target, most=most) == expected
     assert serving_speed.users_within(model, work, target, most=0) == 0
+
+
+def test_users_within_counts_a_step_exactly_at_the_target_and_one_user_alone():
+    model = Engine(MODELS["llama-3.1-70b"], LLAMA_70B_FP8_TP2, CARDS["h200"])
+    work = Workload(1000, 500)
+    step = {n: model.speed(Workload(1000, 500, n)).itl_s for n in (1, 2, 10)}
+    assert serving_speed.users_within(model, work, step[10], most=200) == 10  # "or faster"
+    between = (step[1] + step[2]) / 2  # one user meets it, two do not
+    assert serving_speed.users_within(model, work, between, most=200) == 1
+
+
+def test_a_million_tokens_is_rounded_half_up_to_the_cent():
+    # $0.45 an hour over 1,000 tokens a second: exactly $0.125 a million.
+    assert serving_speed.usd_per_million_tokens(D("0.45"), D(1000)) == D("0.13")
+
+
+def test_the_first_token_keeps_its_own_range():
+    assert serving_speed.serving_bands(CARDS["h100"]).ttft == serving_speed.TTFT_BAND
+    assert (
+        serving_speed.serving_bands(CARDS["a100"]).ttft.high
+        == (1 + D("0.104")) * (1 + D("0.250")) - 1
+    )
