@@ -102,7 +102,6 @@ class ServingGuidePage:
     meta_description: str
     faq_json_ld: dict
     checked: PriceDates | None  # every price the page quotes
-    house_name: str
     sections: list[assembly.SectionView]
     faq: list[assembly.FaqView]
     precision_rows: list[PrecisionRow]
@@ -110,11 +109,6 @@ class ServingGuidePage:
     cost_rows: list[CostRow]
     fit_checked: PriceDates | None
     figures: PageFigures = field(repr=False)
-
-    @property
-    def kv_bytes_per_token(self) -> int | None:
-        plan = self.figures.serving.get("bf16")
-        return plan.kv_bytes_per_token if plan else None
 
     @property
     def plan(self) -> serving_plans.ServingPlan | None:
@@ -189,15 +183,12 @@ class ServingAdvice:
 
     guide: Guide
     as_of: date
-    plan: serving_plans.ServingPlan | None  # the first precision's: the load all share
     precisions: list[PrecisionRow]
 
 
 def serving_advice(guide: Guide, *, at: date | None = None) -> ServingAdvice:
     figures = assembly.guide_figures(guide, at=at)
-    plan = next(iter(figures.serving.values()), None)
-    as_of = plan.as_of if plan else (at or timezone.localdate())
-    return ServingAdvice(guide, as_of, plan, precision_rows(figures))
+    return ServingAdvice(guide, at or timezone.localdate(), precision_rows(figures))
 
 
 def serving_guide_page(guide: Guide, *, at: date | None = None) -> ServingGuidePage:
@@ -228,7 +219,6 @@ def serving_guide_page(guide: Guide, *, at: date | None = None) -> ServingGuideP
         meta_description=meta_description,
         faq_json_ld=faq_json_ld,
         checked=price_dates(quoted),
-        house_name=figures.house_name,
         sections=sections,
         faq=faq_views,
         precision_rows=rows,
@@ -273,7 +263,6 @@ class ServingTutorialPage:
     model_url: str
     gated: bool
     licence_note: str
-    house_name: str
     install_command: str
     steps: list[ServingStep]  # one per precision something serves within the target
     plan: serving_plans.ServingPlan | None  # the load every step shares
@@ -317,7 +306,6 @@ def serving_tutorial_page(guide: Guide, *, at: date | None = None) -> ServingTut
         model_url=tutorial.HUB + model.repository,
         gated=model.gated,
         licence_note=notes.get(language) or notes.get("en", ""),
-        house_name=figures.house_name,
         install_command=f"pip install vllm=={serving.VLLM_VERSION}",
         steps=steps,
         plan=next(iter(figures.serving.values()), None),

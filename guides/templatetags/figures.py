@@ -66,6 +66,19 @@ def hours_range(run, unit: str = "h") -> str:
 
 
 @register.filter
+def usd_span(figure) -> str:
+    """A modelled figure's range, from its (modelled, low, high): '$0.31–$0.69' (en),
+    '0,31 $–0,69 $' (de), '$0.31～$0.69' (ja); '' without one."""
+    return "" if not figure else presentation.usd_range(figure[1], figure[2])
+
+
+@register.filter
+def number_span(figure) -> str:
+    """As ``usd_span``, for plain figures: '18–38'."""
+    return "" if not figure else presentation.number_range(figure[1], figure[2])
+
+
+@register.filter
 def cost_range(run) -> str:
     """A derived run's cost as the model's error allows it: '$4.89–$9.99'; '' where measured."""
     if not run.has_range or run.usd_per_run is None:

@@ -26,12 +26,17 @@ ASSUMPTION = Choice(("context", "prompt", "output", "target"))
 WHOLE = Decimal(1)
 
 
+def _rounded(value: Decimal) -> Decimal:
+    return value.quantize(WHOLE, ROUND_HALF_UP)
+
+
 def _whole(value: Decimal) -> str:
-    return show.number(value.quantize(WHOLE, ROUND_HALF_UP))
+    return show.number(_rounded(value))
 
 
-def _with_range(modelled: str, low: str, high: str) -> str:
-    return f"{modelled}{show.parenthesized(f'{low}–{high}')}"  # its own space, by language
+def _with_range(modelled: str, range_text: str) -> str:
+    """'$0.50 ($0.31–$0.69)': the parentheses bring their own space, by language."""
+    return modelled + show.parenthesized(range_text)
 
 
 @registry.kind(
@@ -62,12 +67,13 @@ def serving_figure(f: PageFigures, precision: str, detail: str = "config") -> st
         return show.usd(row.usd_per_hour)
     if detail == "cost":
         cost, low, high = row.at_target.usd_per_million_tokens
-        return _with_range(show.usd(cost), show.usd(low), show.usd(high))
+        return _with_range(show.usd(cost), show.usd_range(low, high))
     if detail == "speed":
         speed, low, high = row.at_concurrency.tokens_per_s_per_user
-        return _with_range(_whole(speed), _whole(low), _whole(high))
+        return _with_range(_whole(speed), show.number_range(_rounded(low), _rounded(high)))
     ms, low, high = row.at_concurrency.ttft_ms  # ttft
-    return _with_range(f"{_whole(ms)}\u00a0ms", _whole(low), _whole(high))
+    ttft = f"{_whole(ms)}\u00a0ms"
+    return _with_range(ttft, show.number_range(_rounded(low), _rounded(high)))
 
 
 @registry.kind(

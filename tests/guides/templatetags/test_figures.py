@@ -83,3 +83,21 @@ def test_a_kept_together_text_is_escaped():
 def test_an_estimated_figure_is_shown_to_a_tenth_of_a_gigabyte():
     with translation.override("de"):
         assert presentation.estimated_gigabytes(D("50.25")) == "50,3\xa0GB"
+
+
+@pytest.mark.parametrize(
+    ("lang", "usd", "number"),
+    [("en", "$0.31–$0.69", "18–38"), ("de", "0,31\xa0$–0,69\xa0$", "18–38"),
+     ("ja", "$0.31～\u200b$0.69", "18～\u200b38")],
+)  # fmt: skip
+def test_a_modelled_figures_span_is_its_low_and_high_in_the_language(lang, usd, number):
+    template = Template(
+        "{% load figures %}{{ cost|usd_span }}|{{ ttft|number_span }}|{{ none|usd_span }}"
+    )
+    figures = {
+        "cost": (D("0.50"), D("0.31"), D("0.69")),
+        "ttft": (D(28), D(18), D(38)),
+        "none": None,
+    }
+    with translation.override(lang):
+        assert template.render(Context(figures)) == f"{usd}|{number}|"

@@ -21,18 +21,19 @@ from tests.conftest import SEED_DAY
 pytestmark = pytest.mark.django_db  # the session's seed: its prices and models
 
 SAME = object()  # the English text, in every language
+# Ranges are presentation's: Japanese writes "～" with a break allowed after it (U+200B).
 
 SERVING_KINDS = [
     ("[[serving fp8]]", "4× B200", SAME, "B200 4基"),
     ("[[serving fp8 config]]", "4× B200", SAME, "B200 4基"),
     ("[[serving bf16 config]]", "4× B200", SAME, "B200 4基"),
     ("[[serving awq config]]", "1× B200", SAME, "B200 1基"),
-    ("[[serving fp8 cost]]", "$0.50 ($0.31–$0.69)", "0,50 $ (0,31 $–0,69 $)", "$0.50（$0.31–$0.69）"),  # noqa: E501
+    ("[[serving fp8 cost]]", "$0.50 ($0.31–$0.69)", "0,50 $ (0,31 $–0,69 $)", "$0.50（$0.31～\u200b$0.69）"),  # noqa: E501
     ("[[serving fp8 users]]", "411", SAME, SAME),
     ("[[serving fp8 month]]", "$13,276.80", "13.276,80 $", "$13,276.80"),
     ("[[serving fp8 price]]", "$18.44", "18,44 $", "$18.44"),
-    ("[[serving fp8 speed]]", "110 (80–173)", SAME, "110（80–173）"),
-    ("[[serving fp8 ttft]]", "28 ms (18–38)", SAME, "28 ms（18–38）"),
+    ("[[serving fp8 speed]]", "110 (80–173)", SAME, "110（80～\u200b173）"),
+    ("[[serving fp8 ttft]]", "28 ms (18–38)", SAME, "28 ms（18～\u200b38）"),
     ("[[serving fp8 alternative]]", "8× B200", SAME, "B200 8基"),
     (
         "[[serving_close_call fp8]]",
