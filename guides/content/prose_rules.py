@@ -88,16 +88,21 @@ def typed_figures(text: str, gpu_names: Iterable[str]) -> list[TypedFigure]:
 # "Nein. [[single_gpu qlora]]" says no where the token says QLoRA fits on one GPU: the guide
 # check refuses the pair. The words each language answers with, and what they answer.
 TYPED_ANSWERS = {"yes": True, "no": False, "ja": True, "nein": False, "はい": True, "いいえ": False}
-_LAST_WORD_RE = re.compile(r"(\w+)\W*$")
+# Matched against the text reversed: searching for the last word from the front tries every
+# position of a long text, once per token.
+_LAST_WORD_REVERSED_RE = re.compile(r"\W*(\w+)")
 
 
 def typed_answer(before: str) -> tuple[bool, int] | None:
     """What a yes or no typed right before a token answers (the last word of ``before``:
     "Yes.", "Nein,", "いいえ。") and where the word starts; None where there is no such word."""
-    found = _LAST_WORD_RE.search(before.rstrip())
-    if not found or found.group(1).casefold() not in TYPED_ANSWERS:
+    found = _LAST_WORD_REVERSED_RE.match(before[::-1])
+    if not found:
         return None
-    return TYPED_ANSWERS[found.group(1).casefold()], found.start(1)
+    word = found.group(1)[::-1].casefold()
+    if word not in TYPED_ANSWERS:
+        return None
+    return TYPED_ANSWERS[word], len(before) - found.end(1)
 
 
 # --- a requirement worded around a recommendation -------------------------------------------
