@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
+from functools import cached_property
 
 from pricing import planning, selectors
 from pricing.domain import serving, serving_speed, throughput
@@ -231,10 +232,11 @@ class ServingPlan:
         priced = [row for row in self.smallest if row.usd_per_hour is not None]
         return min(priced, key=lambda row: (row.usd_per_hour, row.count), default=None)
 
-    @property
+    @cached_property
     def recommendation(self) -> ServingRecommendation | None:
         """The configuration whose million output tokens cost least at the latency target
-        (``recommend``); None where none meets it."""
+        (``recommend``); None where none meets it. Worked out once: a guide's tokens ask for
+        it dozens of times."""
         return recommend(self.rows, self.blocks)
 
 
