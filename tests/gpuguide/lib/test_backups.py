@@ -39,6 +39,7 @@ from tests.conftest import GUIDE_SLUG
 from tests.test_page_text import PAGES, TODAY
 
 VERSION_TABLE = "guides_contentversion"  # renewed by the restore, by design
+SESSION_TABLE = "django_session"  # emptied by the restore, by design
 
 
 ALL_PAGES = [f"{name}.{lang}" for name in PAGES for lang in ("en", "de", "ja")]
@@ -126,6 +127,9 @@ def test_a_restored_backup_brings_back_every_row_and_page(client, seeded, tmp_pa
     # Random versions, all renewed: none that a page was cached under before comes back.
     assert set(versions_after.values()).isdisjoint(versions_changed.values())
     assert tables_after.pop(VERSION_TABLE) != tables_before.pop(VERSION_TABLE)
+    # Everyone is signed out (the browser tests' editors, where they ran first on this worker).
+    assert tables_after.pop(SESSION_TABLE)[0] == 0
+    tables_before.pop(SESSION_TABLE)
     assert tables_after == tables_before
     assert pages_after["guide.en"] != changed["guide.en"]  # not served from the cache
     assert [name for name in ALL_PAGES if pages_after[name] != pages_before[name]] == []
