@@ -124,6 +124,11 @@ FAST_GROUP: dict[str, str] = {
     "tests/guides/editorial/test_share_images.py": "share images, drawn and served",
     "tests/guides/pages/test_public_face.py::"
     "test_guide_feed_lists_every_published_guide_newest_edit_first": "the feed",
+    "tests/guides/pages/test_public_face.py::test_price_feed_has_an_entry_per_price_change":
+    "the price feeds (0.05 s)",
+    "tests/guides/pages/test_public_face.py::test_price_feed_titles_follow_the_language":
+    "the price feeds' languages (0.05 s)",
+    "tests/accounts/test_signin_link.py": "sign-in links and the attack mail (22 tests, 1.4 s)",
 }  # fmt: skip
 
 # Left to the suite although their file is in the group: seconds each.
@@ -181,7 +186,8 @@ def select(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.args in ([], ["tests"], [str(config.rootpath / "tests")]):
         # A whole run: every name in the group must still name a test (one renamed or moved
         # would otherwise drop out of `make test` without a word).
-        stale = [e for e in (*FAST_GROUP, *NOT_IN_FAST_GROUP) if not _matches_any(e, items)]
+        named = (*FAST_GROUP, *NOT_IN_FAST_GROUP, *LONGEST_FILES)
+        stale = [e for e in named if not _matches_any(e, items)]
         if stale:
             raise pytest.UsageError(f"tests/fast_group.py names no test any more: {stale}")
     if left:
@@ -199,16 +205,16 @@ LEFT_OUT = pytest.StashKey[dict]()
 
 # The files that take longest, each a whole file on one worker (``--dist loadfile``), handed
 # out first and longest first, so that the other worker fills in around them with the short
-# ones (seconds each file alone, idle machine). Handed out last, as by xdist's own order (most
-# tests first), two or three of them met on one worker while the other stood idle: 84 s
-# against 53 s.
+# ones (the seconds: each file alone on an idle machine, its database already seeded). Handed
+# out last, as by xdist's own order (most tests first), two or three of them met on one worker
+# while the other stood idle: 84 s against 53 s. ``select`` fails a run on a stale name here.
 LONGEST_FILES = (
-    "tests/browser/test_editor.py",  # 16 s
-    "tests/browser/test_coediting.py",  # 15 s
-    "tests/browser/test_review.py",  # 10 s
-    "tests/browser/test_public_pages.py",  # 8 s
-    "tests/test_html_validity.py",  # 5 s
-    "tests/browser/test_prices.py",  # 5 s
+    "tests/browser/test_editor.py",  # about 12 s
+    "tests/browser/test_coediting.py",  # 10 s
+    "tests/browser/test_review.py",  # 7 s
+    "tests/browser/test_public_pages.py",  # 4 s
+    "tests/test_html_validity.py",  # 3 s
+    "tests/browser/test_prices.py",  # 2.5 s
 )
 
 
