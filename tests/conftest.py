@@ -59,8 +59,8 @@ def _trl_environment() -> bool:
 
 def find_chromium() -> str | None:
     """Debian's Chromium for the browser tests: its headless shell where installed (the same
-    Blink without the full browser's window machinery: about a quarter less CPU a page, which
-    is a third of `make test`'s), else the full browser in headless mode."""
+    Blink without the full browser's window machinery: the browser rounds take about a quarter
+    less CPU in it), else the full browser in headless mode."""
     return (
         shutil.which("chromium-headless-shell")
         or shutil.which("chromium")
@@ -176,10 +176,14 @@ def pytest_addoption(parser) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items: list[pytest.Item]) -> None:
     """With --fast, only the fast group (tests/fast_group.py). Then whole files in the order
-    the workers are handed them (``fast_group.file_order``): the longest first."""
+    the workers are handed them (``fast_group.file_order``): the longest first, and on
+    PostgreSQL the browser files last."""
+    from django.conf import settings
+
     if config.getoption("fast"):
         fast_group.select(config, items)
-    items[:] = fast_group.file_order(items)
+    on_postgres = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+    items[:] = fast_group.file_order(items, browser_last=on_postgres)
 
 
 def pytest_sessionfinish(session) -> None:

@@ -218,20 +218,24 @@ LONGEST_FILES = (
 )
 
 
-def file_order(items: list[pytest.Item]) -> list[pytest.Item]:
+def file_order(items: list[pytest.Item], *, browser_last: bool) -> list[pytest.Item]:
     """``items`` file by file: ``LONGEST_FILES`` first, then the files with most tests first
     (xdist's own heuristic, which pyproject.toml's --no-loadscope-reorder turns off so that
-    this order holds)."""
+    this order holds). With ``browser_last``, the browser files after all others: on
+    PostgreSQL the live server writes through connections of its own and commits, and a test
+    after a browser round on its worker would find that round's revisions, sessions and log
+    entries (on SQLite the server shares the test's connection and transaction)."""
     files: dict[str, list[pytest.Item]] = {}
     for item in items:
         files.setdefault(item.nodeid.split("::")[0], []).append(item)
 
-    def cost(path: str) -> tuple[int, int]:
+    def rank(path: str) -> tuple[bool, int, int]:
+        browser = files[path][0].get_closest_marker("browser") is not None
         if path in LONGEST_FILES:
-            return (0, LONGEST_FILES.index(path))
-        return (1, -len(files[path]))
+            return (browser_last and browser, 0, LONGEST_FILES.index(path))
+        return (browser_last and browser, 1, -len(files[path]))
 
-    return [item for path in sorted(files, key=cost) for item in files[path]]
+    return [item for path in sorted(files, key=rank) for item in files[path]]
 
 
 def summary_lines(config: pytest.Config) -> list[str]:
