@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import GUIDE_SLUG, SEED_DAY, as_if_committed, seen_by_the_site
 
@@ -417,7 +418,8 @@ def test_folds_open_on_wide_screens_at_a_link_into_them_and_for_printing(page, s
     section = page.locator("section", has=page.locator("table.memory"))
     anchor = section.get_attribute("id")
     page.locator(f"nav.toc a[href='#{anchor}']").click()
-    assert section.locator("table.memory").is_visible()
+    # Opened on hashchange, which fires after the click returns: wait for it.
+    expect(section.locator("table.memory")).to_be_visible()
     _open(page, guide, DESKTOP)
     assert page.evaluate(FOLDS) == [True] * 6
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
