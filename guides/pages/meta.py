@@ -97,18 +97,18 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
 def tutorial(request: HttpRequest, guide: Guide, page) -> dict:
     """A tutorial's meta: a fine-tuning guide's (``TutorialPage``) or a serving guide's
     (``serving_guide.ServingTutorialPage``)."""
-    title = presentation.tutorial_title(page.model_name, serving=guide.serves)
+    title = presentation.tutorial_title(page.access.model_name, serving=guide.serves)
     trail = _trail((guide.title, guide.get_absolute_url()), (title, request.path))
     if guide.serves:
         description = _(
             "The vllm serve commands that serve %(model)s on the GPUs our guide recommends, "
             "precision by precision, and how to measure them against our figures."
-        ) % {"model": page.model_name}
+        ) % {"model": page.access.model_name}
     else:
         description = _(
             "The trl sft commands that fine-tune %(model)s on the GPUs our guide recommends, "
             "method by method, and what each run costs at %(provider)s."
-        ) % {"model": page.model_name, "provider": page.house_name}
+        ) % {"model": page.access.model_name, "provider": page.house_name}
     return {
         "trail": trail,
         "meta_title": title,

@@ -9,9 +9,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cached_property
 
-from django.conf import settings
 from django.utils import timezone
-from django.utils.translation import get_language
 
 from gpuguide.lib import renting
 from guides.content.page_figures import PageFigures, PriceDates, price_dates
@@ -258,11 +256,7 @@ class ServingStep:
 @dataclass(frozen=True)
 class ServingTutorialPage:
     guide: Guide
-    model_name: str
-    repository: str
-    model_url: str
-    gated: bool
-    licence_note: str
+    access: tutorial.ModelAccess
     install_command: str
     steps: list[ServingStep]  # one per precision something serves within the target
     plan: serving_plans.ServingPlan | None  # the load every step shares
@@ -297,15 +291,9 @@ def serving_tutorial_page(guide: Guide, *, at: date | None = None) -> ServingTut
                 rent_label(chosen.count, chosen.gpu.name),
             )
         )
-    language = get_language() or "en"
-    notes = {code: getattr(model, f"licence_note_{code}") or "" for code, _n in settings.LANGUAGES}
     return ServingTutorialPage(
         guide=guide,
-        model_name=model.name,
-        repository=model.repository,
-        model_url=tutorial.HUB + model.repository,
-        gated=model.gated,
-        licence_note=notes.get(language) or notes.get("en", ""),
+        access=tutorial.model_access(model, figures.licence_notes),
         install_command=f"pip install vllm=={serving.VLLM_VERSION}",
         steps=steps,
         plan=next(iter(figures.serving.values()), None),

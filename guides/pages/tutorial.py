@@ -35,6 +35,7 @@ from pricing.domain import calculations as calc
 from pricing.domain import trl_commands
 from pricing.domain.throughput import SECONDS_PER_HOUR
 from pricing.domain.training_memory import TrainingSetup
+from pricing.models import LanguageModel
 
 HUB = "https://huggingface.co/"
 OUTPUT_DIR = "./output"
@@ -61,13 +62,33 @@ class MethodTutorial:
 
 
 @dataclass(frozen=True)
-class TutorialPage:
-    guide: Guide
+class ModelAccess:
+    """The model both tutorials download: its licence in the reader's language and, where
+    gated, the sign-in (``includes/model_access.html``)."""
+
     model_name: str
     repository: str
     model_url: str
     gated: bool
     licence_note: str
+
+
+def model_access(model: LanguageModel, licence_notes: dict[str, str]) -> ModelAccess:
+    """``model``'s access, its licence note in the active language (English where none)."""
+    language = get_language() or "en"
+    return ModelAccess(
+        model_name=model.name,
+        repository=model.repository,
+        model_url=HUB + model.repository,
+        gated=model.gated,
+        licence_note=licence_notes.get(language) or licence_notes.get("en", ""),
+    )
+
+
+@dataclass(frozen=True)
+class TutorialPage:
+    guide: Guide
+    access: ModelAccess
     training: TrainingSetup  # the guide's run (its method a placeholder)
     run_summary: str  # "sequences of 2,048 tokens, …": the guide's run in one sentence
     house_name: str
@@ -109,14 +130,9 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
             methods.append(_method_tutorial(guide, figures, listing.slug, listing.name))
         except MissingFigure:  # NothingFits, or a method the estimate does not know
             not_held.append(listing.name)
-    language = get_language() or "en"
     return TutorialPage(
         guide=guide,
-        model_name=model.name,
-        repository=model.repository,
-        model_url=HUB + model.repository,
-        gated=model.gated,
-        licence_note=figures.licence_notes.get(language) or figures.licence_notes.get("en", ""),
+        access=model_access(model, figures.licence_notes),
         training=figures.training,
         run_summary=run_summary(figures.training, figures.tokens_per_epoch, figures.epochs),
         house_name=figures.house_name,
