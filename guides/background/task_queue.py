@@ -1,29 +1,16 @@
 """The task queue's rows (django_tasks_db): tasks left RUNNING by a dead worker are run once
 more or failed, and recent failures are summed up for the admin's dashboard.
 
-A worker killed mid-run (SIGKILL, out of memory, a machine restart) leaves its task RUNNING
-for ever: nothing else ever touches that row. ``sweep_stuck_tasks``, which the worker runs at
-start and every minute (``guides.background.worker``), finds the tasks RUNNING for longer than
-``TASK_RUNNING_TIMEOUT``:
-
-- One that is safe to run twice (``RUN_AGAIN``: re-renders, purges, share images, scheduled
-  publication, each doing what is still to do when it runs) and has run fewer than
-  ``MAX_RUNS`` (2) times is queued again (READY): the next worker runs it. Its runs are its
-  workers (``worker_ids``, one added at each claim).
-- Any other is marked FAILED, with a ``StuckTask`` error saying why: after its second run,
-  because a task that kills its worker (memory, a crash in a C library) would kill the next one
-  too, and again after each restart; or at once for a task whose second run could repeat what
-  the first did (a review notice mails people). Nothing is lost: every task is asked for again
-  by what caused it (the next write queues another re-render; a share image is drawn at the
-  next publication, or by ``manage.py draw_share_images``).
-
-A task that is only slow, still running on another machine's worker, may so run twice at
-once; those in ``RUN_AGAIN`` may. If it finishes, it records its own result.
+A worker killed mid-run leaves its task RUNNING for ever. ``sweep_stuck_tasks`` (run by the
+worker at start and every minute) queues such a task again if it is safe to repeat
+(``RUN_AGAIN``) and has run fewer than ``MAX_RUNS`` times, and fails any other with a
+``StuckTask`` error: a task that killed its worker would kill the next one too, and a review
+notice run twice would mail people twice. Nothing is lost: what caused each task asks again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from traceback import format_exception_only
 
@@ -177,12 +164,8 @@ def task_trouble(now: datetime | None = None) -> TaskTrouble:
     error = lines[-1].strip() if lines else ""
     if len(error) > ERROR_CHARACTERS:
         error = error[: ERROR_CHARACTERS - 1] + "…"
-    return TaskTrouble(
-        trouble.failed,
-        trouble.stuck,
-        trouble.running_too_long,
-        trouble.waiting_too_long,
-        trouble.purges_waiting,
+    return replace(
+        trouble,
         latest_task=row["task_path"].rpartition(".")[2],
         latest_at=row["finished_at"],
         latest_error=error,

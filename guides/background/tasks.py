@@ -94,12 +94,10 @@ def render_as_visitor(paths: list[str]) -> int:
     """Render each path as an anonymous visitor at SITE_URL would ask for it, by calling its
     view in the page's language: the view's page cache stores the body (``http.refreshing``).
 
-    The middleware is left out: it only adds headers, which a visitor's own middleware adds
-    when the cache serves the page. So a public page's body may read only what this request
-    has (its path and query, host, scheme, language, an anonymous user): no session, messages
-    or CSRF token, which no public page shows (a test holds the bodies to a visitor's). A page
-    gone since it was listed is skipped; a failing one is logged; a database outage stops the
-    round (the pages render on their next visit). Returns how many pages were rendered."""
+    Without the middleware (it only adds headers), so a public page may read only what this
+    request has: no session, messages or CSRF token (a test holds the bodies to a visitor's).
+    A page gone since it was listed is skipped, a failing one logged; a database outage stops
+    the round. Returns how many pages were rendered."""
     site = urlsplit(settings.SITE_URL)
     rendered = 0
     with http.refreshing():

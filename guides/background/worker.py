@@ -1,14 +1,8 @@
-"""The task worker behind ``manage.py db_worker``: django_tasks_db's, made to outlast database
-outages and to run again (once) or fail the tasks that a dead worker left RUNNING.
-
-The package's worker lets any database error but "database is locked" end the process, so a
-restart of PostgreSQL (or a moved SQLite file) stopped the queue until someone restarted the
-worker. This one waits instead, 1 s at first, doubling to 30 s, logging each failed attempt with
-its wait and, once a poll succeeds again, that the database is back. SIGTERM and SIGINT still
-stop it at once between tasks, or after the running task (the package's ``shutdown``).
-
-At start and every minute it also runs ``guides.background.task_queue.sweep_stuck_tasks`` (which
-tasks are queued again, which failed, and why: that module's docstring).
+"""The task worker behind ``manage.py db_worker``: django_tasks_db's, made to wait out database
+outages (1 s, doubling to 30 s, each attempt logged; the package's worker exits on any database
+error but "locked") and to sweep the tasks a dead worker left RUNNING
+(``task_queue.sweep_stuck_tasks``, at start and every minute). SIGTERM and SIGINT still stop it
+between tasks, or after the running one.
 """
 
 from __future__ import annotations
