@@ -1,18 +1,7 @@
-"""The JSON API's parameters and answers (django-ninja schemas); the OpenAPI description is
-generated from these classes.
-
-Query strings are parsed strictly: whole numbers in ASCII digits only (Python's ``int()``
-takes ``1_000`` and ``１２``, pydantic's lax mode ``+5``, `` 5`` and ``5.0``), booleans as
-``true``/``false`` only (not ``1``, ``yes`` or ``True``), and every number the estimate computes
-with is capped; hours as plain decimals with at most 2 places; ``as_of`` by the price checks' one
-date rule (``pricing.services.parse_check_date``). Every bad parameter is reported at once as
-``{name: why}``; see ``QueryError``. Rules between architecture fields (hidden_size a multiple
-of num_attention_heads, ...) are ``training_memory``'s own and are checked once each field is
-valid on its own.
-
-Answers carry every figure as a JSON number, rounded from its ``Decimal`` here and nowhere
-earlier: GB to 3 decimals, US dollars to 4 (as prices are stored), hours to 2.
-"""
+"""The JSON API's parameters and answers (django-ninja schemas, which the OpenAPI description
+is generated from). Query strings are parsed strictly (``int()`` takes ``1_000`` and ``１２``,
+pydantic's lax mode ``+5`` and ``5.0``; booleans only as ``true``/``false``), every bad parameter
+reported at once (``QueryError``). Figures are rounded from their ``Decimal`` here only."""
 
 from __future__ import annotations
 
@@ -76,11 +65,8 @@ REPEATED_PARAMETER = "given more than once"
 
 
 class QueryError(Exception):
-    """Parameters refused, each with why: ``{"seq_len": "must be at least 1"}``.
-
-    Not a ``ValueError``, so pydantic lets it through its validators to the API's handler,
-    which answers ``status`` with ``{"errors": errors}``.
-    """
+    """Parameters refused, each with why: ``{"seq_len": "must be at least 1"}``. Not a
+    ``ValueError``, so pydantic lets it through its validators to the API's handler."""
 
     def __init__(self, errors: dict[str, str], status: int = 400) -> None:
         super().__init__(errors)
@@ -128,10 +114,8 @@ Slug = ModelSlug  # a GPU's or a provider's, checked the same way
 
 
 def _day(value: Any) -> Any:
-    """``as_of``: the one date rule of price checks (``pricing.services``): a real calendar
-    day written YYYY-MM-DD, from 2000-01-01 to today. Its messages in English whatever the
-    request's language; a future day is refused as such, without the service's advice to
-    people recording checks."""
+    """The price checks' date rule, its messages in English; a future day refused without the
+    service's advice to people recording checks."""
     if not isinstance(value, str):
         return value
     with translation.override("en"):
@@ -237,9 +221,8 @@ class StrictQuery(BaseModel):
 
 
 class ArchitectureQuery(StrictQuery):
-    """A language model on file (``model``) or, instead, its config.json's architecture fields
-    (``WITH_ARCHITECTURE``: more config.json fields a query takes, likewise not with ``model``).
-    """
+    """A language model on file (``model``) or its config.json's architecture fields, and the
+    ``WITH_ARCHITECTURE`` fields a subclass takes, likewise not with ``model``."""
 
     WITH_ARCHITECTURE: ClassVar[tuple[str, ...]] = ()
 
@@ -269,14 +252,12 @@ class ArchitectureQuery(StrictQuery):
 
     @classmethod
     def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
-        """``model`` or the architecture fields, not both; without it, every one of them."""
         if "model" in given:
             names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS, *cls.WITH_ARCHITECTURE)
             return {name: NOT_WITH_MODEL for name in names if name in given}
         return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
 
     def _check_together(self) -> None:
-        """The architecture's own rules (``EstimateError``)."""
         if self.model is None:
             try:
                 self.architecture()
@@ -284,7 +265,6 @@ class ArchitectureQuery(StrictQuery):
                 raise QueryError(estimate_errors(exc)) from exc
 
     def architecture(self) -> training_memory.Architecture:
-        """The architecture given by its fields (only when no ``model`` is given)."""
         return training_memory.Architecture(
             **{
                 **_named(self, *ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS),
@@ -352,9 +332,9 @@ def estimate_errors(exc: training_memory.EstimateError) -> dict[str, str]:
     return {"parameters": str(exc)}
 
 
-def gigabytes(value: Decimal) -> float:
+def gigabytes(value: Decimal | None) -> float | None:
     """GB to 3 decimals; the float is taken from the rounded Decimal, so it prints as such."""
-    return float(value.quantize(GB_STEP, ROUND_HALF_UP))
+    return None if value is None else float(value.quantize(GB_STEP, ROUND_HALF_UP))
 
 
 class Breakdown(Schema):
@@ -466,7 +446,7 @@ AS_OF = (
 
 
 def dollars(value: Decimal | None) -> float | None:
-    """US dollars to 4 decimals, as prices are stored (None stays None)."""
+    """US dollars to 4 decimals, as prices are stored."""
     return None if value is None else float(value.quantize(MONEY_STEP, ROUND_HALF_UP))
 
 
@@ -554,11 +534,7 @@ class GpuSpecs(Schema):
             memory_gb=gigabytes(gpu.memory_gb),
             reported_memory_gb=gigabytes(gpu.reported_gb),
             usable_memory_gb=gigabytes(gpu.usable_gb),
-            host_memory_gb_per_gpu=(
-                None
-                if gpu.host_memory_gb_per_gpu is None
-                else gigabytes(gpu.host_memory_gb_per_gpu)
-            ),
+            host_memory_gb_per_gpu=gigabytes(gpu.host_memory_gb_per_gpu),
             bandwidth_gb_s=gigabytes(gpu.bandwidth_gb_s),
             bf16_dense_tflops=gigabytes(gpu.bf16_dense_tflops),
             form_factor=gpu.form_factor_code,
@@ -662,9 +638,7 @@ class ConfigurationFit(Schema):
                 usable_gb_per_gpu=gigabytes(fit.usable_gb_per_gpu),
                 fits=fit.fits_by_estimate,
                 headroom_gb_per_gpu=gigabytes(fit.estimate_headroom_gb_per_gpu),
-                host_memory_gb=(
-                    None if configuration.host_gb is None else gigabytes(configuration.host_gb)
-                ),
+                host_memory_gb=gigabytes(configuration.host_gb),
                 fits_on_host=fit.fits_on_host,
             ),
             checked_on=checked_on,
@@ -672,7 +646,6 @@ class ConfigurationFit(Schema):
 
 
 def _configured(configuration: calculations.Configuration) -> dict[str, Any]:
-    """The fields a configuration's fit and its cost share: the GPU, its count, their prices."""
     return {
         "gpu": configuration.gpu.slug,
         "gpu_name": configuration.gpu.name,

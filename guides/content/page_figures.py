@@ -282,7 +282,7 @@ class PageFigures:
     def _recommendation(self, method: str) -> calc.Recommendation | None:
         """``planning.recommendation`` over every run of the method, worked out once."""
         if method not in self._computed_recommendations:
-            self._computed_recommendations[method] = planning.recommendation(
+            self._computed_recommendations[method] = calc.recommendation(
                 self.runs(method), self.blocks
             )
         return self._computed_recommendations[method]

@@ -214,7 +214,7 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
     measured = {throughput.gpu_slug: throughput.tokens_per_s} if throughput else {}
     runs = planning.run_plans(fits, request.architecture, request.setup, request.budget, measured)
     by_configuration = {run.configuration: run for run in runs}
-    recommendation = planning.recommendation(runs, selectors.hour_blocks())
+    recommendation = calc.recommendation(runs, selectors.hour_blocks())
     return PlannerResult(
         request=request,
         estimate=estimate,
