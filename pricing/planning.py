@@ -303,12 +303,10 @@ def price_history(*, gpu: str, provider: str | None = None, at: date | None = No
     slugs = selectors.gpu_slugs()
     if gpu not in slugs:
         raise NotOnFile("gpu", f"no GPU {gpu!r} on file (known: {', '.join(slugs)})")
-    providers = selectors.providers()
     if provider is None:
-        chosen = next((p for p in providers if p.is_house), None)
-        if chosen is None:
-            raise NotOnFile("provider", NO_HOUSE_PROVIDER)
+        chosen = _house()
     else:
+        providers = selectors.providers()
         chosen = next((p for p in providers if p.slug == provider), None)
         if chosen is None:
             known = ", ".join(p.slug for p in providers)

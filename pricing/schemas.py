@@ -28,25 +28,12 @@ from pricing import planning, selectors, services
 from pricing.domain import calculations, training_memory
 from pricing.domain.training_memory import Method
 
-GB_STEP = Decimal("0.001")  # answers in GB to 3 decimals
-MAX_SEQ_LEN = 1_048_576
-MAX_BATCH_SIZE = 1024
-MAX_LORA_RANK = 4096
-MAX_GPUS = 4096
-MAX_SIZE = 1_000_000  # hidden and MLP widths, layers, heads
-MAX_VOCAB_SIZE = 10_000_000
 MODEL_SLUG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 MODEL_SLUG_MAX_LENGTH = 50
 
 MIN_HOURS = Decimal("0.01")
 MAX_HOURS = Decimal(8760)  # a run of at most a year
-MIN_TRAINING_TOKENS, MAX_TRAINING_TOKENS = 1_000, 10**13  # as a guide's budget (Guide model)
-MAX_EPOCHS = 100
-MONEY_STEP = Decimal("0.0001")  # prices as stored, to 4 decimals
-HOURS_STEP = Decimal("0.01")
 
-_DIGITS = re.compile(r"[0-9]{1,12}")
-_HOURS = re.compile(r"[0-9]{1,5}(\.[0-9]{1,2})?")
 NOT_A_WHOLE_NUMBER = "must be a whole number in plain ASCII digits (0-9)"
 NOT_TRUE_OR_FALSE = "must be true or false"
 METHOD_CHOICES = "must be one of " + ", ".join(m.value for m in Method)
@@ -78,12 +65,20 @@ def slug_message(parameter: str) -> str:
     return NOT_A_SLUG_OF.format(noun=SLUG_NOUNS.get(parameter, parameter))
 
 
-def _plain_digits(value: Any) -> Any:
-    if isinstance(value, str):
-        if not _DIGITS.fullmatch(value):
-            raise ValueError(NOT_A_WHOLE_NUMBER)
-        return int(value)
-    return value
+def _plain(pattern: str, parse: Any, message: str) -> BeforeValidator:
+    """Text of ``pattern`` only (ASCII digits), then ``parse``d; values already parsed pass."""
+
+    def validate(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if not re.fullmatch(pattern, value):
+            raise ValueError(message)
+        return parse(value)
+
+    return BeforeValidator(validate)
+
+
+_plain_digits = _plain(r"[0-9]{1,12}", int, NOT_A_WHOLE_NUMBER)
 
 
 def _true_or_false(value: Any) -> Any:
@@ -94,23 +89,23 @@ def _true_or_false(value: Any) -> Any:
     raise ValueError(NOT_TRUE_OR_FALSE)
 
 
-def _whole_number(maximum: int) -> Any:
-    """An int parameter from 1 to ``maximum``; the bounds come first so that the OpenAPI
-    schema states them as minimum and maximum."""
-    return Annotated[int, Field(ge=1, le=maximum), BeforeValidator(_plain_digits)]
+def _whole_number(maximum: int, minimum: int = 1) -> Any:
+    """An int parameter from ``minimum`` to ``maximum``; the bounds come first so that the
+    OpenAPI schema states them as minimum and maximum."""
+    return Annotated[int, Field(ge=minimum, le=maximum), _plain_digits]
 
 
-Size = _whole_number(MAX_SIZE)
-VocabSize = _whole_number(MAX_VOCAB_SIZE)
-SeqLen = _whole_number(MAX_SEQ_LEN)
-BatchSize = _whole_number(MAX_BATCH_SIZE)
-Rank = _whole_number(MAX_LORA_RANK)
-GpuCount = _whole_number(MAX_GPUS)
+Size = _whole_number(1_000_000)  # hidden and MLP widths, layers, heads
+VocabSize = _whole_number(10_000_000)
+SeqLen = _whole_number(1_048_576)
+BatchSize = _whole_number(1024)
+Rank = _whole_number(4096)
+GpuCount = _whole_number(4096)
 Flag = Annotated[bool, BeforeValidator(_true_or_false)]
-ModelSlug = Annotated[
+# A model's, a GPU's or a provider's.
+Slug = Annotated[
     str, StringConstraints(pattern=MODEL_SLUG_PATTERN, max_length=MODEL_SLUG_MAX_LENGTH)
 ]
-Slug = ModelSlug  # a GPU's or a provider's, checked the same way
 
 
 def _day(value: Any) -> Any:
@@ -130,26 +125,16 @@ def _day(value: Any) -> Any:
             raise ValueError(f"{IN_THE_FUTURE} (today is {today.isoformat()})") from None
 
 
-def _plain_hours(value: Any) -> Any:
-    if isinstance(value, str):
-        if not _HOURS.fullmatch(value):
-            raise ValueError(NOT_HOURS)
-        return Decimal(value)
-    return value
-
-
 Day = Annotated[date, BeforeValidator(_day)]
 Hours = Annotated[
     Decimal,
     Field(ge=MIN_HOURS, le=MAX_HOURS),
-    BeforeValidator(_plain_hours),
+    _plain(r"[0-9]{1,5}(\.[0-9]{1,2})?", Decimal, NOT_HOURS),
     WithJsonSchema({"type": "number", "minimum": float(MIN_HOURS), "maximum": float(MAX_HOURS)}),
 ]
-TrainingTokens = Annotated[
-    int, Field(ge=MIN_TRAINING_TOKENS, le=MAX_TRAINING_TOKENS), BeforeValidator(_plain_digits)
-]
-Epochs = _whole_number(MAX_EPOCHS)
-HostGpuCount = Annotated[Literal[calculations.HOST_GPU_COUNTS], BeforeValidator(_plain_digits)]
+TrainingTokens = _whole_number(10**13, minimum=1_000)  # as a guide's budget (Guide model)
+Epochs = _whole_number(100)
+HostGpuCount = Annotated[Literal[calculations.HOST_GPU_COUNTS], _plain_digits]
 
 ARCHITECTURE_FIELDS = (
     "hidden_size",
@@ -226,7 +211,7 @@ class ArchitectureQuery(StrictQuery):
 
     WITH_ARCHITECTURE: ClassVar[tuple[str, ...]] = ()
 
-    model: ModelSlug | None = Field(
+    model: Slug | None = Field(
         None,
         description="A language model on file, e.g. llama-3.1-70b. Give this or the "
         "architecture fields, not both.",
@@ -334,7 +319,7 @@ def estimate_errors(exc: training_memory.EstimateError) -> dict[str, str]:
 
 def gigabytes(value: Decimal | None) -> float | None:
     """GB to 3 decimals; the float is taken from the rounded Decimal, so it prints as such."""
-    return None if value is None else float(value.quantize(GB_STEP, ROUND_HALF_UP))
+    return None if value is None else float(value.quantize(Decimal("0.001"), ROUND_HALF_UP))
 
 
 class Breakdown(Schema):
@@ -447,11 +432,11 @@ AS_OF = (
 
 def dollars(value: Decimal | None) -> float | None:
     """US dollars to 4 decimals, as prices are stored."""
-    return None if value is None else float(value.quantize(MONEY_STEP, ROUND_HALF_UP))
+    return None if value is None else float(value.quantize(Decimal("0.0001"), ROUND_HALF_UP))
 
 
 def hours(value: Decimal) -> float:
-    return float(value.quantize(HOURS_STEP, ROUND_HALF_UP))
+    return float(value.quantize(Decimal("0.01"), ROUND_HALF_UP))
 
 
 class GpusQuery(StrictQuery):
@@ -655,12 +640,25 @@ def _configured(configuration: calculations.Configuration) -> dict[str, Any]:
     }
 
 
-class FitAnswer(Schema):
+class RunHeading(Schema):
+    """What /fit/ and /cost/ answer first: the model, the run, whose prices as of when."""
+
     model: str
     method: Method
     provider: str = Field(description="Whose prices: ours.")
     as_of: date
     run: RunSettings
+
+    @staticmethod
+    def fields_of(plan: planning.FitPlan) -> dict[str, Any]:
+        return {
+            **_named(plan, "model", "provider", "as_of"),
+            "method": plan.setup.method,
+            "run": RunSettings.of(plan.setup),
+        }
+
+
+class FitAnswer(RunHeading):
     rule: RuleFigure
     configurations: list[ConfigurationFit] = Field(
         description="Each GPU we rent, 1, 2, 4 and 8 per host."
@@ -669,11 +667,7 @@ class FitAnswer(Schema):
     @classmethod
     def of(cls, plan: planning.FitPlan) -> FitAnswer:
         return cls(
-            model=plan.model,
-            method=plan.setup.method,
-            provider=plan.provider,
-            as_of=plan.as_of,
-            run=RunSettings.of(plan.setup),
+            **cls.fields_of(plan),
             rule=RuleFigure(
                 planning_gb=gigabytes(plan.estimate.planning_gb), sources=list(plan.sources)
             ),
@@ -748,12 +742,7 @@ class RunCost(Schema):
         )
 
 
-class CostAnswer(Schema):
-    model: str
-    method: Method
-    provider: str = Field(description="Whose prices: ours.")
-    as_of: date
-    run: RunSettings
+class CostAnswer(RunHeading):
     hours: float | None = Field(description="The hours assumed; null for a training budget.")
     training_tokens: int | None = Field(
         description="Tokens per epoch costed; null where hours were assumed."
@@ -769,11 +758,7 @@ class CostAnswer(Schema):
     def of(cls, plan: planning.CostPlan) -> CostAnswer:
         fit = plan.fit
         return cls(
-            model=fit.model,
-            method=fit.setup.method,
-            provider=fit.provider,
-            as_of=fit.as_of,
-            run=RunSettings.of(fit.setup),
+            **cls.fields_of(fit),
             hours=None if plan.hours is None else hours(plan.hours),
             training_tokens=plan.training_tokens,
             epochs=plan.epochs,

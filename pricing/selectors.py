@@ -52,7 +52,6 @@ class GpuListing:
     form_factor_code: str = ""  # a Gpu.FormFactor value (sxm, pcie, consumer), for the API
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
     host_memory_gb_per_gpu: Decimal | None = None  # the host's memory / its GPUs
-    link: str = "PCIe"  # to the other GPUs of a host: NVLink or PCIe
     link_gb_s: Decimal = Decimal(32)  # per GPU, one direction
     generation: str = throughput.HOPPER  # picks the throughput model's efficiency
 
@@ -223,7 +222,6 @@ def gpu_specs(gpu: Gpu) -> dict:
         "form_factor_code": gpu.form_factor,
         "measured_memory_gb": gpu.measured_memory_gb,
         "host_memory_gb_per_gpu": gpu.host_memory_gb_per_gpu,
-        "link": gpu.get_link_display(),
         "link_gb_s": gpu.link_gb_s,
         "generation": gpu.generation,
     }
