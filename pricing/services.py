@@ -115,12 +115,11 @@ def parse_price(*, gpu: str, value: str) -> Decimal:
     if comma:
         point = f"{comma.group(1)}.{comma.group(2)}"
         raise PriceCheckError(ERROR_COMMA_PRICE % {"gpu": gpu, "value": value, "point": point})
-    if not PRICE_PATTERN.fullmatch(value):
-        raise _price_error(gpu=gpu, value=value)
-    return validate_price(gpu=gpu, price=Decimal(value), shown=value)
+    price = Decimal(value) if PRICE_PATTERN.fullmatch(value) else None
+    return validate_price(gpu=gpu, price=price, shown=value)
 
 
-def validate_price(*, gpu: str, price: Decimal, shown: str | None = None) -> Decimal:
+def validate_price(*, gpu: str, price: Decimal | None, shown: str | None = None) -> Decimal:
     try:
         in_range = (
             price.is_finite()
@@ -130,21 +129,10 @@ def validate_price(*, gpu: str, price: Decimal, shown: str | None = None) -> Dec
     except (InvalidOperation, TypeError, AttributeError):
         in_range = False
     if not in_range:
-        raise _price_error(gpu=gpu, value=str(price) if shown is None else shown)
+        limits = {"min": MIN_USD_PER_HOUR, "max": MAX_USD_PER_HOUR, "places": PRICE_DECIMAL_PLACES}
+        value = repr(str(price) if shown is None else shown)
+        raise PriceCheckError(ERROR_BAD_PRICE % {"gpu": gpu, **limits, "value": value})
     return price
-
-
-def _price_error(*, gpu: str, value: str) -> PriceCheckError:
-    return PriceCheckError(
-        ERROR_BAD_PRICE
-        % {
-            "gpu": gpu,
-            "min": MIN_USD_PER_HOUR,
-            "max": MAX_USD_PER_HOUR,
-            "places": PRICE_DECIMAL_PLACES,
-            "value": repr(value),
-        }
-    )
 
 
 def parse_price_pairs(*, pairs: Sequence[str]) -> dict[str, Decimal]:
@@ -170,22 +158,16 @@ def validate_gpu_slugs(*, gpu_slugs: Sequence[str]) -> None:
 
 
 def parse_gpus_in_quote(*, value: str) -> int:
-    if not COUNT_PATTERN.fullmatch(value):
-        raise _gpus_in_quote_error(value)
-    return validate_gpus_in_quote(count=int(value), shown=value)
+    count = int(value) if COUNT_PATTERN.fullmatch(value) else None
+    return validate_gpus_in_quote(count=count, shown=value)
 
 
-def validate_gpus_in_quote(*, count: int, shown: str | None = None) -> int:
-    if isinstance(count, bool) or not MIN_GPUS_IN_QUOTE <= count <= MAX_GPUS_IN_QUOTE:
-        raise _gpus_in_quote_error(str(count) if shown is None else shown)
+def validate_gpus_in_quote(*, count: int | None, shown: str | None = None) -> int:
+    limits = {"min": MIN_GPUS_IN_QUOTE, "max": MAX_GPUS_IN_QUOTE}
+    if count is None or isinstance(count, bool) or not limits["min"] <= count <= limits["max"]:
+        value = repr(str(count) if shown is None else shown)
+        raise PriceCheckError(ERROR_BAD_GPUS_IN_QUOTE % {**limits, "value": value})
     return count
-
-
-def _gpus_in_quote_error(value: str) -> PriceCheckError:
-    return PriceCheckError(
-        ERROR_BAD_GPUS_IN_QUOTE
-        % {"min": MIN_GPUS_IN_QUOTE, "max": MAX_GPUS_IN_QUOTE, "value": repr(value)}
-    )
 
 
 def parse_check_date(*, value: str, today: date | None = None) -> date:
