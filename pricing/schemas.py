@@ -189,7 +189,7 @@ class StrictQuery(BaseModel):
             query = handler(data)
         except ValidationError as exc:
             for error in exc.errors():
-                parameter = _parameter(error)
+                parameter = str(error["loc"][-1]) if error["loc"] else "parameters"
                 errors.setdefault(parameter, _message(parameter, error))
         if errors:
             raise QueryError(errors)
@@ -283,10 +283,6 @@ def _unknown_or_repeated(request: HttpRequest | None, known: dict[str, Any]) -> 
             elif len(request.GET.getlist(name)) > 1:
                 errors[name] = REPEATED_PARAMETER
     return errors
-
-
-def _parameter(error: ErrorDetails) -> str:
-    return str(error["loc"][-1]) if error["loc"] else "parameters"
 
 
 def _message(parameter: str, error: ErrorDetails) -> str:
