@@ -709,14 +709,10 @@ def _create_check(
         PriceCheck.objects.filter(pk=corrects.pk).update(correction=check)
     if recorded_by is not None:
         _log_recording(check=check, prices=rows, user=recorded_by, corrects=corrects)
-    _source_read_again(url=source_url, on=checked_on)
-    return check
-
-
-def _source_read_again(*, url: str, on: date) -> None:
-    """A cited source these prices were read from was read again that day (saved one by one,
-    so that the pages citing it go stale as by an editor's change)."""
-    if url:
-        for source in Source.objects.filter(url=url, read_on__lt=on):
-            source.read_on = on
+    # A cited source these prices were read from was read again that day (saved one by one, so
+    # that the pages citing it go stale as by an editor's change).
+    if source_url:
+        for source in Source.objects.filter(url=source_url, read_on__lt=checked_on):
+            source.read_on = checked_on
             source.save(update_fields=["read_on"])
+    return check
