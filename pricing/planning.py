@@ -1,12 +1,7 @@
 """What the planner's JSON endpoints answer: our GPUs and prices, which configurations fit a
-run, what a run costs, a GPU's price history.
-
-Reads through ``selectors`` and computes with ``calculations`` and ``training_memory``; no
-queries, requests or formatting of its own. Each function takes ``at`` (prices as they stood
-after that day's checks; today by default) and reports the day it used. A day before any
-price check is answered like any other day: nothing was priced yet, so prices are None and
-histories empty. Something a parameter names that is not on file raises ``NotOnFile``.
-"""
+run, what a run costs, a GPU's price history. Each function takes ``at`` (prices as they stood
+after that day's checks; today by default); before any check, prices are None and histories
+empty. Something a parameter names that is not on file raises ``NotOnFile``."""
 
 from __future__ import annotations
 
@@ -39,9 +34,6 @@ class NotOnFile(PlanningError, LookupError):
 
 class UnusableRecord(PlanningError, ValueError):
     """The record the parameter names is on file but the estimate refuses it."""
-
-
-# --- what parameters name -----------------------------------------------------------------
 
 
 def language_model_on_file(*, slug: str) -> LanguageModel:
@@ -89,8 +81,8 @@ class GpuCatalogue:
 
 
 def gpu_catalogue(*, at: date | None = None) -> GpuCatalogue:
-    """Every GPU with its specs and our price as of ``at``; a GPU we do not rent has no price
-    (and no check date), whatever an old check may have recorded for it."""
+    """Every GPU with its specs and our price as of ``at``; one we do not rent has no price,
+    whatever an old check recorded."""
     at = at or timezone.localdate()
     house = _house()
     listings = selectors.gpu_listings_for_provider(provider=house, at=at)
@@ -113,8 +105,7 @@ def _unpriced(gpu: selectors.GpuListing) -> selectors.GpuListing:
 def peaks_by_count(
     architecture: training_memory.Architecture, setup: training_memory.TrainingSetup
 ) -> dict[int, training_memory.PeakMemory]:
-    """``setup``'s run estimated with ``num_gpus`` set to each count we rent per host (1, 2, 4
-    and 8: FSDP sharding changes the per-GPU peak)."""
+    """``setup``'s run estimated for each count we rent per host (FSDP shards the peak)."""
     return {
         count: training_memory.estimate_peak_memory(
             architecture, dataclasses.replace(setup, num_gpus=count)
@@ -128,11 +119,8 @@ def planned(
     peaks: Mapping[int, training_memory.PeakMemory],
     planning_gb: Decimal,
 ) -> list[calc.PlannedFit]:
-    """Each configuration against the estimate for its GPU count (``peaks_by_count``): its
-    peak with the allocator's margin against each card's usable memory, and beside it the
-    cited rule's ``planning_gb``, and under CPU offload what the run keeps on the host against
-    the host's memory. The one fit computation: the guides, the planner page and the API all
-    decide with it."""
+    """Each configuration against the estimate for its GPU count (``peaks_by_count``) and the
+    cited rule's ``planning_gb``: the one fit computation of the guides, planner and API."""
     by_count = {count: (p.peak_gb, p.reserved_gb, p.host_gb) for count, p in peaks.items()}
     return calc.planned_fits(configurations, planning_gb, by_count)
 
@@ -149,10 +137,8 @@ def run_plans(
     measured: Mapping[str, Decimal] | None = None,
 ) -> list[calc.RunPlan]:
     """Each plan that holds the run by the estimate, with the time and cost of
-    ``training_tokens`` on it: the speed timed for exactly this run on one GPU of its kind
-    (``measured``: GPU slug -> tokens per second, runs of the measured recipe only), else the
-    throughput model's. The one run-time computation: guides, the planner page and the API
-    all cost and rank with it."""
+    ``training_tokens`` on it at the speed timed for this run on one such GPU (``measured``: GPU
+    slug -> tokens per second, measured recipe only), else the throughput model's."""
     measured = measured if setup.recipe is training_memory.MEASURED else {}
     runs = []
     for plan in plans:
@@ -174,23 +160,13 @@ def run_plans(
     return runs
 
 
-def recommendation(
-    runs: Iterable[calc.RunPlan], blocks: Iterable[int]
-) -> calc.Recommendation | None:
-    """The recommendation (the cheapest run, or a close call decided by the up-front block,
-    the GPUs and the time) and its alternative (the fastest other run):
-    ``calc.recommendation``. The guides, the planner page and the API all recommend with it."""
-    return calc.recommendation(runs, blocks)
-
-
 def configuration_fits(
     architecture: training_memory.Architecture,
     setup: training_memory.TrainingSetup,
     rented: list[selectors.GpuListing],
     planning_gb: Decimal,
 ) -> list[calc.PlannedFit]:
-    """``setup``'s run on each GPU of ``rented`` in 1, 2, 4 and 8 (``planned``).
-    /api/v1/fit/ and the planner page both answer with it."""
+    """``setup``'s run on each GPU of ``rented`` in 1, 2, 4 and 8 (``planned``)."""
     configurations = calc.host_configurations(gpu.offer for gpu in rented)
     return planned(configurations, peaks_by_count(architecture, setup), planning_gb)
 
@@ -211,8 +187,7 @@ class FitPlan:
 
 
 def run_fit(*, model: str, setup: training_memory.TrainingSetup, at: date | None = None) -> FitPlan:
-    """``setup``'s run of ``model`` on each GPU we rent in 1, 2, 4 and 8 (the estimate with
-    ``num_gpus`` set to the count, ZeRO-3 sharding), at our prices as of ``at``."""
+    """``setup``'s run of ``model`` on each GPU we rent in 1, 2, 4 and 8, at our prices."""
     at = at or timezone.localdate()
     language_model = language_model_on_file(slug=model)
     architecture = architecture_of(language_model)
@@ -231,18 +206,6 @@ def run_fit(*, model: str, setup: training_memory.TrainingSetup, at: date | None
         checked_on={gpu.slug: gpu.checked_on for gpu in rented},
         architecture=architecture,
     )
-
-
-def measured_speeds(*, model: str, setup: training_memory.TrainingSetup) -> dict[str, Decimal]:
-    """GPU slug -> the tokens per second timed for exactly this run on one such GPU."""
-    timed = selectors.throughput_for(
-        language_model=model,
-        method=setup.method.value,
-        seq_len=setup.seq_len,
-        batch_size=setup.batch_size,
-        gradient_checkpointing=setup.gradient_checkpointing,
-    )
-    return {} if timed is None else {timed.gpu_slug: timed.tokens_per_s}
 
 
 # --- GET /api/v1/cost/ --------------------------------------------------------------------
@@ -282,11 +245,9 @@ def run_costs(
     count: int | None = None,
     at: date | None = None,
 ) -> CostPlan:
-    """What the run costs on each configuration that fits it by the estimate (or only those of
-    ``gpu`` / ``count``), with the smallest GPU-hour block that covers it: for ``hours``
-    assumed, or else for ``training_tokens`` x ``epochs`` (100 million x 1 by default) at each
-    configuration's speed (``run_plans``). A chosen configuration that does not fit gives no
-    row."""
+    """What the run costs on each configuration (of ``gpu`` / ``count``) that fits it by the
+    estimate, with the smallest GPU-hour block that covers it: for ``hours`` assumed, or for
+    ``training_tokens`` x ``epochs`` at each configuration's speed (``run_plans``)."""
     if hours is not None and (training_tokens is not None or epochs is not None):
         raise PlanningError("hours", "give hours or training_tokens (and epochs), not both")
     plan = run_fit(model=model, setup=setup, at=at)
@@ -304,7 +265,14 @@ def run_costs(
     if hours is None:
         training_tokens = training_tokens or DEFAULT_TRAINING_TOKENS
         epochs = epochs or 1
-        measured = measured_speeds(model=plan.model, setup=setup)
+        timed = selectors.throughput_for(
+            language_model=plan.model,
+            method=setup.method.value,
+            seq_len=setup.seq_len,
+            batch_size=setup.batch_size,
+            gradient_checkpointing=setup.gradient_checkpointing,
+        )
+        measured = {} if timed is None else {timed.gpu_slug: timed.tokens_per_s}
         runs = run_plans(fitting, plan.architecture, setup, training_tokens * epochs, measured)
     else:
         runs = [None] * len(fitting)
@@ -331,17 +299,14 @@ class PriceHistory:
 
 
 def price_history(*, gpu: str, provider: str | None = None, at: date | None = None) -> PriceHistory:
-    """Every price ``provider`` (ours by default) recorded for ``gpu`` up to ``at``."""
     at = at or timezone.localdate()
     slugs = selectors.gpu_slugs()
     if gpu not in slugs:
         raise NotOnFile("gpu", f"no GPU {gpu!r} on file (known: {', '.join(slugs)})")
-    providers = selectors.providers()
     if provider is None:
-        chosen = next((p for p in providers if p.is_house), None)
-        if chosen is None:
-            raise NotOnFile("provider", NO_HOUSE_PROVIDER)
+        chosen = _house()
     else:
+        providers = selectors.providers()
         chosen = next((p for p in providers if p.slug == provider), None)
         if chosen is None:
             known = ", ".join(p.slug for p in providers)

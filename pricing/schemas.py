@@ -1,18 +1,7 @@
-"""The JSON API's parameters and answers (django-ninja schemas); the OpenAPI description is
-generated from these classes.
-
-Query strings are parsed strictly: whole numbers in ASCII digits only (Python's ``int()``
-takes ``1_000`` and ``１２``, pydantic's lax mode ``+5``, `` 5`` and ``5.0``), booleans as
-``true``/``false`` only (not ``1``, ``yes`` or ``True``), and every number the estimate computes
-with is capped; hours as plain decimals with at most 2 places; ``as_of`` by the price checks' one
-date rule (``pricing.services.parse_check_date``). Every bad parameter is reported at once as
-``{name: why}``; see ``QueryError``. Rules between architecture fields (hidden_size a multiple
-of num_attention_heads, ...) are ``training_memory``'s own and are checked once each field is
-valid on its own.
-
-Answers carry every figure as a JSON number, rounded from its ``Decimal`` here and nowhere
-earlier: GB to 3 decimals, US dollars to 4 (as prices are stored), hours to 2.
-"""
+"""The JSON API's parameters and answers (django-ninja schemas, which the OpenAPI description
+is generated from). Query strings are parsed strictly (``int()`` takes ``1_000`` and ``１２``,
+pydantic's lax mode ``+5`` and ``5.0``; booleans only as ``true``/``false``), every bad parameter
+reported at once (``QueryError``). Figures are rounded from their ``Decimal`` here only."""
 
 from __future__ import annotations
 
@@ -39,25 +28,12 @@ from pricing import planning, selectors, services
 from pricing.domain import calculations, training_memory
 from pricing.domain.training_memory import Method
 
-GB_STEP = Decimal("0.001")  # answers in GB to 3 decimals
-MAX_SEQ_LEN = 1_048_576
-MAX_BATCH_SIZE = 1024
-MAX_LORA_RANK = 4096
-MAX_GPUS = 4096
-MAX_SIZE = 1_000_000  # hidden and MLP widths, layers, heads
-MAX_VOCAB_SIZE = 10_000_000
 MODEL_SLUG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 MODEL_SLUG_MAX_LENGTH = 50
 
 MIN_HOURS = Decimal("0.01")
 MAX_HOURS = Decimal(8760)  # a run of at most a year
-MIN_TRAINING_TOKENS, MAX_TRAINING_TOKENS = 1_000, 10**13  # as a guide's budget (Guide model)
-MAX_EPOCHS = 100
-MONEY_STEP = Decimal("0.0001")  # prices as stored, to 4 decimals
-HOURS_STEP = Decimal("0.01")
 
-_DIGITS = re.compile(r"[0-9]{1,12}")
-_HOURS = re.compile(r"[0-9]{1,5}(\.[0-9]{1,2})?")
 NOT_A_WHOLE_NUMBER = "must be a whole number in plain ASCII digits (0-9)"
 NOT_TRUE_OR_FALSE = "must be true or false"
 METHOD_CHOICES = "must be one of " + ", ".join(m.value for m in Method)
@@ -76,11 +52,8 @@ REPEATED_PARAMETER = "given more than once"
 
 
 class QueryError(Exception):
-    """Parameters refused, each with why: ``{"seq_len": "must be at least 1"}``.
-
-    Not a ``ValueError``, so pydantic lets it through its validators to the API's handler,
-    which answers ``status`` with ``{"errors": errors}``.
-    """
+    """Parameters refused, each with why: ``{"seq_len": "must be at least 1"}``. Not a
+    ``ValueError``, so pydantic lets it through its validators to the API's handler."""
 
     def __init__(self, errors: dict[str, str], status: int = 400) -> None:
         super().__init__(errors)
@@ -92,12 +65,20 @@ def slug_message(parameter: str) -> str:
     return NOT_A_SLUG_OF.format(noun=SLUG_NOUNS.get(parameter, parameter))
 
 
-def _plain_digits(value: Any) -> Any:
-    if isinstance(value, str):
-        if not _DIGITS.fullmatch(value):
-            raise ValueError(NOT_A_WHOLE_NUMBER)
-        return int(value)
-    return value
+def _plain(pattern: str, parse: Any, message: str) -> BeforeValidator:
+    """Text of ``pattern`` only (ASCII digits), then ``parse``d; values already parsed pass."""
+
+    def validate(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if not re.fullmatch(pattern, value):
+            raise ValueError(message)
+        return parse(value)
+
+    return BeforeValidator(validate)
+
+
+_plain_digits = _plain(r"[0-9]{1,12}", int, NOT_A_WHOLE_NUMBER)
 
 
 def _true_or_false(value: Any) -> Any:
@@ -108,30 +89,28 @@ def _true_or_false(value: Any) -> Any:
     raise ValueError(NOT_TRUE_OR_FALSE)
 
 
-def _whole_number(maximum: int) -> Any:
-    """An int parameter from 1 to ``maximum``; the bounds come first so that the OpenAPI
-    schema states them as minimum and maximum."""
-    return Annotated[int, Field(ge=1, le=maximum), BeforeValidator(_plain_digits)]
+def _whole_number(maximum: int, minimum: int = 1) -> Any:
+    """An int parameter from ``minimum`` to ``maximum``; the bounds come first so that the
+    OpenAPI schema states them as minimum and maximum."""
+    return Annotated[int, Field(ge=minimum, le=maximum), _plain_digits]
 
 
-Size = _whole_number(MAX_SIZE)
-VocabSize = _whole_number(MAX_VOCAB_SIZE)
-SeqLen = _whole_number(MAX_SEQ_LEN)
-BatchSize = _whole_number(MAX_BATCH_SIZE)
-Rank = _whole_number(MAX_LORA_RANK)
-GpuCount = _whole_number(MAX_GPUS)
+Size = _whole_number(1_000_000)  # hidden and MLP widths, layers, heads
+VocabSize = _whole_number(10_000_000)
+SeqLen = _whole_number(1_048_576)
+BatchSize = _whole_number(1024)
+Rank = _whole_number(4096)
+GpuCount = _whole_number(4096)
 Flag = Annotated[bool, BeforeValidator(_true_or_false)]
-ModelSlug = Annotated[
+# A model's, a GPU's or a provider's.
+Slug = Annotated[
     str, StringConstraints(pattern=MODEL_SLUG_PATTERN, max_length=MODEL_SLUG_MAX_LENGTH)
 ]
-Slug = ModelSlug  # a GPU's or a provider's, checked the same way
 
 
 def _day(value: Any) -> Any:
-    """``as_of``: the one date rule of price checks (``pricing.services``): a real calendar
-    day written YYYY-MM-DD, from 2000-01-01 to today. Its messages in English whatever the
-    request's language; a future day is refused as such, without the service's advice to
-    people recording checks."""
+    """The price checks' date rule, its messages in English; a future day refused without the
+    service's advice to people recording checks."""
     if not isinstance(value, str):
         return value
     with translation.override("en"):
@@ -146,26 +125,16 @@ def _day(value: Any) -> Any:
             raise ValueError(f"{IN_THE_FUTURE} (today is {today.isoformat()})") from None
 
 
-def _plain_hours(value: Any) -> Any:
-    if isinstance(value, str):
-        if not _HOURS.fullmatch(value):
-            raise ValueError(NOT_HOURS)
-        return Decimal(value)
-    return value
-
-
 Day = Annotated[date, BeforeValidator(_day)]
 Hours = Annotated[
     Decimal,
     Field(ge=MIN_HOURS, le=MAX_HOURS),
-    BeforeValidator(_plain_hours),
+    _plain(r"[0-9]{1,5}(\.[0-9]{1,2})?", Decimal, NOT_HOURS),
     WithJsonSchema({"type": "number", "minimum": float(MIN_HOURS), "maximum": float(MAX_HOURS)}),
 ]
-TrainingTokens = Annotated[
-    int, Field(ge=MIN_TRAINING_TOKENS, le=MAX_TRAINING_TOKENS), BeforeValidator(_plain_digits)
-]
-Epochs = _whole_number(MAX_EPOCHS)
-HostGpuCount = Annotated[Literal[calculations.HOST_GPU_COUNTS], BeforeValidator(_plain_digits)]
+TrainingTokens = _whole_number(10**13, minimum=1_000)  # as a guide's budget (Guide model)
+Epochs = _whole_number(100)
+HostGpuCount = Annotated[Literal[calculations.HOST_GPU_COUNTS], _plain_digits]
 
 ARCHITECTURE_FIELDS = (
     "hidden_size",
@@ -220,7 +189,7 @@ class StrictQuery(BaseModel):
             query = handler(data)
         except ValidationError as exc:
             for error in exc.errors():
-                parameter = _parameter(error)
+                parameter = str(error["loc"][-1]) if error["loc"] else "parameters"
                 errors.setdefault(parameter, _message(parameter, error))
         if errors:
             raise QueryError(errors)
@@ -237,13 +206,12 @@ class StrictQuery(BaseModel):
 
 
 class ArchitectureQuery(StrictQuery):
-    """A language model on file (``model``) or, instead, its config.json's architecture fields
-    (``WITH_ARCHITECTURE``: more config.json fields a query takes, likewise not with ``model``).
-    """
+    """A language model on file (``model``) or its config.json's architecture fields, and the
+    ``WITH_ARCHITECTURE`` fields a subclass takes, likewise not with ``model``."""
 
     WITH_ARCHITECTURE: ClassVar[tuple[str, ...]] = ()
 
-    model: ModelSlug | None = Field(
+    model: Slug | None = Field(
         None,
         description="A language model on file, e.g. llama-3.1-70b. Give this or the "
         "architecture fields, not both.",
@@ -269,14 +237,12 @@ class ArchitectureQuery(StrictQuery):
 
     @classmethod
     def _conflicts(cls, given: dict[str, Any]) -> dict[str, str]:
-        """``model`` or the architecture fields, not both; without it, every one of them."""
         if "model" in given:
             names = (*ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS, *cls.WITH_ARCHITECTURE)
             return {name: NOT_WITH_MODEL for name in names if name in given}
         return {name: REQUIRED_WITHOUT_MODEL for name in ARCHITECTURE_FIELDS if name not in given}
 
     def _check_together(self) -> None:
-        """The architecture's own rules (``EstimateError``)."""
         if self.model is None:
             try:
                 self.architecture()
@@ -284,7 +250,6 @@ class ArchitectureQuery(StrictQuery):
                 raise QueryError(estimate_errors(exc)) from exc
 
     def architecture(self) -> training_memory.Architecture:
-        """The architecture given by its fields (only when no ``model`` is given)."""
         return training_memory.Architecture(
             **{
                 **_named(self, *ARCHITECTURE_FIELDS, *OPTIONAL_ARCHITECTURE_FIELDS),
@@ -320,10 +285,6 @@ def _unknown_or_repeated(request: HttpRequest | None, known: dict[str, Any]) -> 
     return errors
 
 
-def _parameter(error: ErrorDetails) -> str:
-    return str(error["loc"][-1]) if error["loc"] else "parameters"
-
-
 def _message(parameter: str, error: ErrorDetails) -> str:
     kind, context = error["type"], error.get("ctx", {})
     if kind == "missing":
@@ -352,9 +313,9 @@ def estimate_errors(exc: training_memory.EstimateError) -> dict[str, str]:
     return {"parameters": str(exc)}
 
 
-def gigabytes(value: Decimal) -> float:
+def gigabytes(value: Decimal | None) -> float | None:
     """GB to 3 decimals; the float is taken from the rounded Decimal, so it prints as such."""
-    return float(value.quantize(GB_STEP, ROUND_HALF_UP))
+    return None if value is None else float(value.quantize(Decimal("0.001"), ROUND_HALF_UP))
 
 
 class Breakdown(Schema):
@@ -466,12 +427,12 @@ AS_OF = (
 
 
 def dollars(value: Decimal | None) -> float | None:
-    """US dollars to 4 decimals, as prices are stored (None stays None)."""
-    return None if value is None else float(value.quantize(MONEY_STEP, ROUND_HALF_UP))
+    """US dollars to 4 decimals, as prices are stored."""
+    return None if value is None else float(value.quantize(Decimal("0.0001"), ROUND_HALF_UP))
 
 
 def hours(value: Decimal) -> float:
-    return float(value.quantize(HOURS_STEP, ROUND_HALF_UP))
+    return float(value.quantize(Decimal("0.01"), ROUND_HALF_UP))
 
 
 class GpusQuery(StrictQuery):
@@ -554,11 +515,7 @@ class GpuSpecs(Schema):
             memory_gb=gigabytes(gpu.memory_gb),
             reported_memory_gb=gigabytes(gpu.reported_gb),
             usable_memory_gb=gigabytes(gpu.usable_gb),
-            host_memory_gb_per_gpu=(
-                None
-                if gpu.host_memory_gb_per_gpu is None
-                else gigabytes(gpu.host_memory_gb_per_gpu)
-            ),
+            host_memory_gb_per_gpu=gigabytes(gpu.host_memory_gb_per_gpu),
             bandwidth_gb_s=gigabytes(gpu.bandwidth_gb_s),
             bf16_dense_tflops=gigabytes(gpu.bf16_dense_tflops),
             form_factor=gpu.form_factor_code,
@@ -662,9 +619,7 @@ class ConfigurationFit(Schema):
                 usable_gb_per_gpu=gigabytes(fit.usable_gb_per_gpu),
                 fits=fit.fits_by_estimate,
                 headroom_gb_per_gpu=gigabytes(fit.estimate_headroom_gb_per_gpu),
-                host_memory_gb=(
-                    None if configuration.host_gb is None else gigabytes(configuration.host_gb)
-                ),
+                host_memory_gb=gigabytes(configuration.host_gb),
                 fits_on_host=fit.fits_on_host,
             ),
             checked_on=checked_on,
@@ -672,7 +627,6 @@ class ConfigurationFit(Schema):
 
 
 def _configured(configuration: calculations.Configuration) -> dict[str, Any]:
-    """The fields a configuration's fit and its cost share: the GPU, its count, their prices."""
     return {
         "gpu": configuration.gpu.slug,
         "gpu_name": configuration.gpu.name,
@@ -682,12 +636,25 @@ def _configured(configuration: calculations.Configuration) -> dict[str, Any]:
     }
 
 
-class FitAnswer(Schema):
+class RunHeading(Schema):
+    """What /fit/ and /cost/ answer first: the model, the run, whose prices as of when."""
+
     model: str
     method: Method
     provider: str = Field(description="Whose prices: ours.")
     as_of: date
     run: RunSettings
+
+    @staticmethod
+    def fields_of(plan: planning.FitPlan) -> dict[str, Any]:
+        return {
+            **_named(plan, "model", "provider", "as_of"),
+            "method": plan.setup.method,
+            "run": RunSettings.of(plan.setup),
+        }
+
+
+class FitAnswer(RunHeading):
     rule: RuleFigure
     configurations: list[ConfigurationFit] = Field(
         description="Each GPU we rent, 1, 2, 4 and 8 per host."
@@ -696,11 +663,7 @@ class FitAnswer(Schema):
     @classmethod
     def of(cls, plan: planning.FitPlan) -> FitAnswer:
         return cls(
-            model=plan.model,
-            method=plan.setup.method,
-            provider=plan.provider,
-            as_of=plan.as_of,
-            run=RunSettings.of(plan.setup),
+            **cls.fields_of(plan),
             rule=RuleFigure(
                 planning_gb=gigabytes(plan.estimate.planning_gb), sources=list(plan.sources)
             ),
@@ -775,12 +738,7 @@ class RunCost(Schema):
         )
 
 
-class CostAnswer(Schema):
-    model: str
-    method: Method
-    provider: str = Field(description="Whose prices: ours.")
-    as_of: date
-    run: RunSettings
+class CostAnswer(RunHeading):
     hours: float | None = Field(description="The hours assumed; null for a training budget.")
     training_tokens: int | None = Field(
         description="Tokens per epoch costed; null where hours were assumed."
@@ -796,11 +754,7 @@ class CostAnswer(Schema):
     def of(cls, plan: planning.CostPlan) -> CostAnswer:
         fit = plan.fit
         return cls(
-            model=fit.model,
-            method=fit.setup.method,
-            provider=fit.provider,
-            as_of=fit.as_of,
-            run=RunSettings.of(fit.setup),
+            **cls.fields_of(fit),
             hours=None if plan.hours is None else hours(plan.hours),
             training_tokens=plan.training_tokens,
             epochs=plan.epochs,

@@ -1,8 +1,5 @@
-"""Every read of pricing data: keyword-only, typed, a fixed number of queries whatever the history.
-
-Pages, the admin dashboard and the services all read through here, so "the house provider",
-"a GPU's latest price as of a day" and "each provider's latest check" each exist once.
-"""
+"""Every read of pricing data: keyword-only, typed, a fixed number of queries whatever the
+history."""
 
 from __future__ import annotations
 
@@ -55,7 +52,6 @@ class GpuListing:
     form_factor_code: str = ""  # a Gpu.FormFactor value (sxm, pcie, consumer), for the API
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
     host_memory_gb_per_gpu: Decimal | None = None  # the host's memory / its GPUs
-    link: str = "PCIe"  # to the other GPUs of a host: NVLink or PCIe
     link_gb_s: Decimal = Decimal(32)  # per GPU, one direction
     generation: str = throughput.HOPPER  # picks the throughput model's efficiency
 
@@ -136,8 +132,6 @@ def gpu_listings_for_provider(
     rentable_only: bool = False,
     slugs: Sequence[str] | None = None,
 ) -> list[GpuListing]:
-    """Every GPU (or those in ``slugs``) with its latest price at ``provider`` as of ``at``:
-    one query, any history."""
     listings = gpu_listings_for_providers(
         providers=[provider], at=at, rentable_only=rentable_only, slugs=slugs
     )
@@ -152,12 +146,7 @@ def gpu_listings_for_providers(
     slugs: Sequence[str] | None = None,
 ) -> dict[str, list[GpuListing]]:
     """Per provider slug, every GPU (or those in ``slugs``) with its latest price there as of
-    ``at``: one query for all the providers, an index seek per GPU and provider.
-
-    Written as SQL: the same query through the ORM (nine correlated subqueries for three
-    providers) took Django 8 ms of CPU to compile on every page render, the database well
-    under one to answer; this takes 0.6 ms.
-    """
+    ``at``, in one query. Written as SQL: the ORM's took 8 ms of CPU to compile, this 0.6 ms."""
     at = at or timezone.localdate()
     cache_tags.record(*(pricing_tags.prices(provider.pk) for provider in providers))
     gpus = list(Gpu.objects.raw(*_latest_prices_sql(providers, at, rentable_only, slugs)))
@@ -182,11 +171,9 @@ def gpu_listings_for_providers(
 def _latest_prices_sql(
     providers: Sequence[Provider], at: date, rentable_only: bool, slugs: Sequence[str] | None
 ) -> tuple[str, list]:
-    """GPU rows, each joined to its latest price at each provider (the ``price_latest_per_gpu``
-    index: provider, GPU, day descending, over current prices; the query repeats the index's
-    condition ``NOT superseded`` word for word, as SQLite needs to use it), as columns
-    ``quoted_<pk>``, ``quote_gpus_<pk>`` and ``priced_on_<pk>``: NULL where the provider never
-    priced that GPU by ``at``. Prices of superseded checks are never read."""
+    """GPU rows, each joined to its latest current price at each provider as columns
+    ``quoted_<pk>``, ``quote_gpus_<pk>`` and ``priced_on_<pk>`` (NULL where never priced by
+    ``at``). ``NOT superseded`` repeats the index's condition word for word, as SQLite needs."""
     columns, joins, params = ["g.*"], [], []
     for provider in providers:
         alias = f"p{int(provider.pk)}"
@@ -221,8 +208,7 @@ _PRICE_PLACES = Decimal(1).scaleb(-Price._meta.get_field("quoted_usd_per_hour").
 
 
 def gpu_specs(gpu: Gpu) -> dict:
-    """The GpuListing fields that are the GPU's own, whatever the provider (also of an edited,
-    unsaved GPU: what an edit would move is computed over them)."""
+    """The GpuListing fields that are the GPU's own (also of an edited, unsaved GPU)."""
     return {
         "pk": gpu.pk,
         "slug": gpu.slug,
@@ -236,7 +222,6 @@ def gpu_specs(gpu: Gpu) -> dict:
         "form_factor_code": gpu.form_factor,
         "measured_memory_gb": gpu.measured_memory_gb,
         "host_memory_gb_per_gpu": gpu.host_memory_gb_per_gpu,
-        "link": gpu.get_link_display(),
         "link_gb_s": gpu.link_gb_s,
         "generation": gpu.generation,
     }
@@ -256,11 +241,8 @@ def _listing(specs: dict, *, quoted, gpus_in_quote: int | None, checked_on) -> G
 
 
 def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
-    """Provider slug -> the day of its most recent price check on or before ``at``.
-
-    One seek per provider in the unique index of current checks per (provider, day), rather
-    than a GROUP BY over every check ever recorded.
-    """
+    """Provider slug -> the day of its most recent price check on or before ``at``: one seek
+    per provider in the index, not a GROUP BY over every check."""
     latest = (
         PriceCheck.objects.current()
         .filter(provider=OuterRef("pk"), checked_on__lte=at or timezone.localdate())
@@ -275,27 +257,18 @@ def latest_check_dates(*, at: date | None = None) -> dict[str, date]:
 
 
 def latest_check_date(*, provider: Provider, at: date | None = None) -> date | None:
-    """The day of ``provider``'s most recent price check on or before ``at`` (one seek)."""
-    cache_tags.record(pricing_tags.prices(provider.pk))
-    return (
-        PriceCheck.objects.current()
-        .filter(provider=provider, checked_on__lte=at or timezone.localdate())
-        .order_by("-checked_on")
-        .values_list("checked_on", flat=True)
-        .first()
-    )
+    return _check_day(provider, "-checked_on", checked_on__lte=at or timezone.localdate())
 
 
 def first_check_date(*, provider: Provider) -> date | None:
-    """The day of ``provider``'s earliest price check, or None where it has none (one seek)."""
+    return _check_day(provider, "checked_on")
+
+
+def _check_day(provider: Provider, order: str, **when) -> date | None:
+    """The day of ``provider``'s first current check in ``order`` (one seek), None if none."""
     cache_tags.record(pricing_tags.prices(provider.pk))
-    return (
-        PriceCheck.objects.current()
-        .filter(provider=provider)
-        .order_by("checked_on")
-        .values_list("checked_on", flat=True)
-        .first()
-    )
+    checks = PriceCheck.objects.current().filter(provider=provider, **when).order_by(order)
+    return checks.values_list("checked_on", flat=True).first()
 
 
 def method_listings() -> list[MethodListing]:
@@ -344,7 +317,6 @@ def _method_listing(method: Method) -> MethodListing:
 
 
 def gpu_slugs() -> list[str]:
-    """Every GPU's slug, in the GPUs' order."""
     return list(Gpu.objects.values_list("slug", flat=True))
 
 
@@ -357,7 +329,6 @@ def language_models() -> list[LanguageModel]:
 
 
 def language_model_by_slug(*, slug: str) -> LanguageModel | None:
-    """The language model with this slug, or None where there is none."""
     return LanguageModel.objects.filter(slug=slug).first()
 
 
@@ -382,7 +353,6 @@ def throughput_for(
     batch_size: int,
     gradient_checkpointing: bool,
 ) -> ThroughputListing | None:
-    """The measurement of exactly this recipe, if there is one (one query)."""
     found = (
         ThroughputMeasurement.objects.select_related("gpu")
         .filter(
@@ -400,7 +370,7 @@ def throughput_for(
 def throughputs_for_run(
     *, language_model: str, seq_len: int, batch_size: int, gradient_checkpointing: bool
 ) -> dict[str, ThroughputListing]:
-    """Each method's measurement of exactly this run, by method slug (one query)."""
+    """Method slug -> its measurement of exactly this run."""
     found = ThroughputMeasurement.objects.select_related("gpu", "method").filter(
         language_model__slug=language_model,
         seq_len=seq_len,
@@ -420,7 +390,6 @@ class ThroughputRun:
 
 
 def throughput_runs() -> list[ThroughputRun]:
-    """Every throughput measurement with its run, in one query (for checking many guides)."""
     found = ThroughputMeasurement.objects.select_related("gpu", "method", "language_model")
     return [
         ThroughputRun(
@@ -450,18 +419,16 @@ def _throughput_listing(found: ThroughputMeasurement) -> ThroughputListing:
 
 
 def facts() -> dict[str, FactValue]:
-    """Cited figures by key, for ``[[fact KEY]]`` tokens."""
     return {f.key: FactValue(f.value, f.kind) for f in Fact.objects.all()}
 
 
 def sources_by_key(*, keys: Sequence[str]) -> list[Source]:
-    """The sources of ``keys`` that exist, in the order asked."""
+    """Those that exist, in the order asked."""
     found = {source.key: source for source in Source.objects.filter(key__in=keys)}
     return [found[key] for key in keys if key in found]
 
 
 def sources_read_before(*, day: date) -> list[Source]:
-    """Sources nobody has re-read since before ``day``."""
     return list(Source.objects.filter(read_on__lt=day))
 
 
@@ -483,12 +450,8 @@ def price_runs(
     gpu: int | None = None,
 ) -> dict[str, dict[int, list[PriceRun]]]:
     """Provider slug -> GPU id -> its runs of one price over the ``days`` up to ``at``, oldest
-    first: one query for all ``providers`` (``gpu``: that GPU's only).
-
-    The database compares each check with the one before and after it (LAG and LEAD per
-    provider and GPU, read from the covering index price_provider_days) and returns only the
-    first and the last check of each run, so a year of daily checks at one price is 2 rows.
-    """
+    first, in one query. The database (LAG and LEAD) returns only each run's first and last
+    check, so a year of daily checks at one price is 2 rows."""
     at = at or timezone.localdate()
     cache_tags.record(*(pricing_tags.prices(p.pk) for p in providers))
     window = {"partition_by": [F("provider_id"), F("gpu_id")], "order_by": F("checked_on").asc()}
@@ -537,9 +500,8 @@ RECENT_PRICES = 3  # the latest prices a summary keeps (a chart line's descripti
 
 @dataclass(frozen=True)
 class PriceSummary:
-    """One provider's prices for one GPU over a window, whatever their number: the first and
-    the latest (each with the first and last check that quoted it), the lowest, the highest,
-    how many there were, and the latest RECENT_PRICES, oldest first."""
+    """One provider's prices for one GPU over a window: the first and the latest runs, the
+    lowest, the highest, how many, and the latest RECENT_PRICES, oldest first."""
 
     first: PriceRun
     latest: PriceRun
@@ -561,8 +523,7 @@ class PriceSummary:
 def price_summaries(
     *, providers: Sequence[Provider], at: date | None = None
 ) -> dict[str, dict[int, PriceSummary]]:
-    """Provider slug -> GPU id -> the summary of its prices over the year up to ``at``: one
-    query (``price_runs``)."""
+    """Provider slug -> GPU id -> the summary of its prices over the year up to ``at``."""
     return {
         slug: {gpu: _summary(gpu_runs) for gpu, gpu_runs in by_gpu.items()}
         for slug, by_gpu in price_runs(providers=providers, at=at).items()
@@ -584,8 +545,7 @@ def _summary(runs: list[PriceRun]) -> PriceSummary:
 def gpu_price_history(
     *, gpu_slug: str, provider: Provider, at: date | None = None
 ) -> list[tuple[date, Decimal]]:
-    """One GPU's (date, USD per GPU-hour) points at ``provider`` up to ``at``, its whole
-    history, oldest first: one query."""
+    """One GPU's (date, USD per GPU-hour) points at ``provider`` up to ``at``, oldest first."""
     cache_tags.record(pricing_tags.prices(provider.pk))
     prices = (
         Price.objects.current()
@@ -598,8 +558,7 @@ def gpu_price_history(
 
 
 def price_check_sources(*, checks: Sequence[tuple[str, date]]) -> dict[tuple[str, date], str]:
-    """(provider slug, check day) -> the page its prices were read from, for ``checks``: one
-    query over those days only."""
+    """(provider slug, check day) -> the page its prices were read from, for ``checks``."""
     if not checks:
         return {}
     wanted = set(checks)
@@ -611,9 +570,5 @@ def price_check_sources(*, checks: Sequence[tuple[str, date]]) -> dict[tuple[str
     return {(slug, day): url for slug, day, url in found if (slug, day) in wanted}
 
 
-# --- recording price checks
-
-
 def price_check_exists(*, provider: Provider, checked_on: date) -> bool:
-    """Whether ``provider`` already has a current check on ``checked_on`` (one per day)."""
     return PriceCheck.objects.current().filter(provider=provider, checked_on=checked_on).exists()

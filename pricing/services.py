@@ -1,20 +1,8 @@
-"""Writes to the pricing data: recording a dated price check, whole or not at all.
-
-The one write path for price checks: ``manage.py record_price_check`` and the admin's add form
-both call the validation functions below on what a person typed, and both save through
-``price_check_record``, so the two apply the same rules with the same messages. Every refusal
-is a ``PriceCheckError`` whose message is one line naming the argument.
-
-A mistaken check is corrected by ``price_check_supersede``: the correction is recorded for the
-same provider and day, and the mistaken check stays in the history, marked superseded (by whom,
-when, why). Every read of prices ignores superseded checks (``pricing.selectors``).
-
-A person's check must not go wrong silently: the admin and the command pass ``confirmations``,
-and a price far from the provider's last one, or a day long past, is then refused until
-confirmed (the rule itself is ``pricing.domain.price_changes``). Each check and correction
-recorded with ``recorded_by`` appears in the History of the check, of the check it corrects and
-of its provider (Django's LogEntry, as the admin writes it).
-"""
+"""The one write path for price checks, whole or not at all: ``manage.py record_price_check``
+and the admin both validate and save through here, with the same one-line messages
+(``PriceCheckError``). A correction (``price_check_supersede``) keeps the mistaken check in the
+history, marked superseded; a price far from the last one or a day long past is refused until
+confirmed (``confirmations``)."""
 
 from __future__ import annotations
 
@@ -40,8 +28,8 @@ from pricing.domain.price_changes import LastPrice, PriceChange
 from pricing.models import Gpu, Price, PriceCheck, Provider, Source
 from pricing.permissions import may_record_prices
 
-# The ranges a price check must lie in. Prices are US dollars per hour as quoted (per GPU or
-# per instance); the decimals follow the model field, so a saved price is never rounded.
+# Prices are US dollars per hour as quoted (per GPU or per instance); the decimals follow the
+# model field, so a saved price is never rounded.
 PRICE_DECIMAL_PLACES: int = Price._meta.get_field("quoted_usd_per_hour").decimal_places
 MIN_USD_PER_HOUR = Decimal(1).scaleb(-PRICE_DECIMAL_PLACES)  # 0.0001
 MAX_USD_PER_HOUR = Decimal("100000")
@@ -121,18 +109,17 @@ class PriceCheckError(ValueError):
 
 
 def parse_price(*, gpu: str, value: str) -> Decimal:
-    """Typed text -> a price in range; refuses anything but plain ASCII digits, and a decimal
-    comma with the price written with a point."""
+    """Typed text -> a price in range; a decimal comma is refused with the price written with
+    a point."""
     comma = COMMA_PRICE_PATTERN.fullmatch(value) if isinstance(value, str) else None
     if comma:
         point = f"{comma.group(1)}.{comma.group(2)}"
         raise PriceCheckError(ERROR_COMMA_PRICE % {"gpu": gpu, "value": value, "point": point})
-    if not PRICE_PATTERN.fullmatch(value):
-        raise _price_error(gpu=gpu, value=value)
-    return validate_price(gpu=gpu, price=Decimal(value), shown=value)
+    price = Decimal(value) if PRICE_PATTERN.fullmatch(value) else None
+    return validate_price(gpu=gpu, price=price, shown=value)
 
 
-def validate_price(*, gpu: str, price: Decimal, shown: str | None = None) -> Decimal:
+def validate_price(*, gpu: str, price: Decimal | None, shown: str | None = None) -> Decimal:
     try:
         in_range = (
             price.is_finite()
@@ -142,25 +129,14 @@ def validate_price(*, gpu: str, price: Decimal, shown: str | None = None) -> Dec
     except (InvalidOperation, TypeError, AttributeError):
         in_range = False
     if not in_range:
-        raise _price_error(gpu=gpu, value=str(price) if shown is None else shown)
+        limits = {"min": MIN_USD_PER_HOUR, "max": MAX_USD_PER_HOUR, "places": PRICE_DECIMAL_PLACES}
+        value = repr(str(price) if shown is None else shown)
+        raise PriceCheckError(ERROR_BAD_PRICE % {"gpu": gpu, **limits, "value": value})
     return price
 
 
-def _price_error(*, gpu: str, value: str) -> PriceCheckError:
-    return PriceCheckError(
-        ERROR_BAD_PRICE
-        % {
-            "gpu": gpu,
-            "min": MIN_USD_PER_HOUR,
-            "max": MAX_USD_PER_HOUR,
-            "places": PRICE_DECIMAL_PLACES,
-            "value": repr(value),
-        }
-    )
-
-
 def parse_price_pairs(*, pairs: Sequence[str]) -> dict[str, Decimal]:
-    """["a100-80gb=0.92", ...] -> {"a100-80gb": Decimal("0.92")}; refuses repeats and junk."""
+    """["a100-80gb=0.92", ...] -> {"a100-80gb": Decimal("0.92")}."""
     prices: dict[str, Decimal] = {}
     for pair in pairs:
         gpu, sep, value = pair.partition("=")
@@ -176,34 +152,25 @@ def validate_gpu_slugs(*, gpu_slugs: Sequence[str]) -> None:
     """At least one GPU, none twice."""
     if not gpu_slugs:
         raise PriceCheckError(ERROR_NO_PRICES)
-    seen: set[str] = set()
-    for slug in gpu_slugs:
-        if slug in seen:
+    for index, slug in enumerate(gpu_slugs):
+        if slug in gpu_slugs[:index]:
             raise PriceCheckError(ERROR_DUPLICATE_GPU % {"gpu": slug})
-        seen.add(slug)
 
 
 def parse_gpus_in_quote(*, value: str) -> int:
-    if not COUNT_PATTERN.fullmatch(value):
-        raise _gpus_in_quote_error(value)
-    return validate_gpus_in_quote(count=int(value), shown=value)
+    count = int(value) if COUNT_PATTERN.fullmatch(value) else None
+    return validate_gpus_in_quote(count=count, shown=value)
 
 
-def validate_gpus_in_quote(*, count: int, shown: str | None = None) -> int:
-    if isinstance(count, bool) or not MIN_GPUS_IN_QUOTE <= count <= MAX_GPUS_IN_QUOTE:
-        raise _gpus_in_quote_error(str(count) if shown is None else shown)
+def validate_gpus_in_quote(*, count: int | None, shown: str | None = None) -> int:
+    limits = {"min": MIN_GPUS_IN_QUOTE, "max": MAX_GPUS_IN_QUOTE}
+    if count is None or isinstance(count, bool) or not limits["min"] <= count <= limits["max"]:
+        value = repr(str(count) if shown is None else shown)
+        raise PriceCheckError(ERROR_BAD_GPUS_IN_QUOTE % {**limits, "value": value})
     return count
 
 
-def _gpus_in_quote_error(value: str) -> PriceCheckError:
-    return PriceCheckError(
-        ERROR_BAD_GPUS_IN_QUOTE
-        % {"min": MIN_GPUS_IN_QUOTE, "max": MAX_GPUS_IN_QUOTE, "value": repr(value)}
-    )
-
-
 def parse_check_date(*, value: str, today: date | None = None) -> date:
-    """Typed "YYYY-MM-DD" -> the day of a check, from 2000-01-01 to today."""
     try:
         if not DATE_PATTERN.fullmatch(value):
             raise ValueError(value)
@@ -214,7 +181,6 @@ def parse_check_date(*, value: str, today: date | None = None) -> date:
 
 
 def validate_check_date(*, day: date, today: date | None = None) -> date:
-    """``today`` defaults to the site's local day; tests pin it."""
     if not isinstance(day, date):  # text goes through parse_check_date first
         raise PriceCheckError(ERROR_BAD_DATE % {"value": repr(day)})
     today = today or timezone.localdate()
@@ -231,7 +197,6 @@ def validate_check_date(*, day: date, today: date | None = None) -> date:
 
 
 def validate_source_url(*, value: str) -> str:
-    """Empty, or an http(s) URL that fits the model field."""
     if not value:
         return value
     if len(value) > SOURCE_URL_MAX_LENGTH:
@@ -246,7 +211,6 @@ def validate_source_url(*, value: str) -> str:
 
 
 def recorder_for_username(*, username: str) -> Any:
-    """The user ``--recorded-by`` names, if they may record price checks."""
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise PriceCheckError(ERROR_UNKNOWN_RECORDER % {"username": repr(username)})
@@ -261,7 +225,7 @@ def validate_recorder(*, user: Any) -> Any:
 
 
 def validate_new_check(*, provider: Provider, checked_on: date) -> None:
-    """One check per provider and day: corrections go on a new day."""
+    """One check per provider and day."""
     if selectors.price_check_exists(provider=provider, checked_on=checked_on):
         raise _duplicate_check_error(provider=provider, checked_on=checked_on)
 
@@ -273,8 +237,8 @@ def _duplicate_check_error(*, provider: Provider, checked_on: date) -> PriceChec
 
 
 def validate_typed_text(*, label: str, value: str) -> str:
-    """The admin's rules for typed text (``gpuguide.lib.editor_input``, and Django's refusal of
-    a null character in every form field), for text typed elsewhere: the command's arguments."""
+    """The admin's rules for typed text (and its form fields' refusal of a null character), for
+    the command's arguments."""
     try:
         VisibleTextValidator(label)(value)
         ProhibitNullCharactersValidator()(value)
@@ -289,8 +253,7 @@ def validate_typed_text(*, label: str, value: str) -> str:
 
 
 class ConfirmationNeeded(PriceCheckError):
-    """A check that is saved only when confirmed: ``jumps`` (prices far from the last ones)
-    and ``old_days`` (the days since a check dated long ago), what is left unconfirmed."""
+    """A check saved only when confirmed: the ``jumps`` and ``old_days`` left unconfirmed."""
 
     def __init__(
         self, message: str, *, jumps: tuple[PriceChange, ...] = (), old_days: int | None = None
@@ -302,8 +265,7 @@ class ConfirmationNeeded(PriceCheckError):
 
 @dataclass(frozen=True)
 class Confirmations:
-    """What the person recording a check has confirmed, and how they would confirm the rest
-    (the end of the refusal: "tick ... below", "run the command again with ...")."""
+    """What the person recording a check has confirmed, and how they would confirm the rest."""
 
     jump: bool = False  # every jump confirmed (the command's --confirm-jump)
     # Only these jumps confirmed (the admin's box: ``price_changes.fingerprint`` of the prices
@@ -324,17 +286,15 @@ class Confirmations:
 
 
 def current_locale() -> str:
-    """The Babel locale of the active language (the admin user's): 'en', 'de' or 'ja'."""
+    """The Babel locale of the active language: 'en', 'de' or 'ja'."""
     return translation.to_locale(translation.get_language() or "en")
 
 
 def last_prices(
     *, provider: Provider, correcting: PriceCheck | None = None, today: date | None = None
 ) -> dict[str, LastPrice]:
-    """GPU slug -> the provider's last price of it, which a new check is compared with: its
-    latest current price by date (of any day up to today, whatever the new check's day). For
-    a correction, the corrected check's prices give way to the ones before them: the mistake is
-    not what its correction is compared with. One query (two for a correction)."""
+    """GPU slug -> the provider's latest current price of it up to today, which a new check is
+    compared with. A correction is compared with the prices before the check it corrects."""
     at = today or timezone.localdate()
     listings = selectors.gpu_listings_for_provider(provider=provider, at=at)
     if correcting is not None:
@@ -369,8 +329,7 @@ def price_changes_against(
     prices: Mapping[str, Decimal],
     gpus_in_quote: Mapping[str, int],
 ) -> tuple[PriceChange, ...]:
-    """Each new price beside its GPU's last one (GPUs never priced before have none);
-    ``gpus_in_quote`` has a count for every price (both callers fill in the default)."""
+    """Each new price beside its GPU's last one (GPUs never priced before have none)."""
     return tuple(
         PriceChange(last[slug], quoted_usd_per_hour=price, gpus_in_quote=gpus_in_quote[slug])
         for slug, price in prices.items()
@@ -400,8 +359,7 @@ def confirm_jumps(
 def confirm_old_date(
     day: date, confirmations: Confirmations, *, today: date | None = None
 ) -> int | None:
-    """The days back of a check dated long ago; refused with ``ConfirmationNeeded`` unless
-    confirmed."""
+    """The days back of a check dated long ago; ``ConfirmationNeeded`` unless confirmed."""
     today = today or timezone.localdate()
     if not price_changes.is_old(day, today=today):
         return None
@@ -524,9 +482,8 @@ def jump_rows(jumps: Sequence[PriceChange], *, locale: str) -> str:
 
 
 def shown_prices(prices: Sequence[Price], locale: str) -> str:
-    """A check's prices on one line: "A100 80GB $0.92 · H100 $2.32" (``gpu`` read with them).
-    A narrow column wraps between prices only: each price, and the dot after it, hold
-    together with no-break spaces."""
+    """ "A100 80GB $0.92 · H100 $2.32": a narrow column wraps between prices only (no-break
+    spaces within each)."""
     shown = (
         f"{price.gpu.name} {shown_quote(price.quoted_usd_per_hour, price.gpus_in_quote, locale)}"
         for price in prices
@@ -538,9 +495,8 @@ def shown_prices(prices: Sequence[Price], locale: str) -> str:
 
 
 def _log_recording(*, check: PriceCheck, prices: Sequence[Price], user: Any, corrects=None):
-    """The History entries of a check recorded by ``user``: the check's (added, with its
-    prices), its provider's, and the corrected check's. Written as the admin writes its own
-    (JSON that each reader's History shows in their language)."""
+    """The History entries of the check, its provider and the corrected check, as the admin
+    writes its own (JSON each reader's History shows in their language)."""
     with translation.override(None):  # the names as message ids, translated when shown
         price_name = str(Price._meta.verbose_name)
         check_name = str(PriceCheck._meta.verbose_name)
@@ -579,14 +535,9 @@ def price_check_record(
     today: date | None = None,
     confirmations: Confirmations | None = None,
 ) -> PriceCheck:
-    """Record one provider's prices for one day; nothing is saved if anything is wrong.
-
-    Callers may have validated already; the rules are applied again here because this is the
-    one path every write takes. ``confirmations``: where a person types the check (the admin,
-    the command), what they confirmed; a price far from the last or a day long past that is
-    not confirmed is refused (``ConfirmationNeeded``). Without it (seeding, scripts, tests)
-    nothing is asked. With ``recorded_by``, the check is written into the History.
-    """
+    """Record one provider's prices for one day; nothing is saved if anything is wrong. The
+    rules are applied again here, as every write takes this path. Without ``confirmations``
+    (seeding, scripts, tests) nothing is asked."""
     validate_check_date(day=checked_on, today=today)
     counts = _validated_prices(prices=prices, gpus_in_quote=gpus_in_quote)
     validate_source_url(value=source_url)
@@ -622,7 +573,6 @@ def price_check_record(
 
 
 def check_to_supersede(*, provider_slug: str, checked_on: date) -> PriceCheck:
-    """The current check of a provider on a day, which a correction would supersede."""
     check = (
         PriceCheck.objects.current()
         .filter(provider__slug=provider_slug, checked_on=checked_on)
@@ -649,16 +599,8 @@ def price_check_supersede(
     confirmations: Confirmations | None = None,
 ) -> PriceCheck:
     """Correct ``check``: record ``prices`` for its provider and day, and keep ``check`` in
-    the history, marked superseded by ``recorded_by`` now because of ``reason``.
-
-    Returns the correction, which from now on is the day's check: every read of prices
-    ignores the superseded one. The pages that quote the provider go stale as they do after
-    ``price_check_record`` (the correction is created the same way). Refused, with nothing
-    saved, where ``check`` was already corrected (correct the current check instead), without
-    a reason or a recorder, or on any rule ``price_check_record`` applies. A price is compared
-    with the last one before the corrected check's day (``last_prices``); the day itself is
-    the corrected check's, so it is never asked about.
-    """
+    the history, marked superseded by ``recorded_by`` now because of ``reason``. Returns the
+    correction; nothing is saved where ``check`` was already corrected or a rule refuses."""
     counts = _validated_prices(prices=prices, gpus_in_quote=gpus_in_quote)
     validate_source_url(value=source_url)
     if recorded_by is None:
@@ -707,7 +649,7 @@ def price_check_supersede(
 def _validated_prices(
     *, prices: Mapping[str, Decimal], gpus_in_quote: Mapping[str, int] | None
 ) -> dict[str, int]:
-    """Checks the prices and their GPU counts; returns the count per GPU slug."""
+    """The count per GPU slug, prices and counts checked."""
     validate_gpu_slugs(gpu_slugs=list(prices))
     for slug, price in prices.items():
         validate_price(gpu=slug, price=price)
@@ -738,9 +680,7 @@ def _create_check(
     note: str,
     corrects: PriceCheck | None = None,
 ) -> PriceCheck:
-    """The check and its prices (and, for a correction, the link from the check it corrects),
-    in the History where someone recorded it. Creating the check makes the provider's pages
-    stale (``guides.pagecache.invalidation.note_write``)."""
+    """The check and its prices, linked from the check it corrects, and in the History."""
     try:
         # A savepoint: the IntegrityError of a lost race rolls back to it, so the caller's
         # transaction stays usable (PostgreSQL refuses every query after an error otherwise).
@@ -769,15 +709,10 @@ def _create_check(
         PriceCheck.objects.filter(pk=corrects.pk).update(correction=check)
     if recorded_by is not None:
         _log_recording(check=check, prices=rows, user=recorded_by, corrects=corrects)
-    _source_read_again(url=source_url, on=checked_on)
-    return check
-
-
-def _source_read_again(*, url: str, on: date) -> None:
-    """A cited source that is the page these prices were read from was read again that day:
-    its "read on" follows the newest check (saved one by one, so that the pages citing it are
-    made stale as by an editor's change)."""
-    if url:
-        for source in Source.objects.filter(url=url, read_on__lt=on):
-            source.read_on = on
+    # A cited source these prices were read from was read again that day (saved one by one, so
+    # that the pages citing it go stale as by an editor's change).
+    if source_url:
+        for source in Source.objects.filter(url=source_url, read_on__lt=checked_on):
+            source.read_on = checked_on
             source.save(update_fields=["read_on"])
+    return check

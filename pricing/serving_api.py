@@ -1,7 +1,5 @@
-"""``GET /api/v1/serving/``: which GPUs we rent serve a model with vLLM, each configuration's
-memory per GPU as vLLM budgets it, whether `vllm serve` starts (and the fix where not), and
-the command. Parses like the other endpoints (``pricing.schemas.StrictQuery``), computes with
-``serving_plans``."""
+"""``GET /api/v1/serving/``: which GPUs we rent serve a model with vLLM, as ``serving_plans``
+computes it."""
 
 from __future__ import annotations
 
@@ -37,8 +35,7 @@ SLIDING_WINDOW_REFUSED = (
 )
 
 KV_PRECISIONS = {"bf16": "auto", "fp8": "fp8"}  # the API's names -> --kv-cache-dtype
-MAX_CONCURRENCY = 4096
-Concurrency = _whole_number(MAX_CONCURRENCY)
+Concurrency = _whole_number(4096)
 TargetMs = _whole_number(10_000)
 NOT_A_SHARE = "must be a share of the card from 0.50 to 1.00, at most 2 decimals, e.g. 0.9"
 
@@ -51,9 +48,9 @@ def _share(value: Any) -> Any:
             raise ValueError(NOT_A_SHARE) from None
     if not isinstance(value, Decimal) or not value.is_finite() or value.as_tuple().exponent < -2:
         raise ValueError(NOT_A_SHARE)
-    if not Decimal("0.5") <= value <= 1:
-        raise ValueError(NOT_A_SHARE)
-    return value
+    if Decimal("0.5") <= value <= 1:
+        return value
+    raise ValueError(NOT_A_SHARE)
 
 
 Share = Annotated[Decimal, BeforeValidator(_share)]
@@ -108,8 +105,7 @@ class ServingQuery(ArchitectureQuery):
     as_of: Day | None = Field(None, description=AS_OF)
 
     def _check_together(self) -> None:
-        """The architecture's own rules, and what a model on file is refused for
-        (``serving_plans.refuse_unplannable``), for the fields given."""
+        """As ``serving_plans.refuse_unplannable`` refuses a model on file, for the fields."""
         super()._check_together()
         if self.prompt_tokens + self.output_tokens > self.context:
             raise QueryError(

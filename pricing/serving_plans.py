@@ -1,17 +1,6 @@
-"""Which GPUs we rent serve a model with vLLM, and how: the one computation behind
-``/api/v1/serving/`` and the serving planner page.
-
-Reads through ``selectors`` (via ``planning``'s catalogue) and computes with
-``pricing.domain.serving`` (memory, whether it starts) and ``serving_speed`` (speed at a number
-of users, cost per million output tokens); no queries, requests or formatting of its own.
-Configurations are 1, 2, 4 or 8 GPUs of one kind on one host, with tensor parallelism over all
-of them.
-
-The recommendation follows the fine-tuning guides' rule (``calculations.recommendation``): the
-configuration whose million output tokens cost least at the latency target, unless the model
-cannot tell it from others (their costs lie within its range and the error of the ratio): then,
-among those, the one whose GPU-hour block for a month costs least up front, then the fewest GPUs.
-"""
+"""Which GPUs we rent serve a model with vLLM (1, 2, 4 or 8 of a kind on one host, tensor
+parallel), and how: the one computation behind ``/api/v1/serving/``, the serving planner page
+and the serving guides."""
 
 from __future__ import annotations
 
@@ -45,8 +34,7 @@ DEFAULT_TPOT_TARGET_MS = serving_speed.DEFAULT_TPOT_TARGET_MS
 
 @dataclass(frozen=True)
 class RowSpeed:
-    """A configuration's steady state for some users, with its ranges, and what a million of
-    its output tokens cost at its price per hour."""
+    """A configuration's steady state for some users, with its ranges and price."""
 
     speed: Speed
     bands: SpeedBands
@@ -58,7 +46,6 @@ class RowSpeed:
 
     @property
     def ttft_ms(self) -> tuple[Decimal, Decimal, Decimal]:
-        """Modelled, low, high."""
         ms, band = self.speed.ttft_ms, self.bands.ttft
         return ms, ms * (1 + band.low), ms * (1 + band.high)
 
@@ -91,8 +78,6 @@ class RowSpeed:
 
 @dataclass(frozen=True)
 class ServingRow:
-    """One configuration: ``count`` GPUs of a kind, tensor parallel over all of them."""
-
     gpu: selectors.GpuListing
     count: int
     memory: serving.ServingMemory  # per GPU
@@ -108,7 +93,6 @@ class ServingRow:
 
     @property
     def serves(self) -> bool:
-        """Starts and holds the asked concurrency at the full context."""
         return self.starts and self.memory.max_concurrent_requests >= self.concurrency
 
     @property
@@ -118,16 +102,12 @@ class ServingRow:
 
     @property
     def usd_per_month(self) -> Decimal | None:
-        """Running around the clock for a month (30 days, 720 hours), to the cent."""
         price = self.gpu.usd_per_gpu_hour
         return None if price is None else run_cost(self.count, serving_speed.HOURS_PER_MONTH, price)
 
 
 @dataclass(frozen=True)
 class ServingRecommendation:
-    """As ``calculations.Recommendation``: the chosen configuration, the fastest other one
-    for each user, whether the cheapest could not be told from others, and the rule."""
-
     chosen: ServingRow
     alternative: ServingRow | None
     close_call: bool
@@ -136,9 +116,8 @@ class ServingRecommendation:
 
 
 def month_block_usd(row: ServingRow, blocks: tuple[int, ...]) -> Decimal | None:
-    """The GPU-hours a month of the configuration is bought in up front (the block of its GPU
-    that covers them, or as many of the largest as do), at its price; None without blocks or
-    a price."""
+    """What the GPU-hour block covering a month of the configuration costs up front; None
+    without blocks or a price."""
     price = row.gpu.usd_per_gpu_hour
     hours = blocks_covering(serving_speed.HOURS_PER_MONTH * row.count, blocks)
     return None if price is None or hours is None else run_cost(1, Decimal(hours), price)
@@ -161,7 +140,9 @@ def _ratio_width(first: ServingRow, second: ServingRow) -> Decimal:
 def recommend(
     rows: tuple[ServingRow, ...], blocks: tuple[int, ...]
 ) -> ServingRecommendation | None:
-    """The rule of the fine-tuning guides, over cost per million tokens at the target."""
+    """The fine-tuning guides' rule over cost per million tokens at the target: the cheapest,
+    or among those the model cannot tell from it, the cheapest month's block, then fewest GPUs.
+    """
     costed = sorted(
         (r for r in rows if r.at_target and r.at_target.usd_per_million_tokens),
         key=lambda r: (r.at_target.usd_per_million_tokens[0], r.count),
@@ -214,7 +195,6 @@ class ServingPlan:
 
     @property
     def kv_bytes_per_token(self) -> int:
-        """Keys and values of one token for the whole model, as one GPU would hold them."""
         return serving.kv_bytes_per_token(self.architecture, self.setup.kv_cache_dtype)
 
     @property
@@ -234,9 +214,7 @@ class ServingPlan:
 
     @cached_property
     def recommendation(self) -> ServingRecommendation | None:
-        """The configuration whose million output tokens cost least at the latency target
-        (``recommend``); None where none meets it. Worked out once: a guide's tokens ask for
-        it dozens of times."""
+        """``recommend``, worked out once: a guide's tokens ask for it dozens of times."""
         return recommend(self.rows, self.blocks)
 
 
@@ -256,11 +234,8 @@ def guide_plans(
     blocks: tuple[int, ...],
     precisions: tuple[str, ...] = GUIDE_PRECISIONS,
 ) -> dict[str, ServingPlan]:
-    """A serving guide's plans, one per weight precision (bf16 KV cache, one user's speed and
-    the most users within the target), over the page's own ``catalogue`` of prices and GPU-hour
-    ``blocks``: what its
-    tables, prose and API answer read (the home page's card asks for FP8's alone). Raises
-    ``planning.PlanningError`` for a model the planner refuses."""
+    """A serving guide's plans, one per weight precision, over the page's own ``catalogue`` and
+    ``blocks``; ``planning.PlanningError`` for a model the planner refuses."""
     return {
         precision: serving_plan(
             language_model=language_model,
@@ -307,10 +282,9 @@ def serving_plan(
     catalogue: planning.GpuCatalogue | None = None,
     blocks: tuple[int, ...] | None = None,
 ) -> ServingPlan:
-    """Each GPU we rent, 1, 2, 4 and 8 on one host, serving a model on file (``model``, or the
-    record itself: ``language_model``) or given by its architecture, with ``setup``'s
-    precisions and context; prices as of ``at`` (or from a ``catalogue`` and the GPU-hour
-    ``blocks`` already read)."""
+    """Each GPU we rent, 1, 2, 4 and 8 on one host, serving a model on file (``model`` or
+    ``language_model``) or given by its architecture; prices as of ``at`` (or from a
+    ``catalogue`` and ``blocks`` already read)."""
     if model is not None:
         language_model = planning.language_model_on_file(slug=model)
     if language_model is not None:

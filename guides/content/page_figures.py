@@ -259,7 +259,7 @@ class PageFigures:
 
     def recommended(self, method: str) -> list[calc.Configuration]:
         """The editor's override, or the computed recommendation and (as the alternative) the
-        fastest other run (``planning.recommendation``)."""
+        fastest other run (``calc.recommendation``)."""
         override = self.recommendations.get(method)
         if override:
             return override
@@ -280,9 +280,9 @@ class PageFigures:
         return found if found is not None and found.close_call else None
 
     def _recommendation(self, method: str) -> calc.Recommendation | None:
-        """``planning.recommendation`` over every run of the method, worked out once."""
+        """``calc.recommendation`` over every run of the method, worked out once."""
         if method not in self._computed_recommendations:
-            self._computed_recommendations[method] = planning.recommendation(
+            self._computed_recommendations[method] = calc.recommendation(
                 self.runs(method), self.blocks
             )
         return self._computed_recommendations[method]

@@ -8,7 +8,7 @@ Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded wi
 when there is more than one; each GPU's usable memory (not its advertised size) must hold the
 per-GPU peak (``pricing.planning.configuration_fits``, as /api/v1/fit/ answers). For each GPU
 we rent, the page shows the fewest GPUs that fit, and it names what we recommend for the run
-(``pricing.planning.recommendation``: what a guide at the same run recommends).
+(``calculations.recommendation``: what a guide at the same run recommends).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class PlannerResult:
     rule: calc.MemoryEstimate
     method: selectors.MethodListing
     throughput: selectors.ThroughputListing | None  # this run as timed on one GPU, if it was
-    # What we recommend for the budget and the fastest other run (``planning.recommendation``,
+    # What we recommend for the budget and the fastest other run (``calc.recommendation``,
     # as the guides and /api/v1/guides/ decide): empty where nothing on one host holds it.
     recommended: list[calc.RunPlan]
     close_call: bool = False  # the model cannot tell the cheapest runs apart
@@ -214,7 +214,7 @@ def plan(request: PlannerRequest, *, at: date | None = None) -> PlannerResult:
     measured = {throughput.gpu_slug: throughput.tokens_per_s} if throughput else {}
     runs = planning.run_plans(fits, request.architecture, request.setup, request.budget, measured)
     by_configuration = {run.configuration: run for run in runs}
-    recommendation = planning.recommendation(runs, selectors.hour_blocks())
+    recommendation = calc.recommendation(runs, selectors.hour_blocks())
     return PlannerResult(
         request=request,
         estimate=estimate,

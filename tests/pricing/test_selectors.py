@@ -159,7 +159,7 @@ def test_a_listing_carries_the_gpus_specs_and_its_quote_as_recorded(seeded):
         bandwidth_gb_s=D("8000.0"), bf16_dense_tflops=D("2250.0"), form_factor="SXM",
         rentable=True, usd_per_gpu_hour=D("5.4325"), checked_on=SEED_DAY,
         quoted_usd_per_hour=D("43.4600"), gpus_in_quote=8, form_factor_code="sxm",
-        link="NVLink", link_gb_s=D("900.0"), generation="blackwell",
+        link_gb_s=D("900.0"), generation="blackwell",
         measured_memory_gb=D("191.50"), host_memory_gb_per_gpu=D("250.0"),
     )  # fmt: skip
     # what a process can use: 191.50 reported less the CUDA context; DGX B200's 2 TB over 8

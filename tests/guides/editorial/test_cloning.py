@@ -156,7 +156,7 @@ def assert_matches_calculations(response, model: str, lang: str) -> None:
         planning_gb = calc.estimate_memory(method.rule, language_model.params_billion).planning_gb
         plans = planning.planned(everything, peaks, planning_gb)
         runs = planning.run_plans(plans, language_model.architecture, setup, guide.training_budget)
-        found = planning.recommendation(runs, selectors.hour_blocks())
+        found = calc.recommendation(runs, selectors.hour_blocks())
         expected = [] if found is None else found.runs
         assert recommended[method.slug] == [
             f"{p.configuration.gpu.slug}:{p.configuration.count}" for p in expected
