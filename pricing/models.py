@@ -2,6 +2,7 @@
 
 from datetime import date
 from decimal import Decimal
+from operator import attrgetter
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -20,30 +21,39 @@ POSITIVE = MinValueValidator(Decimal("0.0001"))
 AT_LEAST_ONE = MinValueValidator(1)
 
 
-class ByKeyManager(models.Manager.from_queryset(CheckedDeletionQuerySet)):
-    """Finds a row by its natural key, the one unique field ``natural_key_field`` (fixtures).
+class NaturalKey(models.Model):
+    """A row whose natural key (the fixtures') is the values of ``natural_key_fields``, lookups
+    from the row. Serializers order models by their foreign keys' natural keys."""
 
-    Its querysets ask before deleting (``pricing.signals.deletion_requested``): the rows
-    with a natural key are those that guides name.
-    """
-
-    def get_by_natural_key(self, value):
-        return self.get(**{self.model.natural_key_field: value})
-
-
-class NamedByKey(CheckedDeletion, models.Model):
-    """A row named by one unique field, ``natural_key_field`` (fixtures, and the guides that
-    quote it): found by it, and asked about before it is deleted."""
-
-    natural_key_field = "slug"
-
-    objects = ByKeyManager()
+    natural_key_fields: tuple[str, ...] = ("slug",)
 
     class Meta:
         abstract = True
 
     def natural_key(self) -> tuple:
-        return (getattr(self, self.natural_key_field),)
+        return tuple(attrgetter(name.replace("__", "."))(self) for name in self.natural_key_fields)
+
+
+class NaturalKeyManager(models.Manager):
+    def get_by_natural_key(self, *key):
+        return self.get(**dict(zip(self.model.natural_key_fields, key, strict=True)))
+
+
+class CurrentNaturalKeyManager(NaturalKeyManager):
+    """A superseded check, and its prices, share the natural key of their correction."""
+
+    def get_by_natural_key(self, *key):
+        return self.current().get(**dict(zip(self.model.natural_key_fields, key, strict=True)))
+
+
+class NamedByKey(CheckedDeletion, NaturalKey):
+    """A row named by one unique field, which guides quote: asked about before it is deleted
+    (``pricing.signals.deletion_requested``)."""
+
+    objects = NaturalKeyManager.from_queryset(CheckedDeletionQuerySet)()
+
+    class Meta:
+        abstract = True
 
 
 class Source(NamedByKey):
@@ -56,7 +66,7 @@ class Source(NamedByKey):
     url = models.URLField(_("URL"), max_length=500)
     read_on = models.DateField(_("read on"), help_text=_("When we last read and checked it."))
 
-    natural_key_field = "key"
+    natural_key_fields = ("key",)
 
     class Meta:
         ordering = ["publisher", "title"]
@@ -228,32 +238,7 @@ class PriceCheckQuerySet(models.QuerySet):
         return self.filter(superseded_at=None)
 
 
-class PriceCheckManager(models.Manager.from_queryset(PriceCheckQuerySet)):
-    def get_by_natural_key(self, provider: str, checked_on):
-        return self.get(provider__slug=provider, checked_on=checked_on, superseded_at=None)
-
-
-class PriceManager(models.Manager.from_queryset(PriceQuerySet)):
-    def get_by_natural_key(self, provider: str, checked_on, gpu: str):
-        return self.get(
-            price_check__provider__slug=provider,
-            price_check__checked_on=checked_on,
-            price_check__superseded_at=None,
-            gpu__slug=gpu,
-        )
-
-
-class MemoryRuleManager(models.Manager):
-    def get_by_natural_key(self, method: str, position: int):
-        return self.get(method__slug=method, position=position)
-
-
-class MemoryComponentManager(models.Manager):
-    def get_by_natural_key(self, method: str, position: int, part: str):
-        return self.get(rule__method__slug=method, rule__position=position, part=part)
-
-
-class PriceCheck(models.Model):
+class PriceCheck(NaturalKey):
     """Prices read from one provider on one day. Append-only: a mistake is superseded by a
     correction for the same day (``services.price_check_supersede``) and kept, marked, in the
     history; every read of prices ignores superseded checks."""
@@ -296,7 +281,8 @@ class PriceCheck(models.Model):
         verbose_name=_("corrected by"),
     )
 
-    objects = PriceCheckManager()
+    objects = CurrentNaturalKeyManager.from_queryset(PriceCheckQuerySet)()
+    natural_key_fields = ("provider__slug", "checked_on")
 
     class Meta:
         ordering = ["-checked_on", "provider__name"]
@@ -317,16 +303,11 @@ class PriceCheck(models.Model):
             models.Index(fields=["-checked_on", "-id"], name="price_check_newest_first"),
         ]
 
-    def natural_key(self) -> tuple:
-        return (*self.provider.natural_key(), self.checked_on)
-
-    natural_key.dependencies = ["pricing.provider"]
-
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
 
 
-class Price(models.Model):
+class Price(NaturalKey):
     """One GPU's price in a check, as quoted: per GPU, or for a whole instance of N GPUs."""
 
     price_check = models.ForeignKey(
@@ -355,7 +336,8 @@ class Price(models.Model):
     # every read of prices filters on it (``PriceQuerySet.current``).
     superseded = models.BooleanField(default=False, editable=False)
 
-    objects = PriceManager()
+    objects = CurrentNaturalKeyManager.from_queryset(PriceQuerySet)()
+    natural_key_fields = ("price_check__provider__slug", "price_check__checked_on", "gpu__slug")
 
     class Meta:
         ordering = ["price_check", "gpu"]
@@ -384,11 +366,6 @@ class Price(models.Model):
             models.CheckConstraint(condition=Q(gpus_in_quote__gte=1), name="quote_has_gpus"),
         ]
 
-    def natural_key(self) -> tuple:
-        return (*self.price_check.natural_key(), *self.gpu.natural_key())
-
-    natural_key.dependencies = ["pricing.pricecheck", "pricing.gpu"]
-
     def __str__(self) -> str:
         return f"{self.gpu} ${self.quoted_usd_per_hour}"
 
@@ -413,7 +390,7 @@ class HourBlock(NamedByKey):
 
     hours = models.PositiveIntegerField(_("hours"), unique=True, validators=[MinValueValidator(1)])
 
-    natural_key_field = "hours"
+    natural_key_fields = ("hours",)
 
     class Meta:
         ordering = ["hours"]
@@ -676,7 +653,7 @@ class Method(NamedByKey):
         return self.name
 
 
-class MemoryRule(models.Model):
+class MemoryRule(NaturalKey):
     """A cited memory rule: components in bytes per parameter, or a measured reference run."""
 
     method = models.ForeignKey(
@@ -700,7 +677,8 @@ class MemoryRule(models.Model):
         _("round GB per billion up to"), max_digits=5, decimal_places=3, null=True, blank=True
     )
 
-    objects = MemoryRuleManager()
+    objects = NaturalKeyManager()
+    natural_key_fields = ("method__slug", "position")
 
     class Meta:
         ordering = ["method", "position"]
@@ -714,16 +692,11 @@ class MemoryRule(models.Model):
             ),
         ]
 
-    def natural_key(self) -> tuple:
-        return (*self.method.natural_key(), self.position)
-
-    natural_key.dependencies = ["pricing.method"]
-
     def __str__(self) -> str:
         return f"{self.method}: {self.source.publisher}"
 
 
-class MemoryComponent(models.Model):
+class MemoryComponent(NaturalKey):
     class Part(models.TextChoices):
         WEIGHTS = "weights", _("weights")
         OPTIMIZER = "optimizer", _("optimizer state")
@@ -741,7 +714,8 @@ class MemoryComponent(models.Model):
     )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
 
-    objects = MemoryComponentManager()
+    objects = NaturalKeyManager()
+    natural_key_fields = ("rule__method__slug", "rule__position", "part")
 
     class Meta:
         ordering = ["rule", "position"]
@@ -751,28 +725,11 @@ class MemoryComponent(models.Model):
             models.UniqueConstraint(fields=["rule", "part"], name="one_component_per_part"),
         ]
 
-    def natural_key(self) -> tuple:
-        return (*self.rule.natural_key(), self.part)
-
-    natural_key.dependencies = ["pricing.memoryrule"]
-
     def __str__(self) -> str:
         return f"{self.get_part_display()}: {self.bytes_per_param}"
 
 
-class ThroughputManager(models.Manager):
-    def get_by_natural_key(self, gpu, language_model, method, seq_len, batch_size, checkpointing):
-        return self.get(
-            gpu__slug=gpu,
-            language_model__slug=language_model,
-            method__slug=method,
-            seq_len=seq_len,
-            batch_size=batch_size,
-            gradient_checkpointing=checkpointing,
-        )
-
-
-class ThroughputMeasurement(models.Model):
+class ThroughputMeasurement(NaturalKey):
     """Training tokens per second measured for one recipe on one GPU: run time from tokens.
 
     Only where a measurement exists; the planner marks anything else as an extrapolation.
@@ -801,7 +758,15 @@ class ThroughputMeasurement(models.Model):
         help_text=_("Software and script, e.g. transformers 5.17, peft 0.21, measure_memory.py."),
     )
 
-    objects = ThroughputManager()
+    objects = NaturalKeyManager()
+    natural_key_fields = (
+        "gpu__slug",
+        "language_model__slug",
+        "method__slug",
+        "seq_len",
+        "batch_size",
+        "gradient_checkpointing",
+    )
 
     class Meta:
         ordering = ["gpu", "language_model", "method", "seq_len", "batch_size"]
@@ -821,18 +786,6 @@ class ThroughputMeasurement(models.Model):
             ),
             models.CheckConstraint(condition=Q(tokens_per_s__gt=0), name="throughput_positive"),
         ]
-
-    def natural_key(self) -> tuple:
-        return (
-            self.gpu.slug,
-            self.language_model.slug,
-            self.method.slug,
-            self.seq_len,
-            self.batch_size,
-            self.gradient_checkpointing,
-        )
-
-    natural_key.dependencies = ["pricing.gpu", "pricing.languagemodel", "pricing.method"]
 
     def __str__(self) -> str:
         return (
@@ -864,7 +817,7 @@ class Fact(NamedByKey):
         verbose_name=_("source"),
     )
 
-    natural_key_field = "key"
+    natural_key_fields = ("key",)
 
     class Meta:
         ordering = ["key"]
