@@ -298,8 +298,7 @@ class PriceCheck(NaturalKey):
             ),
         ]
         indexes = [
-            # The admin's list, newest day first. The latest check of one provider still seeks
-            # the unique index above (benchmark.py's explain() shows both plans).
+            # The admin's list, newest day first (one provider's latest seeks the unique one).
             models.Index(fields=["-checked_on", "-id"], name="price_check_newest_first"),
         ]
 
@@ -325,15 +324,13 @@ class Price(NaturalKey):
         validators=[MinValueValidator(1)],
         help_text=_("1 for a per-GPU price; 8 where a provider quotes an 8-GPU instance."),
     )
-    # Copies of the check's provider and day (filled on save, see fill_from_check), so that
-    # "the latest price of a GPU at a provider as of a day" is one index seek however long the
-    # history, and whether or not the provider ever priced that GPU.
+    # Copies of the check's (fill_from_check), so that a GPU's latest price at a provider as of
+    # a day is one index seek however long the history.
     provider = models.ForeignKey(
         Provider, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
     )
     checked_on = models.DateField(editable=False)
-    # A copy of "the check is superseded": the indexes below hold current prices only, so
-    # every read of prices filters on it (``PriceQuerySet.current``).
+    # The indexes below hold current prices only: every read filters on it (``current()``).
     superseded = models.BooleanField(default=False, editable=False)
 
     objects = CurrentNaturalKeyManager.from_queryset(PriceQuerySet)()
@@ -374,8 +371,8 @@ class Price(NaturalKey):
         return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
 
     def fill_from_check(self) -> None:
-        """Copy the check's provider, day and whether it is superseded (``save``, and raw
-        saves through ``pricing.signals``; bulk_create skips both, so its callers set them)."""
+        """Copy the check's provider, day and whether it is superseded (raw saves: through
+        ``pricing.signals``; bulk_create's callers set them)."""
         check = self.price_check
         self.provider_id, self.checked_on = check.provider_id, check.checked_on
         self.superseded = check.superseded_at is not None
@@ -730,10 +727,8 @@ class MemoryComponent(NaturalKey):
 
 
 class ThroughputMeasurement(NaturalKey):
-    """Training tokens per second measured for one recipe on one GPU: run time from tokens.
-
-    Only where a measurement exists; the planner marks anything else as an extrapolation.
-    """
+    """Training tokens per second measured for one recipe on one GPU (the planner marks
+    anything unmeasured as an extrapolation)."""
 
     # Recorded evidence that pages quote: deleting its model or method must not take it along.
     gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
@@ -794,10 +789,8 @@ class ThroughputMeasurement(NaturalKey):
 
 
 class Fact(NamedByKey):
-    """A cited figure that is neither a price nor a spec (a $25 minimum top-up, LoRA's 10,000x).
-
-    Prose quotes it through a ``[[fact KEY]]`` token, so that it too is never typed into text.
-    """
+    """A cited figure that is neither a price nor a spec (a $25 minimum top-up), quoted by a
+    ``[[fact KEY]]`` token so that it too is never typed into text."""
 
     class Kind(models.TextChoices):
         NUMBER = "number", _("number")

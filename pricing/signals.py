@@ -6,7 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.db import models
-from django.dispatch import Signal
+from django.db.models.signals import post_save, pre_save
+from django.dispatch import Signal, receiver
 
 # Sent with ``objects`` (the instances, or the queryset) before Django collects what a delete()
 # of a source, GPU, provider, method, language model, hour block or fact takes along, so
@@ -41,12 +42,14 @@ class CheckedDeletion:
         return super().delete(*args, **kwargs)
 
 
+@receiver(pre_save, sender="pricing.Price")
 def fill_price_from_check(sender, instance, raw: bool = False, **_kwargs) -> None:
     """Fixtures and restores save prices raw (without ``Price.save``); fill the copies there."""
     if raw and (instance.provider_id is None or instance.checked_on is None):
         instance.fill_from_check()
 
 
+@receiver(post_save, sender="pricing.PriceCheck")
 def copy_check_to_prices(sender, instance, raw: bool = False, **_kwargs) -> None:
     """A superuser may correct a check's provider or day: its prices follow."""
     if not raw:
