@@ -4,7 +4,7 @@ import copy
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, partial
 
 from django import forms
 from django.contrib import admin, messages
@@ -216,8 +216,7 @@ class PriceForm(forms.ModelForm):
         )
 
     def clean_gpus_in_quote(self) -> int:
-        value = self.cleaned_data["gpus_in_quote"]
-        return _checked(services.parse_gpus_in_quote, value=value)
+        return _checked(services.parse_gpus_in_quote, value=self.cleaned_data["gpus_in_quote"])
 
 
 # The confirmations' check boxes: each one's value is what it confirms (the jumps' fingerprint,
@@ -620,20 +619,16 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         js = ["js/price-check-provider.js", "js/price-check-rows.js"]
 
     def get_urls(self):
-        def view(function, **kwargs):
+        def view(function):
             return self.admin_site.admin_view(
-                lambda request, **kw: function(request, site=self.admin_site, **kwargs, **kw)
+                partial(function, site=self.admin_site, document="prices")
             )
 
         return [
-            path(
-                "manual/",
-                view(manual.manual, document="prices"),
-                name="pricing_pricecheck_manual",
-            ),
+            path("manual/", view(manual.manual), name="pricing_pricecheck_manual"),
             path(
                 "manual/prices/<slug:name>.png",
-                view(manual.screenshot, document="prices"),
+                view(manual.screenshot),
                 name="pricing_pricecheck_manual_screenshot",
             ),
             *super().get_urls(),

@@ -9,17 +9,14 @@ from django.db import models
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import Signal, receiver
 
-# Sent with ``objects`` (the instances, or the queryset) before Django collects what a delete()
-# of a source, GPU, provider, method, language model, hour block or fact takes along, so
-# outside any transaction it opens; a receiver raises to refuse. guides.editorial.where_used
-# refuses to delete what guides use.
+# Sent with ``objects`` (instances or a queryset) before a delete() of a row with a natural key
+# collects anything, so outside its transaction; a receiver (guides.editorial.where_used) raises
+# to refuse.
 deletion_requested = Signal()
 
-# Sent by the admin with ``before`` (the stored record) and ``after`` (the edited one, unsaved)
-# when a GPU's specs, a language model, a method, a memory rule or a fact is about to change;
-# each receiver answers the published figures the edit would move by more than MOVE_FACTOR
-# either way, or whose verdict it changes, as a list (guides.editorial.shared_changes). The
-# admin asks for confirmation when any answer is not empty.
+# Sent by the admin with ``before`` (stored) and ``after`` (edited, unsaved) shared data; each
+# receiver answers the list of published figures the edit moves by more than MOVE_FACTOR either
+# way, or whose verdict it changes (guides.editorial.shared_changes).
 shared_data_changing = Signal()
 MOVE_FACTOR = Decimal("1.5")
 
