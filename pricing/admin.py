@@ -600,16 +600,9 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
     # Served by the index price_check_newest_first (the model's order needs a join). No
     # date_hierarchy: its years are a DISTINCT over every check on each visit.
     ordering = ["-checked_on", "-pk"]
-    readonly_fields = [
-        "recorded_by",
-        "recorded_at",
-        "superseded_at",
-        "superseded_by",
-        "superseded_reason",
-        "correction",
-    ]
     fields = ["provider", "checked_on", "source_url", "note", "recorded_by", "recorded_at"]
     superseded_fields = ["superseded_at", "superseded_by", "superseded_reason", "correction"]
+    readonly_fields = ["recorded_by", "recorded_at", *superseded_fields]
 
     # No "N total" beside a filtered count (one count per page view).
     show_full_result_count = False
