@@ -1,8 +1,6 @@
 """Keep each price's copy of its check's provider and day in step with the check; ask before
 deleting what other apps may use."""
 
-from __future__ import annotations
-
 from decimal import Decimal
 
 from django.db import models
