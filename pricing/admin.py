@@ -4,7 +4,7 @@ import copy
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, partial
 
 from django import forms
 from django.contrib import admin, messages
@@ -83,9 +83,8 @@ class GpuAdmin(
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
-        # Per listed GPU, its latest current price at each provider is one seek in
-        # price_latest_per_gpu (provider, GPU, day descending); the newest of those few days is
-        # its last check. A Max joined over every price ever recorded read them all (1M rows).
+        # Per GPU, one seek per provider in price_latest_per_gpu, the newest day wins: a Max
+        # joined over every price read them all (1M rows).
         latest_at_provider = (
             Price.objects.current()
             .filter(provider=OuterRef("pk"), gpu=OuterRef(OuterRef("pk")))
@@ -114,9 +113,8 @@ class ProviderAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin)
     prepopulated_fields = {"slug": ["name"]}
 
     def get_queryset(self, request):
-        # Subqueries per listed provider in its (provider, day) index of current checks, not a
-        # join grouped over every check: the latest is one seek, the count reads a year of its
-        # entries at most (all of them took 3.7 times the list's time at 1M prices).
+        # Subqueries in each provider's (provider, day) index, not a join grouped over every
+        # check (3.7 times the list's time at 1M prices).
         checks = PriceCheck.objects.current().filter(provider=OuterRef("pk")).order_by()
         year_ago = timezone.localdate() - timedelta(days=selectors.HISTORY_DAYS)
         return (
@@ -143,7 +141,6 @@ class ProviderAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin)
 
     @admin.display(description=_("new price check"))
     def record_check(self, provider: Provider) -> str:
-        """The add form with this provider chosen and its last known prices in the rows."""
         return format_html(
             '<a href="{}?provider={}" class="record-check">{}</a>',
             reverse("admin:pricing_pricecheck_add"),
@@ -158,9 +155,8 @@ class ProviderAdmin(RefuseDeletingUsedMixin, EditorInputMixin, admin.ModelAdmin)
 
 
 class RawTextField(forms.CharField):
-    """The typed text, for the price-check service to check and parse: the admin and the CLI
-    then refuse the same inputs with the same messages (Decimal and int take "1_000", "١٢").
-    Not stripped either: the CLI refuses " 1", so the admin does too."""
+    """Typed text, unstripped, parsed by the price-check service: the admin then refuses what the
+    CLI refuses, alike (Decimal and int would take "1_000", "١٢"; the CLI refuses " 1")."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(strip=False, **kwargs)
@@ -180,16 +176,14 @@ def _refusal(exc: services.PriceCheckError) -> forms.ValidationError:
 
 
 def _checked(parse, **kwargs):
-    """``parse(**kwargs)``: a service's parser or check, its refusal the field's error."""
     try:
         return parse(**kwargs)
     except services.PriceCheckError as exc:
         raise _refusal(exc) from None
 
 
-# Text boxes, never type=number: a number box drops what it cannot read before the server
-# sees it (Chromium sent "1,90" as 190), so the service's refusal, "use a point", never came.
-# inputmode still brings up a phone's number keys.
+# Text boxes, never type=number: Chromium sent "1,90" as 190, so the service's refusal, "use a
+# point", never came. inputmode still brings up a phone's number keys.
 PRICE_INPUT_ATTRS = {"inputmode": "decimal", "autocomplete": "off", "size": 10}
 COUNT_INPUT_ATTRS = {"inputmode": "numeric", "autocomplete": "off", "size": 3}
 
@@ -222,13 +216,11 @@ class PriceForm(forms.ModelForm):
         )
 
     def clean_gpus_in_quote(self) -> int:
-        value = self.cleaned_data["gpus_in_quote"]
-        return _checked(services.parse_gpus_in_quote, value=value)
+        return _checked(services.parse_gpus_in_quote, value=self.cleaned_data["gpus_in_quote"])
 
 
-# The confirmations' check boxes (rendered by templates/admin/pricing/pricecheck/
-# change_form.html above the save buttons). Each one's value is what it confirms (the jumps'
-# fingerprint, the day): ticked for other prices or another day, it confirms nothing.
+# The confirmations' check boxes: each one's value is what it confirms (the jumps' fingerprint,
+# the day), so a box ticked for other prices or another day confirms nothing.
 CONFIRM_JUMP_FIELD = "confirm_jump"
 CONFIRM_OLD_DATE_FIELD = "confirm_old_date"
 CONFIRM_JUMP = _("Yes, these prices are right")
@@ -238,7 +230,7 @@ HOW_TO_CONFIRM = _("tick “%(confirm)s” below and save again")
 
 
 def _shown_day(day: date) -> str:
-    """A day as the admin's language writes it (German 28.10.2026; it was 2026-10-28)."""
+    """A day as the admin's language writes it (German 28.10.2026)."""
     return formatting.medium_date(day, services.current_locale())
 
 
@@ -247,8 +239,7 @@ def _old_date_label(day: date) -> str:
 
 
 def posted_confirmations(data, day: date | None = None) -> services.Confirmations:
-    """What the posted boxes confirm (``data``: the form's), with how to confirm the rest: the
-    jumps whose fingerprint was posted, and ``day`` where its box holds that day."""
+    """What the posted boxes confirm, with how to confirm the rest."""
     return services.Confirmations(
         jump_fingerprint=data.get(CONFIRM_JUMP_FIELD, ""),
         old_date=day is not None and data.get(CONFIRM_OLD_DATE_FIELD) == day.isoformat(),
@@ -261,10 +252,9 @@ def posted_confirmations(data, day: date | None = None) -> services.Confirmation
 
 @dataclass
 class NewCheck:
-    """The new check a request's add form is for, read once per request (the form, its
-    initial data, its rows and their comparisons all ask): the check it corrects
-    (``?corrects=<id>``, "Correct this check"), if any, and its provider: the corrected
-    check's, else ``?provider=<id>``, else ours."""
+    """What a request's add form is for, read once per request: the check it corrects
+    (``?corrects=<id>``), if any, and the provider: that check's, else ``?provider=<id>``, else
+    ours."""
 
     provider: Provider | None
     correcting: PriceCheck | None = None
@@ -288,8 +278,7 @@ class NewCheck:
 
     @cached_property
     def last_prices(self) -> dict[str, price_changes.LastPrice]:
-        """The service's last prices of the provider (for a correction, those before the
-        corrected check): the rows of a new check are filled with them, each row shows its own."""
+        """The provider's last prices (for a correction, those before the corrected check)."""
         if self.provider is None:
             return {}
         return services.last_prices(provider=self.provider, correcting=self.correcting)
@@ -301,7 +290,6 @@ class NewCheck:
 
     @cached_property
     def initial_rows(self) -> list[dict]:
-        """Each GPU's last price at the provider, or the corrected check's own prices."""
         prices = (
             self.correcting.prices.select_related("gpu").order_by("gpu")
             if self.correcting is not None
@@ -318,17 +306,15 @@ class NewCheck:
 
 
 def new_check(request) -> NewCheck:
-    """The request's ``NewCheck``, built by the first hook that asks (Django's change form
-    passes its hooks the request alone)."""
+    """The request's ``NewCheck`` (the change form's hooks are passed the request alone)."""
     if not hasattr(request, "new_price_check"):
         request.new_price_check = NewCheck.read(request)
     return request.new_price_check
 
 
 class PriceFormSet(forms.BaseInlineFormSet):
-    """The price rows. Compared with the provider's last prices once the check's provider and
-    day are known (the check's form is validated first, ``self.instance`` holds them): a jump
-    is refused above the rows until its box is ticked."""
+    """The price rows, compared with the provider's last prices once the check's form has set
+    ``self.instance``'s provider and day: a jump is refused until its box is ticked."""
 
     def __init__(self, *args, new: NewCheck | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -426,30 +412,6 @@ class PriceInline(EditorInputMixin, admin.TabularInline):
         return len(new_check(request).initial_rows) + 2 if obj is None else 0
 
 
-@dataclass(frozen=True)
-class RowValues:
-    """A price row's GPU id, price and GPUs in the quote: as posted and accepted, or as first
-    shown (None where there is none, or it was refused)."""
-
-    gpu_id: int | None = None
-    quoted: Decimal | None = None
-    count: int | None = None
-
-    @classmethod
-    def of(cls, row: forms.Form) -> "RowValues":
-        if not row.is_bound:
-            quoted = row.initial.get("quoted_usd_per_hour")
-            return cls(
-                row.initial.get("gpu"),
-                None if quoted is None else Decimal(str(quoted)),
-                row.initial.get("gpus_in_quote", services.MIN_GPUS_IN_QUOTE),
-            )
-        data = getattr(row, "cleaned_data", None) or {}
-        if data.get("DELETE") or data.get("gpu") is None:
-            return cls()
-        return cls(data["gpu"].pk, data.get("quoted_usd_per_hour"), data.get("gpus_in_quote"))
-
-
 RECORDED = _("Recorded the price check of %(provider)s on %(day)s: %(prices)s.")
 CORRECTED = _(
     "Corrected the price check of %(provider)s on %(day)s: %(prices)s. The check it corrects "
@@ -504,8 +466,8 @@ ERROR_ROWS_FOR_ANOTHER_PROVIDER = _(
 
 
 class PriceCheckForm(forms.ModelForm):
-    # A native date picker sends YYYY-MM-DD in every language, which is the service's format
-    # (the admin's calendar would write 29.11.2026 in German).
+    # A native date picker sends the service's YYYY-MM-DD in every language (the admin's
+    # calendar would write 29.11.2026 in German).
     checked_on = RawTextField(
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         **_model_label(PriceCheck, "checked_on"),
@@ -517,15 +479,13 @@ class PriceCheckForm(forms.ModelForm):
         validators=[VisibleTextValidator(_model_label(PriceCheck, "source_url")["label"])],
         **_model_label(PriceCheck, "source_url"),
     )
-    # The provider whose last known prices filled the rows (set by the admin, not from the
-    # query string): a save whose rows were filled for another provider is refused, so one
-    # provider's prices are never recorded under another's name.
+    # Whose last prices filled the rows (the admin's, not the query string's): rows filled
+    # for another provider are refused, never recorded under this one's name.
     prefilled_for = forms.ModelChoiceField(
         queryset=Provider.objects.all(), required=False, widget=forms.HiddenInput
     )
 
-    # A save refused by the service after the form was valid (another recorder saved the same
-    # day meanwhile): set by the admin when it shows the form again.
+    # Set by the admin: the service refused the valid form's save (a recorder saved meanwhile).
     refused_with: str = ""
     # A correction keeps the corrected check's day: no other check on it, nothing to confirm.
     corrects = False
@@ -539,8 +499,7 @@ class PriceCheckForm(forms.ModelForm):
 
     def clean_checked_on(self) -> date:
         day = _checked(services.parse_check_date, value=self.cleaned_data["checked_on"])
-        # The price rows are compared as of this day (PriceFormSet reads it from the instance),
-        # even where a refusal below takes the day out of cleaned_data.
+        # For PriceFormSet's comparison, even where a refusal below takes it out of cleaned_data.
         self.instance.checked_on = day
         return day
 
@@ -578,8 +537,7 @@ class PriceCheckForm(forms.ModelForm):
 
 
 class PriceCheckCorrectionForm(PriceCheckForm):
-    """A correction of one check ("Correct this check"): the same provider and day, the
-    prices typed again, and why; saved by ``services.price_check_supersede``."""
+    """A correction of one check: the same provider and day, the prices typed again, and why."""
 
     reason = forms.CharField(
         label=_("What was wrong"),
@@ -620,18 +578,12 @@ class SupersededFilter(admin.SimpleListFilter):
 
 @admin.register(PriceCheck)
 class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
-    """Append-only: staff add checks and correct them (a correction supersedes the mistaken
-    check, which stays in the history); only superusers may change or delete one.
-
-    A new check is validated by the service's rules in the forms and saved by the service's
-    ``price_check_record`` (a correction by ``price_check_supersede``), the same path as
-    ``manage.py record_price_check``.
-    """
+    """Append-only: staff add checks and correct them (the mistaken check stays, superseded);
+    only superusers change one. Saved by the service, as ``manage.py record_price_check``."""
 
     form = PriceCheckForm
     inlines = [PriceInline]
-    # Whether a check is superseded beside its prices, in view at 1280 px (the filters take
-    # the right; the columns after it may scroll).
+    # "superseded" beside the prices: in view at 1280 px, beside the filters.
     list_display = [
         "provider",
         "checked_on",
@@ -641,27 +593,18 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         "recorded_at",
     ]
     list_filter = [SupersededFilter, "provider", "checked_on"]
-    # The provider is fetched apart (one query): joined, SQLite chose to loop over the three
-    # providers and sort all their checks instead of reading the day index in order.
+    # The provider is fetched apart: joined, SQLite looped over the providers and sorted all
+    # their checks instead of reading the day index in order.
     list_select_related = ["recorded_by", "superseded_by"]
     search_fields = ["provider__name", "note", "source_url"]
-    # Newest day first, then newest recorded: the index price_check_newest_first serves it, so
-    # a page reads 100 checks instead of sorting them all (the model's order by provider name
-    # needs a join, which no index serves). No date_hierarchy: its years are a DISTINCT over
-    # every check on each visit; the "checked on" filter narrows by date without a query.
+    # Served by the index price_check_newest_first (the model's order needs a join). No
+    # date_hierarchy: its years are a DISTINCT over every check on each visit.
     ordering = ["-checked_on", "-pk"]
-    readonly_fields = [
-        "recorded_by",
-        "recorded_at",
-        "superseded_at",
-        "superseded_by",
-        "superseded_reason",
-        "correction",
-    ]
     fields = ["provider", "checked_on", "source_url", "note", "recorded_by", "recorded_at"]
     superseded_fields = ["superseded_at", "superseded_by", "superseded_reason", "correction"]
+    readonly_fields = ["recorded_by", "recorded_at", *superseded_fields]
 
-    # Pages of 100 checks; no "N total" beside a filtered count (one count per page view).
+    # No "N total" beside a filtered count (one count per page view).
     show_full_result_count = False
 
     class Media:
@@ -669,28 +612,23 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         js = ["js/price-check-provider.js", "js/price-check-rows.js"]
 
     def get_urls(self):
-        def view(function, **kwargs):
+        def view(function):
             return self.admin_site.admin_view(
-                lambda request, **kw: function(request, site=self.admin_site, **kwargs, **kw)
+                partial(function, site=self.admin_site, document="prices")
             )
 
         return [
-            path(
-                "manual/",
-                view(manual.manual, document="prices"),
-                name="pricing_pricecheck_manual",
-            ),
+            path("manual/", view(manual.manual), name="pricing_pricecheck_manual"),
             path(
                 "manual/prices/<slug:name>.png",
-                view(manual.screenshot, document="prices"),
+                view(manual.screenshot),
                 name="pricing_pricecheck_manual_screenshot",
             ),
             *super().get_urls(),
         ]
 
     def get_queryset(self, request):
-        # The page's prices, with their GPUs, in one query for all its checks (not one per
-        # row); the count and the date filters read the checks alone.
+        # The page's prices with their GPUs in one query, not one per row.
         prices = Price.objects.select_related("gpu").order_by(*GPU_ORDER)
         return (
             super()
@@ -700,14 +638,12 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
 
     @admin.display(description=_("prices"))
     def prices_shown(self, check: PriceCheck) -> str:
-        """ "A100 80GB $0.92 · H100 $2.32", in the admin user's language."""
         return services.shown_prices(list(check.prices.all()), services.current_locale())
 
     @admin.display(description=_("superseded"), ordering="superseded_at")
     def superseded(self, check: PriceCheck) -> str:
         if check.superseded_at is None:
             return ""
-        # Who, in the list; why, on the check's page.
         return _("Superseded by %(user)s") % {"user": check.superseded_by or "—"}
 
     def get_fields(self, request, obj=None):
@@ -720,20 +656,20 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return self.fields
 
     def get_form(self, request, obj=None, change=False, **kwargs):
-        new = new_check(request) if obj is None else None
-        if new is not None and new.correcting is not None:
+        if obj is not None:
+            return super().get_form(request, obj, change, **kwargs)
+        new = new_check(request)
+        if new.correcting is not None:
             kwargs["form"] = PriceCheckCorrectionForm
-        form = super().get_form(request, obj, change, **kwargs)
-        if new is not None and new.refused:
-            form = type(form.__name__, (form,), {"refused_with": new.refused})
-        # Fields changed per request below: copies, not the form class's own (shared) ones.
+        form = super().get_form(request, obj, change, **kwargs)  # a new class per call
+        form.refused_with = new.refused
+        # Changed below: copies, not the declared fields the form classes share.
         form.base_fields = copy.deepcopy(form.base_fields)
-        if new is not None and new.correcting is not None:
+        if new.correcting is not None:
             # Disabled: the corrected check's, on GET and POST alike.
             form.base_fields["provider"].initial = new.correcting.provider_id
             form.base_fields["checked_on"].initial = new.correcting.checked_on
-        if new is not None and "provider" in form.base_fields:
-            form.base_fields["provider"].help_text = _prefilled_note(new)
+        form.base_fields["provider"].help_text = _prefilled_note(new)
         return form
 
     def get_changeform_initial_data(self, request) -> dict:
@@ -787,8 +723,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         return may_change_price_checks(request.user)
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        # Never, superusers included: the pages and charts quote the history, and a deleted
-        # check left dashes in published guides. A mistake is superseded instead.
+        # Never: the pages quote the history (a deleted check left dashes in guides).
         return False
 
     def add_view(self, request, form_url="", extra_context=None):
@@ -816,9 +751,8 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         try:
             return super().add_view(request, form_url, extra_context)
         except services.PriceCheckError as exc:
-            # Valid when checked, refused when saved: another recorder saved the same
-            # provider and day (or corrected the same check) in between. The add view's
-            # transaction has rolled back; the form comes back with what was typed.
+            # Another recorder saved the same day (or correction) in between: the transaction
+            # has rolled back, the form comes back with what was typed.
             new_check(request).refused = str(exc)
             return super().add_view(request, form_url, extra_context)
 
@@ -845,8 +779,7 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
             "recorded_by": request.user,
             "source_url": data["source_url"],
             "note": data["note"],
-            # What the forms found confirmed, asked again by the service as it saves (another
-            # check recorded meanwhile may have changed the last prices).
+            # Asked again as the service saves: a check recorded meanwhile may move the prices.
             "confirmations": posted_confirmations(request.POST, data["checked_on"]),
         }
         if new.correcting is not None:
@@ -865,21 +798,18 @@ class PriceCheckAdmin(EditorInputMixin, admin.ModelAdmin):
         new.recorded = check
 
     def log_addition(self, request, obj, message):
-        # The service wrote the History entries as it saved the check (the check's, its
-        # provider's and a corrected check's, as for `record_price_check --recorded-by`).
-        return None
+        return None  # the service wrote the History entries as it saved the check
 
     def message_user(self, request, message, level=messages.INFO, *args, **kwargs) -> None:
         new = getattr(request, "new_price_check", None)
         if new is not None and new.recorded is not None and level == messages.SUCCESS:
-            # The admin's "The price check “…” was added successfully": what was recorded,
-            # named and linked.
+            # Instead of Django's "… was added successfully": what was recorded, linked.
             message = recorded_message(new.recorded, new.correcting)
         super().message_user(request, message, level, *args, **kwargs)
 
 
 def _prefilled_note(new: NewCheck) -> str:
-    """Says whose prices fill the rows (the form must say so without JavaScript too)."""
+    """Whose prices fill the rows (said without JavaScript too)."""
     if new.correcting is not None or new.provider is None:
         return ""
     return format_html(
@@ -898,7 +828,7 @@ def _prefilled_note(new: NewCheck) -> str:
 
 
 def _show_comparisons(new: NewCheck, form, formset: PriceFormSet) -> None:
-    """Each row's last price and change, for the rows' instances to show (PriceInline)."""
+    """Each row's last price and change, for PriceInline to show."""
     last = formset.last_prices
     if last is None:  # not compared on this request: the form as first shown, or refused
         provider = new.provider
@@ -910,15 +840,21 @@ def _show_comparisons(new: NewCheck, form, formset: PriceFormSet) -> None:
     by_gpu = {price.gpu_id: price for price in last.values()}
     locale = services.current_locale()
     for row in formset.forms:
-        values = RowValues.of(row)
-        previous = by_gpu.get(values.gpu_id)
-        if previous is None:
+        if row.is_bound:  # as posted and accepted: a refused value is missing
+            values = getattr(row, "cleaned_data", None) or {}
+            gpu_id = values["gpu"].pk if values.get("gpu") else None
+        else:  # as first shown
+            values = {"gpus_in_quote": services.MIN_GPUS_IN_QUOTE, **row.initial}
+            gpu_id = values.get("gpu")
+        previous = by_gpu.get(gpu_id)
+        if previous is None or values.get("DELETE"):
             continue
         row.instance.shown_last_price = services.shown_last_price(previous, locale)
-        if values.quoted is None or values.count is None:
+        quoted, count = values.get("quoted_usd_per_hour"), values.get("gpus_in_quote")
+        if quoted is None or count is None:
             continue
         change = price_changes.PriceChange(
-            previous, quoted_usd_per_hour=values.quoted, gpus_in_quote=values.count
+            previous, quoted_usd_per_hour=Decimal(str(quoted)), gpus_in_quote=count
         )
         row.instance.shown_change = services.shown_change(change, locale)
         row.instance.is_jump = change.is_jump

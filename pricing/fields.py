@@ -6,12 +6,8 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-# Lowercase letters, digits and hyphens, in parts joined by single dots: no leading, trailing
-# or double dot.
-MODEL_SLUG_RE = r"\A[a-z0-9-]+(?:\.[a-z0-9-]+)*\Z"
-
 validate_model_slug = RegexValidator(
-    MODEL_SLUG_RE,
+    r"\A[a-z0-9-]+(?:\.[a-z0-9-]+)*\Z",  # parts joined by single dots
     _(
         "Enter a valid slug: lowercase letters, digits, hyphens and dots, e.g. llama-3.1-8b "
         "(no dot at the start or end, no two dots in a row)."

@@ -2,6 +2,7 @@
 
 from datetime import date
 from decimal import Decimal
+from operator import attrgetter
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -20,30 +21,39 @@ POSITIVE = MinValueValidator(Decimal("0.0001"))
 AT_LEAST_ONE = MinValueValidator(1)
 
 
-class ByKeyManager(models.Manager.from_queryset(CheckedDeletionQuerySet)):
-    """Finds a row by its natural key, the one unique field ``natural_key_field`` (fixtures).
+class NaturalKey(models.Model):
+    """A row whose natural key (the fixtures') is the values of ``natural_key_fields``, lookups
+    from the row. Serializers order models by their foreign keys' natural keys."""
 
-    Its querysets ask before deleting (``pricing.signals.deletion_requested``): the rows
-    with a natural key are those that guides name.
-    """
-
-    def get_by_natural_key(self, value):
-        return self.get(**{self.model.natural_key_field: value})
-
-
-class NamedByKey(CheckedDeletion, models.Model):
-    """A row named by one unique field, ``natural_key_field`` (fixtures, and the guides that
-    quote it): found by it, and asked about before it is deleted."""
-
-    natural_key_field = "slug"
-
-    objects = ByKeyManager()
+    natural_key_fields: tuple[str, ...] = ("slug",)
 
     class Meta:
         abstract = True
 
     def natural_key(self) -> tuple:
-        return (getattr(self, self.natural_key_field),)
+        return tuple(attrgetter(name.replace("__", "."))(self) for name in self.natural_key_fields)
+
+
+class NaturalKeyManager(models.Manager):
+    def get_by_natural_key(self, *key):
+        return self.get(**dict(zip(self.model.natural_key_fields, key, strict=True)))
+
+
+class CurrentNaturalKeyManager(NaturalKeyManager):
+    """A superseded check, and its prices, share the natural key of their correction."""
+
+    def get_by_natural_key(self, *key):
+        return self.current().get(**dict(zip(self.model.natural_key_fields, key, strict=True)))
+
+
+class NamedByKey(CheckedDeletion, NaturalKey):
+    """A row named by one unique field, which guides quote: asked about before it is deleted
+    (``pricing.signals.deletion_requested``)."""
+
+    objects = NaturalKeyManager.from_queryset(CheckedDeletionQuerySet)()
+
+    class Meta:
+        abstract = True
 
 
 class Source(NamedByKey):
@@ -56,7 +66,7 @@ class Source(NamedByKey):
     url = models.URLField(_("URL"), max_length=500)
     read_on = models.DateField(_("read on"), help_text=_("When we last read and checked it."))
 
-    natural_key_field = "key"
+    natural_key_fields = ("key",)
 
     class Meta:
         ordering = ["publisher", "title"]
@@ -228,32 +238,7 @@ class PriceCheckQuerySet(models.QuerySet):
         return self.filter(superseded_at=None)
 
 
-class PriceCheckManager(models.Manager.from_queryset(PriceCheckQuerySet)):
-    def get_by_natural_key(self, provider: str, checked_on):
-        return self.get(provider__slug=provider, checked_on=checked_on, superseded_at=None)
-
-
-class PriceManager(models.Manager.from_queryset(PriceQuerySet)):
-    def get_by_natural_key(self, provider: str, checked_on, gpu: str):
-        return self.get(
-            price_check__provider__slug=provider,
-            price_check__checked_on=checked_on,
-            price_check__superseded_at=None,
-            gpu__slug=gpu,
-        )
-
-
-class MemoryRuleManager(models.Manager):
-    def get_by_natural_key(self, method: str, position: int):
-        return self.get(method__slug=method, position=position)
-
-
-class MemoryComponentManager(models.Manager):
-    def get_by_natural_key(self, method: str, position: int, part: str):
-        return self.get(rule__method__slug=method, rule__position=position, part=part)
-
-
-class PriceCheck(models.Model):
+class PriceCheck(NaturalKey):
     """Prices read from one provider on one day. Append-only: a mistake is superseded by a
     correction for the same day (``services.price_check_supersede``) and kept, marked, in the
     history; every read of prices ignores superseded checks."""
@@ -296,7 +281,8 @@ class PriceCheck(models.Model):
         verbose_name=_("corrected by"),
     )
 
-    objects = PriceCheckManager()
+    objects = CurrentNaturalKeyManager.from_queryset(PriceCheckQuerySet)()
+    natural_key_fields = ("provider__slug", "checked_on")
 
     class Meta:
         ordering = ["-checked_on", "provider__name"]
@@ -312,21 +298,15 @@ class PriceCheck(models.Model):
             ),
         ]
         indexes = [
-            # The admin's list, newest day first. The latest check of one provider still seeks
-            # the unique index above (benchmark.py's explain() shows both plans).
+            # The admin's list, newest day first (one provider's latest seeks the unique one).
             models.Index(fields=["-checked_on", "-id"], name="price_check_newest_first"),
         ]
-
-    def natural_key(self) -> tuple:
-        return (*self.provider.natural_key(), self.checked_on)
-
-    natural_key.dependencies = ["pricing.provider"]
 
     def __str__(self) -> str:
         return f"{self.provider} {self.checked_on.isoformat()}"
 
 
-class Price(models.Model):
+class Price(NaturalKey):
     """One GPU's price in a check, as quoted: per GPU, or for a whole instance of N GPUs."""
 
     price_check = models.ForeignKey(
@@ -344,18 +324,17 @@ class Price(models.Model):
         validators=[MinValueValidator(1)],
         help_text=_("1 for a per-GPU price; 8 where a provider quotes an 8-GPU instance."),
     )
-    # Copies of the check's provider and day (filled on save, see fill_from_check), so that
-    # "the latest price of a GPU at a provider as of a day" is one index seek however long the
-    # history, and whether or not the provider ever priced that GPU.
+    # Copies of the check's (fill_from_check), so that a GPU's latest price at a provider as of
+    # a day is one index seek however long the history.
     provider = models.ForeignKey(
         Provider, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
     )
     checked_on = models.DateField(editable=False)
-    # A copy of "the check is superseded": the indexes below hold current prices only, so
-    # every read of prices filters on it (``PriceQuerySet.current``).
+    # The indexes below hold current prices only: every read filters on it (``current()``).
     superseded = models.BooleanField(default=False, editable=False)
 
-    objects = PriceManager()
+    objects = CurrentNaturalKeyManager.from_queryset(PriceQuerySet)()
+    natural_key_fields = ("price_check__provider__slug", "price_check__checked_on", "gpu__slug")
 
     class Meta:
         ordering = ["price_check", "gpu"]
@@ -384,11 +363,6 @@ class Price(models.Model):
             models.CheckConstraint(condition=Q(gpus_in_quote__gte=1), name="quote_has_gpus"),
         ]
 
-    def natural_key(self) -> tuple:
-        return (*self.price_check.natural_key(), *self.gpu.natural_key())
-
-    natural_key.dependencies = ["pricing.pricecheck", "pricing.gpu"]
-
     def __str__(self) -> str:
         return f"{self.gpu} ${self.quoted_usd_per_hour}"
 
@@ -397,8 +371,8 @@ class Price(models.Model):
         return calculations.per_gpu_price(self.quoted_usd_per_hour, self.gpus_in_quote)
 
     def fill_from_check(self) -> None:
-        """Copy the check's provider, day and whether it is superseded (``save``, and raw
-        saves through ``pricing.signals``; bulk_create skips both, so its callers set them)."""
+        """Copy the check's provider, day and whether it is superseded (raw saves: through
+        ``pricing.signals``; bulk_create's callers set them)."""
         check = self.price_check
         self.provider_id, self.checked_on = check.provider_id, check.checked_on
         self.superseded = check.superseded_at is not None
@@ -413,7 +387,7 @@ class HourBlock(NamedByKey):
 
     hours = models.PositiveIntegerField(_("hours"), unique=True, validators=[MinValueValidator(1)])
 
-    natural_key_field = "hours"
+    natural_key_fields = ("hours",)
 
     class Meta:
         ordering = ["hours"]
@@ -676,7 +650,7 @@ class Method(NamedByKey):
         return self.name
 
 
-class MemoryRule(models.Model):
+class MemoryRule(NaturalKey):
     """A cited memory rule: components in bytes per parameter, or a measured reference run."""
 
     method = models.ForeignKey(
@@ -700,7 +674,8 @@ class MemoryRule(models.Model):
         _("round GB per billion up to"), max_digits=5, decimal_places=3, null=True, blank=True
     )
 
-    objects = MemoryRuleManager()
+    objects = NaturalKeyManager()
+    natural_key_fields = ("method__slug", "position")
 
     class Meta:
         ordering = ["method", "position"]
@@ -714,16 +689,11 @@ class MemoryRule(models.Model):
             ),
         ]
 
-    def natural_key(self) -> tuple:
-        return (*self.method.natural_key(), self.position)
-
-    natural_key.dependencies = ["pricing.method"]
-
     def __str__(self) -> str:
         return f"{self.method}: {self.source.publisher}"
 
 
-class MemoryComponent(models.Model):
+class MemoryComponent(NaturalKey):
     class Part(models.TextChoices):
         WEIGHTS = "weights", _("weights")
         OPTIMIZER = "optimizer", _("optimizer state")
@@ -741,7 +711,8 @@ class MemoryComponent(models.Model):
     )
     position = models.PositiveSmallIntegerField(_("position"), default=0)
 
-    objects = MemoryComponentManager()
+    objects = NaturalKeyManager()
+    natural_key_fields = ("rule__method__slug", "rule__position", "part")
 
     class Meta:
         ordering = ["rule", "position"]
@@ -751,32 +722,13 @@ class MemoryComponent(models.Model):
             models.UniqueConstraint(fields=["rule", "part"], name="one_component_per_part"),
         ]
 
-    def natural_key(self) -> tuple:
-        return (*self.rule.natural_key(), self.part)
-
-    natural_key.dependencies = ["pricing.memoryrule"]
-
     def __str__(self) -> str:
         return f"{self.get_part_display()}: {self.bytes_per_param}"
 
 
-class ThroughputManager(models.Manager):
-    def get_by_natural_key(self, gpu, language_model, method, seq_len, batch_size, checkpointing):
-        return self.get(
-            gpu__slug=gpu,
-            language_model__slug=language_model,
-            method__slug=method,
-            seq_len=seq_len,
-            batch_size=batch_size,
-            gradient_checkpointing=checkpointing,
-        )
-
-
-class ThroughputMeasurement(models.Model):
-    """Training tokens per second measured for one recipe on one GPU: run time from tokens.
-
-    Only where a measurement exists; the planner marks anything else as an extrapolation.
-    """
+class ThroughputMeasurement(NaturalKey):
+    """Training tokens per second measured for one recipe on one GPU (the planner marks
+    anything unmeasured as an extrapolation)."""
 
     # Recorded evidence that pages quote: deleting its model or method must not take it along.
     gpu = models.ForeignKey(Gpu, on_delete=models.PROTECT, related_name="+", verbose_name=_("GPU"))
@@ -801,7 +753,15 @@ class ThroughputMeasurement(models.Model):
         help_text=_("Software and script, e.g. transformers 5.17, peft 0.21, measure_memory.py."),
     )
 
-    objects = ThroughputManager()
+    objects = NaturalKeyManager()
+    natural_key_fields = (
+        "gpu__slug",
+        "language_model__slug",
+        "method__slug",
+        "seq_len",
+        "batch_size",
+        "gradient_checkpointing",
+    )
 
     class Meta:
         ordering = ["gpu", "language_model", "method", "seq_len", "batch_size"]
@@ -822,18 +782,6 @@ class ThroughputMeasurement(models.Model):
             models.CheckConstraint(condition=Q(tokens_per_s__gt=0), name="throughput_positive"),
         ]
 
-    def natural_key(self) -> tuple:
-        return (
-            self.gpu.slug,
-            self.language_model.slug,
-            self.method.slug,
-            self.seq_len,
-            self.batch_size,
-            self.gradient_checkpointing,
-        )
-
-    natural_key.dependencies = ["pricing.gpu", "pricing.languagemodel", "pricing.method"]
-
     def __str__(self) -> str:
         return (
             f"{self.language_model} {self.method.slug} {self.seq_len}×{self.batch_size}: {self.gpu}"
@@ -841,10 +789,8 @@ class ThroughputMeasurement(models.Model):
 
 
 class Fact(NamedByKey):
-    """A cited figure that is neither a price nor a spec (a $25 minimum top-up, LoRA's 10,000x).
-
-    Prose quotes it through a ``[[fact KEY]]`` token, so that it too is never typed into text.
-    """
+    """A cited figure that is neither a price nor a spec (a $25 minimum top-up), quoted by a
+    ``[[fact KEY]]`` token so that it too is never typed into text."""
 
     class Kind(models.TextChoices):
         NUMBER = "number", _("number")
@@ -864,7 +810,7 @@ class Fact(NamedByKey):
         verbose_name=_("source"),
     )
 
-    natural_key_field = "key"
+    natural_key_fields = ("key",)
 
     class Meta:
         ordering = ["key"]

@@ -1,7 +1,5 @@
-"""Who may record and change price checks: pricing's who-may rules, here because ``pricing``
-imports nothing of ``guides`` (the import contracts, .importlinter); ``guides.permissions``
-offers them with the guides' rules, for the dashboard and the admin. Nobody deletes a check
-(the pricing admin's ``has_delete_permission``): a mistake is superseded."""
+"""Who may record and change price checks (``guides.permissions`` offers them with the guides'
+rules: pricing imports nothing of guides). Nobody deletes a check: a mistake is superseded."""
 
 RECORDER_PERMISSION = "pricing.add_pricecheck"  # the Price recorders group's
 

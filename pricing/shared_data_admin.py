@@ -1,8 +1,6 @@
 """The admin's confirmation for edits of shared data (a GPU, a language model, a method, a
-memory rule, a fact): an edit that moves published figures is saved only once confirmed, and
-the History keeps each change's before and after. The figures are asked of
-``pricing.signals.shared_data_changing``, which guides answers (pricing never imports guides).
-"""
+memory rule, a fact) that move published figures, asked of ``signals.shared_data_changing``
+(guides answers; pricing never imports guides), and History entries with before and after."""
 
 import hashlib
 
@@ -19,19 +17,10 @@ CONFIRM_SHARED_FIELD = "confirm_shared_change"
 CONFIRM_SHARED = _("Save it: these published figures change")
 
 
-def moved_fingerprint(moved) -> str:
-    """What the confirmation box confirms: exactly these moves (another edit asks again)."""
-    text = "\n".join(f"{m.guide}|{m.figure}|{m.before}|{m.after}" for m in moved)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 class MovesFigures:
-    """What an edit of shared data moves, asked of ``shared_data_changing`` once the edit is
-    valid: the stored record, the edited one (held in memory, not saved) and, where the edit
-    includes its rows (a method's rules, a rule's components), the edited rows. Where the
-    answers name published figures, the edit is refused until the box with their fingerprint
-    is ticked. Mixed into a ModelForm (``AsksBeforeMovingFigures``) or, where rows count, into
-    the inline formset of those rows (``AsksBeforeMovingFiguresWithRows``)."""
+    """What a valid edit moves: the stored record against the edited one (unsaved) and, where
+    they count, its edited rows. Refused until the box with exactly these moves' fingerprint
+    is ticked (another edit asks again)."""
 
     moved: tuple = ()
     moved_fingerprint = ""
@@ -44,7 +33,8 @@ class MovesFigures:
         self.moved = tuple(moved for _receiver, found in answers for moved in found)
         if not self.moved:
             return None
-        self.moved_fingerprint = moved_fingerprint(self.moved)
+        text = "\n".join(f"{m.guide}|{m.figure}|{m.before}|{m.after}" for m in self.moved)
+        self.moved_fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
         if self.data.get(CONFIRM_SHARED_FIELD) == self.moved_fingerprint:
             return None
         return forms.ValidationError(
@@ -74,33 +64,26 @@ class AsksBeforeMovingFigures(MovesFigures):
 
 
 class AsksBeforeMovingFiguresWithRows(MovesFigures):
-    """The inline formset of a record's rows that count (a method's rules, a rule's
-    components): Django validates it after the record's form, with that form's values applied
-    to ``self.instance`` (not saved), so the edit of both is checked at once."""
+    """The inline formset of rows that count (a method's rules, a rule's components): Django
+    validates it after the record's form has set ``self.instance``, so both are checked at once."""
 
     def clean(self):
         super().clean()
         if self.instance._state.adding or any(self.errors) or self.non_form_errors():
             return
-        # The rows as they will be saved: the stored ones and the filled-in new ones, less
-        # those ticked for deletion.
-        kept = [form for form in self.forms if form.instance.pk or form.has_changed()]
-        rows = [
+        rows = [  # as they will be saved
             form.instance
-            for form in kept
-            if not (self.can_delete and self._should_delete_form(form))
+            for form in self.forms
+            if (form.instance.pk or form.has_changed())
+            and not (self.can_delete and self._should_delete_form(form))
         ]
         if refused := self.refusal(self.instance, children=rows):
             raise refused
 
 
 class ConfirmSharedChangesMixin:
-    """For the admins of a GPU, a language model, a method, a memory rule and a fact, which
-    every guide quoting them reads: an edit that moves a published figure by more than
-    MOVE_FACTOR is saved only once confirmed, naming the guides and figures (computed by
-    guides.editorial.shared_changes over the edited values, nothing saved); the History keeps
-    each change's before and after. ``rows_inline``: the inline whose rows the figures read,
-    checked with the record (then the check runs in its formset, not in the form)."""
+    """For the admins of shared data. ``rows_inline``: the inline whose rows the figures read,
+    checked with the record (in its formset, then, not in the form)."""
 
     change_form_template = "admin/pricing/shared_change_form.html"
     rows_inline: type | None = None

@@ -4,10 +4,7 @@ A correction of that day's check, kept in the history as superseded:
 record_price_check --provider gpuwithcrypto --date 2026-11-29 --supersede \
     --reason "H100 read from the wrong row" --recorded-by ramon a100-80gb=0.92 h100=2.23
 
-Every argument is held to the admin's rules for typed text first (no invisible or
-text-direction characters, no null character), then to the service's rules, and a price more
-than 3× or less than a third of the provider's last one, or a day more than 30 days back, is
-refused unless confirmed (--confirm-jump, --confirm-old-date), as the admin's form asks.
+The admin's rules for typed text and the service's rules hold, confirmations included.
 """
 
 from django.core.management.base import BaseCommand, CommandError, no_translations
