@@ -1,57 +1,11 @@
 """Training tokens per second of a run on a configuration: a model calibrated on measured runs.
 
-Framework-free like ``training_memory``: an architecture and a ``TrainingSetup`` (whose
-``num_gpus`` is the configuration's GPU count) in, ``Decimal`` seconds and tokens out. A step
-on each GPU (its micro-batch of ``seq_len x batch_size`` tokens) takes the sum of
-
-- **compute**: the matrix products' FLOPs at the GPU's dense BF16 peak times a calibrated
-  efficiency. 2 FLOPs per weight and token for each pass over the weights: the forward pass,
-  the gradient with respect to the inputs, with respect to the weights (full fine-tuning only:
-  the adapter methods' base is frozen; the adapters' own products are negligible at rank 16)
-  and, under gradient checkpointing, the recomputed forward pass; so 6·N per token for full
-  fine-tuning, 4·N for the adapters, 8·N and 6·N with checkpointing. Attention adds
-  4·seq·q FLOPs per token and layer forward (half of it under a causal fused kernel), twice
-  that backward.
-- **fp32 compute**: where a recipe leaves work in fp32 (QLoRA without autocast: peft casts the
-  output layer to fp32 and attention runs on the math kernel, see ``training_memory``), those
-  FLOPs run ``fp32_slowdown`` times slower than the BF16 ones: calibrated, not a datasheet figure.
-- **memory traffic**: each pass reads every weight it multiplies (4-bit weights are read, then
-  written and read again as their bf16 copy: 4.5 bytes; fp32 master weights under autocast are
-  read and cast: 8 bytes; bf16 weights 2 bytes) and the optimizer reads and writes its states
-  once a step (AdamW 32 bytes a parameter, 8-bit AdamW 20; ZeRO-3 shards it), at the GPU's
-  memory bandwidth.
-- **interconnect** (more than one GPU; FSDP full sharding / ZeRO-3): every pass gathers the
-  stored weights from the other GPUs ((n-1)/n of them per GPU, each direction of a ring) and
-  the backward pass reduce-scatters the trainable gradients (fp32), over each GPU's link
-  (``GpuSpeed.link_gb_s``, one direction): NVLink or PCIe. No overlap with compute is assumed:
-  an upper bound on time where the link is slow, negligible where it is NVLink.
-- **small micro-batches**: a GPU's products reach its efficiency only on enough rows; the
-  compute term is multiplied by ``1 + saturation_tokens / tokens`` (fitted: the 512-token 70B
-  step ran at about half the rate of the 2,048-token ones).
-- **CPU offload**: each GPU's shard of weights comes from the host at every pass and its
-  gradients go back over the PCIe slot, and the optimizer steps the shard on the host's CPU
-  (``CPU_ADAMW_PARAMS_PER_S``, cited) instead of on the GPU.
-
-Over several GPUs the speed is the GPU count times one GPU's, times ``per_doubling`` for each
-doubling of the count: the scaling measured on one stack's runs at 4, 8 and 64 GPUs
-(``fit_scaling``), not the linear speed-up the link term alone would give.
-
-The constants (``CALIBRATION``) come from measured runs, each on its own stack:
-
-- the BF16 efficiency, the fp32 slowdown and the saturation, fitted to the steps timed on one H200
-  (``content/measured/h200-throughput.jsonl``): transformers + PEFT in bf16, the stack the
-  tutorial's TRL commands run. Every speed here is a speed of that stack.
-- one efficiency factor per chip generation (``GENERATION_FACTORS``, Hopper = 1), fitted to
-  public runs of other stacks (``content/measured/public-throughput.jsonl``) where that stack also
-  ran on a card whose factor is known, so that the stack's own speed-up cancels
-  (``fit_generations``): Blackwell from MLPerf's B200 against its H100 and H200 (NeMo), Ada
-  from torchtune's RTX 4090 against its A100s; Ampere from the H100's cited 2-3x lead over the
-  A100 in half precision (no one stack ran both in public).
-
-What the model cannot know it says as a range (``speed_band``): the left-out error of comparable
-runs (same method family), widened by the error of the card's factor and, on several GPUs, of
-the scaling; ``ratio_band`` is the smaller error of a *ratio* between two runs of one method,
-where the shared terms cancel. ``docs/planner.md`` lists every anchor with its error.
+A step on each GPU takes the sum of its terms (``step_time``): BF16 compute at a calibrated share
+of the dense peak (slowed on small micro-batches), fp32 compute ``fp32_slowdown`` times slower,
+memory traffic at the card's bandwidth, FSDP's gathers and reduce-scatters over its link, and
+under CPU offload the host's link and optimizer. No overlap is assumed. ``docs/planner.md``
+("Run time") gives every term, anchor and error; the constants are fitted and held to the fit
+by ``tests/pricing/domain/test_throughput.py``.
 """
 
 from __future__ import annotations
@@ -76,33 +30,24 @@ TERA = Decimal(10) ** 12
 GIGA = Decimal(10) ** 9
 SECONDS_PER_HOUR = Decimal(3600)
 HUNDREDTH = Decimal("0.01")
-# Bytes a pass reads per weight: bf16 (frozen or the autocast copy's product), NF4 read and
-# its bf16 copy written and read (bitsandbytes dequantises before the product), fp32 master
-# weights read, cast and the copy read under autocast.
+# Bytes a pass reads per weight: bf16; NF4 read, then its bf16 copy written and read
+# (bitsandbytes dequantises); fp32 master weights read, cast and the copy read under autocast.
 BF16_PASS_BYTES = Decimal(2)
 NF4_PASS_BYTES = NF4_BYTES_PER_PARAM + 2 * BF16_PASS_BYTES
 MASTER_PASS_BYTES = 4 + 2 * BF16_PASS_BYTES
-# The optimizer step's traffic per trainable parameter: the fp32 weight read and written, its
-# fp32 gradient written in the backward pass and read, and the two states read and written
-# (AdamW: fp32; bitsandbytes' 8-bit AdamW: one byte each).
+# The optimizer step per trainable parameter: fp32 weight read and written, fp32 gradient
+# written and read, two states read and written (AdamW fp32; 8-bit AdamW one byte each).
 ADAMW_STEP_BYTES = Decimal(4 + 4 + 4 + 4 + 16)
 ADAM_8BIT_STEP_BYTES = Decimal(4 + 4 + 4 + 4 + 4)
-# What FSDP gathers per weight (the stored form: NF4 under QLoRA with bf16 quant storage, bf16
-# otherwise: mixed precision gathers full fine-tuning's master weights as bf16) and what the
-# backward pass reduce-scatters per trainable parameter (fp32 gradients).
+# FSDP gathers each weight as stored (NF4 under QLoRA, else bf16) and reduce-scatters fp32
+# gradients.
 GATHERED_BYTES = {Method.QLORA: NF4_BYTES_PER_PARAM}
 GATHERED_BF16_BYTES = BF16_PASS_BYTES
 REDUCED_GRADIENT_BYTES = Decimal(4)
-# CPU offload moves every gathered weight from the host and every trainable gradient back over
-# the GPU's PCIe slot: a Gen4 x16 slot, 32 GB/s in one direction (ml-engineering-network, as
-# Gpu.link_gb_s records PCIe).
+# CPU offload crosses the GPU's PCIe Gen4 x16 slot: 32 GB/s one way (ml-engineering-network).
 HOST_LINK_GB_S = Decimal(32)
-# Under CPU offload the optimizer steps each GPU's shard on the host: torch's AdamW over fp32
-# tensors on the CPU, one process per GPU with one thread each (torchrun's default
-# OMP_NUM_THREADS=1). Measured on an 8x H100 node's host: 536.9 M parameters in 1.93 s, one rank,
-# one thread (ISEEKYAN/Megatron-LM issue 188, microbenchmark of 2026-08-25): 278 M a second.
-# Eight ranks at once each keep that rate where the host has a core per rank (the same report
-# shows 10x slower only when 8 ranks share 2 cores).
+# torch's AdamW on the host, one thread per rank: 536.9 M parameters in 1.93 s on an 8x H100
+# node's host (ISEEKYAN/Megatron-LM issue 188, 2026-08-25).
 CPU_ADAMW_PARAMS_PER_S = Decimal(536_900_000) / Decimal("1.93")
 
 
@@ -110,7 +55,6 @@ class ThroughputError(EstimateError):
     """A GPU or a calibration that cannot describe a real run."""
 
 
-# Chip generations: each reaches its own share of its datasheet peak (``GENERATION_FACTORS``).
 AMPERE, ADA, HOPPER, BLACKWELL = "ampere", "ada", "hopper", "blackwell"
 GENERATION_CHOICES = [
     (AMPERE, "Ampere"),
@@ -122,9 +66,8 @@ GENERATION_CHOICES = [
 
 @dataclass(frozen=True)
 class GpuSpeed:
-    """What the model reads of a GPU: the datasheet's dense BF16 peak, its memory bandwidth,
-    its GPU-to-GPU link in one direction (NVLink, or PCIe where it has none) and its chip
-    generation. ``calibration_card``: the card the efficiency was fitted on (the H200)."""
+    """A GPU's dense BF16 peak, memory bandwidth, one-way GPU-to-GPU link (NVLink, else PCIe)
+    and generation; ``calibration_card``: the card the efficiency was fitted on (the H200)."""
 
     bf16_dense_tflops: Decimal
     bandwidth_gb_s: Decimal
@@ -139,11 +82,9 @@ class GpuSpeed:
 
 @dataclass(frozen=True)
 class Calibration:
-    """The fitted constants: the share of the BF16 peak the products reach on the calibration
-    card's generation, how many times slower than that a recipe's fp32 products run, each
-    generation's efficiency relative to Hopper's (a tuple of pairs: hashable), the micro-batch
-    (in tokens) at which the products take twice their ideal time, and the share of the
-    per-GPU speed each doubling of the GPU count keeps."""
+    """The fitted constants: the BF16 efficiency on Hopper, the fp32 slowdown, each generation's
+    factor relative to Hopper, the micro-batch (tokens) at which the products take twice their
+    ideal time, and the per-GPU speed each doubling of the GPU count keeps."""
 
     bf16_efficiency: Decimal
     fp32_slowdown: Decimal
@@ -179,19 +120,15 @@ class Calibration:
         return min(self.bf16_efficiency * factors[generation], Decimal(1))
 
 
-# The BF16 efficiency, fp32 slowdown and saturation: fitted to the nine steps timed on one
-# H200 by ``calibrate``; the share each doubling of the GPUs keeps: by ``fit_scaling`` to the
-# public runs at several counts; the generations' factors: by ``fit_generations`` to the public
-# runs (tests/pricing/domain/test_throughput.py fits all of them again and holds these to the fit).
+# Fitted by ``calibrate`` (the H200's timed steps), ``fit_scaling`` and ``fit_generations``
+# (the public runs); the test fits them again and holds these to the fit.
 GENERATION_FACTORS = (
     (AMPERE, Decimal("1.27")),
     (ADA, Decimal("1.32")),
     (HOPPER, Decimal(1)),
     (BLACKWELL, Decimal("1.02")),
 )
-# What the other stacks gain over ours, as ``fit_generations`` learns it from their public
-# runs (torchtune with torch.compile and packing; NeMo in FP8), to the hundredth: the pages say
-# it beside the speeds of our stack (the test holds these to the fit).
+# What the other stacks gain over ours (``fit_generations``), which the pages name.
 STACK_FACTORS = (("torchtune-compile", Decimal("1.76")), ("nemo-fp8", Decimal("2.51")))
 CALIBRATION = Calibration(
     bf16_efficiency=Decimal("0.376"),
@@ -215,23 +152,18 @@ class StepWork:
     host_updates: Decimal = Decimal(0)  # parameters the host's optimizer steps under CPU offload
 
 
-def _active_linear_params(arch: Architecture) -> int:
-    """The decoder's projections a token passes through (a mixture's routed experts only)."""
-    h, q, kv, i = arch.hidden_size, arch.q_size, arch.kv_size, arch.intermediate_size
-    per_layer = 2 * h * q + 2 * h * kv + arch.routed_experts * 3 * h * i + arch.router_params
-    return arch.num_hidden_layers * per_layer
-
-
-# Kept per process: the index prices the same few hundred runs on every render (its render
-# 84 -> 74 ms with it); the stack test's staleness through Varnish is paid in such renders.
+# Cached: the index prices the same few hundred runs on every render (84 -> 74 ms).
 @lru_cache(maxsize=1024)
 def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
-    """The FLOPs, memory traffic and link traffic of one step on one of ``setup.num_gpus``."""
+    """The FLOPs, memory traffic and link traffic of one step on one of ``setup.num_gpus``:
+    2 FLOPs per weight and token for each pass over the weights (forward, input gradient,
+    weight gradient for full fine-tuning, recomputed forward under checkpointing); attention
+    4·seq·q per token and layer forward (half under a fused kernel), twice that backward."""
     method, recipe = setup.method, setup.recipe
     full = not method.uses_adapters
     checkpointing = setup.gradient_checkpointing
     tokens = setup.tokens
-    body = _active_linear_params(arch)
+    body = arch.num_hidden_layers * arch.layer_linear_params(arch.routed_experts)
     head = arch.vocab_size * arch.hidden_size  # the output layer's product, tied or not
     body_passes = 2 + full + checkpointing  # forward, input gradient, weight gradient, recompute
     head_passes = 2 + full  # outside the checkpointed layers
@@ -260,9 +192,7 @@ def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
     if n > 1:
         share = Decimal(n - 1) / n
         link = share * (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES)
-    if setup.cpu_offload:
-        # each GPU's shard comes from the host at every pass, its gradients go back, and the
-        # host's CPU steps the shard's optimizer
+    if setup.cpu_offload:  # the shard crosses the host link; the host steps its optimizer
         host = (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES) / n
         host_updates = Decimal(trainable) / n
     return StepWork(tokens, bf16_flops, fp32_flops, memory, link, host, host_updates)
@@ -281,14 +211,7 @@ class StepTime:
 
     @property
     def total_s(self) -> Decimal:
-        return (
-            self.compute_s
-            + self.fp32_s
-            + self.memory_s
-            + self.link_s
-            + self.host_s
-            + self.host_optimizer_s
-        )
+        return sum(dataclasses.astuple(self), Decimal(0))
 
 
 def step_time(work: StepWork, gpu: GpuSpeed, calibration: Calibration = CALIBRATION) -> StepTime:
@@ -310,15 +233,13 @@ def tokens_per_second(
     gpu: GpuSpeed,
     calibration: Calibration = CALIBRATION,
 ) -> Decimal:
-    """Training tokens per second over all ``setup.num_gpus`` GPUs (data parallel, with the
-    measured scaling)."""
+    """Training tokens per second over all ``setup.num_gpus`` GPUs (data parallel)."""
     work = step_work(arch, setup)
     one_gpu = work.tokens / step_time(work, gpu, calibration).total_s
     return setup.num_gpus * one_gpu * calibration.scaling(setup.num_gpus)
 
 
 def hours_for(tokens: int, tokens_per_s: Decimal) -> Decimal:
-    """Hours to train on ``tokens`` at ``tokens_per_s``, unrounded."""
     if tokens < 1 or tokens_per_s <= 0:
         raise ThroughputError("a run needs tokens and a positive speed")
     return Decimal(tokens) / tokens_per_s / SECONDS_PER_HOUR
