@@ -11,7 +11,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from pricing.domain.throughput import GpuSpeed, PublicRun, TimedRun
+from pricing.domain.throughput import GpuSpeed, TimedRun
 from pricing.domain.training_memory import (
     MEASURED,
     Architecture,
@@ -107,12 +107,12 @@ def timed_runs(path: Path = THROUGHPUT) -> list[TimedRun]:
     ]
 
 
-def public_runs(path: Path = PUBLIC_THROUGHPUT) -> list[PublicRun]:
+def public_runs(path: Path = PUBLIC_THROUGHPUT) -> list[TimedRun]:
     """The public runs of other stacks (MLPerf, NeMo, torchtune) the generations are fitted to;
     their tokens per second are over all their GPUs."""
     speeds = gpu_speeds()
     return [
-        PublicRun(
+        TimedRun(
             name=point["name"],
             source=point["source"],
             stack=point["stack"],

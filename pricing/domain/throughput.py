@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
@@ -250,13 +250,16 @@ def hours_for(tokens: int, tokens_per_s: Decimal) -> Decimal:
 
 @dataclass(frozen=True)
 class TimedRun:
-    """A step timed on one GPU: what ran, on what, and the tokens per second measured."""
+    """A timed run and its tokens per second over all its GPUs: ours, or a public source's on
+    its own stack (whose speed-up, FP8, torch.compile or packing, is one factor per stack)."""
 
     name: str
     architecture: Architecture
     setup: TrainingSetup
     gpu: GpuSpeed
     tokens_per_s: Decimal
+    source: str = ""
+    stack: str = ""
 
 
 def _least_squares(rows: Sequence[tuple[Decimal, ...]]) -> list[Decimal] | None:
@@ -282,11 +285,9 @@ def _least_squares(rows: Sequence[tuple[Decimal, ...]]) -> list[Decimal] | None:
 
 
 def calibrate(runs: Sequence[TimedRun]) -> Calibration:
-    """The three constants that best fit ``runs``' step times, each run weighted by its own
-    time (least squares on relative error): the step's time less its memory, link and host
-    terms is a·X + a·t·X/tokens + b·Z, with X and Z the BF16 and fp32 FLOPs over the peak,
-    a = 1/efficiency, t the saturation in tokens and b = slowdown/efficiency. Needs runs with
-    and without fp32 work, at more than one micro-batch size."""
+    """The three constants that best fit ``runs``' step times by least squares on relative
+    error: time less the memory, link and host terms is a·X + a·t·X/tokens + b·Z, X and Z the
+    BF16 and fp32 FLOPs over the peak, a = 1/efficiency, t the saturation, b = slowdown·a."""
     rows = []
     sizes = set()  # tokens per micro-batch: the saturation needs more than one
     for run in runs:
@@ -320,58 +321,41 @@ def calibrate(runs: Sequence[TimedRun]) -> Calibration:
 
 
 @dataclass(frozen=True)
-class ModelError:
-    """A timed run against the model: calibrated on every run, and on all but this one."""
+class RunError:
+    """A run against the model fitted on every run, and on all but this one (None where this
+    run alone teaches its generation or stack)."""
 
     run: TimedRun
     fitted_tokens_per_s: Decimal
-    left_out_tokens_per_s: Decimal
+    left_out_tokens_per_s: Decimal | None
 
     @property
     def fitted_error(self) -> Decimal:
         return self.fitted_tokens_per_s / self.run.tokens_per_s - 1
 
     @property
-    def left_out_error(self) -> Decimal:
+    def left_out_error(self) -> Decimal | None:
+        if self.left_out_tokens_per_s is None:
+            return None
         return self.left_out_tokens_per_s / self.run.tokens_per_s - 1
 
 
-def model_errors(runs: Sequence[TimedRun]) -> list[ModelError]:
-    """Each run's error with every run in the calibration and with itself left out."""
-    fitted = calibrate(runs)
-    errors = []
-    for index, run in enumerate(runs):
-        left_out = calibrate([*runs[:index], *runs[index + 1 :]])
-        errors.append(
-            ModelError(
-                run,
-                tokens_per_second(run.architecture, run.setup, run.gpu, fitted),
-                tokens_per_second(run.architecture, run.setup, run.gpu, left_out),
-            )
-        )
-    return errors
+def _errors(runs: Sequence[TimedRun], predict: Callable) -> list[RunError]:
+    """Each run's error with every run in the fit and with itself left out."""
+    return [
+        RunError(run, predict(run, runs), predict(run, [*runs[:index], *runs[index + 1 :]]))
+        for index, run in enumerate(runs)
+    ]
+
+
+def model_errors(runs: Sequence[TimedRun]) -> list[RunError]:
+    return _errors(runs, lambda run, fit: _modelled(run, calibrate(fit)))
 
 
 # --- other cards: public runs of other stacks ------------------------------------------------
 
-
-@dataclass(frozen=True)
-class PublicRun:
-    """A run a public source timed: on which stack, card and GPU count, and the training tokens
-    per second over all its GPUs. A stack's own speed-up (FP8, torch.compile, packing) is one
-    factor per stack, fitted where the stack ran on a card whose generation is known."""
-
-    name: str
-    source: str
-    stack: str
-    architecture: Architecture
-    setup: TrainingSetup
-    gpu: GpuSpeed
-    tokens_per_s: Decimal
-
-
 # The H100's lead over the A100 in half-precision training, "2-3x" (ml-engineering-accelerators):
-# its middle, against the datasheets' 989.5 / 312 = 3.17. No public stack timed LoRA on both.
+# its middle. No public stack timed LoRA on both.
 H100_OVER_A100 = Decimal("2.5")
 H100_OVER_A100_SPAN = (Decimal(2), Decimal(3))
 H100_PEAK_OVER_A100 = Decimal("989.5") / Decimal(312)
@@ -381,7 +365,7 @@ def _ln(value: Decimal) -> float:
     return math.log(float(value))
 
 
-def _modelled(run: PublicRun, calibration: Calibration) -> Decimal:
+def _modelled(run: TimedRun, calibration: Calibration) -> Decimal:
     return tokens_per_second(run.architecture, run.setup, run.gpu, calibration)
 
 
@@ -390,18 +374,17 @@ def _with_factor(calibration: Calibration, generation: str, factor: Decimal) -> 
     return dataclasses.replace(calibration, generation_factors=tuple(sorted(factors.items())))
 
 
-def _stack_factor(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
+def _stack_factor(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal:
     """The stack's speed-up over the model: the geometric mean of measured / modelled."""
     logs = [_ln(run.tokens_per_s / _modelled(run, calibration)) for run in runs]
     return Decimal(math.exp(sum(logs) / len(logs)))
 
 
 def _generation_factor(
-    runs: Sequence[PublicRun], calibration: Calibration, stacks: dict[str, Decimal]
+    runs: Sequence[TimedRun], calibration: Calibration, stacks: dict[str, Decimal]
 ) -> Decimal:
-    """The generation's factor at which its runs' modelled speeds, times their stacks'
-    factors, meet the measured ones on (geometric) average: a bisection, since the memory and
-    link terms do not scale with the factor."""
+    """The generation's factor at which its runs' modelled speeds times their stacks' factors
+    meet the measured ones on geometric average (bisected: not every term scales with it)."""
     generation = runs[0].gpu.generation
     low, high = 0.05, 20.0
     for _ in range(60):
@@ -414,9 +397,8 @@ def _generation_factor(
     return Decimal(math.sqrt(low * high))
 
 
-def _same_run_at_more_gpus(runs: Sequence[PublicRun]) -> list[tuple[PublicRun, PublicRun]]:
-    """Pairs of one stack's run of one model and method on one card, at two GPU counts (the
-    fewer first)."""
+def _same_run_at_more_gpus(runs: Sequence[TimedRun]) -> list[tuple[TimedRun, TimedRun]]:
+    """Pairs of one stack's run of one model and method on one card at two GPU counts."""
     return [
         (first, second)
         for first in runs
@@ -427,41 +409,35 @@ def _same_run_at_more_gpus(runs: Sequence[PublicRun]) -> list[tuple[PublicRun, P
     ]
 
 
-def _doublings(first: PublicRun, second: PublicRun) -> float:
-    return math.log2(second.setup.num_gpus / first.setup.num_gpus)
-
-
-def _per_gpu_ratio(first: PublicRun, second: PublicRun, calibration: Calibration) -> float:
-    """The modelled per-GPU speed at the second count over the first's, against the measured:
-    above 1 where the model keeps more of the speed than the runs did."""
+def _per_gpu_ratio(first: TimedRun, second: TimedRun, calibration: Calibration) -> float:
+    """The modelled per-GPU speed ratio between the two counts over the measured one."""
     modelled = _modelled(second, calibration) / _modelled(first, calibration)
     measured = second.tokens_per_s / first.tokens_per_s
     return float(modelled / measured)
 
 
-def fit_scaling(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
-    """The share of the per-GPU speed each doubling of the GPU count keeps, fitted (least
-    squares on the logarithm, through 1 at one GPU) to the runs one stack timed on one card at
-    several counts: the stack's and the card's factors cancel in each ratio. Without such
-    runs, 1."""
+def fit_scaling(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal:
+    """The per-GPU speed each doubling of the GPU count keeps, by least squares on the logarithm
+    over the runs one stack timed on one card at several counts (1 without such runs)."""
     pairs = _same_run_at_more_gpus(runs)
     if not pairs:
         return Decimal(1)
     linear = dataclasses.replace(calibration, per_doubling=Decimal(1))
     # measured = modelled at linear scaling x s^d, so each ratio is s^-d
-    logs = [(_doublings(a, b), math.log(_per_gpu_ratio(a, b, linear))) for a, b in pairs]
+    logs = [
+        (math.log2(b.setup.num_gpus / a.setup.num_gpus), math.log(_per_gpu_ratio(a, b, linear)))
+        for a, b in pairs
+    ]
     per_doubling = math.exp(-sum(d * log for d, log in logs) / sum(d * d for d, _ in logs))
     return min(Decimal(per_doubling), Decimal(1)).quantize(Decimal("0.001"), ROUND_HALF_UP)
 
 
 def fit_generations(
-    runs: Sequence[PublicRun], calibration: Calibration
+    runs: Sequence[TimedRun], calibration: Calibration
 ) -> tuple[Calibration, dict[str, Decimal]]:
-    """Each generation's factor and each stack's, from ``runs``: Hopper is 1 (the calibration
-    card's), Ampere the cited H100 lead (``H100_OVER_A100``); then, in turn until nothing is
-    left to learn, a stack's factor from its runs on generations already known, and a
-    generation's factor from its runs on stacks already known. Generations no run reaches
-    keep no factor (a GPU of theirs cannot be timed)."""
+    """Each generation's factor and each stack's: Hopper 1, Ampere the cited H100 lead; then in
+    turn a stack's from its runs on known generations, a generation's from its runs on known
+    stacks, until nothing is left to learn."""
     ampere = (H100_PEAK_OVER_A100 / H100_OVER_A100).quantize(HUNDREDTH, ROUND_HALF_UP)
     calibration = dataclasses.replace(
         calibration, generation_factors=((AMPERE, ampere), (HOPPER, Decimal(1)))
@@ -487,29 +463,8 @@ def fit_generations(
     return calibration, stacks
 
 
-@dataclass(frozen=True)
-class PublicRunError:
-    """A public run against the model fitted on every run, and on all but this one (None
-    where this run alone teaches its generation or stack)."""
-
-    run: PublicRun
-    fitted_tokens_per_s: Decimal
-    left_out_tokens_per_s: Decimal | None
-
-    @property
-    def fitted_error(self) -> Decimal:
-        return self.fitted_tokens_per_s / self.run.tokens_per_s - 1
-
-    @property
-    def left_out_error(self) -> Decimal | None:
-        if self.left_out_tokens_per_s is None:
-            return None
-        return self.left_out_tokens_per_s / self.run.tokens_per_s - 1
-
-
-def _predicted(run: PublicRun, runs: Sequence[PublicRun], calibration: Calibration):
-    """``run``'s speed by the scaling, generations and stacks fitted to ``runs`` (which may
-    leave it out)."""
+def _predicted(run: TimedRun, runs: Sequence[TimedRun], calibration: Calibration):
+    """``run``'s speed by the scaling, generations and stacks fitted to ``runs``."""
     scaled = dataclasses.replace(calibration, per_doubling=fit_scaling(runs, calibration))
     fitted, stacks = fit_generations(runs, scaled)
     if run.stack not in stacks or run.gpu.generation not in dict(fitted.generation_factors):
@@ -517,16 +472,8 @@ def _predicted(run: PublicRun, runs: Sequence[PublicRun], calibration: Calibrati
     return _modelled(run, fitted) * stacks[run.stack]
 
 
-def public_run_errors(runs: Sequence[PublicRun], calibration: Calibration) -> list[PublicRunError]:
-    """Each public run's error with every run in the fit and with itself left out."""
-    return [
-        PublicRunError(
-            run,
-            _predicted(run, runs, calibration),
-            _predicted(run, [*runs[:index], *runs[index + 1 :]], calibration),
-        )
-        for index, run in enumerate(runs)
-    ]
+def public_run_errors(runs: Sequence[TimedRun], calibration: Calibration) -> list[RunError]:
+    return _errors(runs, lambda run, fit: _predicted(run, fit, calibration))
 
 
 # --- ranges: what the model cannot know ---------------------------------------------------
@@ -534,8 +481,8 @@ def public_run_errors(runs: Sequence[PublicRun], calibration: Calibration) -> li
 
 @dataclass(frozen=True)
 class Band:
-    """A modelled figure's relative error: the true hours lie between ``1 + low`` and
-    ``1 + high`` times the modelled ones (the model's speed over the measured one, less 1)."""
+    """A modelled figure's relative error: the truth lies between ``1 + low`` and ``1 + high``
+    times the model's."""
 
     low: Decimal
     high: Decimal
@@ -557,7 +504,7 @@ def method_family(method: Method) -> str:
     return {Method.QLORA: "qlora", Method.LORA: "lora"}.get(method, "full")
 
 
-def family_bands(errors: Sequence[ModelError]) -> dict[str, Band]:
+def family_bands(errors: Sequence[RunError]) -> dict[str, Band]:
     """Per method family, the span of the timed runs' left-out errors (and 0)."""
     spans: dict[str, list[Decimal]] = {}
     for error in errors:
@@ -568,16 +515,13 @@ def family_bands(errors: Sequence[ModelError]) -> dict[str, Band]:
     }
 
 
-# The most GPUs one host has: the configurations we rent run on one host.
-HOST_GPUS = 8
+HOST_GPUS = 8  # the configurations we rent run on one host
 
 
-def card_errors(errors: Sequence[PublicRunError]) -> dict[str, Decimal]:
-    """Per generation, the largest left-out error of its public runs: how far the model's
-    factor may be off on a card other than the calibration card. A generation taught by one
-    run takes the largest error seen on any; Ampere at least the cited span's. A run that one
-    stack also timed at another GPU count is judged here only at a full host's count: at the
-    others it teaches the scaling, whose error is ``scaling_error``."""
+def card_errors(errors: Sequence[RunError]) -> dict[str, Decimal]:
+    """Per generation, the largest left-out error of its public runs (a generation taught by
+    one run: the largest of any; Ampere at least the cited span's). A run also timed at another
+    GPU count counts only at a full host's: the others teach the scaling."""
     paired = {run for pair in _same_run_at_more_gpus([e.run for e in errors]) for run in pair}
     left_out = [
         e
@@ -595,9 +539,8 @@ def card_errors(errors: Sequence[PublicRunError]) -> dict[str, Decimal]:
     return widths
 
 
-def scaling_error(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
-    """The largest error of the modelled per-GPU speed ratio between two GPU counts of one
-    card, stack and run (with the calibration's scaling), against the measured ratio."""
+def scaling_error(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal:
+    """The largest error of the modelled per-GPU speed ratio between two GPU counts."""
     pairs = _same_run_at_more_gpus(runs)
     return max(
         (Decimal(abs(_per_gpu_ratio(a, b, calibration) - 1)) for a, b in pairs),
@@ -617,17 +560,15 @@ class Uncertainty:
         return Decimal(0) if gpu.calibration_card else self.cards[gpu.generation]
 
     def speed_band(self, method: Method, gpu: GpuSpeed, num_gpus: int) -> Band:
-        """The range of a modelled run: its method family's error on the timed runs, widened
-        by its card's (unless it is the calibration card) and, on several GPUs, the scaling's."""
+        """Its method family's error, widened by its card's and, on several GPUs, the scaling's."""
         band = self.families[method_family(method)].widened(self.card_width(gpu))
         return band.widened(self.scaling) if num_gpus > 1 else band
 
     def ratio_width(
         self, first: tuple[GpuSpeed, int], second: tuple[GpuSpeed, int], *, same_card: bool
     ) -> Decimal:
-        """How far the modelled ratio of two runs of one method may be off: the method's error
-        cancels; what differs between the two does not (their cards' factors unless both are
-        one card, the scaling unless both have one GPU count)."""
+        """How far the modelled ratio of two runs of one method may be off: only what differs
+        between them counts (their cards' factors, the scaling)."""
         (gpu_a, count_a), (gpu_b, count_b) = first, second
         width = Decimal(1)
         if not same_card:
@@ -637,11 +578,8 @@ class Uncertainty:
         return width - 1
 
 
-# What the fits above give (rounded to a tenth of a percent), as ``speed_band`` and
-# ``ratio_width`` apply them: the timed runs' left-out errors per method family
-# (``family_bands``), each generation's card error (``card_errors``) and the scaling error
-# between GPU counts (``scaling_error``). tests/pricing/domain/test_throughput.py derives them
-# again from the data and holds these to it.
+# ``family_bands``, ``card_errors`` and ``scaling_error`` to a tenth of a percent; the test
+# derives them again from the data.
 UNCERTAINTY = Uncertainty(
     families={
         "qlora": Band(Decimal("-0.142"), Decimal("0.195")),
