@@ -296,8 +296,7 @@ class _Precision:
     """Bytes per value of each kind of state, by method and recipe."""
 
     frozen: Decimal  # a frozen weight outside the quantised projections (or every weight)
-    trainable: int  # a trained weight as stored
-    gradient: int
+    trainable: int  # a trained weight as stored, and its gradient
     residual: int  # a hidden value of the residual stream
     weight_copies: bool  # autocast keeps a bf16 copy of each fp32 weight while it is used
     chunked_loss: bool  # trl's fused LM head: the logits never exist whole
@@ -308,25 +307,25 @@ def _precision(setup: TrainingSetup) -> _Precision:
     if recipe is MEASURED or not recipe.autocast:
         # peft casts QLoRA's non-quantised weights and every adapter to fp32; full: fp32 masters.
         if method is Method.LORA:
-            return _Precision(Decimal(2), 4, 4, 2, False, False)
+            return _Precision(Decimal(2), 4, 2, False, False)
         if method is Method.QLORA:
-            return _Precision(Decimal(4), 4, 4, 4, False, False)
-        return _Precision(Decimal(4), 4, 4, 4, True, False)
+            return _Precision(Decimal(4), 4, 4, False, False)
+        return _Precision(Decimal(4), 4, 4, True, False)
     # trl loads in bf16: SFTTrainer casts a quantised model's adapters to bf16, peft keeps a bf16
     # model's in fp32; FSDP2 upcasts full shards to fp32 masters, gathered in bf16. Full on one
     # GPU loads in fp32 (``trl_commands.load_dtype``) under autocast, as the measured recipe.
     if method is Method.QLORA:
-        return _Precision(Decimal(2), 2, 2, 2, False, True)
+        return _Precision(Decimal(2), 2, 2, False, True)
     if method is Method.LORA:
-        return _Precision(Decimal(2), 4, 4, 2, False, True)
+        return _Precision(Decimal(2), 4, 2, False, True)
     if setup.sharded:
-        return _Precision(Decimal(4), 4, 4, 2, False, True)
-    return _Precision(Decimal(4), 4, 4, 4, True, True)
+        return _Precision(Decimal(4), 4, 2, False, True)
+    return _Precision(Decimal(4), 4, 4, True, True)
 
 
 def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
     """Bytes one decoder layer saves for its backward pass, per token, without the scores, as
-    autograd saves them (frozen weights save no inputs); a mixture's MLP once per routed expert."""
+    autograd saves them; the measured recipes' terms are itemised in docs/planner.md."""
     method = setup.method
     h, q, kv, i = arch.hidden_size, arch.q_size, arch.kv_size, arch.intermediate_size
     r = setup.lora_rank if method.uses_adapters else 0
@@ -342,18 +341,10 @@ def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
         attention = per_input * (3 * h + q) + (4 * q + 4 * kv) + 4 * 2 * r
         mlp = per_input * (2 * h + i) + 3 * 2 * i + 3 * 2 * r
     elif method is Method.QLORA:
-        # fp32 throughout (measured). Each RMSNorm keeps its input (4h) and the adapters keep
-        # the norm's output (4h, shared by q, k, v, and by gate, up); attention keeps the scaled
-        # query, the keys and values repeated to every head and the output (4 x 4q); the MLP
-        # keeps gate, SiLU, up and product (4 x 4i); the adapters' rank-wide middles (7 x 4r).
         norms = 2 * (4 * h + 4 * h)
         attention = 16 * q + 4 * 4 * r
         mlp = 16 * i + 3 * 4 * r
     elif method is Method.LORA:
-        # bf16 residual (measured). Each RMSNorm keeps its fp32 upcast (4h); peft casts each
-        # adapter's input to fp32 separately (q, k, v, gate, up: 5 x 4h; o: 4q; down: 4i);
-        # FlashAttention keeps q, k, v and its output (2q + 2kv + 2kv + 2q); the MLP keeps
-        # gate, SiLU and up in bf16 (3 x 2i); the adapters' rank-wide middles (7 x 4r).
         norms = 8 * h
         attention = 3 * 4 * h + 4 * q + (4 * q + 4 * kv) + 4 * 4 * r
         mlp = 2 * 4 * h + 4 * i + 6 * i + 3 * 4 * r
@@ -365,12 +356,7 @@ def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
         norms = 2 * (4 * h + 2 * h)
         attention = 4 * q + 4 * kv
         mlp = 4 * 2 * i
-    else:
-        # Full fine-tuning under bf16 autocast with an fp32 residual (measured): each RMSNorm
-        # keeps its input and its normalised output (2 x 4h, the weight is trained); each
-        # projection keeps its own bf16 cast of its input (q, k, v, gate, up: 5 x 2h; o: 2q);
-        # FlashAttention keeps the rotated query and key cast to bf16, the value (2q + 2kv +
-        # 2kv) and its output (2q); the MLP keeps gate, SiLU, up and product (4 x 2i).
+    else:  # full fine-tuning with an fp32 residual
         norms = 16 * h
         attention = 3 * 2 * h + 2 * q + (4 * q + 4 * kv)
         mlp = 2 * 2 * h + 8 * i
@@ -483,13 +469,13 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         )
     host = Decimal(0)
     if setup.cpu_offload:  # the sharded trained weights and their states live on the CPU
-        host = weights + all_adapters + all_optimizer_states + precision.gradient * trainable
+        host = weights + all_adapters + all_optimizer_states + precision.trainable * trainable
         optimizer = Decimal(0)
         adapters = Decimal(0)
 
-    gradients = Decimal(precision.gradient * trainable)
+    gradients = Decimal(precision.trainable * trainable)
     layer_trainable = lora_params // layers if method.uses_adapters else unit_params
-    gradient_unit = Decimal(precision.gradient * layer_trainable)
+    gradient_unit = Decimal(precision.trainable * layer_trainable)
     if setup.sharded:
         # FSDP2: the layer computed and the next, prefetched, gathered in bf16; a layer's
         # gradients reduce-scattered from a whole bf16 buffer.
@@ -560,7 +546,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     ) + (2 * arch.largest_linear_params if method is Method.QLORA else 0)
     # The first layer reached holds the most activations, and only it and the output layer
     # have gradients yet (the end of the backward pass bounds the later ones).
-    output_layer_gradients = 0 if method.uses_adapters else precision.gradient * vocab * h
+    output_layer_gradients = 0 if method.uses_adapters else precision.trainable * vocab * h
     first_layer_gradients = Decimal(output_layer_gradients) + gradient_unit
     if setup.sharded:
         first_layer_gradients = (
