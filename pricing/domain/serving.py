@@ -197,10 +197,6 @@ class ServingMemory:
         blocks = self.kv_tokens // BLOCK_TOKENS
         return min(blocks // blocks_for(self.setup.context), self.max_num_seqs)
 
-    @property
-    def longest_request(self) -> int:
-        return self.kv_tokens
-
 
 def blocks_for(tokens: int) -> int:
     return -(-tokens // BLOCK_TOKENS)
