@@ -10,7 +10,6 @@ from decimal import ROUND_CEILING, Decimal
 from pricing.domain import training_memory as tm
 from pricing.domain.trl_commands import SAVE_TOTAL_LIMIT, load_dtype
 
-GB = Decimal(10) ** 9
 # bf16 safetensors, exactly twice the parameters (tests/pricing/domain/test_footprint.py).
 PUBLISHED_BYTES_PER_PARAMETER = 2
 # huggingface_hub's downloader tops out near 500 MB/s (hf_transfer's README).
@@ -45,10 +44,10 @@ def run_footprint(
     result, the trained weights."""
     trained = tm.trained_state(arch, setup)
     return Footprint(
-        download_gb=Decimal(PUBLISHED_BYTES_PER_PARAMETER * arch.params) / GB,
-        checkpoint_gb=(trained.weights_bytes + trained.optimizer_bytes) / GB,
+        download_gb=Decimal(PUBLISHED_BYTES_PER_PARAMETER * arch.params) / tm.GB,
+        checkpoint_gb=(trained.weights_bytes + trained.optimizer_bytes) / tm.GB,
         checkpoints_kept=checkpoints_kept,
-        result_gb=trained.weights_bytes / GB,
+        result_gb=trained.weights_bytes / tm.GB,
         host_gb=host_memory(arch, setup),
     )
 
@@ -61,4 +60,4 @@ def host_memory(arch: tm.Architecture, setup: tm.TrainingSetup) -> Decimal:
         return tm.estimate_peak_memory(arch, setup).host_gb
     if setup.method is tm.Method.QLORA and not setup.sharded:
         return Decimal(0)
-    return Decimal(BYTES_PER_VALUE[load_dtype(setup)] * arch.params) / GB
+    return Decimal(BYTES_PER_VALUE[load_dtype(setup)] * arch.params) / tm.GB

@@ -15,12 +15,11 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from pricing.domain import throughput
 from pricing.domain.serving import ServingSetup, kv_bytes_per_token, weights_bytes_per_gpu
-from pricing.domain.throughput import GIGA, TERA, Band, GpuSpeed
+from pricing.domain.throughput import GIGA, SECONDS_PER_HOUR, TERA, Band, GpuSpeed
 from pricing.domain.training_memory import Architecture, EstimateError
 
 MILLION = Decimal(10) ** 6
 THOUSAND = Decimal(1000)
-SECONDS_PER_HOUR = Decimal(3600)
 # 30 days, exactly our largest one-GPU block (a 730-hour month would need a second block).
 HOURS_PER_MONTH = Decimal(720)
 # fp8 tensor cores at twice the BF16 rate; Ampere has none (Marlin dequantises to BF16).

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from pricing.domain.calculations import TENTH, run_cost
+from pricing.domain.calculations import TENTH, WHOLE, run_cost
 from pricing.domain.throughput import SECONDS_PER_HOUR
 from pricing.domain.training_memory import Attention, Method, TrainingSetup
 
@@ -50,7 +50,6 @@ BITSANDBYTES = ("bitsandbytes", "0.50.2")
 DATASET_FOLDER = "./data"  # a folder with train.jsonl: the tutorial writes its example there
 TIMING_STEPS = 30  # the short run that measures steps per hour
 TIMING_LOG_EVERY = 10
-WHOLE = Decimal(1)
 # A Hugging Face repository id: owner/name, letters, digits, ".", "_" and "-".
 REPOSITORY = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\Z")
 
