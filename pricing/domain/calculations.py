@@ -198,6 +198,9 @@ class Configuration:
             return None
         return self.gpu.host_gb_per_gpu * self.count
 
+    def cost(self, hours: Decimal) -> Decimal | None:
+        return run_cost(self.count, hours, self.gpu.usd_per_gpu_hour)
+
 
 def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
     return configuration.total_memory_gb - memory_gb
@@ -314,7 +317,7 @@ class RunPlan:
 
     @property
     def usd_per_run(self) -> Decimal | None:
-        return self._cost(self.hours)
+        return self.configuration.cost(self.hours)
 
     @property
     def hours_low(self) -> Decimal:
@@ -334,18 +337,15 @@ class RunPlan:
 
     @property
     def usd_per_run_low(self) -> Decimal | None:
-        return self._cost(self.hours_low)
+        return self.configuration.cost(self.hours_low)
 
     @property
     def usd_per_run_high(self) -> Decimal | None:
-        return self._cost(self.hours_high)
+        return self.configuration.cost(self.hours_high)
 
     @property
     def has_range(self) -> bool:
         return self.band != EXACT
-
-    def _cost(self, hours: Decimal) -> Decimal | None:
-        return run_cost(self.configuration.count, hours, self.configuration.gpu.usd_per_gpu_hour)
 
 
 def shown_hours(hours: Decimal) -> Decimal:
@@ -385,11 +385,9 @@ def blocks_covering(gpu_hours: Decimal, blocks: Iterable[int]) -> int | None:
 def upfront_usd(run: RunPlan, blocks: Iterable[int]) -> Decimal | None:
     """What a run's GPU-hours bought up front in blocks cost; None without a price or blocks."""
     hours = blocks_covering(run.gpu_hours, blocks)
-    return (
-        None
-        if hours is None
-        else run_cost(1, Decimal(hours), run.configuration.gpu.usd_per_gpu_hour)
-    )
+    if hours is None:
+        return None
+    return run_cost(1, Decimal(hours), run.configuration.gpu.usd_per_gpu_hour)
 
 
 # What decides a recommendation: its cost, or where the model cannot tell the cheapest runs
@@ -520,10 +518,7 @@ class CostRow:
 
     @property
     def cost_usd(self) -> Decimal | None:
-        configuration = self.scenario.configuration
-        return run_cost(
-            configuration.count, self.scenario.hours, configuration.gpu.usd_per_gpu_hour
-        )
+        return self.scenario.configuration.cost(self.scenario.hours)
 
     @property
     def block_cost_usd(self) -> Decimal | None:

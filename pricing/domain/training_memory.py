@@ -570,6 +570,10 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         through_layer = kept + layer_transient
         backward_weights = layer_weights = autocast_copies
 
+    # A tied embedding receives its second gradient as a new table before it is added in.
+    tied_extra = (
+        Decimal(4 * vocab * h) if arch.tie_word_embeddings and not method.uses_adapters else 0
+    )
     moments = [
         _Moment(
             "end of the forward pass",
@@ -589,18 +593,8 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             gradients=first_layer_gradients,
             activations=through_layer,
         ),
+        _Moment("end of the backward pass", weights=gathered, gradients=all_gradients + tied_extra),
     ]
-    # A tied embedding receives its second gradient as a new table before it is added in.
-    tied_extra = (
-        Decimal(4 * vocab * h) if arch.tie_word_embeddings and not method.uses_adapters else 0
-    )
-    moments.append(
-        _Moment(
-            "end of the backward pass",
-            weights=gathered,
-            gradients=all_gradients + tied_extra,
-        )
-    )
     peak = max(moments, key=lambda m: m.total)
     if setup.sharded:
         assumptions.append(
