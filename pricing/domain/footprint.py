@@ -37,16 +37,14 @@ class Footprint:
         return (seconds / SECONDS_PER_MINUTE).to_integral_value(ROUND_CEILING)
 
 
-def run_footprint(
-    arch: tm.Architecture, setup: tm.TrainingSetup, checkpoints_kept: int = int(SAVE_TOTAL_LIMIT)
-) -> Footprint:
+def run_footprint(arch: tm.Architecture, setup: tm.TrainingSetup) -> Footprint:
     """A checkpoint holds the trained weights as stored and the optimizer's states; the
     result, the trained weights."""
     trained = tm.trained_state(arch, setup)
     return Footprint(
         download_gb=Decimal(PUBLISHED_BYTES_PER_PARAMETER * arch.params) / tm.GB,
         checkpoint_gb=(trained.weights_bytes + trained.optimizer_bytes) / tm.GB,
-        checkpoints_kept=checkpoints_kept,
+        checkpoints_kept=int(SAVE_TOTAL_LIMIT),
         result_gb=trained.weights_bytes / tm.GB,
         host_gb=host_memory(arch, setup),
     )

@@ -77,17 +77,6 @@ def compute_tflops(gpu: GpuSpeed, setup: ServingSetup) -> Decimal:
     return gpu.bf16_dense_tflops * (2 if fp8 else 1)
 
 
-def flops_per_token(architecture: Architecture, setup: ServingSetup, context: Decimal) -> Decimal:
-    """One GPU's FLOPs for a token attending to ``context``: 2 per active weight, 4 per query
-    element and attended token."""
-    a, tp = architecture, setup.tensor_parallel_size
-    h, i = a.hidden_size, a.intermediate_size
-    per_layer = 2 * h * a.q_size + 2 * h * a.kv_size + a.routed_experts * 3 * h * i
-    weights = a.num_hidden_layers * per_layer + a.vocab_size * h
-    attention = 4 * a.num_hidden_layers * a.q_size * context
-    return (2 * weights + attention) / tp
-
-
 @dataclass(frozen=True)
 class Engine:
     """One configuration's step times, one ``gpu`` per tensor-parallel rank."""
@@ -105,10 +94,6 @@ class Engine:
         return compute_tflops(self.gpu, self.setup) * TERA * efficiency
 
     @property
-    def _bytes_per_s(self) -> Decimal:
-        return self.gpu.bandwidth_gb_s * GIGA * self.stack.bandwidth_efficiency
-
-    @property
     def _fixed_s(self) -> Decimal:
         if self.setup.tensor_parallel_size == 1:
             return Decimal(0)
@@ -121,16 +106,20 @@ class Engine:
         return weights_bytes_per_gpu(self.architecture, self.setup) + users * context * kv
 
     def compute_s(self, tokens: Decimal, context: Decimal) -> Decimal:
-        flops = tokens * flops_per_token(self.architecture, self.setup, context)
+        """One GPU's time for ``tokens`` attending to ``context``: 2 FLOPs per active weight
+        (the output layer's included), 4 per query element and attended token."""
+        a = self.architecture
+        h, i = a.hidden_size, a.intermediate_size
+        per_layer = 2 * h * a.q_size + 2 * h * a.kv_size + a.routed_experts * 3 * h * i
+        weights = a.num_hidden_layers * per_layer + a.vocab_size * h
+        attention = 4 * a.num_hidden_layers * a.q_size * context
+        flops = tokens * ((2 * weights + attention) / self.setup.tensor_parallel_size)
         return flops / self._flops_per_s
 
     def decode_step_s(self, users: int, context: Decimal) -> Decimal:
-        memory = self.bytes_per_step(users, context) / self._bytes_per_s
+        bytes_per_s = self.gpu.bandwidth_gb_s * GIGA * self.stack.bandwidth_efficiency
+        memory = self.bytes_per_step(users, context) / bytes_per_s
         return self._fixed_s + memory + self.compute_s(Decimal(users), context)
-
-    def prefill_s(self, prompt_tokens: int) -> Decimal:
-        """One prompt's prefill alone, each token attending to half of it on average."""
-        return self._fixed_s + self.compute_s(Decimal(prompt_tokens), Decimal(prompt_tokens) / 2)
 
     def bandwidth_limit_tokens_per_s(self, context: Decimal) -> Decimal:
         """The most one user can get: the whole bandwidth over the bytes a token reads."""
@@ -138,12 +127,12 @@ class Engine:
 
     def speed(self, workload: Workload) -> Speed:
         w = workload
-        context = w.mean_context
+        prompt = Decimal(w.prompt_tokens)  # whose tokens attend to half of it on average
         prompts_per_step = Decimal(w.concurrency * w.prompt_tokens) / w.output_tokens
-        prefill_share_s = self.compute_s(prompts_per_step, Decimal(w.prompt_tokens) / 2)
-        step = self.decode_step_s(w.concurrency, context) + prefill_share_s
+        prefill_share_s = self.compute_s(prompts_per_step, prompt / 2)
+        step = self.decode_step_s(w.concurrency, w.mean_context) + prefill_share_s
         busy = prefill_share_s / step  # the share of each step that prefills prompts
-        alone = self.prefill_s(w.prompt_tokens)
+        alone = self._fixed_s + self.compute_s(prompt, prompt / 2)  # one prompt's prefill alone
         ttft = alone + step / 2 + busy / (2 * (1 - busy)) * alone
         return Speed(workload=w, itl_s=step, ttft_s=ttft)
 
