@@ -110,8 +110,6 @@ class RuleFigure:
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """What one method needs for one model by the cited rules, and the plan."""
-
     method: str
     params_billion: Decimal
     figures: tuple[RuleFigure, ...]
@@ -226,7 +224,6 @@ def runtime_gb(gpu_count: int) -> Decimal:
 
 
 def host_configurations(gpus: Iterable[GpuOffer]) -> list[Configuration]:
-    """Every configuration we rent: each GPU, in order, in each of ``HOST_GPU_COUNTS``."""
     return [Configuration(gpu, count) for gpu in gpus for count in HOST_GPU_COUNTS]
 
 
@@ -354,7 +351,6 @@ def shown_hours(hours: Decimal) -> Decimal:
 
 
 def rankable(runs: Iterable[RunPlan]) -> list[RunPlan]:
-    """The runs we can recommend: priced, on one host, held by the estimate."""
     return [
         r
         for r in runs

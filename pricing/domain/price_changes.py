@@ -37,8 +37,6 @@ class LastPrice:
 
 @dataclass(frozen=True)
 class PriceChange:
-    """A new price beside the last one."""
-
     last: LastPrice
     quoted_usd_per_hour: Decimal
     gpus_in_quote: int

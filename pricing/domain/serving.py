@@ -69,8 +69,6 @@ KV_BYTES = {"auto": 2, "fp8": 1}
 
 @dataclass(frozen=True)
 class ServingSetup:
-    """What `vllm serve` is asked for: precisions, context, GPUs and the share of each card."""
-
     weights: WeightPrecision = BF16
     kv_cache_dtype: str = "auto"
     context: int = 8192  # --max-model-len

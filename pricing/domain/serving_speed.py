@@ -34,8 +34,6 @@ class ServingSpeedError(EstimateError):
 
 @dataclass(frozen=True)
 class Workload:
-    """Each user's request, and how many users at once."""
-
     prompt_tokens: int
     output_tokens: int
     concurrency: int = 1

@@ -113,7 +113,6 @@ class Calibration:
         return self.per_doubling**doublings
 
     def efficiency(self, generation: str) -> Decimal:
-        """The share of a GPU's BF16 peak its products reach."""
         factors = dict(self.generation_factors)
         if generation not in factors:
             raise ThroughputError(f"no efficiency calibrated for the {generation} generation")
@@ -141,8 +140,6 @@ CALIBRATION = Calibration(
 
 @dataclass(frozen=True)
 class StepWork:
-    """What one GPU does in one step, whatever GPU it is."""
-
     tokens: int  # this GPU's micro-batch
     bf16_flops: Decimal
     fp32_flops: Decimal
@@ -200,8 +197,6 @@ def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
 
 @dataclass(frozen=True)
 class StepTime:
-    """One step's seconds on one GPU, term by term."""
-
     compute_s: Decimal
     fp32_s: Decimal
     memory_s: Decimal
@@ -341,7 +336,6 @@ class RunError:
 
 
 def _errors(runs: Sequence[TimedRun], predict: Callable) -> list[RunError]:
-    """Each run's error with every run in the fit and with itself left out."""
     return [
         RunError(run, predict(run, runs), predict(run, [*runs[:index], *runs[index + 1 :]]))
         for index, run in enumerate(runs)
@@ -398,7 +392,6 @@ def _generation_factor(
 
 
 def _same_run_at_more_gpus(runs: Sequence[TimedRun]) -> list[tuple[TimedRun, TimedRun]]:
-    """Pairs of one stack's run of one model and method on one card at two GPU counts."""
     return [
         (first, second)
         for first in runs
@@ -505,7 +498,6 @@ def method_family(method: Method) -> str:
 
 
 def family_bands(errors: Sequence[RunError]) -> dict[str, Band]:
-    """Per method family, the span of the timed runs' left-out errors (and 0)."""
     spans: dict[str, list[Decimal]] = {}
     for error in errors:
         spans.setdefault(method_family(error.run.setup.method), []).append(error.left_out_error)
@@ -550,8 +542,6 @@ def scaling_error(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal
 
 @dataclass(frozen=True)
 class Uncertainty:
-    """The model's errors, as ``speed_band`` and ``ratio_band`` combine them."""
-
     families: dict[str, Band]
     cards: dict[str, Decimal]
     scaling: Decimal

@@ -293,8 +293,6 @@ class _Moment:
 
 @dataclass(frozen=True)
 class _Precision:
-    """Bytes per value of each kind of state, by method and recipe."""
-
     frozen: Decimal  # a frozen weight outside the quantised projections (or every weight)
     trainable: int  # a trained weight as stored, and its gradient
     residual: int  # a hidden value of the residual stream
