@@ -39,10 +39,7 @@ MASTER_PASS_BYTES = 4 + 2 * BF16_PASS_BYTES
 # written and read, two states read and written (AdamW fp32; 8-bit AdamW one byte each).
 ADAMW_STEP_BYTES = Decimal(4 + 4 + 4 + 4 + 16)
 ADAM_8BIT_STEP_BYTES = Decimal(4 + 4 + 4 + 4 + 4)
-# FSDP gathers each weight as stored (NF4 under QLoRA, else bf16) and reduce-scatters fp32
-# gradients.
-GATHERED_BYTES = {Method.QLORA: NF4_BYTES_PER_PARAM}
-GATHERED_BF16_BYTES = BF16_PASS_BYTES
+# FSDP reduce-scatters fp32 gradients (and gathers each weight as stored).
 REDUCED_GRADIENT_BYTES = Decimal(4)
 # CPU offload crosses the GPU's PCIe Gen4 x16 slot: 32 GB/s one way (ml-engineering-network).
 HOST_LINK_GB_S = Decimal(32)
@@ -184,13 +181,13 @@ def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
         memory += arch.params * step_bytes / n
 
     link = host = host_updates = Decimal(0)
-    gathered = GATHERED_BYTES.get(method, GATHERED_BF16_BYTES) * arch.params
+    stored = NF4_BYTES_PER_PARAM if method is Method.QLORA else BF16_PASS_BYTES
     gathers = 2 + checkpointing  # forward, recomputed forward, backward
+    traffic = stored * arch.params * gathers + trainable * REDUCED_GRADIENT_BYTES
     if n > 1:
-        share = Decimal(n - 1) / n
-        link = share * (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES)
+        link = Decimal(n - 1) / n * traffic
     if setup.cpu_offload:  # the shard crosses the host link; the host steps its optimizer
-        host = (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES) / n
+        host = traffic / n
         host_updates = Decimal(trainable) / n
     return StepWork(tokens, bf16_flops, fp32_flops, memory, link, host, host_updates)
 

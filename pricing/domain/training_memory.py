@@ -424,13 +424,10 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             arch.embedding_params + arch.norm_params
         )
         unit = max(layer_params * NF4_BYTES_PER_PARAM, precision.frozen * vocab * h)
+        cast = "cast to fp32 (peft's prepare_model_for_kbit_training)"
         assumptions.append(
             "Base linear layers in 4-bit NF4 with double-quantised block scales; embeddings, "
-            + (
-                "norms and the output layer cast to fp32 (peft's prepare_model_for_kbit_training)."
-                if precision.frozen == 4
-                else "norms and the output layer in bf16."
-            )
+            f"norms and the output layer {cast if precision.frozen == 4 else 'in bf16'}."
         )
     elif method is Method.LORA:
         weights = Decimal(2 * arch.params)
