@@ -51,11 +51,15 @@ class PriceChange:
         return self.gpus_in_quote == self.last.gpus_in_quote
 
     @property
+    def _compared(self) -> tuple[Decimal, Decimal]:
+        """Both prices per GPU-hour times both quotes' GPU counts: whole products."""
+        new = self.quoted_usd_per_hour * self.last.gpus_in_quote
+        return new, self.last.quoted_usd_per_hour * self.gpus_in_quote
+
+    @property
     def ratio(self) -> Decimal:
-        """New price per GPU-hour over the last one."""
-        return (self.quoted_usd_per_hour * self.last.gpus_in_quote) / (
-            self.last.quoted_usd_per_hour * self.gpus_in_quote
-        )
+        new, last = self._compared
+        return new / last
 
     @property
     def unchanged(self) -> bool:
@@ -68,11 +72,7 @@ class PriceChange:
 
     @property
     def is_jump(self) -> bool:
-        # Both prices per GPU-hour times both quotes' GPU counts: whole products, no division.
-        return is_jump(
-            self.quoted_usd_per_hour * self.last.gpus_in_quote,
-            self.last.quoted_usd_per_hour * self.gpus_in_quote,
-        )
+        return is_jump(*self._compared)
 
     @property
     def rises(self) -> bool:
