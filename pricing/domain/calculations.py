@@ -139,10 +139,6 @@ def estimate_memory(method: MethodRule, params_billion: Decimal) -> MemoryEstima
     return MemoryEstimate(method.slug, params_billion, figures, method.planning_margin)
 
 
-def weights_only_gb(params_billion: Decimal, bytes_per_param: Decimal) -> Decimal:
-    return params_billion * bytes_per_param
-
-
 # --- Configurations, fit and cost ---------------------------------------------------------
 
 
