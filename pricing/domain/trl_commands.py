@@ -27,7 +27,6 @@ SHARDED_PROFILE = "fsdp2"  # trl/accelerate_configs/, as the estimate's sharded 
 LORA_DROPOUT = "0.05"  # peft's adapter dropout in trl's recipe (``Recipe.lora_dropout``)
 LORA_TARGETS = "all-linear"  # all seven projections, as the estimate counts them
 OPTIMIZERS = {Method.FULL_8BIT_ADAM: "adamw_bnb_8bit", Method.FULL_ADAMW: "adamw_torch"}
-BITSANDBYTES_OPTIMIZERS = {"adamw_bnb_8bit"}
 ATTENTION_FLAGS = {
     Attention.EAGER: "eager",
     Attention.SDPA: "sdpa",
@@ -84,9 +83,8 @@ class SftCommand:
 
     @property
     def needs_bitsandbytes(self) -> bool:
-        return self.value("--optim") in BITSANDBYTES_OPTIMIZERS or any(
-            o.flag == "--load_in_4bit" for o in self.options
-        )
+        """4-bit weights or 8-bit Adam."""
+        return self.method in (Method.QLORA, Method.FULL_8BIT_ADAM)
 
     def value(self, flag: str) -> str | None:
         return next((o.value for o in self.options if o.flag == flag), None)
