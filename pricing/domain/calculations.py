@@ -21,8 +21,8 @@ GB_BYTES = Decimal(10) ** 9
 GIB_BYTES = Decimal(2) ** 30
 # The GPU counts we rent per host; eight is the most one host holds.
 HOST_GPU_COUNTS = (1, 2, 4, 8)
-# What each process holds outside PyTorch's allocator: the CUDA context, 0.47 GiB on an A100
-# under lazy loading (ml-engineering, "Preloaded CUDA kernels memory usage"), rounded up; and on
+# What each process holds outside PyTorch's allocator, in GB rounded up: the CUDA context, 0.47
+# GiB on an A100 under lazy loading (ml-engineering, "Preloaded CUDA kernels memory usage"); on
 # several GPUs NCCL's buffers, 1.5 GiB (ml-engineering, "torch.distributed memory usage").
 CUDA_CONTEXT_GB = Decimal("0.51")
 NCCL_GB = Decimal("1.62")
@@ -80,7 +80,7 @@ class MemoryRule:
             return steps * self.round_up_to
         return ratio
 
-    bytes_per_param = gb_per_billion
+    bytes_per_param = gb_per_billion  # the same figure, as a sum of components reads
 
     def memory_gb(self, params_billion: Decimal) -> Decimal:
         return params_billion * self.gb_per_billion
