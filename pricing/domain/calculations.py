@@ -13,14 +13,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
-from pricing.domain.throughput import EXACT, UNCERTAINTY, Band, GpuSpeed, Uncertainty, hours_for
+from pricing.domain.throughput import (
+    EXACT,
+    HOST_GPU_COUNTS,
+    UNCERTAINTY,
+    Band,
+    GpuSpeed,
+    Uncertainty,
+    hours_for,
+)
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
 GB_BYTES = Decimal(10) ** 9
 GIB_BYTES = Decimal(2) ** 30
-# The GPU counts we rent per host; eight is the most one host holds.
-HOST_GPU_COUNTS = (1, 2, 4, 8)
 # What each process holds outside PyTorch's allocator, in GB rounded up: the CUDA context, 0.47
 # GiB on an A100 under lazy loading (ml-engineering, "Preloaded CUDA kernels memory usage"); on
 # several GPUs NCCL's buffers, 1.5 GiB (ml-engineering, "torch.distributed memory usage").

@@ -30,6 +30,8 @@ TERA = Decimal(10) ** 12
 GIGA = Decimal(10) ** 9
 SECONDS_PER_HOUR = Decimal(3600)
 HUNDREDTH = Decimal("0.01")
+# The GPU counts we rent per host; eight is the most one host holds.
+HOST_GPU_COUNTS = (1, 2, 4, 8)
 # Bytes a pass reads per weight: bf16; NF4 read, then its bf16 copy written and read
 # (bitsandbytes dequantises); fp32 master weights read, cast and the copy read under autocast.
 BF16_PASS_BYTES = Decimal(2)
@@ -352,10 +354,6 @@ H100_OVER_A100_SPAN = (Decimal(2), Decimal(3))
 H100_PEAK_OVER_A100 = Decimal("989.5") / Decimal(312)
 
 
-def _ln(value: Decimal) -> float:
-    return math.log(float(value))
-
-
 def _modelled(run: TimedRun, calibration: Calibration) -> Decimal:
     return tokens_per_second(run.architecture, run.setup, run.gpu, calibration)
 
@@ -367,7 +365,7 @@ def _with_factor(calibration: Calibration, generation: str, factor: Decimal) -> 
 
 def _stack_factor(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal:
     """The stack's speed-up over the model: the geometric mean of measured / modelled."""
-    logs = [_ln(run.tokens_per_s / _modelled(run, calibration)) for run in runs]
+    logs = [math.log(run.tokens_per_s / _modelled(run, calibration)) for run in runs]
     return Decimal(math.exp(sum(logs) / len(logs)))
 
 
@@ -382,7 +380,7 @@ def _generation_factor(
         middle = math.sqrt(low * high)
         trial = _with_factor(calibration, generation, Decimal(middle))
         excess = sum(
-            _ln(_modelled(run, trial) * stacks[run.stack] / run.tokens_per_s) for run in runs
+            math.log(_modelled(run, trial) * stacks[run.stack] / run.tokens_per_s) for run in runs
         )
         low, high = (low, middle) if excess > 0 else (middle, high)
     return Decimal(math.sqrt(low * high))
@@ -504,9 +502,6 @@ def family_bands(errors: Sequence[RunError]) -> dict[str, Band]:
     }
 
 
-HOST_GPUS = 8  # the configurations we rent run on one host
-
-
 def card_errors(errors: Sequence[RunError]) -> dict[str, Decimal]:
     """Per generation, the largest left-out error of its public runs (a generation taught by
     one run: the largest of any; Ampere at least the cited span's). A run also timed at another
@@ -516,7 +511,7 @@ def card_errors(errors: Sequence[RunError]) -> dict[str, Decimal]:
         e
         for e in errors
         if e.left_out_error is not None
-        and (e.run not in paired or e.run.setup.num_gpus == HOST_GPUS)
+        and (e.run not in paired or e.run.setup.num_gpus == HOST_GPU_COUNTS[-1])
     ]
     largest = max(abs(e.left_out_error) for e in left_out)
     widths: dict[str, Decimal] = {}
