@@ -247,7 +247,7 @@ class ServingConfiguration(Schema):
             kv_cache_gb_per_gpu=gigabytes(memory.kv_cache_gb),
             kv_tokens_per_gpu=memory.kv_tokens,
             max_concurrent_requests=memory.max_concurrent_requests,
-            longest_request=memory.longest_request,
+            longest_request=memory.kv_tokens,
             starts=row.starts,
             serves=row.serves,
             refusal=memory.refusal,

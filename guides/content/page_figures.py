@@ -137,7 +137,7 @@ class PageFigures:
         weight_bytes = self.method(slug).rule.weight_bytes_per_param
         if weight_bytes is None:
             raise MissingFigure(f"weight bytes of {slug}")
-        return calc.weights_only_gb(self.params_billion, weight_bytes)
+        return self.params_billion * weight_bytes
 
     def training_setup(self, method: str, num_gpus: int = 1) -> tm.TrainingSetup:
         if self.architecture is None or self.training is None:

@@ -296,7 +296,7 @@ def _close_call(figures: PageFigures, method: str) -> CloseCall | None:
     return CloseCall(
         runs=len(found.contenders),
         decided_by=found.decided_by,
-        block_hours=calc.upfront_hours(found.chosen, figures.blocks),
+        block_hours=calc.blocks_covering(found.chosen.gpu_hours, figures.blocks),
         upfront_usd=calc.upfront_usd(found.chosen, figures.blocks),
         cheapest=config_label(cheapest.count, cheapest.gpu.name),
     )

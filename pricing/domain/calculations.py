@@ -1,20 +1,10 @@
-"""The memory, fit and cost rules behind every figure on a guide page.
+"""The memory, fit and cost rules behind every figure on a guide page, framework-free.
 
-Framework-free on purpose: plain frozen dataclasses and ``Decimal``s in, the same out, so that
-each figure of the published page can be reproduced and tested without a database or a request.
-
-Units: memory in decimal gigabytes (10**9 bytes), model sizes in billions of parameters, so
-"bytes per parameter x billions of parameters" is gigabytes directly (70 x 2 = 140 GB).
-Money in US dollars. A card's advertised memory is binary (an "80 GB" card holds 80 GiB): the
-cited rules are compared with it as the guides publish them, the peak-memory estimate with what
-PyTorch can use of it (``usable_memory_gb``).
-
-Fit: an estimate exactly equal to the memory on hand fits (an 80 GB card fits an 80 GB plan).
-Every comparison against memory (``PlannedFit``, ``smallest_fitting_gpu``) and against a
-GPU-hour block (``covering_block``) is "at least", so the tests pin equality. The peak-memory
-estimate decides every fit; the cost of a run decides the recommendation (``ranked_runs``,
-``recommendation``: run time from ``throughput``); the cited rules are the
-sources' rules of thumb, shown beside it.
+Memory in decimal GB, model sizes in billions of parameters (bytes per parameter x billions is
+GB), money in US dollars. A card's advertised memory is binary: the cited rules are compared
+with it, the peak-memory estimate with what PyTorch can use of it (``usable_memory_gb``). Every
+fit is "at least": an estimate equal to the memory on hand fits. The estimate decides every fit,
+the cost of a run the recommendation.
 """
 
 from __future__ import annotations
@@ -23,23 +13,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
-from pricing.domain.throughput import EXACT, UNCERTAINTY, Band, GpuSpeed, Uncertainty, hours_for
+from pricing.domain.throughput import (
+    EXACT,
+    HOST_GPU_COUNTS,
+    UNCERTAINTY,
+    Band,
+    GpuSpeed,
+    Uncertainty,
+    hours_for,
+)
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
 GB_BYTES = Decimal(10) ** 9
 GIB_BYTES = Decimal(2) ** 30
-# The GPU counts we rent per host; eight is the most one host holds.
-HOST_GPU_COUNTS = (1, 2, 4, 8)
-# What each training process holds on its card outside PyTorch's caching allocator, which a
-# step's peak (``max_memory_allocated``) does not count but the card's reported total does.
-# The CUDA context with its kernels: 0.47 GiB measured on an A100 under lazy module loading,
-# PyTorch's default (ml-engineering, "Preloaded CUDA kernels memory usage"; PyTorch's
-# maintainers say about 300-400 MB): 0.505 GB, rounded up.
+# What each process holds outside PyTorch's allocator, in GB rounded up: the CUDA context, 0.47
+# GiB on an A100 under lazy loading (ml-engineering, "Preloaded CUDA kernels memory usage"); on
+# several GPUs NCCL's buffers, 1.5 GiB (ml-engineering, "torch.distributed memory usage").
 CUDA_CONTEXT_GB = Decimal("0.51")
-# On several GPUs, NCCL's buffers and state besides: 1.5 GiB after torch.distributed's first
-# collective (ml-engineering, "torch.distributed memory usage"), "about 1.6 GB" with one
-# communicator (NCCL issue 864); FSDP over one host uses one. 1.611 GB, rounded up.
 NCCL_GB = Decimal("1.62")
 # Steps ratios between prices or specs are rounded to: "about 40x", "3.2x".
 WHOLE = Decimal(1)
@@ -52,20 +43,14 @@ class RuleError(ValueError):
 
 @dataclass(frozen=True)
 class MemoryComponent:
-    """One part of a bytes-per-parameter rule: weights, optimizer state or gradients."""
-
     part: str
     bytes_per_param: Decimal
 
 
 @dataclass(frozen=True)
 class MemoryRule:
-    """A cited way of estimating memory for a method.
-
-    Either a sum of per-parameter components (EleutherAI's 2 + 12 + 2 = 16 bytes), or a ratio
-    measured on a reference run and rounded up for planning (QLoRA's 48 GB for 65 B parameters,
-    0.74 GB per billion, planned as 0.75).
-    """
+    """A cited memory rule: a sum of bytes per parameter (EleutherAI's 2 + 12 + 2), or a ratio
+    measured on a reference run, rounded up (QLoRA's 48 GB for 65 B: 0.74, planned as 0.75)."""
 
     source: str
     components: tuple[MemoryComponent, ...] = ()
@@ -87,27 +72,21 @@ class MemoryRule:
         return self.reference_memory_gb is not None
 
     @property
-    def bytes_per_param(self) -> Decimal:
-        """The sum of the components (16 for 2 + 12 + 2); for a measured rule, its GB/billion."""
-        if self.is_measured:
-            return self.gb_per_billion
-        return sum((c.bytes_per_param for c in self.components), ZERO)
-
-    @property
     def measured_ratio(self) -> Decimal:
-        """GB per billion parameters as measured, e.g. 48 / 65 = 0.738..."""
         assert self.reference_memory_gb is not None and self.reference_params_billion
         return self.reference_memory_gb / self.reference_params_billion
 
     @property
     def gb_per_billion(self) -> Decimal:
         if not self.is_measured:
-            return self.bytes_per_param
+            return sum((c.bytes_per_param for c in self.components), ZERO)
         ratio = self.measured_ratio
         if self.round_up_to:
             steps = (ratio / self.round_up_to).to_integral_value(rounding=ROUND_CEILING)
             return steps * self.round_up_to
         return ratio
+
+    bytes_per_param = gb_per_billion  # the same figure, as a sum of components reads
 
     def memory_gb(self, params_billion: Decimal) -> Decimal:
         return params_billion * self.gb_per_billion
@@ -137,8 +116,6 @@ class RuleFigure:
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    """What one method needs for one model: the spread of the cited rules and the plan."""
-
     method: str
     params_billion: Decimal
     figures: tuple[RuleFigure, ...]
@@ -154,7 +131,6 @@ class MemoryEstimate:
 
     @property
     def planning_gb(self) -> Decimal:
-        """The figure configurations are checked against: the highest rule plus the margin."""
         return self.upper_gb * (1 + self.planning_margin)
 
     @property
@@ -169,36 +145,27 @@ def estimate_memory(method: MethodRule, params_billion: Decimal) -> MemoryEstima
     return MemoryEstimate(method.slug, params_billion, figures, method.planning_margin)
 
 
-def weights_only_gb(params_billion: Decimal, bytes_per_param: Decimal) -> Decimal:
-    """Memory for the weights alone: 70 B at 4 bits (0.5 bytes) is 35 GB."""
-    return params_billion * bytes_per_param
-
-
 # --- Configurations, fit and cost ---------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class GpuOffer:
-    """A GPU as the maths sees it: its memory and, if we have one, its price per GPU-hour."""
+    """A GPU as the maths sees it; None where a figure is unknown."""
 
     slug: str
     name: str
     memory_gb: Decimal
     usd_per_gpu_hour: Decimal | None = None
     measured_memory_gb: Decimal | None = None  # what PyTorch reports on such a card
-    speed: GpuSpeed | None = None  # for run times (``throughput``); None where unknown
-    # The host's memory for each GPU rented on it (its system memory / its GPUs); None where
-    # unknown. What CPU offload may keep there.
-    host_gb_per_gpu: Decimal | None = None
+    speed: GpuSpeed | None = None
+    host_gb_per_gpu: Decimal | None = None  # the host's memory per GPU rented on it
 
     @property
     def reported_gb(self) -> Decimal:
-        """The total PyTorch reports on such a card (``reported_memory_gb``)."""
         return reported_memory_gb(self.memory_gb, self.measured_memory_gb)
 
     @property
     def usable_gb(self) -> Decimal:
-        """What a training step's peak may reach on one card, alone (``usable_memory_gb``)."""
         return usable_memory_gb(self.memory_gb, self.measured_memory_gb)
 
 
@@ -217,69 +184,56 @@ class Configuration:
 
     @property
     def usd_per_hour(self) -> Decimal | None:
-        """The whole configuration's price per hour, or None where the GPU has no price."""
         if self.gpu.usd_per_gpu_hour is None:
             return None
         return self.gpu.usd_per_gpu_hour * self.count
 
     @property
     def usable_gb_per_gpu(self) -> Decimal:
-        """What a step's peak may reach on each card of this configuration."""
         return usable_memory_gb(self.gpu.memory_gb, self.gpu.measured_memory_gb, self.count)
 
     @property
     def host_gb(self) -> Decimal | None:
-        """The host memory that comes with these GPUs; None where unknown."""
         if self.gpu.host_gb_per_gpu is None:
             return None
         return self.gpu.host_gb_per_gpu * self.count
 
+    def cost(self, hours: Decimal) -> Decimal | None:
+        return run_cost(self.count, hours, self.gpu.usd_per_gpu_hour)
+
 
 def headroom_gb(configuration: Configuration, memory_gb: Decimal) -> Decimal:
-    """What a configuration leaves after a given estimate (1,128 - 1,120 = 8 GB)."""
     return configuration.total_memory_gb - memory_gb
 
 
 def usable_memory_gb(
     advertised_gb: Decimal, measured_gb: Decimal | None = None, gpu_count: int = 1
 ) -> Decimal:
-    """What a training step may allocate on each card of ``gpu_count``, in GB (10**9 bytes):
-    the total PyTorch reports on a card of its kind (the H200: 150.11 GB, measured), else the
-    advertised figure in the vendor's unit, binary gigabytes (an "80 GB" card holds 80 GiB =
-    85.899345920 GB; exact, 2**30 / 10**9 has a finite decimal expansion), less what the
-    process holds outside the allocator: the CUDA context, and NCCL's buffers where several
-    GPUs train together (``CUDA_CONTEXT_GB``, ``NCCL_GB``). A step fits when its peak with the
-    allocator's margin (``training_memory.PeakMemory.reserved_gb``) is at most this. The
-    cited rules of thumb are compared with the advertised figure instead, as the guides' fit
-    tables do."""
+    """What a training step may allocate on each card of ``gpu_count``: the card's total as
+    PyTorch reports it, less the CUDA context and, on several GPUs, NCCL's buffers."""
     return reported_memory_gb(advertised_gb, measured_gb) - runtime_gb(gpu_count)
 
 
 def reported_memory_gb(advertised_gb: Decimal, measured_gb: Decimal | None = None) -> Decimal:
-    """The total PyTorch reports on a card, where known, else the advertised binary GB."""
+    """The total PyTorch reports on a card where measured, else the advertised GiB (exact)."""
     if advertised_gb <= 0:
         raise RuleError(f"a card of {advertised_gb} GB has no memory to use")
     return measured_gb if measured_gb is not None else advertised_gb * GIB_BYTES / GB_BYTES
 
 
 def runtime_gb(gpu_count: int) -> Decimal:
-    """What each process holds outside PyTorch's allocator on ``gpu_count`` GPUs."""
     return CUDA_CONTEXT_GB + (NCCL_GB if gpu_count > 1 else ZERO)
 
 
 def host_configurations(gpus: Iterable[GpuOffer]) -> list[Configuration]:
-    """Every configuration we rent: each GPU in 1, 2, 4 or 8 on one host
-    (``HOST_GPU_COUNTS``; never more than eight per host), GPU by GPU in the order given."""
     return [Configuration(gpu, count) for gpu in gpus for count in HOST_GPU_COUNTS]
 
 
 @dataclass(frozen=True)
 class PlannedFit:
-    """One configuration against a method's cited-rule planning figure (the whole
-    configuration's advertised memory, as the guides' fit tables compare it) and against the
-    peak-memory estimate for a run sharded over its GPUs: its peak with the allocator's margin
-    (``reserved_gb_per_gpu``) against each card's usable memory, and under CPU offload what
-    the run keeps on the host (``host_gb``) against the host's memory."""
+    """One configuration against a cited rule's planning figure (its advertised memory) and
+    against the estimate: the reserve per GPU against each card's usable memory, and what CPU
+    offload keeps on the host against the host's memory."""
 
     configuration: Configuration
     planning_gb: Decimal
@@ -301,19 +255,16 @@ class PlannedFit:
 
     @property
     def fits_on_host(self) -> bool:
-        """The host holds what CPU offload keeps there; a host of unknown memory is not
-        refused (an editor has not recorded it), nor is a run without offload."""
+        """A host of unknown memory is not refused (an editor has not recorded it)."""
         host = self.configuration.host_gb
         return not self.host_gb or host is None or host >= self.host_gb
 
     @property
     def fits_by_estimate(self) -> bool:
-        """A reserve exactly equal to the usable memory fits, as everywhere here."""
         return self.usable_gb_per_gpu >= self.reserved_gb_per_gpu and self.fits_on_host
 
     @property
     def estimate_headroom_gb_per_gpu(self) -> Decimal:
-        """What a card has left beyond the peak and the allocator's margin."""
         return self.usable_gb_per_gpu - self.reserved_gb_per_gpu
 
 
@@ -322,17 +273,15 @@ def planned_fits(
     planning_gb: Decimal,
     peaks: Mapping[int, tuple[Decimal, ...]],
 ) -> list[PlannedFit]:
-    """Each configuration against the rule's ``planning_gb`` and the estimate for its GPU
-    count (``peaks[count]``: the peak and the peak with the allocator's margin, per GPU, and
-    optionally what the run keeps in host memory; the estimate depends on the sharding)."""
+    """Each configuration against ``planning_gb`` and ``peaks[count]``: the peak, the reserve
+    per GPU and optionally the host memory, for its GPU count."""
     return [PlannedFit(c, planning_gb, *peaks[c.count]) for c in configurations]
 
 
 @dataclass(frozen=True)
 class RunPlan:
-    """A configuration that holds the run, and what a training budget takes on it: its speed
-    (measured where this very run was timed on this GPU, else derived by ``throughput``), the
-    hours, GPU-hours and the cost of the run at the configuration's price per hour."""
+    """A configuration that holds the run, its speed (measured where this very run was timed,
+    else derived) and what the run takes: hours, GPU-hours and cost, with their ranges."""
 
     plan: PlannedFit
     tokens_per_s: Decimal
@@ -350,8 +299,7 @@ class RunPlan:
 
     @property
     def hours(self) -> Decimal:
-        """Unrounded: the cost and the covering block are worked out from it (a run of 0.24 h
-        shown as 0.2 h would otherwise cost a sixth less than it does)."""
+        """Unrounded: cost and blocks are worked out from it, not from ``shown_hours``."""
         return hours_for(self.training_tokens, self.tokens_per_s)
 
     @property
@@ -368,8 +316,7 @@ class RunPlan:
 
     @property
     def usd_per_run(self) -> Decimal | None:
-        """GPUs x hours x the price per GPU-hour, to the cent."""
-        return self._cost(self.hours)
+        return self.configuration.cost(self.hours)
 
     @property
     def hours_low(self) -> Decimal:
@@ -389,19 +336,15 @@ class RunPlan:
 
     @property
     def usd_per_run_low(self) -> Decimal | None:
-        return self._cost(self.hours_low)
+        return self.configuration.cost(self.hours_low)
 
     @property
     def usd_per_run_high(self) -> Decimal | None:
-        return self._cost(self.hours_high)
+        return self.configuration.cost(self.hours_high)
 
     @property
     def has_range(self) -> bool:
         return self.band != EXACT
-
-    def _cost(self, hours: Decimal) -> Decimal | None:
-        price = self.configuration.gpu.usd_per_gpu_hour
-        return None if price is None else run_cost(self.configuration.count, hours, price)
 
 
 def shown_hours(hours: Decimal) -> Decimal:
@@ -410,8 +353,6 @@ def shown_hours(hours: Decimal) -> Decimal:
 
 
 def rankable(runs: Iterable[RunPlan]) -> list[RunPlan]:
-    """The runs we can recommend: priced, on one host (at most eight GPUs), held by the
-    estimate."""
     return [
         r
         for r in runs
@@ -424,13 +365,6 @@ def rankable(runs: Iterable[RunPlan]) -> list[RunPlan]:
 def ranked_runs(runs: Iterable[RunPlan]) -> list[RunPlan]:
     """The recommendation policy: the cheapest run first (then fewest GPUs, then the faster)."""
     return sorted(rankable(runs), key=lambda r: (r.usd_per_run, r.configuration.count, r.hours))
-
-
-def upfront_hours(run: RunPlan, blocks: Iterable[int]) -> int | None:
-    """The GPU-hours a run is bought in up front: the block of its GPU model that covers it
-    (blocks are bought per GPU model and shared by its GPUs), or as many of the largest as
-    cover it; None where no blocks are sold."""
-    return blocks_covering(run.gpu_hours, blocks)
 
 
 def blocks_covering(gpu_hours: Decimal, blocks: Iterable[int]) -> int | None:
@@ -447,10 +381,11 @@ def blocks_covering(gpu_hours: Decimal, blocks: Iterable[int]) -> int | None:
 
 
 def upfront_usd(run: RunPlan, blocks: Iterable[int]) -> Decimal | None:
-    """What ``upfront_hours`` cost at the run's price; None without a price or blocks."""
-    price = run.configuration.gpu.usd_per_gpu_hour
-    hours = upfront_hours(run, blocks)
-    return None if price is None or hours is None else run_cost(1, Decimal(hours), price)
+    """What a run's GPU-hours bought up front in blocks cost; None without a price or blocks."""
+    hours = blocks_covering(run.gpu_hours, blocks)
+    if hours is None:
+        return None
+    return run_cost(1, Decimal(hours), run.configuration.gpu.usd_per_gpu_hour)
 
 
 # What decides a recommendation: its cost, or where the model cannot tell the cheapest runs
@@ -460,9 +395,8 @@ BY_COST, BY_UPFRONT, BY_GPUS, BY_TIME = "cost", "upfront", "gpus", "time"
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The run we recommend, its alternative (the fastest other run) and how it was chosen:
-    ``close_call`` where other runs cost the same within the model's error (``contenders``),
-    and ``decided_by`` the rule that picked it among them."""
+    """The run we recommend, its alternative (the fastest other run), whether other runs cost
+    the same within the model's error (``contenders``) and the rule that picked it."""
 
     chosen: RunPlan
     alternative: RunPlan | None
@@ -478,9 +412,8 @@ class Recommendation:
 def cannot_tell_apart(
     cheapest: RunPlan, other: RunPlan, uncertainty: Uncertainty = UNCERTAINTY
 ) -> bool:
-    """Whether ``other`` may cost no more than ``cheapest``: its cost lies within the cheapest's
-    range and within the error of the two runs' cost *ratio* (``Uncertainty.ratio_width``:
-    errors both runs share cancel in it)."""
+    """Whether ``other`` may cost no more than ``cheapest``: within the cheapest's range and
+    within the error of the two runs' cost *ratio*, where shared errors cancel."""
     first = (cheapest.configuration.gpu.speed, cheapest.configuration.count)
     second = (other.configuration.gpu.speed, other.configuration.count)
     if first[0] is None or second[0] is None:
@@ -496,11 +429,9 @@ def cannot_tell_apart(
 def recommendation(
     runs: Iterable[RunPlan], blocks: Iterable[int], uncertainty: Uncertainty = UNCERTAINTY
 ) -> Recommendation | None:
-    """The cheapest run, unless the model cannot tell it from others (``cannot_tell_apart``):
-    then, among those, the one with the cheapest up-front block, then the fewest GPUs, then the
-    shortest time, and the rule that put it before the cheapest run (or, where the cheapest
-    won, before the next). The alternative: the fastest other run (the cheaper on ties). None
-    where no run is possible."""
+    """The cheapest run, unless the model cannot tell it from others: then, among those, the
+    cheapest up-front block, then the fewest GPUs, then the shortest time. None where no run
+    is possible."""
     ranked = ranked_runs(runs)
     if not ranked:
         return None
@@ -536,8 +467,7 @@ def recommendation(
 
 
 def closest_miss(plans: Iterable[PlannedFit]) -> PlannedFit | None:
-    """Of the configurations too small for the run by the estimate, the one that misses by the
-    least per GPU (fewest GPUs, then the cheaper, on ties)."""
+    """Of the configurations too small by the estimate, the one that misses by the least."""
     short = [p for p in plans if not p.fits_by_estimate]
     if not short:
         return None
@@ -586,34 +516,29 @@ class CostRow:
 
     @property
     def cost_usd(self) -> Decimal | None:
-        price = self.scenario.configuration.gpu.usd_per_gpu_hour
-        if price is None:
-            return None
-        return run_cost(self.scenario.configuration.count, self.scenario.hours, price)
+        return self.scenario.configuration.cost(self.scenario.hours)
 
     @property
     def block_cost_usd(self) -> Decimal | None:
-        """The covering block at the GPU's hourly rate (None without a block or a price)."""
-        price = self.scenario.configuration.gpu.usd_per_gpu_hour
-        if price is None or self.block_hours is None:
+        if self.block_hours is None:
             return None
-        return run_cost(1, Decimal(self.block_hours), price)
+        return run_cost(
+            1, Decimal(self.block_hours), self.scenario.configuration.gpu.usd_per_gpu_hour
+        )
 
 
-def run_cost(gpus: int, hours: Decimal, usd_per_gpu_hour: Decimal) -> Decimal:
-    """Cost = GPUs x hours x price per GPU-hour, to the cent."""
+def run_cost(gpus: int, hours: Decimal, usd_per_gpu_hour: Decimal | None) -> Decimal | None:
+    """GPUs x hours x price per GPU-hour, to the cent; None without a price."""
+    if usd_per_gpu_hour is None:
+        return None
     return (gpus * hours * usd_per_gpu_hour).quantize(CENT, ROUND_HALF_UP)
 
 
 def block_prices(usd_per_gpu_hour: Decimal | None, blocks: Iterable[int]) -> list[Decimal | None]:
-    """What each GPU-hour block costs at a GPU's hourly rate (None where it has no price)."""
-    if usd_per_gpu_hour is None:
-        return [None for _ in blocks]
     return [run_cost(1, Decimal(hours), usd_per_gpu_hour) for hours in blocks]
 
 
 def covering_block(gpu_hours: Decimal, blocks: Iterable[int]) -> int | None:
-    """The smallest GPU-hour block that covers the run."""
     covering = [b for b in blocks if b >= gpu_hours]
     return min(covering) if covering else None
 
@@ -634,7 +559,7 @@ def ratio(numerator: Decimal, denominator: Decimal, step: Decimal = TENTH) -> De
 
 
 def per_gpu_price(instance_usd_per_hour: Decimal, gpus_in_instance: int) -> Decimal:
-    """A competitor's per-GPU price from its instance price: $43.46 / 8 = $5.4325."""
+    """A quote's per-GPU price: $43.46 / 8 = $5.4325."""
     if gpus_in_instance < 1:
         raise RuleError("an instance has at least one GPU")
     return instance_usd_per_hour / gpus_in_instance

@@ -1,9 +1,5 @@
-"""Locale-aware formatting of the service's Decimals, all through Babel.
-
-One function per kind of figure; templates reach them through ``guides.templatetags.figures``
-and prose tokens through ``guides.content.tokens``. ``locale`` is a Babel locale name (``en``,
-``de``, ``ja``). Memory and money keep a no-break space before their unit so that "52,5 GB" never
-wraps between the figure and its unit.
+"""Locale-aware formatting of the service's Decimals through Babel, one function per kind of
+figure. A no-break space keeps "52,5 GB" from wrapping before its unit.
 """
 
 from __future__ import annotations
@@ -28,9 +24,8 @@ def trim(value: Decimal) -> Decimal:
     return value.normalize()
 
 
-# Numbers and prices are remembered per process (bounded): Babel takes ~0.1 ms for each, and a
-# guide's page formats a few hundred, mostly the same on every render (docs/performance.md,
-# "One cache mechanism": without these, a guide's render takes 40 % longer).
+# Cached: a page formats a few hundred, mostly the same on every render (40 % of a render,
+# docs/performance.md).
 @lru_cache(maxsize=8192)
 def number(value: Decimal | int, locale: str) -> str:
     """1120 -> '1.120' (de), 52.5 -> '52,5' (de), 0.74 -> '0.74' (en)."""

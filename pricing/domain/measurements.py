@@ -1,9 +1,5 @@
-"""The fine-tuning steps measured on an H200 (``content/measured/``) as the estimate's inputs.
-
-The measured models are the published Llama configurations ``measure_memory.py`` builds; its
-recipe names map onto the estimate's methods. Read by the estimate's tests and by
-``scripts/memory_check.py``; plain Python, no database.
-"""
+"""The fine-tuning steps measured on an H200 and the public runs (``content/measured/``) as the
+models' inputs, for their tests and ``scripts/``."""
 
 from __future__ import annotations
 
@@ -11,7 +7,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from pricing.domain.throughput import GpuSpeed, PublicRun, TimedRun
+from pricing.domain.throughput import GpuSpeed, TimedRun
 from pricing.domain.training_memory import (
     MEASURED,
     Architecture,
@@ -43,13 +39,12 @@ RECIPES = {
 
 
 def read_points(path: Path) -> list[dict]:
-    """The measured configurations of a file (its first line, the environment, left out)."""
+    """The measured configurations of a file (not its environment line)."""
     lines = (json.loads(line) for line in path.read_text().splitlines() if line.strip())
     return [point for point in lines if "method" in point and not point.get("skipped")]
 
 
 def setup_of(point: dict) -> TrainingSetup:
-    """The run one measured point describes (as the measured recipe ran it)."""
     return TrainingSetup(
         RECIPES[point["method"]],
         seq_len=point["seq"],
@@ -61,7 +56,6 @@ def setup_of(point: dict) -> TrainingSetup:
 
 
 def estimate_for(point: dict) -> PeakMemory:
-    """The estimate for one measured configuration."""
     return estimate_peak_memory(ARCHITECTURES[point["model"]], setup_of(point))
 
 
@@ -72,8 +66,7 @@ CALIBRATION_CARD = "h200"
 
 
 def gpu_speeds(path: Path = REFERENCE) -> dict[str, GpuSpeed]:
-    """GPU slug -> its speed as the seed data records it (datasheet peak, bandwidth, link,
-    generation): the cards the measured and public runs ran on."""
+    """GPU slug -> its speed as the seed data records it."""
     rows = json.loads(path.read_text())
     return {
         row["fields"]["slug"]: GpuSpeed(
@@ -92,7 +85,6 @@ H200 = gpu_speeds()[CALIBRATION_CARD]
 
 
 def timed_runs(path: Path = THROUGHPUT) -> list[TimedRun]:
-    """The steps timed on one H200, as the throughput model's calibration takes them."""
     return [
         TimedRun(
             name=f"{point['method']} {point['model']} {point['seq']}×{point['batch']}"
@@ -107,12 +99,11 @@ def timed_runs(path: Path = THROUGHPUT) -> list[TimedRun]:
     ]
 
 
-def public_runs(path: Path = PUBLIC_THROUGHPUT) -> list[PublicRun]:
-    """The public runs of other stacks (MLPerf, NeMo, torchtune) the generations are fitted to;
-    their tokens per second are over all their GPUs."""
+def public_runs(path: Path = PUBLIC_THROUGHPUT) -> list[TimedRun]:
+    """The public runs of other stacks (MLPerf, NeMo, torchtune) the generations are fitted to."""
     speeds = gpu_speeds()
     return [
-        PublicRun(
+        TimedRun(
             name=point["name"],
             source=point["source"],
             stack=point["stack"],

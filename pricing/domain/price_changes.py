@@ -1,12 +1,8 @@
 """A new price against the last one, and the two questions a price check may have to answer.
 
-The rule, in one place for the admin and ``manage.py record_price_check`` (both through
-``pricing.services``): a price more than ``JUMP_FACTOR`` times, or less than 1/``JUMP_FACTOR``
-of, the provider's last price of that GPU is saved only when confirmed, and so is a check dated
-more than ``OLD_CHECK_DAYS`` days back. Typing mistakes look like that: "1,90" read as 190 (174×),
-"0,89" as 89 (100×), a year typed wrong. Prices are compared per GPU-hour, so an 8-GPU
-instance quote against an earlier per-GPU one is no jump. No database, no request: the last
-prices come from ``pricing.selectors`` through the service.
+A price more than ``JUMP_FACTOR`` times, or less than 1/``JUMP_FACTOR`` of, the provider's last
+price of that GPU per GPU-hour is saved only when confirmed, and so is a check dated more than
+``OLD_CHECK_DAYS`` back: typing mistakes look like that ("1,90" read as 190, a year typed wrong).
 """
 
 from __future__ import annotations
@@ -17,8 +13,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from pricing.domain.calculations import per_gpu_price
 
-JUMP_FACTOR = Decimal(3)  # more than 3× or less than a third of the last price: confirm it
-OLD_CHECK_DAYS = 30  # a check dated more than 30 days back: confirm the day
+JUMP_FACTOR = Decimal(3)
+OLD_CHECK_DAYS = 30
 PERCENT_PLACES = Decimal("0.001")  # a change is shown to a tenth of a percent
 FACTOR_DIGITS = 3  # "174×", "3.02×": three significant digits
 
@@ -41,8 +37,6 @@ class LastPrice:
 
 @dataclass(frozen=True)
 class PriceChange:
-    """A new price beside the last one."""
-
     last: LastPrice
     quoted_usd_per_hour: Decimal
     gpus_in_quote: int
@@ -57,11 +51,15 @@ class PriceChange:
         return self.gpus_in_quote == self.last.gpus_in_quote
 
     @property
+    def _compared(self) -> tuple[Decimal, Decimal]:
+        """Both prices per GPU-hour times both quotes' GPU counts: whole products."""
+        new = self.quoted_usd_per_hour * self.last.gpus_in_quote
+        return new, self.last.quoted_usd_per_hour * self.gpus_in_quote
+
+    @property
     def ratio(self) -> Decimal:
-        """New price per GPU-hour over the last one (exact for any quote sizes)."""
-        return (self.quoted_usd_per_hour * self.last.gpus_in_quote) / (
-            self.last.quoted_usd_per_hour * self.gpus_in_quote
-        )
+        new, last = self._compared
+        return new / last
 
     @property
     def unchanged(self) -> bool:
@@ -74,11 +72,7 @@ class PriceChange:
 
     @property
     def is_jump(self) -> bool:
-        # Both prices per GPU-hour times both quotes' GPU counts: whole products, no division.
-        return is_jump(
-            self.quoted_usd_per_hour * self.last.gpus_in_quote,
-            self.last.quoted_usd_per_hour * self.gpus_in_quote,
-        )
+        return is_jump(*self._compared)
 
     @property
     def rises(self) -> bool:
@@ -88,19 +82,15 @@ class PriceChange:
     def factor(self) -> Decimal:
         """How many times the last price (a rise) or how many times less (a fall), to three
         significant digits: 100 for $0.89 -> $89, 10 for $0.92 -> $0.092."""
-        return jump_factor(self.ratio)
+        ratio = self.ratio
+        factor = ratio if ratio >= 1 else 1 / ratio
+        places = Decimal(1).scaleb(factor.adjusted() - (FACTOR_DIGITS - 1))
+        return factor.quantize(places, rounding=ROUND_HALF_UP)
 
 
 def is_jump(new: Decimal, last: Decimal) -> bool:
-    """``new`` more than ``JUMP_FACTOR``× or less than 1/``JUMP_FACTOR`` of ``last`` (exactly 3×
-    or exactly a third is no jump); compared without dividing, so that a third is exact."""
+    """Compared without dividing, so that exactly a third is no jump."""
     return new > last * JUMP_FACTOR or new * JUMP_FACTOR < last
-
-
-def jump_factor(ratio: Decimal) -> Decimal:
-    factor = ratio if ratio >= 1 else 1 / ratio
-    places = Decimal(1).scaleb(factor.adjusted() - (FACTOR_DIGITS - 1))
-    return factor.quantize(places, rounding=ROUND_HALF_UP)
 
 
 def days_back(day: date, *, today: date) -> int:
@@ -108,7 +98,6 @@ def days_back(day: date, *, today: date) -> int:
 
 
 def is_old(day: date, *, today: date) -> bool:
-    """Dated more than ``OLD_CHECK_DAYS`` days before ``today``."""
     return days_back(day, today=today) > OLD_CHECK_DAYS
 
 
@@ -117,8 +106,7 @@ def jumps(changes: list[PriceChange] | tuple[PriceChange, ...]) -> tuple[PriceCh
 
 
 def fingerprint(changes: list[PriceChange] | tuple[PriceChange, ...]) -> str:
-    """What a confirmation confirmed: each jump's GPU and new quote. A confirmation given for
-    other prices (a box ticked, then a price typed again) confirms nothing."""
+    """What a confirmation confirmed, so that one given for other prices confirms nothing."""
     return ";".join(
         f"{change.last.gpu_slug}={change.quoted_usd_per_hour.normalize():f}/{change.gpus_in_quote}"
         for change in jumps(changes)

@@ -1,29 +1,8 @@
 """Serving memory per GPU as the pinned vLLM budgets it, and whether ``vllm serve`` starts.
 
-Framework-free like ``training_memory`` and ``calculations``: plain values in, plain values out,
-``Decimal`` GB (10**9 bytes) throughout; vLLM's own logs and errors speak GiB (2**30), and the
-error texts here are written as vLLM writes them, in GiB.
-
-How vLLM 0.34.0 (``VLLM_VERSION``) sizes a GPU's KV cache for ``vllm serve`` on CUDA, read from
-its source (``v1/worker/gpu_worker.py``, ``v1/worker/extensible_kv_cache.py``,
-``v1/core/kv_cache_planning.py``, ``engine/arg_utils.py``):
-
-- The KV cache is "extensible" by default: sized after the weights are loaded, the model
-  profiled and its CUDA graphs captured, from the memory then free. ``--gpu-memory-utilization``
-  defaults to 1.0 with it; a lower value caps the engine's budget at that share of the card.
-- It keeps free the profiled activation peak (one forward pass over ``max_num_batched_tokens``
-  tokens, then the sampler over up to ``max_num_seqs`` rows of logits) and a margin of
-  ``max(1 GiB, 0.75 x that peak)`` (``measure_kv_cache_bytes``).
-- The cache is cut into blocks of 16 tokens; block 0 is the pool's null block.
-- It refuses to start when nothing is left for the cache ("No available memory for the cache
-  blocks") or when one request at ``--max-model-len`` does not fit ("To serve at least one
-  request with the model's max seq len ..."), and when the tensor-parallel size does not divide
-  the attention heads.
-
-What is not read off the source is estimated and named as such: the CUDA context and NCCL's
-buffers (``calculations.CUDA_CONTEXT_GB``, ``NCCL_GB``, cited there), the CUDA graphs' pool
-(``CUDA_GRAPHS_GB``) and the activation peak's terms (``activation_peak_bytes``). No serving
-run was measured on a GPU for this module.
+Read from vLLM 0.34.0's source, as ``docs/serving.md`` sets out term by term; what the source
+does not give (the CUDA context, NCCL, the CUDA graphs' pool, the activation peak's terms) is
+estimated. Memory in GB (10**9 bytes); vLLM's error texts, as it writes them, in GiB.
 """
 
 from __future__ import annotations
@@ -43,15 +22,11 @@ VOCAB_PADDING = 64  # vocab_parallel_embedding.DEFAULT_VOCAB_PADDING_SIZE
 # measure_kv_cache_bytes: the margin kept free beyond the activation peak.
 MARGIN_FLOOR_BYTES = 2**30
 MARGIN_FRACTION = Decimal("0.75")
-# The CUDA graphs' pool. vLLM estimates it before sizing the cache; its own log for a 27B-class
-# model: "Estimated CUDA graph memory: 0.73 GiB total" (vllm-project/vllm PR 39559, 2026-04);
-# 0.73 GiB = 0.784 GB, rounded up. An estimate: the pool grows with the capture sizes.
+# The CUDA graphs' pool: vLLM's log for a 27B-class model, 0.73 GiB (vllm-project/vllm PR
+# 39559), rounded up.
 CUDA_GRAPHS_GB = Decimal("0.79")
-# The profile run's activation peak, per token of the forward pass: the residual stream and a
-# few hidden-size buffers (4 x hidden) plus the MLP's gate, up and activated outputs (3 x its
-# width on this GPU), in bf16; per row of the sampler: the logits in bf16, in fp32 and the fp32
-# probabilities (2 + 4 + 4 bytes a vocabulary entry). Estimates from vLLM's profile_run, not
-# measured.
+# The profile run's peak (estimated): per token, hidden-size buffers and the MLP's gate, up and
+# activation in bf16; per sampler row, bf16 and fp32 logits and fp32 probabilities.
 HIDDEN_BUFFERS = 4
 MLP_BUFFERS = 3
 ACTIVATION_BYTES = 2
@@ -59,8 +34,7 @@ SAMPLER_BYTES_PER_LOGIT = 10
 # engine/arg_utils.py: `vllm serve`'s defaults by the card's memory (OPENAI_API_SERVER).
 LARGE_CARD_GIB = 160
 HOPPER_CLASS_GIB = 70
-# 4-bit AWQ and GPTQ checkpoints: groups of 128 input channels, each with a 16-bit scale and a
-# 4-bit zero point. A layer's input on each GPU must be whole groups.
+# AWQ and GPTQ: a 16-bit scale and a 4-bit zero per group of 128 inputs, whole on each GPU.
 QUANT_GROUP = 128
 
 
@@ -79,7 +53,6 @@ class WeightPrecision:
 
     @property
     def needs_quantized_checkpoint(self) -> bool:
-        """AWQ and GPTQ are served from a checkpoint exported in that form."""
         return self.grouped
 
 
@@ -96,8 +69,6 @@ KV_BYTES = {"auto": 2, "fp8": 1}
 
 @dataclass(frozen=True)
 class ServingSetup:
-    """What `vllm serve` is asked for: precisions, context, GPUs and the share of each card."""
-
     weights: WeightPrecision = BF16
     kv_cache_dtype: str = "auto"
     context: int = 8192  # --max-model-len
@@ -120,8 +91,7 @@ class SchedulerDefaults:
 
 
 def scheduler_defaults(card_bytes: Decimal, *, ampere: bool) -> SchedulerDefaults:
-    """`vllm serve`'s defaults for a card of this total memory (arg_utils: B200-class cards
-    16,384 tokens, H100/H200-class 8,192, A100s and smaller 2,048 with 256 sequences)."""
+    """`vllm serve`'s defaults for a card of this total memory (arg_utils)."""
     gib = card_bytes / GIB_BYTES
     if gib >= LARGE_CARD_GIB:
         return SchedulerDefaults(16384, 1024)
@@ -131,16 +101,14 @@ def scheduler_defaults(card_bytes: Decimal, *, ampere: bool) -> SchedulerDefault
 
 
 def kv_heads_per_gpu(architecture: Architecture, tensor_parallel_size: int) -> int:
-    """KV heads each GPU holds: split over the GPUs, replicated when there are fewer heads
-    than GPUs (vLLM's ``get_num_kv_heads``)."""
+    """Split over the GPUs, replicated where they are fewer (vLLM's ``get_num_kv_heads``)."""
     return max(1, architecture.num_key_value_heads // tensor_parallel_size)
 
 
 def kv_bytes_per_token(
     architecture: Architecture, kv_cache_dtype: str = "auto", tensor_parallel_size: int = 1
 ) -> int:
-    """Keys and values of one token on one GPU: 2 x layers x KV heads x head size x bytes.
-    Llama 3.1 70B in bf16 on one GPU: 2 x 80 x 8 x 128 x 2 = 327,680 bytes."""
+    """Keys and values of one token on one GPU: 2 x layers x KV heads x head size x bytes."""
     return (
         2
         * architecture.num_hidden_layers
@@ -155,9 +123,7 @@ def padded_vocab(architecture: Architecture) -> int:
 
 
 def weights_bytes_per_gpu(architecture: Architecture, setup: ServingSetup) -> Decimal:
-    """Each GPU's share of the weights: the linear layers split over the GPUs (KV projections
-    replicated where heads are), in the weights' precision; embeddings, output layer, norms and
-    a mixture's router in bf16, the vocabulary split too."""
+    """Each GPU's share of the weights: linear layers in the weights' precision, the rest bf16."""
     a, tp = architecture, setup.tensor_parallel_size
     h, head = a.hidden_size, a.attention_head_dim
     attention = h * head * (2 * a.num_attention_heads // tp + 2 * kv_heads_per_gpu(a, tp))
@@ -172,8 +138,7 @@ def weights_bytes_per_gpu(architecture: Architecture, setup: ServingSetup) -> De
 def activation_peak_bytes(
     architecture: Architecture, setup: ServingSetup, scheduler: SchedulerDefaults
 ) -> int:
-    """The profile run's transient peak on one GPU: the larger of the forward pass over
-    ``max_num_batched_tokens`` and the sampler over min(tokens, ``max_num_seqs``) rows."""
+    """The profile run's peak on one GPU: its forward pass or its sampler, the larger."""
     a = architecture
     mlp_width = a.routed_experts * a.intermediate_size // setup.tensor_parallel_size
     per_token = (HIDDEN_BUFFERS * a.hidden_size + MLP_BUFFERS * mlp_width) * ACTIVATION_BYTES
@@ -215,7 +180,7 @@ class ServingMemory:
 
     @property
     def runtime_gb(self) -> Decimal:
-        """What is neither weights nor KV cache: context, NCCL, graphs, peak and margin."""
+        """What is neither weights nor KV cache."""
         return (
             self.cuda_context_gb
             + self.nccl_gb
@@ -230,11 +195,6 @@ class ServingMemory:
         blocks = self.kv_tokens // BLOCK_TOKENS
         return min(blocks // blocks_for(self.setup.context), self.max_num_seqs)
 
-    @property
-    def longest_request(self) -> int:
-        """The most tokens one request may hold (what `--max-model-len` could be)."""
-        return self.kv_tokens
-
 
 def blocks_for(tokens: int) -> int:
     return -(-tokens // BLOCK_TOKENS)
@@ -247,7 +207,6 @@ def serving_memory(
     card_gb: Decimal,
     ampere: bool = False,
 ) -> ServingMemory:
-    """One GPU of ``setup`` on a card whose PyTorch total is ``card_gb``, as vLLM budgets it."""
     a, tp = architecture, setup.tensor_parallel_size
     card = card_gb * GB_BYTES
     scheduler = scheduler_defaults(card, ampere=ampere)
@@ -332,8 +291,6 @@ def _refusal(
 
 @dataclass(frozen=True)
 class Fix:
-    """One change that makes the setup start: a `vllm serve` flag and its value."""
-
     flag: str  # --max-model-len, --kv-cache-dtype, --tensor-parallel-size, or "weights"
     value: str
 
@@ -346,11 +303,9 @@ def fixes(
     ampere: bool = False,
     counts: Iterable[int] = (1, 2, 4, 8),
 ) -> list[Fix]:
-    """Each single change that makes a refused setup start, cheapest first: a shorter
-    context (where at least one block fits), an fp8 KV cache, another number of GPUs of the
-    same kind from ``counts`` (more where memory is short: the fewest that start; fewer where
-    heads or 4-bit groups do not split: the most that start), smaller weights. Empty when it
-    starts, or when none of these would do."""
+    """Each single change that makes a refused setup start, cheapest first: a shorter context,
+    an fp8 KV cache, the nearest GPU count from ``counts`` that starts (more where memory is
+    short, fewer where heads or 4-bit groups do not split), smaller weights."""
 
     def starts(changed: ServingSetup) -> ServingMemory:
         return serving_memory(architecture, changed, card_gb=card_gb, ampere=ampere)
@@ -386,9 +341,7 @@ CHECKPOINT_VARIABLE = "CHECKPOINT"
 
 
 def vllm_serve_command(repository: str, setup: ServingSetup) -> list[str]:
-    """`vllm serve`'s arguments for this setup, as a list (shell quoting is the page's).
-    AWQ and GPTQ need a checkpoint exported in that form: the command names it by the shell
-    variable ``$CHECKPOINT``, which the page explains; vLLM reads the format from it."""
+    """`vllm serve`'s arguments; an AWQ or GPTQ checkpoint is named ``$CHECKPOINT``."""
     model = f"${CHECKPOINT_VARIABLE}" if setup.weights.needs_quantized_checkpoint else repository
     command = ["vllm", "serve", model, "--max-model-len", str(setup.context)]
     if setup.tensor_parallel_size > 1:
@@ -402,19 +355,14 @@ def vllm_serve_command(repository: str, setup: ServingSetup) -> list[str]:
     return command
 
 
-# `vllm bench serve`'s options as vLLM 0.34.0 defines them (vllm/benchmarks/serve.py and
-# vllm/benchmarks/datasets/datasets.py of its wheel, read 2026-12-07): random prompts and answers
-# of set lengths, the answers run to full length, at most so many requests at once.
 BENCH_REQUESTS_PER_USER = 4
 
 
 def vllm_bench_command(
     model: str, *, prompt_tokens: int, output_tokens: int, users: int
 ) -> list[str]:
-    """`vllm bench serve` against the running server with a load like the guide's: ``users``
-    at once, each sending random prompts of ``prompt_tokens`` and reading ``output_tokens``
-    (``--ignore-eos``: every answer full length), four requests each. It prints the time to
-    first token, the time per output token and the output tokens a second to compare with."""
+    """`vllm bench serve` (vLLM 0.34.0's options) with the guide's load: ``users`` at once,
+    random prompts, every answer full length."""
     return [
         "vllm", "bench", "serve", "--model", model,
         "--dataset-name", "random",
@@ -427,7 +375,6 @@ def vllm_bench_command(
 
 
 def shell_line(command: Iterable[str]) -> str:
-    """The command as one shell line: each argument quoted where it needs it, the checkpoint
-    variable in double quotes, so that the shell expands it."""
+    """The command as one shell line, the checkpoint variable in double quotes (expanded)."""
     variable = f"${CHECKPOINT_VARIABLE}"
     return " ".join(f'"{arg}"' if arg == variable else shlex.quote(arg) for arg in command)

@@ -1,64 +1,18 @@
 """Training tokens per second of a run on a configuration: a model calibrated on measured runs.
 
-Framework-free like ``training_memory``: an architecture and a ``TrainingSetup`` (whose
-``num_gpus`` is the configuration's GPU count) in, ``Decimal`` seconds and tokens out. A step
-on each GPU (its micro-batch of ``seq_len x batch_size`` tokens) takes the sum of
-
-- **compute**: the matrix products' FLOPs at the GPU's dense BF16 peak times a calibrated
-  efficiency. 2 FLOPs per weight and token for each pass over the weights: the forward pass,
-  the gradient with respect to the inputs, with respect to the weights (full fine-tuning only:
-  the adapter methods' base is frozen; the adapters' own products are negligible at rank 16)
-  and, under gradient checkpointing, the recomputed forward pass; so 6·N per token for full
-  fine-tuning, 4·N for the adapters, 8·N and 6·N with checkpointing. Attention adds
-  4·seq·q FLOPs per token and layer forward (half of it under a causal fused kernel), twice
-  that backward.
-- **fp32 compute**: where a recipe leaves work in fp32 (QLoRA without autocast: peft casts the
-  output layer to fp32 and attention runs on the math kernel, see ``training_memory``), those
-  FLOPs run ``fp32_slowdown`` times slower than the BF16 ones: calibrated, not a datasheet figure.
-- **memory traffic**: each pass reads every weight it multiplies (4-bit weights are read, then
-  written and read again as their bf16 copy: 4.5 bytes; fp32 master weights under autocast are
-  read and cast: 8 bytes; bf16 weights 2 bytes) and the optimizer reads and writes its states
-  once a step (AdamW 32 bytes a parameter, 8-bit AdamW 20; ZeRO-3 shards it), at the GPU's
-  memory bandwidth.
-- **interconnect** (more than one GPU; FSDP full sharding / ZeRO-3): every pass gathers the
-  stored weights from the other GPUs ((n-1)/n of them per GPU, each direction of a ring) and
-  the backward pass reduce-scatters the trainable gradients (fp32), over each GPU's link
-  (``GpuSpeed.link_gb_s``, one direction): NVLink or PCIe. No overlap with compute is assumed:
-  an upper bound on time where the link is slow, negligible where it is NVLink.
-- **small micro-batches**: a GPU's products reach its efficiency only on enough rows; the
-  compute term is multiplied by ``1 + saturation_tokens / tokens`` (fitted: the 512-token 70B
-  step ran at about half the rate of the 2,048-token ones).
-- **CPU offload**: each GPU's shard of weights comes from the host at every pass and its
-  gradients go back over the PCIe slot, and the optimizer steps the shard on the host's CPU
-  (``CPU_ADAMW_PARAMS_PER_S``, cited) instead of on the GPU.
-
-Over several GPUs the speed is the GPU count times one GPU's, times ``per_doubling`` for each
-doubling of the count: the scaling measured on one stack's runs at 4, 8 and 64 GPUs
-(``fit_scaling``), not the linear speed-up the link term alone would give.
-
-The constants (``CALIBRATION``) come from measured runs, each on its own stack:
-
-- the BF16 efficiency, the fp32 slowdown and the saturation, fitted to the steps timed on one H200
-  (``content/measured/h200-throughput.jsonl``): transformers + PEFT in bf16, the stack the
-  tutorial's TRL commands run. Every speed here is a speed of that stack.
-- one efficiency factor per chip generation (``GENERATION_FACTORS``, Hopper = 1), fitted to
-  public runs of other stacks (``content/measured/public-throughput.jsonl``) where that stack also
-  ran on a card whose factor is known, so that the stack's own speed-up cancels
-  (``fit_generations``): Blackwell from MLPerf's B200 against its H100 and H200 (NeMo), Ada
-  from torchtune's RTX 4090 against its A100s; Ampere from the H100's cited 2-3x lead over the
-  A100 in half precision (no one stack ran both in public).
-
-What the model cannot know it says as a range (``speed_band``): the left-out error of comparable
-runs (same method family), widened by the error of the card's factor and, on several GPUs, of
-the scaling; ``ratio_band`` is the smaller error of a *ratio* between two runs of one method,
-where the shared terms cancel. ``docs/planner.md`` lists every anchor with its error.
+A step on each GPU takes the sum of its terms (``step_time``): BF16 compute at a calibrated share
+of the dense peak (slowed on small micro-batches), fp32 compute ``fp32_slowdown`` times slower,
+memory traffic at the card's bandwidth, FSDP's gathers and reduce-scatters over its link, and
+under CPU offload the host's link and optimizer. No overlap is assumed. ``docs/planner.md``
+("Run time") gives every term, anchor and error; the constants are fitted and held to the fit
+by ``tests/pricing/domain/test_throughput.py``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
@@ -76,33 +30,23 @@ TERA = Decimal(10) ** 12
 GIGA = Decimal(10) ** 9
 SECONDS_PER_HOUR = Decimal(3600)
 HUNDREDTH = Decimal("0.01")
-# Bytes a pass reads per weight: bf16 (frozen or the autocast copy's product), NF4 read and
-# its bf16 copy written and read (bitsandbytes dequantises before the product), fp32 master
-# weights read, cast and the copy read under autocast.
+# The GPU counts we rent per host; eight is the most one host holds.
+HOST_GPU_COUNTS = (1, 2, 4, 8)
+# Bytes a pass reads per weight: bf16; NF4 read, then its bf16 copy written and read
+# (bitsandbytes dequantises); fp32 master weights read, cast and the copy read under autocast.
 BF16_PASS_BYTES = Decimal(2)
 NF4_PASS_BYTES = NF4_BYTES_PER_PARAM + 2 * BF16_PASS_BYTES
 MASTER_PASS_BYTES = 4 + 2 * BF16_PASS_BYTES
-# The optimizer step's traffic per trainable parameter: the fp32 weight read and written, its
-# fp32 gradient written in the backward pass and read, and the two states read and written
-# (AdamW: fp32; bitsandbytes' 8-bit AdamW: one byte each).
+# The optimizer step per trainable parameter: fp32 weight read and written, fp32 gradient
+# written and read, two states read and written (AdamW fp32; 8-bit AdamW one byte each).
 ADAMW_STEP_BYTES = Decimal(4 + 4 + 4 + 4 + 16)
 ADAM_8BIT_STEP_BYTES = Decimal(4 + 4 + 4 + 4 + 4)
-# What FSDP gathers per weight (the stored form: NF4 under QLoRA with bf16 quant storage, bf16
-# otherwise: mixed precision gathers full fine-tuning's master weights as bf16) and what the
-# backward pass reduce-scatters per trainable parameter (fp32 gradients).
-GATHERED_BYTES = {Method.QLORA: NF4_BYTES_PER_PARAM}
-GATHERED_BF16_BYTES = BF16_PASS_BYTES
+# FSDP reduce-scatters fp32 gradients (and gathers each weight as stored).
 REDUCED_GRADIENT_BYTES = Decimal(4)
-# CPU offload moves every gathered weight from the host and every trainable gradient back over
-# the GPU's PCIe slot: a Gen4 x16 slot, 32 GB/s in one direction (ml-engineering-network, as
-# Gpu.link_gb_s records PCIe).
+# CPU offload crosses the GPU's PCIe Gen4 x16 slot: 32 GB/s one way (ml-engineering-network).
 HOST_LINK_GB_S = Decimal(32)
-# Under CPU offload the optimizer steps each GPU's shard on the host: torch's AdamW over fp32
-# tensors on the CPU, one process per GPU with one thread each (torchrun's default
-# OMP_NUM_THREADS=1). Measured on an 8x H100 node's host: 536.9 M parameters in 1.93 s, one rank,
-# one thread (ISEEKYAN/Megatron-LM issue 188, microbenchmark of 2026-08-25): 278 M a second.
-# Eight ranks at once each keep that rate where the host has a core per rank (the same report
-# shows 10x slower only when 8 ranks share 2 cores).
+# torch's AdamW on the host, one thread per rank: 536.9 M parameters in 1.93 s on an 8x H100
+# node's host (ISEEKYAN/Megatron-LM issue 188, 2026-08-25).
 CPU_ADAMW_PARAMS_PER_S = Decimal(536_900_000) / Decimal("1.93")
 
 
@@ -110,7 +54,6 @@ class ThroughputError(EstimateError):
     """A GPU or a calibration that cannot describe a real run."""
 
 
-# Chip generations: each reaches its own share of its datasheet peak (``GENERATION_FACTORS``).
 AMPERE, ADA, HOPPER, BLACKWELL = "ampere", "ada", "hopper", "blackwell"
 GENERATION_CHOICES = [
     (AMPERE, "Ampere"),
@@ -122,9 +65,8 @@ GENERATION_CHOICES = [
 
 @dataclass(frozen=True)
 class GpuSpeed:
-    """What the model reads of a GPU: the datasheet's dense BF16 peak, its memory bandwidth,
-    its GPU-to-GPU link in one direction (NVLink, or PCIe where it has none) and its chip
-    generation. ``calibration_card``: the card the efficiency was fitted on (the H200)."""
+    """A GPU's dense BF16 peak, memory bandwidth, one-way GPU-to-GPU link (NVLink, else PCIe)
+    and generation; ``calibration_card``: the card the efficiency was fitted on (the H200)."""
 
     bf16_dense_tflops: Decimal
     bandwidth_gb_s: Decimal
@@ -139,11 +81,9 @@ class GpuSpeed:
 
 @dataclass(frozen=True)
 class Calibration:
-    """The fitted constants: the share of the BF16 peak the products reach on the calibration
-    card's generation, how many times slower than that a recipe's fp32 products run, each
-    generation's efficiency relative to Hopper's (a tuple of pairs: hashable), the micro-batch
-    (in tokens) at which the products take twice their ideal time, and the share of the
-    per-GPU speed each doubling of the GPU count keeps."""
+    """The fitted constants: the BF16 efficiency on Hopper, the fp32 slowdown, each generation's
+    factor relative to Hopper, the micro-batch (tokens) at which the products take twice their
+    ideal time, and the per-GPU speed each doubling of the GPU count keeps."""
 
     bf16_efficiency: Decimal
     fp32_slowdown: Decimal
@@ -172,26 +112,21 @@ class Calibration:
         return self.per_doubling**doublings
 
     def efficiency(self, generation: str) -> Decimal:
-        """The share of a GPU's BF16 peak its products reach."""
         factors = dict(self.generation_factors)
         if generation not in factors:
             raise ThroughputError(f"no efficiency calibrated for the {generation} generation")
         return min(self.bf16_efficiency * factors[generation], Decimal(1))
 
 
-# The BF16 efficiency, fp32 slowdown and saturation: fitted to the nine steps timed on one
-# H200 by ``calibrate``; the share each doubling of the GPUs keeps: by ``fit_scaling`` to the
-# public runs at several counts; the generations' factors: by ``fit_generations`` to the public
-# runs (tests/pricing/domain/test_throughput.py fits all of them again and holds these to the fit).
+# Fitted by ``calibrate`` (the H200's timed steps), ``fit_scaling`` and ``fit_generations``
+# (the public runs); the test fits them again and holds these to the fit.
 GENERATION_FACTORS = (
     (AMPERE, Decimal("1.27")),
     (ADA, Decimal("1.32")),
     (HOPPER, Decimal(1)),
     (BLACKWELL, Decimal("1.02")),
 )
-# What the other stacks gain over ours, as ``fit_generations`` learns it from their public
-# runs (torchtune with torch.compile and packing; NeMo in FP8), to the hundredth: the pages say
-# it beside the speeds of our stack (the test holds these to the fit).
+# What the other stacks gain over ours (``fit_generations``), which the pages name.
 STACK_FACTORS = (("torchtune-compile", Decimal("1.76")), ("nemo-fp8", Decimal("2.51")))
 CALIBRATION = Calibration(
     bf16_efficiency=Decimal("0.376"),
@@ -204,8 +139,6 @@ CALIBRATION = Calibration(
 
 @dataclass(frozen=True)
 class StepWork:
-    """What one GPU does in one step, whatever GPU it is."""
-
     tokens: int  # this GPU's micro-batch
     bf16_flops: Decimal
     fp32_flops: Decimal
@@ -215,23 +148,18 @@ class StepWork:
     host_updates: Decimal = Decimal(0)  # parameters the host's optimizer steps under CPU offload
 
 
-def _active_linear_params(arch: Architecture) -> int:
-    """The decoder's projections a token passes through (a mixture's routed experts only)."""
-    h, q, kv, i = arch.hidden_size, arch.q_size, arch.kv_size, arch.intermediate_size
-    per_layer = 2 * h * q + 2 * h * kv + arch.routed_experts * 3 * h * i + arch.router_params
-    return arch.num_hidden_layers * per_layer
-
-
-# Kept per process: the index prices the same few hundred runs on every render (its render
-# 84 -> 74 ms with it); the stack test's staleness through Varnish is paid in such renders.
+# Cached: the index prices the same few hundred runs on every render (84 -> 74 ms).
 @lru_cache(maxsize=1024)
 def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
-    """The FLOPs, memory traffic and link traffic of one step on one of ``setup.num_gpus``."""
+    """The FLOPs, memory traffic and link traffic of one step on one of ``setup.num_gpus``:
+    2 FLOPs per weight and token for each pass over the weights (forward, input gradient,
+    weight gradient for full fine-tuning, recomputed forward under checkpointing); attention
+    4·seq·q per token and layer forward (half under a fused kernel), twice that backward."""
     method, recipe = setup.method, setup.recipe
     full = not method.uses_adapters
     checkpointing = setup.gradient_checkpointing
     tokens = setup.tokens
-    body = _active_linear_params(arch)
+    body = arch.num_hidden_layers * arch.layer_linear_params(arch.routed_experts)
     head = arch.vocab_size * arch.hidden_size  # the output layer's product, tied or not
     body_passes = 2 + full + checkpointing  # forward, input gradient, weight gradient, recompute
     head_passes = 2 + full  # outside the checkpointed layers
@@ -255,23 +183,19 @@ def step_work(arch: Architecture, setup: TrainingSetup) -> StepWork:
         memory += arch.params * step_bytes / n
 
     link = host = host_updates = Decimal(0)
-    gathered = GATHERED_BYTES.get(method, GATHERED_BF16_BYTES) * arch.params
+    stored = NF4_BYTES_PER_PARAM if method is Method.QLORA else BF16_PASS_BYTES
     gathers = 2 + checkpointing  # forward, recomputed forward, backward
+    traffic = stored * arch.params * gathers + trainable * REDUCED_GRADIENT_BYTES
     if n > 1:
-        share = Decimal(n - 1) / n
-        link = share * (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES)
-    if setup.cpu_offload:
-        # each GPU's shard comes from the host at every pass, its gradients go back, and the
-        # host's CPU steps the shard's optimizer
-        host = (gathered * gathers + trainable * REDUCED_GRADIENT_BYTES) / n
+        link = Decimal(n - 1) / n * traffic
+    if setup.cpu_offload:  # the shard crosses the host link; the host steps its optimizer
+        host = traffic / n
         host_updates = Decimal(trainable) / n
     return StepWork(tokens, bf16_flops, fp32_flops, memory, link, host, host_updates)
 
 
 @dataclass(frozen=True)
 class StepTime:
-    """One step's seconds on one GPU, term by term."""
-
     compute_s: Decimal
     fp32_s: Decimal
     memory_s: Decimal
@@ -281,14 +205,7 @@ class StepTime:
 
     @property
     def total_s(self) -> Decimal:
-        return (
-            self.compute_s
-            + self.fp32_s
-            + self.memory_s
-            + self.link_s
-            + self.host_s
-            + self.host_optimizer_s
-        )
+        return sum(dataclasses.astuple(self), Decimal(0))
 
 
 def step_time(work: StepWork, gpu: GpuSpeed, calibration: Calibration = CALIBRATION) -> StepTime:
@@ -310,15 +227,13 @@ def tokens_per_second(
     gpu: GpuSpeed,
     calibration: Calibration = CALIBRATION,
 ) -> Decimal:
-    """Training tokens per second over all ``setup.num_gpus`` GPUs (data parallel, with the
-    measured scaling)."""
+    """Training tokens per second over all ``setup.num_gpus`` GPUs (data parallel)."""
     work = step_work(arch, setup)
     one_gpu = work.tokens / step_time(work, gpu, calibration).total_s
     return setup.num_gpus * one_gpu * calibration.scaling(setup.num_gpus)
 
 
 def hours_for(tokens: int, tokens_per_s: Decimal) -> Decimal:
-    """Hours to train on ``tokens`` at ``tokens_per_s``, unrounded."""
     if tokens < 1 or tokens_per_s <= 0:
         raise ThroughputError("a run needs tokens and a positive speed")
     return Decimal(tokens) / tokens_per_s / SECONDS_PER_HOUR
@@ -329,13 +244,16 @@ def hours_for(tokens: int, tokens_per_s: Decimal) -> Decimal:
 
 @dataclass(frozen=True)
 class TimedRun:
-    """A step timed on one GPU: what ran, on what, and the tokens per second measured."""
+    """A timed run and its tokens per second over all its GPUs: ours, or a public source's on
+    its own stack (whose speed-up, FP8, torch.compile or packing, is one factor per stack)."""
 
     name: str
     architecture: Architecture
     setup: TrainingSetup
     gpu: GpuSpeed
     tokens_per_s: Decimal
+    source: str = ""
+    stack: str = ""
 
 
 def _least_squares(rows: Sequence[tuple[Decimal, ...]]) -> list[Decimal] | None:
@@ -361,11 +279,9 @@ def _least_squares(rows: Sequence[tuple[Decimal, ...]]) -> list[Decimal] | None:
 
 
 def calibrate(runs: Sequence[TimedRun]) -> Calibration:
-    """The three constants that best fit ``runs``' step times, each run weighted by its own
-    time (least squares on relative error): the step's time less its memory, link and host
-    terms is a·X + a·t·X/tokens + b·Z, with X and Z the BF16 and fp32 FLOPs over the peak,
-    a = 1/efficiency, t the saturation in tokens and b = slowdown/efficiency. Needs runs with
-    and without fp32 work, at more than one micro-batch size."""
+    """The three constants that best fit ``runs``' step times by least squares on relative
+    error: time less the memory, link and host terms is a·X + a·t·X/tokens + b·Z, X and Z the
+    BF16 and fp32 FLOPs over the peak, a = 1/efficiency, t the saturation, b = slowdown·a."""
     rows = []
     sizes = set()  # tokens per micro-batch: the saturation needs more than one
     for run in runs:
@@ -399,68 +315,46 @@ def calibrate(runs: Sequence[TimedRun]) -> Calibration:
 
 
 @dataclass(frozen=True)
-class ModelError:
-    """A timed run against the model: calibrated on every run, and on all but this one."""
+class RunError:
+    """A run against the model fitted on every run, and on all but this one (None where this
+    run alone teaches its generation or stack)."""
 
     run: TimedRun
     fitted_tokens_per_s: Decimal
-    left_out_tokens_per_s: Decimal
+    left_out_tokens_per_s: Decimal | None
 
     @property
     def fitted_error(self) -> Decimal:
         return self.fitted_tokens_per_s / self.run.tokens_per_s - 1
 
     @property
-    def left_out_error(self) -> Decimal:
+    def left_out_error(self) -> Decimal | None:
+        if self.left_out_tokens_per_s is None:
+            return None
         return self.left_out_tokens_per_s / self.run.tokens_per_s - 1
 
 
-def model_errors(runs: Sequence[TimedRun]) -> list[ModelError]:
-    """Each run's error with every run in the calibration and with itself left out."""
-    fitted = calibrate(runs)
-    errors = []
-    for index, run in enumerate(runs):
-        left_out = calibrate([*runs[:index], *runs[index + 1 :]])
-        errors.append(
-            ModelError(
-                run,
-                tokens_per_second(run.architecture, run.setup, run.gpu, fitted),
-                tokens_per_second(run.architecture, run.setup, run.gpu, left_out),
-            )
-        )
-    return errors
+def _errors(runs: Sequence[TimedRun], predict: Callable) -> list[RunError]:
+    return [
+        RunError(run, predict(run, runs), predict(run, [*runs[:index], *runs[index + 1 :]]))
+        for index, run in enumerate(runs)
+    ]
+
+
+def model_errors(runs: Sequence[TimedRun]) -> list[RunError]:
+    return _errors(runs, lambda run, fit: _modelled(run, calibrate(fit)))
 
 
 # --- other cards: public runs of other stacks ------------------------------------------------
 
-
-@dataclass(frozen=True)
-class PublicRun:
-    """A run a public source timed: on which stack, card and GPU count, and the training tokens
-    per second over all its GPUs. A stack's own speed-up (FP8, torch.compile, packing) is one
-    factor per stack, fitted where the stack ran on a card whose generation is known."""
-
-    name: str
-    source: str
-    stack: str
-    architecture: Architecture
-    setup: TrainingSetup
-    gpu: GpuSpeed
-    tokens_per_s: Decimal
-
-
 # The H100's lead over the A100 in half-precision training, "2-3x" (ml-engineering-accelerators):
-# its middle, against the datasheets' 989.5 / 312 = 3.17. No public stack timed LoRA on both.
+# its middle. No public stack timed LoRA on both.
 H100_OVER_A100 = Decimal("2.5")
 H100_OVER_A100_SPAN = (Decimal(2), Decimal(3))
 H100_PEAK_OVER_A100 = Decimal("989.5") / Decimal(312)
 
 
-def _ln(value: Decimal) -> float:
-    return math.log(float(value))
-
-
-def _modelled(run: PublicRun, calibration: Calibration) -> Decimal:
+def _modelled(run: TimedRun, calibration: Calibration) -> Decimal:
     return tokens_per_second(run.architecture, run.setup, run.gpu, calibration)
 
 
@@ -469,33 +363,30 @@ def _with_factor(calibration: Calibration, generation: str, factor: Decimal) -> 
     return dataclasses.replace(calibration, generation_factors=tuple(sorted(factors.items())))
 
 
-def _stack_factor(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
+def _stack_factor(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal:
     """The stack's speed-up over the model: the geometric mean of measured / modelled."""
-    logs = [_ln(run.tokens_per_s / _modelled(run, calibration)) for run in runs]
+    logs = [math.log(run.tokens_per_s / _modelled(run, calibration)) for run in runs]
     return Decimal(math.exp(sum(logs) / len(logs)))
 
 
 def _generation_factor(
-    runs: Sequence[PublicRun], calibration: Calibration, stacks: dict[str, Decimal]
+    runs: Sequence[TimedRun], calibration: Calibration, stacks: dict[str, Decimal]
 ) -> Decimal:
-    """The generation's factor at which its runs' modelled speeds, times their stacks'
-    factors, meet the measured ones on (geometric) average: a bisection, since the memory and
-    link terms do not scale with the factor."""
+    """The generation's factor at which its runs' modelled speeds times their stacks' factors
+    meet the measured ones on geometric average (bisected: not every term scales with it)."""
     generation = runs[0].gpu.generation
     low, high = 0.05, 20.0
     for _ in range(60):
         middle = math.sqrt(low * high)
         trial = _with_factor(calibration, generation, Decimal(middle))
         excess = sum(
-            _ln(_modelled(run, trial) * stacks[run.stack] / run.tokens_per_s) for run in runs
+            math.log(_modelled(run, trial) * stacks[run.stack] / run.tokens_per_s) for run in runs
         )
         low, high = (low, middle) if excess > 0 else (middle, high)
     return Decimal(math.sqrt(low * high))
 
 
-def _same_run_at_more_gpus(runs: Sequence[PublicRun]) -> list[tuple[PublicRun, PublicRun]]:
-    """Pairs of one stack's run of one model and method on one card, at two GPU counts (the
-    fewer first)."""
+def _same_run_at_more_gpus(runs: Sequence[TimedRun]) -> list[tuple[TimedRun, TimedRun]]:
     return [
         (first, second)
         for first in runs
@@ -506,41 +397,35 @@ def _same_run_at_more_gpus(runs: Sequence[PublicRun]) -> list[tuple[PublicRun, P
     ]
 
 
-def _doublings(first: PublicRun, second: PublicRun) -> float:
-    return math.log2(second.setup.num_gpus / first.setup.num_gpus)
-
-
-def _per_gpu_ratio(first: PublicRun, second: PublicRun, calibration: Calibration) -> float:
-    """The modelled per-GPU speed at the second count over the first's, against the measured:
-    above 1 where the model keeps more of the speed than the runs did."""
+def _per_gpu_ratio(first: TimedRun, second: TimedRun, calibration: Calibration) -> float:
+    """The modelled per-GPU speed ratio between the two counts over the measured one."""
     modelled = _modelled(second, calibration) / _modelled(first, calibration)
     measured = second.tokens_per_s / first.tokens_per_s
     return float(modelled / measured)
 
 
-def fit_scaling(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
-    """The share of the per-GPU speed each doubling of the GPU count keeps, fitted (least
-    squares on the logarithm, through 1 at one GPU) to the runs one stack timed on one card at
-    several counts: the stack's and the card's factors cancel in each ratio. Without such
-    runs, 1."""
+def fit_scaling(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal:
+    """The per-GPU speed each doubling of the GPU count keeps, by least squares on the logarithm
+    over the runs one stack timed on one card at several counts (1 without such runs)."""
     pairs = _same_run_at_more_gpus(runs)
     if not pairs:
         return Decimal(1)
     linear = dataclasses.replace(calibration, per_doubling=Decimal(1))
     # measured = modelled at linear scaling x s^d, so each ratio is s^-d
-    logs = [(_doublings(a, b), math.log(_per_gpu_ratio(a, b, linear))) for a, b in pairs]
+    logs = [
+        (math.log2(b.setup.num_gpus / a.setup.num_gpus), math.log(_per_gpu_ratio(a, b, linear)))
+        for a, b in pairs
+    ]
     per_doubling = math.exp(-sum(d * log for d, log in logs) / sum(d * d for d, _ in logs))
     return min(Decimal(per_doubling), Decimal(1)).quantize(Decimal("0.001"), ROUND_HALF_UP)
 
 
 def fit_generations(
-    runs: Sequence[PublicRun], calibration: Calibration
+    runs: Sequence[TimedRun], calibration: Calibration
 ) -> tuple[Calibration, dict[str, Decimal]]:
-    """Each generation's factor and each stack's, from ``runs``: Hopper is 1 (the calibration
-    card's), Ampere the cited H100 lead (``H100_OVER_A100``); then, in turn until nothing is
-    left to learn, a stack's factor from its runs on generations already known, and a
-    generation's factor from its runs on stacks already known. Generations no run reaches
-    keep no factor (a GPU of theirs cannot be timed)."""
+    """Each generation's factor and each stack's: Hopper 1, Ampere the cited H100 lead; then in
+    turn a stack's from its runs on known generations, a generation's from its runs on known
+    stacks, until nothing is left to learn."""
     ampere = (H100_PEAK_OVER_A100 / H100_OVER_A100).quantize(HUNDREDTH, ROUND_HALF_UP)
     calibration = dataclasses.replace(
         calibration, generation_factors=((AMPERE, ampere), (HOPPER, Decimal(1)))
@@ -566,29 +451,8 @@ def fit_generations(
     return calibration, stacks
 
 
-@dataclass(frozen=True)
-class PublicRunError:
-    """A public run against the model fitted on every run, and on all but this one (None
-    where this run alone teaches its generation or stack)."""
-
-    run: PublicRun
-    fitted_tokens_per_s: Decimal
-    left_out_tokens_per_s: Decimal | None
-
-    @property
-    def fitted_error(self) -> Decimal:
-        return self.fitted_tokens_per_s / self.run.tokens_per_s - 1
-
-    @property
-    def left_out_error(self) -> Decimal | None:
-        if self.left_out_tokens_per_s is None:
-            return None
-        return self.left_out_tokens_per_s / self.run.tokens_per_s - 1
-
-
-def _predicted(run: PublicRun, runs: Sequence[PublicRun], calibration: Calibration):
-    """``run``'s speed by the scaling, generations and stacks fitted to ``runs`` (which may
-    leave it out)."""
+def _predicted(run: TimedRun, runs: Sequence[TimedRun], calibration: Calibration):
+    """``run``'s speed by the scaling, generations and stacks fitted to ``runs``."""
     scaled = dataclasses.replace(calibration, per_doubling=fit_scaling(runs, calibration))
     fitted, stacks = fit_generations(runs, scaled)
     if run.stack not in stacks or run.gpu.generation not in dict(fitted.generation_factors):
@@ -596,16 +460,8 @@ def _predicted(run: PublicRun, runs: Sequence[PublicRun], calibration: Calibrati
     return _modelled(run, fitted) * stacks[run.stack]
 
 
-def public_run_errors(runs: Sequence[PublicRun], calibration: Calibration) -> list[PublicRunError]:
-    """Each public run's error with every run in the fit and with itself left out."""
-    return [
-        PublicRunError(
-            run,
-            _predicted(run, runs, calibration),
-            _predicted(run, [*runs[:index], *runs[index + 1 :]], calibration),
-        )
-        for index, run in enumerate(runs)
-    ]
+def public_run_errors(runs: Sequence[TimedRun], calibration: Calibration) -> list[RunError]:
+    return _errors(runs, lambda run, fit: _predicted(run, fit, calibration))
 
 
 # --- ranges: what the model cannot know ---------------------------------------------------
@@ -613,8 +469,8 @@ def public_run_errors(runs: Sequence[PublicRun], calibration: Calibration) -> li
 
 @dataclass(frozen=True)
 class Band:
-    """A modelled figure's relative error: the true hours lie between ``1 + low`` and
-    ``1 + high`` times the modelled ones (the model's speed over the measured one, less 1)."""
+    """A modelled figure's relative error: the truth lies between ``1 + low`` and ``1 + high``
+    times the model's."""
 
     low: Decimal
     high: Decimal
@@ -636,8 +492,7 @@ def method_family(method: Method) -> str:
     return {Method.QLORA: "qlora", Method.LORA: "lora"}.get(method, "full")
 
 
-def family_bands(errors: Sequence[ModelError]) -> dict[str, Band]:
-    """Per method family, the span of the timed runs' left-out errors (and 0)."""
+def family_bands(errors: Sequence[RunError]) -> dict[str, Band]:
     spans: dict[str, list[Decimal]] = {}
     for error in errors:
         spans.setdefault(method_family(error.run.setup.method), []).append(error.left_out_error)
@@ -647,22 +502,16 @@ def family_bands(errors: Sequence[ModelError]) -> dict[str, Band]:
     }
 
 
-# The most GPUs one host has: the configurations we rent run on one host.
-HOST_GPUS = 8
-
-
-def card_errors(errors: Sequence[PublicRunError]) -> dict[str, Decimal]:
-    """Per generation, the largest left-out error of its public runs: how far the model's
-    factor may be off on a card other than the calibration card. A generation taught by one
-    run takes the largest error seen on any; Ampere at least the cited span's. A run that one
-    stack also timed at another GPU count is judged here only at a full host's count: at the
-    others it teaches the scaling, whose error is ``scaling_error``."""
+def card_errors(errors: Sequence[RunError]) -> dict[str, Decimal]:
+    """Per generation, the largest left-out error of its public runs (a generation taught by
+    one run: the largest of any; Ampere at least the cited span's). A run also timed at another
+    GPU count counts only at a full host's: the others teach the scaling."""
     paired = {run for pair in _same_run_at_more_gpus([e.run for e in errors]) for run in pair}
     left_out = [
         e
         for e in errors
         if e.left_out_error is not None
-        and (e.run not in paired or e.run.setup.num_gpus == HOST_GPUS)
+        and (e.run not in paired or e.run.setup.num_gpus == HOST_GPU_COUNTS[-1])
     ]
     largest = max(abs(e.left_out_error) for e in left_out)
     widths: dict[str, Decimal] = {}
@@ -674,9 +523,8 @@ def card_errors(errors: Sequence[PublicRunError]) -> dict[str, Decimal]:
     return widths
 
 
-def scaling_error(runs: Sequence[PublicRun], calibration: Calibration) -> Decimal:
-    """The largest error of the modelled per-GPU speed ratio between two GPU counts of one
-    card, stack and run (with the calibration's scaling), against the measured ratio."""
+def scaling_error(runs: Sequence[TimedRun], calibration: Calibration) -> Decimal:
+    """The largest error of the modelled per-GPU speed ratio between two GPU counts."""
     pairs = _same_run_at_more_gpus(runs)
     return max(
         (Decimal(abs(_per_gpu_ratio(a, b, calibration) - 1)) for a, b in pairs),
@@ -686,8 +534,6 @@ def scaling_error(runs: Sequence[PublicRun], calibration: Calibration) -> Decima
 
 @dataclass(frozen=True)
 class Uncertainty:
-    """The model's errors, as ``speed_band`` and ``ratio_band`` combine them."""
-
     families: dict[str, Band]
     cards: dict[str, Decimal]
     scaling: Decimal
@@ -696,17 +542,15 @@ class Uncertainty:
         return Decimal(0) if gpu.calibration_card else self.cards[gpu.generation]
 
     def speed_band(self, method: Method, gpu: GpuSpeed, num_gpus: int) -> Band:
-        """The range of a modelled run: its method family's error on the timed runs, widened
-        by its card's (unless it is the calibration card) and, on several GPUs, the scaling's."""
+        """Its method family's error, widened by its card's and, on several GPUs, the scaling's."""
         band = self.families[method_family(method)].widened(self.card_width(gpu))
         return band.widened(self.scaling) if num_gpus > 1 else band
 
     def ratio_width(
         self, first: tuple[GpuSpeed, int], second: tuple[GpuSpeed, int], *, same_card: bool
     ) -> Decimal:
-        """How far the modelled ratio of two runs of one method may be off: the method's error
-        cancels; what differs between the two does not (their cards' factors unless both are
-        one card, the scaling unless both have one GPU count)."""
+        """How far the modelled ratio of two runs of one method may be off: only what differs
+        between them counts (their cards' factors, the scaling)."""
         (gpu_a, count_a), (gpu_b, count_b) = first, second
         width = Decimal(1)
         if not same_card:
@@ -716,11 +560,8 @@ class Uncertainty:
         return width - 1
 
 
-# What the fits above give (rounded to a tenth of a percent), as ``speed_band`` and
-# ``ratio_width`` apply them: the timed runs' left-out errors per method family
-# (``family_bands``), each generation's card error (``card_errors``) and the scaling error
-# between GPU counts (``scaling_error``). tests/pricing/domain/test_throughput.py derives them
-# again from the data and holds these to it.
+# ``family_bands``, ``card_errors`` and ``scaling_error`` to a tenth of a percent; the test
+# derives them again from the data.
 UNCERTAINTY = Uncertainty(
     families={
         "qlora": Band(Decimal("-0.142"), Decimal("0.195")),

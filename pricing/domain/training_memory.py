@@ -1,28 +1,10 @@
 """Peak GPU memory of one fine-tuning step, derived term by term from the model's architecture.
 
-Framework-free like ``calculations``: plain values in, ``Decimal`` gigabytes (10**9 bytes) out.
-The terms follow what PyTorch keeps alive during a training step of a Llama-style decoder
-(RMSNorm, rotary attention with grouped KV heads, SwiGLU MLP) under four recipes, as run by
-``../shared/reference/measured/measure_memory.py`` and checked against its measured peaks
-(``docs/planner.md`` lists every term, its source and each point's error):
-
-``qlora``
-    4-bit NF4 linear layers; peft's ``prepare_model_for_kbit_training`` casts embeddings, norms
-    and the output layer to fp32, so the residual stream is fp32, attention runs in fp32 and
-    PyTorch has no fused kernel for it (FlashAttention needs 16-bit inputs; the memory-efficient
-    kernel takes no grouped KV heads): the score matrix is materialised.
-``lora``
-    bf16 frozen base, fp32 LoRA adapters on all seven projections; peft casts each adapter's
-    input to fp32. Attention runs in FlashAttention.
-``full-adamw`` / ``full-8bit-adam``
-    fp32 master weights under bf16 autocast; AdamW (8 bytes of state per parameter) or
-    bitsandbytes' 8-bit AdamW (2 bytes plus a block scale per 256 values).
-
-A step's peak is the largest of four moments, each a sum of what is alive then:
-the end of the forward pass (inside autocast), the start of the backward pass (the loss over
-the whole vocabulary), the backward pass through one recomputed layer (with checkpointing), and
-the end of the backward pass (every gradient). Optimizer states exist from the second step on,
-so they count at every moment.
+What PyTorch keeps alive in a step of a Llama-style decoder, per method and recipe, checked
+against the peaks ``../shared/reference/measured/measure_memory.py`` measured (``docs/planner.md``
+lists every term, its source and each point's error). The peak is the largest of four moments:
+the end of the forward pass, the start of the backward pass (the loss), the backward pass
+through one layer, and its end; optimizer states count at every moment (from the second step).
 """
 
 from __future__ import annotations
@@ -34,47 +16,30 @@ from functools import lru_cache
 
 GB = Decimal(10) ** 9
 LORA_TARGETS = 7  # q, k, v, o, gate, up, down
-# cuBLAS keeps two 32 MiB workspaces on Hopper once the first matrix product has run; they are
-# inside torch.cuda.max_memory_allocated (the measured runs' static memory grows by exactly this
-# after their first step).
+# cuBLAS's two 32 MiB workspaces on Hopper, inside max_memory_allocated (measured).
 CUDA_WORKSPACE_BYTES = 2 * 32 * 2**20
-# NF4 storage: half a byte per weight, plus the block scales: one byte per 64 weights (the
-# absmax, itself quantised, bitsandbytes' default "double quantisation") and one fp32 per
-# 256 of those.
+# NF4: half a byte a weight, a quantised absmax per 64 weights and an fp32 per 256 of those.
 NF4_BYTES_PER_PARAM = Decimal("0.5") + Decimal(1) / 64 + Decimal(4) / (64 * 256)
 # bitsandbytes' 8-bit AdamW: two one-byte states plus one fp32 absmax per 256 values each.
 ADAM_8BIT_BYTES_PER_PARAM = 2 + Decimal(2 * 4) / 256
 ADAMW_BYTES_PER_PARAM = 8
-# One recomputed attention layer with materialised scores: the scores, the softmax output, the
-# "row is all -inf" test (one byte) and the masked output of PyTorch's _safe_softmax are alive
-# together (4 + 4 + 1 + 4 = 13 bytes per score); the measured points ask 13.4-14.8 at 4,096-8,192
-# tokens, so the estimate plans with the upper end (docs/planner.md, "Not derived").
+# A recomputed layer's materialised scores: scores, softmax, _safe_softmax's -inf test and
+# output (13 bytes); measured 13.4-14.8, planned at the upper end (docs/planner.md).
 RECOMPUTED_SCORE_BYTES = Decimal("14.5")
 # Without checkpointing each layer keeps only its softmax output (fp32) for the backward pass.
 SAVED_SCORE_BYTES = 4
-# The loss over the vocabulary at the start of the backward pass: log-softmax output (kept for
-# the backward pass), its gradient and the gradient of the logits, all fp32.
+# The loss: backward, fp32 log-softmax, its gradient and the logits' gradient; forward, the
+# 16-bit logits, their fp32 copy and the log-softmax.
 LOSS_BACKWARD_BYTES_PER_LOGIT = 12
-# At the end of the forward pass: the 16-bit logits, their fp32 copy and the log-softmax output.
 LOSS_FORWARD_BYTES_PER_LOGIT = 10
-# trl 1.16's fused LM head (trl/kernels/chunked_logprob.py, installed by add_fused_lm_head for
-# every SFT loss) projects the final hidden states in tiles of at most this many tokens and
-# vocabulary entries (TOKEN_CHUNK_SIZE, _CHUNKED_LOGPROB_CHUNK_SIZE), reading the output layer
-# in place: the logits never exist whole, nor does a copy of the layer.
+# trl 1.16's fused LM head (trl/kernels/chunked_logprob.py) works in tiles of at most this many
+# tokens and vocabulary entries: the logits never exist whole, nor a copy of the output layer.
 LOSS_TILE_TOKENS = 4096
 LOSS_TILE_VOCAB = 32768
-# The caching allocator reserves more than a step allocates at its peak (blocks split and kept
-# for reuse). Over the 26 steps measured on the H200 (content/measured/), the reserve beyond
-# the peak was 2.5 % to 35.6 % of what the step allocated beyond its resident weights (peak
-# less static memory). A fit plans with a percentile of those ratios, rounded up to the next
-# hundredth, chosen so that nine in ten steps are covered *when each is left out of the
-# derivation in turn*: the 90th percentile (0.33) covers only 22 of 26 steps so (85 %), the
-# 92nd (also 0.33) covers 24 (92 %), as it covers 24 of the 26 it was derived from. Why not
-# the median (13.5 %): a plan that runs out of memory wastes a rented run; and why not the
-# largest: before failing, the allocator frees its cache and tries again, so a reserve
-# overstates what a step needs. On the weights themselves, allocated once, it adds nothing:
-# the 70B LoRA step that ran on the H200 with 141 GB of bf16 weights fits.
-# tests/pricing/domain/test_training_memory.py derives the figure and its coverage again.
+# The caching allocator reserves more than a step's peak: beyond the resident weights, 2.5 % to
+# 35.6 % more on the 26 steps measured. A fit plans with the percentile that covers nine in ten
+# steps each left out in turn (the 92nd), rounded up; docs/planner.md says why, and
+# tests/pricing/domain/test_training_memory.py derives it again.
 ALLOCATOR_MARGIN = Decimal("0.33")
 ALLOCATOR_MARGIN_PERCENTILE = 92
 
@@ -95,20 +60,19 @@ class Method(StrEnum):
 
 
 class Attention(StrEnum):
-    """How attention is computed, by transformers' ``attn_implementation`` and PyTorch's
-    scaled-dot-product-attention backends."""
+    """transformers' ``attn_implementation`` or an SDPA backend; eager and SDPA's math kernel
+    materialise the score matrix, the fused kernels do not."""
 
-    EAGER = "eager"  # matmul, softmax, matmul in Python: the score matrix is kept
+    EAGER = "eager"
     SDPA = "sdpa"  # PyTorch picks: a fused kernel for 16-bit inputs, the math kernel in fp32
-    SDPA_MATH = "sdpa-math"  # the math kernel: the score matrix is materialised
-    SDPA_EFFICIENT = "sdpa-efficient"  # the memory-efficient kernel: no score matrix
-    FLASH = "flash"  # FlashAttention (SDPA's flash backend, flash_attention_2): no score matrix
+    SDPA_MATH = "sdpa-math"
+    SDPA_EFFICIENT = "sdpa-efficient"
+    FLASH = "flash"
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """The precision and kernels of a training step: what decides which activations are kept
-    and in how many bytes. Named, so that an answer can say which one it describes."""
+    """The precision and kernels of a training step, named so that an answer can say which."""
 
     slug: str
     autocast: bool  # bf16 autocast around the forward pass, for every method
@@ -125,9 +89,7 @@ class Recipe:
         return self.attention
 
 
-# What ../shared/reference/measured/measure_memory.py ran, and what the 46 measured peaks hold
-# the estimate to: no autocast for the adapter methods (QLoRA's fp32 casts make its attention
-# fp32, on the math kernel), bf16 autocast for full fine-tuning, SDPA, no adapter dropout.
+# What measure_memory.py ran: autocast for full fine-tuning only, SDPA, no adapter dropout.
 MEASURED = Recipe(
     "measured",
     autocast=False,
@@ -136,9 +98,7 @@ MEASURED = Recipe(
     measured=True,
     versions="torch 2.11.0, transformers 5.17.0, peft 0.21.0, bitsandbytes 0.50.2",
 )
-# What `trl sft --dtype bfloat16 [--load_in_4bit] --use_peft --lora_target_modules all-linear`
-# runs with SFTConfig's defaults: bf16 mixed precision (autocast) for every method, SDPA (a
-# fused kernel under autocast), gradient checkpointing, peft's adapter dropout of 0.05.
+# What the published `trl sft` commands run (``trl_commands``): bf16 autocast, SDPA, dropout.
 TRL = Recipe(
     "trl",
     autocast=True,
@@ -154,13 +114,8 @@ RECIPES = {recipe.slug: recipe for recipe in (TRL, MEASURED)}
 
 @dataclass(frozen=True)
 class Architecture:
-    """A decoder's shape, by the names of its Hugging Face ``config.json``.
-
-    ``head_dim`` where the config states one other than hidden_size / heads (Gemma 2, Mistral
-    Nemo); ``num_local_experts`` and ``num_experts_per_tok`` for a mixture-of-experts MLP in
-    every layer (Mixtral): each expert a SwiGLU MLP of ``intermediate_size``, a router of
-    hidden_size x experts.
-    """
+    """A decoder's shape, by the names of its Hugging Face ``config.json``; the expert counts
+    for a mixture-of-experts MLP (Mixtral): SwiGLU experts and a hidden_size x experts router."""
 
     hidden_size: int
     num_hidden_layers: int
@@ -197,12 +152,10 @@ class Architecture:
 
     @property
     def experts(self) -> int:
-        """Expert MLPs per layer (1 for a dense model)."""
         return self.num_local_experts or 1
 
     @property
     def routed_experts(self) -> int:
-        """Experts each token passes through (1 for a dense model)."""
         return self.num_experts_per_tok or 1
 
     @property
@@ -211,32 +164,28 @@ class Architecture:
 
     @property
     def q_size(self) -> int:
-        """Width of the query projection (and of the attention output): heads x head size."""
         return self.num_attention_heads * self.attention_head_dim
 
     @property
     def kv_size(self) -> int:
-        """Width of the key (and of the value) projection: KV heads x head size."""
         return self.num_key_value_heads * self.attention_head_dim
 
     @property
     def router_params(self) -> int:
         return self.hidden_size * self.num_local_experts if self.is_moe else 0
 
-    @property
-    def layer_linear_params(self) -> int:
-        """The projections of one decoder layer: q and o are h x q, k and v h x kv, gate, up
-        and down h x intermediate in each expert, and a mixture's router."""
+    def layer_linear_params(self, experts: int) -> int:
+        """One decoder layer's projections (q, o: h x q; k, v: h x kv; gate, up, down of
+        ``experts`` MLPs: h x intermediate) and a mixture's router."""
         h, q, kv, i = self.hidden_size, self.q_size, self.kv_size, self.intermediate_size
-        return 2 * h * q + 2 * h * kv + self.experts * 3 * h * i + self.router_params
+        return 2 * h * q + 2 * h * kv + experts * 3 * h * i + self.router_params
 
     @property
     def linear_params(self) -> int:
-        return self.num_hidden_layers * self.layer_linear_params
+        return self.num_hidden_layers * self.layer_linear_params(self.experts)
 
     @property
     def embedding_params(self) -> int:
-        """Input embeddings plus, unless tied to them, the output layer."""
         tables = 1 if self.tie_word_embeddings else 2
         return tables * self.vocab_size * self.hidden_size
 
@@ -254,8 +203,7 @@ class Architecture:
         return max(h * self.q_size, h * self.kv_size, h * self.intermediate_size)
 
     def lora_params(self, rank: int) -> int:
-        """A and B matrices on every linear layer of the decoder (peft's ``all-linear``: the
-        seven projections, every expert's, and a mixture's router): rank x (inputs + outputs)."""
+        """rank x (inputs + outputs) on every linear layer (peft's ``all-linear``)."""
         h, q, kv, i = self.hidden_size, self.q_size, self.kv_size, self.intermediate_size
         attention = (h + q) + 2 * (h + kv) + (q + h)
         mlp = self.experts * (2 * (h + i) + (i + h))
@@ -307,9 +255,7 @@ class PeakMemory:
     measured: bool = True  # False: the recipe's figures are derived, not measured
     parameters: int = 0
     trainable_parameters: int = 0
-    # Under CPU offload, what the run keeps in its host's memory (every GPU's shard of the
-    # weights, adapters, gradients and optimizer states); 0 without offload.
-    host_gb: Decimal = Decimal(0)
+    host_gb: Decimal = Decimal(0)  # what CPU offload keeps in the host's memory
 
     @property
     def peak_gb(self) -> Decimal:
@@ -317,8 +263,7 @@ class PeakMemory:
 
     @property
     def reserved_gb(self) -> Decimal:
-        """The peak with the caching allocator's margin on what the step allocates beyond the
-        resident weights: what a card must hold (``ALLOCATOR_MARGIN``)."""
+        """What a card must hold: the peak with the allocator's margin beyond resident weights."""
         return self.peak_gb + ALLOCATOR_MARGIN * (self.peak_gb - self.resident_gb)
 
     def breakdown(self) -> dict[str, Decimal]:
@@ -348,11 +293,8 @@ class _Moment:
 
 @dataclass(frozen=True)
 class _Precision:
-    """Bytes per value of each kind of state, by method and recipe."""
-
     frozen: Decimal  # a frozen weight outside the quantised projections (or every weight)
-    trainable: int  # a trained weight (adapters, or the full model), as stored
-    gradient: int
+    trainable: int  # a trained weight as stored, and its gradient
     residual: int  # a hidden value of the residual stream
     weight_copies: bool  # autocast keeps a bf16 copy of each fp32 weight while it is used
     chunked_loss: bool  # trl's fused LM head: the logits never exist whole
@@ -361,35 +303,27 @@ class _Precision:
 def _precision(setup: TrainingSetup) -> _Precision:
     method, recipe = setup.method, setup.recipe
     if recipe is MEASURED or not recipe.autocast:
-        # peft's prepare_model_for_kbit_training casts QLoRA's non-quantised weights to fp32;
-        # adapters are fp32 (peft's default); full fine-tuning keeps fp32 master weights.
+        # peft casts QLoRA's non-quantised weights and every adapter to fp32; full: fp32 masters.
         if method is Method.LORA:
-            return _Precision(Decimal(2), 4, 4, 2, False, False)
+            return _Precision(Decimal(2), 4, 2, False, False)
         if method is Method.QLORA:
-            return _Precision(Decimal(4), 4, 4, 4, False, False)
-        return _Precision(Decimal(4), 4, 4, 4, True, False)
-    # trl: the model loads in bf16 (--dtype bfloat16); SFTTrainer casts a quantised model's
-    # adapters to bf16, peft keeps a bf16 model's adapters in fp32; FSDP2 upcasts a full
-    # fine-tune's bf16 shards to fp32 masters and gathers them in bf16. Full fine-tuning on one
-    # GPU loads in fp32 (trl_commands.load_dtype: bf16 weights would round most updates away)
-    # and computes under bf16 autocast, as the measured full recipe did: fp32 masters, their
-    # bf16 copies while used, an fp32 residual stream; but trl's chunked loss.
+            return _Precision(Decimal(4), 4, 4, False, False)
+        return _Precision(Decimal(4), 4, 4, True, False)
+    # trl loads in bf16: SFTTrainer casts a quantised model's adapters to bf16, peft keeps a bf16
+    # model's in fp32; FSDP2 upcasts full shards to fp32 masters, gathered in bf16. Full on one
+    # GPU loads in fp32 (``trl_commands.load_dtype``) under autocast, as the measured recipe.
     if method is Method.QLORA:
-        return _Precision(Decimal(2), 2, 2, 2, False, True)
+        return _Precision(Decimal(2), 2, 2, False, True)
     if method is Method.LORA:
-        return _Precision(Decimal(2), 4, 4, 2, False, True)
+        return _Precision(Decimal(2), 4, 2, False, True)
     if setup.sharded:
-        return _Precision(Decimal(4), 4, 4, 2, False, True)
-    return _Precision(Decimal(4), 4, 4, 4, True, True)
+        return _Precision(Decimal(4), 4, 2, False, True)
+    return _Precision(Decimal(4), 4, 4, True, True)
 
 
 def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
-    """Bytes one decoder layer keeps for its backward pass, per token, without the scores.
-
-    Counted from what autograd saves (frozen weights save no inputs; adding saves nothing).
-    ``q`` is the query width (heads x head size), ``kv`` the key width, ``r`` the rank; a
-    mixture's MLP terms count once per expert a token is routed to.
-    """
+    """Bytes one decoder layer saves for its backward pass, per token, without the scores, as
+    autograd saves them; the measured recipes' terms are itemised in docs/planner.md."""
     method = setup.method
     h, q, kv, i = arch.hidden_size, arch.q_size, arch.kv_size, arch.intermediate_size
     r = setup.lora_rank if method.uses_adapters else 0
@@ -405,18 +339,10 @@ def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
         attention = per_input * (3 * h + q) + (4 * q + 4 * kv) + 4 * 2 * r
         mlp = per_input * (2 * h + i) + 3 * 2 * i + 3 * 2 * r
     elif method is Method.QLORA:
-        # fp32 throughout (measured). Each RMSNorm keeps its input (4h) and the adapters keep
-        # the norm's output (4h, shared by q, k, v, and by gate, up); attention keeps the scaled
-        # query, the keys and values repeated to every head and the output (4 x 4q); the MLP
-        # keeps gate, SiLU, up and product (4 x 4i); the adapters' rank-wide middles (7 x 4r).
         norms = 2 * (4 * h + 4 * h)
         attention = 16 * q + 4 * 4 * r
         mlp = 16 * i + 3 * 4 * r
     elif method is Method.LORA:
-        # bf16 residual (measured). Each RMSNorm keeps its fp32 upcast (4h); peft casts each
-        # adapter's input to fp32 separately (q, k, v, gate, up: 5 x 4h; o: 4q; down: 4i);
-        # FlashAttention keeps q, k, v and its output (2q + 2kv + 2kv + 2q); the MLP keeps
-        # gate, SiLU and up in bf16 (3 x 2i); the adapters' rank-wide middles (7 x 4r).
         norms = 8 * h
         attention = 3 * 4 * h + 4 * q + (4 * q + 4 * kv) + 4 * 4 * r
         mlp = 2 * 4 * h + 4 * i + 6 * i + 3 * 4 * r
@@ -428,12 +354,7 @@ def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
         norms = 2 * (4 * h + 2 * h)
         attention = 4 * q + 4 * kv
         mlp = 4 * 2 * i
-    else:
-        # Full fine-tuning under bf16 autocast with an fp32 residual (measured): each RMSNorm
-        # keeps its input and its normalised output (2 x 4h, the weight is trained); each
-        # projection keeps its own bf16 cast of its input (q, k, v, gate, up: 5 x 2h; o: 2q);
-        # FlashAttention keeps the rotated query and key cast to bf16, the value (2q + 2kv +
-        # 2kv) and its output (2q); the MLP keeps gate, SiLU, up and product (4 x 2i).
+    else:  # full fine-tuning with an fp32 residual
         norms = 16 * h
         attention = 3 * 2 * h + 2 * q + (4 * q + 4 * kv)
         mlp = 2 * 2 * h + 8 * i
@@ -446,31 +367,29 @@ def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
 
 
 def _score_bytes(setup: TrainingSetup, fp32: bool) -> tuple[Decimal, Decimal]:
-    """Bytes per attention score (heads x seq^2 per sequence) a layer keeps for its backward
-    pass, and what its recomputation holds at once; zero where a fused kernel runs."""
+    """Bytes per attention score a layer keeps for its backward pass, and what its recomputation
+    holds at once; zero where a fused kernel runs."""
     kernel = setup.recipe.kernel(fp32)
     if kernel not in (Attention.EAGER, Attention.SDPA_MATH):
         return Decimal(0), Decimal(0)
     if fp32:
         return Decimal(SAVED_SCORE_BYTES), RECOMPUTED_SCORE_BYTES
-    # 16-bit scores: the math kernel keeps its bf16 softmax output (2 bytes); eager attention
-    # keeps the fp32 softmax output and its bf16 cast (4 + 2). Recomputing holds the
-    # fp32 count's proportion of that (not measured).
+    # 16-bit: the math kernel keeps its bf16 softmax (2 bytes), eager the fp32 one and its bf16
+    # cast (6); recomputing holds the fp32 count's proportion of that (not measured).
     saved = Decimal(6 if kernel is Attention.EAGER else 2)
     return saved, saved * RECOMPUTED_SCORE_BYTES / SAVED_SCORE_BYTES
 
 
 @dataclass(frozen=True)
 class TrainedState:
-    """What training keeps of the trained weights, whole (not sharded), in bytes."""
+    """The trained weights as stored and the optimizer's states, whole, in bytes: what a
+    checkpoint saves and what sharding splits."""
 
-    weights_bytes: Decimal  # the trained weights as stored: the adapters, or every weight
-    optimizer_bytes: Decimal  # AdamW's two states per trained weight (or 8-bit Adam's)
+    weights_bytes: Decimal
+    optimizer_bytes: Decimal
 
 
 def trained_state(arch: Architecture, setup: TrainingSetup) -> TrainedState:
-    """The trained weights as the run stores them and the optimizer's states: what a
-    checkpoint saves (gradients are not saved) and what sharding splits."""
     precision = _precision(setup)
     method = setup.method
     trainable = arch.lora_params(setup.lora_rank) if method.uses_adapters else arch.params
@@ -481,9 +400,7 @@ def trained_state(arch: Architecture, setup: TrainingSetup) -> TrainedState:
     return TrainedState(Decimal(precision.trainable * trainable), optimizer)
 
 
-# Remembered per process (bounded): a guide's page asks for about a hundred estimates, most in
-# ``longest_sequence``'s searches, the same on every render (docs/performance.md, "One cache
-# mechanism").
+# Cached: a guide's page asks for about a hundred, the same on every render (docs/performance.md).
 @lru_cache(maxsize=4096)
 def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory:
     method, recipe, n = setup.method, setup.recipe, setup.num_gpus
@@ -493,9 +410,8 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     rank = setup.lora_rank if method.uses_adapters else 0
     lora_params = arch.lora_params(rank)
     logits = tokens * vocab
-    layer_params = arch.layer_linear_params + 2 * h
-    # Sharding gathers one unit at a time: a decoder layer, or the embeddings or output layer
-    # where those are larger.
+    layer_params = arch.layer_linear_params(arch.experts) + 2 * h
+    # Sharding gathers a unit at a time: a decoder layer, or a larger vocabulary table.
     unit_params = max(layer_params, vocab * h)
     trainable = lora_params if method.uses_adapters else arch.params
     assumptions: list[str] = [f"Recipe {recipe.slug!r} ({recipe.versions})."]
@@ -508,13 +424,10 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             arch.embedding_params + arch.norm_params
         )
         unit = max(layer_params * NF4_BYTES_PER_PARAM, precision.frozen * vocab * h)
+        cast = "cast to fp32 (peft's prepare_model_for_kbit_training)"
         assumptions.append(
             "Base linear layers in 4-bit NF4 with double-quantised block scales; embeddings, "
-            + (
-                "norms and the output layer cast to fp32 (peft's prepare_model_for_kbit_training)."
-                if precision.frozen == 4
-                else "norms and the output layer in bf16."
-            )
+            f"norms and the output layer {cast if precision.frozen == 4 else 'in bf16'}."
         )
     elif method is Method.LORA:
         weights = Decimal(2 * arch.params)
@@ -551,16 +464,16 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         )
     host = Decimal(0)
     if setup.cpu_offload:  # the sharded trained weights and their states live on the CPU
-        host = weights + all_adapters + all_optimizer_states + precision.gradient * trainable
+        host = weights + all_adapters + all_optimizer_states + precision.trainable * trainable
         optimizer = Decimal(0)
         adapters = Decimal(0)
 
-    gradients = Decimal(precision.gradient * trainable)
+    gradients = Decimal(precision.trainable * trainable)
     layer_trainable = lora_params // layers if method.uses_adapters else unit_params
-    gradient_unit = Decimal(precision.gradient * layer_trainable)
+    gradient_unit = Decimal(precision.trainable * layer_trainable)
     if setup.sharded:
-        # FSDP2 (trl's fsdp2 profile): the layer being computed and the next one, prefetched,
-        # gathered in bf16; a layer's gradients reduce-scattered from a whole bf16 buffer.
+        # FSDP2: the layer computed and the next, prefetched, gathered in bf16; a layer's
+        # gradients reduce-scattered from a whole bf16 buffer.
         gathered = 2 * unit
         bucket = Decimal(2 * layer_trainable)
         all_gradients = (Decimal(0) if setup.cpu_offload else gradients / n) + bucket
@@ -592,25 +505,21 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
 
     autocast_copies = Decimal(0)
     if precision.weight_copies:
-        # bf16 copies of every weight: cached by autocast during the forward pass, then kept by
-        # the backward graph (without checkpointing) or only for the output layer (with it).
+        # autocast's bf16 copies of every weight, kept by the backward graph without checkpointing
         autocast_copies = Decimal(2 * arch.params)
         if setup.sharded:
             autocast_copies = autocast_copies / n + gathered
-    # Autocast's bf16 copy of the output layer, kept for the backward pass under checkpointing;
-    # trl's fused LM head casts it a tile at a time instead, outside autocast.
+    # With checkpointing, only the output layer's copy stays (trl's fused head casts by tiles).
     output_layer_copy = (
         Decimal(2 * vocab * h)
         if precision.weight_copies and not precision.chunked_loss
         else Decimal(0)
     )
 
-    # The loss over the vocabulary.
     if precision.chunked_loss:
-        # trl 1.16's fused LM head: the final hidden states of the labelled tokens gathered (in
-        # the residual's dtype) and, where fp32, cast to bf16; one bf16 tile of logits. Going
-        # back: the fp32 gradient of the hidden states; an fp32 output layer (one GPU, fp32
-        # masters) cast to bf16 a tile at a time; a trained output layer's fp32 gradient.
+        # The fused head: the final hidden states gathered (cast to bf16 where fp32), a bf16
+        # tile of logits; back, their fp32 gradient, an fp32 output layer's bf16 tile and a
+        # trained output layer's fp32 gradient.
         tile = min(tokens, LOSS_TILE_TOKENS) * min(vocab, LOSS_TILE_VOCAB)
         hidden = residual * tokens * h + (2 * tokens * h if residual == 4 else 0)
         fp32_head = not method.uses_adapters and precision.trainable == 4 and not setup.sharded
@@ -626,15 +535,13 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         loss_forward = Decimal(LOSS_FORWARD_BYTES_PER_LOGIT * logits)
         loss_backward = Decimal(LOSS_BACKWARD_BYTES_PER_LOGIT * logits)
 
-    # What the backward pass through one layer holds beyond that layer's saved activations:
-    # the score matrix's transients and the largest dequantised 4-bit weight.
+    # Beyond a layer's saved activations: the scores' transients, the largest dequantised weight.
     layer_transient = Decimal(
         (recomputed_score_bytes - saved_score_bytes) * scores + causal_mask if materialised else 0
     ) + (2 * arch.largest_linear_params if method is Method.QLORA else 0)
-    # The first layer the backward pass reaches holds the most activations; by then only the
-    # output layer and that layer have gradients (later layers trade activations for
-    # gradients, which the end of the backward pass bounds).
-    output_layer_gradients = 0 if method.uses_adapters else precision.gradient * vocab * h
+    # The first layer reached holds the most activations, and only it and the output layer
+    # have gradients yet (the end of the backward pass bounds the later ones).
+    output_layer_gradients = 0 if method.uses_adapters else precision.trainable * vocab * h
     first_layer_gradients = Decimal(output_layer_gradients) + gradient_unit
     if setup.sharded:
         first_layer_gradients = (
@@ -647,8 +554,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             "one layer recomputed at a time."
         )
         kept = Decimal(layers * tokens * residual * h + final_norm)
-        # The recomputed layer's first RMSNorm keeps the stored input itself where it is
-        # already fp32 (QLoRA, full); with a bf16 input it keeps an fp32 copy.
+        # The recomputed layer's first RMSNorm keeps an fp32 stored input itself, not a copy.
         shared_input = tokens * residual * h if residual == 4 else 0
         through_layer = kept + (saved_layer - shared_input) + layer_transient
         backward_weights = output_layer_copy
@@ -659,6 +565,10 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
         through_layer = kept + layer_transient
         backward_weights = layer_weights = autocast_copies
 
+    # A tied embedding receives its second gradient as a new table before it is added in.
+    tied_extra = (
+        Decimal(4 * vocab * h) if arch.tie_word_embeddings and not method.uses_adapters else 0
+    )
     moments = [
         _Moment(
             "end of the forward pass",
@@ -678,18 +588,8 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             gradients=first_layer_gradients,
             activations=through_layer,
         ),
+        _Moment("end of the backward pass", weights=gathered, gradients=all_gradients + tied_extra),
     ]
-    # A tied embedding receives its second gradient as a new table before it is added in.
-    tied_extra = (
-        Decimal(4 * vocab * h) if arch.tie_word_embeddings and not method.uses_adapters else 0
-    )
-    moments.append(
-        _Moment(
-            "end of the backward pass",
-            weights=gathered,
-            gradients=all_gradients + tied_extra,
-        )
-    )
     peak = max(moments, key=lambda m: m.total)
     if setup.sharded:
         assumptions.append(
@@ -724,18 +624,13 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
     )
 
 
-# Kept per process: a guide's page asks for the same few searches on every render (about
-# 20 peak estimates each); without it the render takes 3.5 % longer (docs/performance.md).
+# Cached: a page asks for the same searches on every render (3.5 % of it, docs/performance.md).
 @lru_cache(maxsize=1024)
 def longest_sequence(
     arch: Architecture, setup: TrainingSetup, usable_gb: Decimal, *, step: int = 256
 ) -> int:
-    """The longest sequence, in multiples of ``step`` tokens up to 1,048,576, whose peak per GPU
-    with the allocator's margin (``reserved_gb``) fits in ``usable_gb`` with the rest of
-    ``setup`` unchanged; 0 where not even ``step`` fits.
-
-    A binary search: the peak never falls as sequences grow (a tested property).
-    """
+    """The longest sequence, in multiples of ``step`` up to 1,048,576, whose ``reserved_gb``
+    fits in ``usable_gb``; 0 where none does. Bisected: the peak never falls as it grows."""
     low, high = 0, 1_048_576 // step  # low fits (or is zero), high + 1 is known not to
     while low < high:
         middle = (low + high + 1) // 2

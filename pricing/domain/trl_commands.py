@@ -1,15 +1,8 @@
 """The ``trl sft`` command that runs a training setup: built from the setup, never typed.
 
 Its flags are what the memory estimate and the throughput model assume of trl's recipe
-(``training_memory.TRL``): the model loaded in bf16 with bf16 mixed precision, SDPA attention,
-peft's adapter dropout, gradient (activation) checkpointing as the setup says, and FSDP2 full
-sharding over several GPUs (the ZeRO-3 of both models), with examples packed into full
-sequences. So the tutorial that prints a command and the guide that prices its run describe one
-run. What a practitioner needs beyond the estimate comes with it: a learning rate per method
-from its source, checkpoints every tenth of the run (two kept; sharded for full fine-tuning on
-several GPUs) and a pinned bitsandbytes. ``tests/test_trl_commands.py`` has TRL parse
-every published command and train the LoRA one for two steps on the CPU
-(``scripts/check_trl_commands.py``), with the versions in ``CHECKED_WITH``.
+(``training_memory.TRL``), so the tutorial's command and the guide's price describe one run.
+``tests/test_trl_commands.py`` has TRL (``CHECKED_WITH``) parse every published command.
 """
 
 from __future__ import annotations
@@ -19,62 +12,49 @@ import shlex
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from pricing.domain.calculations import TENTH, run_cost
+from pricing.domain.calculations import TENTH, WHOLE, run_cost
 from pricing.domain.throughput import SECONDS_PER_HOUR
 from pricing.domain.training_memory import Attention, Method, TrainingSetup
 
-# The versions CI checks the commands with (requirements-trl.txt pins the same; a test holds
-# the two together) and the page names.
+# The versions CI checks the commands with, as requirements-trl.txt pins them.
 CHECKED_WITH = (
     ("trl", "1.16.0"),
     ("transformers", "5.24.0"),
     ("peft", "0.21.2"),
     ("accelerate", "1.16.0"),
 )
-# TRL ships accelerate profiles by name (trl/accelerate_configs/); FSDP2 is what the memory
-# estimate's sharded terms follow (fp32 masters, bf16 gathers).
-SHARDED_PROFILE = "fsdp2"
+SHARDED_PROFILE = "fsdp2"  # trl/accelerate_configs/, as the estimate's sharded terms follow
 LORA_DROPOUT = "0.05"  # peft's adapter dropout in trl's recipe (``Recipe.lora_dropout``)
 LORA_TARGETS = "all-linear"  # all seven projections, as the estimate counts them
 OPTIMIZERS = {Method.FULL_8BIT_ADAM: "adamw_bnb_8bit", Method.FULL_ADAMW: "adamw_torch"}
-BITSANDBYTES_OPTIMIZERS = {"adamw_bnb_8bit"}
 ATTENTION_FLAGS = {
     Attention.EAGER: "eager",
     Attention.SDPA: "sdpa",
     Attention.FLASH: "flash_attention_2",
 }
-# The learning rate of each kind of method, with the source it is from (``Source`` keys in
-# content/reference.json). Adapters: 2e-4, as TRL's PEFT integration page and the pinned trl's
-# own LoRA example (trl/scripts/sft.py) set it, about ten times the full rate; full fine-tuning:
-# 2e-5, SFTConfig's default in the pinned trl (its docstring: "Defaults to 2e-5 instead of 5e-5").
+# Adapters: TRL's PEFT integration page and trl/scripts/sft.py; full: SFTConfig's default
+# (``Source`` keys in content/reference.json).
 ADAPTER_LEARNING_RATE = "2e-4"
 FULL_LEARNING_RATE = "2e-5"
 LEARNING_RATE_SOURCES = ("trl-peft-learning-rate", "trl-sft-learning-rate")
-# The whole run saves a checkpoint every tenth of its steps (transformers reads a save_steps
-# below 1 as a share of the run's steps, which packing makes depend on the visitor's data) and
-# keeps the two newest: a crash costs at most a tenth of the run, and the disk holds two.
+# A checkpoint every tenth of the run (a save_steps below 1 is a share), the two newest kept.
 SAVE_EVERY = "0.1"
 SAVE_TOTAL_LIMIT = "2"
-# Full fine-tuning on several GPUs saves each GPU's shard of the weights and optimizer states:
-# accelerate's default in TRL's fsdp2 profile (FULL_STATE_DICT) gathers them all on one GPU's
-# host for every checkpoint (about 0.85 TB for 70B). ``accelerate merge-weights`` joins the
-# last checkpoint's shards into one model afterwards. Adapters keep the profile's full state:
-# theirs is small, and only a full state leaves adapter files in the output folder.
+# Full fine-tuning on several GPUs saves each GPU's shard: the profile's FULL_STATE_DICT would
+# gather it all on one host (0.85 TB for 70B). Adapters keep the full state, which is small.
 SHARDED_STATE = "SHARDED_STATE_DICT"
 FSDP_MODEL_FOLDER = "pytorch_model_fsdp_0"  # where accelerate saves the model's shards
-# bitsandbytes (QLoRA's 4-bit weights, 8-bit Adam) needs a CUDA GPU, so the check does not
-# install it: the version the measured peaks ran with (../shared/reference/measured/README.md).
+# Needs a CUDA GPU, so the check does not install it: the version the measured peaks ran with.
 BITSANDBYTES = ("bitsandbytes", "0.50.2")
 DATASET_FOLDER = "./data"  # a folder with train.jsonl: the tutorial writes its example there
 TIMING_STEPS = 30  # the short run that measures steps per hour
 TIMING_LOG_EVERY = 10
-WHOLE = Decimal(1)
 # A Hugging Face repository id: owner/name, letters, digits, ".", "_" and "-".
 REPOSITORY = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\Z")
 
 
 class CommandError(ValueError):
-    """A setup no ``trl sft`` flag expresses (an attention kernel it cannot pick, offloading)."""
+    """A setup no ``trl sft`` flag expresses."""
 
 
 @dataclass(frozen=True)
@@ -97,16 +77,14 @@ class SftCommand:
         return ["trl", "sft", *(word for option in self.options for word in option.words())]
 
     def shell(self) -> str:
-        """One option per line, continued with backslashes, each value quoted for a POSIX
-        shell: what the page shows and a visitor pastes."""
+        """One option per line, continued with backslashes, quoted for a POSIX shell."""
         lines = ["trl sft"] + [shlex.join(option.words()) for option in self.options]
         return " \\\n  ".join(lines)
 
     @property
     def needs_bitsandbytes(self) -> bool:
-        return self.value("--optim") in BITSANDBYTES_OPTIMIZERS or any(
-            o.flag == "--load_in_4bit" for o in self.options
-        )
+        """4-bit weights or 8-bit Adam."""
+        return self.method in (Method.QLORA, Method.FULL_8BIT_ADAM)
 
     def value(self, flag: str) -> str | None:
         return next((o.value for o in self.options if o.flag == flag), None)
@@ -115,8 +93,6 @@ class SftCommand:
 def sft_command(
     *, repository: str, setup: TrainingSetup, epochs: int, output_dir: str
 ) -> SftCommand:
-    """The command that trains ``repository`` by ``setup`` (its method, sequence length, batch,
-    checkpointing, rank, GPUs and recipe) for ``epochs`` over the dataset folder."""
     if not REPOSITORY.match(repository):
         raise CommandError(f"not a Hugging Face repository id: {repository!r}")
     if setup.cpu_offload:
@@ -135,10 +111,7 @@ def sft_command(
         Option("--attn_implementation", attention),
     ]
     if method is Method.QLORA:
-        # NF4 with its block scales quantised again, as the estimate counts the storage
-        # (training_memory.NF4_BYTES_PER_PARAM) and as the H200 points ran it (bitsandbytes'
-        # Linear4bit compresses its statistics by default); TRL's ModelConfig does not nest
-        # unless asked (+3.2 GB on 70B).
+        # Nested quantisation, as the estimate counts NF4; TRL's default does not nest.
         options += [
             Option("--load_in_4bit"),
             Option("--bnb_4bit_quant_type", "nf4"),
@@ -158,8 +131,7 @@ def sft_command(
         options.append(Option("--optim", OPTIMIZERS[method]))
     options += [
         Option("--learning_rate", learning_rate(method)),
-        # Examples packed into full sequences of max_length: each step is then the
-        # batch x max_length tokens that the estimate and the throughput model count.
+        # Packed into full sequences: a step is the batch x max_length tokens the models count.
         Option("--packing"),
         Option("--max_length", str(setup.seq_len)),
         Option("--per_device_train_batch_size", str(setup.batch_size)),
@@ -181,11 +153,8 @@ def sft_command(
 
 
 def load_dtype(setup: TrainingSetup) -> str:
-    """The dtype the model loads in. bf16, but for full fine-tuning on one GPU: there the loaded
-    weights are the ones trained, and in bf16 (8 significant bits) an update below 1/256 of a
-    weight rounds away, as most do at a learning rate of 2e-5. Loaded in fp32 they are master
-    weights that bf16 autocast (``--bf16``) computes with, as FSDP2's mixed precision does on
-    several GPUs (it upcasts the bf16-loaded shards itself)."""
+    """bf16, but fp32 for full fine-tuning on one GPU: there the loaded weights are trained, and
+    in bf16 an update below 1/256 of a weight rounds away (FSDP2 upcasts its shards itself)."""
     if setup.method.uses_adapters or setup.sharded:
         return "bfloat16"
     return "float32"
@@ -196,8 +165,7 @@ def learning_rate(method: Method) -> str:
 
 
 def merge_command(command: SftCommand) -> str | None:
-    """Where ``command`` saves sharded state: the shell command that joins the newest
-    checkpoint's shards into one model folder (``accelerate merge-weights``); else None."""
+    """Where ``command`` saves sharded state, the command that merges the newest checkpoint."""
     if command.value("--fsdp_state_dict_type") != SHARDED_STATE:
         return None
     output = command.value("--output_dir")
@@ -207,15 +175,12 @@ def merge_command(command: SftCommand) -> str | None:
 
 
 def install_command(*, bitsandbytes: bool) -> str:
-    """``pip install`` of the versions the commands were checked with, and of ``BITSANDBYTES``
-    where a command needs it."""
     pinned = [*CHECKED_WITH, *([BITSANDBYTES] if bitsandbytes else [])]
     return shlex.join(["pip", "install", *(f"{name}=={version}" for name, version in pinned)])
 
 
 def timing_command(command: SftCommand, *, output_dir: str) -> SftCommand:
-    """The same run stopped after ``TIMING_STEPS`` steps, logging every ``TIMING_LOG_EVERY``
-    and saving nothing: trl prints ``train_steps_per_second`` at its end."""
+    """The same run stopped after ``TIMING_STEPS``, saving nothing; trl prints its speed."""
     replaced = ("--num_train_epochs", "--save_strategy", "--save_steps", "--save_total_limit")
     kept = tuple(o for o in command.options if o.flag not in (*replaced, "--output_dir"))
     added = (
@@ -229,16 +194,9 @@ def timing_command(command: SftCommand, *, output_dir: str) -> SftCommand:
     return SftCommand(command.method, command.num_gpus, kept[:split] + added + kept[split:])
 
 
-def tokens_per_step(setup: TrainingSetup) -> int:
-    """Every GPU takes its own micro-batch of full-length sequences each step (data parallel):
-    with ``--packing``, sequences of ``max_length`` tokens packed from the examples."""
-    return setup.seq_len * setup.batch_size * setup.num_gpus
-
-
 @dataclass(frozen=True)
 class ShortRun:
-    """What the timing command should show by our figures: ``TIMING_STEPS`` steps at a speed
-    (tokens a second over all GPUs) on ``num_gpus`` GPUs at a price per GPU-hour."""
+    """What the timing command should show by our figures."""
 
     tokens_per_step: int
     tokens_per_s: Decimal
@@ -252,27 +210,25 @@ class ShortRun:
 
     @property
     def steps_per_hour(self) -> Decimal:
-        """To the whole step, as trl's ``train_steps_per_second`` x 3,600 compares with it."""
         return (SECONDS_PER_HOUR * self.tokens_per_s / self.tokens_per_step).quantize(
             WHOLE, ROUND_HALF_UP
         )
 
     @property
     def minutes(self) -> Decimal:
-        """The short run's steps, to the tenth of a minute (at least 0.1)."""
         return max((self.seconds / 60).quantize(TENTH, ROUND_HALF_UP), TENTH)
 
     @property
     def cost_usd(self) -> Decimal | None:
-        if self.usd_per_gpu_hour is None:
-            return None
         return run_cost(self.num_gpus, self.seconds / SECONDS_PER_HOUR, self.usd_per_gpu_hour)
 
 
 def short_run(
     setup: TrainingSetup, tokens_per_s: Decimal, usd_per_gpu_hour: Decimal | None
 ) -> ShortRun:
-    return ShortRun(tokens_per_step(setup), tokens_per_s, setup.num_gpus, usd_per_gpu_hour)
+    # Each GPU takes its own micro-batch of packed sequences (data parallel).
+    tokens = setup.seq_len * setup.batch_size * setup.num_gpus
+    return ShortRun(tokens, tokens_per_s, setup.num_gpus, usd_per_gpu_hour)
 
 
 def _bool(value: bool) -> str:

@@ -191,7 +191,7 @@ def test_smallest_rentable_gpu_for_qlora_is_the_a100():
 
 
 def test_4bit_70b_weights_do_not_fit_an_rtx_4090():
-    weights = calc.weights_only_gb(SEVENTY, _method_rule("qlora").weight_bytes_per_param)
+    weights = SEVENTY * _method_rule("qlora").weight_bytes_per_param
     assert weights == D(35)
     assert weights > OFFERS["rtx-4090"].memory_gb
 
