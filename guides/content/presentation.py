@@ -1,13 +1,8 @@
-"""Figures formatted for the visitor: the one place that reads the active language.
+"""Figures formatted for the visitor in the active language: template filters and prose tokens
+both format through here, so a figure looks the same in a table and in a sentence. The Babel
+work is in ``pricing.domain.formatting``, which takes the locale explicitly."""
 
-Template filters (``guides.templatetags.figures``) and prose tokens
-(``guides.content.tokens.kinds``) both format through these functions, so a figure looks the
-same in a table and in a sentence. The Babel work itself is in ``pricing.domain.formatting``,
-which takes the locale explicitly.
-"""
-
-from collections.abc import Iterable
-from datetime import date
+from collections.abc import Callable, Iterable
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import get_language, gettext, gettext_lazy, pgettext, to_locale
@@ -25,12 +20,18 @@ def current_locale() -> str:
     return to_locale(language())
 
 
-def number(value: Decimal | int) -> str:
-    return formatting.number(value, current_locale())
+def _in_language(format_: Callable[..., str]) -> Callable[..., str]:
+    """A ``pricing.domain.formatting`` function given the active language's locale last."""
+    return lambda *values: format_(*values, current_locale())
 
 
-def gigabytes(value: Decimal) -> str:
-    return formatting.gigabytes(value, current_locale())
+number = _in_language(formatting.number)
+gigabytes = _in_language(formatting.gigabytes)
+usd = _in_language(formatting.usd)
+percent = _in_language(formatting.percent)
+long_date = _in_language(formatting.long_date)
+medium_date = _in_language(formatting.medium_date)
+date_range = _in_language(formatting.date_range)
 
 
 # Estimated figures (the planner's peaks, reserves, usable memory) to a tenth of a GB.
@@ -44,26 +45,6 @@ def estimated(value: Decimal) -> Decimal:
 
 def estimated_gigabytes(value: Decimal) -> str:
     return gigabytes(estimated(value))
-
-
-def usd(value: Decimal) -> str:
-    return formatting.usd(value, current_locale())
-
-
-def percent(fraction: Decimal) -> str:
-    return formatting.percent(fraction, current_locale())
-
-
-def long_date(value: date) -> str:
-    return formatting.long_date(value, current_locale())
-
-
-def medium_date(value: date) -> str:
-    return formatting.medium_date(value, current_locale())
-
-
-def date_range(first: date, last: date) -> str:
-    return formatting.date_range(first, last, current_locale())
 
 
 def word_list(items: Iterable[str], style: str = "standard") -> str:
