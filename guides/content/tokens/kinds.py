@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import get_language, gettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib import renting
@@ -69,7 +69,7 @@ def model(f: PageFigures) -> str:
     _("how the model's weights are licensed and downloaded, from the model's licence note"),
 )
 def licence(f: PageFigures) -> str:
-    note = f.licence_notes.get(get_language() or "en") or f.licence_notes.get("en")
+    note = f.licence_notes.get(show.language()) or f.licence_notes.get("en")
     if not note:
         raise MissingFigure("a licence note for the guide's model")
     return note
@@ -498,16 +498,20 @@ def _method_name(f: PageFigures, method: str) -> str:
 )
 def recommend(f: PageFigures, method: str, which: str = "both", detail: str = "price") -> str:
     try:
-        configurations = f.recommended(method)
+        configurations = _recommended(f, method, which)
     except NothingFits:
         return _nothing_fits()
-    if which == "first":
-        configurations = configurations[:1]
-    elif which == "alternative":
-        if len(configurations) < 2:
-            raise MissingFigure(f"a second configuration that holds {method}")
-        configurations = configurations[1:2]
     return show.word_list((_described(c, detail) for c in configurations), "or")
+
+
+def _recommended(f: PageFigures, method: str, which: str) -> list[calc.Configuration]:
+    """The recommendations for ``method``: both, the first or the alternative."""
+    configurations = f.recommended(method)
+    if which == "alternative" and len(configurations) < 2:
+        raise MissingFigure(f"a second configuration that holds {method}")
+    return {"first": configurations[:1], "alternative": configurations[1:2]}.get(
+        which, configurations
+    )
 
 
 def _described(config: calc.Configuration, detail: str) -> str:
@@ -535,10 +539,7 @@ def _described(config: calc.Configuration, detail: str) -> str:
     html=True,
 )
 def rent(f: PageFigures, method: str, which: str = "first") -> str:
-    configurations = f.recommended(method)  # NothingFits: nothing to rent, the renderer says so
-    if which == "alternative" and len(configurations) < 2:
-        raise MissingFigure(f"a second configuration that holds {method}")
-    config = configurations[1 if which == "alternative" else 0]
+    (config,) = _recommended(f, method, which)  # NothingFits: nothing to rent, shown as a dash
     url = renting.rent_url(config.gpu.slug, config.count)
     return format_html(
         '<a class="rent" href="{}">{}</a>', url, show.rent_label(config.count, config.gpu.name)
@@ -576,21 +577,20 @@ def cost_gap(f: PageFigures, first: str, second: str) -> str:
     words = {"first": recommend(f, first, "first"), "second": recommend(f, second, "first")}
     if first_config == second_config:
         said = gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
-        return show.sentences([said % words, _run_gap(f, first, second)])
-    ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
-    if ratio < 2:
-        said = gettext(
-            "At our prices, not even twice as much per hour of hardware: %(first)s against "
-            "%(second)s."
-        )
     else:
-        said = gettext(
-            "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s "
-            "against %(second)s."
-        )
-    return show.sentences(
-        [said % (words | {"ratio": show.number(ratio)}), _run_gap(f, first, second)]
-    )
+        ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
+        words["ratio"] = show.number(ratio)
+        if ratio < 2:
+            said = gettext(
+                "At our prices, not even twice as much per hour of hardware: %(first)s against "
+                "%(second)s."
+            )
+        else:
+            said = gettext(
+                "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s "
+                "against %(second)s."
+            )
+    return show.sentences([said % words, _run_gap(f, first, second)])
 
 
 def _run_gap(f: PageFigures, first: str, second: str) -> str:
@@ -683,16 +683,7 @@ def too_small(f: PageFigures, method: str) -> str:
         return gettext(
             "By the estimate, every configuration compared here holds this guide's %(method)s run."
         ) % {"method": _method_name(f, method)}
-    config = miss.configuration
-    words = {
-        "gpus": show.gpu_count(config.count, config.gpu.name),
-        "gpu": config.gpu.name,
-        "usable": show.estimated_gigabytes(miss.usable_gb_per_gpu),
-        "method": _method_name(f, method),
-        "need": show.estimated_gigabytes(miss.reserved_gb_per_gpu),
-        "peak": show.estimated_gigabytes(miss.peak_gb_per_gpu),
-    }
-    if config.count == 1:
+    if miss.configuration.count == 1:
         message = gettext(
             "Too small: %(gpus)s. This guide's %(method)s run needs %(need)s on it (an "
             "estimated peak of %(peak)s plus the memory allocator's margin); the %(gpu)s can "
@@ -704,7 +695,7 @@ def too_small(f: PageFigures, method: str) -> str:
             "on each (an estimated peak of %(peak)s plus the memory allocator's margin); each "
             "%(gpu)s can use %(usable)s."
         )
-    return message % words
+    return message % (_plan_words(miss) | {"method": _method_name(f, method)})
 
 
 @registry.kind(
@@ -835,11 +826,8 @@ def verdict(f: PageFigures, method: str, gpu: str) -> str:
     card = f.listing(gpu)
     plan = f.plan(method, card.configuration(1))
     weights = f.weights_gb(method)
-    words = {
+    words = _plan_words(plan) | {
         "method": _method_name(f, method),
-        "need": show.estimated_gigabytes(plan.reserved_gb_per_gpu),
-        "peak": show.estimated_gigabytes(plan.peak_gb_per_gpu),
-        "usable": show.estimated_gigabytes(plan.usable_gb_per_gpu),
         "gpu": card.name,
         "memory": show.gigabytes(card.memory_gb),
         "weights": show.gigabytes(weights),
@@ -1167,18 +1155,17 @@ def _price(f: PageFigures, config: ConfigRef) -> Decimal:
     return f.price(config.gpu, config.count, provider=config.provider)
 
 
-# --- what the answering kinds answer: yes (True) or no (False) ------------------------------
-# The guide check holds a "Yes."/"No." typed before one of these against its answer.
-ANSWERS = {
-    "verdict": lambda f, method, gpu: f.fits(method, f.listing(gpu).configuration(1)),
-    "yes_no_one_gpu": lambda f, method: _fits_one_gpu(f, method),
-    "single_gpu": lambda f, method: _fits_one_gpu(f, method),
-}
-
-
 def _fits_one_gpu(f: PageFigures, method: str) -> bool:
     try:
         f.smallest_gpu(method)
     except MissingFigure:
         return False
     return True
+
+
+# What the answering kinds answer: a "Yes."/"No." typed before one is checked against it.
+ANSWERS = {
+    "verdict": lambda f, method, gpu: f.fits(method, f.listing(gpu).configuration(1)),
+    "yes_no_one_gpu": _fits_one_gpu,
+    "single_gpu": _fits_one_gpu,
+}
