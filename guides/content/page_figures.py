@@ -92,8 +92,7 @@ class PageFigures:
         return _found(self.serving, precision, f"a serving plan in {precision}")
 
     def serving_choice(self, precision: str) -> serving_plans.ServingRecommendation:
-        """What the guide recommends for serving in ``precision``: the cheapest million
-        output tokens at the latency target (``serving_plans.recommend``)."""
+        """The cheapest million output tokens at the latency target in ``precision``."""
         choice = self.serving_plan(precision).recommendation
         if choice is None:
             raise MissingFigure(f"a configuration serving {precision} within the target")
@@ -218,15 +217,6 @@ class PageFigures:
             known.update({p.configuration: found.get(p.configuration) for p in missing})
         return [r for p in plans if (r := known[p.configuration]) is not None]
 
-    def run(self, method: str, configuration: calc.Configuration) -> calc.RunPlan:
-        """The budget on one configuration; MissingFigure where it does not hold the run."""
-        runs = self.runs(method, [configuration])
-        if not runs:
-            raise MissingFigure(
-                f"a run of {method} on {configuration.count}x {configuration.gpu.slug}"
-            )
-        return runs[0]
-
     def is_override(self, method: str) -> bool:
         """Whether the editor chose the method's recommendations (the page says so)."""
         return bool(self.recommendations.get(method))
@@ -323,8 +313,7 @@ class PageFigures:
         return [g.offer for g in self.listings[self.house].values() if g.rentable]
 
     def smallest_gpu(self, slug: str) -> GpuListing:
-        """The single card we rent with the least memory that holds the run (the cheaper on
-        ties)."""
+        """The single card we rent with the least memory that holds the run, the cheaper on ties."""
         singles = [calc.Configuration(o) for o in self.rentable_offers]
         fitting = [p.configuration.gpu for p in _priced_fits(self.plans(slug, singles))]
         if not fitting:

@@ -14,7 +14,7 @@ import budoux
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from guides.content.presentation import language
+from guides.content.presentation import is_japanese_page
 
 WBR = "<wbr>"
 PARSER = budoux.load_default_japanese_parser()
@@ -40,10 +40,6 @@ LONG_RUN_RE = re.compile(rf"\S{{{LONG_PHRASE + 1},}}")
 # Phrased text nodes remembered per process: BudouX takes about as long as the rest of a
 # Japanese guide's render (docs/performance.md, "One cache mechanism").
 PHRASED_TEXTS = 8192
-
-
-def is_japanese_page() -> bool:
-    return language().startswith("ja")
 
 
 def phrased_html(markup: str) -> SafeString:

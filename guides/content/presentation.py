@@ -15,6 +15,10 @@ def language() -> str:
     return get_language() or "en"
 
 
+def is_japanese_page() -> bool:
+    return language().startswith("ja")
+
+
 def current_locale() -> str:
     """The Babel locale of the active language: 'en', 'de' or 'ja'."""
     return to_locale(language())
@@ -116,15 +120,12 @@ def tutorial_title(model_name: str, *, serving: bool = False) -> str:
 
 def parenthesized(text: str) -> str:
     """' (text)' after a word; full-width and unspaced in Japanese: '（text）'."""
-    if language().startswith("ja"):
-        return f"（{text}）"
-    return f" ({text})"
+    return f"（{text}）" if is_japanese_page() else f" ({text})"
 
 
 def sentences(items: Iterable[str]) -> str:
     """Sentences joined as the language writes them: spaced, or not in Japanese."""
-    separator = "" if language().startswith("ja") else " "
-    return separator.join(items)
+    return ("" if is_japanese_page() else " ").join(items)
 
 
 def beyond_one_host(gpus_per_host: int) -> str:

@@ -716,13 +716,11 @@ def fit_note(f: PageFigures, method: str) -> str:
     if near:
         closest = max(near, key=lambda c: (c.total_memory_gb, -c.count))
         plan = f.plan(method, closest)
-        words |= {
+        words |= _plan_words(plan) | {
             "config": show.config_name(closest.count, closest.gpu.name),
             "bytes": show.number(lower.rule.bytes_per_param),
             "memory": show.gigabytes(lower.memory_gb),
             "headroom": show.gigabytes(calc.headroom_gb(closest, lower.memory_gb)),
-            "need": show.estimated_gigabytes(plan.reserved_gb_per_gpu),
-            "usable": show.estimated_gigabytes(plan.usable_gb_per_gpu),
         }
         sentences.append(
             gettext(

@@ -13,7 +13,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from guides.content.page_figures import MissingFigure, PageFigures
-from guides.content.phrases import is_japanese_page, phrased_html
+from guides.content.phrases import phrased_html
+from guides.content.presentation import is_japanese_page
 from guides.content.tokens import kinds  # noqa: F401 - registers every kind
 from guides.content.tokens.registry import TOKEN_RE, TokenError, registry
 from pricing.domain.calculations import RuleError
