@@ -63,8 +63,7 @@ def figure(value: Decimal, kind: str) -> str:
     return FORMATTERS[kind](value)
 
 
-# A serving guide's weight precisions (pricing.serving_plans.GUIDE_PRECISIONS), as pages name
-# them.
+# A serving guide's weight precisions (serving_plans.GUIDE_PRECISIONS), as pages name them.
 PRECISION_LABELS = {"bf16": "BF16", "fp8": "FP8", "awq": gettext_lazy("AWQ (4-bit)")}
 
 
@@ -110,12 +109,10 @@ def rent_label(count: int, gpu_name: str) -> str:
 def tutorial_title(model_name: str, *, serving: bool = False) -> str:
     """The tutorial's title, and the guide's link to it (a serving guide's: vLLM's commands)."""
     if serving:
-        return gettext("Step-by-step commands: serve %(model)s with vLLM on a rented GPU") % {
-            "model": model_name
-        }
-    return gettext("Step-by-step commands: fine-tune %(model)s on a rented GPU") % {
-        "model": model_name
-    }
+        title = gettext("Step-by-step commands: serve %(model)s with vLLM on a rented GPU")
+    else:
+        title = gettext("Step-by-step commands: fine-tune %(model)s on a rented GPU")
+    return title % {"model": model_name}
 
 
 def parenthesized(text: str) -> str:
