@@ -202,10 +202,8 @@ class PageFigures:
         known = self._known.setdefault(("runs", method), {})
         missing = list({p.configuration: p for p in plans if p.configuration not in known}.values())
         if missing:
-            measured = {}
-            if method in self.throughputs:
-                timed = self.throughputs[method]
-                measured[timed.gpu_slug] = timed.tokens_per_s
+            timed = self.throughputs.get(method)
+            measured = {timed.gpu_slug: timed.tokens_per_s} if timed is not None else {}
             runs = planning.run_plans(
                 missing,
                 self.architecture,
