@@ -1,13 +1,11 @@
-"""Everything a guide page quotes, gathered once per request as plain values.
-
-``PageFigures`` answers the questions prose tokens and tables ask ("the planning memory of
-LoRA", "the price of 8x B200 at Massed Compute") from data the selectors already loaded, using
-the pricing calculations. It never queries the database.
-"""
+"""Everything a guide page quotes: ``PageFigures`` answers what prose tokens and tables ask
+("the planning memory of LoRA") from data the selectors loaded once per request, using the
+pricing calculations. It never queries the database."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
@@ -46,6 +44,13 @@ class NothingFits(MissingFigure):
     """No priced configuration of the guide's fit table (one host) holds a method."""
 
 
+def _found(mapping: Mapping, key: str, what: str):
+    try:
+        return mapping[key]
+    except KeyError:
+        raise MissingFigure(what) from None
+
+
 @dataclass
 class PageFigures:
     params_billion: Decimal
@@ -77,33 +82,17 @@ class PageFigures:
     # A serving guide's plans by weight precision (``serving_plans.guide_plans``); empty for a
     # fine-tuning guide, or where the planner refuses the model.
     serving: dict[str, serving_plans.ServingPlan] = field(default_factory=dict)
-    _peaks: dict[str, dict[int, tm.PeakMemory]] = field(
-        default_factory=dict, init=False, repr=False
-    )
-    _plans: dict[str, dict[calc.Configuration, calc.PlannedFit]] = field(
-        default_factory=dict, init=False, repr=False
-    )
-    _runs: dict[str, dict[calc.Configuration, calc.RunPlan | None]] = field(
-        default_factory=dict, init=False, repr=False
-    )
-    # Asked for dozens of times a page (every recommendation token, table and row): worked out
-    # once per method. Like the others above and the cached properties, they assume the page's
-    # data is set before the first question.
-    _computed_recommendations: dict[str, calc.Recommendation | None] = field(
-        default_factory=dict, init=False, repr=False
-    )
+    # Peaks, plans, runs and recommendations by (what, method): a page asks for each dozens of
+    # times. Like the cached properties, this assumes the data is set before the first question.
+    _known: dict[tuple[str, str], dict] = field(default_factory=dict, init=False, repr=False)
 
     # --- serving ------------------------------------------------------------------------
 
     def serving_plan(self, precision: str) -> serving_plans.ServingPlan:
-        try:
-            return self.serving[precision]
-        except KeyError:
-            raise MissingFigure(f"a serving plan in {precision}") from None
+        return _found(self.serving, precision, f"a serving plan in {precision}")
 
     def serving_choice(self, precision: str) -> serving_plans.ServingRecommendation:
-        """What the guide recommends for serving in ``precision``: the cheapest million
-        output tokens at the latency target (``serving_plans.recommend``)."""
+        """The cheapest million output tokens at the latency target in ``precision``."""
         choice = self.serving_plan(precision).recommendation
         if choice is None:
             raise MissingFigure(f"a configuration serving {precision} within the target")
@@ -113,10 +102,7 @@ class PageFigures:
     # --- memory -------------------------------------------------------------------------
 
     def method(self, slug: str) -> MethodListing:
-        try:
-            return self.methods[slug]
-        except KeyError:
-            raise MissingFigure(f"method {slug}") from None
+        return _found(self.methods, slug, f"method {slug}")
 
     def estimate(self, slug: str) -> calc.MemoryEstimate:
         return calc.estimate_memory(self.method(slug).rule, self.params_billion)
@@ -149,27 +135,20 @@ class PageFigures:
 
     def peak(self, method: str, num_gpus: int = 1) -> tm.PeakMemory:
         """The estimated peak per GPU at the guide's stated training run."""
-        setup = self.training_setup(method, num_gpus)
-        return tm.estimate_peak_memory(self.architecture, setup)
+        return tm.estimate_peak_memory(self.architecture, self.training_setup(method, num_gpus))
 
     def longest_sequence(self, method: str, configuration: calc.Configuration) -> int:
         """The longest sequence the configuration holds at the guide's batch, by the estimate."""
         setup = self.training_setup(method, configuration.count)
-        usable = configuration.usable_gb_per_gpu
-        return tm.longest_sequence(self.architecture, setup, usable)
+        return tm.longest_sequence(self.architecture, setup, configuration.usable_gb_per_gpu)
 
     def footprint(self, method: str, configuration: calc.Configuration) -> fp.Footprint:
-        """What the guide's run of ``method`` on ``configuration`` needs besides the GPUs: the
-        download, the disk and the host's memory (``footprint.run_footprint``)."""
-        setup = self.training_setup(method, configuration.count)
-        return fp.run_footprint(self.architecture, setup)
+        """The download, disk and host memory of the guide's run on ``configuration``."""
+        return fp.run_footprint(self.architecture, self.training_setup(method, configuration.count))
 
     def throughput(self, method: str) -> ThroughputListing:
-        """Training speed measured for the guide's model and run; only where it was measured."""
-        try:
-            return self.throughputs[method]
-        except KeyError:
-            raise MissingFigure(f"a throughput measured for {method} at the guide's run") from None
+        what = f"a throughput measured for {method} at the guide's run"
+        return _found(self.throughputs, method, what)
 
     # --- the estimate decides: fits and recommendations ------------------------------
     # Every fit, recommendation and claim of a guide is the run's peak-memory estimate
@@ -178,11 +157,10 @@ class PageFigures:
 
     def peaks(self, method: str) -> dict[int, tm.PeakMemory]:
         """The estimate at the guide's run for each GPU count we rent per host."""
-        if method not in self._peaks:
-            self._peaks[method] = planning.peaks_by_count(
-                self.architecture, self.training_setup(method)
-            )
-        return self._peaks[method]
+        if ("peaks", method) not in self._known:
+            setup = self.training_setup(method)
+            self._known["peaks", method] = planning.peaks_by_count(self.architecture, setup)
+        return self._known["peaks", method]
 
     def plans(
         self, method: str, configurations: Iterable[calc.Configuration] | None = None
@@ -192,7 +170,7 @@ class PageFigures:
         if configurations is None:
             configurations = self.host_configurations
         configurations = list(configurations)
-        known = self._plans.setdefault(method, {})  # a page asks for the same ones many times
+        known = self._known.setdefault(("plans", method), {})
         missing = list(dict.fromkeys(c for c in configurations if c not in known))
         if missing:
             planned = planning.planned(missing, self.peaks(method), self.memory(method))
@@ -221,13 +199,11 @@ class PageFigures:
         that holds the run by the estimate: hours, GPU-hours and cost per run
         (``planning.run_plans``; measured where this run was timed on the GPU, else derived)."""
         plans = self.plans(method, configurations)
-        known = self._runs.setdefault(method, {})
+        known = self._known.setdefault(("runs", method), {})
         missing = list({p.configuration: p for p in plans if p.configuration not in known}.values())
         if missing:
-            measured = {}
-            if method in self.throughputs:
-                timed = self.throughputs[method]
-                measured[timed.gpu_slug] = timed.tokens_per_s
+            timed = self.throughputs.get(method)
+            measured = {timed.gpu_slug: timed.tokens_per_s} if timed is not None else {}
             runs = planning.run_plans(
                 missing,
                 self.architecture,
@@ -238,20 +214,6 @@ class PageFigures:
             found = {r.configuration: r for r in runs}
             known.update({p.configuration: found.get(p.configuration) for p in missing})
         return [r for p in plans if (r := known[p.configuration]) is not None]
-
-    def run(self, method: str, configuration: calc.Configuration) -> calc.RunPlan:
-        """The budget on one configuration; MissingFigure where it does not hold the run."""
-        runs = self.runs(method, [configuration])
-        if not runs:
-            raise MissingFigure(
-                f"a run of {method} on {configuration.count}x {configuration.gpu.slug}"
-            )
-        return runs[0]
-
-    def ranked(self, method: str) -> list[calc.Configuration]:
-        """Every configuration we rent that holds the run, in the recommendation policy's
-        order (``calc.ranked_runs``: priced, one host, the cheapest run first)."""
-        return [r.configuration for r in calc.ranked_runs(self.runs(method))]
 
     def is_override(self, method: str) -> bool:
         """Whether the editor chose the method's recommendations (the page says so)."""
@@ -280,12 +242,10 @@ class PageFigures:
         return found if found is not None and found.close_call else None
 
     def _recommendation(self, method: str) -> calc.Recommendation | None:
-        """``calc.recommendation`` over every run of the method, worked out once."""
-        if method not in self._computed_recommendations:
-            self._computed_recommendations[method] = calc.recommendation(
-                self.runs(method), self.blocks
-            )
-        return self._computed_recommendations[method]
+        if ("recommendation", method) not in self._known:
+            found = calc.recommendation(self.runs(method), self.blocks)
+            self._known["recommendation", method] = found
+        return self._known["recommendation", method]
 
     def recommended_plans(self, method: str) -> list[calc.PlannedFit]:
         return self.plans(method, self.recommended(method))
@@ -313,32 +273,18 @@ class PageFigures:
     def _named_by_prose(self, method: str) -> list[calc.Configuration]:
         """What the page says a method needs and what it recommends: rows of the fit table."""
         named = []
-        try:
+        with suppress(MissingFigure):
             named.append(self.smallest_fit(method).configuration)
-        except MissingFigure:
-            pass
-        try:
+        with suppress(MissingFigure):
             named += self.recommended(method)
-        except MissingFigure:
-            pass
         return named
-
-    def closest_miss(self, method: str) -> calc.PlannedFit | None:
-        """The fit table's configuration that misses the run by the least per GPU."""
-        return calc.closest_miss(self.plans(method, self.configurations))
-
-    def one_gpu(self, method: str, gpu: GpuListing) -> calc.PlannedFit:
-        """The run on one card of ``gpu`` (rented or not, as the RTX 4090 questions ask)."""
-        return self.plan(method, gpu.configuration(1))
 
     # --- GPUs, configurations, prices ---------------------------------------------------
 
     def listing(self, gpu: str, provider: str | None = None) -> GpuListing:
         """The GPU at the provider (ours by default); its price's check day counts as quoted."""
-        try:
-            found = self.listings[provider or self.house][gpu]
-        except KeyError:
-            raise MissingFigure(f"GPU {gpu} at {provider or self.house}") from None
+        at = provider or self.house
+        found = _found(self.listings.get(at, {}), gpu, f"GPU {gpu} at {at}")
         if found.checked_on is not None:
             self.quoted_on.add(found.checked_on)
         return found
@@ -365,13 +311,9 @@ class PageFigures:
         return [g.offer for g in self.listings[self.house].values() if g.rentable]
 
     def smallest_gpu(self, slug: str) -> GpuListing:
-        """The single card we rent with the least memory that holds the run (the cheaper on
-        ties)."""
-        fitting = [
-            p.configuration.gpu
-            for p in self.plans(slug, [calc.Configuration(o) for o in self.rentable_offers])
-            if p.fits_by_estimate and p.configuration.usd_per_hour is not None
-        ]
+        """The single card we rent with the least memory that holds the run, the cheaper on ties."""
+        singles = [calc.Configuration(o) for o in self.rentable_offers]
+        fitting = [p.configuration.gpu for p in _priced_fits(self.plans(slug, singles))]
         if not fitting:
             raise MissingFigure(f"a single GPU that fits {slug}")
         offer = min(fitting, key=lambda o: (o.memory_gb, o.usd_per_gpu_hour))
@@ -381,11 +323,7 @@ class PageFigures:
         """What a method needs: the configuration we rent with the fewest GPUs, then the
         smallest card, that holds the run by the estimate (the cheaper on ties). Every
         "needs" sentence names it; the recommendation (``recommended``) may be larger."""
-        fitting = [
-            plan
-            for plan in self.plans(method)
-            if plan.fits_by_estimate and plan.configuration.usd_per_hour is not None
-        ]
+        fitting = _priced_fits(self.plans(method))
         if not fitting:
             raise NothingFits(f"a configuration on one host that holds {method}")
         plan = min(fitting, key=_smallest_first)
@@ -393,10 +331,11 @@ class PageFigures:
         return plan
 
     def cheapest(self, slug: str) -> calc.Configuration:
-        ranked = self.ranked(slug)
+        """The first run in the recommendation policy's order (``calc.ranked_runs``)."""
+        ranked = calc.ranked_runs(self.runs(slug))
         if not ranked:
             raise NothingFits(f"a configuration that fits {slug}")
-        return ranked[0]
+        return ranked[0].configuration
 
     def scenario_blocks(self) -> list[int]:
         """The hour blocks that the guide's cost scenarios fill, smallest first."""
@@ -404,10 +343,11 @@ class PageFigures:
         return sorted(b for b in covering if b is not None)
 
     def fact(self, key: str) -> FactValue:
-        try:
-            return self.facts[key]
-        except KeyError:
-            raise MissingFigure(f"fact {key}") from None
+        return _found(self.facts, key, f"fact {key}")
+
+
+def _priced_fits(plans: Iterable[calc.PlannedFit]) -> list[calc.PlannedFit]:
+    return [p for p in plans if p.fits_by_estimate and p.configuration.usd_per_hour is not None]
 
 
 def _smallest_first(plan: calc.PlannedFit) -> tuple:

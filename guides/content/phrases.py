@@ -1,14 +1,8 @@
-"""Japanese text with a line-break opportunity (``<wbr>``) between its phrases.
-
-Japanese has no spaces, and ``word-break: keep-all`` (the stylesheet's fallback where
-``auto-phrase`` is missing: Safari, Firefox) then breaks only at spaces and punctuation, leaving
-lines half empty. BudouX finds the phrases; each boundary becomes a ``<wbr>``, so every browser
-may break there and nowhere inside a phrase. BudouX's own ``translate_html_string`` adds inline
-styles, which the Content-Security-Policy refuses: text nodes are split here instead.
-
-Only text between tags changes (never a tag, an attribute or an entity), and not inside
-``<code>`` or ``<pre>``; text without Japanese characters comes back as it was.
-"""
+"""Japanese text with a ``<wbr>`` between its phrases (found by BudouX), so that browsers
+without ``word-break: auto-phrase`` (Safari, Firefox) break lines there rather than only at
+punctuation. BudouX's ``translate_html_string`` adds inline styles, which the
+Content-Security-Policy refuses, so text nodes are split here; tags, entities and verbatim
+elements stay as they are."""
 
 from __future__ import annotations
 
@@ -20,7 +14,7 @@ import budoux
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from guides.content.presentation import language
+from guides.content.presentation import is_japanese_page
 
 WBR = "<wbr>"
 PARSER = budoux.load_default_japanese_parser()
@@ -38,26 +32,19 @@ NO_LINE_START = set("、。，．・：；？！）」』】〕〉》ー～:;,.!
 )
 NO_LINE_END = set("（「『【〔〈《([{$")
 # A phrase's run of characters longer than LONG_PHRASE may also break inside, SHORTEST_PIECE
-# characters from either end of the run. 6, not 9 as first chosen: a 7-character phrase
-# ("ソフトウェアに") moved whole left lines of the comparison's lead 70 % full on a phone.
+# characters from either end: at 9 a 7-character phrase left phone lines 70 % full.
 LONG_PHRASE, SHORTEST_PIECE = 6, 3
 # Units of two characters after a number, never split: "17.4時間".
 SPANS = {"時間", "分間", "秒間", "日間", "週間", "年間"}
 LONG_RUN_RE = re.compile(rf"\S{{{LONG_PHRASE + 1},}}")
-# Phrased text nodes remembered per process (bounded): BudouX takes about as long as the rest of
-# a Japanese guide's render, and its prose changes only with a figure it quotes
-# (docs/performance.md, "One cache mechanism").
+# Phrased text nodes remembered per process: BudouX takes about as long as the rest of a
+# Japanese guide's render (docs/performance.md, "One cache mechanism").
 PHRASED_TEXTS = 8192
 
 
-def is_japanese_page() -> bool:
-    return language().startswith("ja")
-
-
 def phrased_html(markup: str) -> SafeString:
-    """``markup`` (HTML) with ``<wbr>`` between the phrases of its Japanese text. Markup phrased
-    already comes back as it was: a ``<wbr>`` outside verbatim elements joins the text around
-    it, which is phrased again (the page's whole content is phrased once more in base.html)."""
+    """``markup`` (HTML) with ``<wbr>`` between the phrases of its Japanese text. A ``<wbr>``
+    there already joins the text around it, phrased again: base.html phrases the page once more."""
     parts, text, verbatim = [], [], 0
     for index, part in enumerate(TAG_RE.split(markup)):
         if index % 2 == 0:
@@ -115,10 +102,8 @@ def _breaks(text: str) -> set[int]:
 
 
 def _inside_long_phrase(phrase: str) -> list[int]:
-    """Offsets where a phrase's run of characters longer than LONG_PHRASE may break between two
-    Japanese characters, leaving at least SHORTEST_PIECE of the run on either line: a phone's
-    line holds about 22 characters, and a 15-character phrase ("ファインチューニングしており、")
-    moved whole to the next line leaves most of this one empty."""
+    """Offsets where a long run may break between two Japanese characters: a phone's line holds
+    about 22, and a 15-character phrase moved whole to the next leaves this one empty."""
     return [
         offset
         for run in LONG_RUN_RE.finditer(phrase)

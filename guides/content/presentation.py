@@ -1,13 +1,8 @@
-"""Figures formatted for the visitor: the one place that reads the active language.
+"""Figures formatted for the visitor in the active language: template filters and prose tokens
+both format through here, so a figure looks the same in a table and in a sentence. The Babel
+work is in ``pricing.domain.formatting``, which takes the locale explicitly."""
 
-Template filters (``guides.templatetags.figures``) and prose tokens
-(``guides.content.tokens.kinds``) both format through these functions, so a figure looks the
-same in a table and in a sentence. The Babel work itself is in ``pricing.domain.formatting``,
-which takes the locale explicitly.
-"""
-
-from collections.abc import Iterable
-from datetime import date
+from collections.abc import Callable, Iterable
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils.translation import get_language, gettext, gettext_lazy, pgettext, to_locale
@@ -20,17 +15,27 @@ def language() -> str:
     return get_language() or "en"
 
 
+def is_japanese_page() -> bool:
+    return language().startswith("ja")
+
+
 def current_locale() -> str:
     """The Babel locale of the active language: 'en', 'de' or 'ja'."""
     return to_locale(language())
 
 
-def number(value: Decimal | int) -> str:
-    return formatting.number(value, current_locale())
+def _in_language(format_: Callable[..., str]) -> Callable[..., str]:
+    """A ``pricing.domain.formatting`` function given the active language's locale last."""
+    return lambda *values: format_(*values, current_locale())
 
 
-def gigabytes(value: Decimal) -> str:
-    return formatting.gigabytes(value, current_locale())
+number = _in_language(formatting.number)
+gigabytes = _in_language(formatting.gigabytes)
+usd = _in_language(formatting.usd)
+percent = _in_language(formatting.percent)
+long_date = _in_language(formatting.long_date)
+medium_date = _in_language(formatting.medium_date)
+date_range = _in_language(formatting.date_range)
 
 
 # Estimated figures (the planner's peaks, reserves, usable memory) to a tenth of a GB.
@@ -46,26 +51,6 @@ def estimated_gigabytes(value: Decimal) -> str:
     return gigabytes(estimated(value))
 
 
-def usd(value: Decimal) -> str:
-    return formatting.usd(value, current_locale())
-
-
-def percent(fraction: Decimal) -> str:
-    return formatting.percent(fraction, current_locale())
-
-
-def long_date(value: date) -> str:
-    return formatting.long_date(value, current_locale())
-
-
-def medium_date(value: date) -> str:
-    return formatting.medium_date(value, current_locale())
-
-
-def date_range(first: date, last: date) -> str:
-    return formatting.date_range(first, last, current_locale())
-
-
 def word_list(items: Iterable[str], style: str = "standard") -> str:
     return formatting.word_list(list(items), current_locale(), style)
 
@@ -78,8 +63,7 @@ def figure(value: Decimal, kind: str) -> str:
     return FORMATTERS[kind](value)
 
 
-# A serving guide's weight precisions (pricing.serving_plans.GUIDE_PRECISIONS), as pages name
-# them.
+# A serving guide's weight precisions (serving_plans.GUIDE_PRECISIONS), as pages name them.
 PRECISION_LABELS = {"bf16": "BF16", "fp8": "FP8", "awq": gettext_lazy("AWQ (4-bit)")}
 
 
@@ -125,25 +109,20 @@ def rent_label(count: int, gpu_name: str) -> str:
 def tutorial_title(model_name: str, *, serving: bool = False) -> str:
     """The tutorial's title, and the guide's link to it (a serving guide's: vLLM's commands)."""
     if serving:
-        return gettext("Step-by-step commands: serve %(model)s with vLLM on a rented GPU") % {
-            "model": model_name
-        }
-    return gettext("Step-by-step commands: fine-tune %(model)s on a rented GPU") % {
-        "model": model_name
-    }
+        title = gettext("Step-by-step commands: serve %(model)s with vLLM on a rented GPU")
+    else:
+        title = gettext("Step-by-step commands: fine-tune %(model)s on a rented GPU")
+    return title % {"model": model_name}
 
 
 def parenthesized(text: str) -> str:
     """' (text)' after a word; full-width and unspaced in Japanese: '（text）'."""
-    if language().startswith("ja"):
-        return f"（{text}）"
-    return f" ({text})"
+    return f"（{text}）" if is_japanese_page() else f" ({text})"
 
 
 def sentences(items: Iterable[str]) -> str:
     """Sentences joined as the language writes them: spaced, or not in Japanese."""
-    separator = "" if language().startswith("ja") else " "
-    return separator.join(items)
+    return ("" if is_japanese_page() else " ").join(items)
 
 
 def beyond_one_host(gpus_per_host: int) -> str:

@@ -1,13 +1,7 @@
-"""Figures typed into prose: refused, with the token that says it instead.
-
-Every figure a guide states comes from the data through a token, so that a price change or a
-guide cloned for another model never leaves a stale number behind. These rules catch what an
-editor might type instead, in English, German and Japanese: memory ("52.5 GB"), money ("$0.92",
-"9,20 $"), hours ("10 hours", "10-Stunden-Block", "10時間") and GPU counts with a GPU name
-("2× H200", "two H200s", "zwei H200", "H200を2基"). GPU names themselves ("A100 80GB"), model
-names with their size ("Llama 3.1 8B"), bit widths ("4-bit") and code spans (`--lora_r 16`)
-stay. Pure functions: the GPU names come from the caller (``KnownSlugs.gpu_names``).
-"""
+"""Figures typed into prose, refused with the token that says it instead, so that a price change
+or a cloned guide never leaves a stale number: memory, money, hours and GPU counts ("2× H200",
+"zwei H200", "H200を2基") in English, German and Japanese. GPU and model names ("A100 80GB",
+"Llama 3.1 8B"), bit widths and code spans stay. The GPU names come from the caller."""
 
 from __future__ import annotations
 
@@ -50,32 +44,20 @@ def _fix(kind: str, typed: str) -> str:
     return _("“%(typed)s” is a typed figure: %(fix)s.") % {"typed": typed, "fix": hints[kind]}
 
 
-def _count_re(gpu_names: Iterable[str]) -> re.Pattern | None:
-    names = sorted({re.escape(n) for n in gpu_names if n}, key=len, reverse=True)
-    if not names:
-        return None
-    name = "(?:" + "|".join(names) + ")"
-    return re.compile(
-        rf"\d+\s*[×xX]\s*{name}"  # 2× H200, 8x B200
-        rf"|\b(?:{COUNT_WORDS})\s+{name}"  # two H200s, zwei H200
-        rf"|{name}\s*(?:を|が)?\s*[0-9０-９一二三四五六七八]+\s*[基台枚]",  # H200を2基
-        re.IGNORECASE,
-    )
-
-
 def typed_figures(text: str, gpu_names: Iterable[str]) -> list[TypedFigure]:
     """Every figure typed into ``text`` (tokens and code spans are not looked at)."""
     text = CODE_SPAN_RE.sub(" ", TOKEN_RE.sub(" ⟦⟧ ", text or ""))
     found: list[TypedFigure] = []
-    count_re = _count_re(gpu_names)
-    if count_re is not None:
-        found += [TypedFigure(m[0], _fix("count", m[0])) for m in count_re.finditer(text)]
-        # A GPU name's own digits ("A100 80GB", "RTX 4090") are not figures.
-        text = re.sub(
-            "|".join(re.escape(n) for n in sorted(gpu_names, key=len, reverse=True) if n),
-            " GPU ",
-            text,
+    names = "|".join(sorted({re.escape(n) for n in gpu_names if n}, key=len, reverse=True))
+    if names:
+        count_re = re.compile(
+            rf"\d+\s*[×xX]\s*(?:{names})"  # 2× H200, 8x B200
+            rf"|\b(?:{COUNT_WORDS})\s+(?:{names})"  # two H200s, zwei H200
+            rf"|(?:{names})\s*(?:を|が)?\s*[0-9０-９一二三四五六七八]+\s*[基台枚]",  # H200を2基
+            re.IGNORECASE,
         )
+        found += [TypedFigure(m[0], _fix("count", m[0])) for m in count_re.finditer(text)]
+        text = re.sub(names, " GPU ", text)  # "A100 80GB", "RTX 4090": a name's digits stay
     for kind, pattern in (("memory", MEMORY_RE), ("money", MONEY_RE), ("hours", HOURS_RE)):
         for match in pattern.finditer(text):
             typed = match.group(0).strip()

@@ -1,9 +1,3 @@
-"""Live figures in editor prose: ``[[kind arg ...]]`` tokens.
-
-Editors never type a figure: ``QLoRA braucht etwa [[memory qlora]]`` renders as
-``QLoRA braucht etwa 52,5 GB`` in German and follows every price check and rule change.
-
-- ``registry``: the grammar and the registry; checks prose without rendering or queries.
-- ``kinds``: every kind, declared with ``@registry.kind`` beside its render function.
-- ``render``: prose to escaped HTML with the tokens filled.
-"""
+"""Live figures in editor prose: ``[[memory qlora]]`` renders as ``52,5 GB`` in German and
+follows every price check. ``registry`` holds the grammar, ``kinds`` and ``serving_kinds``
+the kinds, ``render`` turns prose into escaped HTML."""

@@ -1,11 +1,5 @@
-"""Every token kind, declared beside the function that renders it.
-
-A render function takes the page's ``PageFigures`` and the parsed arguments (optional ones
-have defaults in the signature) and returns the figure formatted for the active language.
-It raises ``MissingFigure`` where the data is not on file; the renderer shows a dash then.
-Adding a kind is one function here (and, where it needs data no kind reads yet, a
-property of ``PageFigures``); its help text is translated in locale/.
-"""
+"""Every token kind, declared beside its render function: (``PageFigures``, *parsed arguments)
+to the figure formatted for the active language, or ``MissingFigure`` (shown as a dash)."""
 
 from __future__ import annotations
 
@@ -13,7 +7,7 @@ from decimal import Decimal
 
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import get_language, gettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from gpuguide.lib import renting
@@ -34,12 +28,19 @@ from pricing.domain import calculations as calc
 from pricing.domain import training_memory as tm
 from pricing.domain import trl_commands
 from pricing.domain.formatting import trim
+from pricing.selectors import GpuListing
 
 # [[gap_conclusion]]: a run ten times dearer or more decides the start; twice or more is several
 WIDE_GAP = Decimal(10)
 SEVERAL_TIMES = Decimal(2)
 WHICH_ESTIMATE = Choice(("planning", "lower", "upper", "range"))
-SPEC_FIELDS = Choice(("bf16", "bandwidth", "memory"))
+SPEC_ATTRIBUTES = {
+    "bf16": "bf16_dense_tflops",
+    "bandwidth": "bandwidth_gb_s",
+    "memory": "memory_gb",
+}
+SPEC_FIELDS = Choice(tuple(SPEC_ATTRIBUTES))
+NAME_OR_MEMORY = Choice(("name", "memory"))
 WHICH_RECOMMENDED = Choice(("both", "first", "alternative"))
 RECOMMENDED_DETAIL = Choice(("price", "plain", "memory"))
 LINK_TARGETS = {
@@ -68,7 +69,7 @@ def model(f: PageFigures) -> str:
     _("how the model's weights are licensed and downloaded, from the model's licence note"),
 )
 def licence(f: PageFigures) -> str:
-    note = f.licence_notes.get(get_language() or "en") or f.licence_notes.get("en")
+    note = f.licence_notes.get(show.language()) or f.licence_notes.get("en")
     if not note:
         raise MissingFigure("a licence note for the guide's model")
     return note
@@ -214,15 +215,6 @@ def price_ratio(f: PageFigures, first: ConfigRef, second: ConfigRef) -> str:
     return show.number(calc.ratio(_price(f, first), _price(f, second), calc.WHOLE))
 
 
-def _spec_value(f: PageFigures, gpu: str, field: str):
-    listing = f.listing(gpu)
-    return {
-        "bf16": listing.bf16_dense_tflops,
-        "bandwidth": listing.bandwidth_gb_s,
-        "memory": listing.memory_gb,
-    }[field]
-
-
 @registry.kind(
     "[[spec h100 bf16]]",
     _("a GPU spec: bf16 (TFLOPS), bandwidth (GB/s) or memory"),
@@ -230,7 +222,7 @@ def _spec_value(f: PageFigures, gpu: str, field: str):
     SPEC_FIELDS,
 )
 def spec(f: PageFigures, gpu: str, field: str) -> str:
-    value = _spec_value(f, gpu, field)
+    value = getattr(f.listing(gpu), SPEC_ATTRIBUTES[field])
     return show.gigabytes(value) if field == "memory" else show.number(value)
 
 
@@ -242,7 +234,9 @@ def spec(f: PageFigures, gpu: str, field: str) -> str:
     SPEC_FIELDS,
 )
 def spec_ratio(f: PageFigures, first: str, second: str, field: str) -> str:
-    return show.number(calc.ratio(_spec_value(f, first, field), _spec_value(f, second, field)))
+    attribute = SPEC_ATTRIBUTES[field]
+    values = [getattr(f.listing(gpu), attribute) for gpu in (first, second)]
+    return show.number(calc.ratio(*values))
 
 
 @registry.kind(
@@ -266,11 +260,10 @@ def checked_on(f: PageFigures, provider: str | None = None, gpu: str | None = No
     "[[smallest_gpu qlora]]",
     _("the smallest single GPU we rent that fits a method: its name or memory"),
     METHOD,
-    optional=(Choice(("name", "memory")),),
+    optional=(NAME_OR_MEMORY,),
 )
 def smallest_gpu(f: PageFigures, method: str, which: str = "name") -> str:
-    gpu = f.smallest_gpu(method)
-    return show.gigabytes(gpu.memory_gb) if which == "memory" else gpu.name
+    return _name_or_memory(f.smallest_gpu(method), which)
 
 
 @registry.kind(
@@ -280,13 +273,16 @@ def smallest_gpu(f: PageFigures, method: str, which: str = "name") -> str:
         "run): its name or memory"
     ),
     METHOD,
-    optional=(Choice(("name", "memory")),),
+    optional=(NAME_OR_MEMORY,),
 )
 def weights_gpu(f: PageFigures, method: str, which: str = "name") -> str:
     offer = calc.smallest_fitting_gpu(f.rentable_offers, f.weights_gb(method))
     if offer is None:
         raise MissingFigure(f"a single GPU that holds the weights of {method}")
-    gpu = f.listing(offer.slug)
+    return _name_or_memory(f.listing(offer.slug), which)
+
+
+def _name_or_memory(gpu: GpuListing, which: str) -> str:
     return show.gigabytes(gpu.memory_gb) if which == "memory" else gpu.name
 
 
@@ -348,41 +344,29 @@ def run_choice(f: PageFigures, method: str, first: str, second: str) -> str:
             "hours": show.number(only.shown_hours),
             "cost": show.usd(only.usd_per_run),
         }
-    (a, b) = runs
-    words = {
-        "budget": budget(f),
-        "a": a.configuration.gpu.name,
-        "b": b.configuration.gpu.name,
-        "a_hours": show.number(a.shown_hours),
-        "b_hours": show.number(b.shown_hours),
-        "a_cost": show.usd(a.usd_per_run),
-        "b_cost": show.usd(b.usd_per_run),
-    }
-    if a.hours <= b.hours and a.usd_per_run <= b.usd_per_run:
-        message = gettext(
-            "For %(budget)s the %(a)s is both sooner and cheaper: %(a_hours)s hours for "
-            "%(a_cost)s against %(b_hours)s hours for %(b_cost)s."
-        )
-        return message % words
-    if b.hours <= a.hours and b.usd_per_run <= a.usd_per_run:
-        message = gettext(
-            "For %(budget)s the %(b)s is both sooner and cheaper: %(b_hours)s hours for "
-            "%(b_cost)s against %(a_hours)s hours for %(a_cost)s."
-        )
-        return message % words
-    cheaper, sooner = (a, b) if a.usd_per_run < b.usd_per_run else (b, a)
-    return gettext(
+    for a, b in (runs, runs[::-1]):
+        if a.hours <= b.hours and a.usd_per_run <= b.usd_per_run:
+            message = gettext(
+                "For %(budget)s the %(a)s is both sooner and cheaper: %(a_hours)s hours for "
+                "%(a_cost)s against %(b_hours)s hours for %(b_cost)s."
+            )
+            return message % ({"budget": budget(f)} | _run_words("a", a) | _run_words("b", b))
+    cheaper, sooner = runs if runs[0].usd_per_run < runs[1].usd_per_run else runs[::-1]
+    message = gettext(
         "For %(budget)s the %(cheaper)s costs less (%(cheaper_cost)s in %(cheaper_hours)s "
         "hours), the %(sooner)s finishes sooner (%(sooner_hours)s hours for %(sooner_cost)s): "
         "pick the %(cheaper)s when the budget is fixed, the %(sooner)s when the deadline is."
-    ) % {
-        "budget": budget(f),
-        "cheaper": cheaper.configuration.gpu.name,
-        "cheaper_cost": show.usd(cheaper.usd_per_run),
-        "cheaper_hours": show.number(cheaper.shown_hours),
-        "sooner": sooner.configuration.gpu.name,
-        "sooner_cost": show.usd(sooner.usd_per_run),
-        "sooner_hours": show.number(sooner.shown_hours),
+    )
+    words = _run_words("cheaper", cheaper) | _run_words("sooner", sooner)
+    return message % ({"budget": budget(f)} | words)
+
+
+def _run_words(key: str, run: calc.RunPlan) -> dict[str, str]:
+    """A run on one GPU as [[run_choice]] names it: its GPU, hours and cost."""
+    return {
+        key: run.configuration.gpu.name,
+        f"{key}_hours": show.number(run.shown_hours),
+        f"{key}_cost": show.usd(run.usd_per_run),
     }
 
 
@@ -514,16 +498,20 @@ def _method_name(f: PageFigures, method: str) -> str:
 )
 def recommend(f: PageFigures, method: str, which: str = "both", detail: str = "price") -> str:
     try:
-        configurations = f.recommended(method)
+        configurations = _recommended(f, method, which)
     except NothingFits:
         return _nothing_fits()
-    if which == "first":
-        configurations = configurations[:1]
-    elif which == "alternative":
-        if len(configurations) < 2:
-            raise MissingFigure(f"a second configuration that holds {method}")
-        configurations = configurations[1:2]
     return show.word_list((_described(c, detail) for c in configurations), "or")
+
+
+def _recommended(f: PageFigures, method: str, which: str) -> list[calc.Configuration]:
+    """The recommendations for ``method``: both, the first or the alternative."""
+    configurations = f.recommended(method)
+    if which == "alternative" and len(configurations) < 2:
+        raise MissingFigure(f"a second configuration that holds {method}")
+    return {"first": configurations[:1], "alternative": configurations[1:2]}.get(
+        which, configurations
+    )
 
 
 def _described(config: calc.Configuration, detail: str) -> str:
@@ -551,10 +539,7 @@ def _described(config: calc.Configuration, detail: str) -> str:
     html=True,
 )
 def rent(f: PageFigures, method: str, which: str = "first") -> str:
-    configurations = f.recommended(method)  # NothingFits: nothing to rent, the renderer says so
-    if which == "alternative" and len(configurations) < 2:
-        raise MissingFigure(f"a second configuration that holds {method}")
-    config = configurations[1 if which == "alternative" else 0]
+    (config,) = _recommended(f, method, which)  # NothingFits: nothing to rent, shown as a dash
     url = renting.rent_url(config.gpu.slug, config.count)
     return format_html(
         '<a class="rent" href="{}">{}</a>', url, show.rent_label(config.count, config.gpu.name)
@@ -568,13 +553,8 @@ def rent(f: PageFigures, method: str, which: str = "first") -> str:
     METHOD,
 )
 def recommend_ratio(f: PageFigures, first: str, second: str) -> str:
-    prices = []
-    for method in (first, second):
-        price = f.recommended(method)[0].usd_per_hour
-        if price is None:
-            raise MissingFigure(f"a price for the configuration recommended for {method}")
-        prices.append(price)
-    return show.number(calc.ratio(prices[0], prices[1], calc.WHOLE))
+    prices = [_priced(f.recommended(method)[0], method) for method in (first, second)]
+    return show.number(calc.ratio(*prices, calc.WHOLE))
 
 
 @registry.kind(
@@ -597,21 +577,20 @@ def cost_gap(f: PageFigures, first: str, second: str) -> str:
     words = {"first": recommend(f, first, "first"), "second": recommend(f, second, "first")}
     if first_config == second_config:
         said = gettext("At our prices, nothing more per hour of hardware: both run on %(first)s.")
-        return show.sentences([said % words, _run_gap(f, first, second)])
-    ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
-    if ratio < 2:
-        said = gettext(
-            "At our prices, not even twice as much per hour of hardware: %(first)s against "
-            "%(second)s."
-        )
     else:
-        said = gettext(
-            "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s "
-            "against %(second)s."
-        )
-    return show.sentences(
-        [said % (words | {"ratio": show.number(ratio)}), _run_gap(f, first, second)]
-    )
+        ratio = calc.ratio(_priced(first_config, first), _priced(second_config, second), calc.WHOLE)
+        words["ratio"] = show.number(ratio)
+        if ratio < 2:
+            said = gettext(
+                "At our prices, not even twice as much per hour of hardware: %(first)s against "
+                "%(second)s."
+            )
+        else:
+            said = gettext(
+                "At our prices, about %(ratio)s times as much per hour of hardware: %(first)s "
+                "against %(second)s."
+            )
+    return show.sentences([said % words, _run_gap(f, first, second)])
 
 
 def _run_gap(f: PageFigures, first: str, second: str) -> str:
@@ -622,7 +601,7 @@ def _run_gap(f: PageFigures, first: str, second: str) -> str:
         "first": show.usd(first_run.usd_per_run),
         "second": show.usd(second_run.usd_per_run),
     }
-    ratio = _per_run_ratio(first_run, second_run)
+    ratio = calc.ratio(first_run.usd_per_run, second_run.usd_per_run)
     if abs(ratio - 1) < calc.TENTH:
         message = gettext("Per run of %(budget)s, about as much: %(first)s against %(second)s.")
     else:
@@ -659,7 +638,7 @@ def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
         )
         return message % words
     second_run = _recommended_run(f, second)
-    ratio = _per_run_ratio(first_run, second_run)
+    ratio = calc.ratio(first_run.usd_per_run, second_run.usd_per_run)
     words |= {
         "ratio": show.number(ratio),
         "first_cost": show.usd(first_run.usd_per_run),
@@ -684,11 +663,6 @@ def gap_conclusion(f: PageFigures, first: str, second: str) -> str:
     return message % words
 
 
-def _per_run_ratio(first: calc.RunPlan, second: calc.RunPlan) -> Decimal:
-    """How many times the first run costs the second, as [[cost_gap]] shows it (a tenth)."""
-    return calc.ratio(first.usd_per_run, second.usd_per_run)
-
-
 @registry.kind("[[config 8xb200]]", _("a configuration's name as tables write it: 8× B200"), CONFIG)
 def config(f: PageFigures, config: ConfigRef) -> str:
     found = _configuration(f, config)
@@ -704,21 +678,12 @@ def config(f: PageFigures, config: ConfigRef) -> str:
     METHOD,
 )
 def too_small(f: PageFigures, method: str) -> str:
-    miss = f.closest_miss(method)
+    miss = calc.closest_miss(f.plans(method, f.configurations))
     if miss is None:
         return gettext(
             "By the estimate, every configuration compared here holds this guide's %(method)s run."
         ) % {"method": _method_name(f, method)}
-    config = miss.configuration
-    words = {
-        "gpus": show.gpu_count(config.count, config.gpu.name),
-        "gpu": config.gpu.name,
-        "usable": show.estimated_gigabytes(miss.usable_gb_per_gpu),
-        "method": _method_name(f, method),
-        "need": show.estimated_gigabytes(miss.reserved_gb_per_gpu),
-        "peak": show.estimated_gigabytes(miss.peak_gb_per_gpu),
-    }
-    if config.count == 1:
+    if miss.configuration.count == 1:
         message = gettext(
             "Too small: %(gpus)s. This guide's %(method)s run needs %(need)s on it (an "
             "estimated peak of %(peak)s plus the memory allocator's margin); the %(gpu)s can "
@@ -730,7 +695,7 @@ def too_small(f: PageFigures, method: str) -> str:
             "on each (an estimated peak of %(peak)s plus the memory allocator's margin); each "
             "%(gpu)s can use %(usable)s."
         )
-    return message % words
+    return message % (_plan_words(miss) | {"method": _method_name(f, method)})
 
 
 @registry.kind(
@@ -751,13 +716,11 @@ def fit_note(f: PageFigures, method: str) -> str:
     if near:
         closest = max(near, key=lambda c: (c.total_memory_gb, -c.count))
         plan = f.plan(method, closest)
-        words |= {
+        words |= _plan_words(plan) | {
             "config": show.config_name(closest.count, closest.gpu.name),
             "bytes": show.number(lower.rule.bytes_per_param),
             "memory": show.gigabytes(lower.memory_gb),
             "headroom": show.gigabytes(calc.headroom_gb(closest, lower.memory_gb)),
-            "need": show.estimated_gigabytes(plan.reserved_gb_per_gpu),
-            "usable": show.estimated_gigabytes(plan.usable_gb_per_gpu),
         }
         sentences.append(
             gettext(
@@ -859,13 +822,10 @@ def _names_its_memory(gpu_name: str, memory_gb: Decimal) -> bool:
 )
 def verdict(f: PageFigures, method: str, gpu: str) -> str:
     card = f.listing(gpu)
-    plan = f.one_gpu(method, card)
+    plan = f.plan(method, card.configuration(1))
     weights = f.weights_gb(method)
-    words = {
+    words = _plan_words(plan) | {
         "method": _method_name(f, method),
-        "need": show.estimated_gigabytes(plan.reserved_gb_per_gpu),
-        "peak": show.estimated_gigabytes(plan.peak_gb_per_gpu),
-        "usable": show.estimated_gigabytes(plan.usable_gb_per_gpu),
         "gpu": card.name,
         "memory": show.gigabytes(card.memory_gb),
         "weights": show.gigabytes(weights),
@@ -921,10 +881,13 @@ def yes_no_one_gpu(f: PageFigures, method: str) -> str:
 )
 def holds(f: PageFigures, method: str, first: str, second: str) -> str:
     a, b = f.listing(first), f.listing(second)
-    plan_a, plan_b = f.one_gpu(method, a), f.one_gpu(method, b)
+    plan_a, plan_b = f.plan(method, a.configuration(1)), f.plan(method, b.configuration(1))
+    need = plan_a.reserved_gb_per_gpu
+    if plan_b.fits_by_estimate and not plan_a.fits_by_estimate:  # the one that holds first
+        (a, plan_a), (b, plan_b) = (b, plan_b), (a, plan_a)
     words = {
         "method": f.method(method).short_name,  # "this guide's Full, AdamW run": a label
-        "need": show.estimated_gigabytes(plan_a.reserved_gb_per_gpu),
+        "need": show.estimated_gigabytes(need),
         "first": a.name,
         "second": b.name,
         "first_usable": show.estimated_gigabytes(plan_a.usable_gb_per_gpu),
@@ -961,13 +924,6 @@ def holds(f: PageFigures, method: str, first: str, second: str) -> str:
             "with the memory allocator's margin; the %(first)s can use %(first_usable)s, the "
             "%(second)s only %(second_usable)s."
         )
-    if b_holds and not a_holds:  # the one that holds is named first
-        words |= {
-            "first": b.name,
-            "second": a.name,
-            "first_usable": words["second_usable"],
-            "second_usable": words["first_usable"],
-        }
     return message % words
 
 
@@ -1186,9 +1142,7 @@ def tutorial_link(f: PageFigures) -> str:
 def compare_link(f: PageFigures, first: str, second: str) -> str:
     a, b = f.listing(first), f.listing(second)
     url = reverse("guides:compare", kwargs={"first": a.slug, "second": b.slug})
-    return format_html(
-        '<a href="{}">{}</a>', url, gettext("%(a)s vs %(b)s") % {"a": a.name, "b": b.name}
-    )
+    return format_html('<a href="{}">{}</a>', url, show.comparison_title(a.name, b.name))
 
 
 def _configuration(f: PageFigures, config: ConfigRef) -> calc.Configuration:
@@ -1199,18 +1153,17 @@ def _price(f: PageFigures, config: ConfigRef) -> Decimal:
     return f.price(config.gpu, config.count, provider=config.provider)
 
 
-# --- what the answering kinds answer: yes (True) or no (False) ------------------------------
-# The guide check holds a "Yes."/"No." typed before one of these against its answer.
-ANSWERS = {
-    "verdict": lambda f, method, gpu: f.one_gpu(method, f.listing(gpu)).fits_by_estimate,
-    "yes_no_one_gpu": lambda f, method: _fits_one_gpu(f, method),
-    "single_gpu": lambda f, method: _fits_one_gpu(f, method),
-}
-
-
 def _fits_one_gpu(f: PageFigures, method: str) -> bool:
     try:
         f.smallest_gpu(method)
     except MissingFigure:
         return False
     return True
+
+
+# What the answering kinds answer: a "Yes."/"No." typed before one is checked against it.
+ANSWERS = {
+    "verdict": lambda f, method, gpu: f.fits(method, f.listing(gpu).configuration(1)),
+    "yes_no_one_gpu": _fits_one_gpu,
+    "single_gpu": _fits_one_gpu,
+}

@@ -1,11 +1,8 @@
-"""The grammar of live-figure tokens and the registry of their kinds.
+"""The grammar of live-figure tokens (``[[kind arg ...]]``) and the registry of their kinds.
 
-A token is ``[[kind arg ...]]``. Each kind is declared once, beside its render function, with
-``@registry.kind(...)`` in ``guides.content.tokens.kinds`` (imported when the app is ready,
-like Django's template tag libraries). This module knows only the grammar: models and forms
-check prose with it without loading any rendering code or touching the database. Whether a
-slug names a real method, GPU, provider or fact is checked separately, against slugs loaded once
-per admin form.
+Kinds are declared with ``@registry.kind(...)`` in ``guides.content.tokens.kinds``. This module
+knows only the grammar, so models and forms check prose with it without loading rendering code
+or touching the database; slugs are checked against ``KnownSlugs`` loaded once per admin form.
 """
 
 from __future__ import annotations
@@ -50,26 +47,29 @@ class ConfigRef:
 # --- argument types: each reads one word and says what it expected ---------------------
 
 
+class Arg:
+    def refers_to(self, value) -> list[tuple[str, str]]:
+        """(pool, slug) for each thing on file ``value`` names, pool being a KnownSlugs field."""
+        return []
+
+
 @dataclass(frozen=True)
-class Slug:
+class Slug(Arg):
     """A method, GPU, provider or fact, named by its slug."""
 
     pool: str  # the KnownSlugs field it must be in
 
-    def parse(self, word: str):
+    def parse(self, word: str) -> str:
         if not SLUG_RE.match(word):
             raise TokenError(gettext("“%(word)s” is not a slug") % {"word": word})
         return word
-
-    def unknown(self, value: str, known: KnownSlugs) -> list[str]:
-        return [] if value in getattr(known, self.pool) else [_unknown_message(self.pool, value)]
 
     def refers_to(self, value: str) -> list[tuple[str, str]]:
         return [(self.pool, value)]
 
 
 @dataclass(frozen=True)
-class Choice:
+class Choice(Arg):
     options: tuple[str, ...]
 
     def parse(self, word: str) -> str:
@@ -80,29 +80,17 @@ class Choice:
             )
         return word
 
-    def unknown(self, value: str, known: KnownSlugs) -> list[str]:
-        return []
-
-    def refers_to(self, value: str) -> list[tuple[str, str]]:
-        return []
-
 
 @dataclass(frozen=True)
-class RuleNumber:
+class RuleNumber(Arg):
     def parse(self, word: str) -> int:
         if not word.isascii() or not word.isdigit() or int(word) < 1:
             raise TokenError(gettext("“%(word)s” is not a rule number (1, 2, …)") % {"word": word})
         return int(word)
 
-    def unknown(self, value: int, known: KnownSlugs) -> list[str]:
-        return []
-
-    def refers_to(self, value: int) -> list[tuple[str, str]]:
-        return []
-
 
 @dataclass(frozen=True)
-class Config:
+class Config(Arg):
     def parse(self, word: str) -> ConfigRef:
         match = CONFIG_RE.match(word)
         if not match:
@@ -112,25 +100,13 @@ class Config:
             )
         return ConfigRef(match["gpu"], int(match["count"] or 1), match["provider"])
 
-    def unknown(self, value: ConfigRef, known: KnownSlugs) -> list[str]:
-        errors = GPU.unknown(value.gpu, known)
-        if value.provider:
-            errors += PROVIDER.unknown(value.provider, known)
-        return errors
-
     def refers_to(self, value: ConfigRef) -> list[tuple[str, str]]:
-        named = GPU.refers_to(value.gpu)
-        return named + PROVIDER.refers_to(value.provider) if value.provider else named
-
-
-def _unknown_message(pool: str, word: str) -> str:
-    kind = {"methods": "method", "gpus": "gpu", "providers": "provider", "facts": "fact"}[pool]
-    return gettext("there is no %(kind)s “%(word)s”") % {"kind": kind, "word": word}
+        named = [("gpus", value.gpu)]
+        return named + [("providers", value.provider)] if value.provider else named
 
 
 METHOD, GPU, PROVIDER, FACT = Slug("methods"), Slug("gpus"), Slug("providers"), Slug("facts")
 CONFIG, RULE_NUMBER = Config(), RuleNumber()
-Arg = Slug | Choice | RuleNumber | Config
 
 
 # --- the registry ---------------------------------------------------------------------
@@ -145,15 +121,6 @@ class TokenKind:
     help: str
     render: Callable[..., str]  # (figures, *parsed args) -> the formatted figure
     html: bool = False  # the render function builds safe HTML itself (links)
-
-    def parse_args(self, words: list[str]) -> list:
-        if not len(self.required) <= len(words) <= len(self.required) + len(self.optional):
-            raise TokenError(
-                gettext("wrong number of arguments; write it like %(example)s")
-                % {"example": self.example}
-            )
-        specs = self.required + self.optional
-        return [arg.parse(word) for arg, word in zip(specs, words, strict=False)]
 
 
 class Registry:
@@ -186,7 +153,14 @@ class Registry:
         kind = self._kinds.get(words[0])
         if kind is None:
             raise TokenError(gettext("unknown token kind “%(kind)s”") % {"kind": words[0]})
-        return kind, kind.parse_args(words[1:])
+        args = words[1:]
+        if not len(kind.required) <= len(args) <= len(kind.required) + len(kind.optional):
+            raise TokenError(
+                gettext("wrong number of arguments; write it like %(example)s")
+                % {"example": kind.example}
+            )
+        specs = kind.required + kind.optional
+        return kind, [arg.parse(word) for arg, word in zip(specs, args, strict=False)]
 
 
 registry = Registry()
@@ -199,7 +173,8 @@ def syntax_errors(text: str) -> list[str]:
     """One message per malformed token in ``text``, naming the token; no database needed."""
     text = text or ""
     errors = []
-    if "[[" in TOKEN_RE.sub("", text) or "]]" in TOKEN_RE.sub("", text):
+    outside = TOKEN_RE.sub("", text)
+    if "[[" in outside or "]]" in outside:
         errors.append(gettext("unclosed token: every “[[” needs a matching “]]”"))
     for match in TOKEN_RE.finditer(text):
         try:
@@ -211,16 +186,13 @@ def syntax_errors(text: str) -> list[str]:
 
 def unknown_slug_errors(text: str, known: KnownSlugs) -> list[str]:
     """One message per well-formed token in ``text`` that names something not on file."""
-    errors = []
-    for match in TOKEN_RE.finditer(text or ""):
-        try:
-            kind, values = registry.parse(match.group(1))
-        except TokenError:
-            continue  # syntax_errors reports it
-        specs = kind.required + kind.optional
-        for arg, value in zip(specs, values, strict=False):
-            errors += [f"{match.group(0)}: {message}" for message in arg.unknown(value, known)]
-    return errors
+    kinds = {"methods": "method", "gpus": "gpu", "providers": "provider", "facts": "fact"}
+    return [
+        f"{token}: "
+        + gettext("there is no %(kind)s “%(word)s”") % {"kind": kinds[pool], "word": slug}
+        for token, pool, slug in token_references(text)
+        if slug not in getattr(known, pool)
+    ]
 
 
 def token_errors(text: str, known: KnownSlugs) -> list[str]:
@@ -235,7 +207,7 @@ def token_references(text: str) -> Iterator[tuple[str, str, str]]:
         try:
             kind, values = registry.parse(match.group(1))
         except TokenError:
-            continue
+            continue  # syntax_errors reports it
         for arg, value in zip(kind.required + kind.optional, values, strict=False):
             for pool, slug in arg.refers_to(value):
                 yield match.group(0), pool, slug

@@ -1,10 +1,6 @@
-"""Editor prose to escaped HTML: tokens filled with formatted figures, `backticks` as code.
-
-A blank line starts a paragraph and lines that all start with "- " make a list: ``render_prose``
-returns those blocks, and ``guides/includes/prose.html`` lays them out. Nothing is evaluated as
-template code; every piece of editor text and every filled value is escaped, except the single
-elements that link kinds build with ``format_html``.
-"""
+"""Editor prose to escaped HTML: tokens filled with formatted figures, `backticks` as code,
+paragraphs and lists as blocks (laid out by ``guides/includes/prose.html``). Nothing is
+evaluated as template code; everything is escaped but the links kinds build with format_html."""
 
 from __future__ import annotations
 
@@ -17,7 +13,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from guides.content.page_figures import MissingFigure, PageFigures
-from guides.content.phrases import is_japanese_page, phrased_html
+from guides.content.phrases import phrased_html
+from guides.content.presentation import is_japanese_page
 from guides.content.tokens import kinds  # noqa: F401 - registers every kind
 from guides.content.tokens.registry import TOKEN_RE, TokenError, registry
 from pricing.domain.calculations import RuleError
@@ -31,20 +28,6 @@ TAG_RE = re.compile(r"<[^>]+>")
 
 def _escaped(text: str) -> str:
     return CODE_RE.sub(r"<code>\1</code>", escape(text))
-
-
-def _blocks(text: str) -> list[tuple[bool, list[str]]]:
-    """Prose split into blocks: (is a list, its lines) or (False, [the paragraph])."""
-    blocks = []
-    for block in re.split(r"\n\s*\n", text.strip()):
-        lines = [line.strip() for line in block.splitlines() if line.strip()]
-        if not lines:
-            continue
-        if all(line.startswith("- ") for line in lines):
-            blocks.append((True, [line[2:] for line in lines]))
-        else:
-            blocks.append((False, [" ".join(lines)]))
-    return blocks
 
 
 def _filled(body: str, figures: PageFigures) -> str:
@@ -73,14 +56,9 @@ def example_value(token: str, figures: PageFigures) -> SafeString | None:
 
 def render_inline(text: str, figures: PageFigures) -> SafeString:
     """Escape ``text``, fill its tokens and mark `code`; no paragraphs."""
-    out = []
-    position = 0
-    for match in TOKEN_RE.finditer(text):
-        out.append(_escaped(text[position : match.start()]))
-        out.append(fill(match.group(1), figures))
-        position = match.end()
-    out.append(_escaped(text[position:]))
-    return mark_safe("".join(out))  # noqa: S308 - every piece above was escaped
+    parts = TOKEN_RE.split(text)  # text, a token's inside, text, ...
+    out = (fill(part, figures) if i % 2 else _escaped(part) for i, part in enumerate(parts))
+    return mark_safe("".join(out))  # noqa: S308 - every piece was escaped
 
 
 @dataclass(frozen=True)
@@ -93,16 +71,16 @@ class Block:
 
 def render_prose(text: str, figures: PageFigures) -> list[Block]:
     """Blocks split on blank lines: a list where every line starts with "- ", else a paragraph;
-    on a Japanese page its phrases joined by <wbr>."""
-    # Japanese: a line may break between phrases in every browser (see phrases.py); the
-    # plain renderings (meta description, JSON-LD) come from render_inline, without <wbr>.
+    on a Japanese page with <wbr> between phrases (not in render_plain's meta descriptions)."""
     inline = _phrased_inline if is_japanese_page() else render_inline
-    return [
-        Block(items=tuple(inline(line, figures) for line in lines))
-        if is_list
-        else Block(text=inline(lines[0], figures))
-        for is_list, lines in _blocks(text or "")
-    ]
+    blocks = []
+    for block in re.split(r"\n\s*\n", (text or "").strip()):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if lines and all(line.startswith("- ") for line in lines):
+            blocks.append(Block(items=tuple(inline(line[2:], figures) for line in lines)))
+        elif lines:
+            blocks.append(Block(text=inline(" ".join(lines), figures)))
+    return blocks
 
 
 def _phrased_inline(text: str, figures: PageFigures) -> SafeString:

@@ -1,7 +1,5 @@
-"""The token kinds of serving guides: what ``PageFigures.serving`` (one
-``serving_plans.ServingPlan`` per weight precision) answers, formatted for the active language.
-Declared like ``kinds``; a fine-tuning guide has no serving plans, so these show a dash there
-(and the guide checks report them)."""
+"""The token kinds of serving guides, from ``PageFigures.serving`` (a plan per weight
+precision); a fine-tuning guide has none, so these show a dash there."""
 
 from __future__ import annotations
 
@@ -34,9 +32,11 @@ def _whole(value: Decimal) -> str:
     return show.number(_rounded(value))
 
 
-def _with_range(modelled: str, range_text: str) -> str:
-    """'$0.50 ($0.31–$0.69)': the parentheses bring their own space, by language."""
-    return modelled + show.parenthesized(range_text)
+def _whole_with_range(figure: tuple[Decimal, Decimal, Decimal], unit: str = "") -> str:
+    """A modelled figure and its range in whole numbers: '42 ms (31–58)'."""
+    value, low, high = figure
+    range_text = show.number_range(_rounded(low), _rounded(high))
+    return _whole(value) + unit + show.parenthesized(range_text)
 
 
 @registry.kind(
@@ -67,13 +67,10 @@ def serving_figure(f: PageFigures, precision: str, detail: str = "config") -> st
         return show.usd(row.usd_per_hour)
     if detail == "cost":
         cost, low, high = row.at_target.usd_per_million_tokens
-        return _with_range(show.usd(cost), show.usd_range(low, high))
+        return show.usd(cost) + show.parenthesized(show.usd_range(low, high))
     if detail == "speed":
-        speed, low, high = row.at_concurrency.tokens_per_s_per_user
-        return _with_range(_whole(speed), show.number_range(_rounded(low), _rounded(high)))
-    ms, low, high = row.at_concurrency.ttft_ms  # ttft
-    ttft = f"{_whole(ms)}\u00a0ms"
-    return _with_range(ttft, show.number_range(_rounded(low), _rounded(high)))
+        return _whole_with_range(row.at_concurrency.tokens_per_s_per_user)
+    return _whole_with_range(row.at_concurrency.ttft_ms, "\u00a0ms")  # ttft
 
 
 @registry.kind(
