@@ -1,9 +1,6 @@
-"""JSON from visitors, parsed only once it is known to be small and shallow.
-
-``json.loads`` recurses once per nesting level: 1,000 ``[`` raise a RecursionError (a 500,
-and a deep stack in every worker that meets one). ``loads`` measures the text first, with one
-linear scan that skips strings (a ``[`` inside ``"..."`` opens nothing, ``\\"`` does not end
-a string), so hostile input is refused before the parser sees it.
+"""JSON from visitors, parsed only once it is known to be small and shallow: ``json.loads``
+recurses once per nesting level (1,000 ``[`` raise a RecursionError), so the depth is measured
+first by one linear scan that skips strings.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Answers that must work while the database (or the cache) is down.
-
-- ``server_error`` (handler500) and ``DatabaseUnavailableMiddleware`` render the static
-  ``500.html`` / ``503.html``: no database, no context processors, no cache. The language comes
-  from the URL prefix (/en/, /de/, /ja/), English otherwise.
-- ``healthz`` (the process is alive) and ``Readiness`` (django-health-check's database and
-  cache checks), for load balancers and orchestrators; neither is cached nor language-prefixed.
+"""Answers that must work while the database (or the cache) is down: the static 500 and 503
+pages (no database, no context processors, the language from the URL prefix), and the health
+probes.
 """
 
 from __future__ import annotations
@@ -76,10 +72,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 class DatabaseUnavailableMiddleware(MiddlewareMixin):
-    """A view that cannot reach the database answers the branded 503 with Retry-After.
-
-    (handler500 does the same for errors raised outside views; this also covers DEBUG.)
-    """
+    """A view that cannot reach the database answers the branded 503 (DEBUG too)."""
 
     def process_exception(self, request: HttpRequest, exception: Exception):
         if isinstance(exception, UNAVAILABLE):
@@ -97,9 +90,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 class Readiness(HealthCheckView):
-    """Readiness: 503 when the database does not answer; 200 otherwise, even when the cache
-    fails (pages then render from the database: slower, still right, so a load balancer must
-    keep sending visitors). The body names each check's result."""
+    """503 when the database does not answer; 200 otherwise, even when the cache fails (pages
+    then render from the database: slower, still right)."""
 
     checks = (Database, Cache)
 

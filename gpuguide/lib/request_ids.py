@@ -1,10 +1,5 @@
-"""A request id in every log line of its request, and the JSON log format.
-
-``RequestIdMiddleware`` takes ``X-Request-ID`` from one of ``TRUSTED_PROXIES`` (nginx, Varnish:
-so that their logs and ours share the id) or makes one, sends it back in ``X-Request-ID``, and
-holds it in a context variable until the request is finished; ``RequestIdFilter`` puts it on every
-log record as ``request_id`` ("-" outside a request). ``JsonFormatter``: one JSON object a line
-(``LOG_FORMAT=json``) for a log collector.
+"""A request id (``X-Request-ID`` from a trusted proxy, or a new one) in the answer and in every
+log line of its request (``request_id``, "-" outside one); the JSON log format.
 """
 
 from __future__ import annotations
