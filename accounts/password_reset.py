@@ -41,12 +41,6 @@ def address_wait(address: str, now: datetime | None = None) -> int:
     return 0
 
 
-def claim_mail(user, now: datetime | None = None) -> bool:
-    """Whether ``user`` may be mailed now, marking them mailed if so: once per
-    ``ACCOUNT_INTERVAL``, whoever asks (a reset or a sign-in link, one count for both)."""
-    return claim(ResetMail, user, ACCOUNT_INTERVAL, now)
-
-
 def claim(marks, user, interval: timedelta, now: datetime | None = None) -> bool:
     """Whether ``user`` may be mailed now, marking them mailed in ``marks`` if so: once per
     ``interval``. One statement decides, so of two requests at once only one mails."""
@@ -59,11 +53,12 @@ def claim(marks, user, interval: timedelta, now: datetime | None = None) -> bool
 
 
 class StaffPasswordResetForm(PasswordResetForm):
-    """Mails only active staff, at most once per ``ACCOUNT_INTERVAL`` each."""
+    """Mails only active staff, at most once per ``ACCOUNT_INTERVAL`` each (a reset or a
+    sign-in link: one count for both)."""
 
     def get_users(self, email):
         for user in super().get_users(email):
-            if user.is_staff and claim_mail(user):
+            if user.is_staff and claim(ResetMail, user, ACCOUNT_INTERVAL):
                 yield user
 
     def save(self, **kwargs):

@@ -113,27 +113,24 @@ def _members(archive: tarfile.TarFile, path: Path) -> list[tarfile.TarInfo]:
     return members
 
 
-def _load_manifest(archive: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> dict:
-    if member.size > MANIFEST_LIMIT:
-        raise BackupError(f"{path}: {MANIFEST_NAME} is too large to be ours; nothing was restored")
-    try:
-        manifest = json.loads(archive.extractfile(member).read())
-    except ValueError as exc:
-        raise BackupError(
-            f"{path}: {MANIFEST_NAME} is not JSON ({exc}); nothing was restored"
-        ) from exc
-    if not isinstance(manifest, dict):
-        raise BackupError(f"{path}: {MANIFEST_NAME} is not an object; nothing was restored")
-    return manifest
-
-
 def read(path: Path, folder: Path) -> tuple[dict, Path]:
     """The manifest, unchecked, and the database file copied into ``folder``."""
     try:
         _refuse_old_format(path)
         with tarfile.open(path, "r:") as archive:
             manifest_member, data_member = _members(archive, path)
-            manifest = _load_manifest(archive, manifest_member, path)
+            if manifest_member.size > MANIFEST_LIMIT:
+                raise BackupError(
+                    f"{path}: {MANIFEST_NAME} is too large to be ours; nothing was restored"
+                )
+            try:
+                manifest = json.loads(archive.extractfile(manifest_member).read())
+            except ValueError as exc:
+                raise BackupError(
+                    f"{path}: {MANIFEST_NAME} is not JSON ({exc}); nothing was restored"
+                ) from exc
+            if not isinstance(manifest, dict):
+                raise BackupError(f"{path}: {MANIFEST_NAME} is not an object; nothing was restored")
             data = folder / data_member.name
             with archive.extractfile(data_member) as source, open(data, "wb") as target:
                 shutil.copyfileobj(source, target, 1024 * 1024)

@@ -8,6 +8,7 @@ language writes a decimal.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django import forms
@@ -26,11 +27,11 @@ WHOLE_NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
 DECIMAL_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?", re.ASCII)
 
 
+@dataclass
 class VisibleTextValidator:
     """Refuses invisible and direction-changing characters, naming the field and the character."""
 
-    def __init__(self, label) -> None:
-        self.label = label
+    label: object
 
     def __call__(self, value) -> None:
         found = INVISIBLE.search(value) if isinstance(value, str) else None
@@ -44,16 +45,13 @@ class VisibleTextValidator:
                 params={"field": self.label, "code": f"{ord(found.group()):04X}"},
             )
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, VisibleTextValidator) and other.label == self.label
-
 
 @deconstructible(path="gpuguide.lib.editor_input.SingleLineValidator")
+@dataclass
 class SingleLineValidator:
     """Refuses line breaks in a one-line field; with a ``label`` (the admin's), names it."""
 
-    def __init__(self, label=None) -> None:
-        self.label = label
+    label: object = None
 
     def __call__(self, value) -> None:
         found = LINE_BREAK.search(value) if isinstance(value, str) else None
@@ -65,9 +63,6 @@ class SingleLineValidator:
                 code="line_break",
                 params={"field": self.label, "code": f"{ord(found.group()):04X}"},
             )
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SingleLineValidator) and other.label == self.label
 
 
 # For a one-line model field: ``models.CharField(..., validators=ONE_LINE)``.

@@ -6,7 +6,6 @@ probes.
 from __future__ import annotations
 
 import logging
-import re
 import sys
 
 from django.conf import settings
@@ -26,18 +25,11 @@ logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 30
 UNAVAILABLE = (OperationalError, InterfaceError)  # cannot reach or talk to the database
-_PREFIX = re.compile(r"^/([a-z]{2})(?:/|$)")
-
-
-def language_from_path(path: str) -> str:
-    match = _PREFIX.match(path)
-    codes = {code for code, _name in settings.LANGUAGES}
-    return match.group(1) if match and match.group(1) in codes else settings.LANGUAGE_CODE
 
 
 def outage_response(path: str, status: int) -> HttpResponse:
     """The branded static page for ``status`` (500 or 503) in the language of ``path``."""
-    language = language_from_path(path)
+    language = translation.get_language_from_path(path) or settings.LANGUAGE_CODE
     home = f"/{language}/"
     with translation.override(language):
         try:
