@@ -445,7 +445,8 @@ vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default=f"{SITE_NAME} <{CONTACT_EMAIL}>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
-# Staff are warned when a provider's prices are older; a price holds this long after its check.
+# Staff are warned of prices (a price holds this long after its check) and cited sources older
+# than these.
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
 SOURCE_STALE_AFTER_MONTHS = env.int("SOURCE_STALE_AFTER_MONTHS", default=12)
 

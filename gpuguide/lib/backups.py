@@ -38,8 +38,7 @@ from gpuguide.lib.backup_archive import BackupError
 __all__ = ["BackupError"]  # raised by both modules; callers catch it from here
 
 ENGINE_NAMES = {"postgresql": "PostgreSQL", "sqlite": "SQLite"}
-# How long pg_dump / pg_restore wait for a table lock held by the running site before giving up
-# (a restore then changes nothing: it runs in one transaction).
+# How long pg_dump and a restore wait for a table lock the running site holds, then give up.
 LOCK_TIMEOUT = "30s"
 # backups/gpuguide-<engine>-<UTC time>.tar: the only files `make backup` ever prunes.
 DEFAULT_NAME = re.compile(r"gpuguide-(postgresql|sqlite)-\d{8}T\d{6}Z\.tar")
@@ -290,8 +289,7 @@ def pg_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
     connection = connections[alias]
     connection.close()  # hold no locks of our own from before
     with transaction.atomic(using=alias), connection.cursor() as cursor:
-        # A lock held by the running site makes the restore fail (and change nothing)
-        # instead of waiting for ever.
+        # Fail (changing nothing) rather than wait for ever on a lock the running site holds.
         cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
         try:
             cursor.execute("DROP SCHEMA public CASCADE")
@@ -326,8 +324,7 @@ def pg_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
                     f"FROM {quoted_table}",
                     [_quote(sequence["name"])],
                 )
-        # Every reference checked now: the later migrations cannot alter a table with checks
-        # still pending.
+        # Checked now: the later migrations cannot alter a table with checks still pending.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         _check_state(cursor, list(columns), backup)
         migrate_forward(connection)

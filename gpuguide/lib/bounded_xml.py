@@ -18,9 +18,7 @@ class XMLRefused(ValueError):
 
 
 class XMLTooDeep(XMLRefused):
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        super().__init__(f"XML nested deeper than {limit} elements")
+    """More nested elements than the limit."""
 
 
 class XMLDeclarationsRefused(XMLRefused):
@@ -35,7 +33,7 @@ class _DepthLimitedTreeBuilder(ET.TreeBuilder):
     def start(self, tag, attrs):
         self.depth += 1
         if self.depth > self.max_depth:
-            raise XMLTooDeep(self.max_depth)
+            raise XMLTooDeep(f"XML nested deeper than {self.max_depth} elements")
         return super().start(tag, attrs)
 
     def end(self, tag):
