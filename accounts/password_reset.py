@@ -25,7 +25,6 @@ from gpuguide.lib.client_address import client_ip
 ADDRESS_LIMIT = 5  # requests from one address per ADDRESS_WINDOW
 ADDRESS_WINDOW = timedelta(hours=1)
 ACCOUNT_INTERVAL = timedelta(minutes=15)  # between two mails to one account
-TOO_MANY = _("Too many password-reset requests from your address: try again in an hour.")
 
 
 def address_wait(address: str, now: datetime | None = None) -> int:
@@ -78,7 +77,7 @@ class _AdminLook:
 
 class ResetRequestView(_AdminLook, auth_views.PasswordResetView):
     form_class = StaffPasswordResetForm
-    too_many = TOO_MANY
+    too_many = _("Too many password-reset requests from your address: try again in an hour.")
 
     def post(self, request, *args, **kwargs):
         wait = address_wait(client_ip(request))

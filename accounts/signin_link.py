@@ -36,7 +36,6 @@ from accounts.two_factor import must_set_up
 
 LINK_LIFETIME = timedelta(minutes=15)
 ATTACK_MAIL_INTERVAL = timedelta(hours=1)  # between two attack mails to one account
-TOO_MANY = _("Too many sign-in link requests from your address: try again in an hour.")
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
@@ -71,7 +70,7 @@ class SignInLinkRequestView(ResetRequestView):
     token_generator = signin_tokens
     success_url = reverse_lazy("signin_link_sent")
     title = _("Email me a sign-in link")
-    too_many = TOO_MANY
+    too_many = _("Too many sign-in link requests from your address: try again in an hour.")
     extra_context = {"minutes": _minutes(LINK_LIFETIME)}
     extra_email_context = {"minutes": _minutes(LINK_LIFETIME)}
 
