@@ -1,10 +1,8 @@
-"""Users and groups in the admin (only superusers can make superusers or grant permissions),
-and the site-wide History.
+"""Users and groups in the admin, and the site-wide History.
 
-Administrators (the group that manages accounts) create and edit staff users and put them in
-the existing groups (the roles of ``accounts.roles``); they cannot tick "superuser status", grant
-single permissions, change a superuser's account, or change what a group may do: each of those
-would let them give someone, themselves included, more than their own role allows.
+Administrators create and edit staff users and give them roles (``accounts.roles``); only
+superusers make superusers, grant single permissions, change a superuser or change a group,
+each of which would let an Administrator give more than their own role allows.
 """
 
 from axes.utils import reset as axes_reset
@@ -30,11 +28,7 @@ admin.site.unregister(Group)
 
 
 class StaffUserCreationForm(UserCreationForm):
-    """A new staff member in one step: name, password and at least one role.
-
-    Django's admin form would also offer an unusable password, useless to staff who sign in
-    with one; this is the plain form with the roles added.
-    """
+    """A new staff member in one step: name, password and at least one role."""
 
     groups = forms.ModelMultipleChoiceField(
         queryset=Group.objects.filter(name__in=ROLE_GROUPS).order_by("name"),
@@ -123,9 +117,7 @@ class GroupAdmin(DjangoGroupAdmin):
 
 @admin.register(LogEntry)
 class HistoryAdmin(admin.ModelAdmin):
-    """The site-wide History: every entry of every object's History (publications, reverts,
-    schedules, reviews, imports, price checks and corrections, user and role changes), with
-    who, what and when, filtered by each; read-only, for Reviewers and Administrators."""
+    """Every entry of every object's History, filtered by who, what and when; read-only."""
 
     list_display = ["action_time", "user", "what", "action", "message"]
     list_filter = [

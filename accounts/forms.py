@@ -19,21 +19,22 @@ def _token_field() -> forms.CharField:
     )
 
 
-def _verified_device(user, token: str):
-    """The user's confirmed device that accepts ``token`` (each device throttles failures)."""
-    with transaction.atomic():
-        for device in devices_for_user(user, for_verify=True):
+def _accepting(devices, token: str | None):
+    """The first of ``devices`` that accepts ``token`` (each throttles its failures), or the
+    form's error."""
+    token = (token or "").strip()
+    if not token:
+        raise forms.ValidationError(TOKEN_REQUIRED, code="token_required")
+    with transaction.atomic():  # devices_for_user(for_verify=True) locks the devices' rows
+        for device in devices:
             if device.verify_token(token):
                 return device
-    return None
+    raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
 
 
 class AdminLoginForm(AdminAuthenticationForm):
-    """Password, then a code from the user's authenticator app if they have set one up.
-
-    The verified device is left on the user; django-otp's ``user_logged_in`` receiver stores it
-    in the session, which marks the session verified.
-    """
+    """Password, then a code from the user's authenticator app if they have set one up (the
+    device left on the user marks the session verified, through django-otp's login receiver)."""
 
     otp_token = _token_field()
 
@@ -41,12 +42,8 @@ class AdminLoginForm(AdminAuthenticationForm):
         cleaned = super().clean()  # the password (and django-axes' lockout) first
         user = self.get_user()
         if user is not None and user_has_device(user):
-            token = (cleaned.get("otp_token") or "").strip()
-            if not token:
-                raise forms.ValidationError(TOKEN_REQUIRED, code="token_required")
-            user.otp_device = _verified_device(user, token)
-            if user.otp_device is None:
-                raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
+            devices = devices_for_user(user, for_verify=True)
+            user.otp_device = _accepting(devices, cleaned.get("otp_token"))
         return cleaned
 
 
@@ -60,12 +57,8 @@ class TokenForm(forms.Form):
         self.device = device
 
     def clean_otp_token(self):
-        token = self.cleaned_data["otp_token"].strip()
-        if not token:
-            raise forms.ValidationError(TOKEN_REQUIRED, code="token_required")
-        if not self.device.verify_token(token):
-            raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
-        return token
+        _accepting([self.device], self.cleaned_data["otp_token"])
+        return self.cleaned_data["otp_token"].strip()
 
 
 class SignInLinkForm(forms.Form):
@@ -84,10 +77,6 @@ class SignInLinkForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         if "otp_token" in self.fields:
-            token = (cleaned.get("otp_token") or "").strip()
-            if not token:
-                raise forms.ValidationError(TOKEN_REQUIRED, code="token_required")
-            self.device = _verified_device(self.user, token)
-            if self.device is None:
-                raise forms.ValidationError(TOKEN_INVALID, code="invalid_token")
+            devices = devices_for_user(self.user, for_verify=True)
+            self.device = _accepting(devices, cleaned.get("otp_token"))
         return cleaned

@@ -1,11 +1,5 @@
-"""What the password-reset throttles count, kept in the database rather than the cache.
-
-The shared cache (Redis) may be down, and a cache that is down reads as empty: a throttle
-counted there counts nothing, and a mark "mailed moments ago" kept there is never found, or
-(django-redis ignoring the error) never taken, so that no mail was sent at all (found
-2026-12-06: with Redis down, 0 of 8 staff asking for a reset got a mail, and each was told it
-was sent). Sign-in's own throttles read django-axes' rows, which are in the database already.
-The mark "told of an attack" (``AttackMail``) is kept here for the same reason.
+"""What the mail throttles count, kept in the database: a cache that is down reads as empty
+(with Redis down, 0 of 8 staff asking for a reset got a mail, each told it was sent).
 """
 
 from django.conf import settings
@@ -14,8 +8,7 @@ from django.utils import timezone
 
 
 class ResetRequest(models.Model):
-    """A password-reset request that was answered (refused ones are not kept), by address;
-    kept an hour, the address limit's window."""
+    """A password-reset request that was answered, by address; kept an hour."""
 
     address = models.GenericIPAddressField()
     asked_at = models.DateTimeField(default=timezone.now)

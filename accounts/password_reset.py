@@ -1,16 +1,9 @@
 """A forgotten password, reset by email: Django's views in the admin's look, for staff only.
 
-The link in the mail is built from ``SITE_URL`` (never the request's Host header, which the
-visitor chooses). Throttled twice: an address asks at most ``ADDRESS_LIMIT`` times an hour
-(then 429), and an account gets at most one mail per ``ACCOUNT_INTERVAL`` whoever asks, so the
-form cannot be used to flood a mailbox. The page after asking is the same whether an account
-matched or not. A new password also forgets the account's failed sign-ins.
-
-Both throttles count in the database (``accounts.models``), not the cache: the database is what
-the reset needs anyway (the account, the token), so with Redis down a reset still mails whom it
-should and still refuses whom it should, instead of failing open or, as when counted in the
-cache, answering "sent" and mailing nobody. The mail is sent during the request (no task, no
-cache).
+The link is built from ``SITE_URL``, never the request's Host. Throttled twice: an address asks
+at most ``ADDRESS_LIMIT`` times an hour (then 429), and an account gets at most one mail per
+``ACCOUNT_INTERVAL``. Both count in the database (``accounts.models``), which a reset needs
+anyway, so that with Redis down it still mails whom it should and refuses whom it should.
 """
 
 import math
@@ -32,16 +25,11 @@ from gpuguide.lib.client_address import client_ip
 ADDRESS_LIMIT = 5  # requests from one address per ADDRESS_WINDOW
 ADDRESS_WINDOW = timedelta(hours=1)
 ACCOUNT_INTERVAL = timedelta(minutes=15)  # between two mails to one account
-TOO_MANY = _("Too many password-reset requests from your address: try again in an hour.")
 
 
 def address_wait(address: str, now: datetime | None = None) -> int:
-    """Seconds before ``address`` may ask for a reset (0: now, and this request is counted).
-
-    A refused request is not counted (it writes nothing), so refusals do not lengthen the wait.
-    Two requests from one address at the very same moment may both take the fifth place; the
-    mails they ask for are still limited per account (``claim_mail``).
-    """
+    """Seconds before ``address`` may ask for a reset (0: now, and this request is counted; a
+    refused one is not, so refusals do not lengthen the wait)."""
     now = now or timezone.now()
     ResetRequest.objects.filter(asked_at__lte=now - ADDRESS_WINDOW).delete()
     recent = ResetRequest.objects.filter(address=address, asked_at__gt=now - ADDRESS_WINDOW)
@@ -52,17 +40,9 @@ def address_wait(address: str, now: datetime | None = None) -> int:
     return 0
 
 
-def claim_mail(user, now: datetime | None = None) -> bool:
-    """Whether ``user`` may be mailed now, marking them mailed if so: once per
-    ``ACCOUNT_INTERVAL``, whoever asks (a reset or a sign-in link, one count for both)."""
-    return claim(ResetMail, user, ACCOUNT_INTERVAL, now)
-
-
 def claim(marks, user, interval: timedelta, now: datetime | None = None) -> bool:
-    """Whether ``user`` may be mailed now, marking them mailed in ``marks`` (a model with a row
-    per account and its ``mailed_at``) if so: once per ``interval``. One statement decides (a
-    conditional UPDATE, or the INSERT of the account's first row), so of two requests at once
-    only one mails."""
+    """Whether ``user`` may be mailed now, marking them mailed in ``marks`` if so: once per
+    ``interval``. One statement decides, so of two requests at once only one mails."""
     now = now or timezone.now()
     earlier = marks.objects.filter(user=user, mailed_at__lte=now - interval)
     if earlier.update(mailed_at=now):
@@ -72,11 +52,12 @@ def claim(marks, user, interval: timedelta, now: datetime | None = None) -> bool
 
 
 class StaffPasswordResetForm(PasswordResetForm):
-    """Mails only active staff, at most once per ``ACCOUNT_INTERVAL`` each."""
+    """Mails only active staff, at most once per ``ACCOUNT_INTERVAL`` each (a reset or a
+    sign-in link: one count for both)."""
 
     def get_users(self, email):
         for user in super().get_users(email):
-            if user.is_staff and claim_mail(user):
+            if user.is_staff and claim(ResetMail, user, ACCOUNT_INTERVAL):
                 yield user
 
     def save(self, **kwargs):
@@ -96,7 +77,7 @@ class _AdminLook:
 
 class ResetRequestView(_AdminLook, auth_views.PasswordResetView):
     form_class = StaffPasswordResetForm
-    too_many = TOO_MANY
+    too_many = _("Too many password-reset requests from your address: try again in an hour.")
 
     def post(self, request, *args, **kwargs):
         wait = address_wait(client_ip(request))

@@ -1,8 +1,5 @@
-"""Editor, reviewer, translator, price-recorder and administrator groups, least privilege.
-
-Migration guides 0002 created them from its own frozen copy of these grants (a migration never
-imports live code); ``seed_content`` re-asserts the roles as defined here. When you change a
-role, add a migration as well if existing databases must follow without re-seeding.
+"""The staff roles (groups), least privilege. ``seed_content`` asserts them as defined here;
+a change that existing databases must follow without re-seeding needs a migration too.
 """
 
 CONTENT = [

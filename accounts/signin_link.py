@@ -1,21 +1,11 @@
 """A way in under attack: a one-time sign-in link by email, and a mail saying an account is
 under attack.
 
-An account failing from many addresses is slowed for every browser but the one it last signed
-in from (``throttling``): a steady attack from rotating addresses keeps its staff member out of
-every new browser (found 2026-12-06: 1 of 28 sign-ins in 150 s), and waiting was the only way
-in. The link is that way in. It goes through the password reset's mail and throttles (staff
-only, one mail per account per ``ACCOUNT_INTERVAL`` counting resets and links together, the
-address limit shared with resets, the same page whether an account matched or not), lives 15
-minutes and dies when used: the token hashes ``last_login``, which signing in changes. Its own
-``key_salt`` keeps a reset token from being a sign-in token and the reverse. Opening the link
-signs nobody in (mail scanners fetch links): a button on its page does, and asks for the
-authenticator app's code where the user has one (django-otp throttles wrong codes per device).
-
-When an account's failures within ``AXES_COOLOFF_TIME`` (from every address, as the slowdown
-counts them) reach ``SIGNIN_SLOWDOWN_AFTER``, its staff member is mailed, at most once per
-``ATTACK_MAIL_INTERVAL``: how many tries from how many addresses, that the password was not
-accepted, and where to ask for a link. Both mails are sent during the request, as the reset's.
+An attack from rotating addresses slows an account in every browser but the one it last signed
+in from (``throttling``); the link is the way into a new one. It goes through the password
+reset's mail and throttles, lives 15 minutes and dies when used (the token hashes
+``last_login``). Opening it signs nobody in (mail scanners fetch links): a button on its page
+does, asking for the authenticator app's code where the user has one.
 """
 
 from datetime import datetime, timedelta
@@ -46,7 +36,6 @@ from accounts.two_factor import must_set_up
 
 LINK_LIFETIME = timedelta(minutes=15)
 ATTACK_MAIL_INTERVAL = timedelta(hours=1)  # between two attack mails to one account
-TOO_MANY = _("Too many sign-in link requests from your address: try again in an hour.")
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
@@ -55,8 +44,7 @@ def _minutes(interval: timedelta) -> int:
 
 
 class SignInTokenGenerator(PasswordResetTokenGenerator):
-    """Django's reset token (the account, its password and ``last_login`` hashed with the time),
-    salted for sign-in and refused after ``LINK_LIFETIME``."""
+    """Django's reset token, salted for sign-in and refused after ``LINK_LIFETIME``."""
 
     key_salt = "accounts.signin_link.SignInTokenGenerator"
 
@@ -82,7 +70,7 @@ class SignInLinkRequestView(ResetRequestView):
     token_generator = signin_tokens
     success_url = reverse_lazy("signin_link_sent")
     title = _("Email me a sign-in link")
-    too_many = TOO_MANY
+    too_many = _("Too many sign-in link requests from your address: try again in an hour.")
     extra_context = {"minutes": _minutes(LINK_LIFETIME)}
     extra_email_context = {"minutes": _minutes(LINK_LIFETIME)}
 
@@ -107,8 +95,8 @@ def _staff_member(uidb64: str):
 
 @method_decorator(never_cache, name="dispatch")
 class SignInLinkView(_AdminLook, FormView):
-    """GET: what the link does and a button (nobody is signed in by opening it); POST: the
-    token again, the code where the user has a device, then signed in."""
+    """GET: what the link does and a button; POST: the token again, the code where the user has
+    a device, then signed in."""
 
     template_name = "accounts/signin_link_confirm.html"
     form_class = SignInLinkForm
@@ -146,9 +134,8 @@ class SignInLinkView(_AdminLook, FormView):
 
 
 def mail_if_attacked(username: str, now: datetime | None = None) -> bool:
-    """After a failed sign-in on ``username``: mail its staff member if the account's recent
-    failures reach ``SIGNIN_SLOWDOWN_AFTER`` and it was not told within the last
-    ``ATTACK_MAIL_INTERVAL``. Whether a mail was sent."""
+    """After a failed sign-in: mail the account's staff member if its recent failures (from every
+    address) reach ``SIGNIN_SLOWDOWN_AFTER``, once per ``ATTACK_MAIL_INTERVAL``; whether sent."""
     now = now or timezone.now()
     attempts = throttling.recent_failures(now).filter(username=username)
     seen = attempts.aggregate(

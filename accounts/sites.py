@@ -9,11 +9,8 @@ from accounts.two_factor import must_set_up, second_factor_ok
 
 
 class AdminSite(admin.AdminSite):
-    """The admin, where a user with an authenticator app must also have entered its code.
-
-    An Administrator without one, while ``REQUIRE_2FA_FOR_ADMINISTRATORS`` is on, is sent from
-    the sign-in page to the set-up page instead of the admin.
-    """
+    """The admin, where a user with an authenticator app must also have entered its code, and
+    an Administrator without one (``REQUIRE_2FA_FOR_ADMINISTRATORS``) must set it up first."""
 
     site_header = _("GPU Guide administration")
     site_title = _("GPU Guide admin")

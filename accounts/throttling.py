@@ -1,15 +1,9 @@
 """How long a sign-in must wait, and the pages that say so.
 
-django-axes locks the pair (account, address) after ``AXES_FAILURE_LIMIT`` failures, so nobody
-can lock another person out by failing on their account. What axes cannot see, an account
-failing from many addresses or an address failing on many accounts, is slowed here instead:
-each further try waits a little longer (``slowdown_seconds``), and the browser an account last
-signed in from is not slowed for that account at all (a signed "known browser" cookie, as
-OWASP's device cookies), so an attack slows strangers, never the staff member at their desk.
-
-Both count axes' rows (``AccessAttempt``), which are in the database, never in the cache: with
-Redis down every failure is still counted and refused as usual, and a right password still
-signs in (rather than failing closed, which would keep staff out for the outage's length).
+django-axes locks the pair (account, address). An account failing from many addresses, or an
+address failing on many accounts, is slowed here instead, except in the browser the account
+last signed in from (a signed "known browser" cookie, as OWASP's device cookies). Both count
+axes' rows in the database, so that they hold with Redis down.
 """
 
 import math
@@ -31,10 +25,8 @@ KNOWN_BROWSER_DAYS = 180
 
 
 def account_name(username: str) -> str:
-    """The name as sign-in reads it: Django's username field normalises to NFKC and the form
-    strips spaces, so "erika ", full-width "ｅｒｉｋａ" and "erika" are one account to sign-in
-    and must be one to every throttle (found 2026-12-06: 25 of 25 guesses from 25 addresses
-    checked against one account by varying its spelling)."""
+    """The name as sign-in reads it (NFKC, stripped): "erika ", full-width "ｅｒｉｋａ" and "erika"
+    are one account to sign-in, and must be one to every throttle."""
     return unicodedata.normalize("NFKC", username).strip()
 
 
@@ -54,11 +46,8 @@ def slowdown_seconds(failures: int) -> int:
 
 
 def signin_wait(request: HttpRequest, username: str, now: datetime | None = None) -> int:
-    """Seconds before ``username`` may try to sign in from this request's address (0: now).
-
-    The longer of the account's wait (its failures from every address) and the address's wait
-    (its failures on every account); a browser known to the account waits for neither.
-    """
+    """Seconds before ``username`` may try to sign in from this request's address (0: now): the
+    longer of the account's and the address's waits, none in a browser known to the account."""
     if username and known_browser(request) == username:
         return 0
     now = now or timezone.now()

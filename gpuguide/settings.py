@@ -1,8 +1,5 @@
 """Settings for GPU Guide, read from the environment (see .env.example and docs/operations.md).
-
-Each setting is written once, grouped by concern. A value that cannot work stops the process
-with one line (``exit_with``) instead of failing later, at the first request.
-"""
+A value that cannot work stops the process with one line (``exit_with``)."""
 
 import os
 import re
@@ -24,8 +21,8 @@ from gpuguide.lib.config import exit_with, redact_url
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
-# A local .env (`make run` writes one for development) is read if present; real environment
-# variables win over it. ENV_FILE names another file, or none when empty (tests set it so).
+# A local .env is read if present; real environment variables win. ENV_FILE names another file,
+# or none when empty (tests set it so).
 _ENV_FILE = os.environ.get("ENV_FILE", str(BASE_DIR / ".env"))
 if _ENV_FILE:
     if Path(_ENV_FILE).is_file():
@@ -37,8 +34,6 @@ DEBUG = env.bool("DEBUG", default=False)
 
 # --- Security and hosts -------------------------------------------------------------------
 
-# Development may run on a built-in key; production must bring its own.
-_DEV_SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"
 SECRET_KEY = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
     if not DEBUG:
@@ -47,7 +42,7 @@ if not SECRET_KEY:
             "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`, "
             "or set DEBUG=true for local development."
         )
-    SECRET_KEY = _DEV_SECRET_KEY
+    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -61,28 +56,22 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-# Load balancers probe, and Prometheus scrapes each app server, over plain HTTP from inside
-# the network.
+# Load balancers and Prometheus reach each app server over plain HTTP inside the network.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 
 # --- Applications -------------------------------------------------------------------------
 
 INSTALLED_APPS = [
-    # modeltranslation must come before the admin so its admin classes win.
-    "modeltranslation",
-    # Our admin site (a second factor at sign-in) in place of django.contrib.admin's.
-    "accounts.apps.AccountsAdminConfig",
+    "modeltranslation",  # before the admin, so that its admin classes win
+    "accounts.apps.AccountsAdminConfig",  # our admin site (a second factor at sign-in)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
-    # django-ninja: listed so that its API docs page serves Swagger UI from our static files
-    # instead of a CDN.
-    "ninja",
+    "ninja",  # so that its API docs serve Swagger UI from our static files, not a CDN
     "corsheaders",
-    # django-reversion: the revisions (working copies, history, diff, revert) of guides.
     "reversion",
     "pricing",
     "guides",
@@ -91,24 +80,19 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
     "accounts",
-    # django-csp: for its system checks.
-    "csp",
-    # Background re-rendering of cached pages: the task framework and its database queue.
+    "csp",  # for its system checks
     "django_tasks",
     "django_tasks_db",
 ]
 
 # --- Middleware ---------------------------------------------------------------------------
 
-# A request passes down this list and its response back up it.
 MIDDLEWARE = [
-    # Outermost: every answer carries X-Request-ID, and every log line of the request its id,
-    # whichever middleware below answers or logs (gpuguide/lib/request_ids.py).
+    # Outermost: every answer and every log line of the request carries its id.
     "gpuguide.lib.request_ids.RequestIdMiddleware",
     # Next, so that its latency counts the time of all the others (gzip included).
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
-    # Before any middleware that reads the query: more fields than Django takes is a quick 400,
-    # under DEBUG too (gpuguide/lib/query_fields.py).
+    # Before any middleware that reads the query (a quick 400 for too many fields, DEBUG too).
     "gpuguide.lib.query_fields.parsed_first",
     # Outermost of the rest, so that it compresses what every other middleware produced.
     "django.middleware.gzip.GZipMiddleware",
@@ -116,32 +100,25 @@ MIDDLEWARE = [
     # Right after SecurityMiddleware, so that every answer below it carries the policies.
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
-    # Above WhiteNoise and CommonMiddleware, which can answer on their own, so that those
-    # answers carry CORS headers too.
+    # Above WhiteNoise and CommonMiddleware, which answer on their own: those carry CORS too.
     "corsheaders.middleware.CorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # The page cache's version check: read once per request at most (guides/pagecache/).
     "guides.pagecache.versions.checked_once_per_request",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # After authentication: tells whether this session entered a code (user.is_verified()).
-    "django_otp.middleware.OTPMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # after authentication: user.is_verified()
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # 429 beyond API_RATE_LIMIT for the planner and the API (gpuguide/lib/rate_limits.py).
     "gpuguide.lib.rate_limits.RateLimitMiddleware",
-    # After it (a client over its limit takes no slot): 503 beyond COMPUTE_CONCURRENCY at once.
+    # After it: a client over its limit takes no slot.
     "gpuguide.lib.rate_limits.ComputeCapMiddleware",
-    # Requests by view, method and status; its latency per view is the view's own time.
+    # Its latency per view is the view's own time.
     "gpuguide.lib.metrics.PrometheusAfterMiddleware",
-    # Its process_exception turns a view's database error into the branded 503 (no other
-    # middleware here answers exceptions; handler500 covers errors outside views).
     "gpuguide.lib.outages.DatabaseUnavailableMiddleware",
-    # Last, as django-axes asks: the lockout page it puts in place of a refused sign-in then
-    # passes back through all the others and gets the headers every page gets.
+    # Last, as django-axes asks: its lockout page then gets the headers every page gets.
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -183,16 +160,13 @@ if _database.get("ENGINE") not in _SUPPORTED_ENGINES or not _database.get("NAME"
         f"DATABASE_URL is not a usable database ({redact_url(_DATABASE_URL)}): use "
         "sqlite:///path/to/file.sqlite3 or postgres://user:password@host:5432/name"
     )
-# A conn_max_age in the URL wins over CONN_MAX_AGE. Kept open by default: every visit asks the
-# database one question (the page cache's version check), and opening a connection for it
-# would cost more than the rest of a cached visit. Checked before reuse, so a database restart
-# costs no failed request. 0 behind PgBouncer (docs/operations.md, "Connections").
+# Kept open: every visit asks the database one question (the page cache's version check), and
+# opening a connection would cost more than the rest of a cached visit. 0 behind PgBouncer.
 _database.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
 _database.setdefault("CONN_HEALTH_CHECKS", True)
 if _database["ENGINE"] == "django.db.backends.sqlite3":
-    # Writers take SQLite's lock when their transaction begins and wait for it (up to 20 s),
-    # instead of failing with "database is locked" when two saves meet (two price recorders
-    # at once): the second then gets the service's "already recorded" message.
+    # Writers take the lock when their transaction begins and wait for it (up to 20 s) instead
+    # of failing with "database is locked" when two saves meet.
     _database.setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
 DATABASES = {"default": _database}
 
@@ -205,10 +179,8 @@ try:
 except Exception as exc:
     exit_with(f"CACHE_URL is malformed: {exc}")
 if _cache["BACKEND"] == "django_redis.cache.RedisCache":  # what django-environ picks for redis://
-    # django-redis, riding out an outage as a cache that holds nothing (IGNORE_EXCEPTIONS and
-    # gpuguide/lib/redis_cache.py). Short timeouts: a Redis that does not answer costs a visit
-    # at most this much, then is left alone for REDIS_RETRY_SECONDS. Options in CACHE_URL's
-    # query (?SOCKET_TIMEOUT=1) win.
+    # An outage reads as a cache that holds nothing (gpuguide/lib/redis_cache.py); short
+    # timeouts, then Redis is left alone for REDIS_RETRY_SECONDS. CACHE_URL's query options win.
     _cache["OPTIONS"] = {
         "CLIENT_CLASS": "gpuguide.lib.redis_cache.Client",
         "REDIS_CLIENT_CLASS": "gpuguide.lib.redis_cache.Redis",
@@ -220,21 +192,16 @@ if _cache["BACKEND"] == "django_redis.cache.RedisCache":  # what django-environ 
 REDIS_RETRY_SECONDS = env.float("REDIS_RETRY_SECONDS", default=2.0)
 CACHES = {"default": _cache}
 
-# Pages as of a past day (?as_of=) are stored only for the last this many days: older days
-# render on each visit (each valid day would be an entry per page; few are asked for twice).
+# Pages as of a past day (?as_of=) are stored only for the last this many days.
 PAGE_CACHE_PAST_DAYS = env.int("PAGE_CACHE_PAST_DAYS", default=7)
-# Behind a front cache (FRONT_CACHE_URLS), the background re-render of the pages a write
-# affected waits this long after the purge, so that it does not take the CPU from the visitors'
-# own renders of the purged pages (guides/background/tasks.py).
+# Behind a front cache, the background re-render after a purge waits this long, leaving the CPU
+# to the visitors' own renders of the purged pages.
 REFRESH_AFTER_PURGE_SECONDS = env.float("REFRESH_AFTER_PURGE_SECONDS", default=3.0)
-# What browsers and proxies are told about public pages (Cache-Control). 0: keep the page but
-# ask every time (the page cache answers with 304 from each page's ETag), so a write is on the
-# very next page; N seconds: browsers may show a page up to N seconds old.
+# Public pages' Cache-Control max-age. 0: revalidate every time (304 from each page's ETag).
 PAGE_BROWSER_MAX_AGE = env.int("PAGE_BROWSER_MAX_AGE", default=0)
 
-# A cache in front of the app servers (gpuguide/lib/front_cache.py, deploy/varnish.vcl):
-# varnish, fastly or cloudflare. Public pages then carry their cache tags for it, and the task
-# worker purges the tags of each write once it commits. Empty (the default): no front cache.
+# A cache in front of the app servers (gpuguide/lib/front_cache.py): varnish, fastly,
+# cloudflare, or empty for none.
 FRONT_CACHE = env.str("FRONT_CACHE", default="")
 FRONT_CACHE_PURGE_URLS = env.list("FRONT_CACHE_PURGE_URLS", default=[])  # each Varnish
 FASTLY_SERVICE_ID = env.str("FASTLY_SERVICE_ID", default="")
@@ -273,27 +240,23 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 # Five failures lock the pair (account, address) for 15 minutes: nobody can lock somebody else
-# out. Beyond that an account, and an address, that keep failing are slowed progressively
-# (accounts/throttling.py), except in a browser that has signed in to that account before.
+# out. Accounts and addresses that keep failing are slowed instead (accounts/throttling.py).
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-# A try refused while locked is not a failure: it neither extends the lock nor counts towards
-# the slowdown (which would let refused tries from one address slow the account for all).
+# A try refused while locked neither extends the lock nor counts towards the slowdown.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "gpuguide.lib.client_address.client_ip"
 AXES_USERNAME_CALLABLE = "accounts.throttling.axes_username"  # the name as sign-in reads it
 AXES_LOCKOUT_CALLABLE = "accounts.throttling.lockout_response"
 AXES_VERBOSE = False
-# Failures an account (from any address) or an address (on any account) may have within
-# AXES_COOLOFF_TIME before each further try waits 2, 4, 8 ... seconds, at most the second value.
+# Failures within AXES_COOLOFF_TIME before each further try waits 2, 4, 8 ... seconds (at most
+# the second value).
 SIGNIN_SLOWDOWN_AFTER = env.int("SIGNIN_SLOWDOWN_AFTER", default=5)
 SIGNIN_SLOWDOWN_MAX_SECONDS = env.int("SIGNIN_SLOWDOWN_MAX_SECONDS", default=60)
 
-# The proxies whose X-Forwarded-For is believed (CIDRs, e.g. 127.0.0.1/32,10.0.0.5/32): the
-# client address that sign-in throttling and rate limits count is the nearest address in that
-# header that is not one of them. None by default: behind no proxy, the header is the client's.
+# The proxies whose X-Forwarded-For is believed (CIDRs, e.g. 127.0.0.1/32,10.0.0.5/32).
 try:
     TRUSTED_PROXIES = tuple(
         ip_network(cidr, strict=False) for cidr in env.list("TRUSTED_PROXIES", default=[])
@@ -301,18 +264,14 @@ try:
 except ValueError as exc:
     exit_with(f"TRUSTED_PROXIES must be comma-separated addresses or CIDRs: {exc}")
 
-# Requests a minute per client address to the planner and the JSON API, which compute on every
-# request (0: no limit). Above it: 429 with Retry-After. Counted in the default cache.
+# Requests a minute per client address to the planner and the JSON API (0: no limit).
 API_RATE_LIMIT = env.int("API_RATE_LIMIT", default=600)
 
-# Requests to the same routes computing at once in one process (0: no cap). Beyond it: 503 with
-# Retry-After at once, so that the process's other threads stay free for the cached pages and
-# the admin however many clients share the load. Keep it below the threads a process has. One:
-# a process's threads share one interpreter, and two computations at once already take it from
-# the others (docs/security.md, "Capacity": 3.1-3.7x slower sign-in page with 2, 1.4x with 1).
+# Requests to the same routes computing at once in one process (0: no cap); beyond it, 503.
+# One: threads share one interpreter, and two computations already slow the others
+# (docs/security.md, "Capacity").
 COMPUTE_CONCURRENCY = env.int("COMPUTE_CONCURRENCY", default=1)
 
-# Administrators (and superusers) must set up an authenticator app before using the admin.
 REQUIRE_2FA_FOR_ADMINISTRATORS = env.bool("REQUIRE_2FA_FOR_ADMINISTRATORS", default=not DEBUG)
 OTP_TOTP_ISSUER = "GPU Guide"
 
@@ -339,13 +298,10 @@ USE_TZ = True
 # --- Static files -------------------------------------------------------------------------
 
 STATIC_URL = "static/"
-# Where collectstatic writes (a stack of its own keeps its copy apart: scripts/stack.py).
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    # Production serves hashed, compressed files (after collectstatic); development the files
-    # as they are.
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -360,17 +316,13 @@ JQUERY_UI_URL = "vendor/jquery-ui/jquery-ui.min.js"
 # --- Cross-origin requests, Content-Security-Policy, Permissions-Policy --------------------
 
 # The JSON API is public and read-only: any site's scripts may GET it, without credentials.
-# Pages and the admin send no CORS headers.
 CORS_URLS_REGEX = r"^/api/"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_ALLOW_CREDENTIALS = False
 
-# Strict and nonce-free, so that whole pages stay cacheable. JSON-LD blocks are data and need
-# no allowance. The same policy holds for the admin and the API docs (Swagger UI from our static
-# files): checked in Chromium, Django's admin, modeltranslation's tabs (jQuery UI) and Swagger
-# UI set styles only through the DOM, which CSP allows. A per-view allowance would be
-# csp.decorators.csp_update.
+# Strict and nonce-free, so that whole pages stay cacheable. The admin and Swagger UI set styles
+# only through the DOM, which CSP allows.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
@@ -386,9 +338,7 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-# Powerful features no page of ours uses, denied to the page and anything it might embed.
-# Only features Chromium knows: an unknown one (such as the retired interest-cohort) is logged
-# as a console error on every page. django-permissions-policy refuses a misspelt name at start.
+# Features no page of ours uses. Only ones Chromium knows: an unknown one is a console error.
 PERMISSIONS_POLICY = {
     feature: []
     for feature in ("accelerometer", "browsing-topics", "camera", "display-capture",
@@ -397,24 +347,18 @@ PERMISSIONS_POLICY = {
 
 # --- Background tasks ---------------------------------------------------------------------
 
-# Django's task framework (the django-tasks backport) with its database backend: stale cached
-# pages are rendered again there. `manage.py db_worker` runs the queue (`make run` starts one);
-# ours (guides/management/commands/db_worker.py) waits out database outages instead of exiting.
-# Purges of the front cache have a queue of their own ("purges"), for a worker of its own
-# (`db_worker --queue-name purges`): a write's purge must not wait behind the re-renders.
+# Purges of the front cache have a queue of their own ("purges", for a worker of its own): a
+# write's purge must not wait behind the re-renders.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "purges"]}}
-# A task RUNNING longer than this (seconds) lost its worker mid-run (killed, machine restarted):
-# the worker queues it again once if it is safe to repeat, else marks it FAILED, and the admin's
-# dashboard says so (guides/background/task_queue.py says which and why). Far above the longest
-# task, a full re-render of every page (seconds).
+# A task RUNNING longer than this (seconds) lost its worker mid-run (guides/background/
+# task_queue.py). Far above the longest task, a full re-render of every page.
 TASK_RUNNING_TIMEOUT = env.int("TASK_RUNNING_TIMEOUT", default=1800)
 if TASK_RUNNING_TIMEOUT <= 0:
     exit_with(f"TASK_RUNNING_TIMEOUT must be a number of seconds above 0: {TASK_RUNNING_TIMEOUT}")
 
 # --- Backups (gpuguide/lib/backups.py, docs/operations.md) --------------------------------
 
-# Signs each backup's manifest. Empty: a key derived from SECRET_KEY, and then a backup cannot
-# be restored once SECRET_KEY changes; production sets one of its own (kept off the backups).
+# Signs each backup's manifest. Empty: SECRET_KEY's, and a backup dies with it.
 BACKUP_SIGNING_KEY = env.str("BACKUP_SIGNING_KEY", default="")
 # How many backups `manage.py backup` keeps in backups/ per engine (0: all of them).
 BACKUP_KEEP = env.int("BACKUP_KEEP", default=7)
@@ -423,8 +367,7 @@ if BACKUP_KEEP < 0:
 
 # --- Logging ------------------------------------------------------------------------------
 
-# Every record carries its request's id (request_id; "-" outside a request). LOG_FORMAT=json
-# writes one JSON object a line for a log collector; plain (the default) the message alone.
+# LOG_FORMAT=json: one JSON object a line, with the request's id; plain: the message alone.
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
 if LOG_FORMAT not in ("plain", "json"):
     exit_with(f"LOG_FORMAT must be plain or json: {LOG_FORMAT!r}")
@@ -450,17 +393,15 @@ LOGGING = {
 
 # The bearer token Prometheus sends to /metrics. Empty (the default): /metrics answers 404.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
-# With several workers, prometheus-client's multiprocess mode: an empty folder every worker can
-# write, read by prometheus-client itself from the environment (checked here, not used).
+# prometheus-client's multiprocess mode reads it from the environment; checked here.
 _METRICS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 if _METRICS_DIR and not Path(_METRICS_DIR).is_dir():
     exit_with(f"PROMETHEUS_MULTIPROC_DIR must be an existing folder: {_METRICS_DIR!r}")
 
 # --- The site -----------------------------------------------------------------------------
 
-# The site's own address: canonical, hreflang and sitemap URLs are built from it, never from
-# the request's Host header (which a visitor chooses, and which a cached page would keep).
-# Unset, it is the first public host in ALLOWED_HOSTS (production) or the development server.
+# The site's own address for canonical, hreflang and sitemap URLs, never the request's Host
+# (which a visitor chooses). Unset: the first public host in ALLOWED_HOSTS.
 SITE_URL = env.str("SITE_URL", default="").rstrip("/")
 if not SITE_URL:
     _public_hosts = [h for h in ALLOWED_HOSTS if h and not h.startswith(".") and h != "*"]
@@ -477,8 +418,7 @@ if ALLOWED_HOSTS and not validate_host(urlsplit(SITE_URL).hostname, ALLOWED_HOST
     # The background re-render asks for pages at SITE_URL; a host Django refuses would fail it.
     exit_with(f"SITE_URL's host is not in ALLOWED_HOSTS: {SITE_URL!r}")
 
-# Where a visitor rents a configuration on the house's site: {gpu} is our GPU slug (b200,
-# a100-80gb, ...) and {count} the number of GPUs. The tutorials and guides link to it.
+# Where a visitor rents {count} GPUs {gpu} (our slug) on the house's site.
 RENT_URL_TEMPLATE = env.str(
     "RENT_URL_TEMPLATE", default="https://gpuwithcrypto.com/rent?gpu={gpu}&count={count}"
 )
@@ -494,28 +434,24 @@ if _rent_fields - {None} != {"gpu", "count"} or not _rent_site:
         f"{RENT_URL_TEMPLATE!r}"
     )
 
-# The site's name in every header and title, and the address the footer offers for contact.
 SITE_NAME = env.str("SITE_NAME", default="GPU Guide")
 CONTACT_EMAIL = env.str("CONTACT_EMAIL", default="support@gpuwithcrypto.com")
 
-# Whether Editors publish, schedule and review themselves (true), or submit working copies for
-# review by a Reviewer (false, the default: accounts/roles.py, guides.editorial.publishing).
+# Whether Editors publish themselves, or submit working copies for review (the default).
 EDITORS_MAY_PUBLISH = env.bool("EDITORS_MAY_PUBLISH", default=False)
 
-# Mail (review notices): console in development; e.g. smtp+tls://user:password@host:587 in
-# production (django-environ's EMAIL_URL forms). DEFAULT_FROM_EMAIL is the notices' sender.
+# Mail: console by default; e.g. smtp+tls://user:password@host:587 in production.
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default=f"{SITE_NAME} <{CONTACT_EMAIL}>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
-# Staff are warned (on the admin dashboard) when a provider's prices have not been checked for
-# this many days; a published price is said to hold this long after its check.
+# Staff are warned of prices (a price holds this long after its check) and cited sources older
+# than these.
 PRICE_STALE_AFTER_DAYS = env.int("PRICE_STALE_AFTER_DAYS", default=30)
-# ...and when a cited source has not been re-read for this many months.
 SOURCE_STALE_AFTER_MONTHS = env.int("SOURCE_STALE_AFTER_MONTHS", default=12)
 
-# Fonts for each guide's share image, per language: the first file that exists is used
-# (guides/editorial/share_images.py). Debian: fonts-dejavu-core and fonts-ipafont-gothic.
+# Share-image fonts per language: the first that exists is used. Debian: fonts-dejavu-core,
+# fonts-ipafont-gothic.
 _LATIN_FONTS = env.list(
     "SHARE_IMAGE_FONTS_LATIN",
     default=[

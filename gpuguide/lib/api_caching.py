@@ -1,11 +1,5 @@
-"""The JSON API's HTTP caching policy, all of it: how long each kind of answer may be reused,
-and the ETag every successful GET or HEAD answer carries so that a client or proxy can
-revalidate it for a 304 instead of fetching it again.
-
-Prices change when a check is recorded, which any day may bring (and a check may be recorded
-for a past day, so even those answers are not final). Specs, models and memory rules change
-when an editor corrects them.
-"""
+"""The JSON API's HTTP caching: how long each kind of answer may be reused, and an ETag on
+every successful GET or HEAD answer for a 304."""
 
 from __future__ import annotations
 

@@ -1,22 +1,12 @@
-"""The backup file: one uncompressed tar holding a signed ``manifest.json`` and the database.
+"""The backup file: an uncompressed tar of ``manifest.json`` (first, so it is read without the
+database) and ``database.dump`` (pg_dump custom format, compressed already) or
+``database.sqlite3``, nothing else; one file that every system can list (``tar tf``).
 
-Why a tar: a backup stays one file (copied, pruned and sent off-site as one), every system can
-list and unpack it (``tar tf FILE``), and Python reads it without a dependency. Uncompressed,
-because a pg_dump custom-format archive is compressed already and a SQLite file compresses
-well in whatever carries it off-site; and ``manifest.json`` comes first, so it is read without
-reading the database behind it. Members: ``manifest.json``, then ``database.dump`` (pg_dump
-custom format) or ``database.sqlite3`` (a SQLite database), nothing else.
-
-The manifest says what the file holds: format and version, engine, when, the applied
-migrations, rows per table, the database file's size and SHA-256, which key signed it, and an
-HMAC-SHA256 over all of that (its canonical JSON). The key is ``BACKUP_SIGNING_KEY`` if set,
-else one derived from ``SECRET_KEY``; either way it goes through ``salted_hmac`` with a salt of
-its own, so the signature is no token any other part of Django would accept. A backup signed
-with the derived key cannot be restored once ``SECRET_KEY`` changes: production should set
-``BACKUP_SIGNING_KEY`` (and keep it apart from the backups).
-
-Nothing here unpacks a tar into a folder by its member names: the two members are looked up by
-their exact names and copied to a file this code names, so no path in the archive matters.
+The manifest (engine, time, migrations, rows per table, the database file's SHA-256) carries an
+HMAC-SHA256 of its canonical JSON, keyed by ``BACKUP_SIGNING_KEY`` or else ``SECRET_KEY``
+through ``salted_hmac`` with a salt of its own, so no other part of Django accepts it. Members
+are looked up by their exact names and copied to files this code names: no path in the
+archive matters.
 """
 
 from __future__ import annotations
@@ -56,15 +46,10 @@ def signing_key() -> tuple[str, str]:
     return "SECRET_KEY", settings.SECRET_KEY
 
 
-def _canonical(manifest: dict) -> bytes:
-    unsigned = {key: value for key, value in manifest.items() if key != "hmac"}
-    return json.dumps(unsigned, sort_keys=True, separators=(",", ":")).encode()
-
-
 def _signature(manifest: dict, key: str) -> str:
-    return salted_hmac(
-        SIGNING_SALT, _canonical(manifest), secret=key, algorithm="sha256"
-    ).hexdigest()
+    unsigned = {name: value for name, value in manifest.items() if name != "hmac"}
+    canonical = json.dumps(unsigned, sort_keys=True, separators=(",", ":"))
+    return salted_hmac(SIGNING_SALT, canonical, secret=key, algorithm="sha256").hexdigest()
 
 
 def seal(manifest: dict) -> dict:
@@ -75,11 +60,8 @@ def seal(manifest: dict) -> dict:
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1024 * 1024), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 # Writing and reading ---------------------------------------------------------------------
@@ -114,7 +96,8 @@ def _refuse_old_format(path: Path) -> None:
             )
 
 
-def _members(archive: tarfile.TarFile, path: Path) -> dict[str, tarfile.TarInfo]:
+def _members(archive: tarfile.TarFile, path: Path) -> list[tarfile.TarInfo]:
+    """The manifest's member and the database file's, and nothing else."""
     members = archive.getmembers()
     names = [member.name for member in members]
     if (
@@ -127,21 +110,7 @@ def _members(archive: tarfile.TarFile, path: Path) -> dict[str, tarfile.TarInfo]
             f"{path} does not hold exactly {MANIFEST_NAME} and one database file "
             f"(it holds: {', '.join(names[:5]) or 'nothing'}); nothing was restored"
         )
-    return dict(zip(names, members, strict=True))
-
-
-def _load_manifest(archive: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> dict:
-    if member.size > MANIFEST_LIMIT:
-        raise BackupError(f"{path}: {MANIFEST_NAME} is too large to be ours; nothing was restored")
-    try:
-        manifest = json.loads(archive.extractfile(member).read())
-    except ValueError as exc:
-        raise BackupError(
-            f"{path}: {MANIFEST_NAME} is not JSON ({exc}); nothing was restored"
-        ) from exc
-    if not isinstance(manifest, dict):
-        raise BackupError(f"{path}: {MANIFEST_NAME} is not an object; nothing was restored")
-    return manifest
+    return members
 
 
 def read(path: Path, folder: Path) -> tuple[dict, Path]:
@@ -149,11 +118,21 @@ def read(path: Path, folder: Path) -> tuple[dict, Path]:
     try:
         _refuse_old_format(path)
         with tarfile.open(path, "r:") as archive:
-            members = _members(archive, path)
-            manifest = _load_manifest(archive, members[MANIFEST_NAME], path)
-            data_name = next(name for name in members if name != MANIFEST_NAME)
-            data = folder / data_name
-            with archive.extractfile(members[data_name]) as source, open(data, "wb") as target:
+            manifest_member, data_member = _members(archive, path)
+            if manifest_member.size > MANIFEST_LIMIT:
+                raise BackupError(
+                    f"{path}: {MANIFEST_NAME} is too large to be ours; nothing was restored"
+                )
+            try:
+                manifest = json.loads(archive.extractfile(manifest_member).read())
+            except ValueError as exc:
+                raise BackupError(
+                    f"{path}: {MANIFEST_NAME} is not JSON ({exc}); nothing was restored"
+                ) from exc
+            if not isinstance(manifest, dict):
+                raise BackupError(f"{path}: {MANIFEST_NAME} is not an object; nothing was restored")
+            data = folder / data_member.name
+            with archive.extractfile(data_member) as source, open(data, "wb") as target:
                 shutil.copyfileobj(source, target, 1024 * 1024)
     except OSError as exc:
         raise BackupError(f"cannot read {path}: {exc.strerror or exc}") from exc

@@ -1,25 +1,14 @@
-"""Backing up and restoring the whole database: ``manage.py backup`` and ``manage.py restore``.
+"""``manage.py backup`` and ``manage.py restore``: the whole database in one signed archive
+(``backup_archive``), from ``pg_dump --format=custom`` or SQLite's backup API. Every problem is
+a ``BackupError`` with one line saying what to do.
 
-PostgreSQL goes through ``pg_dump --format=custom`` and ``pg_restore`` (the connection's
-password travels in ``PGPASSWORD``, never on a command line); SQLite through the ``sqlite3``
-module's backup API. Either file travels in a signed archive with a manifest
-(``gpuguide/lib/backup_archive.py``). Every problem is a ``BackupError`` with one line saying
-what to do.
-
-A restore believes nothing it has not checked, in this order: the manifest's signature, the
-engine, the database file's SHA-256, migrations this code knows; then, even for a file signed
-with the right key (a leaked key, a compromised backup host), the file's contents: a SQLite file
-may hold only the tables the migrations create (no trigger, no view), a PostgreSQL dump only
-tables, sequences, constraints and indexes of those tables (no function, trigger, rule, view,
-policy or extension). Whatever is refused changes nothing.
-
-And it takes nothing from the file but rows: the schema is the one this code's migrations
-create (the backup's migrations run into an empty database, its rows are copied in column by
-column, this code's later migrations run on them), so a constraint, default or index hidden in
-a table's definition (a time bomb calling pg_sleep or lo_export) is never created. On
-PostgreSQL all of it is one transaction on the live database; on SQLite it is built in a
-scratch file that then replaces the live one in one step. Afterwards every session is cleared:
-the backup's sessions may be ones since signed out.
+A restore believes nothing it has not checked: the signature, the engine, the SHA-256, known
+migrations; then, even under a valid signature (a leaked key), the contents: only the tables the
+migrations create, and nothing that runs code (trigger, view, function, rule, policy). It takes
+nothing from the file but rows: the backup's migrations run into an empty database, its rows are
+copied in column by column, this code's later migrations run on them, so a constraint, default
+or index hidden in a table's definition (a time bomb calling pg_sleep) is never created. One
+transaction on PostgreSQL; on SQLite a scratch file that replaces the live one in one step.
 """
 
 from __future__ import annotations
@@ -49,8 +38,7 @@ from gpuguide.lib.backup_archive import BackupError
 __all__ = ["BackupError"]  # raised by both modules; callers catch it from here
 
 ENGINE_NAMES = {"postgresql": "PostgreSQL", "sqlite": "SQLite"}
-# How long pg_dump / pg_restore wait for a table lock held by the running site before giving up
-# (a restore then changes nothing: it runs in one transaction).
+# How long pg_dump and a restore wait for a table lock the running site holds, then give up.
 LOCK_TIMEOUT = "30s"
 # backups/gpuguide-<engine>-<UTC time>.tar: the only files `make backup` ever prunes.
 DEFAULT_NAME = re.compile(r"gpuguide-(postgresql|sqlite)-\d{8}T\d{6}Z\.tar")
@@ -73,11 +61,8 @@ def default_path(engine: str, now: datetime | None = None) -> Path:
 
 
 def prune(engine: str, keep: int) -> list[Path]:
-    """Delete this engine's oldest default-named backups beyond the newest ``keep`` (0: none).
-
-    Only names ``default_path`` writes count: a file put there by hand, or another engine's
-    backups (of no use to this database, but maybe the only ones of the other), stay.
-    """
+    """Delete this engine's oldest default-named backups beyond the newest ``keep`` (0: none);
+    a file put there by hand, or another engine's backups, stay."""
     folder = backup_folder()
     if keep <= 0 or not folder.is_dir():
         return []
@@ -122,15 +107,6 @@ def _as_keys(names: list[str]) -> set[tuple[str, str]]:
     return {tuple(name.split(".", 1)) for name in names}
 
 
-def missing_migrations(names: list[str]) -> tuple[list[str], list[str]]:
-    """(the backup's migrations this code lacks, this code's migrations the backup lacks)."""
-    on_disk = set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations)
-    applied = _as_keys(names)
-    unknown = sorted(f"{app}.{name}" for app, name in applied - on_disk)
-    behind = sorted(f"{app}.{name}" for app, name in on_disk - applied)
-    return unknown, behind
-
-
 def created_tables(names: list[str]) -> set[str]:
     """The tables the migrations ``names`` create, from Django's migration state (no database)."""
     loader = MigrationLoader(None, ignore_no_migrations=True)
@@ -154,8 +130,7 @@ def created_tables(names: list[str]) -> set[str]:
 
 
 def migrate_to(connection, names: list[str]) -> None:
-    """Run, on the empty database behind ``connection``, exactly the migrations ``names``
-    (``app.name``): the schema the backup's rows were written into, as this code creates it."""
+    """Run exactly the migrations ``names`` on the empty database behind ``connection``."""
     executor = MigrationExecutor(connection)
     wanted = _as_keys(names)
     unknown = wanted - set(executor.loader.graph.nodes)
@@ -173,27 +148,14 @@ def migrate_to(connection, names: list[str]) -> None:
 
 
 def migrate_forward(connection) -> None:
-    """This code's migrations that the backup predates, then what `migrate` does after them
-    (content types and permissions of new models)."""
+    """This code's migrations that the backup predates, then `migrate`'s post-migrate signal."""
     executor = MigrationExecutor(connection)  # reads the applied ones: the backup's
     executor.migrate(executor.loader.graph.leaf_nodes())
     emit_post_migrate_signal(verbosity=0, interactive=False, db=connection.alias)
 
 
-def _columns(connection, cursor) -> dict[str, set[str]]:
-    """Each table of the database and its columns' names."""
-    return {
-        table: {
-            column.name for column in connection.introspection.get_table_description(cursor, table)
-        }
-        for table in connection.introspection.table_names(cursor)
-    }
-
-
 def _check_state(cursor, tables: list[str], backup: Backup) -> None:
-    """The rows copied in are the manifest's, table by table, and so are the migrations."""
-    state = _database_state(cursor, tables)
-    if state != (backup.manifest["migrations"], backup.manifest["rows"]):
+    if _database_state(cursor, tables) != (backup.manifest["migrations"], backup.manifest["rows"]):
         raise BackupError(
             f"{backup.path}: the rows restored are not the manifest's (its tables or row "
             "counts differ from the migrations' schema); nothing was restored"
@@ -213,41 +175,16 @@ def _pg_tool(name: str) -> str:
     return path
 
 
-def _pg_env(settings_dict: dict) -> dict[str, str]:
-    """libpq's environment for the connection: nothing secret ever appears in argv."""
-    env = {**os.environ, "PGDATABASE": str(settings_dict["NAME"])}
-    for key, variable in (("USER", "PGUSER"), ("HOST", "PGHOST"), ("PORT", "PGPORT")):
-        if settings_dict.get(key):
-            env[variable] = str(settings_dict[key])
-    env.pop("PGPASSWORD", None)
-    if settings_dict.get("PASSWORD"):
-        env["PGPASSWORD"] = str(settings_dict["PASSWORD"])
-    options = settings_dict.get("OPTIONS") or {}
-    for key in ("sslmode", "sslrootcert", "sslcert", "sslkey"):  # PGSSLMODE, ...
-        if options.get(key):
-            env[f"PG{key.upper()}"] = str(options[key])
-    return env
-
-
 def _first_error(stderr: str, fallback: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if "error:" in line] or lines
     return errors[0] if errors else fallback
 
 
-def _run(args: list[str], env: dict[str, str], what: str) -> None:
-    result = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        detail = _first_error(result.stderr, f"exit status {result.returncode}")
-        raise BackupError(f"{what} failed: {detail}")
-
-
 def pg_backup(alias: str, data: Path) -> tuple[list[str], dict[str, int]]:
-    """pg_dump of one snapshot, with the migrations and row counts of that same snapshot.
-
-    A connection of its own exports a repeatable-read snapshot and counts in it while pg_dump
-    reads it, so the manifest describes exactly the dump even while the site writes.
-    """
+    """pg_dump of one snapshot, with the migrations and row counts of that same snapshot: a
+    connection of its own exports a repeatable-read snapshot and counts in it while pg_dump
+    reads it, so the manifest describes exactly the dump even while the site writes."""
     reader = connections[alias].copy()
     try:
         reader.ensure_connection()
@@ -257,18 +194,26 @@ def pg_backup(alias: str, data: Path) -> tuple[list[str], dict[str, int]]:
             cursor.execute("SELECT pg_export_snapshot()")
             snapshot = cursor.fetchone()[0]
             state = _database_state(cursor, reader.introspection.table_names(cursor))
-            _run(
-                [
-                    _pg_tool("pg_dump"),
-                    "--format=custom",
-                    f"--snapshot={snapshot}",
-                    f"--lock-wait-timeout={LOCK_TIMEOUT}",
-                    "--no-password",
-                    f"--file={data}",
-                ],
-                _pg_env(reader.settings_dict),
-                "pg_dump",
+            options = [
+                "--format=custom",
+                f"--snapshot={snapshot}",
+                f"--lock-wait-timeout={LOCK_TIMEOUT}",
+                "--no-password",
+                f"--file={data}",
+            ]
+            # As `dbshell` builds them: the password travels in PGPASSWORD, never in argv.
+            args, env = reader.client.settings_to_cmd_args_env(reader.settings_dict, options)
+            inherited = {key: value for key, value in os.environ.items() if key != "PGPASSWORD"}
+            result = subprocess.run(
+                [_pg_tool("pg_dump"), *args[1:]],
+                env={**inherited, **(env or {})},
+                capture_output=True,
+                text=True,
+                check=False,
             )
+            if result.returncode != 0:
+                detail = _first_error(result.stderr, f"exit status {result.returncode}")
+                raise BackupError(f"pg_dump failed: {detail}")
     finally:
         reader.close()  # ends the snapshot's transaction
     return state
@@ -338,21 +283,13 @@ def pg_check_archive(data: Path, tables: set[str], path: Path) -> None:
 
 
 def pg_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
-    """Replace the database, in one transaction: an empty ``public`` schema, the backup's
-    migrations run into it, its rows copied in, this code's later migrations run.
-
-    Nothing of the dump but its rows reaches the database: ``pg_restore --data-only`` only
-    prints, and of what it prints only the COPY blocks of tables the migrations just created,
-    with their columns, are read (our own COPY statement; every SET, setval or large-object
-    call of the dump is skipped). A constraint, function or default hidden in a signed dump
-    never runs. Everything the old schema held goes with it (a function or view a restore by
-    an older release let in), and so do the large objects this role may remove.
-    """
+    """Replace the database, in one transaction: an empty ``public`` schema (the old one goes
+    with all it held, and so do the large objects this role may remove), the backup's
+    migrations run into it, its rows copied in, this code's later migrations run."""
     connection = connections[alias]
     connection.close()  # hold no locks of our own from before
     with transaction.atomic(using=alias), connection.cursor() as cursor:
-        # A lock held by the running site makes the restore fail (and change nothing)
-        # instead of waiting for ever.
+        # Fail (changing nothing) rather than wait for ever on a lock the running site holds.
         cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
         try:
             cursor.execute("DROP SCHEMA public CASCADE")
@@ -368,7 +305,11 @@ def pg_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
             "WHERE pg_has_role(lomowner, 'USAGE')"
         )
         migrate_to(connection, backup.manifest["migrations"])
-        columns = _columns(connection, cursor)
+        introspection = connection.introspection
+        columns = {
+            table: {column.name for column in introspection.get_table_description(cursor, table)}
+            for table in introspection.table_names(cursor)
+        }
         # The rows the migrations wrote (roles, the applied migrations): the backup's come in.
         cursor.execute(f"TRUNCATE {', '.join(map(_quote, columns))}")
         # Checked at commit, whatever order the dump's tables come in (the migrations' schema
@@ -376,15 +317,14 @@ def pg_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         _pg_copy_rows(cursor, backup.data, columns, backup.path)
         for table in columns:
-            for sequence in connection.introspection.get_sequences(cursor, table):
+            for sequence in introspection.get_sequences(cursor, table):
                 column, quoted_table = _quote(sequence["column"]), _quote(table)
                 cursor.execute(
                     f"SELECT setval(%s, COALESCE(MAX({column}), 1), MAX({column}) IS NOT NULL) "
                     f"FROM {quoted_table}",
                     [_quote(sequence["name"])],
                 )
-        # Every reference checked now: the later migrations cannot alter a table with checks
-        # still pending.
+        # Checked now: the later migrations cannot alter a table with checks still pending.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         _check_state(cursor, list(columns), backup)
         migrate_forward(connection)
@@ -401,8 +341,9 @@ def _unquote(name: str) -> str:
 
 
 def _pg_copy_rows(cursor, data: Path, columns: dict[str, set[str]], path: Path) -> None:
-    """COPY each table's rows from the dump, through our own statement, into ``columns``'s
-    tables (their names and columns as the migrations made them)."""
+    """COPY each table's rows from ``pg_restore --data-only``'s output into ``columns``'s
+    tables, through our own statement: every SET, setval or large-object call of the dump is
+    skipped, and a block for another table or with other columns refused."""
     errors = tempfile.TemporaryFile()  # a file: a full stderr pipe would stall pg_restore
     printing = subprocess.Popen(  # noqa: S603 (our tool, our arguments)
         [_pg_tool("pg_restore"), "--data-only", "--file=-", str(data)],
@@ -459,13 +400,10 @@ def sqlite_backup(alias: str, data: Path) -> tuple[list[str], dict[str, int]]:
     """A copy of the live database, and the migrations and row counts of that copy."""
     connection = connections[alias]
     connection.ensure_connection()
-    target = sqlite3.connect(data)
-    try:
+    with closing(sqlite3.connect(data)) as target:
         # One step (pages=-1): a consistent copy, read under one lock.
         connection.connection.backup(target)
         return _database_state(target.cursor(), _sqlite_tables(target))
-    finally:
-        target.close()
 
 
 def _open_read_only(data: Path) -> sqlite3.Connection:
@@ -524,10 +462,8 @@ def _standing_in(alias: str, path: Path) -> Iterator:
 
 def _sqlite_copy_rows(scratch: Path, backup: Backup) -> None:
     """Copy every table's rows from the backup into the migrated scratch file, column by
-    column as the migrations named them; nothing of the backup's schema is used but its rows.
-
-    Two connections: the backup is read with its schema untrusted (``_open_read_only``), the
-    scratch file, whose schema the migrations wrote, is written with its CHECKs (JSON_VALID)."""
+    column as the migrations named them. The backup is read with its schema untrusted
+    (``_open_read_only``), the scratch file written with its CHECKs (JSON_VALID)."""
     with (
         closing(_open_read_only(backup.data)) as source,
         closing(sqlite3.connect(scratch)) as target,
@@ -569,14 +505,9 @@ def _sqlite_copy_rows(scratch: Path, backup: Backup) -> None:
 
 
 def sqlite_restore(alias: str, backup: Backup, within: Callable[[], None]) -> None:
-    """Build the restored database beside the backup (the backup's migrations, its rows, this
-    code's later migrations), then copy it over the live one with the backup API, in one step.
-
-    One step holds the live database's write lock and commits once at the end; if it fails,
-    SQLite rolls the destination back, so readers see the old database or the new one, never a
-    mix. Replacing the file instead (write a copy, rename it over) would leave processes that
-    have it open, such as a running server, reading the old, unlinked file.
-    """
+    """Build the restored database beside the backup, then copy it over the live one with the
+    backup API in one step: readers see the old database or the new one, never a mix. (A file
+    renamed over the live one would leave a running server reading the old, unlinked file.)"""
     connection = connections[alias]
     connection.ensure_connection()
     if connection.in_atomic_block:
@@ -589,13 +520,11 @@ def sqlite_restore(alias: str, backup: Backup, within: Callable[[], None]) -> No
         migrate_forward(building)
         within()  # still standing in: its writes go into the scratch file
         building.close()
-    source = _open_read_only(scratch)
-    try:
-        source.backup(connection.connection)
-    except sqlite3.Error as exc:
-        raise BackupError(f"restore failed, nothing was changed: {exc}") from exc
-    finally:
-        source.close()
+    with closing(_open_read_only(scratch)) as source:
+        try:
+            source.backup(connection.connection)
+        except sqlite3.Error as exc:
+            raise BackupError(f"restore failed, nothing was changed: {exc}") from exc
 
 
 # Both ----------------------------------------------------------------------------------------
@@ -641,20 +570,6 @@ def describe_database(alias: str = "default") -> str:
     return f"the PostgreSQL database {settings_dict['NAME']} on {host}{port}"
 
 
-def _manifest(engine: str, data: Path, migrations: list[str], rows: dict[str, int]) -> dict:
-    return {
-        "engine": engine,
-        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "data": {
-            "name": data.name,
-            "bytes": data.stat().st_size,
-            "sha256": backup_archive.sha256_of(data),
-        },
-        "migrations": migrations,
-        "rows": rows,
-    }
-
-
 def backup(alias: str, path: Path) -> dict:
     """Write the signed backup to ``path``; returns its manifest."""
     engine = vendor(alias)
@@ -667,7 +582,19 @@ def backup(alias: str, path: Path) -> dict:
             migrations, rows = pg_backup(alias, data)
         else:
             migrations, rows = sqlite_backup(alias, data)
-        manifest = backup_archive.seal(_manifest(engine, data, migrations, rows))
+        manifest = backup_archive.seal(
+            {
+                "engine": engine,
+                "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "data": {
+                    "name": data.name,
+                    "bytes": data.stat().st_size,
+                    "sha256": backup_archive.sha256_of(data),
+                },
+                "migrations": migrations,
+                "rows": rows,
+            }
+        )
         try:
             partial.unlink(missing_ok=True)
             partial.touch(mode=0o600)  # password hashes inside: readable by this user only
@@ -693,16 +620,14 @@ class Backup:
         return f"taken {self.manifest['created']}, {rows:,} rows"
 
 
-def _check_fields(manifest: dict, path: Path) -> None:
-    """The fields a restore reads, of their types (only a key holder could get them wrong)."""
+def _check_manifest(manifest: dict, engine: str, data: Path, path: Path) -> tuple[str, ...]:
+    """A signed manifest's fields (only a key holder could get them wrong), engine, checksum
+    and migrations; returns this code's migrations that the backup predates."""
     fields = {"created": str, "data": dict, "migrations": list, "rows": dict}
     if not all(isinstance(manifest.get(name), kind) for name, kind in fields.items()) or not all(
         isinstance(name, str) and "." in name for name in manifest["migrations"]
     ):
         raise BackupError(f"{path}: the manifest lacks fields a backup has; nothing was restored")
-
-
-def _check_engine(manifest: dict, engine: str, path: Path) -> None:
     found = manifest.get("engine")
     if found != engine:
         found_name = ENGINE_NAMES.get(found, repr(found))
@@ -710,17 +635,16 @@ def _check_engine(manifest: dict, engine: str, path: Path) -> None:
             f"{path} is a {found_name} backup but DATABASE_URL is "
             f"{ENGINE_NAMES[engine]}; restore it onto a {found_name} database"
         )
-
-
-def _check_migrations(manifest: dict, path: Path) -> tuple[str, ...]:
-    unknown, behind = missing_migrations(manifest["migrations"])
-    if unknown:
+    backup_archive.check_data(manifest, data, path)
+    on_disk = set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations)
+    applied = _as_keys(manifest["migrations"])
+    if unknown := sorted(f"{app}.{name}" for app, name in applied - on_disk):
         raise BackupError(
             f"{path} was taken with migrations this code does not have "
             f"({_first_three(unknown)}): deploy the "
             "release that wrote it (or a newer one), then restore; nothing was restored"
         )
-    return tuple(behind)
+    return tuple(sorted(f"{app}.{name}" for app, name in on_disk - applied))
 
 
 @contextmanager
@@ -730,10 +654,7 @@ def opened(alias: str, path: Path) -> Iterator[Backup]:
     with tempfile.TemporaryDirectory(prefix="gpuguide-restore-") as folder:
         manifest, data = backup_archive.read(path, Path(folder))
         backup_archive.check_signature(manifest, path)  # before believing any other field
-        _check_fields(manifest, path)
-        _check_engine(manifest, engine, path)
-        backup_archive.check_data(manifest, data, path)
-        behind = _check_migrations(manifest, path)
+        behind = _check_manifest(manifest, engine, data, path)
         tables = created_tables(manifest["migrations"])
         if engine == "postgresql":
             pg_check_archive(data, tables, path)
@@ -742,45 +663,32 @@ def opened(alias: str, path: Path) -> Iterator[Backup]:
         yield Backup(path=path, engine=engine, manifest=manifest, data=data, behind=behind)
 
 
-DATABASE_SESSIONS = {
-    "django.contrib.sessions.backends.db",
-    "django.contrib.sessions.backends.cached_db",
-}
-CACHED_SESSIONS = {
-    "django.contrib.sessions.backends.cache",
-    "django.contrib.sessions.backends.cached_db",
-}
-
-
-def _sign_everyone_out(alias: str) -> int:
-    """The restored sessions may be ones signed out since the backup: none survives."""
-    if settings.SESSION_ENGINE not in DATABASE_SESSIONS:
-        return 0
-    from django.contrib.sessions.models import Session
-
-    return Session.objects.using(alias).all().delete()[0]
+SESSIONS = "django.contrib.sessions.backends."
 
 
 def restore_backup(alias: str, backup: Backup, within: Callable[[], None] = lambda: None) -> int:
     """Replace the database with a checked backup; returns how many sessions were cleared.
 
-    The sessions are deleted, and ``within`` runs, on the restored database before it replaces
-    the live one (in the same transaction on PostgreSQL, in the scratch file on SQLite),
-    through the default connection: what they write lands with the rows or not at all, so a
-    restore interrupted at any point leaves the old database, or the new one with those writes.
+    The sessions (maybe signed out since the backup) are deleted, and ``within`` runs, on the
+    restored database before it replaces the live one (in the same transaction on PostgreSQL,
+    in the scratch file on SQLite): what they write lands with the rows or not at all.
     """
     signed_out = 0
 
     def with_the_rows() -> None:
         nonlocal signed_out
-        signed_out = _sign_everyone_out(alias)
+        if settings.SESSION_ENGINE in (f"{SESSIONS}db", f"{SESSIONS}cached_db"):
+            from django.contrib.sessions.models import Session
+
+            signed_out = Session.objects.using(alias).all().delete()[0]
         within()
 
     if backup.engine == "postgresql":
         pg_restore(alias, backup, with_the_rows)
     else:
         sqlite_restore(alias, backup, with_the_rows)
-    if settings.SESSION_ENGINE in CACHED_SESSIONS:  # not with the rows: stopped before, they stay
+    # Not with the rows: a restore stopped before this leaves the old sessions valid.
+    if settings.SESSION_ENGINE in (f"{SESSIONS}cache", f"{SESSIONS}cached_db"):
         caches[settings.SESSION_CACHE_ALIAS].clear()
     return signed_out
 

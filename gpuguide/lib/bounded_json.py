@@ -1,9 +1,6 @@
-"""JSON from visitors, parsed only once it is known to be small and shallow.
-
-``json.loads`` recurses once per nesting level: 1,000 ``[`` raise a RecursionError (a 500,
-and a deep stack in every worker that meets one). ``loads`` measures the text first, with one
-linear scan that skips strings (a ``[`` inside ``"..."`` opens nothing, ``\\"`` does not end
-a string), so hostile input is refused before the parser sees it.
+"""JSON from visitors, parsed only once it is known to be small and shallow: ``json.loads``
+recurses once per nesting level (1,000 ``[`` raise a RecursionError), so the depth is measured
+first by one linear scan that skips strings.
 """
 
 from __future__ import annotations
@@ -21,15 +18,11 @@ class JSONRefused(ValueError):
 
 
 class JSONTooLarge(JSONRefused):
-    def __init__(self, size: int, limit: int) -> None:
-        self.size, self.limit = size, limit
-        super().__init__(f"JSON of {size:,} bytes is larger than the limit of {limit:,} bytes.")
+    """More bytes than the limit."""
 
 
 class JSONTooDeep(JSONRefused):
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        super().__init__(f"JSON is nested deeper than {limit} levels.")
+    """Nested deeper than the limit."""
 
 
 class JSONNumberTooLong(JSONRefused):
@@ -57,9 +50,11 @@ def loads(text: str, *, max_bytes: int, max_depth: int) -> Any:
     ``max_depth`` levels; raises JSONRefused beyond them, json.JSONDecodeError for bad JSON."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        raise JSONTooLarge(size, max_bytes)
+        raise JSONTooLarge(
+            f"JSON of {size:,} bytes is larger than the limit of {max_bytes:,} bytes."
+        )
     if nesting_depth(text, stop_above=max_depth) > max_depth:
-        raise JSONTooDeep(max_depth)
+        raise JSONTooDeep(f"JSON is nested deeper than {max_depth} levels.")
     try:
         return json.loads(text)
     except json.JSONDecodeError:

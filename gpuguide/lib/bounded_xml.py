@@ -1,12 +1,6 @@
-"""XML from outside (translators' XLIFF files), parsed by defusedxml with a depth limit.
-
-- No DTD at all, so no entities: no billion laughs (exponential expansion), no external
-  entity reading a local file or URL (XXE). defusedxml refuses them while parsing.
-- No more than ``max_depth`` nested elements: code that walks the tree recursively (inline
-  ``<mrk>`` in a segment) then never meets 1,000 levels and a RecursionError. The depth is
-  counted as the parser opens elements, before any tree walk.
-
-The size is the caller's to limit, on the bytes before they are decoded.
+"""XML from outside (translators' XLIFF files), parsed by defusedxml: no DTD, so no entities
+(billion laughs, XXE), and at most ``max_depth`` nested elements, counted as the parser opens
+them, so that a recursive tree walk never meets a RecursionError. The size is the caller's.
 """
 
 from __future__ import annotations
@@ -24,9 +18,7 @@ class XMLRefused(ValueError):
 
 
 class XMLTooDeep(XMLRefused):
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        super().__init__(f"XML nested deeper than {limit} elements")
+    """More nested elements than the limit."""
 
 
 class XMLDeclarationsRefused(XMLRefused):
@@ -41,7 +33,7 @@ class _DepthLimitedTreeBuilder(ET.TreeBuilder):
     def start(self, tag, attrs):
         self.depth += 1
         if self.depth > self.max_depth:
-            raise XMLTooDeep(self.max_depth)
+            raise XMLTooDeep(f"XML nested deeper than {self.max_depth} elements")
         return super().start(tag, attrs)
 
     def end(self, tag):

@@ -1,14 +1,7 @@
-"""What a cached page depends on, as tags: recorded by the reads, bumped by the writes.
-
-A page records the tags of the data it read while it rendered (``record``); a write names the
-tags of what it changed (``tags_for_write``). ``guides.pagecache`` keeps one version per
-tag and treats a cached page as stale once a version it was rendered under has been replaced.
-
-``site`` is everything shared (and whatever no app gave a narrower tag to); every page depends
-on it. The apps name their own tags and say which ones a write of their models changes
-(``register_write_tags``): ``pricing.cache_tags`` (a provider's prices) and
-``guides.pagecache.tags`` (the list of guides, one guide with its rows). Nothing here names an
-app or a model.
+"""What a cached page depends on, as tags: recorded by the reads (``record``), named by the
+writes (``tags_for_write``); ``guides.pagecache`` keeps a version per tag. ``site`` is
+everything shared, and every page reads it; the apps register narrower tags for their models
+(``register_write_tags``).
 """
 
 from __future__ import annotations
@@ -33,10 +26,7 @@ _recorded: ContextVar[tuple[dict[str, str | None], Callable] | None] = ContextVa
 
 def record(*tags: str) -> None:
     """Note that the page being rendered reads data under these tags (no-op outside a page).
-
-    Call it before the query: the version is read now, so that a write committing during the
-    render leaves the page marked stale rather than current.
-    """
+    Call it before the query: a write committing during the render then leaves the page stale."""
     recording = _recorded.get()
     if recording is None:
         return
@@ -60,9 +50,7 @@ def recorded(tags: list[str]) -> dict[str, str] | None:
 @contextmanager
 def recording(read_versions: Callable) -> Iterator[dict[str, str | None]]:
     """Collect the tags read inside the block with their versions; every page reads ``site``.
-
-    ``read_versions(tags)`` returns {tag: version}, or None where versions cannot be read.
-    """
+    ``read_versions(tags)`` returns {tag: version}, or None where versions cannot be read."""
     versions: dict[str, str | None] = {}
     reset = _recorded.set((versions, read_versions))
     try:

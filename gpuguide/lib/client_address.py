@@ -1,9 +1,4 @@
-"""The address of the client that sent a request, believing only our own proxies.
-
-Sign-in throttling (django-axes and ``accounts.throttling``), the rate limits and anything else
-that counts per client ask ``client_ip``; ``TRUSTED_PROXIES`` says whose ``X-Forwarded-For``
-is believed (none by default).
-"""
+"""The address of the client that sent a request, believing only ``TRUSTED_PROXIES``."""
 
 from ipaddress import ip_address
 
@@ -12,13 +7,9 @@ from django.http import HttpRequest
 
 
 def client_ip(request: HttpRequest) -> str:
-    """The address of whoever sent ``request``: REMOTE_ADDR, or behind ``TRUSTED_PROXIES`` the
-    nearest ``X-Forwarded-For`` entry that is not one of them.
-
-    The header is read from the right, where each trusted proxy appended the address it saw;
-    everything to the left of the first untrusted entry was written by the client and could be
-    anything, so it is never believed. A malformed entry ends the walk at the last good one.
-    """
+    """REMOTE_ADDR, or behind ``TRUSTED_PROXIES`` the nearest ``X-Forwarded-For`` entry that is
+    not one of them: read from the right, where each proxy appended what it saw (the client
+    wrote whatever is left of that). A malformed entry ends the walk at the last good one."""
     remote = request.META.get("REMOTE_ADDR", "")
     if not _trusted(remote):
         return remote
@@ -36,8 +27,7 @@ def client_ip(request: HttpRequest) -> str:
 
 
 def from_trusted_proxy(request: HttpRequest) -> bool:
-    """Whether ``request`` came straight from one of ``TRUSTED_PROXIES`` (whose headers, such
-    as ``X-Request-ID``, may then be believed)."""
+    """Whether ``request`` came straight from one of ``TRUSTED_PROXIES``."""
     return _trusted(request.META.get("REMOTE_ADDR", ""))
 
 

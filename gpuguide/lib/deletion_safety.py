@@ -1,20 +1,14 @@
 """Admin delete pages that list where an object is used, and refuse to delete it.
 
-An app that knows where its objects are used (in text, say, where no foreign key protects
-them) registers a use index (``register_uses``): for the objects about to be deleted, the lines
-the delete page lists as their uses, and the models whose protecting rows it lists already.
-A ModelAdmin with ``RefuseDeletingUsedMixin`` then lists every use, before the rows that
-protect the object by foreign key (linked, at most ``SHOWN_PER_MODEL`` per model), on its
-delete page and its "delete selected" confirmation, and offers no button, for every user,
-superusers included. Refusing the same deletions outside the admin is the apps' own affair.
-
-Nothing here names an app: the index is registered by whoever has one (the guides' admin).
+An app that knows uses no foreign key protects (in text, say) registers a use index
+(``register_uses``). A ModelAdmin with ``RefuseDeletingUsedMixin`` lists every use, then the
+rows that protect the object by foreign key (at most ``SHOWN_PER_MODEL`` per model), and
+offers no button, to superusers too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from django.contrib.admin.utils import NestedObjects
 from django.db import router
@@ -26,21 +20,16 @@ from django.utils.translation import ngettext
 SHOWN_PER_MODEL = 10  # a priced GPU is protected by every price it ever had
 
 
-@dataclass(frozen=True)
-class UseIndex:
-    # (objects, whether one object is deleted) -> the lines listing their uses (Django's nested
-    # list: a string, then a list of the lines under it)
-    uses: Callable[[list, bool], list]
-    # the models whose rows protect an object by foreign key and that ``uses`` lists already
-    indexed_rows: frozenset[type]
-
-
-_indexes: list[UseIndex] = []
+_uses: list[Callable[[list, bool], list]] = []
+_indexed_rows: set[type] = set()
 
 
 def register_uses(uses: Callable[[list, bool], list], indexed_rows: Iterable[type]) -> None:
-    """Add a use index (once per index: at import time of the module that defines it)."""
-    _indexes.append(UseIndex(uses, frozenset(indexed_rows)))
+    """Add a use index (once, at import time): ``uses(objects, whether one object is deleted)``
+    returns the lines listing their uses (Django's nested list), and ``indexed_rows`` are the
+    models whose rows protect an object by foreign key and that those lines list already."""
+    _uses.append(uses)
+    _indexed_rows.update(indexed_rows)
 
 
 class RefuseDeletingUsedMixin:
@@ -65,10 +54,9 @@ class RefuseDeletingUsedMixin:
             return _linked(obj, self.admin_site.name)
 
         to_delete = collector.nested(linked)
-        protected = [line for index in _indexes for line in index.uses(objs, len(objs) == 1)]
-        indexed = frozenset().union(*(index.indexed_rows for index in _indexes))
+        protected = [line for uses in _uses for line in uses(objs, len(objs) == 1)]
         protected += _summarised(
-            [obj for obj in collector.protected if type(obj) not in indexed],
+            [obj for obj in collector.protected if type(obj) not in _indexed_rows],
             self.admin_site.name,
         )
         counts = {m._meta.verbose_name_plural: len(v) for m, v in collector.model_objs.items()}

@@ -1,8 +1,4 @@
-"""What ``manage.py check --deploy`` says about our own settings (Django's cover its own).
-
-Each is a setting that production gets wrong silently: the site runs, and only an attack shows
-it. Registered for ``--deploy`` only: development runs with none of them.
-"""
+"""``manage.py check --deploy`` on our own settings: each one production gets wrong silently."""
 
 from __future__ import annotations
 

@@ -1,25 +1,14 @@
-"""What editors may type in the admin: visible text, and numbers in ASCII digits.
-
-One place for the guides and pricing admins (``EditorInputMixin`` on every ModelAdmin and
-inline of those apps; a test checks that none is missed):
-
-- Text fields (CharField, TextField, and their per-language copies) refuse bidi controls and
-  zero-width characters: invisible in the admin, they reorder or hide what readers see
-  (a "Trojan Source" edit) and break search and comparison.
-- One-line text fields (every CharField) refuse line breaks: CR, LF and the other Unicode line
-  and paragraph separators. A model validator (``SingleLineValidator()`` on the field, for
-  every way in: admin, imports, ``full_clean``) and, in the admin, the same check naming the
-  field. A title with a line break breaks the Markdown export, headers and one-line layouts.
-- Number fields take ASCII digits only: Django's own take "١٢", "１２" and "1_000" (Python's
-  ``int()`` and ``Decimal()`` do), which the price-check service and the planner refuse too.
-  They are text boxes, never ``type=number``, and read a decimal in the admin's language: the
-  German admin takes "989,5" (and "989.5"), refuses the ambiguous "1.120"; the others take a
-  point and refuse a decimal comma, naming the number with a point.
+"""What editors may type in the admin (``EditorInputMixin`` on every ModelAdmin and inline of
+the guides and pricing admins): text without bidi controls or zero-width characters (a "Trojan
+Source" edit), one-line fields without line breaks, and numbers in ASCII digits only (Django's
+own fields take "١٢", "１２" and "1_000", which the services refuse), read as the admin's
+language writes a decimal.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django import forms
@@ -38,11 +27,11 @@ WHOLE_NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
 DECIMAL_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?", re.ASCII)
 
 
+@dataclass
 class VisibleTextValidator:
     """Refuses invisible and direction-changing characters, naming the field and the character."""
 
-    def __init__(self, label) -> None:
-        self.label = label
+    label: object
 
     def __call__(self, value) -> None:
         found = INVISIBLE.search(value) if isinstance(value, str) else None
@@ -56,36 +45,24 @@ class VisibleTextValidator:
                 params={"field": self.label, "code": f"{ord(found.group()):04X}"},
             )
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, VisibleTextValidator) and other.label == self.label
-
 
 @deconstructible(path="gpuguide.lib.editor_input.SingleLineValidator")
+@dataclass
 class SingleLineValidator:
     """Refuses line breaks in a one-line field; with a ``label`` (the admin's), names it."""
 
-    def __init__(self, label=None) -> None:
-        self.label = label
+    label: object = None
 
     def __call__(self, value) -> None:
         found = LINE_BREAK.search(value) if isinstance(value, str) else None
-        if not found:
-            return
-        code = f"{ord(found.group()):04X}"
-        if self.label is None:
+        if found:
             raise ValidationError(
-                _("This field must be one line: remove the line break (U+%(code)s)."),
+                _("This field must be one line: remove the line break (U+%(code)s).")
+                if self.label is None
+                else _("“%(field)s” must be one line: remove the line break (U+%(code)s)."),
                 code="line_break",
-                params={"code": code},
+                params={"field": self.label, "code": f"{ord(found.group()):04X}"},
             )
-        raise ValidationError(
-            _("“%(field)s” must be one line: remove the line break (U+%(code)s)."),
-            code="line_break",
-            params={"field": self.label, "code": code},
-        )
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SingleLineValidator) and other.label == self.label
 
 
 # For a one-line model field: ``models.CharField(..., validators=ONE_LINE)``.
@@ -98,13 +75,11 @@ DECIMAL_COMMA = re.compile(r"-?[0-9]+,[0-9]+", re.ASCII)
 
 
 class _AsciiDigits:
-    """A number form field in a text box that refuses anything but ASCII digits, and reads a
-    decimal as the admin's language writes it, before Django parses it.
+    """A number form field that refuses anything but ASCII digits and reads a decimal as the
+    admin's language writes it (German: "989,5", and "1.120" refused as ambiguous).
 
-    Never ``type=number``: a number box drops what it cannot read before the server sees it
-    (a German "989,5" reached the server as 9895 and was saved; every guide then said the H100
-    had 31.7× the A100's throughput). A text box sends what was typed; ``inputmode`` still
-    brings up a phone's number keys. Shown with the language's decimal sign (``localize``).
+    A text box, never ``type=number``: a number box drops what it cannot read before the server
+    sees it (a German "989,5" reached the server as 9895 and was saved).
     """
 
     pattern = DECIMAL_NUMBER

@@ -1,20 +1,9 @@
-"""A cache in front of the app servers (Varnish, or a CDN): what it may keep, and its purges.
+"""A cache in front of the app servers (``FRONT_CACHE``): what it may keep, and its purges.
 
-The page cache (``guides.pagecache``) knows which data each public page read: its cache tags
-(``gpuguide.lib.cache_tags``: ``site``, ``guides``, ``guide:3``, ``prices:1``). A page it may
-hand to the front cache carries those tags and how long it may be kept (until the next local
-midnight, as the app's own copy) in the headers the configured front cache reads:
-
-- ``varnish`` (deploy/varnish.vcl, with the ``xkey`` vmod): ``xkey: site guide:3 prices:1``
-  and ``Surrogate-Control: max-age=N``; purged by a ``PURGE`` request with an
-  ``xkey-purge`` header to every address in ``FRONT_CACHE_PURGE_URLS``.
-- ``fastly``: ``Surrogate-Key`` and ``Surrogate-Control``; purged by key through Fastly's API.
-- ``cloudflare`` (Enterprise: purge by tag): ``Cache-Tag`` and ``CDN-Cache-Control``; purged
-  through Cloudflare's API.
-
-The front cache strips these headers before answering visitors. After a write commits, the
-task worker purges exactly the tags it touched (the guides' ``purge_front_cache`` task).
-Nothing here is sent unless ``FRONT_CACHE`` is set.
+A public page carries its cache tags (``gpuguide.lib.cache_tags``) and how long it may be kept
+in the headers the front cache reads: Varnish's ``xkey`` (deploy/varnish.vcl), Fastly's
+``Surrogate-Key`` or Cloudflare's ``Cache-Tag``. After a write commits, the task worker purges
+exactly the tags it touched: a ``PURGE`` to every Varnish, or the CDN's API.
 """
 
 from __future__ import annotations
@@ -63,8 +52,7 @@ def mark_cacheable(response: HttpResponse, tags: Collection[str], max_age: int) 
 
 def purge(tags: Collection[str], *, sleep: Callable[[float], None] = time.sleep) -> int:
     """Drop every page the front cache keeps under any of ``tags``; how many purge requests
-    were confirmed. Each request is tried three times; raises ``PurgeFailed`` naming what
-    was not confirmed (the other requests are still sent)."""
+    were confirmed. Raises ``PurgeFailed`` naming those that were not, after three tries each."""
     kind = settings.FRONT_CACHE
     if not kind or not tags:
         return 0

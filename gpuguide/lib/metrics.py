@@ -1,20 +1,9 @@
-"""Prometheus metrics: what is counted, /metrics.
+"""Prometheus metrics: the page cache's counters, and ``/metrics``.
 
-- Requests, by view, method and status: django-prometheus's middleware (``django_http_*``).
-- ``gpuguide_page_cache_{hits,misses,stale}_total`` and ``gpuguide_page_render_seconds``:
-  counted where the page cache decides (``guides.pagecache.http``).
-- Gauges read from the database when scraped, never on a request: collectors registered with
-  ``register_scrape_collector`` (``guides.metrics``: the task queue, the price checks' age).
-  django-prometheus's own view is not used: it has no access control, and in multiprocess
-  mode it exports only the workers' samples, without these collectors.
-
-With several worker processes (gunicorn) set ``PROMETHEUS_MULTIPROC_DIR`` to an empty folder
-that every worker can write: each worker then writes its samples there and a scrape, answered by
-any one worker, adds them all up (prometheus-client's multiprocess mode). Unset, the one
-process's own registry answers.
-
-``/metrics`` answers only ``Authorization: Bearer <METRICS_TOKEN>`` (compared in constant time);
-without ``METRICS_TOKEN`` it is a 404, as if it did not exist.
+``/metrics`` answers only ``Authorization: Bearer <METRICS_TOKEN>`` (a 404 without the setting)
+with every worker's samples (``PROMETHEUS_MULTIPROC_DIR``) and the collectors that read the
+database at each scrape (``register_scrape_collector``). django-prometheus's own view has no
+access control and, in multiprocess mode, leaves those collectors out.
 """
 
 from __future__ import annotations
@@ -63,8 +52,7 @@ def register_scrape_collector(collector: Collector) -> None:
 
 
 def exposition() -> bytes:
-    """What one scrape exports: every worker's samples (multiprocess mode) or this process's,
-    then the collectors that read the database."""
+    """Every worker's samples (multiprocess mode) or this process's, then the scrape collectors."""
     if folder := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         samples: Collector = MultiProcessCollector(CollectorRegistry(), folder)
     else:
@@ -75,24 +63,17 @@ def exposition() -> bytes:
     return generate_latest(scrape)
 
 
-def _authorized(request: HttpRequest, token: str) -> bool:
-    given = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _space, credentials = given.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(
-        credentials.strip().encode(), token.encode()
-    )
-
-
 @require_safe
 def metrics_view(request: HttpRequest) -> HttpResponse:
     token = settings.METRICS_TOKEN
     if not token:
         raise Http404
-    if not _authorized(request, token):
+    scheme, _space, given = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode()):
+        response = HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)
+    else:
         response = HttpResponse("Unauthorized\n", status=401, content_type="text/plain")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
-    else:
-        response = HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)
     add_never_cache_headers(response)
     return response
 

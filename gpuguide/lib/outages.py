@@ -1,16 +1,11 @@
-"""Answers that must work while the database (or the cache) is down.
-
-- ``server_error`` (handler500) and ``DatabaseUnavailableMiddleware`` render the static
-  ``500.html`` / ``503.html``: no database, no context processors, no cache. The language comes
-  from the URL prefix (/en/, /de/, /ja/), English otherwise.
-- ``healthz`` (the process is alive) and ``Readiness`` (django-health-check's database and
-  cache checks), for load balancers and orchestrators; neither is cached nor language-prefixed.
+"""Answers that must work while the database (or the cache) is down: the static 500 and 503
+pages (no database, no context processors, the language from the URL prefix), and the health
+probes.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import sys
 
 from django.conf import settings
@@ -30,18 +25,11 @@ logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 30
 UNAVAILABLE = (OperationalError, InterfaceError)  # cannot reach or talk to the database
-_PREFIX = re.compile(r"^/([a-z]{2})(?:/|$)")
-
-
-def language_from_path(path: str) -> str:
-    match = _PREFIX.match(path)
-    codes = {code for code, _name in settings.LANGUAGES}
-    return match.group(1) if match and match.group(1) in codes else settings.LANGUAGE_CODE
 
 
 def outage_response(path: str, status: int) -> HttpResponse:
     """The branded static page for ``status`` (500 or 503) in the language of ``path``."""
-    language = language_from_path(path)
+    language = translation.get_language_from_path(path) or settings.LANGUAGE_CODE
     home = f"/{language}/"
     with translation.override(language):
         try:
@@ -76,10 +64,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 class DatabaseUnavailableMiddleware(MiddlewareMixin):
-    """A view that cannot reach the database answers the branded 503 with Retry-After.
-
-    (handler500 does the same for errors raised outside views; this also covers DEBUG.)
-    """
+    """A view that cannot reach the database answers the branded 503 (DEBUG too)."""
 
     def process_exception(self, request: HttpRequest, exception: Exception):
         if isinstance(exception, UNAVAILABLE):
@@ -97,9 +82,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 class Readiness(HealthCheckView):
-    """Readiness: 503 when the database does not answer; 200 otherwise, even when the cache
-    fails (pages then render from the database: slower, still right, so a load balancer must
-    keep sending visitors). The body names each check's result."""
+    """503 when the database does not answer; 200 otherwise, even when the cache fails (pages
+    then render from the database: slower, still right)."""
 
     checks = (Database, Cache)
 

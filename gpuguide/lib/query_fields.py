@@ -1,11 +1,8 @@
 """A query string with too many fields: a quick 400, under ``DEBUG`` as without it.
 
-Django refuses more than ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` (1,000) fields the first time
-``request.GET`` is read (``TooManyFieldsSent``, 400). Under ``DEBUG`` its technical 400 page reads
-``request.GET`` again, which raises again in the exception handler of every middleware around,
-each rendering a longer chain of tracebacks: a planner URL with 1,100 ``&`` took 23 s and then
-escaped as a 500 (Django ticket 35673, open). For a form body Django marks the parse as failed
-so that the error page does not read it again; this does the same for the query string.
+Under ``DEBUG`` Django's technical 400 page reads ``request.GET`` again, which raises again in
+every middleware around (a planner URL with 1,100 ``&`` took 23 s, then escaped as a 500:
+Django ticket 35673). Django marks a failed form body parsed; this does so for the query.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
-"""Requests a minute per client address, and requests at once per process, for what computes
-on every request.
+"""Guards for what computes on every request (the planner and the JSON API, never cached).
 
-The planner and the JSON API are never served from a cache (their answers depend on free-form
-input), so a client looping on them costs CPU on every call. ``RateLimitMiddleware`` counts
-their requests per client address (``client_ip``: only ``TRUSTED_PROXIES`` are believed) in
-fixed one-minute windows in the default cache, and answers 429 with ``Retry-After`` beyond
-``API_RATE_LIMIT``. With a per-process cache (locmem, the development default) each process
-counts on its own; production shares Redis. A cache that fails counts nothing: the limit is a
-guard, not a reason to refuse service.
-
-The rate limit stops one client; many clients each under it can still fill every thread with
-planner answers while the cached pages and the admin wait behind them. ``ComputeCapMiddleware``
-lets at most ``COMPUTE_CONCURRENCY`` of these requests compute at once in a process and answers
-the next ones 503 with ``Retry-After`` at once, so that the process's other threads stay free
-for everything else. Varnish caps the same routes per app server (deploy/varnish.vcl). Both
-guards cover the routes ``_limited`` names: a computing route added later is named there once.
+``RateLimitMiddleware``: 429 beyond ``API_RATE_LIMIT`` requests a minute per client address,
+counted in fixed windows in the default cache (a cache that fails counts nothing: the limit is
+a guard, not a reason to refuse service). ``ComputeCapMiddleware``: 503 beyond
+``COMPUTE_CONCURRENCY`` such requests at once in a process, so that many clients each under
+the limit cannot take every thread from the cached pages and the admin. Both cover the routes
+``_limited`` names.
 """
 
 from __future__ import annotations
@@ -41,8 +32,7 @@ LIMITED_PREFIX = "/api/"
 PLANNER_VIEW = "guides:vram"
 # A planner answer takes well under a second: a busy process is soon free again.
 BUSY_RETRY_AFTER = 5
-# The window a client's requests are counted in (its address is in the cache that long, and
-# the privacy notice says so).
+# The window a client's requests are counted in (and its address kept: the privacy notice).
 RATE_WINDOW_SECONDS = 60
 
 
@@ -81,7 +71,12 @@ class RateLimitMiddleware(MiddlewareMixin):
         seen = count("api", client_ip(request), window=RATE_WINDOW_SECONDS)
         if seen.number <= limit:
             return None
-        return too_many_requests(request, limit=limit, retry_after=seen.window_left)
+        detail = (
+            f"Too many requests: at most {limit} a minute from one address. "
+            f"Try again in {seen.window_left} s."
+        )
+        context = {"limit": limit, "retry_after": seen.window_left}
+        return _refusal(request, 429, detail, "429.html", context)
 
 
 def _limited(request: HttpRequest) -> bool:
@@ -89,16 +84,6 @@ def _limited(request: HttpRequest) -> bool:
     asks = bool(request.GET) or request.method == "POST"  # its form posts a config.json
     asks_planner = match is not None and match.view_name == PLANNER_VIEW and asks
     return asks_planner or request.path.startswith(LIMITED_PREFIX)
-
-
-def too_many_requests(request: HttpRequest, *, limit: int, retry_after: int) -> HttpResponse:
-    """429: JSON for the API, the site's page for the planner; never cached."""
-    detail = (
-        f"Too many requests: at most {limit} a minute from one address. "
-        f"Try again in {retry_after} s."
-    )
-    context = {"limit": limit, "retry_after": retry_after}
-    return _refusal(request, 429, detail, "429.html", context, retry_after)
 
 
 class ComputeCapMiddleware(MiddlewareMixin):
@@ -126,7 +111,8 @@ class ComputeCapMiddleware(MiddlewareMixin):
         if self.slots is None or not _limited(request):
             return None
         if not self.slots.acquire(blocking=False):  # never wait: a waiting thread is taken too
-            return busy(request, retry_after=BUSY_RETRY_AFTER)
+            detail = f"Busy: too many requests at once. Try again in {BUSY_RETRY_AFTER} s."
+            return _refusal(request, 503, detail, "busy.html", {"retry_after": BUSY_RETRY_AFTER})
         request._compute_slot = True
         return None
 
@@ -137,19 +123,12 @@ def _slots(size: int) -> threading.BoundedSemaphore:
     return threading.BoundedSemaphore(size)
 
 
-def busy(request: HttpRequest, *, retry_after: int) -> HttpResponse:
-    """503 while the process computes all it may: JSON for the API, the site's page for the
-    planner; never cached."""
-    detail = f"Busy: too many requests at once. Try again in {retry_after} s."
-    context = {"retry_after": retry_after}
-    return _refusal(request, 503, detail, "busy.html", context, retry_after)
-
-
-def _refusal(request, status, detail, template, context, retry_after) -> HttpResponse:
+def _refusal(request, status, detail, template, context) -> HttpResponse:
+    """JSON for the API, the site's page for the planner; never cached."""
     if request.path.startswith(LIMITED_PREFIX):
         response = JsonResponse({"detail": detail}, status=status)
     else:
         response = render(request, template, context, status=status)
-    response["Retry-After"] = str(retry_after)
+    response["Retry-After"] = str(context["retry_after"])
     response["Cache-Control"] = "no-store"
     return response

@@ -1,18 +1,11 @@
-"""The shared cache on Redis is django-redis's; this adds what its outage handling lacks.
+"""What django-redis's outage handling (``IGNORE_EXCEPTIONS``: a failed call is a miss) lacks.
+Nothing cached here is the only copy, so a Redis that is down costs speed, never an answer.
 
-Nothing this project caches is the only copy (pages, reads and the dashboard are rendered
-again from the database; the versions live there), so a Redis that is down or slow costs
-speed, never an answer. django-redis reads each failed call as a miss that stored nothing
-(``IGNORE_EXCEPTIONS``, set in settings with short socket timeouts). Added here:
-
-- ``Redis`` (django-redis's ``REDIS_CLIENT_CLASS``): for ``REDIS_RETRY_SECONDS`` after a
-  failure to connect or to answer in time, Redis is not asked at all, so that a visit does not
-  wait out a timeout per call; the outage is logged once, and its end (django-redis would log
-  every call it ignores).
-- ``Client`` (its ``CLIENT_CLASS``): ``incr`` finds no counter while Redis fails, as for any
-  missing key (``ValueError``), instead of the ``None`` of an ignored error: a counter never
-  silently stays put. And ``touch`` fails like every other call (django-redis lets its
-  errors through, uncaught).
+- ``Redis`` (``REDIS_CLIENT_CLASS``): not asked at all for ``REDIS_RETRY_SECONDS`` after a
+  failure, so that a visit does not wait out a timeout per call; the outage and its end are
+  logged once.
+- ``Client`` (``CLIENT_CLASS``): ``incr`` raises ``ValueError`` (no counter) rather than
+  returning ``None``, and ``touch`` fails like every other call instead of raising.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""A request id in every log line of its request, and the JSON log format.
-
-``RequestIdMiddleware`` takes ``X-Request-ID`` from one of ``TRUSTED_PROXIES`` (nginx, Varnish:
-so that their logs and ours share the id) or makes one, sends it back in ``X-Request-ID``, and
-holds it in a context variable until the request is finished; ``RequestIdFilter`` puts it on every
-log record as ``request_id`` ("-" outside a request). ``JsonFormatter``: one JSON object a line
-(``LOG_FORMAT=json``) for a log collector.
+"""A request id (``X-Request-ID`` from a trusted proxy, or a new one) in the answer and in every
+log line of its request (``request_id``, "-" outside one); the JSON log format.
 """
 
 from __future__ import annotations
@@ -28,13 +23,6 @@ _ACCEPTED = re.compile(r"[A-Za-z0-9._:-]{1,128}")  # what a proxy's id may be: n
 _request_id: ContextVar[str] = ContextVar("gpuguide_request_id", default="-")
 
 
-def _id_for(request: HttpRequest) -> str:
-    given = request.META.get("HTTP_X_REQUEST_ID", "")
-    if _ACCEPTED.fullmatch(given) and from_trusted_proxy(request):
-        return given
-    return uuid.uuid4().hex
-
-
 class RequestIdMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
@@ -42,7 +30,9 @@ class RequestIdMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         # Not reset on the way out: Django logs a 4xx/5xx answer after the whole middleware
         # chain has returned; request_finished (below) resets it once the response is sent.
-        request_id = _id_for(request)
+        given = request.META.get("HTTP_X_REQUEST_ID", "")
+        trusted = _ACCEPTED.fullmatch(given) and from_trusted_proxy(request)
+        request_id = given if trusted else uuid.uuid4().hex
         _request_id.set(request_id)
         response = self.get_response(request)
         response[HEADER] = request_id

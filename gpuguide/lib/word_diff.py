@@ -1,10 +1,6 @@
-"""The word diff editors are shown: two texts split into words and the white space between
-them, compared, and written as escaped HTML with removed words in <del> and added ones in
-<ins> (the revision diff shows old and new side by side, the translation view one text).
-
-A caller may split differently (``split``): Japanese has no spaces, so the guides' editorial
-code splits its words into phrases (guides.content.diff_pieces, with BudouX: this leaf module,
-Django and the standard library only, may not import it).
+"""The word diff editors are shown: escaped HTML with removed words in <del> and added ones in
+<ins>. A caller may split differently (``split``: Japanese has no spaces, so the guides split it
+into phrases with BudouX).
 """
 
 from __future__ import annotations
