@@ -1,9 +1,6 @@
 """Is a guide right? Every token filled in every language, nothing typed, every advice true.
-
-Run on publish (the admin keeps a failing guide a draft), by ``clone_guide`` (a source that fails
-is not cloned) and by the dashboard for every published guide, so that a price change that makes
-a published sentence untrue names the guide and the sentence.
-"""
+Run on publish, by ``clone_guide`` and by the dashboard for every published guide (a price
+change can make a published sentence untrue)."""
 
 from __future__ import annotations
 
@@ -114,39 +111,22 @@ def text_problems(
                             contradicted.append((where, text, start, match, said))
                 typed.append((where, text))
         for where, text, match, reason in unfilled:
-            problems.append(
-                Problem(
-                    where,
-                    _sentence_around(text, match.start(), match.end()),
-                    _("%(token)s cannot be filled: %(reason)s")
-                    % {"token": match.group(0), "reason": reason},
-                )
-            )
+            message = _("%(token)s cannot be filled: %(reason)s")
+            problems.append(_token_problem(where, text, match, message, reason=reason))
         for where, text, start, match, said in contradicted:
-            problems.append(
-                Problem(
-                    where,
-                    " ".join(text[start : match.end()].split()),
-                    (
-                        _("the text answers yes, but %(token)s answers no by the estimate")
-                        if said
-                        else _("the text answers no, but %(token)s answers yes by the estimate")
-                    )
-                    % {"token": match.group(0)},
-                )
+            message = (
+                _("the text answers yes, but %(token)s answers no by the estimate")
+                if said
+                else _("the text answers no, but %(token)s answers yes by the estimate")
             )
+            sentence = " ".join(text[start : match.end()].split())
+            problems.append(Problem(where, sentence, message % {"token": match.group(0)}))
         for where, text, match in required:
-            problems.append(
-                Problem(
-                    where,
-                    _sentence_around(text, match.start(), match.end()),
-                    _(
-                        "%(token)s names what we recommend, not what the run needs: write "
-                        "[[needs METHOD]] for the smallest configuration that holds it"
-                    )
-                    % {"token": match.group(0)},
-                )
+            message = _(
+                "%(token)s names what we recommend, not what the run needs: write "
+                "[[needs METHOD]] for the smallest configuration that holds it"
             )
+            problems.append(_token_problem(where, text, match, message))
         for where, text in typed:
             for figure in typed_figures(text, gpu_names):
                 position = text.find(figure.text)
@@ -156,9 +136,15 @@ def text_problems(
         message = _(
             "the comparison of %(a)s and %(b)s is not published (admin: GPU comparisons), so its "
             "link would lead nowhere"
-        ) % {"a": a, "b": b}
-        problems.append(Problem(where, _sentence_around(text, match.start(), match.end()), message))
+        )
+        problems.append(_token_problem(where, text, match, message, a=a, b=b))
     return problems
+
+
+def _token_problem(where: str, text: str, match, message: str, **words) -> Problem:
+    """A problem with the token ``match`` (``%(token)s`` in ``message``) in its sentence."""
+    sentence = _sentence_around(text, match.start(), match.end())
+    return Problem(where, sentence, message % {"token": match.group(0), **words})
 
 
 def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:

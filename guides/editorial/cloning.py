@@ -15,7 +15,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from guides.editorial import publishing
+from guides.editorial import families, publishing
 from guides.editorial.checks import guide_problems
 from guides.models import (
     CHILD_ROWS,
@@ -26,8 +26,6 @@ from guides.models import (
     Section,
 )
 from pricing.models import LanguageModel
-
-TRANSLATED_GUIDE_FIELDS = ("question", "short_answer", "meta_description")
 
 
 class CloneRefused(Exception):
@@ -103,7 +101,7 @@ def clone_guide(
         )
         for code, _name in settings.LANGUAGES:
             setattr(guide, f"title_{code}", guide_title_for(language_model, code, source.kind))
-            for name in TRANSLATED_GUIDE_FIELDS:
+            for name in families.FOLLOWED[Guide]:  # the prose it may follow
                 setattr(guide, f"{name}_{code}", getattr(source, f"{name}_{code}"))
         guide.title = guide.title_en
         guide.full_clean()
@@ -135,15 +133,9 @@ def _copy_rows(source: Guide, guide: Guide) -> None:
 
 
 def _copy_sources(source: Guide, guide: Guide, language_model: LanguageModel) -> None:
-    cited = []
-    for link in source.guide_sources.all():
-        cited_source = link.source
-        if cited_source.pk == source.language_model.source_id:
-            cited_source = language_model.source
-        if cited_source.pk not in {s.pk for s in cited}:
-            cited.append(cited_source)
-    if language_model.source not in cited:
-        cited.append(language_model.source)
+    old_card, new_card = source.language_model.source_id, language_model.source
+    cited = [new_card if s.source_id == old_card else s.source for s in source.guide_sources.all()]
+    cited = list(dict.fromkeys([*cited, new_card]))  # in order, each once
     GuideSource.objects.bulk_create(
         GuideSource(guide=guide, source=s, position=position)
         for position, s in enumerate(cited, start=1)

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from gpuguide.lib.editor_input import LINE_BREAK
+from guides.editorial.publishing_rules import LANGUAGES
 from guides.models import Guide
 
 STRUCTURE_FILE = "guide.json"
@@ -30,10 +31,6 @@ STRUCTURE_KEYS = [
 FRONT_MATTER = ("title", "question", "meta_description")
 HEADING_RE = re.compile(r"^(#{2,3})(?: (.*))?$")
 TABLE_RE = re.compile(r"^\[table(?:: (.*))?\]$")
-
-
-def languages() -> list[str]:
-    return [code for code, _name in settings.LANGUAGES]
 
 
 class ContentFileError(ValueError):
@@ -137,11 +134,8 @@ class GuideContent:
 
 def _line_mentioning(path: Path, word: str) -> int | None:
     needle = json.dumps(word, ensure_ascii=False)
-    text = path.read_text(encoding="utf-8")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next((number for number, line in enumerate(lines, 1) if needle in line), None)
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -151,7 +145,7 @@ def read_guide(folder: Path | str) -> GuideContent:
     folder = Path(folder)
     content = _read_structure(folder / STRUCTURE_FILE)
     first_language = None
-    for lang in languages():
+    for lang in LANGUAGES:
         path = folder / f"{lang}.md"
         if not path.is_file():
             raise ContentFileError(path, None, "missing: every language needs its file")
@@ -295,15 +289,10 @@ def parse_language(source: str, path: Path, structure: list[SectionStructure]) -
     section: SectionText | None = None
 
     def flush() -> None:
-        body = list(block)
-        while body and not body[0][1]:
-            body.pop(0)
-        while body and not body[-1][1]:
-            body.pop()
-        value = "\n".join(s for _n, s in body)
+        value = "\n".join(s for _n, s in block).strip("\n")  # blank lines around it left out
         setattr(target[0], target[1], value)
         if value:
-            text.lines.append((body[0][0], value))
+            text.lines.append((next(n for n, s in block if s), value))
         block.clear()
 
     for number, line in enumerate(lines[end + 1 :], start=end + 2):
@@ -374,7 +363,7 @@ def guide_content(guide) -> GuideContent:
             sections=[SectionText(*(value(s, n, lang) for n in SECTION_FIELDS)) for s in sections],
             faq=[FaqText(value(e, "question", lang), value(e, "answer", lang)) for e in faq],
         )
-        for lang in languages()
+        for lang in LANGUAGES
     }
     return GuideContent(
         slug=guide.slug,

@@ -51,10 +51,12 @@ class Outcome:
 # --- History -------------------------------------------------------------------------------
 
 
-def _log(guide: Guide, user, message, *, added: bool = False) -> None:
-    """Without a signed-in user (a command) there is no one to name, so none is written."""
+def _log(guide: Guide, user, message, *, added: bool = False, **words) -> None:
+    """``message % words`` where words are given. Without a signed-in user (a command) there
+    is no one to name, so none is written."""
     if user is None or not user.is_authenticated:
         return
+    message = message % words if words else message
     LogEntry.objects.log_actions(
         user.pk, [guide], ADDITION if added else CHANGE, change_message=message, single_object=True
     )
@@ -65,12 +67,8 @@ def _cancel_go_lives(guide: Guide, *, but: GuideRevision | None, user, because: 
     if pending:
         GuideRevision.objects.filter(pk__in=[r.pk for r in pending]).update(go_live_at=None)
     for r in pending:
-        _log(
-            guide,
-            user,
-            _("Cancelled the go-live of revision %(number)s at %(when)s: %(because)s")
-            % {"number": r.pk, "when": zoned(r.go_live_at), "because": because},
-        )
+        message = _("Cancelled the go-live of revision %(number)s at %(when)s: %(because)s")
+        _log(guide, user, message, number=r.pk, when=zoned(r.go_live_at), because=because)
     return pending
 
 
@@ -177,7 +175,7 @@ def publish(
             if scheduled
             else _("Published revision %(number)s")
         )
-        _log(guide, who, message % {"number": revision.pk})
+        _log(guide, who, message, number=revision.pk)
         cancelled = _cancel_go_lives(
             guide,
             but=None,
@@ -278,12 +276,8 @@ def schedule(
             parts.append(_("goes live at %(when)s") % {"when": zoned(go_live_at)})
         if expire_at is not None:
             parts.append(_("expires at %(when)s") % {"when": zoned(expire_at)})
-        _log(
-            guide,
-            user,
-            _("Scheduled revision %(number)s: %(what)s")
-            % {"number": revision.pk, "what": "; ".join(parts)},
-        )
+        message = _("Scheduled revision %(number)s: %(what)s")
+        _log(guide, user, message, number=revision.pk, what="; ".join(parts))
         signals.announce_schedule([go_live_at, expire_at])
     return cancelled
 
@@ -292,11 +286,8 @@ def unschedule(revision: GuideRevision, *, user) -> None:
     _require_publisher(user)
     with transaction.atomic():
         GuideRevision.objects.filter(pk=revision.pk).update(go_live_at=None, expire_at=None)
-        _log(
-            revision.guide,
-            user,
-            _("Cleared the schedule of revision %(number)s") % {"number": revision.pk},
-        )
+        message = _("Cleared the schedule of revision %(number)s")
+        _log(revision.guide, user, message, number=revision.pk)
 
 
 def take_offline(guide: Guide, *, user, reason: str) -> None:
@@ -323,12 +314,10 @@ def apply_due_changes(now: datetime | None = None) -> list[str]:
             outcome = publish(revision, user=None, scheduled=True)
             if outcome.problems:
                 GuideRevision.objects.filter(pk=revision.pk).update(go_live_at=None)
-                _log(
-                    revision.guide,
-                    revision.scheduled_by,
-                    _("Revision %(number)s was not published as scheduled: it fails its checks")
-                    % {"number": revision.pk},
+                message = _(
+                    "Revision %(number)s was not published as scheduled: it fails its checks"
                 )
+                _log(revision.guide, revision.scheduled_by, message, number=revision.pk)
         verb = "published" if outcome.published else "not published (it fails its checks)"
         done.append(f"{revision.guide.slug}: revision {revision.pk} {verb}")
     for revision in [r for r in scheduled.expiring if r.expire_at <= now]:
@@ -359,12 +348,8 @@ def submit_for_review(revision: GuideRevision, *, user, comment: str) -> Review:
         list(Guide.objects.select_for_update().filter(pk=guide.pk).values_list("pk", flat=True))
         replaced = Review.objects.filter(guide=guide, state=Review.State.PENDING)
         for earlier in replaced:
-            _log(
-                guide,
-                user,
-                _("Review of revision %(number)s replaced by a later submission")
-                % {"number": earlier.revision_id},
-            )
+            message = _("Review of revision %(number)s replaced by a later submission")
+            _log(guide, user, message, number=earlier.revision_id)
         replaced.update(state=Review.State.REPLACED, decided_at=timezone.now())
         review = Review.objects.create(
             guide=guide, revision=revision, submitted_by=user, comment=comment
@@ -406,9 +391,8 @@ def _decide(review: Review, state: str, *, user, comment: str, message: str) -> 
 
 
 def _require_pending(review: Review) -> None:
-    if Review.objects.filter(pk=review.pk, state=Review.State.PENDING).exists():
-        return
-    raise NotAllowed(_("This review was already decided or replaced."))
+    if not Review.objects.filter(pk=review.pk, state=Review.State.PENDING).exists():
+        raise NotAllowed(_("This review was already decided or replaced."))
 
 
 def _close_reviews(guide: Guide, *, published: GuideRevision, user) -> None:
@@ -423,10 +407,8 @@ def _close_reviews(guide: Guide, *, published: GuideRevision, user) -> None:
             decided_at=timezone.now(),
         )
         if not same:
-            _log(
-                guide,
-                user,
-                _("Review of revision %(number)s closed: revision %(published)s was published")
-                % {"number": review.revision_id, "published": published.pk},
+            message = _(
+                "Review of revision %(number)s closed: revision %(published)s was published"
             )
+            _log(guide, user, message, number=review.revision_id, published=published.pk)
         signals.announce_review(review)

@@ -10,7 +10,6 @@ revisions, translations and the rows published from it agree on it.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -37,8 +36,6 @@ GUIDE_EXCLUDED = ("version", "updated_at", "status", "published_on", "source")
 reversion.register(Guide, follow=tuple(CHILD_ROWS.values()), exclude=GUIDE_EXCLUDED)
 for _model in CHILD_ROWS:
     reversion.register(_model)
-
-logger = logging.getLogger(__name__)
 
 
 def normalise_newlines(text: str) -> str:

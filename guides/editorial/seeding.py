@@ -53,21 +53,18 @@ def load_content(content_dir: Path | None = None) -> int:
     content_dir = Path(content_dir or CONTENT_DIR)
     created = load_reference(content_dir / "reference.json")
     # Before the guides: a guide's check refuses links to comparisons not published.
-    created += load_comparisons(content_dir / COMPARISONS_FILE)
-    created += load_legal_pages(content_dir / LEGAL_DIR)
+    created += load_comparisons(content_dir / "comparisons.json")
+    created += load_legal_pages(content_dir / "legal")
     guides_dir = content_dir / "guides"
     for folder in sorted(p for p in guides_dir.iterdir() if p.is_dir()):
         created += load_guide(read_guide(folder))
-    clones = content_dir / CLONES_FILE
+    clones = content_dir / "clones.json"
     if clones.exists():
         created += load_clones(clones)
     return created
 
 
 # --- comparison pages and legal pages ---------------------------------------------------------
-
-COMPARISONS_FILE = "comparisons.json"
-LEGAL_DIR = "legal"
 
 
 def load_comparisons(path: Path) -> int:
@@ -120,8 +117,6 @@ def load_example_operator(path: Path) -> int:
 
 
 # --- guides made by cloning ------------------------------------------------------------------
-
-CLONES_FILE = "clones.json"
 
 
 def load_clones(path: Path) -> int:

@@ -67,21 +67,9 @@ def moved_by_fact(before: Fact, after: Fact) -> list[MovedFigure]:
     """Its ``[[fact KEY]]`` uses: no computed figure reads a fact, only that token."""
     if not _moves(before.value, after.value):
         return []
-    moved = []
-    for use in uses_of([before]).get(before, []):
-        if use.working_copy:
-            continue
-        where = list(use.where)
-        where[0] = f"{where[0]} ({use.language})" if use.language else where[0]
-        moved.append(
-            MovedFigure(
-                use.owner,
-                " › ".join(where),
-                presentation.number(before.value),
-                presentation.number(after.value),
-            )
-        )
-    return moved
+    old, new = presentation.number(before.value), presentation.number(after.value)
+    uses = uses_of([before]).get(before, [])
+    return [MovedFigure(use.owner, use.place, old, new) for use in uses if not use.working_copy]
 
 
 def moved_by_method(before: Method, after: Method, rules=None) -> list[MovedFigure]:

@@ -109,10 +109,7 @@ class TextField:
         return f"{self.where}, {self.label} ({language_name(language)})"
 
 
-Row = revisions.Row
-
-
-def _fields(rows: list[Row]) -> list[TextField]:
+def _fields(rows: list[revisions.Row]) -> list[TextField]:
     """The translated fields of these rows (the others' are left out), in the guide's order."""
     order = list(TRANSLATED)
     rows = sorted(
@@ -147,7 +144,7 @@ def text_fields(guide: Guide) -> list[TextField]:
 # --- bases: which English each translation answers --------------------------------------------
 
 
-def _texts_by_key(rows: list[Row]) -> dict[str, dict[str, str]]:
+def _texts_by_key(rows: list[revisions.Row]) -> dict[str, dict[str, str]]:
     return {f.key: f.texts for f in _fields(rows)}
 
 

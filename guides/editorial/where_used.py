@@ -68,12 +68,16 @@ class Use:
     in_guide: bool = True  # False for a GPU comparison page
 
     @property
-    def label(self) -> str:
-        """Guide “Which GPU …” › FAQ 3 (de) › [[fact minimum-top-up]]"""
+    def place(self) -> str:
+        """FAQ 3 (de) › [[fact minimum-top-up]]"""
         where = list(self.where)
         if self.language:
             where[0] = f"{where[0]} ({self.language})"
-        label = SEPARATOR.join((self.owner, *where))
+        return SEPARATOR.join(where)
+
+    @property
+    def label(self) -> str:
+        label = SEPARATOR.join((self.owner, self.place)) if self.where else self.owner
         return _("%(place)s (working copy)") % {"place": label} if self.working_copy else label
 
 
