@@ -62,7 +62,10 @@ def _log(guide: Guide, user, message, *, added: bool = False, **words) -> None:
     )
 
 
-def _cancel_go_lives(guide: Guide, *, but: GuideRevision | None, user, because: str):
+def _cancel_go_lives(guide: Guide, cause: GuideRevision, *, user, because: str, but=None):
+    """Clear the guide's pending go-lives (but ``but``'s) because of ``cause``, which
+    ``because`` names as %(number)s."""
+    because = because % {"number": cause.pk}
     pending = [r for r in revisions.pending_go_lives(guide) if but is None or r.pk != but.pk]
     if pending:
         GuideRevision.objects.filter(pk__in=[r.pk for r in pending]).update(go_live_at=None)
@@ -176,13 +179,8 @@ def publish(
             else _("Published revision %(number)s")
         )
         _log(guide, who, message, number=revision.pk)
-        cancelled = _cancel_go_lives(
-            guide,
-            but=None,
-            user=who,
-            because=_("revision %(number)s was published after it was scheduled")
-            % {"number": revision.pk},
-        )
+        because = _("revision %(number)s was published after it was scheduled")
+        cancelled = _cancel_go_lives(guide, revision, user=who, because=because)
         _close_reviews(guide, published=revision, user=who)
         followed = _pass_on(guide, before=last_published, after=revision, user=who)
         signals.announce_published(guide)
@@ -195,13 +193,8 @@ def revert(revision: GuideRevision, *, user, known=None) -> Outcome:
         content = revisions.revision_content(revision)
         comment = _("Reverted to revision %(number)s") % {"number": revision.pk}
         outcome = save_draft(content, user=user, comment=comment, known=known)
-        outcome.cancelled = _cancel_go_lives(
-            content.guide,
-            but=None,
-            user=user,
-            because=_("the guide was reverted to revision %(number)s after it was scheduled")
-            % {"number": revision.pk},
-        )
+        because = _("the guide was reverted to revision %(number)s after it was scheduled")
+        outcome.cancelled = _cancel_go_lives(content.guide, revision, user=user, because=because)
     return outcome
 
 
@@ -261,13 +254,8 @@ def schedule(
     with transaction.atomic():
         cancelled = []
         if go_live_at is not None:
-            cancelled = _cancel_go_lives(
-                guide,
-                but=revision,
-                user=user,
-                because=_("revision %(number)s was scheduled in its place")
-                % {"number": revision.pk},
-            )
+            because = _("revision %(number)s was scheduled in its place")
+            cancelled = _cancel_go_lives(guide, revision, user=user, because=because, but=revision)
         GuideRevision.objects.filter(pk=revision.pk).update(
             go_live_at=go_live_at, expire_at=expire_at, scheduled_by=_user_or_none(user)
         )
