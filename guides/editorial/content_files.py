@@ -178,12 +178,8 @@ def _read_structure(path: Path) -> GuideContent:
             f"keys must be exactly {', '.join(STRUCTURE_KEYS)}, and optionally training and "
             "serving" + _keys_amiss(STRUCTURE_KEYS, got, allowed),
         )
-    training = (
-        _read_assumptions(path, data["training"], "training")
-        if "training" in data
-        else _assumptions(TrainingAssumptions, None)
-    )
-    serving = _read_assumptions(path, data["serving"], "serving") if "serving" in data else None
+    training = _read_assumptions(path, data, "training") or _assumptions(TrainingAssumptions, None)
+    serving = _read_assumptions(path, data, "serving")
     try:
         return GuideContent(
             slug=data["slug"],
@@ -220,9 +216,12 @@ def _keys_amiss(expected: list[str], got: set[str], allowed: set[str]) -> str:
     )
 
 
-def _read_assumptions(path: Path, value: object, key: str):
-    """guide.json's ``training`` or ``serving``, each value within the Guide model's limits."""
-    assumptions = OPTIONAL_KEYS[key]
+def _read_assumptions(path: Path, data: dict, key: str):
+    """guide.json's ``training`` or ``serving`` (None where left out), each value within the
+    Guide model's limits."""
+    if key not in data:
+        return None
+    value, assumptions = data[key], OPTIONAL_KEYS[key]
     names = [f.name for f in fields(assumptions)]
     if not isinstance(value, dict) or set(value) != set(names):
         raise ContentFileError(

@@ -182,7 +182,11 @@ def publish(
         because = _("revision %(number)s was published after it was scheduled")
         cancelled = _cancel_go_lives(guide, revision, user=who, because=because)
         _close_reviews(guide, published=revision, user=who)
-        followed = _pass_on(guide, before=last_published, after=revision, user=who)
+        # Each clone that still held the texts changed takes them (``families``), published on
+        # a live clone at once: the text was reviewed once, on the source.
+        followed = []
+        for rows, taken in families.reach(guide, last_published, revision):
+            followed += _follow(rows, guide, revision, taken, user=who)
         signals.announce_published(guide)
     return Outcome(revision, [], True, cancelled, followed)
 
@@ -201,15 +205,6 @@ def revert(revision: GuideRevision, *, user, known=None) -> Outcome:
 # --- families: a published change reaches the clones that follow it ----------------------
 
 
-def _pass_on(source: Guide, *, before, after: GuideRevision, user) -> list[families.Followed]:
-    """Each clone that still held the texts this publication changed takes them (``families``):
-    published on a live clone at once, as the text was reviewed once, on the source."""
-    followed = []
-    for rows, taken in families.reach(source, before, after):
-        followed += _follow(rows, source, after, taken, user=user)
-    return followed
-
-
 def _follow(rows: revisions.Content, source: Guide, revision, changes, *, user):
     clone = rows.guide
     comment = families.history_message(source, revision, changes)
@@ -219,17 +214,12 @@ def _follow(rows: revisions.Content, source: Guide, revision, changes, *, user):
         save_draft(rows, user=user, comment=comment)
         return [families.Followed(clone, changes, published=False)]
     outcome = save_draft(rows, user=user, comment=comment, publish=True)
-    if working_copy is not None:
-        _carry_over(working_copy, changes, user=user)
+    if working_copy is not None:  # stored again on top of what went live, so it is not lost
+        draft = revisions.revision_content(working_copy)
+        families.write(draft, families.changes_followed(draft, changes))
+        save_draft(draft, user=user, comment=families.carried_over_message(working_copy))
     followed = families.Followed(clone, changes, outcome.published, outcome.problems)
     return [followed, *outcome.followed]
-
-
-def _carry_over(working_copy: GuideRevision, changes, *, user) -> None:
-    """The clone's working copy stored again on top of what went live, so it is not lost."""
-    draft = revisions.revision_content(working_copy)
-    families.write(draft, families.changes_followed(draft, changes))
-    save_draft(draft, user=user, comment=families.carried_over_message(working_copy))
 
 
 # --- schedules -----------------------------------------------------------------------------

@@ -444,20 +444,15 @@ def xliff_export(guide: Guide, language: str) -> str:
             texts.append((element, target, f.texts[SOURCE]))
     ET.indent(root)  # before the texts go in: indenting would change their spaces
     for element, text, english in texts:
-        _fill(element, text, _placeholder_ids(english))
+        _fill(element, text, english)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _placeholder_ids(source: str) -> dict[str, list[str]]:
-    ids: dict[str, list[str]] = defaultdict(list)
+def _fill(element: ET.Element, text: str, source: str) -> None:
+    """Each token a <ph/> with the id of the same token in ``source``, else a new one."""
+    unused: dict[str, list[str]] = defaultdict(list)  # each token's ids in the source, in order
     for number, match in enumerate(TOKEN_RE.finditer(source), start=1):
-        ids[match.group(0)].append(str(number))
-    return ids
-
-
-def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
-    """Each token a <ph/> with the id of the same token in the source, else a new one."""
-    unused = {token: list(numbers) for token, numbers in ids.items()}
+        unused[match.group(0)].append(str(number))
     pieces = TOKEN_RE.split(text)  # the text before each token, the token's inside, …, the rest
     element.text = pieces[0]
     for number, (inside, after) in enumerate(zip(pieces[1::2], pieces[2::2], strict=True), 1):

@@ -2,9 +2,9 @@
 guides' prose tokens and tables (live, working copies and scheduled revisions) and by
 comparison pages. Deleting one would leave a dash in a published sentence, so deletions of
 anything used are refused (``guides.apps`` connects ``refuse_deleting_used``). Unlike Wagtail's
-reference index, it is computed when a deletion asks, in a fixed number of queries.
-
-An hour block is used where it is the block a cost scenario falls in.
+reference index, it is computed when a deletion asks, in a fixed number of queries. Foreign
+keys from elsewhere (prices, memory rules, a fact's source) are ``on_delete=PROTECT``. An hour
+block is used where it is the block a cost scenario falls in.
 """
 
 from __future__ import annotations
