@@ -1,9 +1,6 @@
 """Is a guide right? Every token filled in every language, nothing typed, every advice true.
-
-Run on publish (the admin keeps a failing guide a draft), by ``clone_guide`` (a source that fails
-is not cloned) and by the dashboard for every published guide, so that a price change that makes
-a published sentence untrue names the guide and the sentence.
-"""
+Run on publish, by ``clone_guide`` and by the dashboard for every published guide (a price
+change can make a published sentence untrue)."""
 
 from __future__ import annotations
 
@@ -49,8 +46,6 @@ SHOWN_PROBLEMS = 10  # a message to the editor lists this many of a guide's prob
 
 
 def problems_list(problems: list) -> SafeString:
-    """A guide's problems (the first ``SHOWN_PROBLEMS``) as the HTML list that the admin's
-    messages end with, each problem escaped."""
     return render_to_string(
         "admin/guides/includes/problems.html", {"problems": problems[:SHOWN_PROBLEMS]}
     )
@@ -68,7 +63,6 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 
 def _texts(guide: Guide):
-    """(label, model instance, field name) of every text field of the guide, in page order."""
     for name in (*Guide.prose_fields, *Guide.plain_text_fields):
         yield _("the guide"), guide, name
     for section in guide.sections.all():
@@ -84,8 +78,6 @@ def _texts(guide: Guide):
 def text_problems(
     guide: Guide, figures: PageFigures, gpu_names: frozenset[str], published_pairs: set
 ) -> list[Problem]:
-    """Tokens that cannot be filled, figures typed, and ``[[compare_link A B]]`` to a comparison
-    editors have not published (a 404 page), in every language."""
     problems, unlinked = [], []
     texts = list(_texts(guide))
     for code, language in settings.LANGUAGES:
@@ -119,39 +111,22 @@ def text_problems(
                             contradicted.append((where, text, start, match, said))
                 typed.append((where, text))
         for where, text, match, reason in unfilled:
-            problems.append(
-                Problem(
-                    where,
-                    _sentence_around(text, match.start(), match.end()),
-                    _("%(token)s cannot be filled: %(reason)s")
-                    % {"token": match.group(0), "reason": reason},
-                )
-            )
+            message = _("%(token)s cannot be filled: %(reason)s")
+            problems.append(_token_problem(where, text, match, message, reason=reason))
         for where, text, start, match, said in contradicted:
-            problems.append(
-                Problem(
-                    where,
-                    " ".join(text[start : match.end()].split()),
-                    (
-                        _("the text answers yes, but %(token)s answers no by the estimate")
-                        if said
-                        else _("the text answers no, but %(token)s answers yes by the estimate")
-                    )
-                    % {"token": match.group(0)},
-                )
+            message = (
+                _("the text answers yes, but %(token)s answers no by the estimate")
+                if said
+                else _("the text answers no, but %(token)s answers yes by the estimate")
             )
+            sentence = " ".join(text[start : match.end()].split())
+            problems.append(Problem(where, sentence, message % {"token": match.group(0)}))
         for where, text, match in required:
-            problems.append(
-                Problem(
-                    where,
-                    _sentence_around(text, match.start(), match.end()),
-                    _(
-                        "%(token)s names what we recommend, not what the run needs: write "
-                        "[[needs METHOD]] for the smallest configuration that holds it"
-                    )
-                    % {"token": match.group(0)},
-                )
+            message = _(
+                "%(token)s names what we recommend, not what the run needs: write "
+                "[[needs METHOD]] for the smallest configuration that holds it"
             )
+            problems.append(_token_problem(where, text, match, message))
         for where, text in typed:
             for figure in typed_figures(text, gpu_names):
                 position = text.find(figure.text)
@@ -161,15 +136,19 @@ def text_problems(
         message = _(
             "the comparison of %(a)s and %(b)s is not published (admin: GPU comparisons), so its "
             "link would lead nowhere"
-        ) % {"a": a, "b": b}
-        problems.append(Problem(where, _sentence_around(text, match.start(), match.end()), message))
+        )
+        problems.append(_token_problem(where, text, match, message, a=a, b=b))
     return problems
 
 
+def _token_problem(where: str, text: str, match, message: str, **words) -> Problem:
+    """A problem with the token ``match`` (``%(token)s`` in ``message``) in its sentence."""
+    sentence = _sentence_around(text, match.start(), match.end())
+    return Problem(where, sentence, message % {"token": match.group(0), **words})
+
+
 def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
-    """Configurations the editor set (recommendation overrides, cost scenarios) that do not
-    hold the guide's run by the estimate (what decides every fit on the page), or that we do
-    not rent."""
+    """Configurations the editor set that do not hold the run by the estimate, or not rented."""
     rows = [(_("recommendation"), r) for r in guide.recommendations.all()]
     rows += [(_("cost scenario"), s) for s in guide.cost_scenarios.all()]
     problems = []
@@ -202,8 +181,6 @@ def advice_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
 
 
 def kind_problems(guide: Guide, figures: PageFigures) -> list[Problem]:
-    """Tables of the other kind of guide (a fit table of training runs on a serving guide, say),
-    and a serving guide of a model the vLLM planner cannot plan for."""
     problems = []
     for section in guide.sections.all():
         if not section.table or section.table == Section.Table.COMPARISON:
@@ -237,12 +214,9 @@ def guide_problems(
     figures: PageFigures | None = None,
     published_pairs: set[tuple[str, str]] | None = None,
 ) -> list[Problem]:
-    """Everything wrong with a guide as of ``at``; empty when it may be published.
-
-    ``guide`` comes from ``selectors.guide_for_page`` (everything prefetched). Checking many
-    guides, pass what the caller read once already: ``known`` (or just ``gpu_names``), the
-    guide's ``figures`` (``guide_figures``) and the ``published_pairs`` of comparisons.
-    """
+    """Everything wrong with a guide (from ``selectors.guide_for_page``); empty when it may be
+    published. Checking many guides, pass what was read once: ``known`` or ``gpu_names``,
+    ``figures`` and ``published_pairs``."""
     figures = figures or guide_figures(guide, at=at)
     gpu_names = gpu_names or (known or token_slugs()).gpu_names
     if published_pairs is None:

@@ -1,12 +1,7 @@
-"""A guide for another model, made from an existing one with no prose edited.
-
-The prose says every figure, configuration and model name through tokens, so a copy with
-another language model is right as it stands: the copy gets the source's text, sections, FAQ,
-sources, fit table, training run and budget; its own title and slug; the new model's card
-instead of the old one's among the sources. The clone remembers its source (``Guide.source``):
-its prose follows the source's published changes until it is edited (``families``). Not
-copied: the editor's recommendation overrides and assumed-hours cost scenarios, which were
-about the old model (the new guide's run costs come from the throughput model).
+"""A guide for another model, made from an existing one with no prose edited: its tokens say
+every figure, so the copy is right as it stands. It takes the new model's card among its
+sources and remembers its source (``families``); the recommendation overrides and cost
+scenarios, which were about the old model, are not copied.
 """
 
 from __future__ import annotations
@@ -20,7 +15,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from guides.editorial import publishing
+from guides.editorial import families, publishing
 from guides.editorial.checks import guide_problems
 from guides.models import (
     CHILD_ROWS,
@@ -32,16 +27,13 @@ from guides.models import (
 )
 from pricing.models import LanguageModel
 
-TRANSLATED_GUIDE_FIELDS = ("question", "short_answer", "meta_description")
-
 
 class CloneRefused(Exception):
     """The clone cannot be made; the message says why in one line."""
 
 
 def guide_slug_for(language_model: LanguageModel, kind: str = Guide.Kind.FINE_TUNING) -> str:
-    """best-gpu-for-llama-3-1-8b-fine-tuning, best-gpu-for-serving-llama-3-1-8b: the model's
-    slug, dots made hyphens."""
+    """best-gpu-for-llama-3-1-8b-fine-tuning, best-gpu-for-serving-llama-3-1-8b."""
     model = language_model.slug.replace(".", "-")
     if kind == Guide.Kind.SERVING:
         return slugify(f"best-gpu-for-serving-{model}")
@@ -57,8 +49,7 @@ TITLES = {
 def guide_title_for(
     language_model: LanguageModel, language: str, kind: str = Guide.Kind.FINE_TUNING
 ) -> str:
-    """The clone's title in ``language``; refused where the message catalogue has none (a
-    German or Japanese page would show the English title: compile the catalogues first)."""
+    """Refused where the message catalogue has none (a German page would show English)."""
     english = TITLES[kind] % {"model": language_model.name}
     with translation.override(language):
         title = _(TITLES[kind]) % {"model": language_model.name}
@@ -94,13 +85,8 @@ def clone_guide(
     source_checked: bool = False,
     user=None,
 ) -> Guide:
-    """A new guide about ``language_model`` made from ``source``; raises CloneRefused.
-
-    ``source`` comes from ``selectors.guide_for_page`` (everything prefetched). A published
-    clone is checked like any publication and refused if it fails. ``source_checked``: the
-    caller has just run ``guide_problems`` on the source and found nothing. ``user``: who
-    made it, for the History of its publication.
-    """
+    """Raises CloneRefused. ``source`` from ``selectors.guide_for_page``; ``source_checked``:
+    the caller has just found no ``guide_problems`` in it."""
     slug = slug or guide_slug_for(language_model, source.kind)
     _check(source, language_model, slug, source_checked)
     with transaction.atomic():
@@ -115,7 +101,7 @@ def clone_guide(
         )
         for code, _name in settings.LANGUAGES:
             setattr(guide, f"title_{code}", guide_title_for(language_model, code, source.kind))
-            for name in TRANSLATED_GUIDE_FIELDS:
+            for name in families.FOLLOWED[Guide]:  # the prose it may follow
                 setattr(guide, f"{name}_{code}", getattr(source, f"{name}_{code}"))
         guide.title = guide.title_en
         guide.full_clean()
@@ -139,7 +125,6 @@ def clone_guide(
 
 
 def _copy_rows(source: Guide, guide: Guide) -> None:
-    """The source's sections, FAQ entries and fit table, row for row."""
     for model in (Section, FaqEntry, FitConfiguration):
         rows = [copy.copy(row) for row in getattr(source, CHILD_ROWS[model]).all()]
         for row in rows:
@@ -148,16 +133,9 @@ def _copy_rows(source: Guide, guide: Guide) -> None:
 
 
 def _copy_sources(source: Guide, guide: Guide, language_model: LanguageModel) -> None:
-    """The source's citations, with the new model's card in place of the old model's."""
-    cited = []
-    for link in source.guide_sources.all():
-        cited_source = link.source
-        if cited_source.pk == source.language_model.source_id:
-            cited_source = language_model.source
-        if cited_source.pk not in {s.pk for s in cited}:
-            cited.append(cited_source)
-    if language_model.source not in cited:
-        cited.append(language_model.source)
+    old_card, new_card = source.language_model.source_id, language_model.source
+    cited = [new_card if s.source_id == old_card else s.source for s in source.guide_sources.all()]
+    cited = list(dict.fromkeys([*cited, new_card]))  # in order, each once
     GuideSource.objects.bulk_create(
         GuideSource(guide=guide, source=s, position=position)
         for position, s in enumerate(cited, start=1)

@@ -1,47 +1,8 @@
-"""A guide as files an editor or translator can read and diff, and back.
-
-A guide's folder holds ``guide.json``, the structure no translator touches (status, model,
-the training run its memory estimates assume, which table each section places, fit-table rows,
-recommendations, cost scenarios, cited sources), and one Markdown-like file per language
-(``en.md``, ``de.md``, ``ja.md``) with all of that language's text and nothing else, so a
-translator gets exactly one file::
-
-    ---
-    title: Which GPU is best for fine-tuning Llama 70B?
-    question:
-    meta_description: QLoRA, LoRA or full fine-tuning of Llama 70B: ...
-    ---
-
-    The short answer, as prose.
-
-    ## A section's heading
-
-    Text before the table.
-
-    [table: The table's caption]
-
-    Text after the table.
-
-    ### An FAQ question?
-
-    Its answer.
-
-The front matter is ``key: value`` lines between ``---`` lines, every key present, each value
-on its line (an empty value means the field is not filled in). Prose is kept exactly as
-stored: a blank line separates paragraphs, ``- `` lines make a list, ``[[…]]`` tokens stay as
-written. ``## `` starts a section, in the order of ``guide.json``'s sections; ``[table]`` or
-``[table: caption]`` marks where the section's table goes (it must be there when the section
-places one) and splits the text before it from the text after it; ``### `` starts an FAQ
-entry, after the sections. These three kinds of line are structure, so prose never begins a
-line with them; ``language_text`` refuses text it could not read back.
-
-``guide.json``'s ``training`` object states the run: ``seq_len``, ``micro_batch_size``,
-``gradient_checkpointing``, ``lora_rank``, ``training_tokens`` and ``epochs``, all six, within
-the Guide model's limits. A file without it is read with the model's defaults.
-
-``read_guide`` reads a folder, ``guide_content`` a guide in the database, into the same
-``GuideContent``; ``language_text`` writes one language's file (a translator's export), which
-reads back as it was written.
+"""A guide as files an editor or translator can read and diff, and back (the format:
+docs/content.md, "Content files"): ``guide.json`` holds the structure, ``<lang>.md`` all of one
+language's text. ``read_guide`` reads a folder, ``guide_content`` a guide in the database, into
+the same ``GuideContent``; ``language_text`` writes one language's file, which reads back as it
+was written.
 """
 
 from __future__ import annotations
@@ -57,6 +18,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from gpuguide.lib.editor_input import LINE_BREAK
+from guides.editorial.publishing_rules import LANGUAGES
 from guides.models import Guide
 
 STRUCTURE_FILE = "guide.json"
@@ -71,13 +33,7 @@ HEADING_RE = re.compile(r"^(#{2,3})(?: (.*))?$")
 TABLE_RE = re.compile(r"^\[table(?:: (.*))?\]$")
 
 
-def languages() -> list[str]:
-    return [code for code, _name in settings.LANGUAGES]
-
-
 class ContentFileError(ValueError):
-    """A content file that cannot be read (or text that cannot be written); names file and line."""
-
     def __init__(self, path: Path | str, line: int | None, message: str) -> None:
         self.path, self.line, self.message = Path(path), line, message
         try:  # relative to the project, as people type it
@@ -85,6 +41,9 @@ class ContentFileError(ValueError):
         except ValueError:  # outside it: as given
             where = str(self.path)
         super().__init__(f"{where}{f':{line}' if line else ''}: {message}")
+
+
+SECTION_FIELDS = ("heading", "body", "table_caption", "closing")
 
 
 @dataclass
@@ -104,8 +63,8 @@ class FaqText:
 
 @dataclass
 class GuideText:
-    """One language's text of a guide, with the line each piece starts on in its file (not
-    compared: the same text read from a file and from the database is equal)."""
+    """One language's text; ``path`` and ``lines`` (where each piece starts in its file) are
+    not compared: the same text read from a file and from the database is equal."""
 
     title: str | None = None
     question: str | None = None
@@ -125,8 +84,6 @@ class SectionStructure:
 
 @dataclass(frozen=True)
 class TrainingAssumptions:
-    """The training run a guide's memory estimates assume; the names of the Guide's fields."""
-
     seq_len: int
     micro_batch_size: int
     gradient_checkpointing: bool
@@ -134,17 +91,9 @@ class TrainingAssumptions:
     training_tokens: int
     epochs: int
 
-    @classmethod
-    def defaults(cls) -> TrainingAssumptions:
-        """The Guide model's defaults, for a guide.json that states no training run."""
-
-        return cls(**{f.name: Guide._meta.get_field(f.name).default for f in fields(cls)})
-
 
 @dataclass(frozen=True)
 class ServingAssumptions:
-    """A serving guide's load; the names of the Guide's fields."""
-
     serving_context: int
     prompt_tokens: int
     output_tokens: int
@@ -152,6 +101,13 @@ class ServingAssumptions:
 
 
 OPTIONAL_KEYS = {"training": TrainingAssumptions, "serving": ServingAssumptions}
+
+
+def _assumptions(cls, guide: Guide | None):
+    """``guide``'s training run or load; without a guide, the Guide model's defaults."""
+    if guide is None:
+        return cls(**{f.name: Guide._meta.get_field(f.name).default for f in fields(cls)})
+    return cls(**{f.name: getattr(guide, f.name) for f in fields(cls)})
 
 
 @dataclass
@@ -171,7 +127,6 @@ class GuideContent:
     serving: ServingAssumptions | None = None  # a serving guide's load; None: fine-tuning
 
     def structure_line(self, word: str) -> int | None:
-        """The first line of guide.json that mentions ``"word"`` (for error messages)."""
         if self.structure_path is None:
             return None
         return _line_mentioning(self.structure_path, word)
@@ -179,22 +134,18 @@ class GuideContent:
 
 def _line_mentioning(path: Path, word: str) -> int | None:
     needle = json.dumps(word, ensure_ascii=False)
-    text = path.read_text(encoding="utf-8")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next((number for number, line in enumerate(lines, 1) if needle in line), None)
 
 
 # --- reading -------------------------------------------------------------------------------
 
 
 def read_guide(folder: Path | str) -> GuideContent:
-    """The guide in ``folder``; raises ContentFileError naming the file and line of a problem."""
     folder = Path(folder)
     content = _read_structure(folder / STRUCTURE_FILE)
     first_language = None
-    for lang in languages():
+    for lang in LANGUAGES:
         path = folder / f"{lang}.md"
         if not path.is_file():
             raise ContentFileError(path, None, "missing: every language needs its file")
@@ -227,12 +178,8 @@ def _read_structure(path: Path) -> GuideContent:
             f"keys must be exactly {', '.join(STRUCTURE_KEYS)}, and optionally training and "
             "serving" + _keys_amiss(STRUCTURE_KEYS, got, allowed),
         )
-    training = (
-        _read_assumptions(path, data["training"], "training")
-        if "training" in data
-        else TrainingAssumptions.defaults()
-    )
-    serving = _read_assumptions(path, data["serving"], "serving") if "serving" in data else None
+    training = _read_assumptions(path, data, "training") or _assumptions(TrainingAssumptions, None)
+    serving = _read_assumptions(path, data, "serving")
     try:
         return GuideContent(
             slug=data["slug"],
@@ -262,7 +209,6 @@ def _read_structure(path: Path) -> GuideContent:
 
 
 def _keys_amiss(expected: list[str], got: set[str], allowed: set[str]) -> str:
-    """ " (missing: …) (unknown: …)", for a message that lists the keys an object must have."""
     missing = [key for key in expected if key not in got]
     unknown = sorted(got - allowed)
     return (f" (missing: {', '.join(missing)})" if missing else "") + (
@@ -270,10 +216,12 @@ def _keys_amiss(expected: list[str], got: set[str], allowed: set[str]) -> str:
     )
 
 
-def _read_assumptions(path: Path, value: object, key: str):
-    """guide.json's ``training`` or ``serving`` object (``OPTIONAL_KEYS``), each value checked
-    against the Guide model's limits."""
-    assumptions = OPTIONAL_KEYS[key]
+def _read_assumptions(path: Path, data: dict, key: str):
+    """guide.json's ``training`` or ``serving`` (None where left out), each value within the
+    Guide model's limits."""
+    if key not in data:
+        return None
+    value, assumptions = data[key], OPTIONAL_KEYS[key]
     names = [f.name for f in fields(assumptions)]
     if not isinstance(value, dict) or set(value) != set(names):
         raise ContentFileError(
@@ -309,8 +257,6 @@ def _read_assumptions(path: Path, value: object, key: str):
 
 
 def parse_language(source: str, path: Path, structure: list[SectionStructure]) -> GuideText:
-    """One language's file, read from ``source`` (``path`` names it in messages): the seed's
-    reader, shared with the translators' import (guides.editorial.translating)."""
     lines = source.split("\n")
     text = GuideText(path=path)
     if not lines or lines[0] != "---":
@@ -342,15 +288,10 @@ def parse_language(source: str, path: Path, structure: list[SectionStructure]) -
     section: SectionText | None = None
 
     def flush() -> None:
-        body = list(block)
-        while body and not body[0][1]:
-            body.pop(0)
-        while body and not body[-1][1]:
-            body.pop()
-        value = "\n".join(s for _n, s in body)
+        value = "\n".join(s for _n, s in block).strip("\n")  # blank lines around it left out
         setattr(target[0], target[1], value)
         if value:
-            text.lines.append((body[0][0], value))
+            text.lines.append((next(n for n, s in block if s), value))
         block.clear()
 
     for number, line in enumerate(lines[end + 1 :], start=end + 2):
@@ -407,27 +348,22 @@ def parse_language(source: str, path: Path, structure: list[SectionStructure]) -
 
 
 def guide_content(guide) -> GuideContent:
-    """A Guide (a model instance) as the files describe it: its rows as its related managers
-    give them (a ``revisions.Content``'s, through ``page_guide``: a working copy's)."""
+    """A Guide as the files describe it, its rows as its related managers give them."""
     sections = list(guide.sections.all())
     faq = list(guide.faq_entries.all())
-    texts = {}
-    for lang in languages():
 
-        def value(obj, name: str, lang: str = lang) -> str:
-            return getattr(obj, f"{name}_{lang}") or ""
+    def value(obj, name: str, lang: str) -> str:
+        return getattr(obj, f"{name}_{lang}") or ""
 
-        texts[lang] = GuideText(
-            **{key: getattr(guide, f"{key}_{lang}") or None for key in FRONT_MATTER},
-            short_answer=value(guide, "short_answer"),
-            sections=[
-                SectionText(
-                    **{n: value(s, n) for n in ("heading", "body", "table_caption", "closing")}
-                )
-                for s in sections
-            ],
-            faq=[FaqText(value(e, "question"), value(e, "answer")) for e in faq],
+    texts = {
+        lang: GuideText(
+            **{key: value(guide, key, lang) or None for key in FRONT_MATTER},
+            short_answer=value(guide, "short_answer", lang),
+            sections=[SectionText(*(value(s, n, lang) for n in SECTION_FIELDS)) for s in sections],
+            faq=[FaqText(value(e, "question", lang), value(e, "answer", lang)) for e in faq],
         )
+        for lang in LANGUAGES
+    }
     return GuideContent(
         slug=guide.slug,
         status=guide.status,
@@ -449,14 +385,8 @@ def guide_content(guide) -> GuideContent:
         ],
         sources=[gs.source.key for gs in guide.guide_sources.all()],
         texts=texts,
-        training=TrainingAssumptions(
-            **{f.name: getattr(guide, f.name) for f in fields(TrainingAssumptions)}
-        ),
-        serving=ServingAssumptions(
-            **{f.name: getattr(guide, f.name) for f in fields(ServingAssumptions)}
-        )
-        if guide.serves
-        else None,
+        training=_assumptions(TrainingAssumptions, guide),
+        serving=_assumptions(ServingAssumptions, guide) if guide.serves else None,
     )
 
 
@@ -464,8 +394,7 @@ def language_text(
     content: GuideContent, lang: str, path: Path, *, fold_line_breaks: bool = False
 ) -> str:
     """The per-language file; a one-line field holding a line break is refused, or with
-    ``fold_line_breaks`` (a translator's export of rows saved before they were refused)
-    written with a space for each break."""
+    ``fold_line_breaks`` (rows saved before that was refused) written with spaces."""
     text = content.texts[lang]
 
     def one_line(value: str, what: str) -> str:

@@ -1,25 +1,7 @@
-"""Guide families: a clone (``cloning``) remembers its source (``Guide.source``), and a change
-of the source's prose reaches every clone that has not made that text its own.
-
-- **Which text follows.** No flags: a clone's field follows its source while it still holds
-  the source's published text, per field and per language (the question, short answer and
-  meta description; each section's heading, texts and caption; each FAQ question and answer).
-  Sections and FAQ entries are matched by their place in the guide (section 3 with section 3),
-  as a clone copies them in order; an edit of the clone's text makes that field its own, and
-  writing the source's text back makes it follow again.
-- **When it travels.** When a change of the source is published (``publishing._make_live``,
-  whichever way: the form, the Revisions page, an approval, a schedule): the text was
-  reviewed once, on the source, so a live clone publishes it at once (a revision of its own,
-  checked like any publication) and a draft clone gets it in its rows. A working copy of the
-  clone is carried over onto it, so nobody's draft is lost. The source's rows before and after
-  are matched row by row (by id), so a section added or moved in the source carries no text
-  to the wrong section of a clone.
-- **Who is told.** The source's form names the clones its text reaches before it is saved;
-  the publication's message names what each clone took; each clone's History and revision
-  comment say "Followed Llama 3.1 70B's revision 12: short answer (de)"; a clone's form marks
-  each prose field as following the source or as its own text.
-
-This module decides and writes the text; ``publishing`` stores and publishes it.
+"""Guide families (docs/editing.md, "Guide families"): a clone remembers its source
+(``Guide.source``), and a field of its prose follows the source while it still holds the
+source's published text, per field and language; sections and FAQ entries are matched by their
+place. This module decides and writes the text; ``publishing`` stores and publishes it.
 """
 
 from __future__ import annotations
@@ -43,8 +25,7 @@ FOLLOWED = {**revisions.TRANSLATED, Guide: ("question", "short_answer", "meta_de
 
 @dataclass(frozen=True)
 class FieldRef:
-    """One followed text of a guide: ``model``'s field ``name`` in ``language``; ``number``:
-    the row's place among the guide's sections or FAQ entries (0 for the guide itself)."""
+    """``number``: the row's place among the guide's sections or FAQ entries (0: the guide)."""
 
     model: type[models.Model]
     number: int
@@ -56,7 +37,6 @@ class FieldRef:
         return f"{self.name}_{self.language}"
 
     def label(self) -> str:
-        """ "short answer (de)", "section 3 text before the table (ja)"."""
         words = {
             "field": self.model._meta.get_field(self.name).verbose_name,
             "language": self.language,
@@ -81,8 +61,6 @@ class FieldChange:
 
 @dataclass
 class Followed:
-    """What one clone took of a source's publication."""
-
     clone: Guide
     changes: list[FieldChange]
     published: bool  # False: a draft clone, or a live one whose check failed (a working copy)
@@ -90,7 +68,6 @@ class Followed:
 
 
 def family_name(guide: Guide) -> str:
-    """How a family names its members: by the model each is about ("Llama 3.1 8B")."""
     return str(guide.language_model)
 
 
@@ -100,7 +77,6 @@ Texts = list[tuple[FieldRef, tuple[type, int], str]]  # each text with the row i
 
 
 def _texts(rows: Iterable[revisions.Row]) -> Texts:
-    """Every followed text of these rows, the guide's first, then each row in its place."""
     found: Texts = []
     for model, names in FOLLOWED.items():
         ordered = sorted(
@@ -116,21 +92,18 @@ def _texts(rows: Iterable[revisions.Row]) -> Texts:
 
 
 def texts_now(guide: Guide) -> dict[FieldRef, str]:
-    """The guide's followed texts as its rows hold them."""
     guide = Guide.objects.get(pk=guide.pk)
     rows = revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all())
     return {ref: text for ref, _row, text in _texts(rows)}
 
 
 def texts_of(content: revisions.Content) -> dict[FieldRef, str]:
-    """The guide's followed texts as ``content`` (its working copy, or an edit) holds them."""
     rows = revisions.text_rows(content.guide, content.rows[Section], content.rows[FaqEntry])
     return {ref: text for ref, _row, text in _texts(rows)}
 
 
 def published_texts(guide: Guide) -> dict[FieldRef, str]:
-    """The texts a clone follows: those of the source's revision last published (its rows
-    where it has none: a source never published has published nothing to follow)."""
+    """Those of the revision last published (its rows where it has none)."""
     live = revisions.live_revision(guide)
     if live is None:
         return texts_now(guide)
@@ -141,8 +114,7 @@ def published_texts(guide: Guide) -> dict[FieldRef, str]:
 
 
 def changes_between(before: GuideRevision, after: GuideRevision) -> list[FieldChange]:
-    """The followed texts ``after`` changes, each placed where it was in ``before``. Rows are
-    matched by id: a section added in ``after`` has no text a clone could have followed."""
+    """Rows are matched by id: a section added in ``after`` has no text a clone followed."""
     new_texts = {
         (row, ref.attname): text
         for ref, row, text in _texts(revisions.revision_rows(after.revision))
@@ -165,10 +137,8 @@ def clones_of(guide: Guide) -> list[Guide]:
 
 
 def changes_followed(clone: revisions.Content, changes: list[FieldChange]) -> list[FieldChange]:
-    """The changes whose old text the clone (its content: rows or working copy) still holds;
-    a translation's only where the clone's English of that field is the source's too. A clone
-    whose English is its own keeps its translations (out of date once its English moves on),
-    even where one still reads as the source's: it translates other English."""
+    """The changes whose old text the clone still holds; a translation's only where the
+    clone's English of that field is the source's too (else it translates other English)."""
     current = texts_of(clone)
 
     def english_follows(ref: FieldRef, english: str) -> bool:
@@ -185,9 +155,7 @@ def changes_followed(clone: revisions.Content, changes: list[FieldChange]) -> li
 def reach(
     source: Guide, before: GuideRevision | None, after: GuideRevision
 ) -> list[tuple[revisions.Content, list[FieldChange]]]:
-    """Each clone that publishing ``after`` over ``before`` (the source's live revision)
-    reaches: its content (live rows, or a draft clone's) and the changes it takes. What the
-    publication does (``publishing``) and what a reviewer is shown before approving."""
+    """Each clone that publishing ``after`` over ``before`` reaches, with the changes it takes."""
     if before is None or before.pk == after.pk:
         return []  # a first publication changes nothing a clone could have followed
     changes = changes_between(before, after)
@@ -200,7 +168,6 @@ def reach(
 
 
 def write(clone: revisions.Content, changes: list[FieldChange]) -> None:
-    """Each change's new text into the clone's content (``publishing`` saves it)."""
     rows = {
         Guide: [clone.guide],
         Section: sorted(clone.rows[Section], key=lambda row: (row.position, row.pk)),
@@ -212,7 +179,6 @@ def write(clone: revisions.Content, changes: list[FieldChange]) -> None:
 
 
 def history_message(source: Guide, revision: GuideRevision, changes: list[FieldChange]) -> str:
-    """The clone's History and revision comment: what it followed, from which revision."""
     return _("Followed %(source)s's revision %(number)s: %(fields)s") % {
         "source": family_name(source),
         "number": revision.pk,
@@ -228,9 +194,7 @@ def carried_over_message(draft: GuideRevision) -> str:
 
 
 def follow_marks(clone: revisions.Content) -> dict[FieldRef, bool]:
-    """For a clone's form (``clone``: what it edits): each prose field that its source also
-    has, and whether it follows the source (True) or is the clone's own text (False). Empty
-    for a guide with no source."""
+    """For a clone's form: whether each prose field follows the source (True) or is its own."""
     if clone.guide.source_id is None:
         return {}
     followed = published_texts(clone.guide.source)
@@ -238,7 +202,6 @@ def follow_marks(clone: revisions.Content) -> dict[FieldRef, bool]:
 
 
 def following_clones(guide: Guide) -> list[Guide]:
-    """The clones that still follow at least one of the guide's published texts."""
     followed = published_texts(guide)
     return [
         clone
@@ -248,7 +211,6 @@ def following_clones(guide: Guide) -> list[Guide]:
 
 
 def reach_notice(guide: Guide) -> str:
-    """For the source's form, before it is saved: which clones its published text reaches."""
     clones = following_clones(guide)
     if not clones:
         return ""
@@ -262,7 +224,6 @@ def reach_notice(guide: Guide) -> str:
 
 
 def reached_message(followed: list[Followed]) -> str:
-    """After a publication: which clones took which texts."""
     if not followed:
         return ""
     listed = "; ".join(
@@ -276,7 +237,6 @@ def reached_message(followed: list[Followed]) -> str:
 
 
 def unpublished_message(followed: list[Followed]) -> str:
-    """The live clones whose check failed with the followed text: it waits in a working copy."""
     failed = [f for f in followed if f.problems]
     if not failed:
         return ""

@@ -1,7 +1,5 @@
 """A stored revision of a guide as its public page would show it, built in memory from what the
-revision holds: nothing is written, not even inside a transaction rolled back. The admin serves
-it (``guides.admin.revision_views``: ``…/revisions/<n>/preview/``); who may see it is
-``guides.permissions.may_preview_guides``' to say. The public views never show a revision."""
+revision holds: nothing is written. The admin serves it; the public views never show a revision."""
 
 from __future__ import annotations
 
@@ -14,13 +12,9 @@ from guides.models import GuideRevision
 from guides.pages import meta, serving_guide
 from pricing.models import Provider
 
-TEMPLATE = "guides/guide_detail.html"  # the public page's own
-
 
 def revision_preview(request: HttpRequest, revision: GuideRevision) -> HttpResponse:
-    """The guide's page with ``revision``'s content, in the active language, with a banner
-    saying so. Its rows are model objects read from the revision, behind the guide's related
-    managers as ``selectors.guide_for_page`` would prefetch them (``Content.page_guide``)."""
+    """The guide's page with ``revision``'s content, in the active language, with a banner."""
     guide = revisions.revision_content(revision).page_guide()
     try:
         page = serving_guide.guide_page_for(guide)
@@ -33,4 +27,4 @@ def revision_preview(request: HttpRequest, revision: GuideRevision) -> HttpRespo
         "preview_revision": revision,
         **meta.guide(request, guide, page),
     }
-    return render(request, TEMPLATE, context)
+    return render(request, "guides/guide_detail.html", context)

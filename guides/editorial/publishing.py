@@ -1,32 +1,12 @@
-"""The one way a guide's content changes, a function per use case (in the spirit of Wagtail's
-``wagtail/actions/``): each checks, does its work in one transaction, writes an entry in the
-guide's History (Django's LogEntry, who, what, when) and announces what it did (``signals``).
-
-- ``save_draft``: save an edit, made by the caller to the guide's ``revisions.Content`` (the
-  form's validated data, a translation, a followed text). A live guide's edit is kept as its
-  working copy, a revision: the live rows untouched. A guide never published (or one the edit
-  takes offline) has its rows written. Asked to, it publishes what it kept, checked once.
-- ``publish``: a stored revision made live, once the guide check passes; ``publish_rows``: a
-  guide whose rows are its draft (a clone, a seeded guide) published as it stands.
-- ``revert``: a new draft holding what an older revision held.
-- A publication passes the prose it changed on to the guide's clones that still hold the text
-  it replaced (``families``): published on a live clone, written to a draft clone's rows.
-- ``schedule`` / ``unschedule``: when a revision goes live, and when the live one expires;
-  ``apply_due_changes`` does what is due (the task worker at each time, ``publish_scheduled``
-  from cron as the fallback), ``take_offline`` is what an expiry does.
-- ``submit_for_review``, ``approve``, ``send_back``: review before publish. Who may publish,
-  schedule and review is ``guides.permissions``' to say (a Reviewer; an Editor too where
-  ``EDITORS_MAY_PUBLISH`` is set); the others submit their working copy with a comment, and a
-  reviewer approves it (publishing it through this path) or sends it back with a comment.
+"""The one way a guide's content changes (docs/editing.md): a function per use case, each
+checking, working in one transaction, writing an entry in the guide's History (LogEntry) and
+announcing what it did (``signals``).
 
 **A schedule cannot undo later work.** A revision scheduled before a later publication holds
-older rows: going live at its time, it would bring back what that publication replaced. So
-publishing or reverting cancels every other pending go-live of the guide, and scheduling one
-cancels the guide's others. Cancelled rather than refused: whoever publishes now decides what
-the page shows, and a refusal would send them to the Revisions page to clear a schedule they
-may not have set, then back. The outcome lists what was cancelled, the editor is told, and the
-History keeps it. An expiry stays with the page: a new live revision takes over the expiry of
-the one it replaces.
+older rows, so publishing or reverting cancels every other pending go-live of the guide, and
+scheduling one cancels the guide's others: cancelled rather than refused, as whoever publishes
+now decides what the page shows. An expiry stays with the page: a new live revision takes over
+the expiry of the one it replaces.
 """
 
 from __future__ import annotations
@@ -71,28 +51,27 @@ class Outcome:
 # --- History -------------------------------------------------------------------------------
 
 
-def _log(guide: Guide, user, message, *, added: bool = False) -> None:
-    """An entry in the guide's History. Without a signed-in user (a command, a schedule set
-    before schedules named who set them) there is no one to name, so none is written."""
+def _log(guide: Guide, user, message, *, added: bool = False, **words) -> None:
+    """``message % words`` where words are given. Without a signed-in user (a command) there
+    is no one to name, so none is written."""
     if user is None or not user.is_authenticated:
         return
+    message = message % words if words else message
     LogEntry.objects.log_actions(
         user.pk, [guide], ADDITION if added else CHANGE, change_message=message, single_object=True
     )
 
 
-def _cancel_go_lives(guide: Guide, *, but: GuideRevision | None, user, because: str):
-    """Clear every pending go-live of the guide except ``but``'s; the cancelled revisions."""
+def _cancel_go_lives(guide: Guide, cause: GuideRevision, *, user, because: str, but=None):
+    """Clear the guide's pending go-lives (but ``but``'s) because of ``cause``, which
+    ``because`` names as %(number)s."""
+    because = because % {"number": cause.pk}
     pending = [r for r in revisions.pending_go_lives(guide) if but is None or r.pk != but.pk]
     if pending:
         GuideRevision.objects.filter(pk__in=[r.pk for r in pending]).update(go_live_at=None)
     for r in pending:
-        _log(
-            guide,
-            user,
-            _("Cancelled the go-live of revision %(number)s at %(when)s: %(because)s")
-            % {"number": r.pk, "when": zoned(r.go_live_at), "because": because},
-        )
+        message = _("Cancelled the go-live of revision %(number)s at %(when)s: %(because)s")
+        _log(guide, user, message, number=r.pk, when=zoned(r.go_live_at), because=because)
     return pending
 
 
@@ -109,11 +88,9 @@ def save_draft(
     history=None,
     added: bool = False,
 ) -> Outcome:
-    """Save an edit: ``content``, the guide and its rows as edited (see the module's
-    docstring). A live guide stays live unless the edit sets its status to draft (taken
-    offline: its rows written). Checked where the guide is live or ``publish`` asks for it;
-    published where the check passes. ``history``: the History's message in place of the
-    comment (the admin's list of changed fields); ``added``: the edit creates the guide."""
+    """Save ``content``, the guide and its rows as edited: a live guide's as its working copy
+    (checked), any other's to its rows; published where ``publish`` asks and the check passes.
+    ``history``: the History's message in place of the comment; ``added``: a new guide."""
     if publish:
         _require_publisher(user)
     guide = content.guide
@@ -131,54 +108,45 @@ def save_draft(
             guide.status = Guide.Status.DRAFT  # live only through publishing, checked once
             revisions.write(content)
         return _keep(content, working_copy=working_copy, user=user, comment=comment,
-                     publish=publish, known=known, history=history, added=added)  # fmt: skip
+                     go_live=publish, known=known, history=history, added=added)  # fmt: skip
 
 
 def _keep(
-    content: revisions.Content, *, working_copy: bool, user, comment, publish, known, history,
+    content: revisions.Content, *, working_copy: bool, user, comment, go_live, known, history,
     added: bool = False,
 ) -> Outcome:  # fmt: skip
-    """Store ``content`` as the guide's newest revision (its working copy where
-    ``working_copy``, else its rows' as just written), in its History; then publish it where
-    asked and its check passes."""
     guide = content.guide
     problems = []
-    if working_copy or publish:
+    if working_copy or go_live:
         problems = guide_problems(content.page_guide(), known=known)
     if working_copy:
         revisions.ensure_baseline(guide)  # the live rows, before the first draft
     revision = revisions.store(revisions.snapshot(content), guide=guide, user=user, comment=comment)
     Guide.objects.filter(pk=guide.pk).update(version=F("version") + 1)
     _log(guide, user, comment if history is None else history, added=added)
-    if publish and not problems:
-        return _make_live(revision, user=user, checked=True)
+    if go_live and not problems:
+        return publish(revision, user=user, checked=True)
     return Outcome(revision, problems)
 
 
 # --- publishing ----------------------------------------------------------------------------
 
 
-def publish(revision: GuideRevision, *, user, known=None) -> Outcome:
-    """Make ``revision`` live once the guide check passes; else nothing changes and the
-    outcome holds the problems."""
-    return _make_live(revision, user=user, known=known)
-
-
 def publish_rows(guide: Guide, *, user, comment: str, known=None) -> Outcome:
-    """Publish a guide whose rows are its draft, as they stand (kept as a revision first)."""
+    """Publish a guide whose rows are its draft (a clone, a seeded guide) as they stand."""
     _require_publisher(user)
     with transaction.atomic():
         content = revisions.rows_content(guide)
-        return _keep(content, working_copy=False, user=user, comment=comment, publish=True,
+        return _keep(content, working_copy=False, user=user, comment=comment, go_live=True,
                      known=known, history=None)  # fmt: skip
 
 
-def _make_live(
+def publish(
     revision: GuideRevision, *, user, known=None, checked: bool = False, scheduled: bool = False
 ) -> Outcome:
-    """``checked``: the caller has just checked these very rows (``save_draft``).
-    ``scheduled``: the task worker carries out ``revision``'s schedule; the History names who
-    set it (``user`` is None: no one published it by hand)."""
+    """Make ``revision`` live once the guide check passes; else nothing changes and the
+    outcome holds the problems. ``checked``: the caller has just checked these very rows.
+    ``scheduled``: the task worker carries out the schedule, set by whom the History names."""
     who = revision.scheduled_by if scheduled else user
     _require_publisher(None if scheduled else user)
     with transaction.atomic():
@@ -210,53 +178,34 @@ def _make_live(
             if scheduled
             else _("Published revision %(number)s")
         )
-        _log(guide, who, message % {"number": revision.pk})
-        cancelled = _cancel_go_lives(
-            guide,
-            but=None,
-            user=who,
-            because=_("revision %(number)s was published after it was scheduled")
-            % {"number": revision.pk},
-        )
+        _log(guide, who, message, number=revision.pk)
+        because = _("revision %(number)s was published after it was scheduled")
+        cancelled = _cancel_go_lives(guide, revision, user=who, because=because)
         _close_reviews(guide, published=revision, user=who)
-        followed = _pass_on(guide, before=last_published, after=revision, user=who)
+        # Each clone that still held the texts changed takes them (``families``), published on
+        # a live clone at once: the text was reviewed once, on the source.
+        followed = []
+        for rows, taken in families.reach(guide, last_published, revision):
+            followed += _follow(rows, guide, revision, taken, user=who)
         signals.announce_published(guide)
     return Outcome(revision, [], True, cancelled, followed)
 
 
 def revert(revision: GuideRevision, *, user, known=None) -> Outcome:
-    """A new draft holding what ``revision`` held (the guide's working copy where it is live;
-    its rows where it never was); the guide's pending go-lives are cancelled."""
+    """A new draft holding what ``revision`` held; the guide's pending go-lives are cancelled."""
     with transaction.atomic():
         content = revisions.revision_content(revision)
         comment = _("Reverted to revision %(number)s") % {"number": revision.pk}
         outcome = save_draft(content, user=user, comment=comment, known=known)
-        outcome.cancelled = _cancel_go_lives(
-            content.guide,
-            but=None,
-            user=user,
-            because=_("the guide was reverted to revision %(number)s after it was scheduled")
-            % {"number": revision.pk},
-        )
+        because = _("the guide was reverted to revision %(number)s after it was scheduled")
+        outcome.cancelled = _cancel_go_lives(content.guide, revision, user=user, because=because)
     return outcome
 
 
 # --- families: a published change reaches the clones that follow it ----------------------
 
 
-def _pass_on(source: Guide, *, before, after: GuideRevision, user) -> list[families.Followed]:
-    """Each clone takes the texts this publication changed where it still held them as they
-    were (``families``). Published on a live clone at once: the text was reviewed once, on
-    the source; a clone's publication passes it on to its own clones in turn."""
-    followed = []
-    for rows, taken in families.reach(source, before, after):
-        followed += _follow(rows, source, after, taken, user=user)
-    return followed
-
-
 def _follow(rows: revisions.Content, source: Guide, revision, changes, *, user):
-    """The clone whose rows are ``rows`` takes ``changes``: written to a draft clone's rows;
-    published on a live one, its working copy carried over onto them."""
     clone = rows.guide
     comment = families.history_message(source, revision, changes)
     working_copy = revisions.working_copy(clone)
@@ -265,18 +214,12 @@ def _follow(rows: revisions.Content, source: Guide, revision, changes, *, user):
         save_draft(rows, user=user, comment=comment)
         return [families.Followed(clone, changes, published=False)]
     outcome = save_draft(rows, user=user, comment=comment, publish=True)
-    if working_copy is not None:
-        _carry_over(working_copy, changes, user=user)
+    if working_copy is not None:  # stored again on top of what went live, so it is not lost
+        draft = revisions.revision_content(working_copy)
+        families.write(draft, families.changes_followed(draft, changes))
+        save_draft(draft, user=user, comment=families.carried_over_message(working_copy))
     followed = families.Followed(clone, changes, outcome.published, outcome.problems)
     return [followed, *outcome.followed]
-
-
-def _carry_over(working_copy: GuideRevision, changes, *, user) -> None:
-    """The clone's working copy, older now than what went live, stored again on top (taking
-    the followed text where it still held the old one), so that the clone's draft is kept."""
-    draft = revisions.revision_content(working_copy)
-    families.write(draft, families.changes_followed(draft, changes))
-    save_draft(draft, user=user, comment=families.carried_over_message(working_copy))
 
 
 # --- schedules -----------------------------------------------------------------------------
@@ -285,10 +228,8 @@ def _carry_over(working_copy: GuideRevision, changes, *, user) -> None:
 def schedule(
     revision: GuideRevision, *, go_live_at: datetime | None, expire_at: datetime | None, user
 ) -> list[GuideRevision]:
-    """Set when ``revision`` goes live and when it expires (either may be None: both None
-    clears its schedule); the task worker applies each at its time (``signals.schedule_set``).
-    A go-live cancels the guide's other pending ones, which are returned; refused
-    (ScheduleRefused) for the live revision, which is live already."""
+    """Set when ``revision`` goes live and expires (both None: cleared); the go-lives of the
+    guide's other revisions it cancels are returned."""
     _require_publisher(user)
     if go_live_at is None and expire_at is None:
         unschedule(revision, user=user)
@@ -303,13 +244,8 @@ def schedule(
     with transaction.atomic():
         cancelled = []
         if go_live_at is not None:
-            cancelled = _cancel_go_lives(
-                guide,
-                but=revision,
-                user=user,
-                because=_("revision %(number)s was scheduled in its place")
-                % {"number": revision.pk},
-            )
+            because = _("revision %(number)s was scheduled in its place")
+            cancelled = _cancel_go_lives(guide, revision, user=user, because=because, but=revision)
         GuideRevision.objects.filter(pk=revision.pk).update(
             go_live_at=go_live_at, expire_at=expire_at, scheduled_by=_user_or_none(user)
         )
@@ -318,30 +254,21 @@ def schedule(
             parts.append(_("goes live at %(when)s") % {"when": zoned(go_live_at)})
         if expire_at is not None:
             parts.append(_("expires at %(when)s") % {"when": zoned(expire_at)})
-        _log(
-            guide,
-            user,
-            _("Scheduled revision %(number)s: %(what)s")
-            % {"number": revision.pk, "what": "; ".join(parts)},
-        )
+        message = _("Scheduled revision %(number)s: %(what)s")
+        _log(guide, user, message, number=revision.pk, what="; ".join(parts))
         signals.announce_schedule([go_live_at, expire_at])
     return cancelled
 
 
 def unschedule(revision: GuideRevision, *, user) -> None:
-    """Clear when ``revision`` goes live and expires."""
     _require_publisher(user)
     with transaction.atomic():
         GuideRevision.objects.filter(pk=revision.pk).update(go_live_at=None, expire_at=None)
-        _log(
-            revision.guide,
-            user,
-            _("Cleared the schedule of revision %(number)s") % {"number": revision.pk},
-        )
+        message = _("Cleared the schedule of revision %(number)s")
+        _log(revision.guide, user, message, number=revision.pk)
 
 
 def take_offline(guide: Guide, *, user, reason: str) -> None:
-    """The guide is a draft again (its rows unchanged); its live revision's expiry is spent."""
     with transaction.atomic():
         guide.status = Guide.Status.DRAFT
         guide.save(update_fields=["status", "updated_at"])
@@ -350,12 +277,8 @@ def take_offline(guide: Guide, *, user, reason: str) -> None:
 
 
 def apply_due_changes(now: datetime | None = None) -> list[str]:
-    """Publish every revision whose time has come and take expired guides offline.
-
-    A revision that fails the guide check at its time is not published: its schedule is
-    cleared so that it is not tried again (the History says so) and it stays a draft. Returns
-    what was done, a line each.
-    """
+    """Publish every revision whose time has come and take expired guides offline; what was
+    done, a line each. One that fails its check has its schedule cleared, not to be retried."""
     now, scheduled = now or timezone.now(), revisions.schedules()
     done = []
     for revision in [r for r in scheduled.going_live if r.go_live_at <= now]:
@@ -366,15 +289,13 @@ def apply_due_changes(now: datetime | None = None) -> list[str]:
             )
             if not locked.exists():
                 continue
-            outcome = _make_live(revision, user=None, scheduled=True)
+            outcome = publish(revision, user=None, scheduled=True)
             if outcome.problems:
                 GuideRevision.objects.filter(pk=revision.pk).update(go_live_at=None)
-                _log(
-                    revision.guide,
-                    revision.scheduled_by,
-                    _("Revision %(number)s was not published as scheduled: it fails its checks")
-                    % {"number": revision.pk},
+                message = _(
+                    "Revision %(number)s was not published as scheduled: it fails its checks"
                 )
+                _log(revision.guide, revision.scheduled_by, message, number=revision.pk)
         verb = "published" if outcome.published else "not published (it fails its checks)"
         done.append(f"{revision.guide.slug}: revision {revision.pk} {verb}")
     for revision in [r for r in scheduled.expiring if r.expire_at <= now]:
@@ -396,8 +317,7 @@ def _user_or_none(user):
 
 
 def submit_for_review(revision: GuideRevision, *, user, comment: str) -> Review:
-    """Ask the reviewers to publish ``revision`` (a working copy); a pending review of the
-    guide is replaced by this one. The reviewers are told (``signals.review_changed``)."""
+    """Ask the reviewers to publish ``revision``, replacing a pending review of the guide."""
     if not may_submit(user):
         raise NotAllowed(_("You may not edit this guide, so you cannot submit it for review."))
     guide = revision.guide
@@ -406,12 +326,8 @@ def submit_for_review(revision: GuideRevision, *, user, comment: str) -> Review:
         list(Guide.objects.select_for_update().filter(pk=guide.pk).values_list("pk", flat=True))
         replaced = Review.objects.filter(guide=guide, state=Review.State.PENDING)
         for earlier in replaced:
-            _log(
-                guide,
-                user,
-                _("Review of revision %(number)s replaced by a later submission")
-                % {"number": earlier.revision_id},
-            )
+            message = _("Review of revision %(number)s replaced by a later submission")
+            _log(guide, user, message, number=earlier.revision_id)
         replaced.update(state=Review.State.REPLACED, decided_at=timezone.now())
         review = Review.objects.create(
             guide=guide, revision=revision, submitted_by=user, comment=comment
@@ -423,22 +339,17 @@ def submit_for_review(revision: GuideRevision, *, user, comment: str) -> Review:
 
 
 def approve(review: Review, *, user, comment: str = "", known=None) -> Outcome:
-    """Publish the reviewed revision through the path, and record the approval; where the
-    guide check fails nothing changes and the outcome holds the problems."""
     _require_publisher(user)
     _require_pending(review)
     with transaction.atomic():
-        outcome = _make_live(review.revision, user=user, known=known)
+        outcome = publish(review.revision, user=user, known=known)
         if outcome.published:
-            # Its author was told by the publication (_close_reviews); the mail, sent once
-            # this commits, reads the comment too.
             _decide(review, Review.State.APPROVED, user=user, comment=comment,
                     message=_("Approved revision %(number)s"))  # fmt: skip
     return outcome
 
 
 def send_back(review: Review, *, user, comment: str) -> None:
-    """The reviewed revision stays a draft; its author is told why (a comment is needed)."""
     _require_publisher(user)
     _require_pending(review)
     if not comment.strip():
@@ -450,7 +361,6 @@ def send_back(review: Review, *, user, comment: str) -> None:
 
 
 def _decide(review: Review, state: str, *, user, comment: str, message: str) -> None:
-    """Record a reviewer's decision and write it, with its comment, in the guide's History."""
     Review.objects.filter(pk=review.pk).update(
         state=state, decided_by=user, decided_at=timezone.now(), decision_comment=comment
     )
@@ -459,9 +369,8 @@ def _decide(review: Review, state: str, *, user, comment: str, message: str) -> 
 
 
 def _require_pending(review: Review) -> None:
-    if Review.objects.filter(pk=review.pk, state=Review.State.PENDING).exists():
-        return
-    raise NotAllowed(_("This review was already decided or replaced."))
+    if not Review.objects.filter(pk=review.pk, state=Review.State.PENDING).exists():
+        raise NotAllowed(_("This review was already decided or replaced."))
 
 
 def _close_reviews(guide: Guide, *, published: GuideRevision, user) -> None:
@@ -476,10 +385,8 @@ def _close_reviews(guide: Guide, *, published: GuideRevision, user) -> None:
             decided_at=timezone.now(),
         )
         if not same:
-            _log(
-                guide,
-                user,
-                _("Review of revision %(number)s closed: revision %(published)s was published")
-                % {"number": review.revision_id, "published": published.pk},
+            message = _(
+                "Review of revision %(number)s closed: revision %(published)s was published"
             )
+            _log(guide, user, message, number=review.revision_id, published=published.pk)
         signals.announce_review(review)

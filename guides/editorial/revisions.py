@@ -1,25 +1,15 @@
 """Revisions of guides (django-reversion): working copies, preview, diff; the mechanics that
-``guides.editorial.publishing`` (the one way content changes) is built on.
+``publishing`` (the one way content changes) is built on (docs/editing.md).
 
-- **The rows are the live content.** A guide's database rows are what visitors see (or, for a
-  guide never published, its draft), so the public pages, the selectors and the page cache
-  read them unchanged.
-- **A working copy is a revision.** An edit of a published guide is made to its ``Content``
-  (the guide and its rows as model objects that need not be in the database: the working
-  copy's, read from its revision, or the live rows'), serialized with reversion
-  (``snapshot``: the guide and every row it follows) and ``store``d: the live rows never
-  change. A revision newer than the last one published is the guide's working copy; the admin
-  form edits it. A row that an edit adds to a working copy gets its id at once, reserved in
-  its table's sequence (``number_new_rows``), so that its revisions, its translations and the
-  rows published from it agree on it.
-- **Publishing** ``apply``s a revision: its content ``write``n to the rows (``publishing``).
-  A preview writes nothing: the page is built from the revision's ``Content`` in memory
-  (``guides.editorial.previews``).
+The rows are the live content. An edit of a published guide is made to its ``Content`` (model
+objects that need not be in the database), serialized (``snapshot``) and ``store``d as a
+revision: the newest one, if not published, is the guide's working copy. A row an edit adds
+gets its id at once, reserved in its table's sequence (``number_new_rows``), so that its
+revisions, translations and the rows published from it agree on it.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -40,16 +30,12 @@ from guides.content.diff_pieces import diff_pieces
 from guides.editorial import publishing_rules, signals
 from guides.models import CHILD_ROWS, FaqEntry, Guide, GuideRevision, Section
 
-# Bookkeeping, not content: a revision neither records nor restores them. Whether the guide
-# is online, and since when, is the publishing path's to say (guides.editorial.publishing);
-# which guide it was cloned from is its family's (guides.editorial.families).
+# Bookkeeping, not content: a revision neither records nor restores them.
 GUIDE_EXCLUDED = ("version", "updated_at", "status", "published_on", "source")
 
 reversion.register(Guide, follow=tuple(CHILD_ROWS.values()), exclude=GUIDE_EXCLUDED)
 for _model in CHILD_ROWS:
     reversion.register(_model)
-
-logger = logging.getLogger(__name__)
 
 
 def normalise_newlines(text: str) -> str:
@@ -61,14 +47,12 @@ def normalise_newlines(text: str) -> str:
 
 
 def revisions_of(guide: Guide) -> list[GuideRevision]:
-    """Every revision of the guide, newest first, with who saved and who published it."""
     return list(
         GuideRevision.objects.filter(guide=guide).select_related("revision__user", "published_by")
     )
 
 
 def live_revision(guide: Guide) -> GuideRevision | None:
-    """The revision last published (None for a guide published before revisions were kept)."""
     return (
         GuideRevision.objects.filter(guide=guide, published_at__isnull=False)
         .order_by("-published_at", "-pk")
@@ -77,12 +61,10 @@ def live_revision(guide: Guide) -> GuideRevision | None:
 
 
 def online_revision(guide: Guide) -> GuideRevision | None:
-    """The revision visitors see: the live one while the guide is published, else None."""
     return live_revision(guide) if guide.status == Guide.Status.PUBLISHED else None
 
 
 def working_copy(guide: Guide) -> GuideRevision | None:
-    """The newest revision where it is newer than the live one and not published: the draft."""
     newest = GuideRevision.objects.filter(guide=guide).select_related("revision__user").first()
     if newest is None or newest.published_at is not None:
         return None
@@ -97,8 +79,7 @@ def _versions(revision: Revision) -> list[Version]:
 
 
 # --- the rows a revision holds, for readers outside this module ---------------------------
-# django-reversion's Version keeps its model and object behind private attributes; this module
-# is the one place that reads them (tests/test_architecture.py holds it so).
+# The one place that reads Version's private attributes (tests/test_architecture.py).
 
 Row = tuple[type[models.Model], int, dict]  # model, pk, the row's values by attribute name
 # The translated fields of a guide's text, in the order the translation view and files list them.
@@ -110,12 +91,10 @@ TRANSLATED: dict[type[models.Model], tuple[str, ...]] = {
 
 
 def rows_of(versions: Iterable[Version]) -> list[Row]:
-    """(model, pk, values) of each version, in their order."""
     return [(v._model, int(v.object_id), v.field_dict) for v in versions]
 
 
 def text_rows(guide: Guide, sections: Iterable, faq_entries: Iterable) -> list[Row]:
-    """The translated texts of the guide and these rows of its, each row's position with them."""
     rows = []
     for obj in (guide, *sections, *faq_entries):
         names = TRANSLATED[type(obj)]
@@ -126,12 +105,10 @@ def text_rows(guide: Guide, sections: Iterable, faq_entries: Iterable) -> list[R
 
 
 def revision_rows(revision: Revision) -> list[Row]:
-    """(model, pk, values) of each row a reversion Revision holds."""
     return rows_of(_versions(revision))
 
 
 def rows_by_revision(revision_ids: Iterable[int]) -> dict[int, list[Row]]:
-    """The rows of each of these reversion Revisions, in one query."""
     found: dict[int, list[Row]] = {pk: [] for pk in revision_ids}
     versions = Version.objects.filter(revision_id__in=found).select_related("content_type")
     for version in versions.order_by("pk"):
@@ -149,9 +126,8 @@ def _named(model: type[models.Model]) -> list[str]:
 
 @dataclass
 class Content:
-    """A guide and its rows as model objects, which need not be in the database: what an edit
-    changes (a live guide's working copy, or the rows), what a revision holds, what ``store``
-    keeps and ``write`` writes. ``rows``: each model of ``CHILD_ROWS``, its rows in order."""
+    """A guide and its rows (by model of ``CHILD_ROWS``) as model objects, which need not be
+    in the database: what an edit changes, a revision holds and ``write`` writes."""
 
     guide: Guide
     rows: dict[type[models.Model], list[models.Model]] = field(
@@ -159,9 +135,8 @@ class Content:
     )
 
     def page_guide(self) -> Guide:
-        """The guide as ``selectors.guide_for_page`` reads it from the database, for the checks
-        and the pages: its rows behind its related managers (``guide.sections.all()``), each
-        with the records it names."""
+        """The guide as ``selectors.guide_for_page`` reads it: its rows behind its related
+        managers, each with the records it names."""
         cache = {}
         for model, related_name in CHILD_ROWS.items():
             rows = sorted(self.rows[model], key=lambda row: (row.position, row.pk or 0))
@@ -176,7 +151,6 @@ class Content:
 
 
 def rows_content(guide: Guide) -> Content:
-    """The guide's rows as they stand: live content for a published guide, else its draft."""
     guide = Guide.objects.select_related("language_model").get(pk=guide.pk)
     rows = {
         model: list(model._default_manager.filter(guide=guide).select_related(*_named(model)))
@@ -186,8 +160,7 @@ def rows_content(guide: Guide) -> Content:
 
 
 def revision_content(guide_revision: GuideRevision, guide: Guide | None = None) -> Content:
-    """What the revision holds, on the guide as it stands (``guide``: as the caller read it)
-    for what a revision does not keep (``GUIDE_EXCLUDED``)."""
+    """What the revision holds, on the guide as it stands for ``GUIDE_EXCLUDED``."""
     guide = guide or Guide.objects.select_related("language_model").get(pk=guide_revision.guide_id)
     rows: dict[type[models.Model], list[models.Model]] = {model: [] for model in CHILD_ROWS}
     for version in _versions(guide_revision.revision):
@@ -206,16 +179,13 @@ def revision_content(guide_revision: GuideRevision, guide: Guide | None = None) 
 
 
 def editing_content(guide: Guide) -> Content:
-    """What an edit of the guide starts from: a live guide's working copy where it has one,
-    else its rows."""
     draft = working_copy(guide) if guide.status == Guide.Status.PUBLISHED else None
     return revision_content(draft) if draft is not None else rows_content(guide)
 
 
 def number_new_rows(content: Content) -> None:
-    """Give the rows an edit added (no id yet) ids of their own, reserved in their table's
-    sequence: a working copy's row is not in the database until it is published, and no row
-    inserted meanwhile may take its id."""
+    """Ids for the rows an edit added, reserved: a working copy's row is not in the database
+    until it is published, and no row inserted meanwhile may take its id."""
     for model, rows in content.rows.items():
         new = [row for row in rows if row.pk is None]
         for row, pk in zip(new, _reserve_ids(model, len(new)), strict=True):
@@ -249,8 +219,6 @@ def _reserve_ids(model: type[models.Model], count: int) -> list[int]:
 
 
 def write(content: Content) -> Guide:
-    """Make the guide's rows what ``content`` holds (inside the caller's transaction); a guide
-    not in the database yet is created."""
     guide = content.guide
     guide.save()
     for model in CHILD_ROWS:
@@ -272,18 +240,13 @@ def write(content: Content) -> Guide:
 
 
 def apply(guide_revision: GuideRevision) -> Guide:
-    """Make the guide's rows what the revision holds (inside the caller's transaction)."""
     guide = Guide.objects.select_for_update().get(pk=guide_revision.guide_id)
     return write(revision_content(guide_revision, guide))
 
 
 def snapshot(source: Guide | Content) -> list[Version]:
-    """The guide and every row it follows, serialized now as reversion would (unsaved Versions):
-    a ``Content``'s, or a Guide's rows as they stand. ``store`` writes it.
-
-    (Reversion's own ``create_revision`` keeps only the objects in the database when it
-    saves, which would drop the rows a working copy adds.)
-    """
+    """Unsaved Versions of the guide and its rows, as reversion serializes them (its own
+    ``create_revision`` keeps only the objects in the database: not a working copy's new rows)."""
     content = source if isinstance(source, Content) else rows_content(source)
     objects: list[models.Model] = [content.guide]
     for model in CHILD_ROWS:
@@ -309,15 +272,13 @@ def snapshot(source: Guide | Content) -> list[Version]:
 def store(
     versions: list[Version], *, guide: Guide, user, comment: str, published: bool = False
 ) -> GuideRevision:
-    """Write a snapshot as a reversion Revision with its Versions, and its GuideRevision."""
     user = user if user is not None and user.is_authenticated else None
     previous = GuideRevision.objects.filter(guide=guide).select_related("revision").first()
     revision = Revision.objects.create(user=user, comment=comment, date_created=timezone.now())
     for version in versions:
         version.revision = revision
     Version.objects.bulk_create(versions)
-    # Which English each translation answers, before this revision becomes the newest
-    # (guides.editorial.translating listens).
+    # Before this revision becomes the newest (translating's bases read the one before).
     signals.revision_stored.send(
         sender=GuideRevision,
         guide=guide,
@@ -333,9 +294,8 @@ def store(
 
 
 def ensure_baseline(guide: Guide) -> None:
-    """A live guide with no revision yet (seeded, or published before revisions were kept)
-    gets one holding its live rows, marked live, so that its first draft can be compared with
-    what was live and reverted to it."""
+    """A live guide with no revision yet gets one of its live rows, so that its first draft
+    can be compared with it and reverted to it."""
     if not GuideRevision.objects.filter(guide=guide).exists():
         store(
             snapshot(guide),
@@ -356,7 +316,6 @@ class Schedules:
 
 
 def schedules(guide: Guide | None = None) -> Schedules:
-    """What is scheduled (for ``guide``, or for every guide), in one query."""
     published_since = GuideRevision.objects.filter(guide=OuterRef("guide")).filter(
         Q(published_at__gt=OuterRef("published_at"))
         | Q(published_at=OuterRef("published_at"), pk__gt=OuterRef("pk"))
@@ -399,8 +358,7 @@ class Change:
 
 
 def columns(model: type[models.Model]) -> list[models.Field]:
-    """The model's columns, each translated text once per language (``heading_de``), not also as
-    modeltranslation's ``heading``, which reads only the active language's."""
+    """The columns, each translated text per language (``heading_de``), not also ``heading``."""
     fields = model._meta.concrete_fields
     translated = {f.translated_field.name for f in fields if getattr(f, "translated_field", None)}
     return [f for f in fields if f.name not in translated]
@@ -426,15 +384,13 @@ def _rows(revision: Revision) -> dict[tuple[type, str], dict]:
 
 
 def place(model: type[models.Model], values: dict) -> str:
-    """Where a row is, as the diff and the translation view name it: "Section 2"."""
     if model is Guide:
         return _("The guide")
     return f"{capfirst(model._meta.verbose_name)} {values.get('position', '')}"
 
 
 def compare(old: GuideRevision | None, new: GuideRevision) -> list[Change]:
-    """Every field that differs, per language, the guide's first and then row by row; with no
-    ``old`` (a guide never live), every field ``new`` fills: its whole text."""
+    """Every field that differs, per language; with no ``old``, every field ``new`` fills."""
     before, after = ({} if old is None else _rows(old.revision)), _rows(new.revision)
     changes: list[Change] = []
     both = {**before, **after}  # a row's values after the change, or before where it was deleted

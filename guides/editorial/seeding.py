@@ -1,16 +1,8 @@
-"""Load the content files (``content/``) into the database, creating only what is missing.
-
-``content/reference.json`` is a Django fixture with natural keys: sources, GPUs, providers,
-price checks with their prices, methods with their memory rules, language models, facts and
-hour blocks. ``content/guides/<slug>/`` holds each guide (see ``guides.editorial.content_files``).
-
-Nothing that exists is ever changed, so an editor's later edit survives every run: a record
-is created only if its natural key is not on file, and the records a parent owns (a check's
-prices, a method's rules, a rule's components) only together with their parent. A guide is
-created whole, or not at all when its slug exists (a seeded clone on file without its
-source, from before guides remembered it, is linked to it: bookkeeping, no text). Tokens are
-checked before a guide is saved; the first problem stops the load with the file and line
-(callers wrap it in a transaction).
+"""Load the content files (``content/``, docs/content.md) into the database, creating only
+what is missing: nothing that exists is ever changed, so an editor's later edit survives every
+run. The records a parent owns (a check's prices, a method's rules) are created only with their
+parent; a guide whole, or not at all when its slug exists. The first problem stops the load
+with the file and line (callers wrap it in a transaction).
 """
 
 from __future__ import annotations
@@ -58,16 +50,15 @@ OWNED_BY = {
 
 
 def load_content(content_dir: Path | None = None) -> int:
-    """Load reference data, then every guide folder; return how many rows were created."""
     content_dir = Path(content_dir or CONTENT_DIR)
     created = load_reference(content_dir / "reference.json")
     # Before the guides: a guide's check refuses links to comparisons not published.
-    created += load_comparisons(content_dir / COMPARISONS_FILE)
-    created += load_legal_pages(content_dir / LEGAL_DIR)
+    created += load_comparisons(content_dir / "comparisons.json")
+    created += load_legal_pages(content_dir / "legal")
     guides_dir = content_dir / "guides"
     for folder in sorted(p for p in guides_dir.iterdir() if p.is_dir()):
         created += load_guide(read_guide(folder))
-    clones = content_dir / CLONES_FILE
+    clones = content_dir / "clones.json"
     if clones.exists():
         created += load_clones(clones)
     return created
@@ -75,13 +66,9 @@ def load_content(content_dir: Path | None = None) -> int:
 
 # --- comparison pages and legal pages ---------------------------------------------------------
 
-COMPARISONS_FILE = "comparisons.json"
-LEGAL_DIR = "legal"
-
 
 def load_comparisons(path: Path) -> int:
-    """``comparisons.json``: ``[{"first": GPU, "second": GPU, "published": true}]``; a pair
-    already on file is left as the editors set it."""
+    """``[{"first": GPU, "second": GPU, "published": true}]``."""
     if not path.exists():
         return 0
     created = 0
@@ -98,8 +85,7 @@ def load_comparisons(path: Path) -> int:
 
 
 def load_legal_pages(folder: Path) -> int:
-    """``legal/<kind>.json``: the title and text per language of each legal page, seeded as
-    not yet reviewed by the company; a page on file is never overwritten."""
+    """``legal/<kind>.json``: each legal page's fields, seeded as not reviewed by the company."""
     if not folder.is_dir():
         return 0
     created = 0
@@ -121,9 +107,7 @@ EXAMPLE_OPERATOR_FILE = "operator.example.json"
 
 
 def load_example_operator(path: Path) -> int:
-    """The example operator (``operator.example.json``, marked as example data in every
-    field a visitor reads), for development only: ``seed_content`` loads it with DEBUG on,
-    and never over an operator on file."""
+    """For development only: ``seed_content`` loads it with DEBUG on, never over an operator."""
     if Operator.objects.exists() or not path.exists():
         return 0
     fields = json.loads(path.read_text(encoding="utf-8"))
@@ -134,18 +118,10 @@ def load_example_operator(path: Path) -> int:
 
 # --- guides made by cloning ------------------------------------------------------------------
 
-CLONES_FILE = "clones.json"
-
 
 def load_clones(path: Path) -> int:
-    """Make each guide ``clones.json`` lists from its source, unless its slug exists.
-
-    The file is a list of ``{"source": SLUG, "model": MODEL_SLUG, "publish": true}``: guides
-    kept as a source guide plus a model. Each clone remembers its source (a clone on file
-    without it is linked to it): its prose follows the source's published changes, field by
-    field, until an editor makes a field its own (``families``).
-    """
-
+    """``[{"source": SLUG, "model": MODEL_SLUG, "publish": true}]``: each made from its source
+    unless its slug exists (then linked to its source, if it had none)."""
     created, checked = 0, set()
     for line, record in _records(path):
         try:
@@ -174,7 +150,6 @@ def load_clones(path: Path) -> int:
 
 
 def _link_to_source(slug: str, source_slug: str) -> None:
-    """A clone seeded before clones remembered their source gets it (never replaced)."""
     source = Guide.objects.filter(slug=source_slug).first()
     if source is not None:
         Guide.objects.filter(slug=slug, source__isnull=True).exclude(pk=source.pk).update(
@@ -211,7 +186,6 @@ def _records(path: Path) -> list[tuple[int, dict]]:
 
 
 def load_reference(path: Path) -> int:
-    """Create the fixture's records that are missing; return how many were created."""
     created_keys: set[tuple[str, str]] = set()
     for line, record in _records(path):
         label = record.get("model", "")
@@ -258,7 +232,6 @@ def token_problems(content: GuideContent, known: KnownSlugs | None) -> list[Cont
 
 
 def load_guide(content: GuideContent) -> int:
-    """Create the guide and everything it lists, unless its slug exists; return rows created."""
     if Guide.objects.filter(slug=content.slug).exists():
         if problems := token_problems(content, None):
             raise problems[0]
@@ -359,12 +332,5 @@ def load_guide(content: GuideContent) -> int:
                 1,
                 f"the guide fails its checks: {outcome.problems[0]}",
             )
-    return (
-        1
-        + len(content.sections)
-        + faq_count
-        + len(content.configurations)
-        + len(content.recommendations)
-        + len(content.cost_scenarios)
-        + len(content.sources)
-    )
+    listed = (content.configurations, content.recommendations, content.cost_scenarios)
+    return 1 + len(content.sections) + faq_count + sum(map(len, listed)) + len(content.sources)

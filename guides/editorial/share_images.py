@@ -1,18 +1,8 @@
-"""Each published guide's link-preview image (Open Graph and Twitter cards), in each language.
-
-Drawn with Pillow when a guide is published (in the background: see
-``guides.background.tasks.draw_share_images``), by ``seed_content`` for the guides it creates
-(bulk inserts publish nothing, so no task is queued), and for one still missing (no worker ran)
-by the worker once a visitor asks for it (the site-wide image is served meanwhile: a visitor's
-GET writes nothing); kept in the database, so that every app server serves the same bytes
-without shared disk.
-The image shows the site's name and logo, the guide's title, and its model and methods: text
-that changes only when the guide is published again, never with a price.
-
-Fonts come from the machine (``settings.SHARE_IMAGE_FONTS``, the first file found per language).
-A language with no font gets no image of its own, and its pages keep the site-wide one;
-``manage.py check`` says so (guides.W001), and names the languages in which published guides
-still lack their image (guides.W002).
+"""Each published guide's link-preview image (Open Graph, Twitter cards) in each language,
+drawn with Pillow on publication (in the background), by ``seed_content``, or by the worker on
+a visitor's request for one still missing; kept in the database so that every app server
+serves the same bytes. Fonts come from the machine (``settings.SHARE_IMAGE_FONTS``): a
+language without one keeps the site-wide image, which ``manage.py check`` reports.
 """
 
 from __future__ import annotations
@@ -51,17 +41,12 @@ NO_LINE_START = set("、。，．？！）」』ーぁぃぅぇぉっゃゅょ�
 THICKENED = {"ja": 1}
 NBSP = "\u00a0"
 # What to install (Debian) or set for a language without a font: SHARE_IMAGE_FONTS' defaults.
-FONT_REMEDIES = {
-    "en": ("fonts-dejavu-core", "SHARE_IMAGE_FONTS_LATIN"),
-    "de": ("fonts-dejavu-core", "SHARE_IMAGE_FONTS_LATIN"),
-    "ja": ("fonts-ipafont-gothic", "SHARE_IMAGE_FONTS_JA"),
-}
+LATIN_FONT_REMEDY = ("fonts-dejavu-core", "SHARE_IMAGE_FONTS_LATIN")
+FONT_REMEDIES = {"ja": ("fonts-ipafont-gothic", "SHARE_IMAGE_FONTS_JA")}
 
 
 @dataclass(frozen=True)
 class ShareCard:
-    """What one image says, in one language."""
-
     language: str
     site_name: str
     title: str
@@ -82,15 +67,11 @@ def card_for(guide: Guide, language: str) -> ShareCard:
 
 
 def font_path(language: str) -> Path | None:
-    """The first configured font file for ``language`` that exists on this machine."""
-    for candidate in settings.SHARE_IMAGE_FONTS.get(language, ()):
-        if Path(candidate).is_file():
-            return Path(candidate)
-    return None
+    candidates = map(Path, settings.SHARE_IMAGE_FONTS.get(language, ()))
+    return next((path for path in candidates if path.is_file()), None)
 
 
 def draw(card: ShareCard, font: Path) -> bytes:
-    """The card as a 1200 × 630 PNG."""
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     pen = ImageDraw.Draw(image)
     pen.rectangle((0, 0, WIDTH, 12), fill=ACCENT)
@@ -116,8 +97,7 @@ def draw(card: ShareCard, font: Path) -> bytes:
     methods = _as_many_as_fit(card.methods, methods_font, TEXT_WIDTH)
     pen.text((MARGIN, HEIGHT - 60), methods, font=methods_font, fill=MUTED, anchor="ls")
     out = io.BytesIO()
-    # zlib's default level, not optimize=True: under a quarter of the time (16 ms, not 71) for
-    # 3 % more bytes, which matters now that seed_content draws every image of a fresh install.
+    # zlib's default level: optimize=True takes over 4× the time for 3 % fewer bytes.
     image.save(out, format="PNG")
     return out.getvalue()
 
@@ -132,7 +112,6 @@ def _fitted_title(card: ShareCard, font: Path) -> tuple[ImageFont.FreeTypeFont, 
 
 
 def _as_many_as_fit(items: list[str], font: ImageFont.FreeTypeFont, width: float) -> str:
-    """``items`` joined by " · ", as many as fit in ``width``, then "…" for the rest."""
     for count in range(len(items), 0, -1):
         text = " · ".join(items[:count]) + (" · …" if count < len(items) else "")
         if font.getlength(text) <= width:
@@ -141,8 +120,8 @@ def _as_many_as_fit(items: list[str], font: ImageFont.FreeTypeFont, width: float
 
 
 def _wrap(text: str, font: ImageFont.FreeTypeFont, language: str) -> list[str]:
-    """Greedy line breaking at TEXT_WIDTH: between words (spaces; a no-break space holds),
-    or in Japanese between phrases, and between characters inside one too long for a line."""
+    """Greedy line breaking between words, or in Japanese between phrases (and characters
+    inside one too long for a line)."""
     parser = PHRASES.get(language)
     if parser is None:
         pieces, joiner = text.split(" "), " "
@@ -164,10 +143,7 @@ def _wrap(text: str, font: ImageFont.FreeTypeFont, language: str) -> list[str]:
 
 
 def draw_for_guide(guide: Guide) -> list[str]:
-    """Draw and store the guide's image in every language with a font; the languages drawn.
-
-    A guide no longer published keeps no images (its page, and so its card, is gone).
-    """
+    """The languages drawn; a guide no longer published keeps no images."""
     if guide.status != Guide.Status.PUBLISHED:
         ShareImage.objects.filter(guide=guide).delete()
         return []
@@ -175,7 +151,6 @@ def draw_for_guide(guide: Guide) -> list[str]:
 
 
 def draw_image(guide: Guide, language: str) -> ShareImage | None:
-    """Draw and store the (published) guide's image in ``language``; None where no font."""
     font = font_path(language)
     if font is None:
         return None
@@ -191,7 +166,6 @@ def drawable_languages() -> list[str]:
 
 
 def guides_without_image() -> dict[str, QuerySet[Guide]]:
-    """Each language with a font -> the published guides that have no image in it yet."""
     published = Guide.objects.published().select_related("language_model").order_by("slug")
     return {
         language: published.exclude(share_images__language=language)
@@ -200,8 +174,7 @@ def guides_without_image() -> dict[str, QuerySet[Guide]]:
 
 
 def draw_missing() -> int:
-    """Draw every missing image a font allows; how many. Quick when none is missing (a query
-    per language), so ``seed_content`` runs it every time."""
+    """How many drawn; a query per language when none is missing."""
     drawn = 0
     for language, guides in guides_without_image().items():
         for guide in guides:
@@ -221,7 +194,7 @@ def check_fonts(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     for language, _name in settings.LANGUAGES:
         if font_path(language) is not None:
             continue
-        package, setting = FONT_REMEDIES.get(language, FONT_REMEDIES["en"])
+        package, setting = FONT_REMEDIES.get(language, LATIN_FONT_REMEDY)
         looked_in = ", ".join(map(str, settings.SHARE_IMAGE_FONTS.get(language, ()))) or "none"
         warnings.append(
             checks.Warning(
@@ -236,7 +209,6 @@ def check_fonts(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
 
 @checks.register()
 def check_share_images(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
-    """Published guides without their image in a language that has a font (guides.W002)."""
     try:
         tables = set(connection.introspection.table_names())
         if not {Guide._meta.db_table, ShareImage._meta.db_table} <= tables:

@@ -1,15 +1,8 @@
-"""What an edit to shared data would move on the published guides, before it is saved.
-
-A GPU's specs, a language model, a method's margin, a memory rule or a fact feed every guide
-that quotes them: one slip ("989,5"
-read as 9895) changes every page at once. The admin asks before saving such an edit
-(``pricing.signals.shared_data_changing``); this answers with the figures it moves. Each
-published guide's figures are computed twice through the same ``PageFigures`` its page uses,
-once over the stored records and once with the edited record held in memory (a copy, never
-saved): no rolled-back save, no page rendered.
-
-A figure "moves" when it changes by more than ``MOVE_FACTOR`` either way, or when a verdict
-changes (which configuration is recommended, whether a configuration fits a method).
+"""What an edit to shared data (a GPU's specs, a language model, a method, a memory rule, a
+fact) would move on the published guides, before it is saved
+(``pricing.signals.shared_data_changing``). Each guide's figures are computed twice through the
+``PageFigures`` its page uses, over the stored records and with the edited record held in memory
+(never saved). A figure moves by more than ``MOVE_FACTOR`` either way, or a verdict changes.
 """
 
 from __future__ import annotations
@@ -42,7 +35,6 @@ class MovedFigure:
 
 
 def moved_by_gpu(before: Gpu, after: Gpu) -> list[MovedFigure]:
-    """The figures an edit of one GPU's specs moves on every published guide."""
     specs = pricing_selectors.gpu_specs(after)
 
     def edited(base: PageFigures) -> PageFigures:
@@ -59,14 +51,11 @@ def moved_by_gpu(before: Gpu, after: Gpu) -> list[MovedFigure]:
 
 
 def moved_by_model(before: LanguageModel, after: LanguageModel) -> list[MovedFigure]:
-    """The figures an edit of a language model moves on the published guides of that model."""
     guides = [
         g for g in selectors.published_guides_for_checking() if g.language_model_id == before.pk
     ]
 
     def edited(guide: Guide) -> Guide:
-        # A shallow copy whose language model is the edited (unsaved) one: guide_figures reads
-        # the model's size and architecture from it.
         edited_guide = copy.copy(guide)
         edited_guide.language_model = after
         return edited_guide
@@ -75,32 +64,16 @@ def moved_by_model(before: LanguageModel, after: LanguageModel) -> list[MovedFig
 
 
 def moved_by_fact(before: Fact, after: Fact) -> list[MovedFigure]:
-    """Where the guides quote a fact whose value the edit moves: its ``[[fact KEY]]`` uses,
-    found by the reference index. No computed figure reads a fact (only that token does), so
-    no guide's figures are computed here."""
+    """Its ``[[fact KEY]]`` uses: no computed figure reads a fact, only that token."""
     if not _moves(before.value, after.value):
         return []
-    moved = []
-    for use in uses_of([before]).get(before, []):
-        if use.working_copy:
-            continue
-        where = list(use.where)
-        where[0] = f"{where[0]} ({use.language})" if use.language else where[0]
-        moved.append(
-            MovedFigure(
-                use.owner,
-                " › ".join(where),
-                presentation.number(before.value),
-                presentation.number(after.value),
-            )
-        )
-    return moved
+    old, new = presentation.number(before.value), presentation.number(after.value)
+    uses = uses_of([before]).get(before, [])
+    return [MovedFigure(use.owner, use.place, old, new) for use in uses if not use.working_copy]
 
 
 def moved_by_method(before: Method, after: Method, rules=None) -> list[MovedFigure]:
-    """The figures an edit of a method moves: its planning margin and weight bytes and, edited
-    with it, its rules (``rules``: the edited MemoryRule rows, unsaved; their components as
-    stored)."""
+    """``rules``: the edited MemoryRule rows, unsaved (their components as stored)."""
     if after.planning_margin_percent is None:  # refused by the form already
         return []
 
@@ -119,8 +92,7 @@ def moved_by_method(before: Method, after: Method, rules=None) -> list[MovedFigu
 
 
 def moved_by_rule(before: MemoryRule, after: MemoryRule, components=None) -> list[MovedFigure]:
-    """The figures an edit of a memory rule moves: its reference figures and, edited with
-    them, its components (``components``: the edited rows, unsaved)."""
+    """``components``: the edited rows, unsaved."""
     method = before.method
     index = [rule.pk for rule in method.rules.all()].index(before.pk)
 
@@ -135,8 +107,7 @@ def moved_by_rule(before: MemoryRule, after: MemoryRule, components=None) -> lis
 
 
 def _rule(row: MemoryRule, components=None) -> calc.MemoryRule:
-    """A rule as the maths reads it, from a (possibly edited, unsaved) row and its component
-    rows (the stored ones where none are given; none for a rule not saved yet)."""
+    """A rule as the maths reads it, from a (possibly unsaved) row and its component rows."""
     if components is None:
         components = list(row.components.all()) if row.pk else []
     return calc.MemoryRule(
@@ -178,9 +149,7 @@ def _moves(before: object, after: object) -> bool:
 
 
 def _figures(guide: Guide, figures: PageFigures) -> dict[str, tuple[object, str]]:
-    """Each figure a guide's page states that shared data moves: per method, its peak memory
-    on one GPU, what it recommends and that run's hours and cost; and each fit verdict. Name
-    -> (value compared, value as shown). A serving guide's: ``_serving_figures``."""
+    """Each figure of a guide's page that shared data moves: name -> (value, as shown)."""
     if guide.serves:
         return _serving_figures(figures)
     found: dict[str, tuple[object, str]] = {}
@@ -227,9 +196,6 @@ def _figures(guide: Guide, figures: PageFigures) -> dict[str, tuple[object, str]
 
 
 def _serving_figures(figures: PageFigures) -> dict[str, tuple[object, str]]:
-    """A serving guide's: per precision, what it recommends, the cost of a million output
-    tokens there and the users within the target; and whether vLLM starts on each
-    configuration of its fit table."""
     found: dict[str, tuple[object, str]] = {}
     for precision, plan in figures.serving.items():
         name = precision.upper()
@@ -271,10 +237,8 @@ ROWS_OF = {Method, MemoryRule}  # edited with their rows: a method's rules, a ru
 
 
 def answer_shared_change(sender, before, after, children=None, **kwargs) -> list[MovedFigure]:
-    """``pricing.signals.shared_data_changing``: what the edit of ``before`` into ``after``
-    (with its edited rows, ``children``, where it has rows that count) moves. ``guides.apps``
-    connects it for each model of ``MOVED_BY``. An edit the maths cannot describe (a rule
-    with neither components nor a reference run) is the form's to refuse: nothing moves."""
+    """``pricing.signals.shared_data_changing`` (``children``: the edited rows). An edit the
+    maths cannot describe is the form's to refuse: nothing moves."""
     try:
         if sender in ROWS_OF:
             return MOVED_BY[sender](before, after, children)

@@ -1,7 +1,4 @@
-"""What the write side announces: a stored revision (``translating`` keeps the translation
-bases in step), a publication (``guides.background.tasks`` draws the share images), a schedule
-(``guides.background.tasks`` applies it on time) and a review (``guides.background.tasks``
-mails whom it concerns)."""
+"""What the write side announces, for ``translating`` and ``guides.background.tasks``."""
 
 from django.db import transaction
 from django.dispatch import Signal

@@ -1,24 +1,10 @@
-"""Translating a guide: the English beside each language, field by field, and out and back in.
+"""Translating a guide (docs/editing.md, "Translating a guide"): each translated field beside
+its English, and files for translators (the seed's format, or XLIFF 2.0) out and back in.
 
-- **Fields.** Every translated text of a guide (its title, question, short answer and meta
-  description; each section's heading, texts and caption; each FAQ question and answer) is a
-  ``TextField`` named by a key such as ``section.17.body``: its anchor in the translation view,
-  its unit id in XLIFF, the ``field_key`` of its ``TranslationBasis``. A live guide's fields
-  are read from its working copy, as the guide form shows them.
-- **Bases: which English a translation answers.** Revisions say what each language held, not
-  which English a German text was written against, so every revision stored
-  (``revisions.store``: guide form, working copy, revert, this module) updates the bases: a
-  field whose German changed answers the English it was saved with; a field whose English
-  changed while its German did not keeps answering the English before. A field is *stale*
-  while its basis differs from its English: the view marks it with the English diff, the
-  dashboard names it. A translator may also confirm that a text still fits.
-- **Saving** goes the guide form's way (``publishing.save_draft``): a live guide's edit becomes a
-  draft revision (its working copy) checked by ``guide_problems``; a draft guide's edit is
-  saved to its rows and kept as a revision. The prose rules apply with the guide form's
-  messages, and the tokens must be those of the English text.
-- **Files for translators:** one language's text in the seed's format (``content_files``) or
-  as XLIFF 2.0 (one ``<unit>`` per field). An import is checked whole and saves nothing when
-  anything is wrong; a dry run shows what would change.
+A translation's basis (``TranslationBasis``) is the English it answers, updated as each
+revision is stored; a field is *stale* while its basis differs from its English now. Saving
+goes the guide form's way (``publishing.save_draft``); an import is checked whole and saves
+nothing when anything is wrong.
 """
 
 from __future__ import annotations
@@ -84,7 +70,6 @@ def language_name(code: str) -> str:
 
 
 def translation_url(guide: Guide, language: str, *, changed_only: bool = False) -> str:
-    """The admin's translation view of ``guide`` into ``language`` (its stale fields only)."""
     url = reverse("admin:guides_guide_translate", args=[guide.pk, language])
     return url + "?changed=1" if changed_only else url
 
@@ -124,14 +109,7 @@ class TextField:
         return f"{self.where}, {self.label} ({language_name(language)})"
 
 
-def field_key(model: type[models.Model], pk, name: str) -> str:
-    return f"{model._meta.model_name}.{pk}.{name}"
-
-
-Row = revisions.Row
-
-
-def _fields(rows: list[Row]) -> list[TextField]:
+def _fields(rows: list[revisions.Row]) -> list[TextField]:
     """The translated fields of these rows (the others' are left out), in the guide's order."""
     order = list(TRANSLATED)
     rows = sorted(
@@ -146,7 +124,8 @@ def _fields(rows: list[Row]) -> list[TextField]:
                 lang: revisions.normalise_newlines(values.get(f"{name}_{lang}") or "")
                 for lang in publishing_rules.LANGUAGES
             }
-            fields.append(TextField(field_key(model, pk, name), model, pk, name, where, texts))
+            key = f"{model._meta.model_name}.{pk}.{name}"
+            fields.append(TextField(key, model, pk, name, where, texts))
     return fields
 
 
@@ -155,8 +134,7 @@ def working_copy_of(guide: Guide) -> GuideRevision | None:
 
 
 def text_fields(guide: Guide) -> list[TextField]:
-    """Every translated field of the guide as editors edit it: a live guide's working copy,
-    where it has one, else its rows."""
+    """As editors edit it: a live guide's working copy, where it has one, else its rows."""
     draft = working_copy_of(guide)
     if draft is not None:
         return _fields(revisions.revision_rows(draft.revision))
@@ -166,14 +144,12 @@ def text_fields(guide: Guide) -> list[TextField]:
 # --- bases: which English each translation answers --------------------------------------------
 
 
-def _texts_by_key(rows: list[Row]) -> dict[str, dict[str, str]]:
+def _texts_by_key(rows: list[revisions.Row]) -> dict[str, dict[str, str]]:
     return {f.key: f.texts for f in _fields(rows)}
 
 
 @receiver(signals.revision_stored, dispatch_uid="translation_bases")
 def bases_update(sender, guide: Guide, previous, versions: list, **_kwargs) -> None:
-    """As a revision is stored: ``versions`` are its rows, ``previous`` the revision that was
-    newest before it (None for a guide's first)."""
     before = _texts_by_key(revisions.revision_rows(previous)) if previous is not None else {}
     _record_bases(guide, before, _texts_by_key(revisions.rows_of(versions)))
 
@@ -184,8 +160,7 @@ def _record_bases(
     after: dict[str, dict[str, str]],
     confirmed: Iterable[tuple[str, str]] = (),
 ) -> None:
-    """Each field's basis after a save from ``before`` to ``after`` (texts by key and
-    language); ``confirmed``: (language, key) of translations that still fit their English."""
+    """``confirmed``: (language, key) of translations that still fit their English."""
     confirmed = set(confirmed)
     existing = {(b.language, b.field_key): b for b in guide.translation_bases.all()}
     new, changed = [], []
@@ -230,9 +205,6 @@ def english_answered(
 
 @dataclass(frozen=True)
 class StaleField:
-    """A translated field whose English changed since the translation was last saved, or
-    (``untranslated``) whose English has text and the translation none."""
-
     field: TextField
     english_then: str
     untranslated: bool = False
@@ -245,8 +217,8 @@ class StaleField:
 def stale_fields(
     fields: list[TextField], language: str, bases: dict[str, str]
 ) -> dict[str, StaleField]:
-    """By key, the fields a translator must look at: a translation that answers an English
-    now changed, and an English text with no translation at all (e.g. a question added)."""
+    """By key: a translation that answers an English now changed, and an English text with
+    no translation at all."""
     found = {}
     for f in fields:
         if not f.texts[language].strip():
@@ -266,8 +238,7 @@ def bases_of(guide: Guide, language: str) -> dict[str, str]:
 
 
 def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
-    """(guide, language, stale fields) where a text lags behind its English, for the
-    dashboard: four queries, whatever the number of guides and bases."""
+    """(guide, language, stale fields), for the dashboard: four queries."""
     bases: dict[int, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for guide_id, language, key, english in TranslationBasis.objects.values_list(
         "guide_id", "language", "field_key", "english"
@@ -311,7 +282,6 @@ class TranslationConflict(Exception):
 
 
 def token_differences(english: str, text: str) -> list[str]:
-    """A translation states the figures its English states: the same tokens, as often."""
     wanted = Counter(m.group(0) for m in TOKEN_RE.finditer(english))
     found = Counter(m.group(0) for m in TOKEN_RE.finditer(text))
     return (
@@ -337,7 +307,6 @@ def translation_problems(
     *,
     published: bool,
 ) -> list[FieldProblem]:
-    """What is wrong with the changed texts, each naming its field (the guide form's rules)."""
     problems = []
     for key, text in changes.items():
         field = fields[key]
@@ -372,7 +341,6 @@ class SavedTranslation:
 
 
 def changed_texts(fields: dict[str, TextField], language: str, texts: dict[str, str]) -> dict:
-    """The texts that differ from the field's (line endings do not count)."""
     texts = {k: revisions.normalise_newlines(v) for k, v in texts.items()}
     return {k: v for k, v in texts.items() if v != fields[k].texts[language]}
 
@@ -388,8 +356,7 @@ def translation_save(
     version: int | None = None,
     known: KnownSlugs | None = None,
 ) -> SavedTranslation:
-    """Save ``texts`` (by field key) as ``language``'s: refused whole (TranslationRefused)
-    when any is wrong, or (TranslationConflict) when the guide's ``version`` moved on.
+    """Save ``texts`` (by field key), or none of them (TranslationRefused, TranslationConflict).
     ``confirmed`` keys: translations that still fit their changed English."""
     if language not in target_languages():
         raise ValueError(f"not a target language: {language}")
@@ -409,8 +376,6 @@ def translation_save(
             raise TranslationConflict(str(EDIT_CONFLICT))
         saved = SavedTranslation(None, False)
         if changes:
-            # A live guide's: its working copy, as the guide form's "Save draft"; a guide
-            # never published: its rows.
             content = revisions.editing_content(current)
             rows = {(Guide, current.pk): content.guide}
             rows |= {(type(row), row.pk): row for found in content.rows.values() for row in found}
@@ -423,8 +388,7 @@ def translation_save(
         if keys:
             now = {k: fields[k].texts for k in keys}
             _record_bases(current, now, now, confirmed=[(language, k) for k in keys])
-            # No revision, so no signal: say so, as the admin's stale-translation warnings
-            # read the bases (a stored revision's GuideRevision does this for other saves).
+            # No revision stored, so nothing else invalidates the admin's stale warnings.
             invalidation.invalidate({guide_tags.guide(guide.pk)})
     return saved
 
@@ -448,10 +412,7 @@ def export_filename(guide: Guide, language: str, fmt: str) -> str:
 
 
 def markdown_export(guide: Guide, language: str) -> str:
-    """``language``'s text in the seed's per-language format (content/guides/<slug>/<lang>.md).
-
-    Raises TranslationFileError for a text the format cannot hold (a line of a section's text
-    that reads as a heading); XLIFF holds any text."""
+    """In the seed's per-language format; TranslationFileError for a text it cannot hold."""
     try:
         return content_files.language_text(
             _content(guide), language, Path(f"{language}.md"), fold_line_breaks=True
@@ -464,8 +425,7 @@ def markdown_export(guide: Guide, language: str) -> str:
 
 
 def xliff_export(guide: Guide, language: str) -> str:
-    """English source and ``language`` target, one unit per field (its key as id); each token
-    a placeholder (``<ph>``, the token in ``equiv``) that tools neither copy nor delete."""
+    """One unit per field (its key as id); each token a ``<ph>`` that tools keep."""
     root = ET.Element(
         "xliff", {"xmlns": XLIFF_NS, "version": "2.0", "srcLang": SOURCE, "trgLang": language}
     )
@@ -484,22 +444,15 @@ def xliff_export(guide: Guide, language: str) -> str:
             texts.append((element, target, f.texts[SOURCE]))
     ET.indent(root)  # before the texts go in: indenting would change their spaces
     for element, text, english in texts:
-        _fill(element, text, _placeholder_ids(english))
+        _fill(element, text, english)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _placeholder_ids(source: str) -> dict[str, list[str]]:
-    """Per token of the source, the ids of its placeholders in order (1, 2, …)."""
-    ids: dict[str, list[str]] = defaultdict(list)
+def _fill(element: ET.Element, text: str, source: str) -> None:
+    """Each token a <ph/> with the id of the same token in ``source``, else a new one."""
+    unused: dict[str, list[str]] = defaultdict(list)  # each token's ids in the source, in order
     for number, match in enumerate(TOKEN_RE.finditer(source), start=1):
-        ids[match.group(0)].append(str(number))
-    return ids
-
-
-def _fill(element: ET.Element, text: str, ids: dict[str, list[str]]) -> None:
-    """``text`` into ``element``, each token a <ph/>: in a target, the id of the same token in
-    the source (one id per occurrence), or a new one for a token the source lacks."""
-    unused = {token: list(numbers) for token, numbers in ids.items()}
+        unused[match.group(0)].append(str(number))
     pieces = TOKEN_RE.split(text)  # the text before each token, the token's inside, …, the rest
     element.text = pieces[0]
     for number, (inside, after) in enumerate(zip(pieces[1::2], pieces[2::2], strict=True), 1):
@@ -516,9 +469,8 @@ MARKDOWN_NAME_RE = re.compile(r"(?:(?P<slug>.+)\.)?(?P<language>[^.]+?)(?: ?\(\d
 
 
 def _markdown_targets(guide: Guide, language: str, text: str, filename: str, fields):
-    """A Markdown file names its guide and language only in its name, as downloaded
-    ("<slug>.<lang>.md") or as in the seed ("<lang>.md"): any other name is refused, so that
-    a renamed file cannot put one language's text into another."""
+    """A Markdown file names its guide and language only in its name: any other name is
+    refused, so that a renamed file cannot put one language's text into another."""
     name = Path(filename or f"{language}.md").name
     named = MARKDOWN_NAME_RE.fullmatch(name)
     if named is None or named["language"] not in publishing_rules.LANGUAGES:
@@ -568,7 +520,6 @@ def _wrong_guide(found: str, guide: Guide) -> str:
 
 
 def _xliff_root(text: str) -> ET.Element:
-    """The parsed file, or why it is refused: not XML, a DTD or entities, nested too deep."""
     try:
         return bounded_xml.fromstring(text, max_depth=MAX_XLIFF_DEPTH)
     except bounded_xml.ParseError as exc:
@@ -590,7 +541,6 @@ def _xliff_root(text: str) -> ET.Element:
 
 
 def _xliff_targets(guide: Guide, language: str, text: str, fields):
-    """The targets by field key, and the keys whose English in the file is not the guide's."""
     root = _xliff_root(text)
     ns = f"{{{XLIFF_NS}}}"
     if root.tag != f"{ns}xliff" or root.get("version") != "2.0":
@@ -635,8 +585,7 @@ def _xliff_targets(guide: Guide, language: str, text: str, fields):
 
 
 def _segment_text(element: ET.Element, key: str, placeholders: dict[str, str]) -> str:
-    """The text of a <source> or <target>: each <ph/> its token (``equiv``, else the source's
-    placeholder with its id), <mrk> annotations their text; other inline codes are refused."""
+    """Each <ph/> its token (``equiv``, else the source's by id), each <mrk> its text."""
     ns = f"{{{XLIFF_NS}}}"
     parts = [element.text or ""]
     for child in element:
@@ -685,12 +634,8 @@ def translation_import(
     dry_run: bool = True,
     known: KnownSlugs | None = None,
 ) -> ImportResult:
-    """Read a translator's file; unless ``dry_run``, save its changes as one revision.
-
-    Raises TranslationFileError for a file that cannot be read as a whole; a readable file's
-    problems (bad tokens, typed figures, tokens not those of the English) are in the result,
-    and then nothing is saved.
-    """
+    """Read a translator's file (TranslationFileError where it cannot be read); unless
+    ``dry_run`` or the result holds problems, save its changes as one revision."""
     if language not in target_languages():
         raise TranslationFileError(_("Translations are imported into German or Japanese."))
     if len(data) > MAX_IMPORT_BYTES:

@@ -1,21 +1,10 @@
-"""Where a fact, source, GPU, method, provider, language model or hour block is used.
-
-A reference index in the spirit of Wagtail's: guides name these through their prose tokens
-(``[[fact minimum-top-up]]``, ``[[price 8xb200@massed-compute]]``) and their tables (the guide's
-model, cited sources, fit-table rows, recommendation overrides, cost scenarios, comparison
-tables), and comparison pages name two GPUs. Deleting one would leave a dash in a published
-sentence ("TOPUP is — end") or break a table, so the admin's delete pages and the ORM refuse to
-delete anything used (``guides.apps`` connects ``refuse_deleting_used`` to the signal that
-those models' ``delete()`` sends first).
-
-Unlike Wagtail's, the index is not a table kept in step with every save: it is computed when a
-deletion asks, in one pass over every guide's rows and over each guide's working copy or
-scheduled revision (django-reversion versions, see ``guides.editorial.revisions``), in a fixed
-number of queries however many guides, tokens or objects there are. Foreign keys from elsewhere
-(prices, memory rules, measurements, a fact's source) are Django's ``on_delete=PROTECT``.
-
-An hour block is used where it is the block a cost scenario falls in: the page names it beside
-the scenario's cost. The other blocks may go: ``[[blocks]]`` then lists one fewer.
+"""Where a fact, source, GPU, method, provider, language model or hour block is used: by
+guides' prose tokens and tables (live, working copies and scheduled revisions) and by
+comparison pages. Deleting one would leave a dash in a published sentence, so deletions of
+anything used are refused (``guides.apps`` connects ``refuse_deleting_used``). Unlike Wagtail's
+reference index, it is computed when a deletion asks, in a fixed number of queries. Foreign
+keys from elsewhere (prices, memory rules, a fact's source) are ``on_delete=PROTECT``. An hour
+block is used where it is the block a cost scenario falls in.
 """
 
 from __future__ import annotations
@@ -71,8 +60,6 @@ SEPARATOR = " › "
 
 @dataclass(frozen=True)
 class Use:
-    """One place that uses an object: what an editor reads, and the admin page to fix it."""
-
     owner: str  # Guide “Which GPU …”, or GPU comparison “H100 – A100 80GB”
     url: str
     where: tuple[str, ...] = ()  # ("FAQ 3", "[[fact minimum-top-up]]"), in no language
@@ -81,12 +68,16 @@ class Use:
     in_guide: bool = True  # False for a GPU comparison page
 
     @property
-    def label(self) -> str:
-        """Guide “Which GPU …” › FAQ 3 (de) › [[fact minimum-top-up]]"""
+    def place(self) -> str:
+        """FAQ 3 (de) › [[fact minimum-top-up]]"""
         where = list(self.where)
         if self.language:
             where[0] = f"{where[0]} ({self.language})"
-        label = SEPARATOR.join((self.owner, *where))
+        return SEPARATOR.join(where)
+
+    @property
+    def label(self) -> str:
+        label = SEPARATOR.join((self.owner, self.place)) if self.where else self.owner
         return _("%(place)s (working copy)") % {"place": label} if self.working_copy else label
 
 
@@ -101,8 +92,6 @@ def key_of(obj: models.Model) -> Key:
 
 @dataclass
 class _Content:
-    """A guide's fields and rows as dicts of attnames, live or from a revision."""
-
     guide_pk: int
     fields: dict
     rows: dict[type[models.Model], list[dict]]
@@ -125,8 +114,7 @@ class ReferenceIndex:
 
 
 def build_index() -> ReferenceIndex:
-    """Every use of every indexed object, live and in working copies: 12 queries (13 with
-    working copies), however many guides, rows and tokens."""
+    """12 queries (13 with working copies), however many guides, rows and tokens."""
     index = ReferenceIndex()
     guides = {g["id"]: g for g in _raw_values(Guide)}
     gpus = {pk: (slug, name) for pk, slug, name in Gpu.objects.values_list("pk", "slug", "name")}
@@ -152,7 +140,6 @@ def build_index() -> ReferenceIndex:
 
 
 def uses_of(objs: Iterable[models.Model]) -> dict[models.Model, list[Use]]:
-    """The uses of each object that has any, from one build of the index."""
     objs = list(objs)
     if not objs:
         return {}
@@ -165,8 +152,7 @@ def uses_of(objs: Iterable[models.Model]) -> dict[models.Model, list[Use]]:
 
 def refuse_deleting_used(sender, objects, **kwargs) -> None:
     """``pricing.signals.deletion_requested``: refuse to delete a used object, whoever deletes
-    it (the admin, the shell, a command), before Django collects anything; once per
-    ``QuerySet.delete()``, however many objects it deletes. InUseError names every use."""
+    it, before Django collects anything; once per ``QuerySet.delete()``."""
     if used := uses_of(objects):
         lines = [f"{obj}: {use.label}" for obj, uses in used.items() for use in uses]
         raise InUseError(
@@ -190,7 +176,6 @@ class _Names:
 
 
 def _raw_values(model: type[models.Model]) -> list[dict]:
-    """Rows as dicts of attnames, every language's text by its own name (``heading_de``)."""
     return list(model._default_manager.values(*(f.attname for f in revisions.columns(model))))
 
 
@@ -203,7 +188,6 @@ def _live_contents(guides: dict[int, dict]) -> list[_Content]:
 
 
 def _working_copies(guides: dict[int, dict]) -> list[_Content]:
-    """Each guide's working copy and any revision scheduled to go live, as saved."""
     stored = GuideRevision.objects.values_list("pk", "guide_id", "published_at", "go_live_at")
     newest: dict[int, int] = {}
     live: dict[int, tuple] = {}
