@@ -2,14 +2,10 @@
 Its add and change pages are ``edit_view``'s."""
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.db.models import DateField, Value
 from django.shortcuts import redirect
-from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils import translation
 from django.utils.functional import lazy
 from django.utils.html import format_html_join
 from django.utils.text import capfirst
@@ -18,10 +14,10 @@ from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInl
 
 from gpuguide.lib.editor_input import EditorInputMixin
 from guides import permissions
-from guides.admin import merging
-from guides.admin.coediting import CoeditingAdminMixin
+from guides.admin import merging, prose
 from guides.admin.edit_view import GuideEditView
 from guides.admin.families import mark_fields
+from guides.admin.presence import CoeditingAdminMixin
 from guides.admin.prose import ProseForm, ProseHelpMixin, token_reference
 from guides.admin.revision_views import RevisionAdminMixin
 from guides.admin.translation_views import TranslationAdminMixin
@@ -43,11 +39,9 @@ from pricing.models import LanguageModel, Provider
 
 
 class GuideRowsFormSet(forms.BaseInlineFormSet):
-    """An inline of the guide form on ``rows``, the rows of what the form edits (a
-    ``revisions.Content``: a live guide's working copy holds rows that are in no table until
-    it is published), in place of a query. On a clone's form each existing row carries its
-    follow marks (row ``i`` is the guide's ``i + 1``-th section or FAQ entry, as a clone's
-    rows are matched)."""
+    """An inline of the guide form on ``rows``, the rows of what the form edits (a working copy's
+    are in no table), in place of a query. On a clone's form each existing row carries its
+    follow marks (row ``i`` is the guide's ``i + 1``-th section or FAQ entry)."""
 
     def __init__(self, data=None, files=None, *, instance, rows, prefix=None, form_kwargs=None,
                  family_marks=None, family_source="") -> None:  # fmt: skip
@@ -103,11 +97,7 @@ class RequiredTranslationsFormSet(GuideRowsFormSet):
 
 
 class RowForm(merging.MergingFormMixin, ProseForm):
-    """A section's or FAQ entry's form: merged field by field with a save made meanwhile."""
-
-
-class RelatedRowForm(merging.MergingFormMixin, forms.ModelForm):
-    """The other inlines' rows, merged the same way."""
+    """A row's form: its tokens checked, merged field by field with a save made meanwhile."""
 
 
 class SectionFormSet(RequiredTranslationsFormSet):
@@ -144,23 +134,19 @@ class FaqEntryInline(EditorInputMixin, ProseHelpMixin, TranslationStackedInline)
 
 
 class RelatedRowsInline(EditorInputMixin, admin.TabularInline):
-    """A tabular inline whose rows name related records (their __str__ shows above each row;
-    ``revisions.Content`` reads them with the rows)."""
-
-    form = RelatedRowForm
+    form = RowForm
     formset = GuideRowsFormSet
+    extra = 0
 
 
 class GuideSourceInline(RelatedRowsInline):
     model = GuideSource
-    extra = 0
     autocomplete_fields = ["source"]
     fields = ["position", "source"]
 
 
 class FitConfigurationInline(RelatedRowsInline):
     model = FitConfiguration
-    extra = 0
     fields = ["position", "gpu", "count"]
 
 
@@ -170,20 +156,16 @@ class RecommendationInline(RelatedRowsInline):
 
     model = Recommendation
     verbose_name_plural = _("recommendation overrides (leave empty: they are computed)")
-    extra = 0
     fields = ["position", "method", "gpu", "count"]
 
 
 class CostScenarioInline(RelatedRowsInline):
     model = CostScenario
-    extra = 0
     fields = ["position", "method", "gpu", "count", "hours"]
 
 
 class GuideForm(merging.MergingFormMixin, ProseForm):
-    # The version the editor started from, and a hash of each field's value then (the
-    # guide's and its rows'): a save from an older version is merged field by field
-    # (guides.admin.merging); without the hashes (an old tab) it is refused.
+    # What the editor started from: a save from an older version is merged (guides.admin.merging).
     edited_version = merging.BookkeepingField(required=False)
     started_from = merging.BookkeepingField(required=False)
 
@@ -353,15 +335,10 @@ class GuideAdmin(
     def preview_links(self, guide: Guide) -> str:
         if not guide.pk:
             return _("Save the guide to preview it.")
-        links = []
-        for code, name in settings.LANGUAGES:
-            with translation.override(code):
-                links.append((reverse("guides:detail", kwargs={"slug": guide.slug}), name))
+        links = prose.preview_links(guide, None)
         return format_html_join(" · ", '<a href="{}" target="_blank" rel="noopener">{}</a>', links)
 
     change_form_template = "admin/guides/guide/change_form.html"
-
-    # --- duplicating a guide for another model ----------------------------------------------
 
     actions = ["duplicate_for_another_model"]
 
@@ -396,15 +373,13 @@ class GuideAdmin(
                     messages.SUCCESS,
                 )
                 return redirect("admin:guides_guide_change", guide.pk)
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/duplicate.html",
+            "duplicate.html",
             {
-                **self.admin_site.each_context(request),
                 "title": _("Duplicate “%(title)s” for another model") % {"title": source.title},
                 "source": source,
                 "form": form,
-                "opts": self.model._meta,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                 "selected": source.pk,
                 "slug_example": guide_slug_for(source.language_model, source.kind),
