@@ -365,7 +365,6 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
         }
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
     # Tasks that outlast the timeout, purges and other tasks that wait: is the worker running?
-    # (The front cache serves the pages a waiting purge would drop until midnight.)
     waiting = trouble.waiting_too_long - trouble.purges_waiting
     for count, status, command, message in [
         (trouble.running_too_long, "RUNNING", TASK_WORKER, ngettext(

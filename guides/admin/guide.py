@@ -200,8 +200,7 @@ class GuideForm(merging.MergingFormMixin, ProseForm):
         return cleaned
 
 
-# The token list above the guide's text; on an existing guide, each example as it reads there
-# (``get_fieldsets``).
+# The token list above the guide's text (on an existing guide, see ``get_fieldsets``).
 TOKEN_REFERENCE = lazy(token_reference, str)()
 
 
@@ -227,8 +226,7 @@ class GuideAdmin(
     ]
     list_display = ["title", "status", "languages_complete", "updated_at", "last_price_check"]
     list_filter = ["status", "language_model"]
-    # Every language's text of the guide, its sections and its FAQ entries. The joins repeat a
-    # guide once per row; Django sees the related lookups and lists each guide once (DISTINCT).
+    # Every language's text of the guide, its sections and FAQ entries (Django adds DISTINCT).
     search_fields = ["slug"] + [
         f"{rows}{field}_{language}"
         for rows, fields in (
@@ -312,15 +310,10 @@ class GuideAdmin(
 
     @admin.display(description=_("languages complete"))
     def languages_complete(self, guide: Guide) -> str:
-        values = {
-            f"{f}_{lang}": getattr(guide, f"{f}_{lang}")
-            for f in publishing_rules.GUIDE_REQUIRED
-            for lang in publishing_rules.LANGUAGES
-        }
-        missing = {
+        missing = {  # what it holds in each language is in its field values ("title_de")
             name.rsplit("_", 1)[1]
             for name in publishing_rules.missing_translations(
-                values, publishing_rules.GUIDE_REQUIRED
+                vars(guide), publishing_rules.GUIDE_REQUIRED
             )
         }
         return " ".join(

@@ -139,6 +139,7 @@ class TranslationAdminMixin:
             ),
             "can_change": permissions.may_translate(request.user, language),
             "working_copy": translating.working_copy_of(guide),
+            "import_form": TranslationImportForm(),
         }
 
     def translation_view(self, request, object_id, language):
@@ -192,7 +193,6 @@ class TranslationAdminMixin:
                 "changed_only": changed_only,
                 "all_url": translation_url(guide, language),
                 "changed_url": translation_url(guide, language, changed_only=True),
-                "import_form": TranslationImportForm(),
             },
         )
 
@@ -267,7 +267,6 @@ class TranslationAdminMixin:
                 % {"title": guide.title, "language": translating.language_name(language)},
                 "form": form,
                 "result": result,
-                "import_form": TranslationImportForm(),
                 "back_url": translation_url(guide, language),
             },
         )
