@@ -41,7 +41,10 @@ from pricing.models import LanguageModel, Provider
 class GuideRowsFormSet(forms.BaseInlineFormSet):
     """An inline of the guide form on ``rows``, the rows of what the form edits (a working copy's
     are in no table), in place of a query. On a clone's form each existing row carries its
-    follow marks (row ``i`` is the guide's ``i + 1``-th section or FAQ entry)."""
+    follow marks (row ``i`` is the guide's ``i + 1``-th section or FAQ entry). Publishing needs
+    the ``required`` fields of every row in every language."""
+
+    required: list[str] = []
 
     def __init__(self, data=None, files=None, *, instance, rows, prefix=None, form_kwargs=None,
                  family_marks=None, family_source="") -> None:  # fmt: skip
@@ -72,12 +75,6 @@ class GuideRowsFormSet(forms.BaseInlineFormSet):
             mark_fields(form.fields, self.family_marks, self.model, i + 1, self.family_source)
         return form
 
-
-class RequiredTranslationsFormSet(GuideRowsFormSet):
-    """Publishing needs every required field of every row in every language."""
-
-    required: list[str] = []
-
     def clean(self) -> None:
         super().clean()
         if getattr(self.instance, "status", None) != Guide.Status.PUBLISHED:
@@ -100,11 +97,11 @@ class RowForm(merging.MergingFormMixin, ProseForm):
     """A row's form: its tokens checked, merged field by field with a save made meanwhile."""
 
 
-class SectionFormSet(RequiredTranslationsFormSet):
+class SectionFormSet(GuideRowsFormSet):
     required = publishing_rules.SECTION_REQUIRED
 
 
-class FaqFormSet(RequiredTranslationsFormSet):
+class FaqFormSet(GuideRowsFormSet):
     required = publishing_rules.FAQ_REQUIRED
 
 
