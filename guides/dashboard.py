@@ -402,11 +402,9 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
 def scheduled_changes() -> list[DashboardWarning]:
     """Every pending go-live and expiry, soonest first; read on every visit (a schedule set
     replaces no version)."""
-    changes, scheduled = [], revisions.schedules()
-    for revision in scheduled.going_live:
-        changes.append((revision.go_live_at, revision, GOES_LIVE))
-    for revision in scheduled.expiring:
-        changes.append((revision.expire_at, revision, EXPIRES))
+    scheduled = revisions.schedules()
+    changes = [(r.go_live_at, r, GOES_LIVE) for r in scheduled.going_live]
+    changes += [(r.expire_at, r, EXPIRES) for r in scheduled.expiring]
     return [
         DashboardWarning(
             message

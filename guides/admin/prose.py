@@ -54,9 +54,7 @@ class ProseHelpMixin:
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
-        base, _sep, language = db_field.name.rpartition("_")  # "body_de" -> "body", "de"
-        if language not in publishing_rules.LANGUAGES:
-            base = db_field.name
+        base = getattr(db_field, "translated_field", db_field).name  # "body_de": "body"
         if field is not None and base in getattr(db_field.model, "prose_fields", ()):
             field.help_text = TOKEN_HELP
             field.widget.attrs["data-token-picker"] = ""  # static/js/guide-editor.js

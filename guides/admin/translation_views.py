@@ -197,21 +197,16 @@ class TranslationAdminMixin:
         )
 
     def _say_saved(self, request, guide: Guide, saved, *, confirmed: bool = False) -> None:
-        if saved.revision is None:
-            if confirmed:
-                self.message_user(
-                    request, _("Marked as still fitting the new English."), messages.SUCCESS
-                )
-            else:
-                self.message_user(request, _("Nothing was changed."), messages.INFO)
-            return
-        number = saved.revision.pk
-        if not saved.working_copy:
-            self.message_user(
-                request, _("Saved as revision %(number)s.") % {"number": number}, messages.SUCCESS
-            )
-            return
-        self.message_user(request, *draft_saved_message(guide, saved.revision, saved.problems))
+        if saved.revision is None and confirmed:
+            said = _("Marked as still fitting the new English."), messages.SUCCESS
+        elif saved.revision is None:
+            said = _("Nothing was changed."), messages.INFO
+        elif not saved.working_copy:
+            number = saved.revision.pk
+            said = _("Saved as revision %(number)s.") % {"number": number}, messages.SUCCESS
+        else:
+            said = draft_saved_message(guide, saved.revision, saved.problems)
+        self.message_user(request, *said)
 
     def translation_export_view(self, request, object_id, language, fmt):
         guide = self._guide_to_translate(request, object_id, language)
