@@ -113,9 +113,12 @@ class GuideEditView:
         return self._page(request, edit, form_url, extra_context)
 
     def _edit(self, request, guide: Guide | None, data) -> GuideEdit:
+        stale = False
         if guide is not None and data is not None:
             # Two saves of one guide wait here for each other: each merges with what it reads.
             guide = Guide.objects.select_for_update().get(pk=guide.pk)
+            # Saved by someone else since this form was opened: each form merges with that save.
+            stale = data.get("edited_version") != str(guide.version)
         live = guide is not None and guide.status == Guide.Status.PUBLISHED
         # Taking a live guide offline (its status set to draft) is written to its rows.
         working_copy = live and (data is None or data.get("status") != Guide.Status.DRAFT)
@@ -126,12 +129,6 @@ class GuideEditView:
         else:
             content = revisions.rows_content(guide)
         known = SimpleLazyObject(selectors.token_slugs)
-        # Saved by someone else since this form was opened: each form merges with that save.
-        stale = (
-            guide is not None
-            and data is not None
-            and data.get("edited_version") != str(guide.version)
-        )
         marks, source = {}, ""
         if guide is not None and guide.source_id is not None:
             marks, source = guide_families.follow_marks(content), families.source_name(guide)

@@ -350,7 +350,7 @@ class GuideAdmin(
                     source,
                     form.cleaned_data["language_model"],
                     slug=form.cleaned_data["slug"] or None,
-                    publish=form.cleaned_data["publish"],
+                    publish=form.cleaned_data.get("publish", False),
                     user=request.user,
                 )
             except CloneRefused as refused:
@@ -397,11 +397,6 @@ class DuplicateGuideForm(forms.Form):
         super().__init__(*args, **kwargs)
         if not may_publish:  # a draft, to be submitted for review
             del self.fields["publish"]
-
-    def clean(self) -> dict:
-        cleaned = super().clean()
-        cleaned.setdefault("publish", False)
-        return cleaned
 
 
 def _house_check_date():
