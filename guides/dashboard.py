@@ -420,10 +420,6 @@ def scheduled_changes() -> list[DashboardWarning]:
     ]
 
 
-WAITING = gettext_lazy(
-    "“%(guide)s”: revision %(number)s from %(who)s, submitted %(when)s%(comment)s"
-)
-YOURS = gettext_lazy("“%(guide)s”: revision %(number)s is %(state)s%(comment)s")
 RECENT_DECISIONS = timedelta(days=14)
 
 
@@ -443,7 +439,9 @@ def review_lists(user, now=None) -> tuple[list[DashboardWarning], list[Dashboard
     waiting = []
     if permissions.may_publish(user):
         for review in reviews.filter(state=Review.State.PENDING).order_by("submitted_at"):
-            message = WAITING % {
+            message = _(
+                "“%(guide)s”: revision %(number)s from %(who)s, submitted %(when)s%(comment)s"
+            ) % {
                 "guide": review.guide.title,
                 "number": review.revision_id,
                 "who": review.submitted_by or "—",
@@ -456,7 +454,7 @@ def review_lists(user, now=None) -> tuple[list[DashboardWarning], list[Dashboard
         Q(state=Review.State.PENDING) | Q(decided_at__gte=now - RECENT_DECISIONS)
     )
     for review in mine.order_by("-submitted_at")[:20]:
-        message = YOURS % {
+        message = _("“%(guide)s”: revision %(number)s is %(state)s%(comment)s") % {
             "guide": review.guide.title,
             "number": review.revision_id,
             "state": review.get_state_display(),

@@ -12,10 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from babel.dates import format_skeleton
-from django.contrib.admin.utils import unquote
 from django.core.cache import cache
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, JsonResponse
+from django.http import JsonResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import get_language, to_locale
@@ -96,11 +94,7 @@ class CoeditingAdminMixin:
         ]  # fmt: skip
 
     def presence_view(self, request, object_id):
-        guide = self.get_object(request, unquote(object_id))
-        if guide is None:
-            raise Http404
-        if not self.has_change_permission(request, guide):
-            raise PermissionDenied
+        guide = self._guide_for(request, object_id, change=True)
         if "leave" in request.POST:
             left(guide.pk, request.user)
         else:
