@@ -1,6 +1,5 @@
 """``manage.py check --deploy --database default`` before a launch: the operator's details the
-legal pages need. Tagged ``database`` and deploy-only, so that neither a plain ``check`` nor
-``migrate`` (which runs the database checks of the database it migrates) reads or fails on it."""
+legal pages need (deploy-only: ``migrate``, which runs the database checks, never fails on it)."""
 
 from django.core.checks import Error, Tags, register
 from django.db import DatabaseError

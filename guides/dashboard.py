@@ -62,20 +62,13 @@ INCOMPLETE_OPERATOR = gettext_lazy(
     "imprint, the privacy notice and the commercial-transactions notice, and the footer does "
     "not link them."
 )
-GUIDE_PROBLEM = gettext_lazy("“%(guide)s” is published but no longer right: %(problem)s")
-NOTHING_STALE = gettext_lazy("Nothing is stale: %(topics)s are up to date.")
-UP_TO_DATE_TOO = gettext_lazy("Checked and up to date: %(topics)s.")
-TASKS_LATEST = gettext_lazy("The latest: %(task)s, failed at %(when)s: %(error)s")
 GOES_LIVE = gettext_lazy(
     "“%(guide)s”: revision %(number)s goes live at %(when)s (scheduled by %(who)s)."
 )
 EXPIRES = gettext_lazy(
     "“%(guide)s”: revision %(number)s expires at %(when)s (scheduled by %(who)s)."
 )
-# Two sentences in one line (Japanese joins them without a space).
-TWO_SENTENCES = gettext_lazy("%(first)s %(second)s")
 TASK_WORKER = "manage.py db_worker"
-PURGE_WORKER = f"{TASK_WORKER} --queue-name {PURGES}"
 
 
 @dataclass(frozen=True)
@@ -132,8 +125,7 @@ def stale_source_warnings(today: date) -> list[DashboardWarning]:
 
 def stale_translation_warnings() -> list[DashboardWarning]:
     """Per guide and language, the fields whose English changed since their translation was
-    saved (``guides.editorial.translating``), linked to exactly those fields in the translation
-    view."""
+    saved, linked to those fields in the translation view."""
     return [
         DashboardWarning(
             STALE_TRANSLATION
@@ -170,10 +162,8 @@ def legal_page_warnings() -> list[DashboardWarning]:
 
 
 def guide_check_warnings(today: date) -> list[DashboardWarning]:
-    """Each published guide's problems as of today (``guides.editorial.checks``): a price change
-    can make a sentence untrue or an editor's recommendation wrong; each names the guide and
-    the sentence. An editor's recommendation that still fits but is no longer the cheapest is
-    named too."""
+    """Each published guide's problems as of today (a price change can make a sentence untrue),
+    and each editor's recommendation that still fits but is no longer the cheapest."""
     guides = guide_selectors.published_guides_for_checking()
     if not guides:
         return []
@@ -193,7 +183,11 @@ def guide_check_warnings(today: date) -> list[DashboardWarning]:
             guide, gpu_names=gpu_names, figures=figures, published_pairs=pairs
         )
         warnings += [
-            DashboardWarning(GUIDE_PROBLEM % {"guide": guide.title, "problem": p}, url)
+            DashboardWarning(
+                _("“%(guide)s” is published but no longer right: %(problem)s")
+                % {"guide": guide.title, "problem": p},
+                url,
+            )
             for p in problems
         ]
         for method, override in figures.recommendations.items():
@@ -289,8 +283,7 @@ def _checked(
 
 
 def _theirs(warnings: list[DashboardWarning], user) -> list[DashboardWarning]:
-    """The warnings ``user`` can act on: a translator's own languages only (a German
-    translator was listed the Japanese work, with links that answered 403)."""
+    """The warnings ``user`` can act on: a translator's own languages only."""
     return [
         warning
         for warning in warnings
@@ -300,16 +293,13 @@ def _theirs(warnings: list[DashboardWarning], user) -> list[DashboardWarning]:
     ]
 
 
-# --- the warnings, cached until data changes ----------------------------------------------
-
 CACHE_PREFIX = f"gpuguide:dashboard:{versions.CACHE_FORMAT}:"
 CACHE_SECONDS = 24 * 60 * 60  # the key names the day; tomorrow's warnings are computed anew
 
 
 def _content_tags() -> list[str]:
-    """The tags of everything the warnings read: the shared data (sources, GPUs, methods,
-    measurements, comparisons), the list of guides, each guide with its rows and translation
-    bases, and each provider's prices. Any write to those replaces one of their versions."""
+    """The tags of everything the warnings read: the shared data, the list of guides, each
+    guide, and each provider's prices."""
     return [
         cache_tags.SITE,
         guide_tags.GUIDES,
@@ -336,9 +326,6 @@ def _cached_warnings(
     return warnings
 
 
-# --- the task queue, read on every visit -------------------------------------------------
-
-
 def _naming_command(message: str, command: str, **values) -> str:
     """A translated warning that names a shell command, as HTML: the command in ``<code>``,
     which the stylesheet keeps on one line (a browser breaks "--queue-name" at its hyphens)."""
@@ -347,10 +334,8 @@ def _naming_command(message: str, command: str, **values) -> str:
 
 
 def task_warnings(user=None, now=None) -> list[DashboardWarning]:
-    """Background tasks failed in the last day (those stuck RUNNING among them), the latest
-    error, and tasks RUNNING past the timeout now (no worker is sweeping). Read on every visit,
-    never cached: a task's row changing replaces no version. Linked to the failed tasks
-    for who may view them (superusers)."""
+    """Background tasks failed in the last day, the latest error, and tasks running or waiting
+    too long now; read on every visit (a task's row replaces no version)."""
     trouble = task_trouble(now)
     url = ""
     if permissions.may_see_tasks(user):
@@ -369,18 +354,17 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
                 "%(count)d of them were stuck RUNNING: their worker stopped mid-run.",
                 trouble.stuck,
             ) % {"count": trouble.stuck}
-            message = TWO_SENTENCES % {"first": message, "second": stuck}
+            # Two sentences in one line (Japanese joins them without a space).
+            message = _("%(first)s %(second)s") % {"first": message, "second": stuck}
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
     if trouble.latest_at is not None:
-        when = zoned(trouble.latest_at)
-        message = TASKS_LATEST % {
+        message = _("The latest: %(task)s, failed at %(when)s: %(error)s") % {
             "task": trouble.latest_task,
-            "when": when,
+            "when": zoned(trouble.latest_at),
             "error": trouble.latest_error,
         }
         warnings.append(DashboardWarning(message, url and f"{url}?status__exact=FAILED"))
     # Tasks that outlast the timeout, purges and other tasks that wait: is the worker running?
-    # (The front cache serves the pages a waiting purge would drop until midnight.)
     waiting = trouble.waiting_too_long - trouble.purges_waiting
     for count, status, command, message in [
         (trouble.running_too_long, "RUNNING", TASK_WORKER, ngettext(
@@ -390,7 +374,7 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
             "the task worker (%(command)s) running?",
             trouble.running_too_long,
         )),
-        (trouble.purges_waiting, "READY", PURGE_WORKER, ngettext(
+        (trouble.purges_waiting, "READY", f"{TASK_WORKER} --queue-name {PURGES}", ngettext(
             "%(count)d purge of the front cache has waited more than a minute: visitors "
             "may get pages from before the write. Is the purge worker (%(command)s) "
             "running?",
@@ -415,17 +399,12 @@ def task_warnings(user=None, now=None) -> list[DashboardWarning]:
     return warnings
 
 
-# --- schedules, read on every visit --------------------------------------------------------
-
-
 def scheduled_changes() -> list[DashboardWarning]:
-    """Every pending go-live and expiry, soonest first, each linked to its guide's revisions.
-    Read on every visit, never cached: a schedule set replaces no version."""
-    changes, scheduled = [], revisions.schedules()
-    for revision in scheduled.going_live:
-        changes.append((revision.go_live_at, revision, GOES_LIVE))
-    for revision in scheduled.expiring:
-        changes.append((revision.expire_at, revision, EXPIRES))
+    """Every pending go-live and expiry, soonest first; read on every visit (a schedule set
+    replaces no version)."""
+    scheduled = revisions.schedules()
+    changes = [(r.go_live_at, r, GOES_LIVE) for r in scheduled.going_live]
+    changes += [(r.expire_at, r, EXPIRES) for r in scheduled.expiring]
     return [
         DashboardWarning(
             message
@@ -441,12 +420,6 @@ def scheduled_changes() -> list[DashboardWarning]:
     ]
 
 
-# --- reviews, read on every visit -----------------------------------------------------------
-
-WAITING = gettext_lazy(
-    "“%(guide)s”: revision %(number)s from %(who)s, submitted %(when)s%(comment)s"
-)
-YOURS = gettext_lazy("“%(guide)s”: revision %(number)s is %(state)s%(comment)s")
 RECENT_DECISIONS = timedelta(days=14)
 
 
@@ -455,9 +428,8 @@ def _said(comment: str) -> str:
 
 
 def review_lists(user, now=None) -> tuple[list[DashboardWarning], list[DashboardWarning]]:
-    """What waits for ``user``'s review (where they may publish), and their own submissions:
-    pending, or decided in the last two weeks, with the reviewer's comment. Each links to the
-    review. Read on every visit (two queries at most)."""
+    """What waits for ``user``'s review (where they may publish), and their own submissions,
+    pending or decided in the last two weeks; read on every visit (two queries at most)."""
     now = now or timezone.now()
     reviews = Review.objects.select_related("guide", "submitted_by")
 
@@ -467,7 +439,9 @@ def review_lists(user, now=None) -> tuple[list[DashboardWarning], list[Dashboard
     waiting = []
     if permissions.may_publish(user):
         for review in reviews.filter(state=Review.State.PENDING).order_by("submitted_at"):
-            message = WAITING % {
+            message = _(
+                "“%(guide)s”: revision %(number)s from %(who)s, submitted %(when)s%(comment)s"
+            ) % {
                 "guide": review.guide.title,
                 "number": review.revision_id,
                 "who": review.submitted_by or "—",
@@ -480,7 +454,7 @@ def review_lists(user, now=None) -> tuple[list[DashboardWarning], list[Dashboard
         Q(state=Review.State.PENDING) | Q(decided_at__gte=now - RECENT_DECISIONS)
     )
     for review in mine.order_by("-submitted_at")[:20]:
-        message = YOURS % {
+        message = _("“%(guide)s”: revision %(number)s is %(state)s%(comment)s") % {
             "guide": review.guide.title,
             "number": review.revision_id,
             "state": review.get_state_display(),
@@ -510,9 +484,9 @@ def dashboard_for(user, today: date | None = None) -> Dashboard:
     if not fine:
         sentence = ""
     elif warnings:
-        sentence = UP_TO_DATE_TOO % {"topics": fine}
+        sentence = _("Checked and up to date: %(topics)s.") % {"topics": fine}
     else:
-        sentence = NOTHING_STALE % {"topics": fine}
+        sentence = _("Nothing is stale: %(topics)s are up to date.") % {"topics": fine}
     sees_guides = permissions.may_see_guides(user)
     scheduled = scheduled_changes() if sees_guides else []
     waiting, submitted = review_lists(user) if sees_guides else ([], [])

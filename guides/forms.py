@@ -1,15 +1,12 @@
-"""The planner's form (/vram/): strict numbers, localized messages, a pasted config.json checked.
-
-Numbers are ASCII digits only (Python's ``int()`` would take ``1_000`` and ``١٢``); a decimal
-may use the visitor's decimal comma (German) or a point. Messages state limits as the visitor's
-locale writes them ("10.000" in German).
-"""
+"""The planners' forms (/vram/, /serving/): numbers in ASCII digits only (``int()`` would take
+``1_000`` and ``١٢``), a decimal comma in German, limits said as the locale writes them, and a
+pasted config.json checked."""
 
 from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django import forms
 from django.utils.translation import get_language
@@ -50,20 +47,27 @@ CONFIG_OPTIONAL = ("head_dim", "num_local_experts", "num_experts_per_tok")
 CONFIG_LIMIT = 10_000_000
 
 
-def _range_message(low, high) -> str:
-    return _("Enter a number from %(low)s to %(high)s.") % {
-        "low": presentation.number(low),
-        "high": presentation.number(high),
-    }
+class BoundedField(forms.Field):
+    """An optional number within [min_value, max_value]."""
 
-
-class StrictIntegerField(forms.Field):
-    """A whole number in ASCII digits within [min_value, max_value], blank meaning ``initial``."""
-
-    def __init__(self, *, min_value: int, max_value: int, **kwargs) -> None:
+    def __init__(self, *, min_value, max_value, **kwargs) -> None:
         self.min_value, self.max_value = min_value, max_value
-        kwargs.setdefault("required", False)
-        super().__init__(**kwargs)
+        super().__init__(required=False, **kwargs)
+
+    def validate(self, value) -> None:
+        if value is not None and not self.min_value <= value <= self.max_value:
+            raise forms.ValidationError(
+                _("Enter a number from %(low)s to %(high)s.")
+                % {
+                    "low": presentation.number(self.min_value),
+                    "high": presentation.number(self.max_value),
+                },
+                code="range",
+            )
+
+
+class StrictIntegerField(BoundedField):
+    """A whole number in ASCII digits, blank meaning ``initial``."""
 
     def to_python(self, value):
         value = (value or "").strip()
@@ -75,20 +79,14 @@ class StrictIntegerField(forms.Field):
                 % {"example": self.initial},
                 code="invalid",
             )
-        number = int(value)
-        if not self.min_value <= number <= self.max_value:
-            raise forms.ValidationError(
-                _range_message(self.min_value, self.max_value), code="range"
-            )
-        return number
+        return int(value)
 
 
-class LocalizedDecimalField(forms.Field):
+class LocalizedDecimalField(BoundedField):
     """A decimal in ASCII digits with a point, or the visitor's decimal comma (German)."""
 
-    def __init__(self, *, min_value: Decimal, max_value: Decimal, example: str, **kwargs) -> None:
-        self.min_value, self.max_value, self.example = min_value, max_value, example
-        kwargs.setdefault("required", False)
+    def __init__(self, *, example: str, **kwargs) -> None:
+        self.example = example
         super().__init__(**kwargs)
 
     def to_python(self, value):
@@ -103,15 +101,7 @@ class LocalizedDecimalField(forms.Field):
                 % {"example": presentation.number(Decimal(self.example))},
                 code="invalid",
             )
-        try:
-            number = Decimal(value.replace(",", "."))
-        except InvalidOperation:  # pragma: no cover - the pattern admits only decimals
-            raise forms.ValidationError(_("Enter a number."), code="invalid") from None
-        if not self.min_value <= number <= self.max_value:
-            raise forms.ValidationError(
-                _range_message(self.min_value, self.max_value), code="range"
-            )
-        return number
+        return Decimal(value.replace(",", "."))  # the pattern admits only decimals
 
 
 def _parsed_config(text: str):

@@ -1,7 +1,5 @@
-"""The metrics read from the database when Prometheus scrapes (never on a request): the task
-queue's depth and the age of its oldest queued task, and how long ago each provider's prices
-were last checked. Registered with ``gpuguide.lib.metrics`` by ``guides.apps``; two queries a
-scrape."""
+"""The metrics read from the database when Prometheus scrapes (two queries, never on a request):
+the task queue's depth and oldest wait, and the age of each provider's latest price check."""
 
 from __future__ import annotations
 

@@ -18,11 +18,8 @@ from pricing.models import Gpu, LanguageModel, Method, Source
 
 
 class ProseTokensMixin:
-    """Checks the token syntax of prose fields in every language, like a field validator.
-
-    Not a validator on the fields themselves, so that migrations never reference token code;
-    whether the slugs in a token exist is checked once per admin form (see guides.admin).
-    """
+    """Checks the token syntax of prose fields in every language, like a field validator (not
+    one, so that migrations never reference token code; the admin form checks the slugs)."""
 
     prose_fields: tuple[str, ...] = ()
     # One-line text without tokens that must not state figures either (see prose_rules).
@@ -46,8 +43,7 @@ class ProseTokensMixin:
             raise ValidationError(errors)
 
 
-# What a save based on an older ``Guide.version`` is refused with: the guide form's and the
-# translation view's message to the editor.
+# What a save based on an older ``Guide.version`` is refused with.
 EDIT_CONFLICT = _(
     "Someone else saved this guide after you opened it. Your text is still in the form: copy "
     "what you need, reload the page to see their changes, and apply yours again."
@@ -65,12 +61,10 @@ class Guide(ProseTokensMixin, models.Model):
         PUBLISHED = "published", _("published")
 
     class Kind(models.TextChoices):
-        """What the guide advises on: fine-tuning a model, or serving it with vLLM."""
-
         FINE_TUNING = "fine-tuning", _("fine-tuning")
         SERVING = "serving", _("serving")
 
-    # The training run and budget (the admin's "Training assumptions"; a clone copies them).
+    # The admin's "Training assumptions" and "Serving assumptions" (a clone copies them).
     TRAINING_FIELDS = (
         "seq_len",
         "micro_batch_size",
@@ -79,7 +73,6 @@ class Guide(ProseTokensMixin, models.Model):
         "training_tokens",
         "epochs",
     )
-    # The load a serving guide's speeds and costs assume (the admin's "Serving assumptions").
     SERVING_FIELDS = ("serving_context", "prompt_tokens", "output_tokens", "tpot_target_ms")
 
     slug = models.SlugField(_("slug"), max_length=120, unique=True)
@@ -98,12 +91,11 @@ class Guide(ProseTokensMixin, models.Model):
     )
     published_on = models.DateField(_("first published"), null=True, blank=True)
     updated_at = models.DateTimeField(_("last edited"), auto_now=True)
-    # Bumped by every admin save; a save based on an older version is refused (see admin).
+    # Bumped by every admin save; a save based on an older version is merged or refused.
     version = models.PositiveIntegerField(_("version"), default=0, editable=False)
     sources = models.ManyToManyField(
         Source, through="GuideSource", related_name="guides", verbose_name=_("sources")
     )
-    # The training run the guide's memory estimates assume (see pricing.domain.training_memory).
     seq_len = models.PositiveIntegerField(
         _("sequence length (tokens)"),
         default=2048,
@@ -116,7 +108,6 @@ class Guide(ProseTokensMixin, models.Model):
     lora_rank = models.PositiveSmallIntegerField(
         _("LoRA rank"), default=16, validators=[MinValueValidator(1), MaxValueValidator(4096)]
     )
-    # The training budget a run is costed for: training tokens per epoch x epochs.
     training_tokens = models.PositiveBigIntegerField(
         _("training tokens per epoch"),
         default=100_000_000,
@@ -126,8 +117,6 @@ class Guide(ProseTokensMixin, models.Model):
     epochs = models.PositiveSmallIntegerField(
         _("epochs"), default=1, validators=[MinValueValidator(1), MaxValueValidator(100)]
     )
-    # A serving guide's load (pricing.serving_plans): --max-model-len, each user's prompt and
-    # answer, and the latency target cost per million tokens is computed at.
     serving_context = models.PositiveIntegerField(
         _("context (tokens)"),
         default=8192,
@@ -145,8 +134,7 @@ class Guide(ProseTokensMixin, models.Model):
         default=40,
         validators=[MinValueValidator(1), MaxValueValidator(10_000)],
     )
-    # The guide this one was cloned from: its prose follows the source's published changes
-    # field by field, until the clone's own text differs (guides.editorial.families).
+    # Its prose follows the source's published changes until its own text differs.
     source = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -164,8 +152,6 @@ class Guide(ProseTokensMixin, models.Model):
         ordering = ["title"]
         verbose_name = _("guide")
         verbose_name_plural = _("guides")
-        # Who may put a guide online (guides.editorial.publishing.may_publish) and who may
-        # translate it into one language only (the Translators roles, accounts/roles.py).
         permissions = [
             ("publish_guide", _("Can publish guides")),
             ("translate_guide_de", _("Can translate guides into German")),
@@ -195,7 +181,6 @@ class Guide(ProseTokensMixin, models.Model):
             )
 
     def training_setup(self, method: str, num_gpus: int = 1) -> training_memory.TrainingSetup:
-        """The guide's stated training assumptions for one method."""
         return training_memory.TrainingSetup(
             method=training_memory.Method(method),
             seq_len=self.seq_len,
@@ -207,7 +192,6 @@ class Guide(ProseTokensMixin, models.Model):
 
     @property
     def training_budget(self) -> int:
-        """The tokens a run trains on: tokens per epoch x epochs."""
         return self.training_tokens * self.epochs
 
 
@@ -222,13 +206,12 @@ class Section(ProseTokensMixin, models.Model):
         FIT = "fit", _("fit table of the configurations")
         COST = "cost", _("cost table of the scenarios")
         COMPARISON = "comparison", _("GPU comparison (specs and prices)")
-        # A serving guide's (pricing.serving_plans, per weight precision):
         SERVING_PRECISIONS = "serving-precisions", _("serving: which GPU for which precision")
         SERVING_MEMORY = "serving-memory", _("serving: memory per precision")
         SERVING_FIT = "serving-fit", _("serving: where vLLM starts, and how many requests")
         SERVING_COST = "serving-cost", _("serving: speed and cost per million tokens")
 
-    # The tables only a serving guide shows; the others but the comparison are fine-tuning's.
+    # The tables only a serving guide shows.
     SERVING_TABLES = frozenset(
         {
             Table.SERVING_PRECISIONS,
@@ -344,8 +327,6 @@ class GpuCountRow(models.Model):
 
 
 class FitConfiguration(GpuCountRow):
-    """A row of the guide's fit table."""
-
     guide = models.ForeignKey(
         Guide, on_delete=models.CASCADE, related_name="configurations", verbose_name=_("guide")
     )
@@ -406,9 +387,8 @@ class CostScenario(GpuCountRow):
         return f"{self.method}: {super().__str__()}, {self.hours} h"
 
 
-# A guide's own rows, each model by the name the guide reaches its rows under, in the order
-# the guide form and the revision diff list them. What a revision of a guide holds and
-# restores, what the guide's page prefetches, and where the reference index looks for uses.
+# A guide's own rows by the name the guide reaches them under, in the guide form's order:
+# what a revision holds and restores, and where the reference index looks for uses.
 CHILD_ROWS: dict[type[models.Model], str] = {
     Section: "sections",
     FaqEntry: "faq_entries",
@@ -420,10 +400,8 @@ CHILD_ROWS: dict[type[models.Model], str] = {
 
 
 class ShareImage(models.Model):
-    """A published guide's link-preview image in one language (guides/editorial/share_images.py).
-
-    In the database rather than on disk, so that every app server serves the same bytes.
-    """
+    """A published guide's link-preview image in one language; in the database, so that every
+    app server serves the same bytes."""
 
     guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="share_images")
     language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
@@ -444,12 +422,8 @@ class ShareImage(models.Model):
 
 
 class TranslationBasis(models.Model):
-    """The English text a translated field was last saved against, per field and language.
-
-    Revisions say what each language held, not which English a translation answered; this
-    row does, so the translation view can mark a field whose English changed since (with the
-    diff) and the dashboard can name exactly those fields (see guides.editorial.translating).
-    """
+    """The English text a translated field was last saved against, per field and language:
+    what lets the translation view and the dashboard name a field whose English changed since."""
 
     guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="translation_bases")
     language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
@@ -471,13 +445,9 @@ class TranslationBasis(models.Model):
 
 
 class ContentVersion(models.Model):
-    """The version of one cache tag (gpuguide/lib/cache_tags.py, guides/pagecache/),
-    and the generation (tag ``*``), replaced by every content write.
-
-    Written in the same transaction as the data it versions, so they commit together; the only
-    copy (caches hold none), so every process agrees on what is current. Random and never
-    repeated: a page cached under a version shows the data of that version, a restore included.
-    """
+    """The version of one cache tag (guides/pagecache/), or the generation (tag ``*``), replaced
+    by every content write in the same transaction; random and never repeated, so a page cached
+    under a version shows that version's data, a restore included."""
 
     tag = models.CharField(max_length=64, unique=True)
     version = models.CharField(max_length=64)
@@ -532,8 +502,7 @@ class ComparisonPair(models.Model):
 
 
 class LegalPage(models.Model):
-    """The terms of use: translated text the company's editors keep. (The imprint and the
-    privacy notice are drawn from the ``Operator``'s details.)"""
+    """The terms of use (the imprint and the privacy notice are the ``Operator``'s)."""
 
     class Kind(models.TextChoices):
         TERMS = "terms", _("Terms of use")
@@ -561,13 +530,9 @@ class LegalPage(models.Model):
 
 
 class GuideRevision(models.Model):
-    """What this project adds to one of django-reversion's revisions of a guide.
-
-    The revision holds the guide with its sections, FAQ entries, sources and tables as saved;
-    this row says whose guide it is, when it went live and who made it so, and its schedule.
-    A guide's rows are its live content (or its draft, while it was never published); a
-    revision newer than the one last published is its working copy (see guides.editorial.revisions).
-    """
+    """What this project adds to a django-reversion revision of a guide: whose it is, when it
+    went live and who made it so, and its schedule. A revision newer than the one last published
+    is the guide's working copy (guides.editorial.revisions)."""
 
     revision = models.OneToOneField(
         "reversion.Revision",
@@ -590,7 +555,6 @@ class GuideRevision(models.Model):
         related_name="+",
         verbose_name=_("published by"),
     )
-    # Who set the schedule: the History names them when the task worker carries it out.
     scheduled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -614,9 +578,8 @@ class GuideRevision(models.Model):
 
 
 class Review(models.Model):
-    """A working copy submitted for review: a reviewer publishes it (through the one publishing
-    path) or sends it back, each with a comment. A guide has at most one pending review; a
-    later submission replaces it."""
+    """A working copy submitted for review, which a reviewer publishes or sends back; a later
+    submission replaces a guide's pending one."""
 
     class State(models.TextChoices):
         PENDING = "pending", _("waiting for review")
@@ -672,12 +635,9 @@ class Review(models.Model):
 
 
 class Operator(models.Model):
-    """Who runs the site, as the company's lawyer fills it in: one row, rendered as the imprint
-    (§ 5 DDG), the privacy notice (Art. 13 GDPR) and the 特定商取引法に基づく表記.
-
-    The three pages answer 404 to visitors while a field of ``REQUIRED`` is empty (in any
-    language, for a translated one); ``manage.py check --database default`` names each.
-    """
+    """Who runs the site: one row, rendered as the imprint (§ 5 DDG), the privacy notice
+    (Art. 13 GDPR) and the 特定商取引法に基づく表記, which answer 404 while a field of ``REQUIRED``
+    is empty in any language."""
 
     class Page(models.TextChoices):
         IMPRINT = "imprint", _("Imprint")
@@ -817,7 +777,6 @@ class Operator(models.Model):
     )
     updated_at = models.DateTimeField(_("last edited"), auto_now=True)
 
-    # What the pages cannot do without; a translated field in every language.
     REQUIRED = (
         "legal_name",
         "street_address",
@@ -838,7 +797,6 @@ class Operator(models.Model):
         "hosting_location",
         "log_retention_days",
     )
-    # Prose a visitor reads in their language (guides/translation.py).
     TRANSLATED = (
         "country",
         "supervisory_authority",
@@ -866,7 +824,6 @@ class Operator(models.Model):
         super().save(*args, **kwargs)
 
     def missing_fields(self) -> list[str]:
-        """The names of the required fields left empty (``prices_ja`` for a translation)."""
         names = []
         for name in self.REQUIRED:
             if name in self.TRANSLATED:

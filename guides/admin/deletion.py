@@ -1,13 +1,6 @@
-"""Where an object is used, as the admin's delete pages list it: the guides' use index,
-registered with ``gpuguide.lib.deletion_safety`` (whose ``RefuseDeletingUsedMixin`` the
-pricing admin's ModelAdmins carry).
-
-For the models of ``guides.editorial.where_used``: the delete page and the "delete selected" action
-list every use (a guide's prose token or table row, live or in its working copy, with a link
-to fix it) before the rows that protect the object by foreign key, and offer no button, for
-every user, superusers included. ``guides.editorial.where_used.refuse_deleting_used``
-refuses the same deletions made outside the admin.
-"""
+"""Where an object is used, as the admin's delete pages list it (each use of a prose token or
+table row, live or in a working copy, with a link to fix it, and no delete button): the guides'
+use index, registered with ``gpuguide.lib.deletion_safety``."""
 
 from dataclasses import replace
 
@@ -27,18 +20,11 @@ INDEXED_ROWS = {Guide, ComparisonPair, *CHILD_ROWS}
 
 
 def _listed_uses(objs: list, single: bool) -> list:
-    return _uses(where_used.uses_of(objs), single=single)
-
-
-register_uses(_listed_uses, INDEXED_ROWS)
-
-
-def _uses(used: dict, *, single: bool) -> list:
     """For each object, how widely it is used ("Used in 5 guides × 3 languages") over one line
     per guide or comparison page that opens to the places: a GPU quoted by tokens would
     otherwise take a line per token per language, over a hundred, burying which guides to fix."""
     listed = []
-    for obj, uses in used.items():
+    for obj, uses in where_used.uses_of(objs).items():
         by_owner: dict[tuple[str, str], list[Use]] = {}
         for use in uses:
             by_owner.setdefault((use.owner, use.url), []).append(use)
@@ -46,6 +32,9 @@ def _uses(used: dict, *, single: bool) -> list:
         listed.append(capfirst(summary) if single else f"{obj} — {summary}")
         listed.append([_owner_line(owner, url, found) for (owner, url), found in by_owner.items()])
     return listed
+
+
+register_uses(_listed_uses, INDEXED_ROWS)
 
 
 def _summary(uses: list) -> str:

@@ -1,15 +1,7 @@
-"""The guide's add and change pages, as Wagtail's edit view (``wagtail/admin/views/pages/
-edit.py``): the guide form and its inline formsets on what the form edits (a
-``revisions.Content``: a live guide's working copy, else its rows), validated, then the use
-cases of ``guides.editorial.publishing`` called in plain sequence: save the draft (a live
-guide's kept as its working copy, the live rows untouched), publish it where asked, submit it
-for review; then what happened is said. What one request needs is passed from step to step;
-nothing is kept on the request.
-
-The page is Django's change form (its template, fieldsets, tabs and inlines), built with the
-ModelAdmin's own form factories (``get_form``, ``get_formset``) and rendered by
-``render_change_form``, so that editors see the admin they know.
-"""
+"""The guide's add and change pages, as Wagtail's edit view: the guide form and its inline
+formsets on what the form edits (a ``revisions.Content``: a live guide's working copy, else its
+rows), validated, then the use cases of ``guides.editorial.publishing`` called in sequence. The
+page is Django's change form, built with the ModelAdmin's own form factories."""
 
 from __future__ import annotations
 
@@ -30,9 +22,8 @@ from django.utils.translation import gettext as _
 
 from gpuguide.lib.zoned_time import zoned
 from guides import permissions
-from guides.admin import coediting, families, merging, presence
+from guides.admin import families, merging, presence
 from guides.admin.prose import (
-    ProseForm,
     draft_saved_message,
     preview_links,
     say_cancelled,
@@ -63,26 +54,23 @@ class GuideEdit:
 
     @cached_property
     def draft(self) -> GuideRevision | None:
-        """The working copy (a revision) this form edits, if any; read once per request."""
         return revisions.working_copy(self.guide) if self.working_copy else None
 
     @property
     def scheduled_draft(self) -> GuideRevision | None:
-        """The working copy, where it is scheduled to go live: its text goes live early if this
-        edit is published now."""
+        """The working copy, where it is scheduled to go live."""
         draft = self.draft
         return draft if draft is not None and draft.go_live_at is not None else None
 
     def all_forms(self) -> list:
-        return merging.all_forms(self.form, self.formsets)
+        return [self.form, *(form for formset in self.formsets for form in formset.forms)]
 
     def is_valid(self) -> bool:
         valid = self.form.is_valid()  # and every formset's, to show every error at once
         return all_valid(self.formsets) and valid
 
     def edited(self) -> revisions.Content:
-        """The content as the validated forms changed it: their values are on its objects;
-        the rows they deleted go, those they added come. Rows that no form shows (added by
+        """The content as the validated forms changed it; rows that no form shows (added by
         another editor meanwhile) stay."""
         for formset in self.formsets:
             formset.save(commit=False)  # new, changed, deleted rows, for the History; no write
@@ -93,8 +81,7 @@ class GuideEdit:
 
 
 class GuideEditView:
-    """For GuideAdmin: its add and change pages (Django's ``add_view`` and ``change_view``
-    call ``changeform_view``)."""
+    """For GuideAdmin: its add and change pages (Django's ``changeform_view``)."""
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         guide = None
@@ -126,10 +113,12 @@ class GuideEditView:
         return self._page(request, edit, form_url, extra_context)
 
     def _edit(self, request, guide: Guide | None, data) -> GuideEdit:
-        """The forms on what they edit, bound to ``data`` where it was sent."""
+        stale = False
         if guide is not None and data is not None:
             # Two saves of one guide wait here for each other: each merges with what it reads.
             guide = Guide.objects.select_for_update().get(pk=guide.pk)
+            # Saved by someone else since this form was opened: each form merges with that save.
+            stale = data.get("edited_version") != str(guide.version)
         live = guide is not None and guide.status == Guide.Status.PUBLISHED
         # Taking a live guide offline (its status set to draft) is written to its rows.
         working_copy = live and (data is None or data.get("status") != Guide.Status.DRAFT)
@@ -140,8 +129,6 @@ class GuideEditView:
         else:
             content = revisions.rows_content(guide)
         known = SimpleLazyObject(selectors.token_slugs)
-        # Saved by someone else since this form was opened: each form merges with that save.
-        stale = guide is not None and data is not None and merging.saved_since(data, guide)
         marks, source = {}, ""
         if guide is not None and guide.source_id is not None:
             marks, source = guide_families.follow_marks(content), families.source_name(guide)
@@ -160,9 +147,6 @@ class GuideEditView:
         formsets, inlines = [], []
         for inline in self.get_inline_instances(request, guide):
             FormSet = inline.get_formset(request, guide)
-            form_kwargs = {"saved_since_opened": stale}
-            if issubclass(FormSet.form, ProseForm):
-                form_kwargs["token_slugs"] = known
             formsets.append(
                 FormSet(
                     data,
@@ -170,15 +154,13 @@ class GuideEditView:
                     instance=content.guide,
                     rows=content.rows[inline.model],
                     prefix=FormSet.get_default_prefix(),
-                    form_kwargs=form_kwargs,
+                    form_kwargs={"saved_since_opened": stale, "token_slugs": known},
                     family_marks=marks,
                     family_source=source,
                 )
             )
             inlines.append(inline)
         return GuideEdit(guide, content, working_copy, known, fieldsets, form, formsets, inlines)
-
-    # --- saving: the use cases, in sequence ---------------------------------------------
 
     def _save(self, request, edit: GuideEdit):
         added = edit.guide is None
@@ -246,8 +228,6 @@ class GuideEditView:
         say_cancelled(self, request, outcome.cancelled)
         families.say_followed(self, request, outcome.followed)
 
-    # --- the page ------------------------------------------------------------------------
-
     def _page(self, request, edit: GuideEdit, form_url: str, extra_context):
         guide, form = edit.guide, edit.form
         added = guide is None
@@ -286,7 +266,7 @@ class GuideEditView:
             "token_picker": token_picker_data(),
         }
         if not added:
-            conflicts = merging.conflicts_of(edit.all_forms())
+            conflicts = [c for form in edit.all_forms() for c in getattr(form, "conflicts", [])]
             merging.move_started_on(form, conflicts)  # sent again, it starts from theirs
             context |= {
                 "edit_conflicts": conflicts,
@@ -297,7 +277,7 @@ class GuideEditView:
                 ).first(),
                 "schedule_notes": schedule_notes(guide),
                 "translation_links": translation_links(guide, request.user),
-                **coediting.presence_context(guide, request.user),
+                **presence.presence_context(guide, request.user),
             }
         if edit.working_copy:
             draft = edit.draft
@@ -317,19 +297,14 @@ class GuideEditView:
         )
 
 
-# The box beside "Save and publish" (submit_line.html); its value, the scheduled revision's
-# number, so that a tick for another schedule confirms nothing.
-PUBLISH_SCHEDULED_FIELD = "publish_scheduled_now"
-
-
 def _publishes_scheduled_text_unasked(request, edit: GuideEdit) -> str:
-    """Why "Save and publish" must ask first, or "": the form edits a working copy scheduled
-    to go live later, and publishing it now would take that text live early (found: it did,
-    and the message only said the schedule was cancelled)."""
+    """Why "Save and publish" must ask first, or "": publishing a working copy scheduled to go
+    live later would take its text live early."""
     scheduled = edit.scheduled_draft
     if scheduled is None or "_publish" not in request.POST:
         return ""
-    if request.POST.get(PUBLISH_SCHEDULED_FIELD) == str(scheduled.pk):
+    # The box beside the button (submit_line.html): a tick for another schedule confirms nothing.
+    if request.POST.get("publish_scheduled_now") == str(scheduled.pk):
         return ""
     return _(
         "Not saved: this form edits revision %(number)s, scheduled to go live at %(when)s. "

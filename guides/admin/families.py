@@ -1,7 +1,5 @@
 """A guide family on the guide form (``guides.editorial.families`` decides what follows what):
-a source's form names the clones its text reaches, before it is saved; a clone's form marks
-each prose field as following the source or as its own; a publication's message names what
-each clone took."""
+the clones a source's text reaches, each clone field's follow mark, what a publication took."""
 
 from __future__ import annotations
 
@@ -11,9 +9,6 @@ from django.utils.translation import gettext as _
 
 from guides.editorial import families
 from guides.models import Guide
-
-# The fieldset holding it (as "short_answer_en", ...) is the one the notices open.
-TEXT_FIELDS = "short_answer"
 
 
 def source_name(clone: Guide) -> str:
@@ -36,7 +31,10 @@ def mark_fields(fields: dict, marks: dict, model, number: int, source: str) -> N
         field.help_text = f"{mark} {field.help_text}".strip()
 
 
-def _notice(guide: Guide) -> str:
+def with_notice(fieldsets: list, guide: Guide | None) -> list:
+    """The guide form's fieldsets, the family notice above the text where there is one."""
+    if guide is None:
+        return fieldsets
     parts = []
     if guide.source_id is not None:
         parts.append(
@@ -48,17 +46,12 @@ def _notice(guide: Guide) -> str:
         )
     if reach := families.reach_notice(guide):
         parts.append(reach)
-    return " ".join(parts)
-
-
-def with_notice(fieldsets: list, guide: Guide | None) -> list:
-    """The guide form's fieldsets, the family notice above the text where there is one."""
-    notice = _notice(guide) if guide is not None else ""
-    if not notice:
+    if not parts:
         return fieldsets
+    notice = " ".join(parts)
     shown = []
     for name, options in fieldsets:
-        if any(name.startswith(TEXT_FIELDS) for name in options.get("fields", ())):
+        if any(name.startswith("short_answer") for name in options.get("fields", ())):
             description = options.get("description", "")
             # The admin shows a fieldset's description as HTML (the token reference's list).
             notice_html = format_html('<p class="family-notice" role="status">{}</p>', notice)

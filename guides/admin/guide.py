@@ -2,14 +2,10 @@
 Its add and change pages are ``edit_view``'s."""
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.db.models import DateField, Value
 from django.shortcuts import redirect
-from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils import translation
 from django.utils.functional import lazy
 from django.utils.html import format_html_join
 from django.utils.text import capfirst
@@ -18,10 +14,10 @@ from modeltranslation.admin import TabbedTranslationAdmin, TranslationStackedInl
 
 from gpuguide.lib.editor_input import EditorInputMixin
 from guides import permissions
-from guides.admin import merging
-from guides.admin.coediting import CoeditingAdminMixin
+from guides.admin import merging, prose
 from guides.admin.edit_view import GuideEditView
 from guides.admin.families import mark_fields
+from guides.admin.presence import CoeditingAdminMixin
 from guides.admin.prose import ProseForm, ProseHelpMixin, token_reference
 from guides.admin.revision_views import RevisionAdminMixin
 from guides.admin.translation_views import TranslationAdminMixin
@@ -43,11 +39,12 @@ from pricing.models import LanguageModel, Provider
 
 
 class GuideRowsFormSet(forms.BaseInlineFormSet):
-    """An inline of the guide form on ``rows``, the rows of what the form edits (a
-    ``revisions.Content``: a live guide's working copy holds rows that are in no table until
-    it is published), in place of a query. On a clone's form each existing row carries its
-    follow marks (row ``i`` is the guide's ``i + 1``-th section or FAQ entry, as a clone's
-    rows are matched)."""
+    """An inline of the guide form on ``rows``, the rows of what the form edits (a working copy's
+    are in no table), in place of a query. On a clone's form each existing row carries its
+    follow marks (row ``i`` is the guide's ``i + 1``-th section or FAQ entry). Publishing needs
+    the ``required`` fields of every row in every language."""
+
+    required: list[str] = []
 
     def __init__(self, data=None, files=None, *, instance, rows, prefix=None, form_kwargs=None,
                  family_marks=None, family_source="") -> None:  # fmt: skip
@@ -78,12 +75,6 @@ class GuideRowsFormSet(forms.BaseInlineFormSet):
             mark_fields(form.fields, self.family_marks, self.model, i + 1, self.family_source)
         return form
 
-
-class RequiredTranslationsFormSet(GuideRowsFormSet):
-    """Publishing needs every required field of every row in every language."""
-
-    required: list[str] = []
-
     def clean(self) -> None:
         super().clean()
         if getattr(self.instance, "status", None) != Guide.Status.PUBLISHED:
@@ -103,18 +94,14 @@ class RequiredTranslationsFormSet(GuideRowsFormSet):
 
 
 class RowForm(merging.MergingFormMixin, ProseForm):
-    """A section's or FAQ entry's form: merged field by field with a save made meanwhile."""
+    """A row's form: its tokens checked, merged field by field with a save made meanwhile."""
 
 
-class RelatedRowForm(merging.MergingFormMixin, forms.ModelForm):
-    """The other inlines' rows, merged the same way."""
-
-
-class SectionFormSet(RequiredTranslationsFormSet):
+class SectionFormSet(GuideRowsFormSet):
     required = publishing_rules.SECTION_REQUIRED
 
 
-class FaqFormSet(RequiredTranslationsFormSet):
+class FaqFormSet(GuideRowsFormSet):
     required = publishing_rules.FAQ_REQUIRED
 
 
@@ -144,23 +131,19 @@ class FaqEntryInline(EditorInputMixin, ProseHelpMixin, TranslationStackedInline)
 
 
 class RelatedRowsInline(EditorInputMixin, admin.TabularInline):
-    """A tabular inline whose rows name related records (their __str__ shows above each row;
-    ``revisions.Content`` reads them with the rows)."""
-
-    form = RelatedRowForm
+    form = RowForm
     formset = GuideRowsFormSet
+    extra = 0
 
 
 class GuideSourceInline(RelatedRowsInline):
     model = GuideSource
-    extra = 0
     autocomplete_fields = ["source"]
     fields = ["position", "source"]
 
 
 class FitConfigurationInline(RelatedRowsInline):
     model = FitConfiguration
-    extra = 0
     fields = ["position", "gpu", "count"]
 
 
@@ -170,20 +153,16 @@ class RecommendationInline(RelatedRowsInline):
 
     model = Recommendation
     verbose_name_plural = _("recommendation overrides (leave empty: they are computed)")
-    extra = 0
     fields = ["position", "method", "gpu", "count"]
 
 
 class CostScenarioInline(RelatedRowsInline):
     model = CostScenario
-    extra = 0
     fields = ["position", "method", "gpu", "count", "hours"]
 
 
 class GuideForm(merging.MergingFormMixin, ProseForm):
-    # The version the editor started from, and a hash of each field's value then (the
-    # guide's and its rows'): a save from an older version is merged field by field
-    # (guides.admin.merging); without the hashes (an old tab) it is refused.
+    # What the editor started from: a save from an older version is merged (guides.admin.merging).
     edited_version = merging.BookkeepingField(required=False)
     started_from = merging.BookkeepingField(required=False)
 
@@ -218,8 +197,7 @@ class GuideForm(merging.MergingFormMixin, ProseForm):
         return cleaned
 
 
-# The token list above the guide's text; on an existing guide, each example as it reads there
-# (``get_fieldsets``).
+# The token list above the guide's text (on an existing guide, see ``get_fieldsets``).
 TOKEN_REFERENCE = lazy(token_reference, str)()
 
 
@@ -245,8 +223,7 @@ class GuideAdmin(
     ]
     list_display = ["title", "status", "languages_complete", "updated_at", "last_price_check"]
     list_filter = ["status", "language_model"]
-    # Every language's text of the guide, its sections and its FAQ entries. The joins repeat a
-    # guide once per row; Django sees the related lookups and lists each guide once (DISTINCT).
+    # Every language's text of the guide, its sections and FAQ entries (Django adds DISTINCT).
     search_fields = ["slug"] + [
         f"{rows}{field}_{language}"
         for rows, fields in (
@@ -330,15 +307,10 @@ class GuideAdmin(
 
     @admin.display(description=_("languages complete"))
     def languages_complete(self, guide: Guide) -> str:
-        values = {
-            f"{f}_{lang}": getattr(guide, f"{f}_{lang}")
-            for f in publishing_rules.GUIDE_REQUIRED
-            for lang in publishing_rules.LANGUAGES
-        }
-        missing = {
+        missing = {  # what it holds in each language is in its field values ("title_de")
             name.rsplit("_", 1)[1]
             for name in publishing_rules.missing_translations(
-                values, publishing_rules.GUIDE_REQUIRED
+                vars(guide), publishing_rules.GUIDE_REQUIRED
             )
         }
         return " ".join(
@@ -353,15 +325,10 @@ class GuideAdmin(
     def preview_links(self, guide: Guide) -> str:
         if not guide.pk:
             return _("Save the guide to preview it.")
-        links = []
-        for code, name in settings.LANGUAGES:
-            with translation.override(code):
-                links.append((reverse("guides:detail", kwargs={"slug": guide.slug}), name))
+        links = prose.preview_links(guide, None)
         return format_html_join(" · ", '<a href="{}" target="_blank" rel="noopener">{}</a>', links)
 
     change_form_template = "admin/guides/guide/change_form.html"
-
-    # --- duplicating a guide for another model ----------------------------------------------
 
     actions = ["duplicate_for_another_model"]
 
@@ -383,7 +350,7 @@ class GuideAdmin(
                     source,
                     form.cleaned_data["language_model"],
                     slug=form.cleaned_data["slug"] or None,
-                    publish=form.cleaned_data["publish"],
+                    publish=form.cleaned_data.get("publish", False),
                     user=request.user,
                 )
             except CloneRefused as refused:
@@ -396,15 +363,13 @@ class GuideAdmin(
                     messages.SUCCESS,
                 )
                 return redirect("admin:guides_guide_change", guide.pk)
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/duplicate.html",
+            "duplicate.html",
             {
-                **self.admin_site.each_context(request),
                 "title": _("Duplicate “%(title)s” for another model") % {"title": source.title},
                 "source": source,
                 "form": form,
-                "opts": self.model._meta,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
                 "selected": source.pk,
                 "slug_example": guide_slug_for(source.language_model, source.kind),
@@ -432,11 +397,6 @@ class DuplicateGuideForm(forms.Form):
         super().__init__(*args, **kwargs)
         if not may_publish:  # a draft, to be submitted for review
             del self.fields["publish"]
-
-    def clean(self) -> dict:
-        cleaned = super().clean()
-        cleaned.setdefault("publish", False)
-        return cleaned
 
 
 def _house_check_date():

@@ -1,23 +1,12 @@
 """Two editors saving the same guide: field-by-field merge, and true conflicts shown side by side.
 
-**What the editor started from** travels with the form: a hidden field ``started_from`` holds
-a short hash of every field's value as the form was rendered (the guide's own fields and
-every inline row's, keyed ``guide:<field>`` and ``<model>:<pk>:<field>``). Hashes, not
-values: the form stays small, and nothing is read back from a revision (a version number does
-not name one: publishing bumps it without storing one).
-
-On save each form compares three values per field: the hash it started from, what the editor
-sends ("mine") and what the guide holds now ("current": the working copy where the guide is
-live, as the edit view reads it, with the guide locked):
-
-- mine unchanged, current changed: **theirs**, kept (the editor's stale text is not written);
-- mine changed, current unchanged: **mine**, applied;
-- both changed to different values: a **conflict**, refused on that field; the re-rendered
-  form keeps the editor's text and shows theirs beside it, and ``started_from`` is moved on
-  for that field so that saving again (theirs or mine, as chosen) resolves it.
-
-Rows the other editor added are untouched (they are not in this form); rows added here are
-added. A form without ``started_from`` (an old tab) falls back to refusing a stale save.
+A hidden field ``started_from`` holds a short hash of every field's value as the form was
+rendered (``guide:<field>``, ``<model>:<pk>:<field>``): hashes keep the form small, and a
+version number names no revision to read back. On save each field compares what it started
+from, what the editor sends (mine) and what the guide holds now (theirs): changed only by them,
+theirs is kept; only by me, mine is applied; by both, differently, it is a conflict, refused on
+that field with their text beside it, and ``started_from`` moves on so that saving again
+resolves it. A form without ``started_from`` (an old tab) refuses a stale save.
 """
 
 from __future__ import annotations
@@ -40,9 +29,6 @@ from guides.models import Guide, GuideRevision
 STARTED_FROM = "started_from"
 
 
-# --- hashes of what the form started from --------------------------------------------------
-
-
 def value_hash(value) -> str:
     """A short, stable hash of a model value (a Decimal read back as 1.5 or 1.50 is the same)."""
     if value is None:
@@ -55,10 +41,7 @@ def value_hash(value) -> str:
 
 
 def row_prefix(instance: models.Model) -> str:
-    """``guide`` for the guide, ``faqentry:12`` for a row."""
-    if isinstance(instance, Guide):
-        return "guide"
-    return f"{instance._meta.model_name}:{instance.pk}"
+    return "guide" if isinstance(instance, Guide) else f"{instance._meta.model_name}:{instance.pk}"
 
 
 def merged_fields(instance: models.Model, names) -> list[models.Field]:
@@ -76,25 +59,13 @@ def row_hashes(instance: models.Model, names) -> dict[str, str]:
     return {f"{prefix}:{name}": value_hash(value) for name, value in values.items()}
 
 
-def _row_fields(model) -> list[str]:
-    """Every field of a row that a form may edit (its link to the guide aside)."""
-    return [f.name for f in model._meta.concrete_fields if not f.primary_key and f.name != "guide"]
-
-
 def started_hashes(content: revisions.Content, guide_fields) -> str:
-    """The hidden field's value for the guide form on ``content`` (what it edits, as it is
-    now): its fields' (``guide_fields``, the form's) and its rows'."""
+    """The hidden field's value for the guide form on ``content``: its fields' and its rows'."""
     hashes = row_hashes(content.guide, guide_fields)
-    for model, rows in content.rows.items():
+    for rows in content.rows.values():
         for row in rows:
-            hashes.update(row_hashes(row, _row_fields(model)))
+            hashes.update(row_hashes(row, [f.name for f in row._meta.fields if f.name != "guide"]))
     return json.dumps(hashes, separators=(",", ":"), sort_keys=True)
-
-
-def saved_since(data, guide: Guide) -> bool:
-    """Whether ``guide`` was saved since its form (sent as ``data``) was opened: the version
-    it started from is not the guide's now."""
-    return data.get("edited_version") != str(guide.version)
 
 
 def read_started(data) -> dict[str, str] | None:
@@ -107,16 +78,13 @@ def read_started(data) -> dict[str, str] | None:
 
 
 class BookkeepingField(forms.CharField):
-    """Bookkeeping (the version and hashes a form started from): never "changed", so that the
-    History lists only what the editor changed (it said "Changed edited_version" after a merge)."""
+    """The version and hashes a form started from: never "changed", so that the History lists
+    only what the editor changed."""
 
     widget = forms.HiddenInput
 
     def has_changed(self, initial, data) -> bool:
         return False
-
-
-# --- the three-way comparison --------------------------------------------------------------
 
 
 @dataclass
@@ -139,9 +107,6 @@ def compare_fields(started: dict[str, str], prefix: str, current: dict, mine: di
         elif now != was:
             merge.theirs.append(name)
     return merge
-
-
-# --- the forms ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -172,9 +137,8 @@ class Conflict:
 
 
 class MergingFormMixin:
-    """For the guide form and its inline rows' forms: merge a save made from an older state
-    (see the module's docstring; ``saved_since_opened``: the guide was saved since the form was
-    opened). ``merge`` holds what was sorted where, after validation."""
+    """For the guide form and its rows' forms: merge a save made since the form was opened
+    (``saved_since_opened``); ``merge`` holds what was sorted where, after validation."""
 
     merge: FieldMerge | None = None
 
@@ -202,14 +166,13 @@ class MergingFormMixin:
 
     @property
     def changed_data(self) -> list[str]:
-        """What this editor changed (the History's list): a field kept as the other editor's
-        is their change, not this one's (the History credited it to whoever saved last)."""
+        """What this editor changed (the History's list): not a field kept as the other's."""
         theirs = set(self.merge.theirs) if self.merge else set()
         return [name for name in super().changed_data if name not in theirs]
 
     def _refuse(self, name: str, prefix: str) -> None:
         theirs = self._current[name]
-        saved = last_save(self._guide_id())
+        saved = last_save(getattr(self.instance, "guide_id", self.instance.pk))
         self.conflicts.append(
             Conflict(
                 field_id=self[name].auto_id,
@@ -231,9 +194,6 @@ class MergingFormMixin:
             },
         )
 
-    def _guide_id(self):
-        return self.instance.pk if isinstance(self.instance, Guide) else self.instance.guide_id
-
     def _conflict_label(self, name: str) -> str:
         label = str(self.fields[name].label or name)
         if isinstance(self.instance, Guide):
@@ -242,14 +202,11 @@ class MergingFormMixin:
         return f"{where} {getattr(self.instance, 'position', '')}: {label}"
 
 
-# --- after the save: the message; after a refusal: what the form shows -------------------
-
-
 def _area(model: type[models.Model], name: str) -> str:
     """What an editor calls what was changed: "the short answer", "the FAQ entries"."""
     if model is Guide:
-        base = getattr(model._meta.get_field(name), "translated_field", None)
-        verbose = (base or model._meta.get_field(name)).verbose_name
+        field = model._meta.get_field(name)  # "short_answer_de": "short answer"
+        verbose = getattr(field, "translated_field", field).verbose_name
     else:
         verbose = model._meta.verbose_name_plural
     return _("the %(what)s") % {"what": verbose}
@@ -259,8 +216,7 @@ def changed_areas(forms_seen, which: str) -> list[str]:
     """What ``which`` ("mine" or "theirs") changed, in the order of the form, each once."""
     areas: list[str] = []
     for form in forms_seen:
-        merge = getattr(form, "merge", None)
-        for name in getattr(merge, which, []) if merge else []:
+        for name in getattr(getattr(form, "merge", None), which, []):
             area = _area(type(form.instance), name)
             if area not in areas:
                 areas.append(area)
@@ -286,18 +242,9 @@ def merged_message(guide_id, forms_seen) -> str | None:
     }
 
 
-def all_forms(form, formsets) -> list:
-    return [form, *(f for formset in formsets for f in formset.forms)]
-
-
-def conflicts_of(forms_seen) -> list[Conflict]:
-    return [c for form in forms_seen for c in getattr(form, "conflicts", [])]
-
-
 def move_started_on(form, conflicts: list[Conflict]) -> None:
-    """The refused form will be sent again: for each conflicting field it now starts from the
-    other editor's text, so that what the editor sends next (theirs, or theirs replaced by
-    theirs own) is taken as chosen. The other fields keep what they started from."""
+    """The refused form will be sent again: each conflicting field now starts from the other
+    editor's text, so that what the editor sends next is taken as chosen."""
     started = read_started(form.data)
     if started is None or not conflicts:
         return

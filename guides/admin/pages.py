@@ -73,9 +73,7 @@ class OperatorAdmin(EditorInputMixin, TabbedTranslationAdmin):
         ),
     ]
 
-    # One record, edited in place: the list goes straight to it, and before anyone filled it
-    # in, its form starts empty (saved, it becomes row 1). No "add" (and no query for it on
-    # every admin page's app list), no delete.
+    # One record, edited in place (empty until first saved): no list, no "add", no delete.
     def has_add_permission(self, request) -> bool:
         return False
 

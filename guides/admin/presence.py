@@ -1,37 +1,27 @@
 """Who else has a guide's form open: "Ada has opened this guide (10:02)".
 
-Kept in the default cache, never in the database: one entry per guide, a dict of the editors
-who have its form open (when they opened it, when their tab last said so). The cache is the
-shared Redis in production, so every app server sees every editor; in development it is each
-process's own memory (locmem), which is enough for one ``runserver``.
-
-Opening the change form records the editor; the form's script (``static/js/guide-presence.js``)
-beats every ``BEAT_SECONDS`` to stay listed and says goodbye on leaving (``pagehide``, with
-``navigator.sendBeacon``); a save removes the editor too. An editor not heard from for
-``OPEN_FOR`` is no longer listed (a closed laptop sends no goodbye). Two beats may race on the
-one entry; the loser is listed again by its next beat, a minute later.
+One entry per guide in the default cache (Redis in production, so every app server sees every
+editor), never in the database. The form's script (``static/js/guide-coediting.js``) beats every
+``BEAT_SECONDS`` and says goodbye on leaving; an editor not heard from for ``OPEN_FOR`` (a
+closed laptop sends no goodbye) is no longer listed. A beat that loses a race is listed again
+by its next one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from babel.dates import format_skeleton
 from django.core.cache import cache
+from django.http import JsonResponse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import get_language, to_locale
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 OPEN_FOR = timedelta(minutes=20)
 BEAT_SECONDS = 60
-
-
-@dataclass(frozen=True)
-class Presence:
-    user_id: int
-    name: str
-    opened: datetime
 
 
 def short_time(when: datetime) -> str:
@@ -39,16 +29,11 @@ def short_time(when: datetime) -> str:
     return format_skeleton("Hm", timezone.localtime(when), locale=to_locale(get_language() or "en"))
 
 
-def display_name(user) -> str:
-    return user.get_full_name() or user.get_username()
-
-
 def _key(guide_id) -> str:
     return f"guide-open:{guide_id}"
 
 
 def _fresh(entries: dict, now: datetime) -> dict:
-    """The entries heard from within OPEN_FOR."""
     cutoff = (now - OPEN_FOR).timestamp()
     return {uid: entry for uid, entry in entries.items() if entry["seen"] >= cutoff}
 
@@ -60,7 +45,7 @@ def opened(guide_id, user) -> None:
     entries = _fresh(cache.get(_key(guide_id)) or {}, now)
     earlier = entries.get(str(user.pk))
     entries[str(user.pk)] = {
-        "name": display_name(user),
+        "name": user.get_full_name() or user.get_username(),
         "opened": earlier["opened"] if earlier else now.timestamp(),
         "seen": now.timestamp(),
     }
@@ -74,21 +59,44 @@ def left(guide_id, user) -> None:
         cache.set(_key(guide_id), entries, timeout=int(OPEN_FOR.total_seconds()))
 
 
-def others(guide_id, user) -> list[Presence]:
-    """The other editors who have the guide open, first opened first (never ``user``)."""
-    entries = _fresh(cache.get(_key(guide_id)) or {}, timezone.now())
-    found = [
-        Presence(int(uid), entry["name"], datetime.fromtimestamp(entry["opened"], tz=UTC))
-        for uid, entry in entries.items()
-        if uid != str(user.pk)
-    ]
-    return sorted(found, key=lambda presence: presence.opened)
-
-
 def notices(guide_id, user) -> list[str]:
-    """A line per other editor: "Ada has opened this guide (10:02)"."""
+    """A line per other editor, first opened first: "Ada has opened this guide (10:02)"."""
+    entries = _fresh(cache.get(_key(guide_id)) or {}, timezone.now())
+    others = [entry for uid, entry in entries.items() if uid != str(user.pk)]
     return [
         _("%(name)s has opened this guide (%(time)s)")
-        % {"name": presence.name, "time": short_time(presence.opened)}
-        for presence in others(guide_id, user)
+        % {
+            "name": entry["name"],
+            "time": short_time(datetime.fromtimestamp(entry["opened"], tz=UTC)),
+        }
+        for entry in sorted(others, key=lambda entry: entry["opened"])
     ]
+
+
+def presence_context(guide, user) -> dict:
+    """What the change form needs to list who else has it open, and to keep its beat."""
+    return {
+        "others_editing": notices(guide.pk, user),
+        "presence_url": reverse("admin:guides_guide_presence", args=[guide.pk]),
+        "presence_beat_ms": BEAT_SECONDS * 1000,
+    }
+
+
+class CoeditingAdminMixin:
+    """For GuideAdmin: serves the change form's beat, and with ``leave`` its goodbye."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view  # staff only, CSRF-checked
+        return [
+            path("<path:object_id>/open/", view(require_POST(self.presence_view)),
+                 name="guides_guide_presence"),
+            *super().get_urls(),
+        ]  # fmt: skip
+
+    def presence_view(self, request, object_id):
+        guide = self._guide_for(request, object_id, change=True)
+        if "leave" in request.POST:
+            left(guide.pk, request.user)
+        else:
+            opened(guide.pk, request.user)
+        return JsonResponse({"others": notices(guide.pk, request.user)})

@@ -1,6 +1,5 @@
-"""What every admin form with editor prose shares: the token reference and picker, the token
-checks against the slugs on file (loaded once per view), links to preview a guide, and what
-an editor is told when an edit of a live guide is kept as a draft revision, and of schedules."""
+"""What the admin's forms with editor prose share: the token reference, picker and checks,
+preview links, and what an editor is told of drafts and schedules."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ TOKEN_HELP = _(
 
 def token_reference(guide: Guide | None = None) -> SafeString:
     """An HTML list of every token kind with its example, for the guide form; on a guide's own
-    form, each example as it reads on that guide (a clone's own model, run and prices), in the
-    admin's language: the help itself types no figure."""
+    form, each example as it reads on that guide (the help itself types no figure)."""
     kinds = [{"example": kind.example, "help": kind.help, "live": None} for kind in registry]
     if guide is not None:
         figures = assembly.guide_figures(guide)
@@ -56,9 +54,7 @@ class ProseHelpMixin:
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
-        base, _sep, language = db_field.name.rpartition("_")  # "body_de" -> "body", "de"
-        if language not in publishing_rules.LANGUAGES:
-            base = db_field.name
+        base = getattr(db_field, "translated_field", db_field).name  # "body_de": "body"
         if field is not None and base in getattr(db_field.model, "prose_fields", ()):
             field.help_text = TOKEN_HELP
             field.widget.attrs["data-token-picker"] = ""  # static/js/guide-editor.js
@@ -66,11 +62,8 @@ class ProseHelpMixin:
 
 
 class ProseForm(forms.ModelForm):
-    """Names every bad token on its field: malformed, or naming a method, GPU, provider or
-    fact not on file. Checking slugs needs the database, so the form is handed the slugs
-    (``token_slugs``) that its view loaded once for all its forms. (The model checks the
-    syntax too, for writes outside the admin; it skips fields that already have errors.)
-    """
+    """Names every bad token on its field: malformed, or naming a slug not on file; the slugs
+    (``token_slugs``) are loaded once per view for all its forms."""
 
     def __init__(self, *args, token_slugs: KnownSlugs | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -81,7 +74,7 @@ class ProseForm(forms.ModelForm):
         if self.token_slugs is None:
             return cleaned
         model = self._meta.model
-        for base in (*model.prose_fields, *model.plain_text_fields):
+        for base in (*getattr(model, "prose_fields", ()), *getattr(model, "plain_text_fields", ())):
             for code in publishing_rules.LANGUAGES:
                 name = build_localized_fieldname(base, code)
                 text = cleaned.get(name) or ""
@@ -93,8 +86,8 @@ class ProseForm(forms.ModelForm):
 
 
 def preview_links(guide: Guide, revision: GuideRevision | None) -> list[tuple[str, str]]:
-    """(URL, language name) of the guide's page in each language: ``revision``'s preview in the
-    admin (``revision_views.preview_view``), or without one the public page."""
+    """(URL, language name) of ``revision``'s preview in each language, or without one the
+    guide's public page."""
     links = []
     for code, name in settings.LANGUAGES:
         with translation.override(code):
@@ -113,8 +106,7 @@ def draft_saved_message(
     guide: Guide, draft: GuideRevision, problems: list
 ) -> tuple[SafeString, int]:
     """What an editor is told once an edit of a live guide is kept as the draft revision
-    ``draft`` (the guide form's and the translation view's), and the message's level: links to
-    preview it, and the problems that keep it from being published, where it has any."""
+    ``draft``, and the message's level: preview links, and any problems that keep it offline."""
     links = preview_links(guide, draft)
     if problems:
         message = _(
@@ -131,8 +123,7 @@ def draft_saved_message(
 
 
 def schedule_notes(guide: Guide) -> list[str]:
-    """What is scheduled for the guide, a sentence each, for its form: which revision goes live
-    when, and when the live one expires, each time with its zone and who set it."""
+    """What is scheduled for the guide, a sentence each, for its form."""
     notes, scheduled = [], revisions.schedules(guide)
     for revision in scheduled.going_live:
         notes.append(
@@ -151,22 +142,19 @@ def schedule_notes(guide: Guide) -> list[str]:
     return notes
 
 
-def cancelled_message(cancelled: list[GuideRevision]) -> str:
-    """What an editor is told of the go-lives a publication, revert or schedule cancelled."""
+def say_cancelled(model_admin, request, cancelled: list[GuideRevision]) -> None:
+    """Tell the editor which go-lives a publication, revert or schedule cancelled, if any."""
+    if not cancelled:
+        return
     listed = ", ".join(
         _("revision %(number)s at %(when)s") % {"number": r.pk, "when": zoned(r.go_live_at)}
         for r in cancelled
     )
-    return ngettext(
+    message = ngettext(
         "Cancelled the scheduled go-live of %(listed)s: it was set before this change and "
         "would have undone it at its time.",
         "Cancelled the scheduled go-lives of %(listed)s: they were set before this change and "
         "would have undone it at their time.",
         len(cancelled),
     ) % {"listed": listed}
-
-
-def say_cancelled(model_admin, request, cancelled: list[GuideRevision]) -> None:
-    """Tell the editor which go-lives a publication, revert or schedule cancelled, if any."""
-    if cancelled:
-        model_admin.message_user(request, cancelled_message(cancelled), messages.WARNING)
+    model_admin.message_user(request, message, messages.WARNING)

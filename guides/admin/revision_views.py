@@ -1,7 +1,6 @@
-"""The guide admin's revision pages: the list with its schedules and reviews, the diff, the
-confirmation before a stored revision is published, revert, schedule, and review before
-publish. Each action is one use case of guides.editorial.publishing; these views only parse,
-call it and say what happened."""
+"""The guide admin's revision pages: the list with its schedules and reviews, the diff, publish,
+revert, schedule and review. Each action is a use case of guides.editorial.publishing; these
+views only parse, call it and say what happened."""
 
 from __future__ import annotations
 
@@ -45,17 +44,12 @@ class ReviewCommentForm(forms.Form):
         self.fields["comment"].validators.append(VisibleTextValidator(_("Comment")))
 
 
+LOCAL_TIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+
+
 class ScheduleForm(forms.Form):
-    go_live_at = forms.DateTimeField(
-        label=_("Go live at"),
-        required=False,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-    )
-    expire_at = forms.DateTimeField(
-        label=_("Expire at"),
-        required=False,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-    )
+    go_live_at = forms.DateTimeField(label=_("Go live at"), required=False, widget=LOCAL_TIME)
+    expire_at = forms.DateTimeField(label=_("Expire at"), required=False, widget=LOCAL_TIME)
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -71,7 +65,7 @@ class ScheduleForm(forms.Form):
 
 class RevisionAdminMixin:
     """For GuideAdmin: the revision, publish-confirmation and review pages, and ``_guide_for``
-    (who may see or change a guide), which the translation pages use too."""
+    and ``_render``, which its other pages use too."""
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -90,16 +84,17 @@ class RevisionAdminMixin:
             *super().get_urls(),
         ]  # fmt: skip
 
+    def _render(self, request, template: str, context: dict) -> TemplateResponse:
+        """A page of the guide admin's own (``admin/guides/guide/<template>``)."""
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, **context}
+        return TemplateResponse(request, f"admin/guides/guide/{template}", context)
+
     def _guide_for(self, request, object_id, *, change: bool = False) -> Guide:
         guide = self.get_object(request, unquote(object_id))  # None for "abc" too, as Django's
         if guide is None:
             raise Http404(_("No such guide."))
-        allowed = (
-            self.has_change_permission(request, guide)
-            if change
-            else (self.has_view_or_change_permission(request, guide))
-        )
-        if not allowed:
+        allowed = self.has_change_permission if change else self.has_view_or_change_permission
+        if not allowed(request, guide):
             raise PermissionDenied(
                 _("You may view this guide but not change it.")
                 if change and self.has_view_permission(request, guide)
@@ -137,15 +132,13 @@ class RevisionAdminMixin:
             }
             for r in every
         ]
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/revisions.html",
+            "revisions.html",
             {
-                **self.admin_site.each_context(request),
                 "title": _("Revisions of “%(title)s”") % {"title": guide.title},
                 "guide": guide,
                 "rows": rows,
-                "opts": self.model._meta,
                 "can_change": self.has_change_permission(request, guide),
                 "can_publish": permissions.may_publish(request.user),
                 "can_submit": permissions.may_submit(request.user),
@@ -154,10 +147,8 @@ class RevisionAdminMixin:
         )
 
     def preview_view(self, request, object_id, revision_id: int):
-        """The guide's public page as ``revision`` would make it, in the address's language:
-        rendered from the revision's stored rows in memory (nothing is written, not even in a
-        transaction rolled back), for whoever may edit that language (``guides.permissions``);
-        never cached."""
+        """The guide's public page as ``revision`` would make it, in the address's language,
+        rendered in memory from its stored rows, for whoever may edit that language."""
         guide = self._guide_for(request, object_id)
         language = get_language()
         if not permissions.may_preview_guides(request.user, language):
@@ -181,18 +172,16 @@ class RevisionAdminMixin:
             )
         except (ValueError, GuideRevision.DoesNotExist):
             raise Http404(_("Choose two revisions of this guide to compare.")) from None
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/compare.html",
+            "compare.html",
             {
-                **self.admin_site.each_context(request),
                 "title": _("Changes from revision %(old)s to revision %(new)s")
                 % {"old": old.pk, "new": new.pk},
                 "guide": guide,
                 "old": old,
                 "new": new,
                 "changes": revisions.compare(old, new),
-                "opts": self.model._meta,
             },
         )
 
@@ -252,8 +241,7 @@ class RevisionAdminMixin:
         raise Http404
 
     def review_view(self, request, object_id, review_id: int):
-        """A submitted working copy: what it changes on the live page and the author's comment;
-        a reviewer approves it (publishing it) or sends it back, with a comment."""
+        """A submitted working copy, which a reviewer approves (publishing it) or sends back."""
         guide = self._guide_for(request, object_id)
         review = get_object_or_404(
             Review.objects.select_related("revision__revision__user", "submitted_by", "decided_by"),
@@ -297,11 +285,10 @@ class RevisionAdminMixin:
                     ),
                 )
         live = revisions.online_revision(guide)
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/review.html",
+            "review.html",
             {
-                **self.admin_site.each_context(request),
                 "title": _("Review of revision %(number)s of “%(title)s”")
                 % {"number": review.revision_id, "title": guide.title},
                 "guide": guide,
@@ -320,13 +307,12 @@ class RevisionAdminMixin:
                 ],
                 "form": form,
                 "decide": decide,
-                "opts": self.model._meta,
             },
         )
 
     def _publish_view(self, request, guide: Guide, revision: GuideRevision):
-        """Publishing a stored revision: first what it changes against the live page and
-        which schedules it cancels (GET), then, confirmed, the publication (POST)."""
+        """Publishing a stored revision: what it changes and cancels (GET), then, confirmed, the
+        publication (POST)."""
         after = request.POST.get("next") or request.GET.get("next")
         back = (
             redirect("admin:guides_guide_change", guide.pk)
@@ -365,11 +351,10 @@ class RevisionAdminMixin:
             )
             return back
         draft = revisions.working_copy(guide) if live is not None else None
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/publish_confirm.html",
+            "publish_confirm.html",
             {
-                **self.admin_site.each_context(request),
                 "title": _("Publish revision %(number)s of “%(title)s”?")
                 % {"number": revision.pk, "title": guide.title},
                 "guide": guide,
@@ -384,20 +369,18 @@ class RevisionAdminMixin:
                     if r.pk != revision.pk
                 ],
                 "next": after or "",
-                "opts": self.model._meta,
             },
         )
 
-    def _submit(self, request, revision: GuideRevision, comment: str) -> bool:
-        """Submit ``revision`` for review, with the comment as typed (checked as any text);
-        whether it was."""
+    def _submit(self, request, revision: GuideRevision, comment: str) -> None:
+        """Submit ``revision`` for review, with the comment checked as any text."""
         form = ReviewCommentForm({"comment": comment})
         if not form.is_valid():
             errors = " ".join(str(e) for e in form.errors["comment"])
             self.message_user(
                 request, _("Not submitted for review: %(why)s") % {"why": errors}, messages.ERROR
             )
-            return False
+            return
         publishing.submit_for_review(
             revision, user=request.user, comment=form.cleaned_data["comment"]
         )
@@ -407,4 +390,3 @@ class RevisionAdminMixin:
             % {"number": revision.pk},
             messages.SUCCESS,
         )
-        return True

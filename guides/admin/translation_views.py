@@ -10,7 +10,6 @@ from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
-from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -83,34 +82,18 @@ class TranslationImportForm(forms.Form):
         return cleaned
 
 
-def _target_language(language: str) -> str:
-    if language not in translating.target_languages():
-        raise Http404(_("Translations are into German or Japanese."))
-    return language
-
-
-def _require_translator(request, language: str) -> None:
-    """An Editor translates every language, a Translator only their own."""
-    if not permissions.may_translate(request.user, language):
-        raise permissions.NotAllowed(
-            _("You may not translate this guide into %(language)s.")
-            % {"language": translating.language_name(language)}
-        )
-
-
-def translation_links(guide: Guide, user) -> list[tuple[str, str]]:
+def translation_links(guide: Guide, user, but: str = "") -> list[tuple[str, str]]:
     """(URL, language name) of the guide's translation view in each language ``user`` may
-    translate into, for the guide form."""
+    translate into, ``but`` one."""
     return [
         (translation_url(guide, code), translating.language_name(code))
         for code in translating.target_languages()
-        if permissions.may_translate(user, code)
+        if code != but and permissions.may_translate(user, code)
     ]
 
 
 class TranslationAdminMixin:
-    """For GuideAdmin (its ``_guide_for`` checks who may see the guide; ``_require_translator``
-    who may work on the language): the translation view, the export and the import."""
+    """For GuideAdmin: the translation view, the export and the import."""
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -124,18 +107,24 @@ class TranslationAdminMixin:
             *super().get_urls(),
         ]  # fmt: skip
 
+    def _guide_to_translate(self, request, object_id, language: str) -> Guide:
+        """The guide, where ``request.user`` may see it and translate it into ``language``."""
+        guide = self._guide_for(request, object_id)
+        if language not in translating.target_languages():
+            raise Http404(_("Translations are into German or Japanese."))
+        if not permissions.may_translate(request.user, language):
+            raise permissions.NotAllowed(
+                _("You may not translate this guide into %(language)s.")
+                % {"language": translating.language_name(language)}
+            )
+        return guide
+
     def _translation_context(self, request, guide: Guide, language: str) -> dict:
         return {
-            **self.admin_site.each_context(request),
             "guide": guide,
-            "opts": self.model._meta,
             "language": language,
             "language_name": translating.language_name(language),
-            "other_languages": [
-                (translation_url(guide, code), translating.language_name(code))
-                for code in translating.target_languages()
-                if code != language and permissions.may_translate(request.user, code)
-            ],
+            "other_languages": translation_links(guide, request.user, but=language),
             "exports": [
                 (
                     reverse(
@@ -150,13 +139,11 @@ class TranslationAdminMixin:
             ),
             "can_change": permissions.may_translate(request.user, language),
             "working_copy": translating.working_copy_of(guide),
+            "import_form": TranslationImportForm(),
         }
 
     def translation_view(self, request, object_id, language):
-
-        guide = self._guide_for(request, object_id)
-        language = _target_language(language)
-        _require_translator(request, language)
+        guide = self._guide_to_translate(request, object_id, language)
         fields = translating.text_fields(guide)
         stale = translating.stale_fields(fields, language, translating.bases_of(guide, language))
         changed_only = "changed" in request.GET
@@ -193,9 +180,9 @@ class TranslationAdminMixin:
             }
             for f in shown
         ]
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/translate.html",
+            "translate.html",
             {
                 **self._translation_context(request, guide, language),
                 "title": _("Translate “%(title)s” into %(language)s")
@@ -206,32 +193,23 @@ class TranslationAdminMixin:
                 "changed_only": changed_only,
                 "all_url": translation_url(guide, language),
                 "changed_url": translation_url(guide, language, changed_only=True),
-                "import_form": TranslationImportForm(),
             },
         )
 
     def _say_saved(self, request, guide: Guide, saved, *, confirmed: bool = False) -> None:
-
-        if saved.revision is None:
-            if confirmed:
-                self.message_user(
-                    request, _("Marked as still fitting the new English."), messages.SUCCESS
-                )
-            else:
-                self.message_user(request, _("Nothing was changed."), messages.INFO)
-            return
-        number = saved.revision.pk
-        if not saved.working_copy:
-            self.message_user(
-                request, _("Saved as revision %(number)s.") % {"number": number}, messages.SUCCESS
-            )
-            return
-        self.message_user(request, *draft_saved_message(guide, saved.revision, saved.problems))
+        if saved.revision is None and confirmed:
+            said = _("Marked as still fitting the new English."), messages.SUCCESS
+        elif saved.revision is None:
+            said = _("Nothing was changed."), messages.INFO
+        elif not saved.working_copy:
+            number = saved.revision.pk
+            said = _("Saved as revision %(number)s.") % {"number": number}, messages.SUCCESS
+        else:
+            said = draft_saved_message(guide, saved.revision, saved.problems)
+        self.message_user(request, *said)
 
     def translation_export_view(self, request, object_id, language, fmt):
-        guide = self._guide_for(request, object_id)
-        language = _target_language(language)
-        _require_translator(request, language)
+        guide = self._guide_to_translate(request, object_id, language)
         if fmt == "md":
             try:
                 body, content_type = translating.markdown_export(guide, language), "text/markdown"
@@ -248,10 +226,7 @@ class TranslationAdminMixin:
         return response
 
     def translation_import_view(self, request, object_id, language):
-
-        guide = self._guide_for(request, object_id)
-        language = _target_language(language)
-        _require_translator(request, language)
+        guide = self._guide_to_translate(request, object_id, language)
         if request.method != "POST":
             return redirect(translation_url(guide, language))
         form = TranslationImportForm(request.POST, request.FILES)
@@ -278,17 +253,15 @@ class TranslationAdminMixin:
                         "filename": form.cleaned_data.get("filename") or "",
                     }
                 )
-        return TemplateResponse(
+        return self._render(
             request,
-            "admin/guides/guide/translation_import.html",
+            "translation_import.html",
             {
                 **self._translation_context(request, guide, language),
                 "title": _("Import a %(language)s translation of “%(title)s”")
                 % {"title": guide.title, "language": translating.language_name(language)},
                 "form": form,
                 "result": result,
-                "import_form": TranslationImportForm(),
                 "back_url": translation_url(guide, language),
             },
-            status=200,
         )

@@ -1,6 +1,6 @@
 """Two signed-in editors on one guide, in the shared headless Chromium (see test_browser.py):
 each sees the other, saves of different fields merge, a save of the same field shows both
-texts, and leaving a changed form asks first (guides/admin/coediting.py,
+texts, and leaving a changed form asks first (guides/admin/presence.py,
 static/js/guide-coediting.js).
 
 A file of its own so that pytest-xdist runs it beside the other browser tests. It edits the

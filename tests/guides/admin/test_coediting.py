@@ -1,5 +1,5 @@
 """Two editors on one guide: who else has it open, saves merged field by field, true conflicts
-shown side by side, the beat's permissions (guides/admin/presence.py, merging.py, coediting.py).
+shown side by side, the beat's permissions (guides/admin/presence.py, merging.py).
 """
 
 import re
