@@ -1,10 +1,5 @@
-"""Assemble what each public page shows: read through the selectors, compute, render prose.
-
-Views call one function here and hand its dataclass to the template, which only lays it out
-and formats figures. The figures come from ``pricing.domain.calculations``, here and through
-``PageFigures`` and the prose tokens; the data comes through the selectors only. (The planner
-page is ``pages.planner``.)
-"""
+"""What each public page shows, read through the selectors, computed (``PageFigures``,
+``pricing.domain.calculations``) and with its prose rendered: templates only lay it out."""
 
 from __future__ import annotations
 
@@ -34,9 +29,7 @@ from guides.content.presentation import (
     beyond_one_host,
     config_label,
     estimated,
-    long_date,
     number,
-    parenthesized,
     rent_label,
 )
 from guides.content.tokens.render import Block, render_plain, render_prose
@@ -72,13 +65,8 @@ def page_figures(
     ours_only: bool = False,
 ) -> PageFigures:
     """Prices of every provider (``ours_only``: ours alone, so that a competitor's price check
-    leaves the page current), every method's rules, blocks and facts, as of ``at``.
-
-    ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: providers
-    1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
-    the price history, and each is cached under the versions of what it reads
-    (``reference_data``).
-    """
+    leaves the page current), every method's rules, blocks and facts, as of ``at``, each read
+    cached (``reference_data``). ``configurations``: the fit table's (GPU slug, count)."""
     house = reference_data.house_provider()
     prices = reference_data.latest_prices(at=at, ours_only=ours_only)
     figures = PageFigures(
@@ -95,14 +83,6 @@ def page_figures(
     )
     figures.configurations = [figures.configuration(gpu, count) for gpu, count in configurations]
     return figures
-
-
-def price_history_start() -> date | None:
-    """The day of our first price check, where as-of pages begin; None before any check.
-
-    Raises Provider.DoesNotExist before the house provider is set up.
-    """
-    return selectors.first_check_date(provider=reference_data.house_provider())
 
 
 # --- comparing two GPUs -------------------------------------------------------------------
@@ -421,16 +401,6 @@ class FaqView:
 
 
 @dataclass(frozen=True)
-class SourceView:
-    """A source the guide cites, as its list shows it."""
-
-    url: str
-    title: str
-    publisher: str
-    read_on: str  # " (read October 29, 2026)", formatted once here rather than per row
-
-
-@dataclass(frozen=True)
 class EstimateRow:
     """A method's estimated peak on one GPU at the guide's training run, beside its rule."""
 
@@ -440,12 +410,39 @@ class EstimateRow:
 
 
 @dataclass(frozen=True)
-class GuidePage:
+class GuidePageBase:
+    """What a guide's page shows of either kind: its prose, FAQ and sources."""
+
     guide: Guide
     short_answer: list[Block]
     meta_description: str
     faq_json_ld: dict  # schema.org FAQPage
     checked: PriceDates | None  # every price the page quotes, in tables and prose
+    sections: list[SectionView]
+    faq: list[FaqView]
+    fit_checked: PriceDates | None  # the prices in the fit table
+    figures: PageFigures = field(repr=False)
+
+    @cached_property
+    def sources(self) -> list:
+        return [gs.source for gs in self.guide.guide_sources.all()]
+
+
+def guide_prose(guide: Guide, figures: PageFigures) -> dict:
+    """The guide's prose, rendered (noting the check day of each price it quotes), as
+    ``GuidePageBase``'s fields."""
+    faq = [(render_plain(e.question, figures), e.answer) for e in guide.faq_entries.all()]
+    return {
+        "short_answer": render_prose(guide.short_answer, figures),
+        "meta_description": render_plain(guide.meta_description, figures),
+        "faq_json_ld": structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq]),
+        "sections": [section_view(s, figures) for s in guide.sections.all()],
+        "faq": [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq],
+    }
+
+
+@dataclass(frozen=True)
+class GuidePage(GuidePageBase):
     house_name: str
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
@@ -454,11 +451,7 @@ class GuidePage:
     cost_rows: list[LabelledCostRow]  # the editor's illustration: assumed hours
     run_rows: list[LabelledRunRow]  # the training budget, from the throughput model
     needs_rows: list[RunNeeds]  # what the recommended runs need besides the GPUs
-    sections: list[SectionView]
-    faq: list[FaqView]
-    fit_checked: PriceDates | None  # the prices in the fit table
     cost_checked: PriceDates | None  # the prices in the cost table
-    figures: PageFigures = field(repr=False)
 
     @property
     def other_stacks(self) -> dict[str, Decimal]:
@@ -493,10 +486,6 @@ class GuidePage:
             )
             for column in self.methods
         ]
-
-    @cached_property
-    def sources(self) -> list[SourceView]:
-        return [source_view(gs.source) for gs in self.guide.guide_sources.all()]
 
 
 def guide_figures(
@@ -617,21 +606,11 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     ]
     cost = calc.cost_table(figures.scenarios, figures.blocks)
     run_rows = _run_rows(figures, columns)
-    faq = [
-        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
-    ]
-    # Prose first: the figures note the check day of each price it quotes.
-    short_answer = render_prose(guide.short_answer, figures)
-    meta_description = render_plain(guide.meta_description, figures)
-    faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
-    sections = [section_view(s, figures) for s in guide.sections.all()]
-    faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
+    prose = guide_prose(guide, figures)  # first: it notes the prices it quotes
     method_summary = [_method_summary_row(figures, column) for column in columns]
     return GuidePage(
         guide=guide,
-        short_answer=short_answer,
-        meta_description=meta_description,
-        faq_json_ld=faq_json_ld,
+        **prose,
         checked=price_dates(figures.quoted_on),
         fit_checked=price_dates(
             figures.listing(r.configuration.gpu.slug).checked_on for r in fit_rows
@@ -648,15 +627,8 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         ],
         run_rows=run_rows,
         needs_rows=_needs_rows(figures, columns),
-        sections=sections,
-        faq=faq_views,
         figures=figures,
     )
-
-
-def source_view(source) -> SourceView:
-    read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
-    return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 
 
 def recommendation_overrides(

@@ -4,20 +4,17 @@ same sections, FAQ, sources and notices as a fine-tuning guide (``assembly``), o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from functools import cached_property
 
 from django.utils import timezone
 
 from gpuguide.lib import renting
 from guides.content.page_figures import PageFigures, PriceDates, price_dates
-from guides.content.phrases import phrased
 from guides.content.presentation import PRECISION_LABELS, config_label, rent_label, word_list
-from guides.content.tokens.render import Block, render_plain, render_prose
 from guides.models import Guide
-from guides.pages import assembly, structured_data, tutorial
+from guides.pages import assembly, tutorial
 from guides.pages.serving_planner import ShownSpeed
 from pricing import serving_plans
 from pricing.domain import serving
@@ -94,28 +91,15 @@ class CostRow:
 
 
 @dataclass(frozen=True)
-class ServingGuidePage:
-    guide: Guide
-    short_answer: list[Block]
-    meta_description: str
-    faq_json_ld: dict
-    checked: PriceDates | None  # every price the page quotes
-    sections: list[assembly.SectionView]
-    faq: list[assembly.FaqView]
+class ServingGuidePage(assembly.GuidePageBase):
     precision_rows: list[PrecisionRow]
     fit_rows: list[FitRow]
     cost_rows: list[CostRow]
-    fit_checked: PriceDates | None
-    figures: PageFigures = field(repr=False)
 
     @property
     def plan(self) -> serving_plans.ServingPlan | None:
         """The first precision's plan: the load every plan shares (context, prompt, target)."""
         return next(iter(self.figures.serving.values()), None)
-
-    @cached_property
-    def sources(self) -> list[assembly.SourceView]:
-        return [assembly.source_view(gs.source) for gs in self.guide.guide_sources.all()]
 
 
 def _weights_gb(plan: serving_plans.ServingPlan) -> Decimal:
@@ -200,25 +184,13 @@ def serving_guide_page(guide: Guide, *, at: date | None = None) -> ServingGuideP
         for index, row in enumerate(first.rows):
             cells = [FitCell(precision, plan.rows[index]) for precision, plan in plans.items()]
             fit_rows.append(FitRow(config_label(row.count, row.gpu.name), row, cells))
-    faq = [
-        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
-    ]
-    # Prose first: the figures note the check day of each price it quotes.
-    short_answer = render_prose(guide.short_answer, figures)
-    meta_description = render_plain(guide.meta_description, figures)
-    faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
-    sections = [assembly.section_view(s, figures) for s in guide.sections.all()]
-    faq_views = [assembly.FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
+    prose = assembly.guide_prose(guide, figures)  # first: it notes the prices it quotes
     cost_rows = _cost_rows(figures, rows)
     quoted = {row.row.gpu.checked_on for row in cost_rows} | figures.quoted_on
     return ServingGuidePage(
         guide=guide,
-        short_answer=short_answer,
-        meta_description=meta_description,
-        faq_json_ld=faq_json_ld,
+        **prose,
         checked=price_dates(quoted),
-        sections=sections,
-        faq=faq_views,
         precision_rows=rows,
         fit_rows=fit_rows,
         cost_rows=cost_rows,

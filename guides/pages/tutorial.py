@@ -21,21 +21,18 @@ from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, 
 from guides.content.presentation import (
     config_label,
     config_name,
-    long_date,
     number,
-    parenthesized,
     rent_label,
     word_list,
 )
 from guides.models import Guide
 from guides.pages import assembly
-from guides.pages.assembly import SourceView
 from pricing import selectors
 from pricing.domain import calculations as calc
 from pricing.domain import trl_commands
 from pricing.domain.throughput import SECONDS_PER_HOUR
 from pricing.domain.training_memory import TrainingSetup
-from pricing.models import LanguageModel
+from pricing.models import LanguageModel, Source
 
 HUB = "https://huggingface.co/"
 OUTPUT_DIR = "./output"
@@ -102,7 +99,7 @@ class TutorialPage:
     seconds_per_hour: Decimal
     adapter_learning_rate: str  # "2e-4", as the commands write it
     full_learning_rate: str
-    learning_rate_sources: list[SourceView]
+    learning_rate_sources: list[Source]
     save_every: Decimal  # the share of the run's steps between two checkpoints
     checkpoints_kept: int
 
@@ -148,18 +145,10 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
         seconds_per_hour=SECONDS_PER_HOUR,
         adapter_learning_rate=trl_commands.ADAPTER_LEARNING_RATE,
         full_learning_rate=trl_commands.FULL_LEARNING_RATE,
-        learning_rate_sources=[
-            source_view(source)
-            for source in selectors.sources_by_key(keys=trl_commands.LEARNING_RATE_SOURCES)
-        ],
+        learning_rate_sources=selectors.sources_by_key(keys=trl_commands.LEARNING_RATE_SOURCES),
         save_every=Decimal(trl_commands.SAVE_EVERY),
         checkpoints_kept=int(trl_commands.SAVE_TOTAL_LIMIT),
     )
-
-
-def source_view(source) -> SourceView:
-    read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
-    return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 
 
 def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str) -> MethodTutorial:

@@ -213,6 +213,13 @@ def phrases(text) -> SafeString:
 
 
 @register.filter
+def read_on(day) -> str:
+    """' (read October 29, 2026)': when a cited source was read."""
+    read = gettext("read %(date)s") % {"date": presentation.long_date(day)}
+    return presentation.parenthesized(read)
+
+
+@register.filter
 def host(url: str) -> str:
     """'vm.massedcompute.com' for https://vm.massedcompute.com/pricing: a source's short name."""
     return urlsplit(url).hostname or ""
