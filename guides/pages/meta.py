@@ -1,14 +1,10 @@
 """What each public page says to search engines and link previews: its title, description,
-breadcrumb trail and schema.org data.
-
-Views call the one function for their page and add what it returns to the template context;
-``base.html`` lays out the title, description, canonical, hreflang and Open Graph tags from it.
-Every title and description is built from data, so each is unique per page and language.
-"""
+breadcrumb trail and schema.org data, as context for ``base.html``. Each is built from data,
+so that it is unique per page and language."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
@@ -125,34 +121,18 @@ def gpu_list(request: HttpRequest, prices: GpuPriceList, at: date | None) -> dic
         "provider": prices.house.name,
         "gpus": presentation.word_list(row.gpu.name for row in prices.rows),
     }
+    # Offers are today's prices: a past day's page (noindex) offers nothing.
+    offered = [] if at else [row.gpu for row in prices.rows]
     return {
         "meta_title": _("GPU prices"),
         "meta_description": description,
-        # Offers are today's prices: a past day's page (noindex) offers nothing.
-        "json_ld": [] if at else _gpu_products(request, prices),
+        "json_ld": structured_data.gpu_products(
+            gpus=offered,
+            url=site.absolute(request, request.path),
+            seller=site.publisher(request, prices.house),
+            today=timezone.localdate(),
+        ),
     }
-
-
-def _gpu_products(request: HttpRequest, prices: GpuPriceList) -> list[dict]:
-    today = timezone.localdate()
-    offers = [
-        structured_data.GpuOffer(
-            name=row.gpu.name,
-            vendor=row.gpu.vendor,
-            usd_per_gpu_hour=row.gpu.usd_per_gpu_hour,
-            checked_on=row.gpu.checked_on,
-            # A price holds until the next check; we re-check within this many days.
-            valid_until=max(row.gpu.checked_on, today)
-            + timedelta(days=settings.PRICE_STALE_AFTER_DAYS),
-        )
-        for row in prices.rows
-        if row.gpu.usd_per_gpu_hour is not None and row.gpu.checked_on is not None
-    ]
-    return structured_data.gpu_products(
-        offers=offers,
-        url=site.absolute(request, request.path),
-        seller=site.publisher(request, prices.house),
-    )
 
 
 def vram(methods: list) -> dict:

@@ -15,7 +15,6 @@ from guides.content.page_figures import PageFigures, PriceDates, price_dates
 from guides.content.presentation import PRECISION_LABELS, config_label, rent_label, word_list
 from guides.models import Guide
 from guides.pages import assembly, tutorial
-from guides.pages.serving_planner import ShownSpeed
 from pricing import serving_plans
 from pricing.domain import serving
 
@@ -47,14 +46,6 @@ class PrecisionRow:
         other = self.choice.alternative
         return config_label(other.count, other.gpu.name) if other else ""
 
-    @property
-    def at_target(self) -> ShownSpeed | None:
-        return ShownSpeed.of(self.choice.chosen.at_target) if self.choice else None
-
-    @property
-    def one_user(self) -> ShownSpeed | None:
-        return ShownSpeed.of(self.choice.chosen.at_concurrency) if self.choice else None
-
 
 @dataclass(frozen=True)
 class FitCell:
@@ -79,15 +70,6 @@ class CostRow:
     config: str
     row: serving_plans.ServingRow
     recommended: bool
-
-    @property
-    def shown(self) -> ShownSpeed:
-        return ShownSpeed.of(self.row.at_target)
-
-    @property
-    def tokens_per_s(self) -> Decimal:
-        """All users' output tokens a second at the target, whole."""
-        return self.row.at_target.tokens_per_s[0].quantize(Decimal(1), ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)
@@ -215,10 +197,6 @@ class ServingStep:
     @property
     def chosen(self) -> serving_plans.ServingRow:
         return self.row.choice.chosen
-
-    @property
-    def at_target(self) -> ShownSpeed:
-        return self.row.at_target
 
     @property
     def needs_checkpoint(self) -> bool:

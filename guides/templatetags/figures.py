@@ -7,7 +7,7 @@ value (None) renders as an empty string so templates can add their own ``default
 import json
 import re
 from collections.abc import Callable, Iterable
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 
 from django import template
@@ -49,6 +49,7 @@ def stale_after_days(checked: PriceDates | None) -> int | None:
 register.filter("num", _blank_if_none(presentation.number))
 register.filter("gb", _blank_if_none(presentation.gigabytes))
 register.filter("usd", _blank_if_none(presentation.usd))
+register.filter("tenth_gb", _blank_if_none(presentation.estimated_gigabytes))
 register.filter("longdate", _blank_if_none(presentation.long_date))
 register.filter("mediumdate", _blank_if_none(presentation.medium_date))
 register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
@@ -72,10 +73,20 @@ def usd_span(figure) -> str:
     return "" if not figure else presentation.usd_range(figure[1], figure[2])
 
 
+def _whole(value: Decimal) -> Decimal:
+    return value.quantize(Decimal(1), ROUND_HALF_UP)
+
+
+@register.filter
+def whole(value: Decimal) -> str:
+    """A modelled speed or count as pages show it, whole (half up): '18'."""
+    return presentation.number(_whole(value))
+
+
 @register.filter
 def number_span(figure) -> str:
-    """As ``usd_span``, for plain figures: '18–38'."""
-    return "" if not figure else presentation.number_range(figure[1], figure[2])
+    """As ``usd_span``, for plain figures, each end whole (a modelled speed): '18–38'."""
+    return "" if not figure else presentation.number_range(_whole(figure[1]), _whole(figure[2]))
 
 
 @register.filter
