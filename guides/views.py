@@ -193,9 +193,9 @@ def gpu_price_history(request: HttpRequest, gpu: str) -> HttpResponse:
     table = csv.writer(response)
     table.writerow([_("GPU"), _("Provider"), _("First checked"), _("Last checked"),
                     _("USD per GPU-hour")])  # fmt: skip
-    for row in rows:
-        table.writerow([row.gpu, row.provider, row.first.isoformat(), row.last.isoformat(),
-                        trim(row.usd_per_gpu_hour)])  # fmt: skip
+    for gpu_name, provider, run in rows:
+        table.writerow([gpu_name, provider, run.first.isoformat(), run.last.isoformat(),
+                        trim(run.usd_per_gpu_hour)])  # fmt: skip
     return response
 
 

@@ -495,12 +495,9 @@ def guide_figures(
     catalogue_figures: PageFigures | None = None,
     throughputs: list[selectors.ThroughputRun] | None = None,
 ) -> PageFigures:
-    """Everything the guide's prose and tables quote, with prices as of ``at``.
-
-    ``guide`` comes from ``selectors.guide_for_page``, which prefetches what is read here.
-    Checking many guides at once, pass what they share, read once: ``catalogue_figures``
-    (``page_figures`` as of ``at``) and ``throughputs`` (``selectors.throughput_runs()``).
-    Raises Provider.DoesNotExist before the house provider is set up.
+    """Everything the guide's prose and tables quote, with prices as of ``at``, for a guide
+    from ``selectors.guide_for_page``. Checking many guides, pass what they share, read once:
+    ``catalogue_figures`` (``page_figures``) and ``throughputs`` (``selectors.throughput_runs``).
     """
     if catalogue_figures is None:
         catalogue_figures = page_figures(params_billion=guide.language_model.params_billion, at=at)
@@ -814,20 +811,13 @@ class GpuPriceList:
 
 def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
     """Every GPU we rent with specs, price, block prices, the other providers' prices and a
-    year of everyone's price history, summed up: for each GPU and provider the first and
-    latest price, the lowest, the highest and how many changes, with the axes of a chart
-    whose lines (every change) are an image of their own.
-
-    Queries: the prices 1 and the summaries 1, both cached until the next price check, the
-    checks' sources 1; the page holds as much for a year of daily changes as for one check.
-    Raises Provider.DoesNotExist before the house provider is set up.
+    year of everyone's price history summed up (the chart's lines are an image of their own),
+    in three queries whatever the history's length. Raises Provider.DoesNotExist before setup.
     """
     blocks = reference_data.hour_blocks()
     end = at or timezone.localdate()
     providers = reference_data.providers()  # ours first
-    house = next((p for p in providers if p.is_house), None)
-    if house is None:
-        raise Provider.DoesNotExist("No provider is marked as ours.")
+    house = reference_data.house_provider()
     listings = reference_data.latest_prices(at=at).listings
     summaries = reference_data.price_summaries(at=at)
     ours = [g for g in listings[house.slug].values() if g.rentable]
@@ -925,28 +915,14 @@ def gpu_price_lines(*, gpu: str, at: date | None = None) -> PriceLines:
     return PriceLines(frame, chart_lines(frame, series))
 
 
-@dataclass(frozen=True)
-class PriceHistoryRow:
-    """A row of a GPU's price history download: one price at one provider, with the first
-    and the last day it was checked."""
-
-    gpu: str
-    provider: str
-    first: date
-    last: date
-    usd_per_gpu_hour: Decimal
-
-
-def price_history_rows(*, gpu: str, at: date | None = None) -> list[PriceHistoryRow]:
-    """Every price of ``gpu`` at every provider over the charts' year up to ``at``, oldest
-    first (then ours first): one query. Raises NoSuchGpu for a GPU we do not rent."""
+def price_history_rows(
+    *, gpu: str, at: date | None = None
+) -> list[tuple[str, str, selectors.PriceRun]]:
+    """(GPU name, provider name, run) of every price of ``gpu`` at every provider over the
+    charts' year up to ``at``, oldest first (then ours first): one query. Raises NoSuchGpu."""
     listing, by_provider = _gpu_runs(gpu, at)
-    rows = [
-        PriceHistoryRow(listing.name, provider.name, run.first, run.last, run.usd_per_gpu_hour)
-        for provider, runs in by_provider
-        for run in runs
-    ]
-    rows.sort(key=lambda row: row.first)  # stable: ours first on a day
+    rows = [(listing.name, provider.name, run) for provider, runs in by_provider for run in runs]
+    rows.sort(key=lambda row: row[2].first)  # stable: ours first on a day
     return rows
 
 
@@ -1058,11 +1034,7 @@ class HomePage:
 
 def home_page(*, at: date | None = None) -> HomePage:
     """The guides as cards (model, methods, cheapest recommended run, last checked) and our
-    prices, as they stand today or stood on ``at``.
-
-    The prices and rules are read once and shared by every card. Raises
-    Provider.DoesNotExist before the house provider is set up.
-    """
+    prices as of ``at``, read once for every card. Raises Provider.DoesNotExist before setup."""
     guides = guide_selectors.published_guides_with_configurations()
     base = page_figures(params_billion=Decimal(1), at=at)
     cards = [_guide_card(guide, base) for guide in guides if not guide.serves]

@@ -1,14 +1,6 @@
-"""The planner page: a model's peak training memory, what we rent that holds it, and its cost.
-
-Assembles plain values for the template from ``pricing.domain.training_memory`` (the estimate),
-``pricing.domain.calculations`` (the cited rule of thumb, configurations, costs) and the selectors;
-views and templates only present what it returns.
-
-Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded with ZeRO-3/FSDP
-when there is more than one; each GPU's usable memory (not its advertised size) must hold the
-per-GPU peak (``pricing.planning.configuration_fits``, as /api/v1/fit/ answers). For each GPU
-we rent, the page shows the fewest GPUs that fit, and it names what we recommend for the run
-(``pricing.planning.recommendation``: what a guide at the same run recommends).
+"""The planner page: a model's peak training memory (``pricing.domain.training_memory``), the
+fewest of each GPU we rent that hold it (``pricing.planning.configuration_fits``, as
+/api/v1/fit/ answers), and what we recommend for the run, as a guide at the same run would.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """A guide's tutorial: renting the recommended configuration and the ``trl sft`` command that
-runs each method on it, with what the run should take and cost by our figures.
-
-The recommendation, its run and its price are the guide page's own (``PageFigures``, as
-``assembly.guide_page`` asks them), and each command is built from the guide's training run
-(``pricing.domain.trl_commands``), so a clone or a price check changes the tutorial with the
-guide.
-"""
+runs each method on it, with what the run should take and cost: the guide page's own figures
+(``PageFigures``) and its training run (``pricing.domain.trl_commands``)."""
 
 from __future__ import annotations
 
@@ -95,13 +90,14 @@ class TutorialPage:
     not_held: list[str]  # the names of the methods nothing on one host holds
     checked: PriceDates | None
     checked_with: str  # "trl 1.16.0, transformers 5.24.0, …" in the page's language
-    timing_steps: int
-    seconds_per_hour: Decimal
-    adapter_learning_rate: str  # "2e-4", as the commands write it
-    full_learning_rate: str
     learning_rate_sources: list[Source]
-    save_every: Decimal  # the share of the run's steps between two checkpoints
-    checkpoints_kept: int
+    # The same on every tutorial:
+    timing_steps = trl_commands.TIMING_STEPS
+    seconds_per_hour = SECONDS_PER_HOUR
+    adapter_learning_rate = trl_commands.ADAPTER_LEARNING_RATE  # "2e-4", as commands write it
+    full_learning_rate = trl_commands.FULL_LEARNING_RATE
+    save_every = Decimal(trl_commands.SAVE_EVERY)  # the share of the steps between checkpoints
+    checkpoints_kept = int(trl_commands.SAVE_TOTAL_LIMIT)
 
 
 class NoRepository(LookupError):
@@ -141,13 +137,7 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
         not_held=not_held,
         checked=price_dates(figures.quoted_on),
         checked_with=word_list(f"{name} {version}" for name, version in trl_commands.CHECKED_WITH),
-        timing_steps=trl_commands.TIMING_STEPS,
-        seconds_per_hour=SECONDS_PER_HOUR,
-        adapter_learning_rate=trl_commands.ADAPTER_LEARNING_RATE,
-        full_learning_rate=trl_commands.FULL_LEARNING_RATE,
         learning_rate_sources=selectors.sources_by_key(keys=trl_commands.LEARNING_RATE_SOURCES),
-        save_every=Decimal(trl_commands.SAVE_EVERY),
-        checkpoints_kept=int(trl_commands.SAVE_TOTAL_LIMIT),
     )
 
 
