@@ -33,7 +33,7 @@ from guides.content.presentation import (
     rent_label,
 )
 from guides.content.tokens.render import Block, render_plain, render_prose
-from guides.models import Guide, Section
+from guides.models import CostScenario, Guide, Section
 from guides.pages import reference_data, structured_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.charts import (
@@ -283,14 +283,6 @@ def _close_call(figures: PageFigures, method: str) -> CloseCall | None:
 
 
 @dataclass(frozen=True)
-class MemoryRuleRow:
-    method: MethodColumn
-    source: selectors.SourceRef
-    rule: calc.MemoryRule
-    memory_gb: Decimal
-
-
-@dataclass(frozen=True)
 class FitCell:
     """One mark of the fit table: the estimate's, which decides."""
 
@@ -313,13 +305,6 @@ class LabelledFitRow:
     label: str
     configuration: calc.Configuration
     cells: list[FitCell]  # the row's cells with their column's heading (formatted once)
-
-
-@dataclass(frozen=True)
-class LabelledCostRow:
-    method_name: str
-    label: str
-    row: calc.CostRow
 
 
 @dataclass(frozen=True)
@@ -401,15 +386,6 @@ class FaqView:
 
 
 @dataclass(frozen=True)
-class EstimateRow:
-    """A method's estimated peak on one GPU at the guide's training run, beside its rule."""
-
-    column: MethodColumn
-    peak_gb: Decimal | None  # None where the method has no estimate (not one of its recipes)
-    rule_gb: Decimal
-
-
-@dataclass(frozen=True)
 class GuidePageBase:
     """What a guide's page shows of either kind: its prose, FAQ and sources."""
 
@@ -448,7 +424,7 @@ class GuidePage(GuidePageBase):
     method_summary: list[MethodSummaryRow]
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
     fit_rows: list[LabelledFitRow]
-    cost_rows: list[LabelledCostRow]  # the editor's illustration: assumed hours
+    cost_rows: list[tuple[CostScenario, calc.CostRow]]  # the editor's illustration: assumed hours
     run_rows: list[LabelledRunRow]  # the training budget, from the throughput model
     needs_rows: list[RunNeeds]  # what the recommended runs need besides the GPUs
     cost_checked: PriceDates | None  # the prices in the cost table
@@ -469,9 +445,9 @@ class GuidePage(GuidePageBase):
         return any(cell.rule_disagrees for row in self.fit_rows for cell in row.cells)
 
     @cached_property
-    def memory_rules(self) -> list[MemoryRuleRow]:
+    def memory_rules(self) -> list[tuple[MethodColumn, calc.RuleFigure, selectors.SourceRef]]:
         return [
-            MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
+            (column, figure, source)
             for column in self.methods
             for figure, source in zip(
                 column.estimate.figures, self.figures.methods[column.slug].sources, strict=True
@@ -479,13 +455,10 @@ class GuidePage(GuidePageBase):
         ]
 
     @cached_property
-    def estimates(self) -> list[EstimateRow]:
-        return [
-            EstimateRow(
-                column, _estimated_peak(self.figures, column.slug), column.estimate.planning_gb
-            )
-            for column in self.methods
-        ]
+    def estimates(self) -> list[tuple[MethodColumn, Decimal | None]]:
+        """Each method's estimated peak on one GPU at the guide's run (None: not one of its
+        recipes), beside its rule."""
+        return [(column, _estimated_peak(self.figures, column.slug)) for column in self.methods]
 
 
 def guide_figures(
@@ -618,10 +591,7 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         method_summary=method_summary,
         training=figures.training,
         fit_rows=fit_rows,
-        cost_rows=[
-            LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
-            for s, row in zip(scenarios, cost, strict=True)
-        ],
+        cost_rows=list(zip(scenarios, cost, strict=True)),
         run_rows=run_rows,
         needs_rows=_needs_rows(figures, columns),
         figures=figures,
