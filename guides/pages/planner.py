@@ -87,11 +87,11 @@ class GpuFit:
     usable_gb: Decimal
     count: int | None  # None: not even eight fit
     peak_per_gpu_gb: Decimal  # at ``count`` GPUs (or eight when none fit)
-    headroom_gb: Decimal | None  # beyond the peak and the allocator's margin
-    usd_per_hour: Decimal | None
-    run: calc.RunPlan | None  # the training budget on ``count`` GPUs (measured or derived)
-    run_hours: Decimal | None  # as shown: the run's, or the visitor's assumed hours
-    run_usd: Decimal | None
+    headroom_gb: Decimal | None = None  # beyond the peak and the allocator's margin
+    usd_per_hour: Decimal | None = None
+    run: calc.RunPlan | None = None  # the training budget on ``count`` GPUs
+    run_hours: Decimal | None = None  # as shown: the run's, or the visitor's assumed hours
+    run_usd: Decimal | None = None
     # Under CPU offload, where eight cards would hold the step but their host's memory not
     # what offload keeps there: that host's memory.
     host_short_gb: Decimal | None = None
@@ -154,11 +154,6 @@ def gpu_fit(
             estimated(largest.usable_gb_per_gpu),
             None,
             estimated(largest.peak_gb_per_gpu),
-            None,
-            None,
-            None,
-            None,
-            None,
             host_short_gb=(
                 largest.configuration.host_gb if cards_hold and not largest.fits_on_host else None
             ),

@@ -6,19 +6,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.utils import timezone
 
 from gpuguide.lib import renting
 from guides.content.page_figures import PageFigures, PriceDates, price_dates
-from guides.content.presentation import PRECISION_LABELS, config_label, rent_label, word_list
+from guides.content.presentation import (
+    PRECISION_LABELS,
+    config_label,
+    estimated,
+    rent_label,
+    word_list,
+)
 from guides.models import Guide
 from guides.pages import assembly, tutorial
 from pricing import serving_plans
 from pricing.domain import serving
-
-TENTH = Decimal("0.1")
 
 
 @dataclass(frozen=True)
@@ -85,8 +89,7 @@ class ServingGuidePage(assembly.GuidePageBase):
 
 
 def _weights_gb(plan: serving_plans.ServingPlan) -> Decimal:
-    one = next(row for row in plan.rows if row.count == 1)
-    return one.memory.weights_gb.quantize(TENTH, ROUND_HALF_UP)
+    return estimated(next(row for row in plan.rows if row.count == 1).memory.weights_gb)
 
 
 def _fewest(plan: serving_plans.ServingPlan) -> list[str]:

@@ -1,8 +1,5 @@
-"""Template filters that format the pages' raw Decimals for the active language.
-
-Each wraps a ``guides.content.presentation`` function, the same ones prose tokens use; a missing
-value (None) renders as an empty string so templates can add their own ``default``.
-"""
+"""Template filters that format the pages' raw Decimals for the active language, through the
+``guides.content.presentation`` functions prose tokens use; None renders as ""."""
 
 import json
 import re
