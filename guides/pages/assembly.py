@@ -268,8 +268,7 @@ class CloseCall:
     cheapest: str  # the cheapest run's configuration, as the tables label it
 
 
-def _close_call(figures: PageFigures, method: str) -> CloseCall | None:
-    found = figures.close_call(method)
+def _close_call(figures: PageFigures, found: calc.Recommendation | None) -> CloseCall | None:
     if found is None:
         return None
     cheapest = found.contenders[0].configuration
@@ -645,15 +644,14 @@ def _run_rows(figures: PageFigures, columns: list[MethodColumn]) -> list[Labelle
 def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSummaryRow:
     """The method table's row: what we recommend (nothing where nothing on one host holds
     the method) and the estimated peak per GPU on the first recommendation."""
-    plans = _recommended_or_none(figures, column.slug)
-    configurations = [p.configuration for p in plans]
-    runs = {r.configuration: r for r in figures.runs(column.slug, configurations)}
+    advice = method_advice(figures, column.slug)
+    plans = advice.recommended
     recommended = [
         Recommended(
             config_label(p.configuration.count, p.configuration.gpu.name),
             p.configuration.usd_per_hour,
             f"{p.configuration.gpu.slug}:{p.configuration.count}",
-            runs.get(p.configuration),
+            advice.runs.get(p.configuration),
             renting.rent_url(p.configuration.gpu.slug, p.configuration.count),
             rent_label(p.configuration.count, p.configuration.gpu.name),
         )
@@ -669,10 +667,10 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
         column,
         recommended,
         beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
-        figures.is_override(column.slug),
+        advice.override,
         estimated(peak),
         peak_on,
-        _close_call(figures, column.slug),
+        _close_call(figures, advice.close_call),
     )
 
 
@@ -979,14 +977,6 @@ class ServingCard:
     model_name: str
     choice: serving_plans.ServingRecommendation | None  # None where nothing serves it
 
-    @property
-    def label(self) -> str:
-        return config_label(self.choice.chosen.count, self.choice.chosen.gpu.name)
-
-    @property
-    def usd_per_million_tokens(self) -> Decimal:
-        return self.choice.chosen.at_target.usd_per_million_tokens[0]
-
 
 CARD_PRECISION = "fp8"  # what a serving guide's short answer recommends first
 
@@ -1092,23 +1082,22 @@ class GuideAdvice:
     methods: list[MethodAdvice]
 
 
+def method_advice(figures: PageFigures, method: str) -> MethodAdvice:
+    plans = _recommended_or_none(figures, method)
+    runs = figures.runs(method, [p.configuration for p in plans])
+    return MethodAdvice(
+        method,
+        plans,
+        figures.is_override(method),
+        {r.configuration: r for r in runs},
+        figures.close_call(method),
+    )
+
+
 def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
     """The guide's fit table and recommendations with prices as of ``at``: the same
     ``PageFigures`` calls its page makes (``guide_page``), so the two cannot differ."""
     figures = guide_figures(guide, at=at)
-    methods = []
-    for slug in figures.methods:
-        plans = _recommended_or_none(figures, slug)
-        runs = figures.runs(slug, [p.configuration for p in plans])
-        methods.append(
-            MethodAdvice(
-                slug,
-                plans,
-                figures.is_override(slug),
-                {r.configuration: r for r in runs},
-                figures.close_call(slug),
-            )
-        )
     return GuideAdvice(
         guide=guide,
         as_of=at or timezone.localdate(),
@@ -1119,5 +1108,5 @@ def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
             TableRow(c, {slug: figures.fits(slug, c) for slug in figures.methods})
             for c in figures.table_configurations()
         ],
-        methods=methods,
+        methods=[method_advice(figures, slug) for slug in figures.methods],
     )
