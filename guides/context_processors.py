@@ -18,7 +18,7 @@ def public_face(request: HttpRequest) -> dict:
     """
     return {
         "site_name": settings.SITE_NAME,
-        "site_url": site.site_url(request),
+        "site_url": site.site_url(),
         "contact_email": settings.CONTACT_EMAIL,
         "legal_kinds": SimpleLazyObject(_reviewed_legal_pages),
         # (language, path) of this page in every language: the head's hreflang links and the

@@ -46,7 +46,7 @@ class _SiteFeed(Feed):
         return super().__call__(request, *args, **kwargs)
 
     def _absolute(self, path: str) -> str:
-        return site.absolute(self.request, path)
+        return site.absolute(path)
 
     def feed_url(self) -> str:
         return self._absolute(self.request.path)

@@ -27,8 +27,8 @@ def _trail(*steps: tuple[str, str]) -> Trail:
     return [(settings.SITE_NAME, reverse("guides:index")), *steps]
 
 
-def _breadcrumbs(request: HttpRequest, trail: Trail) -> dict:
-    return structured_data.breadcrumbs([(name, site.absolute(request, p)) for name, p in trail])
+def _breadcrumbs(trail: Trail) -> dict:
+    return structured_data.breadcrumbs([(name, site.absolute(p)) for name, p in trail])
 
 
 def _usd_or_dash(value: Decimal | None) -> str:
@@ -36,7 +36,7 @@ def _usd_or_dash(value: Decimal | None) -> str:
 
 
 def home(request: HttpRequest, page: HomePage) -> dict:
-    publisher = site.publisher(request, page.house)
+    publisher = site.publisher(page.house)
     description = _(
         "Which GPU to rent for fine-tuning %(models)s: memory, fit and cost per method, "
         "computed from %(provider)s's prices of %(date)s."
@@ -52,7 +52,7 @@ def home(request: HttpRequest, page: HomePage) -> dict:
             structured_data.organization(publisher),
             structured_data.website(
                 name=settings.SITE_NAME,
-                url=site.absolute(request, request.path),
+                url=site.absolute(request.path),
                 language=get_language(),
                 publisher=publisher,
             ),
@@ -67,15 +67,15 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
     # Drawn when the guide was published (guides/editorial/share_images.py); the version in the
     # address makes link previews fetch it again after the next publication.
     share_path = reverse("guides:share_image", kwargs={"slug": guide.slug})
-    share_image = site.absolute(request, f"{share_path}?v={guide.version}")
+    share_image = site.absolute(f"{share_path}?v={guide.version}")
     article = structured_data.tech_article(
         headline=guide.title,
         description=page.meta_description,
-        url=site.absolute(request, request.path),
+        url=site.absolute(request.path),
         language=get_language(),
         published=guide.published_on,
         modified=max(edited, checked),  # the last edit or the newest price it quotes
-        publisher=site.publisher(request),
+        publisher=site.publisher(),
         image_url=share_image,
     )
     return {
@@ -86,7 +86,7 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
         "meta_title": guide.title,
         "meta_description": page.meta_description,
         "cites_sources": True,
-        "json_ld": [article, _breadcrumbs(request, trail), page.faq_json_ld],
+        "json_ld": [article, _breadcrumbs(trail), page.faq_json_ld],
     }
 
 
@@ -109,7 +109,7 @@ def tutorial(request: HttpRequest, guide: Guide, page) -> dict:
         "trail": trail,
         "meta_title": title,
         "meta_description": description,
-        "json_ld": [_breadcrumbs(request, trail)],
+        "json_ld": [_breadcrumbs(trail)],
     }
 
 
@@ -128,8 +128,8 @@ def gpu_list(request: HttpRequest, prices: GpuPriceList, at: date | None) -> dic
         "meta_description": description,
         "json_ld": structured_data.gpu_products(
             gpus=offered,
-            url=site.absolute(request, request.path),
-            seller=site.publisher(request, prices.house),
+            url=site.absolute(request.path),
+            seller=site.publisher(prices.house),
             today=timezone.localdate(),
         ),
     }
@@ -176,7 +176,7 @@ def comparison(request: HttpRequest, comparison: Comparison) -> dict:
         "trail": trail,
         "meta_title": title,
         "meta_description": description,
-        "json_ld": [_breadcrumbs(request, trail)],
+        "json_ld": [_breadcrumbs(trail)],
     }
 
 

@@ -288,7 +288,7 @@ def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
     """(language, URL) of the current page in every language: absolute for hreflang, from
     SITE_URL and never the Host header (the page may be cached and served to anyone)."""
     return [
-        (code, site.absolute(None, path) if absolute else path)
+        (code, site.absolute(path) if absolute else path)
         for code, path in context["page_in_languages"]
     ]
 
