@@ -89,9 +89,6 @@ class GuideFeed(_SiteFeed):
     def item_link(self, entry: GuideEntry) -> str:
         return self._absolute(entry.guide.get_absolute_url())
 
-    def item_guid(self, entry: GuideEntry) -> str:
-        return self.item_link(entry)
-
     def item_pubdate(self, entry: GuideEntry) -> datetime | None:
         published = entry.guide.published_on
         return _midnight(published) if published else None
