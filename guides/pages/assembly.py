@@ -547,7 +547,10 @@ def _for_guide(base: PageFigures, guide: Guide) -> PageFigures:
     figures.configurations = [
         figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
     ]
-    figures.recommendations = recommendation_overrides(guide, figures)
+    overrides: dict[str, list[calc.Configuration]] = {}  # the editor's, by method
+    for r in guide.recommendations.all():
+        overrides.setdefault(r.method.slug, []).append(figures.configuration(r.gpu.slug, r.count))
+    figures.recommendations = overrides
     return figures
 
 
@@ -595,16 +598,6 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         needs_rows=_needs_rows(figures, columns),
         figures=figures,
     )
-
-
-def recommendation_overrides(
-    guide: Guide, figures: PageFigures
-) -> dict[str, list[calc.Configuration]]:
-    """The editor's recommendations by method, where an editor set any (see Recommendation)."""
-    overrides: dict[str, list[calc.Configuration]] = {}
-    for r in guide.recommendations.all():
-        overrides.setdefault(r.method.slug, []).append(figures.configuration(r.gpu.slug, r.count))
-    return overrides
 
 
 def _recommended_or_none(figures: PageFigures, method: str) -> list[calc.PlannedFit]:
@@ -923,17 +916,12 @@ class VramTable:
 
 def vram_table(
     *,
-    asked_params_billion: Decimal | None = None,
-    methods: list[selectors.MethodListing] | None = None,
-    language_models: list | None = None,
+    asked_params_billion: Decimal | None,
+    methods: list[selectors.MethodListing],
+    language_models: list,
 ) -> VramTable:
-    """Every method's estimate for each model on file, the visitor's size first if given.
-
-    ``methods`` and ``language_models``: the selectors' lists where the page already read them.
-    """
-    methods = reference_data.method_listings() if methods is None else methods
-    models = reference_data.language_models() if language_models is None else language_models
-    sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in models]
+    """Every method's estimate for each model on file, the visitor's size first if given."""
+    sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in language_models]
     if asked_params_billion is not None:
         sizes.insert(0, (None, asked_params_billion))
     return VramTable(

@@ -11,7 +11,6 @@ from django.conf import settings
 from django.templatetags.static import static
 
 from guides.pages import reference_data
-from guides.pages.structured_data import Publisher
 from pricing.models import Provider
 
 LOGO_RASTER = "img/apple-touch-icon.png"  # 180 px: what search engines take as a logo
@@ -30,11 +29,13 @@ def absolute(path: str) -> str:
     return site_url() + path
 
 
-def publisher(house: Provider | None = None) -> Publisher:
-    """The company that publishes the site: our house provider (read unless given)."""
+def publisher(house: Provider | None = None) -> dict:
+    """The company that publishes the site, as a schema.org Organization: our house provider
+    (read unless given), with the site's logo."""
     house = house or reference_data.house_provider()  # cached with the reference tables
-    return Publisher(
-        name=house.name,
-        url=house.url or site_url() + "/",
-        logo_url=absolute(static(LOGO_RASTER)),
-    )
+    return {
+        "@type": "Organization",
+        "name": house.name,
+        "url": house.url or site_url() + "/",
+        "logo": {"@type": "ImageObject", "url": absolute(static(LOGO_RASTER))},
+    }

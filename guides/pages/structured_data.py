@@ -3,7 +3,6 @@ absolute (``guides.pages.site``); figures are written as plain decimal strings (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -19,35 +18,19 @@ def decimal_text(value: Decimal) -> str:
     return f"{value.normalize():f}"
 
 
-@dataclass(frozen=True)
-class Publisher:
-    """The company behind the site: our house provider, with the site's logo."""
-
-    name: str
-    url: str
-    logo_url: str
-
-    def as_organization(self) -> dict:
-        return {
-            "@type": "Organization",
-            "name": self.name,
-            "url": self.url,
-            "logo": {"@type": "ImageObject", "url": self.logo_url},
-        }
+def organization(publisher: dict) -> dict:
+    """``site.publisher``'s Organization on its own."""
+    return {"@context": CONTEXT, **publisher}
 
 
-def organization(publisher: Publisher) -> dict:
-    return {"@context": CONTEXT, **publisher.as_organization()}
-
-
-def website(*, name: str, url: str, language: str, publisher: Publisher) -> dict:
+def website(*, name: str, url: str, language: str, publisher: dict) -> dict:
     return {
         "@context": CONTEXT,
         "@type": "WebSite",
         "name": name,
         "url": url,
         "inLanguage": language,
-        "publisher": publisher.as_organization(),
+        "publisher": publisher,
     }
 
 
@@ -59,7 +42,7 @@ def tech_article(
     language: str,
     published: date | None,
     modified: date,
-    publisher: Publisher,
+    publisher: dict,
     image_url: str,
 ) -> dict:
     data = {
@@ -72,8 +55,8 @@ def tech_article(
         "inLanguage": language,
         "image": image_url,
         "dateModified": modified.isoformat(),
-        "author": publisher.as_organization(),
-        "publisher": publisher.as_organization(),
+        "author": publisher,
+        "publisher": publisher,
     }
     if published is not None:
         data["datePublished"] = published.isoformat()
@@ -108,7 +91,7 @@ def faq_page(questions: list[tuple[str, str]]) -> dict:
     }
 
 
-def gpu_products(*, gpus: list[GpuListing], url: str, seller: Publisher, today: date) -> list[dict]:
+def gpu_products(*, gpus: list[GpuListing], url: str, seller: dict, today: date) -> list[dict]:
     """A Product with its Offer per GPU we rent at a checked price: the hourly price, its
     currency and validity (a price holds until the next check, due within
     PRICE_STALE_AFTER_DAYS)."""
@@ -133,7 +116,7 @@ def gpu_products(*, gpus: list[GpuListing], url: str, seller: Publisher, today: 
                     "priceCurrency": "USD",
                     "unitCode": "HUR",  # UN/CEFACT: per hour (of one GPU)
                 },
-                "seller": seller.as_organization(),
+                "seller": seller,
             },
         }
         for gpu in gpus
