@@ -52,19 +52,6 @@ class PrecisionRow:
 
 
 @dataclass(frozen=True)
-class FitCell:
-    precision: str
-    row: serving_plans.ServingRow
-
-
-@dataclass(frozen=True)
-class FitRow:
-    label: str
-    row: serving_plans.ServingRow  # the first precision's, for the GPU and the price
-    cells: list[FitCell]
-
-
-@dataclass(frozen=True)
 class CostRow:
     """One precision on one GPU kind: the count whose million tokens cost least there (and the
     recommended configuration, where a close call chose another count)."""
@@ -79,7 +66,8 @@ class CostRow:
 @dataclass(frozen=True)
 class ServingGuidePage(assembly.GuidePageBase):
     precision_rows: list[PrecisionRow]
-    fit_rows: list[FitRow]
+    # Per configuration, each precision's (precision, row): the first's gives GPU and price.
+    fit_rows: list[list[tuple[str, serving_plans.ServingRow]]]
     cost_rows: list[CostRow]
 
     @property
@@ -163,12 +151,8 @@ def serving_guide_page(guide: Guide, *, at: date | None = None) -> ServingGuideP
     figures = assembly.guide_figures(guide, at=at)
     plans = figures.serving
     rows = precision_rows(figures)
-    first = next(iter(plans.values()), None)
-    fit_rows = []
-    if first is not None:
-        for index, row in enumerate(first.rows):
-            cells = [FitCell(precision, plan.rows[index]) for precision, plan in plans.items()]
-            fit_rows.append(FitRow(config_label(row.count, row.gpu.name), row, cells))
+    by_configuration = zip(*(plan.rows for plan in plans.values()), strict=True)  # same order
+    fit_rows = [list(zip(plans, same, strict=True)) for same in by_configuration]
     prose = assembly.guide_prose(guide, figures)  # first: it notes the prices it quotes
     cost_rows = _cost_rows(figures, rows)
     quoted = {row.row.gpu.checked_on for row in cost_rows} | figures.quoted_on
@@ -179,7 +163,7 @@ def serving_guide_page(guide: Guide, *, at: date | None = None) -> ServingGuideP
         precision_rows=rows,
         fit_rows=fit_rows,
         cost_rows=cost_rows,
-        fit_checked=price_dates(row.row.gpu.checked_on for row in fit_rows),
+        fit_checked=price_dates(cells[0][1].gpu.checked_on for cells in fit_rows),
         figures=figures,
     )
 

@@ -145,7 +145,12 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
     configuration = figures.recommended(method)[0]
     (run,) = figures.runs(method, [configuration]) or (None,)
     setup = figures.training_setup(method, configuration.count)
-    command = sft_command(guide, setup)
+    command = trl_commands.sft_command(
+        repository=guide.language_model.repository,
+        setup=setup,
+        epochs=guide.epochs,
+        output_dir=OUTPUT_DIR,
+    )
     return MethodTutorial(
         slug=method,
         name=name,
@@ -164,16 +169,6 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
         if run is None
         else trl_commands.short_run(setup, run.tokens_per_s, configuration.gpu.usd_per_gpu_hour),
         needs=assembly.run_needs(figures, method, name, configuration),
-    )
-
-
-def sft_command(guide: Guide, setup: TrainingSetup) -> trl_commands.SftCommand:
-    """The command that trains the guide's model by ``setup`` for the guide's epochs."""
-    return trl_commands.sft_command(
-        repository=guide.language_model.repository,
-        setup=setup,
-        epochs=guide.epochs,
-        output_dir=OUTPUT_DIR,
     )
 
 
