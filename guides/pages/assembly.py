@@ -706,10 +706,7 @@ class Offer:
 
     provider: str
     house: bool
-    usd_per_gpu_hour: Decimal
-    quoted_usd_per_hour: Decimal
-    gpus_in_quote: int
-    checked_on: date
+    listing: selectors.GpuListing
     source_url: str  # the page the price was read from ('' where none was recorded)
 
 
@@ -794,15 +791,7 @@ def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
     offers: dict[str, list[Offer]] = {}
     for p, listing in priced:
         offers.setdefault(listing.slug, []).append(
-            Offer(
-                provider=p.name,
-                house=p.is_house,
-                usd_per_gpu_hour=listing.usd_per_gpu_hour,
-                quoted_usd_per_hour=listing.quoted_usd_per_hour,
-                gpus_in_quote=listing.gpus_in_quote,
-                checked_on=listing.checked_on,
-                source_url=sources.get((p.slug, listing.checked_on)) or p.url,
-            )
+            Offer(p.name, p.is_house, listing, sources.get((p.slug, listing.checked_on)) or p.url)
         )
     return GpuPriceList(
         house=house,
@@ -941,11 +930,7 @@ class CheapestFit:
     """The cheapest run a guide recommends, over its methods: what its card names."""
 
     method_name: str
-    label: str  # "1× H100"
-    usd_per_hour: Decimal
-    config: str  # "h100:1", the page's mark of what it recommends (data-config)
-    usd_per_run: Decimal
-    training_tokens: int  # the guide's budget: tokens per epoch x epochs
+    run: calc.RunPlan
 
 
 @dataclass(frozen=True)
@@ -954,6 +939,7 @@ class GuideCard:
     model_name: str
     method_names: list[str]
     cheapest: CheapestFit | None  # None where no priced configuration holds any method
+    training_tokens: int  # the guide's budget: tokens per epoch x epochs
     checked: PriceDates | None  # the check days of the prices in its fit table
 
 
@@ -1013,24 +999,13 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
         plans = _recommended_or_none(figures, method.slug)
         runs = figures.runs(method.slug, [p.configuration for p in plans[:1]])
         if runs and runs[0].usd_per_run is not None:
-            options.append((runs[0].usd_per_run, method.short_name, runs[0]))
-    cheapest = None
-    if options:
-        cost, method_name, run = min(options, key=lambda option: option[0])
-        configuration = run.configuration
-        cheapest = CheapestFit(
-            method_name,
-            config_label(configuration.count, configuration.gpu.name),
-            configuration.usd_per_hour,
-            f"{configuration.gpu.slug}:{configuration.count}",
-            cost,
-            figures.training_tokens,
-        )
+            options.append(CheapestFit(method.short_name, runs[0]))
     return GuideCard(
         guide=guide,
         model_name=guide.language_model.name,
         method_names=[m.short_name for m in figures.methods.values()],
-        cheapest=cheapest,
+        cheapest=min(options, key=lambda option: option.run.usd_per_run, default=None),
+        training_tokens=figures.training_tokens,
         checked=price_dates(
             figures.listing(c.gpu.slug).checked_on for c in guide.configurations.all()
         ),
