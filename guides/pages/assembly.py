@@ -936,7 +936,6 @@ class CheapestFit:
 @dataclass(frozen=True)
 class GuideCard:
     guide: Guide
-    model_name: str
     method_names: list[str]
     cheapest: CheapestFit | None  # None where no priced configuration holds any method
     training_tokens: int  # the guide's budget: tokens per epoch x epochs
@@ -948,7 +947,6 @@ class ServingCard:
     """A serving guide on the home page: what it recommends with FP8 weights, as it says."""
 
     guide: Guide
-    model_name: str
     choice: serving_plans.ServingRecommendation | None  # None where nothing serves it
 
 
@@ -989,7 +987,7 @@ def home_page(*, at: date | None = None) -> HomePage:
 def _serving_card(guide: Guide, base: PageFigures, at: date | None) -> ServingCard:
     plans = serving_guide_plans(guide, base, at=at, precisions=(CARD_PRECISION,))
     choice = plans[CARD_PRECISION].recommendation if plans else None
-    return ServingCard(guide, guide.language_model.name, choice)
+    return ServingCard(guide, choice)
 
 
 def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
@@ -1002,7 +1000,6 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
             options.append(CheapestFit(method.short_name, runs[0]))
     return GuideCard(
         guide=guide,
-        model_name=guide.language_model.name,
         method_names=[m.short_name for m in figures.methods.values()],
         cheapest=min(options, key=lambda option: option.run.usd_per_run, default=None),
         training_tokens=figures.training_tokens,

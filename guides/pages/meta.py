@@ -41,7 +41,7 @@ def home(request: HttpRequest, page: HomePage) -> dict:
         "Which GPU to rent for fine-tuning %(models)s: memory, fit and cost per method, "
         "computed from %(provider)s's prices of %(date)s."
     ) % {
-        "models": presentation.word_list(card.model_name for card in page.cards),
+        "models": presentation.word_list(card.guide.language_model.name for card in page.cards),
         "provider": page.house.name,
         "date": presentation.long_date(page.checked.newest) if page.checked else "—",
     }

@@ -284,13 +284,9 @@ def or_list(items) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
-    """(language, URL) of the current page in every language: absolute for hreflang, from
-    SITE_URL and never the Host header (the page may be cached and served to anyone)."""
-    return [
-        (code, site.absolute(path) if absolute else path)
-        for code, path in context["page_in_languages"]
-    ]
+def alternates(context) -> list[tuple[str, str]]:
+    """(language, absolute URL) of the current page in every language, for hreflang."""
+    return [(code, site.absolute(path)) for code, path in context["page_in_languages"]]
 
 
 @register.simple_tag(takes_context=True)
