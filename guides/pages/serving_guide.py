@@ -185,10 +185,6 @@ class ServingStep:
     def chosen(self) -> serving_plans.ServingRow:
         return self.row.choice.chosen
 
-    @property
-    def needs_checkpoint(self) -> bool:
-        return self.chosen.memory.setup.weights.needs_quantized_checkpoint
-
 
 @dataclass(frozen=True)
 class ServingTutorialPage:
