@@ -196,32 +196,21 @@ def _fewest(figures: PageFigures, method: str, gpu: str) -> int | None:
 
 # --- the guide page -----------------------------------------------------------------------
 
-TABLE_TEMPLATES = {
-    Section.Table.METHODS: "guides/includes/method_table.html",
-    Section.Table.MEMORY: "guides/includes/memory_table.html",
-    Section.Table.ESTIMATE: "guides/includes/estimate_table.html",
-    Section.Table.FIT: "guides/includes/fit_table.html",
-    Section.Table.COST: "guides/includes/cost_table.html",
-    Section.Table.COMPARISON: "guides/includes/comparison_table.html",
-    Section.Table.SERVING_PRECISIONS: "guides/includes/serving_precisions_table.html",
-    Section.Table.SERVING_MEMORY: "guides/includes/serving_memory_table.html",
-    Section.Table.SERVING_FIT: "guides/includes/serving_fit_table.html",
-    Section.Table.SERVING_COST: "guides/includes/serving_cost_table.html",
-}
-# How a section folds on a phone (docs/public-face.md): the methods table is the answer and
-# never folds; the tables the recommendation is derived from are reference, and fold with
-# the section's text around them; any other table (a comparison) folds alone.
+# Each table's include, and how its section folds on a phone (docs/public-face.md): the
+# methods table is the answer and never folds; the tables the recommendation is derived from
+# are reference, and fold with the section's text around them; a comparison folds alone.
 FOLD_ANSWER, FOLD_SECTION, FOLD_TABLE = "answer", "section", "table"
-SECTION_FOLDS = {
-    Section.Table.METHODS: FOLD_ANSWER,
-    Section.Table.MEMORY: FOLD_SECTION,
-    Section.Table.ESTIMATE: FOLD_SECTION,
-    Section.Table.FIT: FOLD_SECTION,
-    Section.Table.COST: FOLD_SECTION,
-    Section.Table.SERVING_PRECISIONS: FOLD_ANSWER,
-    Section.Table.SERVING_MEMORY: FOLD_SECTION,
-    Section.Table.SERVING_FIT: FOLD_SECTION,
-    Section.Table.SERVING_COST: FOLD_SECTION,
+SECTION_TABLES = {
+    Section.Table.METHODS: ("method_table", FOLD_ANSWER),
+    Section.Table.MEMORY: ("memory_table", FOLD_SECTION),
+    Section.Table.ESTIMATE: ("estimate_table", FOLD_SECTION),
+    Section.Table.FIT: ("fit_table", FOLD_SECTION),
+    Section.Table.COST: ("cost_table", FOLD_SECTION),
+    Section.Table.COMPARISON: ("comparison_table", FOLD_TABLE),
+    Section.Table.SERVING_PRECISIONS: ("serving_precisions_table", FOLD_ANSWER),
+    Section.Table.SERVING_MEMORY: ("serving_memory_table", FOLD_SECTION),
+    Section.Table.SERVING_FIT: ("serving_fit_table", FOLD_SECTION),
+    Section.Table.SERVING_COST: ("serving_cost_table", FOLD_SECTION),
 }
 
 
@@ -675,7 +664,8 @@ def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
 
 
 def section_view(section: Section, figures: PageFigures) -> SectionView:
-    table_template = TABLE_TEMPLATES.get(section.table)
+    include, fold = SECTION_TABLES.get(section.table, (None, FOLD_TABLE))
+    table_template = f"guides/includes/{include}.html" if include else None
     compared = None
     if section.table == Section.Table.COMPARISON:
         if section.compare_gpu and section.compare_with_gpu:
@@ -690,7 +680,7 @@ def section_view(section: Section, figures: PageFigures) -> SectionView:
         anchor=f"section-{section.position}",
         body=render_prose(section.body, figures),
         table_template=table_template,
-        fold=SECTION_FOLDS.get(section.table, FOLD_TABLE),
+        fold=fold,
         caption=render_plain(section.table_caption, figures),
         closing=render_prose(section.closing, figures),
         comparison=compared,
