@@ -204,12 +204,20 @@ def gpu_price_history(request: HttpRequest, gpu: str) -> HttpResponse:
 def vram(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return _posted_vram(request)
-    # The bare page is cached like every page. Planner input (``?params=`` included) and
-    # ``as_of`` are free-form, so such a page is rendered each time: query strings cannot
-    # fill the cache.
-    if set(request.GET) & (set(PlannerForm.base_fields) | {AS_OF}):
-        return _vram(request)
-    return _cached_vram(request)
+    return _vram_page(request)
+
+
+def _cached_unless_asked(view, form_class):
+    """``view``, cached like every page when bare; an answer (the form's fields or ``as_of``
+    in the query, free-form) is rendered each time, so that query strings cannot fill the
+    cache."""
+    cached = cache_public_page(view)
+    asked = set(form_class.base_fields) | {AS_OF}
+
+    def dispatch(request: HttpRequest) -> HttpResponse:
+        return view(request) if asked & set(request.GET) else cached(request)
+
+    return dispatch
 
 
 def _posted_vram(request: HttpRequest) -> HttpResponse:
@@ -253,15 +261,7 @@ def _vram(request: HttpRequest, data=None) -> HttpResponse:
     return render(request, "guides/vram.html", context, status=status)
 
 
-_cached_vram = cache_public_page(_vram)
-
-
-@require_safe
-def serving(request: HttpRequest) -> HttpResponse:
-    # As /vram/: the bare page is cached, an answer (free-form query) rendered each time.
-    if set(request.GET) & (set(ServingForm.base_fields) | {AS_OF}):
-        return _serving(request)
-    return _cached_serving(request)
+_vram_page = _cached_unless_asked(_vram, PlannerForm)
 
 
 def _serving(request: HttpRequest) -> HttpResponse:
@@ -287,7 +287,7 @@ def _serving(request: HttpRequest) -> HttpResponse:
     return render(request, "guides/serving.html", context, status=status)
 
 
-_cached_serving = cache_public_page(_serving)
+serving = require_safe(_cached_unless_asked(_serving, ServingForm))
 
 
 @require_safe
