@@ -290,7 +290,6 @@ class FitCell:
 
 @dataclass(frozen=True)
 class LabelledFitRow:
-    label: str
     configuration: calc.Configuration
     cells: list[FitCell]  # the row's cells with their column's heading (formatted once)
 
@@ -299,9 +298,7 @@ class LabelledFitRow:
 class LabelledRunRow:
     """A row of the run-cost table: the training budget on a configuration that holds it."""
 
-    method: str
-    method_name: str
-    label: str
+    method: MethodColumn
     run: calc.RunPlan
     cost: calc.CostRow  # the same hours as a cost row: the GPU-hour block that covers them
 
@@ -556,7 +553,6 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     plans = [figures.plans(column.slug, table) for column in columns]
     fit_rows = [
         LabelledFitRow(
-            config_label(configuration.count, configuration.gpu.name),
             configuration,
             [
                 FitCell(column.short_name, column.slug, planned[row])
@@ -610,16 +606,7 @@ def _run_rows(figures: PageFigures, columns: list[MethodColumn]) -> list[Labelle
             [calc.CostScenario(column.slug, r.configuration, r.hours) for r in runs],
             figures.blocks,
         )
-        rows += [
-            LabelledRunRow(
-                column.slug,
-                column.short_name,
-                config_label(r.configuration.count, r.configuration.gpu.name),
-                r,
-                cost,
-            )
-            for r, cost in zip(runs, costs, strict=True)
-        ]
+        rows += [LabelledRunRow(column, r, cost) for r, cost in zip(runs, costs, strict=True)]
     return rows
 
 
