@@ -58,7 +58,6 @@ class CostRow:
 
     precision: str
     label: str
-    config: str
     row: serving_plans.ServingRow
     recommended: bool
 
@@ -110,7 +109,6 @@ def _cost_rows(figures: PageFigures, rows: list[PrecisionRow]) -> list[CostRow]:
                 CostRow(
                     precision_row.precision,
                     precision_row.label,
-                    config_label(row.count, row.gpu.name),
                     row,
                     recommended=row is chosen,
                 )

@@ -14,7 +14,6 @@ from django.utils.translation import get_language, gettext, ngettext
 from gpuguide.lib import renting
 from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, price_dates
 from guides.content.presentation import (
-    config_label,
     config_name,
     number,
     rent_label,
@@ -39,7 +38,6 @@ class MethodTutorial:
     slug: str
     name: str
     configuration: calc.Configuration  # the recommended one
-    label: str  # "1× B200" (ja "B200を1基"), for the table
     noun: str  # "1× B200" (ja "B200 1基"), inside a sentence
     override: bool  # the editor chose it
     rent_url: str
@@ -155,7 +153,6 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
         slug=method,
         name=name,
         configuration=configuration,
-        label=config_label(configuration.count, configuration.gpu.name),
         noun=config_name(configuration.count, configuration.gpu.name),
         override=figures.is_override(method),
         rent_url=renting.rent_url(configuration.gpu.slug, configuration.count),
