@@ -147,10 +147,7 @@ def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Compar
     compute, and for each published guide's run of each method the fewest of each GPU that
     hold it (the guides' own estimate). Raises MissingFigure for an unknown GPU."""
     base = page_figures(params_billion=Decimal(1), at=at, ours_only=True)
-    try:
-        a, b = base.listing(first), base.listing(second)
-    except MissingFigure:
-        raise MissingFigure(f"GPU {first} or {second}") from None
+    a, b = base.listing(first), base.listing(second)
     shown = comparison(a, b)
     per_compute = [
         None
