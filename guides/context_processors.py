@@ -10,15 +10,11 @@ from guides.pages import reference_data, site
 
 def public_face(request: HttpRequest) -> dict:
     """The site's name and address, contact and legal pages: what every page's frame shows.
-
-    The footer links only the legal pages visitors may read (the operator's, once its details
-    are complete; the terms, once reviewed): read when the footer is
-    drawn (a cached read), so a page without the site's frame (the API's docs) reads nothing;
-    with the database down it links none, and the outage page still renders.
-    """
+    The legal pages are read lazily, so a page without the frame reads nothing, and with the
+    database down the footer links none (the outage page still renders)."""
     return {
         "site_name": settings.SITE_NAME,
-        "site_url": site.site_url(request),
+        "site_url": site.site_url(),
         "contact_email": settings.CONTACT_EMAIL,
         "legal_kinds": SimpleLazyObject(_reviewed_legal_pages),
         # (language, path) of this page in every language: the head's hreflang links and the

@@ -46,7 +46,7 @@ class _SiteFeed(Feed):
         return super().__call__(request, *args, **kwargs)
 
     def _absolute(self, path: str) -> str:
-        return site.absolute(self.request, path)
+        return site.absolute(path)
 
     def feed_url(self) -> str:
         return self._absolute(self.request.path)
@@ -88,9 +88,6 @@ class GuideFeed(_SiteFeed):
 
     def item_link(self, entry: GuideEntry) -> str:
         return self._absolute(entry.guide.get_absolute_url())
-
-    def item_guid(self, entry: GuideEntry) -> str:
-        return self.item_link(entry)
 
     def item_pubdate(self, entry: GuideEntry) -> datetime | None:
         published = entry.guide.published_on

@@ -1,14 +1,10 @@
-"""Public pages: each parses its input, asks ``guides.pages`` for what the page shows (its
-figures, and its title and metadata from ``pages.meta``) and renders it.
-
-Nothing here writes: scheduled revisions go live in the task worker, and a published guide's
-share image not drawn yet is asked of the worker (``guides.background.signals``) while the
-site-wide image is served. Who sees drafts and unpublished pages is ``guides.permissions``' to
-say; a stored revision is previewed in the admin (``guides.admin.revision_views``), never here:
-these views import nothing of ``guides.editorial`` (an import contract, .importlinter).
+"""Public pages: each parses its input, asks ``guides.pages`` for what the page shows (and
+``pages.meta`` for its metadata) and renders it. Nothing here writes, and nothing imports
+``guides.editorial`` (.importlinter): revisions are previewed in the admin.
 """
 
 import csv
+import functools
 import hashlib
 from datetime import date
 
@@ -43,6 +39,7 @@ from guides.pages import (
     site,
 )
 from guides.pages import tutorial as tutorials
+from pricing import selectors as pricing_selectors
 from pricing.domain.formatting import trim
 from pricing.models import Provider
 from pricing.planning import NotOnFile
@@ -65,17 +62,13 @@ class AsOfRefused(Exception):
 
 
 def _as_of(request: HttpRequest) -> date | None:
-    """The day ``?as_of=`` names, or None for the current page.
-
-    The value must be one day by the price checks' own rule (``parse_check_date``: YYYY-MM-DD
-    in ASCII digits, a real day, not in the future) and not before our first price check.
-    Raises AsOfRefused for anything else, Provider.DoesNotExist before setup, and Http404 while
-    no price has been checked.
-    """
+    """The day ``?as_of=`` names (a check date by ``parse_check_date``'s rule, not before our
+    first price check), or None for the current page. Raises AsOfRefused for anything else,
+    Provider.DoesNotExist before setup, and Http404 while no price has been checked."""
     values = request.GET.getlist(AS_OF)
     if not values:
         return None
-    first = assembly.price_history_start()
+    first = pricing_selectors.first_check_date(provider=reference_data.house_provider())
     if first is None:
         raise _no_prices_yet()
     try:
@@ -93,6 +86,22 @@ def _as_of_refused(request: HttpRequest, refused: AsOfRefused) -> HttpResponse:
     return render(request, "guides/as_of_refused.html", context, status=400)
 
 
+def _priced_page(view):
+    """A page of prices: a refused ``?as_of=`` answers 400, and before any price is on file
+    (no house provider) the page is a 404."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except AsOfRefused as refused:
+            return _as_of_refused(request, refused)
+        except Provider.DoesNotExist:
+            raise _no_prices_yet() from None
+
+    return wrapped
+
+
 def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
     try:
         # Those who may edit a draft preview it at its real URL; nobody else sees it.
@@ -104,49 +113,38 @@ def _get_guide_or_404(request: HttpRequest, slug: str) -> Guide:
 
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
+@_priced_page
 def index(request: HttpRequest) -> HttpResponse:
-    try:
-        at = _as_of(request)
-        home = assembly.home_page(at=at)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
-    except Provider.DoesNotExist:
-        raise _no_prices_yet() from None
+    at = _as_of(request)
+    home = assembly.home_page(at=at)
     context = {"home": home, "as_of": at, **meta.home(request, home)}
     return render(request, "guides/index.html", context)
 
 
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
+@_priced_page
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
-    try:
-        at = _as_of(request)
-        page = serving_guide.guide_page_for(guide, at=at)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
-    except Provider.DoesNotExist:
-        raise _no_prices_yet() from None
+    at = _as_of(request)
+    page = serving_guide.guide_page_for(guide, at=at)
     context = {"page": page, "guide": guide, "as_of": at, **meta.guide(request, guide, page)}
     return render(request, "guides/guide_detail.html", context)
 
 
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
+@_priced_page
 def tutorial(request: HttpRequest, slug: str) -> HttpResponse:
     guide = _get_guide_or_404(request, slug)
+    at = _as_of(request)
     try:
-        at = _as_of(request)
         if guide.serves:
             page = serving_guide.serving_tutorial_page(guide, at=at)
         else:
             page = tutorials.tutorial_page(guide, at=at)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
     except tutorials.NoRepository:
         raise Http404(_("This guide has no tutorial: its model's repository is unknown.")) from None
-    except Provider.DoesNotExist:
-        raise _no_prices_yet() from None
     context = {"page": page, "guide": guide, "as_of": at, **meta.tutorial(request, guide, page)}
     template = "guides/serving_tutorial.html" if guide.serves else "guides/tutorial.html"
     return render(request, template, context)
@@ -154,14 +152,10 @@ def tutorial(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
+@_priced_page
 def gpu_list(request: HttpRequest) -> HttpResponse:
-    try:
-        at = _as_of(request)
-        prices = assembly.gpu_price_list(at=at)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
-    except Provider.DoesNotExist:
-        raise _no_prices_yet() from None
+    at = _as_of(request)
+    prices = assembly.gpu_price_list(at=at)
     context = {
         "prices": prices,
         "as_of": at,
@@ -173,16 +167,12 @@ def gpu_list(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
+@_priced_page
 def gpu_lines(request: HttpRequest, gpu: str) -> HttpResponse:
     """The lines of a GPU's chart on the GPU page (as of the same day), every change a point:
     an SVG image the page's chart draws inside its frame."""
     try:
-        at = _as_of(request)
-        lines = assembly.gpu_price_lines(gpu=gpu, at=at)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
-    except Provider.DoesNotExist:
-        raise _no_prices_yet() from None
+        lines = assembly.gpu_price_lines(gpu=gpu, at=_as_of(request))
     except assembly.NoSuchGpu:
         raise Http404(_("No such GPU.")) from None
     return render(request, "guides/gpu_lines.svg", {"lines": lines}, content_type=SVG)
@@ -190,25 +180,22 @@ def gpu_lines(request: HttpRequest, gpu: str) -> HttpResponse:
 
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
+@_priced_page
 def gpu_price_history(request: HttpRequest, gpu: str) -> HttpResponse:
     """Every price of a GPU at every provider over the GPU page's year (as of the same day),
-    with the first and last day it was checked, as CSV: ISO dates and plain decimal numbers
-    in any language, the column names in the page's."""
+    as CSV: ISO dates and plain decimal numbers in any language, the column names in the
+    page's."""
     try:
         rows = assembly.price_history_rows(gpu=gpu, at=_as_of(request))
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
-    except Provider.DoesNotExist:
-        raise _no_prices_yet() from None
     except assembly.NoSuchGpu:
         raise Http404(_("No such GPU.")) from None
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     table = csv.writer(response)
     table.writerow([_("GPU"), _("Provider"), _("First checked"), _("Last checked"),
                     _("USD per GPU-hour")])  # fmt: skip
-    for row in rows:
-        table.writerow([row.gpu, row.provider, row.first.isoformat(), row.last.isoformat(),
-                        trim(row.usd_per_gpu_hour)])  # fmt: skip
+    for gpu_name, provider, run in rows:
+        table.writerow([gpu_name, provider, run.first.isoformat(), run.last.isoformat(),
+                        trim(run.usd_per_gpu_hour)])  # fmt: skip
     return response
 
 
@@ -217,20 +204,26 @@ def gpu_price_history(request: HttpRequest, gpu: str) -> HttpResponse:
 def vram(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return _posted_vram(request)
-    # The bare page is cached like every page. Planner input (``?params=`` included) and
-    # ``as_of`` are free-form, so such a page is rendered each time: query strings cannot
-    # fill the cache.
-    if set(request.GET) & (set(PlannerForm.base_fields) | {AS_OF}):
-        return _vram(request)
-    return _cached_vram(request)
+    return _vram_page(request)
+
+
+def _cached_unless_asked(view, form_class):
+    """``view``, cached like every page when bare; an answer (the form's fields or ``as_of``
+    in the query, free-form) is rendered each time, so that query strings cannot fill the
+    cache."""
+    cached = cache_public_page(view)
+    asked = set(form_class.base_fields) | {AS_OF}
+
+    def dispatch(request: HttpRequest) -> HttpResponse:
+        return view(request) if asked & set(request.GET) else cached(request)
+
+    return dispatch
 
 
 def _posted_vram(request: HttpRequest) -> HttpResponse:
-    """The planner's form, sent by POST: a pasted config.json of about 4 kB, percent-encoded
-    in a query, makes a request line longer than gunicorn takes (8,190 bytes,
-    deploy/gunicorn.conf.py: a bare English 414), so that one is answered here; anything else
-    goes to its own address (303), which can be shared. ``as_of`` stays in the form's
-    address."""
+    """The planner's form by POST: a pasted config.json in a query makes a request line longer
+    than gunicorn takes (deploy/gunicorn.conf.py), so that one is answered here; anything else
+    goes to its own shareable address (303), ``as_of`` kept."""
     posted = {name: value for name, value in request.POST.items() if value.strip()}
     if "config_json" in posted:
         return _vram(request, data=request.POST)
@@ -268,15 +261,7 @@ def _vram(request: HttpRequest, data=None) -> HttpResponse:
     return render(request, "guides/vram.html", context, status=status)
 
 
-_cached_vram = cache_public_page(_vram)
-
-
-@require_safe
-def serving(request: HttpRequest) -> HttpResponse:
-    # As /vram/: the bare page is cached, an answer (free-form query) rendered each time.
-    if set(request.GET) & (set(ServingForm.base_fields) | {AS_OF}):
-        return _serving(request)
-    return _cached_serving(request)
+_vram_page = _cached_unless_asked(_vram, PlannerForm)
 
 
 def _serving(request: HttpRequest) -> HttpResponse:
@@ -302,7 +287,7 @@ def _serving(request: HttpRequest) -> HttpResponse:
     return render(request, "guides/serving.html", context, status=status)
 
 
-_cached_serving = cache_public_page(_serving)
+serving = require_safe(_cached_unless_asked(_serving, ServingForm))
 
 
 @require_safe
@@ -319,18 +304,15 @@ def serving_for_model(request: HttpRequest, model: str) -> HttpResponse:
 
 @require_safe
 @cache_public_page(query=[AS_OF], days=[AS_OF])
+@_priced_page
 def compare(request: HttpRequest, first: str, second: str) -> HttpResponse:
     # Only pairs editors published have a page (their editors preview the others).
     preview = permissions.may_preview(request.user, "guides.change_comparisonpair")
     if not preview and not selectors.comparison_is_published(first=first, second=second):
         raise Http404(_("No such comparison."))
+    at = _as_of(request)
     try:
-        at = _as_of(request)
         comparison = assembly.gpu_comparison(first=first, second=second, at=at)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
-    except Provider.DoesNotExist:
-        raise _no_prices_yet() from None
     except MissingFigure:
         raise Http404(_("No such GPU.")) from None
     context = {"comparison": comparison, "as_of": at, **meta.comparison(request, comparison)}

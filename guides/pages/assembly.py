@@ -1,10 +1,5 @@
-"""Assemble what each public page shows: read through the selectors, compute, render prose.
-
-Views call one function here and hand its dataclass to the template, which only lays it out
-and formats figures. The figures come from ``pricing.domain.calculations``, here and through
-``PageFigures`` and the prose tokens; the data comes through the selectors only. (The planner
-page is ``pages.planner``.)
-"""
+"""What each public page shows, read through the selectors, computed (``PageFigures``,
+``pricing.domain.calculations``) and with its prose rendered: templates only lay it out."""
 
 from __future__ import annotations
 
@@ -34,13 +29,11 @@ from guides.content.presentation import (
     beyond_one_host,
     config_label,
     estimated,
-    long_date,
     number,
-    parenthesized,
     rent_label,
 )
 from guides.content.tokens.render import Block, render_plain, render_prose
-from guides.models import Guide, Section
+from guides.models import CostScenario, Guide, Section
 from guides.pages import reference_data, structured_data
 from guides.pages import selectors as guide_selectors
 from guides.pages.charts import (
@@ -72,13 +65,8 @@ def page_figures(
     ours_only: bool = False,
 ) -> PageFigures:
     """Prices of every provider (``ours_only``: ours alone, so that a competitor's price check
-    leaves the page current), every method's rules, blocks and facts, as of ``at``.
-
-    ``configurations`` are the fit table's (GPU slug, count) at our prices. Queries: providers
-    1, prices 1 (all providers), check dates 1, methods 3, blocks 1, facts 1; none grows with
-    the price history, and each is cached under the versions of what it reads
-    (``reference_data``).
-    """
+    leaves the page current), every method's rules, blocks and facts, as of ``at``, each read
+    cached (``reference_data``). ``configurations``: the fit table's (GPU slug, count)."""
     house = reference_data.house_provider()
     prices = reference_data.latest_prices(at=at, ours_only=ours_only)
     figures = PageFigures(
@@ -95,14 +83,6 @@ def page_figures(
     )
     figures.configurations = [figures.configuration(gpu, count) for gpu, count in configurations]
     return figures
-
-
-def price_history_start() -> date | None:
-    """The day of our first price check, where as-of pages begin; None before any check.
-
-    Raises Provider.DoesNotExist before the house provider is set up.
-    """
-    return selectors.first_check_date(provider=reference_data.house_provider())
 
 
 # --- comparing two GPUs -------------------------------------------------------------------
@@ -167,10 +147,7 @@ def gpu_comparison(*, first: str, second: str, at: date | None = None) -> Compar
     compute, and for each published guide's run of each method the fewest of each GPU that
     hold it (the guides' own estimate). Raises MissingFigure for an unknown GPU."""
     base = page_figures(params_billion=Decimal(1), at=at, ours_only=True)
-    try:
-        a, b = base.listing(first), base.listing(second)
-    except MissingFigure:
-        raise MissingFigure(f"GPU {first} or {second}") from None
+    a, b = base.listing(first), base.listing(second)
     shown = comparison(a, b)
     per_compute = [
         None
@@ -216,32 +193,21 @@ def _fewest(figures: PageFigures, method: str, gpu: str) -> int | None:
 
 # --- the guide page -----------------------------------------------------------------------
 
-TABLE_TEMPLATES = {
-    Section.Table.METHODS: "guides/includes/method_table.html",
-    Section.Table.MEMORY: "guides/includes/memory_table.html",
-    Section.Table.ESTIMATE: "guides/includes/estimate_table.html",
-    Section.Table.FIT: "guides/includes/fit_table.html",
-    Section.Table.COST: "guides/includes/cost_table.html",
-    Section.Table.COMPARISON: "guides/includes/comparison_table.html",
-    Section.Table.SERVING_PRECISIONS: "guides/includes/serving_precisions_table.html",
-    Section.Table.SERVING_MEMORY: "guides/includes/serving_memory_table.html",
-    Section.Table.SERVING_FIT: "guides/includes/serving_fit_table.html",
-    Section.Table.SERVING_COST: "guides/includes/serving_cost_table.html",
-}
-# How a section folds on a phone (docs/public-face.md): the methods table is the answer and
-# never folds; the tables the recommendation is derived from are reference, and fold with
-# the section's text around them; any other table (a comparison) folds alone.
+# Each table's include, and how its section folds on a phone (docs/public-face.md): the
+# methods table is the answer and never folds; the tables the recommendation is derived from
+# are reference, and fold with the section's text around them; a comparison folds alone.
 FOLD_ANSWER, FOLD_SECTION, FOLD_TABLE = "answer", "section", "table"
-SECTION_FOLDS = {
-    Section.Table.METHODS: FOLD_ANSWER,
-    Section.Table.MEMORY: FOLD_SECTION,
-    Section.Table.ESTIMATE: FOLD_SECTION,
-    Section.Table.FIT: FOLD_SECTION,
-    Section.Table.COST: FOLD_SECTION,
-    Section.Table.SERVING_PRECISIONS: FOLD_ANSWER,
-    Section.Table.SERVING_MEMORY: FOLD_SECTION,
-    Section.Table.SERVING_FIT: FOLD_SECTION,
-    Section.Table.SERVING_COST: FOLD_SECTION,
+SECTION_TABLES = {
+    Section.Table.METHODS: ("method_table", FOLD_ANSWER),
+    Section.Table.MEMORY: ("memory_table", FOLD_SECTION),
+    Section.Table.ESTIMATE: ("estimate_table", FOLD_SECTION),
+    Section.Table.FIT: ("fit_table", FOLD_SECTION),
+    Section.Table.COST: ("cost_table", FOLD_SECTION),
+    Section.Table.COMPARISON: ("comparison_table", FOLD_TABLE),
+    Section.Table.SERVING_PRECISIONS: ("serving_precisions_table", FOLD_ANSWER),
+    Section.Table.SERVING_MEMORY: ("serving_memory_table", FOLD_SECTION),
+    Section.Table.SERVING_FIT: ("serving_fit_table", FOLD_SECTION),
+    Section.Table.SERVING_COST: ("serving_cost_table", FOLD_SECTION),
 }
 
 
@@ -288,8 +254,7 @@ class CloseCall:
     cheapest: str  # the cheapest run's configuration, as the tables label it
 
 
-def _close_call(figures: PageFigures, method: str) -> CloseCall | None:
-    found = figures.close_call(method)
+def _close_call(figures: PageFigures, found: calc.Recommendation | None) -> CloseCall | None:
     if found is None:
         return None
     cheapest = found.contenders[0].configuration
@@ -300,14 +265,6 @@ def _close_call(figures: PageFigures, method: str) -> CloseCall | None:
         upfront_usd=calc.upfront_usd(found.chosen, figures.blocks),
         cheapest=config_label(cheapest.count, cheapest.gpu.name),
     )
-
-
-@dataclass(frozen=True)
-class MemoryRuleRow:
-    method: MethodColumn
-    source: selectors.SourceRef
-    rule: calc.MemoryRule
-    memory_gb: Decimal
 
 
 @dataclass(frozen=True)
@@ -330,25 +287,15 @@ class FitCell:
 
 @dataclass(frozen=True)
 class LabelledFitRow:
-    label: str
     configuration: calc.Configuration
     cells: list[FitCell]  # the row's cells with their column's heading (formatted once)
-
-
-@dataclass(frozen=True)
-class LabelledCostRow:
-    method_name: str
-    label: str
-    row: calc.CostRow
 
 
 @dataclass(frozen=True)
 class LabelledRunRow:
     """A row of the run-cost table: the training budget on a configuration that holds it."""
 
-    method: str
-    method_name: str
-    label: str
+    method: MethodColumn
     run: calc.RunPlan
     cost: calc.CostRow  # the same hours as a cost row: the GPU-hour block that covers them
 
@@ -421,44 +368,48 @@ class FaqView:
 
 
 @dataclass(frozen=True)
-class SourceView:
-    """A source the guide cites, as its list shows it."""
+class GuidePageBase:
+    """What a guide's page shows of either kind: its prose, FAQ and sources."""
 
-    url: str
-    title: str
-    publisher: str
-    read_on: str  # " (read October 29, 2026)", formatted once here rather than per row
-
-
-@dataclass(frozen=True)
-class EstimateRow:
-    """A method's estimated peak on one GPU at the guide's training run, beside its rule."""
-
-    column: MethodColumn
-    peak_gb: Decimal | None  # None where the method has no estimate (not one of its recipes)
-    rule_gb: Decimal
-
-
-@dataclass(frozen=True)
-class GuidePage:
     guide: Guide
     short_answer: list[Block]
     meta_description: str
     faq_json_ld: dict  # schema.org FAQPage
     checked: PriceDates | None  # every price the page quotes, in tables and prose
+    sections: list[SectionView]
+    faq: list[FaqView]
+    fit_checked: PriceDates | None  # the prices in the fit table
+    figures: PageFigures = field(repr=False)
+
+    @cached_property
+    def sources(self) -> list:
+        return [gs.source for gs in self.guide.guide_sources.all()]
+
+
+def guide_prose(guide: Guide, figures: PageFigures) -> dict:
+    """The guide's prose, rendered (noting the check day of each price it quotes), as
+    ``GuidePageBase``'s fields."""
+    faq = [(render_plain(e.question, figures), e.answer) for e in guide.faq_entries.all()]
+    return {
+        "short_answer": render_prose(guide.short_answer, figures),
+        "meta_description": render_plain(guide.meta_description, figures),
+        "faq_json_ld": structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq]),
+        "sections": [section_view(s, figures) for s in guide.sections.all()],
+        "faq": [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq],
+    }
+
+
+@dataclass(frozen=True)
+class GuidePage(GuidePageBase):
     house_name: str
     methods: list[MethodColumn]
     method_summary: list[MethodSummaryRow]
     training: TrainingSetup  # the guide's stated run (its method is a placeholder)
     fit_rows: list[LabelledFitRow]
-    cost_rows: list[LabelledCostRow]  # the editor's illustration: assumed hours
+    cost_rows: list[tuple[CostScenario, calc.CostRow]]  # the editor's illustration: assumed hours
     run_rows: list[LabelledRunRow]  # the training budget, from the throughput model
     needs_rows: list[RunNeeds]  # what the recommended runs need besides the GPUs
-    sections: list[SectionView]
-    faq: list[FaqView]
-    fit_checked: PriceDates | None  # the prices in the fit table
     cost_checked: PriceDates | None  # the prices in the cost table
-    figures: PageFigures = field(repr=False)
 
     @property
     def other_stacks(self) -> dict[str, Decimal]:
@@ -476,9 +427,9 @@ class GuidePage:
         return any(cell.rule_disagrees for row in self.fit_rows for cell in row.cells)
 
     @cached_property
-    def memory_rules(self) -> list[MemoryRuleRow]:
+    def memory_rules(self) -> list[tuple[MethodColumn, calc.RuleFigure, selectors.SourceRef]]:
         return [
-            MemoryRuleRow(column, source, figure.rule, figure.memory_gb)
+            (column, figure, source)
             for column in self.methods
             for figure, source in zip(
                 column.estimate.figures, self.figures.methods[column.slug].sources, strict=True
@@ -486,17 +437,10 @@ class GuidePage:
         ]
 
     @cached_property
-    def estimates(self) -> list[EstimateRow]:
-        return [
-            EstimateRow(
-                column, _estimated_peak(self.figures, column.slug), column.estimate.planning_gb
-            )
-            for column in self.methods
-        ]
-
-    @cached_property
-    def sources(self) -> list[SourceView]:
-        return [source_view(gs.source) for gs in self.guide.guide_sources.all()]
+    def estimates(self) -> list[tuple[MethodColumn, Decimal | None]]:
+        """Each method's estimated peak on one GPU at the guide's run (None: not one of its
+        recipes), beside its rule."""
+        return [(column, _estimated_peak(self.figures, column.slug)) for column in self.methods]
 
 
 def guide_figures(
@@ -506,12 +450,9 @@ def guide_figures(
     catalogue_figures: PageFigures | None = None,
     throughputs: list[selectors.ThroughputRun] | None = None,
 ) -> PageFigures:
-    """Everything the guide's prose and tables quote, with prices as of ``at``.
-
-    ``guide`` comes from ``selectors.guide_for_page``, which prefetches what is read here.
-    Checking many guides at once, pass what they share, read once: ``catalogue_figures``
-    (``page_figures`` as of ``at``) and ``throughputs`` (``selectors.throughput_runs()``).
-    Raises Provider.DoesNotExist before the house provider is set up.
+    """Everything the guide's prose and tables quote, with prices as of ``at``, for a guide
+    from ``selectors.guide_for_page``. Checking many guides, pass what they share, read once:
+    ``catalogue_figures`` (``page_figures``) and ``throughputs`` (``selectors.throughput_runs``).
     """
     if catalogue_figures is None:
         catalogue_figures = page_figures(params_billion=guide.language_model.params_billion, at=at)
@@ -589,7 +530,10 @@ def _for_guide(base: PageFigures, guide: Guide) -> PageFigures:
     figures.configurations = [
         figures.configuration(c.gpu.slug, c.count) for c in guide.configurations.all()
     ]
-    figures.recommendations = recommendation_overrides(guide, figures)
+    overrides: dict[str, list[calc.Configuration]] = {}  # the editor's, by method
+    for r in guide.recommendations.all():
+        overrides.setdefault(r.method.slug, []).append(figures.configuration(r.gpu.slug, r.count))
+    figures.recommendations = overrides
     return figures
 
 
@@ -606,7 +550,6 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     plans = [figures.plans(column.slug, table) for column in columns]
     fit_rows = [
         LabelledFitRow(
-            config_label(configuration.count, configuration.gpu.name),
             configuration,
             [
                 FitCell(column.short_name, column.slug, planned[row])
@@ -617,21 +560,11 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
     ]
     cost = calc.cost_table(figures.scenarios, figures.blocks)
     run_rows = _run_rows(figures, columns)
-    faq = [
-        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
-    ]
-    # Prose first: the figures note the check day of each price it quotes.
-    short_answer = render_prose(guide.short_answer, figures)
-    meta_description = render_plain(guide.meta_description, figures)
-    faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
-    sections = [section_view(s, figures) for s in guide.sections.all()]
-    faq_views = [FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
+    prose = guide_prose(guide, figures)  # first: it notes the prices it quotes
     method_summary = [_method_summary_row(figures, column) for column in columns]
     return GuidePage(
         guide=guide,
-        short_answer=short_answer,
-        meta_description=meta_description,
-        faq_json_ld=faq_json_ld,
+        **prose,
         checked=price_dates(figures.quoted_on),
         fit_checked=price_dates(
             figures.listing(r.configuration.gpu.slug).checked_on for r in fit_rows
@@ -642,31 +575,11 @@ def guide_page(guide: Guide, *, at: date | None = None) -> GuidePage:
         method_summary=method_summary,
         training=figures.training,
         fit_rows=fit_rows,
-        cost_rows=[
-            LabelledCostRow(s.method.short_name, config_label(s.count, s.gpu.name), row)
-            for s, row in zip(scenarios, cost, strict=True)
-        ],
+        cost_rows=list(zip(scenarios, cost, strict=True)),
         run_rows=run_rows,
         needs_rows=_needs_rows(figures, columns),
-        sections=sections,
-        faq=faq_views,
         figures=figures,
     )
-
-
-def source_view(source) -> SourceView:
-    read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
-    return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
-
-
-def recommendation_overrides(
-    guide: Guide, figures: PageFigures
-) -> dict[str, list[calc.Configuration]]:
-    """The editor's recommendations by method, where an editor set any (see Recommendation)."""
-    overrides: dict[str, list[calc.Configuration]] = {}
-    for r in guide.recommendations.all():
-        overrides.setdefault(r.method.slug, []).append(figures.configuration(r.gpu.slug, r.count))
-    return overrides
 
 
 def _recommended_or_none(figures: PageFigures, method: str) -> list[calc.PlannedFit]:
@@ -690,31 +603,21 @@ def _run_rows(figures: PageFigures, columns: list[MethodColumn]) -> list[Labelle
             [calc.CostScenario(column.slug, r.configuration, r.hours) for r in runs],
             figures.blocks,
         )
-        rows += [
-            LabelledRunRow(
-                column.slug,
-                column.short_name,
-                config_label(r.configuration.count, r.configuration.gpu.name),
-                r,
-                cost,
-            )
-            for r, cost in zip(runs, costs, strict=True)
-        ]
+        rows += [LabelledRunRow(column, r, cost) for r, cost in zip(runs, costs, strict=True)]
     return rows
 
 
 def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSummaryRow:
     """The method table's row: what we recommend (nothing where nothing on one host holds
     the method) and the estimated peak per GPU on the first recommendation."""
-    plans = _recommended_or_none(figures, column.slug)
-    configurations = [p.configuration for p in plans]
-    runs = {r.configuration: r for r in figures.runs(column.slug, configurations)}
+    advice = method_advice(figures, column.slug)
+    plans = advice.recommended
     recommended = [
         Recommended(
             config_label(p.configuration.count, p.configuration.gpu.name),
             p.configuration.usd_per_hour,
             f"{p.configuration.gpu.slug}:{p.configuration.count}",
-            runs.get(p.configuration),
+            advice.runs.get(p.configuration),
             renting.rent_url(p.configuration.gpu.slug, p.configuration.count),
             rent_label(p.configuration.count, p.configuration.gpu.name),
         )
@@ -730,10 +633,10 @@ def _method_summary_row(figures: PageFigures, column: MethodColumn) -> MethodSum
         column,
         recommended,
         beyond_one_host(calc.HOST_GPU_COUNTS[-1]),
-        figures.is_override(column.slug),
+        advice.override,
         estimated(peak),
         peak_on,
-        _close_call(figures, column.slug),
+        _close_call(figures, advice.close_call),
     )
 
 
@@ -745,7 +648,8 @@ def _estimated_peak(figures: PageFigures, method: str) -> Decimal | None:
 
 
 def section_view(section: Section, figures: PageFigures) -> SectionView:
-    table_template = TABLE_TEMPLATES.get(section.table)
+    include, fold = SECTION_TABLES.get(section.table, (None, FOLD_TABLE))
+    table_template = f"guides/includes/{include}.html" if include else None
     compared = None
     if section.table == Section.Table.COMPARISON:
         if section.compare_gpu and section.compare_with_gpu:
@@ -760,7 +664,7 @@ def section_view(section: Section, figures: PageFigures) -> SectionView:
         anchor=f"section-{section.position}",
         body=render_prose(section.body, figures),
         table_template=table_template,
-        fold=SECTION_FOLDS.get(section.table, FOLD_TABLE),
+        fold=fold,
         caption=render_plain(section.table_caption, figures),
         closing=render_prose(section.closing, figures),
         comparison=compared,
@@ -776,10 +680,7 @@ class Offer:
 
     provider: str
     house: bool
-    usd_per_gpu_hour: Decimal
-    quoted_usd_per_hour: Decimal
-    gpus_in_quote: int
-    checked_on: date
+    listing: selectors.GpuListing
     source_url: str  # the page the price was read from ('' where none was recorded)
 
 
@@ -842,20 +743,13 @@ class GpuPriceList:
 
 def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
     """Every GPU we rent with specs, price, block prices, the other providers' prices and a
-    year of everyone's price history, summed up: for each GPU and provider the first and
-    latest price, the lowest, the highest and how many changes, with the axes of a chart
-    whose lines (every change) are an image of their own.
-
-    Queries: the prices 1 and the summaries 1, both cached until the next price check, the
-    checks' sources 1; the page holds as much for a year of daily changes as for one check.
-    Raises Provider.DoesNotExist before the house provider is set up.
+    year of everyone's price history summed up (the chart's lines are an image of their own),
+    in three queries whatever the history's length. Raises Provider.DoesNotExist before setup.
     """
     blocks = reference_data.hour_blocks()
     end = at or timezone.localdate()
     providers = reference_data.providers()  # ours first
-    house = next((p for p in providers if p.is_house), None)
-    if house is None:
-        raise Provider.DoesNotExist("No provider is marked as ours.")
+    house = reference_data.house_provider()
     listings = reference_data.latest_prices(at=at).listings
     summaries = reference_data.price_summaries(at=at)
     ours = [g for g in listings[house.slug].values() if g.rentable]
@@ -871,15 +765,7 @@ def gpu_price_list(*, at: date | None = None) -> GpuPriceList:
     offers: dict[str, list[Offer]] = {}
     for p, listing in priced:
         offers.setdefault(listing.slug, []).append(
-            Offer(
-                provider=p.name,
-                house=p.is_house,
-                usd_per_gpu_hour=listing.usd_per_gpu_hour,
-                quoted_usd_per_hour=listing.quoted_usd_per_hour,
-                gpus_in_quote=listing.gpus_in_quote,
-                checked_on=listing.checked_on,
-                source_url=sources.get((p.slug, listing.checked_on)) or p.url,
-            )
+            Offer(p.name, p.is_house, listing, sources.get((p.slug, listing.checked_on)) or p.url)
         )
     return GpuPriceList(
         house=house,
@@ -953,28 +839,14 @@ def gpu_price_lines(*, gpu: str, at: date | None = None) -> PriceLines:
     return PriceLines(frame, chart_lines(frame, series))
 
 
-@dataclass(frozen=True)
-class PriceHistoryRow:
-    """A row of a GPU's price history download: one price at one provider, with the first
-    and the last day it was checked."""
-
-    gpu: str
-    provider: str
-    first: date
-    last: date
-    usd_per_gpu_hour: Decimal
-
-
-def price_history_rows(*, gpu: str, at: date | None = None) -> list[PriceHistoryRow]:
-    """Every price of ``gpu`` at every provider over the charts' year up to ``at``, oldest
-    first (then ours first): one query. Raises NoSuchGpu for a GPU we do not rent."""
+def price_history_rows(
+    *, gpu: str, at: date | None = None
+) -> list[tuple[str, str, selectors.PriceRun]]:
+    """(GPU name, provider name, run) of every price of ``gpu`` at every provider over the
+    charts' year up to ``at``, oldest first (then ours first): one query. Raises NoSuchGpu."""
     listing, by_provider = _gpu_runs(gpu, at)
-    rows = [
-        PriceHistoryRow(listing.name, provider.name, run.first, run.last, run.usd_per_gpu_hour)
-        for provider, runs in by_provider
-        for run in runs
-    ]
-    rows.sort(key=lambda row: row.first)  # stable: ours first on a day
+    rows = [(listing.name, provider.name, run) for provider, runs in by_provider for run in runs]
+    rows.sort(key=lambda row: row[2].first)  # stable: ours first on a day
     return rows
 
 
@@ -1007,17 +879,12 @@ class VramTable:
 
 def vram_table(
     *,
-    asked_params_billion: Decimal | None = None,
-    methods: list[selectors.MethodListing] | None = None,
-    language_models: list | None = None,
+    asked_params_billion: Decimal | None,
+    methods: list[selectors.MethodListing],
+    language_models: list,
 ) -> VramTable:
-    """Every method's estimate for each model on file, the visitor's size first if given.
-
-    ``methods`` and ``language_models``: the selectors' lists where the page already read them.
-    """
-    methods = reference_data.method_listings() if methods is None else methods
-    models = reference_data.language_models() if language_models is None else language_models
-    sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in models]
+    """Every method's estimate for each model on file, the visitor's size first if given."""
+    sizes: list[tuple[str | None, Decimal]] = [(m.name, m.params_billion) for m in language_models]
     if asked_params_billion is not None:
         sizes.insert(0, (None, asked_params_billion))
     return VramTable(
@@ -1037,19 +904,15 @@ class CheapestFit:
     """The cheapest run a guide recommends, over its methods: what its card names."""
 
     method_name: str
-    label: str  # "1× H100"
-    usd_per_hour: Decimal
-    config: str  # "h100:1", the page's mark of what it recommends (data-config)
-    usd_per_run: Decimal
-    training_tokens: int  # the guide's budget: tokens per epoch x epochs
+    run: calc.RunPlan
 
 
 @dataclass(frozen=True)
 class GuideCard:
     guide: Guide
-    model_name: str
     method_names: list[str]
     cheapest: CheapestFit | None  # None where no priced configuration holds any method
+    training_tokens: int  # the guide's budget: tokens per epoch x epochs
     checked: PriceDates | None  # the check days of the prices in its fit table
 
 
@@ -1058,16 +921,7 @@ class ServingCard:
     """A serving guide on the home page: what it recommends with FP8 weights, as it says."""
 
     guide: Guide
-    model_name: str
     choice: serving_plans.ServingRecommendation | None  # None where nothing serves it
-
-    @property
-    def label(self) -> str:
-        return config_label(self.choice.chosen.count, self.choice.chosen.gpu.name)
-
-    @property
-    def usd_per_million_tokens(self) -> Decimal:
-        return self.choice.chosen.at_target.usd_per_million_tokens[0]
 
 
 CARD_PRECISION = "fp8"  # what a serving guide's short answer recommends first
@@ -1086,11 +940,7 @@ class HomePage:
 
 def home_page(*, at: date | None = None) -> HomePage:
     """The guides as cards (model, methods, cheapest recommended run, last checked) and our
-    prices, as they stand today or stood on ``at``.
-
-    The prices and rules are read once and shared by every card. Raises
-    Provider.DoesNotExist before the house provider is set up.
-    """
+    prices as of ``at``, read once for every card. Raises Provider.DoesNotExist before setup."""
     guides = guide_selectors.published_guides_with_configurations()
     base = page_figures(params_billion=Decimal(1), at=at)
     cards = [_guide_card(guide, base) for guide in guides if not guide.serves]
@@ -1111,7 +961,7 @@ def home_page(*, at: date | None = None) -> HomePage:
 def _serving_card(guide: Guide, base: PageFigures, at: date | None) -> ServingCard:
     plans = serving_guide_plans(guide, base, at=at, precisions=(CARD_PRECISION,))
     choice = plans[CARD_PRECISION].recommendation if plans else None
-    return ServingCard(guide, guide.language_model.name, choice)
+    return ServingCard(guide, choice)
 
 
 def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
@@ -1121,24 +971,12 @@ def _guide_card(guide: Guide, base: PageFigures) -> GuideCard:
         plans = _recommended_or_none(figures, method.slug)
         runs = figures.runs(method.slug, [p.configuration for p in plans[:1]])
         if runs and runs[0].usd_per_run is not None:
-            options.append((runs[0].usd_per_run, method.short_name, runs[0]))
-    cheapest = None
-    if options:
-        cost, method_name, run = min(options, key=lambda option: option[0])
-        configuration = run.configuration
-        cheapest = CheapestFit(
-            method_name,
-            config_label(configuration.count, configuration.gpu.name),
-            configuration.usd_per_hour,
-            f"{configuration.gpu.slug}:{configuration.count}",
-            cost,
-            figures.training_tokens,
-        )
+            options.append(CheapestFit(method.short_name, runs[0]))
     return GuideCard(
         guide=guide,
-        model_name=guide.language_model.name,
         method_names=[m.short_name for m in figures.methods.values()],
-        cheapest=cheapest,
+        cheapest=min(options, key=lambda option: option.run.usd_per_run, default=None),
+        training_tokens=figures.training_tokens,
         checked=price_dates(
             figures.listing(c.gpu.slug).checked_on for c in guide.configurations.all()
         ),
@@ -1178,23 +1016,22 @@ class GuideAdvice:
     methods: list[MethodAdvice]
 
 
+def method_advice(figures: PageFigures, method: str) -> MethodAdvice:
+    plans = _recommended_or_none(figures, method)
+    runs = figures.runs(method, [p.configuration for p in plans])
+    return MethodAdvice(
+        method,
+        plans,
+        figures.is_override(method),
+        {r.configuration: r for r in runs},
+        figures.close_call(method),
+    )
+
+
 def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
     """The guide's fit table and recommendations with prices as of ``at``: the same
     ``PageFigures`` calls its page makes (``guide_page``), so the two cannot differ."""
     figures = guide_figures(guide, at=at)
-    methods = []
-    for slug in figures.methods:
-        plans = _recommended_or_none(figures, slug)
-        runs = figures.runs(slug, [p.configuration for p in plans])
-        methods.append(
-            MethodAdvice(
-                slug,
-                plans,
-                figures.is_override(slug),
-                {r.configuration: r for r in runs},
-                figures.close_call(slug),
-            )
-        )
     return GuideAdvice(
         guide=guide,
         as_of=at or timezone.localdate(),
@@ -1205,5 +1042,5 @@ def guide_advice(guide: Guide, *, at: date | None = None) -> GuideAdvice:
             TableRow(c, {slug: figures.fits(slug, c) for slug in figures.methods})
             for c in figures.table_configurations()
         ],
-        methods=methods,
+        methods=[method_advice(figures, slug) for slug in figures.methods],
     )

@@ -1,16 +1,8 @@
-"""Price-history step charts drawn server-side as SVG coordinates (no JavaScript, no library).
-
-A chart holds one GPU's price per GPU-hour at several providers on shared axes: dates across,
-US dollars up from zero, so a 7.6 % rise looks like one. Each price holds until the next check
-changed it, hence steps: a horizontal run at each price, a vertical jump on the day it changed,
-and the last price carried to the chart's end (today, or the as-of day). A provider checked
-once so far is a dot on the same axes: one check says nothing of how long its price held.
-
-The page draws a chart's frame, gridlines and labels (``chart_axes``: as many whatever the
-history); its lines, with a point at every change, are an SVG image of their own
-(``chart_lines``) drawn in the same frame, so that a year of daily changes does not weigh on
-the page. Everything here is numbers and dates; the templates format the labels for the
-visitor's language.
+"""Price-history step charts drawn server-side as SVG coordinates: one GPU's price at several
+providers, dates across and US dollars up from zero. A price holds until the next check changed
+it (a step); a provider checked once is a dot. The page draws the axes (``chart_axes``); the
+lines, a point at every change, are an image of their own (``chart_lines``) in the same frame,
+so that a year of daily changes does not weigh on the page.
 """
 
 from __future__ import annotations
@@ -42,11 +34,10 @@ ZERO = Decimal(0)
 
 @dataclass(frozen=True)
 class Series:
-    """One provider's prices for the GPU: (the first day of each price, USD per GPU-hour),
-    oldest first; ``checked_once``: checked on one day so far (a dot, no line)."""
+    """One provider's (first day, USD per GPU-hour) of each price, oldest first."""
 
     points: list[tuple[date, Decimal]]
-    checked_once: bool = False
+    checked_once: bool = False  # checked on one day so far: a dot, no line
 
 
 # Each line's look, by its index (0 for ours, then 1, 2, … for the others): stroke colour and
@@ -64,22 +55,15 @@ class DrawnSeries:
     index: int  # its line style: 0 for ours, then 1, 2, … for the others
     path: str  # the SVG path of the steps ('' for a single check: a dot, no line)
     dots: str  # a dot at each change: one path of zero-length, round-capped strokes
+    color: str
+    dashes: str
 
-    @property
-    def color(self) -> str:
-        return self._style[0]
 
-    @property
-    def dashes(self) -> str:
-        return self._style[1]
-
-    @property
-    def _style(self) -> tuple[str, str]:
-        # Past the last style the others' styles come round again, never ours.
-        others = len(LINE_STYLES) - 1
-        return LINE_STYLES[
-            self.index if self.index < len(LINE_STYLES) else 1 + (self.index - 1) % others
-        ]
+def line_style(index: int) -> tuple[str, str]:
+    """Past the last style the others' styles come round again, never ours."""
+    if index >= len(LINE_STYLES):
+        index = 1 + (index - 1) % (len(LINE_STYLES) - 1)
+    return LINE_STYLES[index]
 
 
 @dataclass(frozen=True)
@@ -97,8 +81,7 @@ class PriceTick:
 
 @dataclass(frozen=True)
 class ChartFrame:
-    """The axes' ranges: the days from ``start`` to ``end`` across, US dollars from zero to
-    ``high`` up, and where each lies in the chart's units."""
+    """The axes' ranges (days across, US dollars from zero up) in the chart's units."""
 
     start: date
     end: date
@@ -109,6 +92,9 @@ class ChartFrame:
     right: Decimal = WIDTH - RIGHT
     top: Decimal = TOP
     bottom: Decimal = HEIGHT - BOTTOM
+    price_label_x: Decimal = LEFT - 6
+    tick_end: Decimal = HEIGHT - BOTTOM + 5
+    date_label_y: Decimal = HEIGHT - BOTTOM + 20
 
     def x(self, on: date) -> Decimal:
         span_days = Decimal(max((self.end - self.start).days, 1))
@@ -120,25 +106,12 @@ class ChartFrame:
 
 @dataclass(frozen=True)
 class ChartAxes:
-    """What the page draws of a chart: its frame, gridlines and labels. The lines, with a
-    point at every change, are an image of their own (``chart_lines``) in the same frame."""
+    """What the page draws of a chart: its frame, gridlines and labels."""
 
     frame: ChartFrame
     price_ticks: list[PriceTick]
     date_ticks: list[DateTick]
     phone_date_ticks: list[DateTick]  # the same, spaced for a phone's larger labels
-
-    @property
-    def price_label_x(self) -> Decimal:
-        return self.frame.left - 6
-
-    @property
-    def tick_end(self) -> Decimal:
-        return self.frame.bottom + 5
-
-    @property
-    def date_label_y(self) -> Decimal:
-        return self.frame.bottom + 20
 
 
 def nice_step(high: Decimal, intervals: int = MAX_INTERVALS) -> Decimal:
@@ -171,17 +144,15 @@ def step_path(points: list[tuple[Decimal, Decimal]], end_x: Decimal) -> str:
 
 
 def dots_path(points: list[tuple[Decimal, Decimal]]) -> str:
-    """ "M56.0 73.1h0M200.0 65.7h0": a path whose round caps draw a dot at each point, 13 bytes a
-    change where a <circle> took 60 (a year of daily changes is 365 of them per line)."""
+    """ "M56.0 73.1h0M200.0 65.7h0": round caps draw a dot at each point, a third of the bytes
+    of a <circle>."""
     return "".join(f"M{x} {y}h0" for x, y in points)
 
 
 def chart_frame(*, days: Iterable[date], prices: Iterable[Decimal], end: date) -> ChartFrame:
-    """The frame of a chart whose lines change price on ``days`` and reach ``prices``: from
-    the first of those days to ``end`` (today, or the as-of day; the last day where later),
-    from zero to the first gridline at or above the highest price. The page (from each line's
-    summary) and the lines' image (from every change) pass the same first and last day and
-    the same highest price, so that both draw in one frame."""
+    """From the first of ``days`` to ``end`` (or the last day, where later), from zero to the
+    first gridline at or above the highest of ``prices``. The page and the lines' image pass
+    the same extremes, so that both draw in one frame."""
     days = list(days)
     return ChartFrame(
         start=min(days), end=max(end, *days), high=price_ticks(max(prices, default=ZERO))[-1]
@@ -201,8 +172,7 @@ def chart_axes(frame: ChartFrame, *, days: Iterable[date]) -> ChartAxes:
 
 
 def chart_lines(frame: ChartFrame, series: list[Series]) -> list[DrawnSeries]:
-    """Each series with points as its steps in ``frame``; series without points are left
-    out, the others keep their index (their style: the first is ours)."""
+    """Each series with points as its steps in ``frame``; the others keep their index."""
     end_x = frame.x(frame.end)
     drawn = []
     for index, s in enumerate(series):
@@ -210,16 +180,15 @@ def chart_lines(frame: ChartFrame, series: list[Series]) -> list[DrawnSeries]:
             continue
         points = [(frame.x(on), frame.y(usd)) for on, usd in s.points]
         path = "" if s.checked_once else step_path(points, end_x)
-        drawn.append(DrawnSeries(index, path, dots_path(points)))
+        drawn.append(DrawnSeries(index, path, dots_path(points), *line_style(index)))
     return drawn
 
 
 def date_ticks(
     frame: ChartFrame, days: list[date], *, label_width: Decimal = LABEL_WIDTH
 ) -> list[DateTick]:
-    """The first day and the end, plus each of ``days`` whose label keeps clear of the labels
-    chosen (the first is drawn from its tick rightwards, the end leftwards, others centred),
-    each label ``label_width`` wide."""
+    """The first day and the end, plus each of ``days`` whose label (``label_width`` wide, the
+    first's drawn rightwards, the end's leftwards, others centred) keeps clear of those chosen."""
     start, end = frame.start, frame.end
     chosen = [DateTick(frame.x(start), start, "start")]
     if end != start:

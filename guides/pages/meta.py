@@ -1,14 +1,10 @@
 """What each public page says to search engines and link previews: its title, description,
-breadcrumb trail and schema.org data.
-
-Views call the one function for their page and add what it returns to the template context;
-``base.html`` lays out the title, description, canonical, hreflang and Open Graph tags from it.
-Every title and description is built from data, so each is unique per page and language.
-"""
+breadcrumb trail and schema.org data, as context for ``base.html``. Each is built from data,
+so that it is unique per page and language."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
@@ -31,8 +27,8 @@ def _trail(*steps: tuple[str, str]) -> Trail:
     return [(settings.SITE_NAME, reverse("guides:index")), *steps]
 
 
-def _breadcrumbs(request: HttpRequest, trail: Trail) -> dict:
-    return structured_data.breadcrumbs([(name, site.absolute(request, p)) for name, p in trail])
+def _breadcrumbs(trail: Trail) -> dict:
+    return structured_data.breadcrumbs([(name, site.absolute(p)) for name, p in trail])
 
 
 def _usd_or_dash(value: Decimal | None) -> str:
@@ -40,12 +36,12 @@ def _usd_or_dash(value: Decimal | None) -> str:
 
 
 def home(request: HttpRequest, page: HomePage) -> dict:
-    publisher = site.publisher(request, page.house)
+    publisher = site.publisher(page.house)
     description = _(
         "Which GPU to rent for fine-tuning %(models)s: memory, fit and cost per method, "
         "computed from %(provider)s's prices of %(date)s."
     ) % {
-        "models": presentation.word_list(card.model_name for card in page.cards),
+        "models": presentation.word_list(card.guide.language_model.name for card in page.cards),
         "provider": page.house.name,
         "date": presentation.long_date(page.checked.newest) if page.checked else "—",
     }
@@ -56,7 +52,7 @@ def home(request: HttpRequest, page: HomePage) -> dict:
             structured_data.organization(publisher),
             structured_data.website(
                 name=settings.SITE_NAME,
-                url=site.absolute(request, request.path),
+                url=site.absolute(request.path),
                 language=get_language(),
                 publisher=publisher,
             ),
@@ -71,15 +67,15 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
     # Drawn when the guide was published (guides/editorial/share_images.py); the version in the
     # address makes link previews fetch it again after the next publication.
     share_path = reverse("guides:share_image", kwargs={"slug": guide.slug})
-    share_image = site.absolute(request, f"{share_path}?v={guide.version}")
+    share_image = site.absolute(f"{share_path}?v={guide.version}")
     article = structured_data.tech_article(
         headline=guide.title,
         description=page.meta_description,
-        url=site.absolute(request, request.path),
+        url=site.absolute(request.path),
         language=get_language(),
         published=guide.published_on,
         modified=max(edited, checked),  # the last edit or the newest price it quotes
-        publisher=site.publisher(request),
+        publisher=site.publisher(),
         image_url=share_image,
     )
     return {
@@ -90,7 +86,7 @@ def guide(request: HttpRequest, guide: Guide, page: GuidePage) -> dict:
         "meta_title": guide.title,
         "meta_description": page.meta_description,
         "cites_sources": True,
-        "json_ld": [article, _breadcrumbs(request, trail), page.faq_json_ld],
+        "json_ld": [article, _breadcrumbs(trail), page.faq_json_ld],
     }
 
 
@@ -113,7 +109,7 @@ def tutorial(request: HttpRequest, guide: Guide, page) -> dict:
         "trail": trail,
         "meta_title": title,
         "meta_description": description,
-        "json_ld": [_breadcrumbs(request, trail)],
+        "json_ld": [_breadcrumbs(trail)],
     }
 
 
@@ -125,34 +121,18 @@ def gpu_list(request: HttpRequest, prices: GpuPriceList, at: date | None) -> dic
         "provider": prices.house.name,
         "gpus": presentation.word_list(row.gpu.name for row in prices.rows),
     }
+    # Offers are today's prices: a past day's page (noindex) offers nothing.
+    offered = [] if at else [row.gpu for row in prices.rows]
     return {
         "meta_title": _("GPU prices"),
         "meta_description": description,
-        # Offers are today's prices: a past day's page (noindex) offers nothing.
-        "json_ld": [] if at else _gpu_products(request, prices),
+        "json_ld": structured_data.gpu_products(
+            gpus=offered,
+            url=site.absolute(request.path),
+            seller=site.publisher(prices.house),
+            today=timezone.localdate(),
+        ),
     }
-
-
-def _gpu_products(request: HttpRequest, prices: GpuPriceList) -> list[dict]:
-    today = timezone.localdate()
-    offers = [
-        structured_data.GpuOffer(
-            name=row.gpu.name,
-            vendor=row.gpu.vendor,
-            usd_per_gpu_hour=row.gpu.usd_per_gpu_hour,
-            checked_on=row.gpu.checked_on,
-            # A price holds until the next check; we re-check within this many days.
-            valid_until=max(row.gpu.checked_on, today)
-            + timedelta(days=settings.PRICE_STALE_AFTER_DAYS),
-        )
-        for row in prices.rows
-        if row.gpu.usd_per_gpu_hour is not None and row.gpu.checked_on is not None
-    ]
-    return structured_data.gpu_products(
-        offers=offers,
-        url=site.absolute(request, request.path),
-        seller=site.publisher(request, prices.house),
-    )
 
 
 def vram(methods: list) -> dict:
@@ -196,7 +176,7 @@ def comparison(request: HttpRequest, comparison: Comparison) -> dict:
         "trail": trail,
         "meta_title": title,
         "meta_description": description,
-        "json_ld": [_breadcrumbs(request, trail)],
+        "json_ld": [_breadcrumbs(trail)],
     }
 
 

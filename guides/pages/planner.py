@@ -1,14 +1,6 @@
-"""The planner page: a model's peak training memory, what we rent that holds it, and its cost.
-
-Assembles plain values for the template from ``pricing.domain.training_memory`` (the estimate),
-``pricing.domain.calculations`` (the cited rule of thumb, configurations, costs) and the selectors;
-views and templates only present what it returns.
-
-Policy: configurations are 1, 2, 4 or 8 GPUs of one kind on one host, sharded with ZeRO-3/FSDP
-when there is more than one; each GPU's usable memory (not its advertised size) must hold the
-per-GPU peak (``pricing.planning.configuration_fits``, as /api/v1/fit/ answers). For each GPU
-we rent, the page shows the fewest GPUs that fit, and it names what we recommend for the run
-(``calculations.recommendation``: what a guide at the same run recommends).
+"""The planner page: a model's peak training memory (``pricing.domain.training_memory``), the
+fewest of each GPU we rent that hold it (``pricing.planning.configuration_fits``, as
+/api/v1/fit/ answers), and what we recommend for the run, as a guide at the same run would.
 """
 
 from __future__ import annotations
@@ -95,11 +87,11 @@ class GpuFit:
     usable_gb: Decimal
     count: int | None  # None: not even eight fit
     peak_per_gpu_gb: Decimal  # at ``count`` GPUs (or eight when none fit)
-    headroom_gb: Decimal | None  # beyond the peak and the allocator's margin
-    usd_per_hour: Decimal | None
-    run: calc.RunPlan | None  # the training budget on ``count`` GPUs (measured or derived)
-    run_hours: Decimal | None  # as shown: the run's, or the visitor's assumed hours
-    run_usd: Decimal | None
+    headroom_gb: Decimal | None = None  # beyond the peak and the allocator's margin
+    usd_per_hour: Decimal | None = None
+    run: calc.RunPlan | None = None  # the training budget on ``count`` GPUs
+    run_hours: Decimal | None = None  # as shown: the run's, or the visitor's assumed hours
+    run_usd: Decimal | None = None
     # Under CPU offload, where eight cards would hold the step but their host's memory not
     # what offload keeps there: that host's memory.
     host_short_gb: Decimal | None = None
@@ -162,11 +154,6 @@ def gpu_fit(
             estimated(largest.usable_gb_per_gpu),
             None,
             estimated(largest.peak_gb_per_gpu),
-            None,
-            None,
-            None,
-            None,
-            None,
             host_short_gb=(
                 largest.configuration.host_gb if cards_hold and not largest.fits_on_host else None
             ),

@@ -1,11 +1,5 @@
-"""The small reference tables every page reads, cached site-wide (see pagecache.reads).
-
-Rendering a guide would otherwise spend six of its queries on providers, methods with their
-rules and components, hour blocks and facts, identical for every page and visitor. The latest
-prices are cached the same way under each provider's ``prices`` version: after a price check
-the first page rendered reads them, and every other page that quotes them takes them from the
-cache.
-"""
+"""The small reference tables every page reads, the same for every page and visitor, cached
+site-wide (see pagecache.reads); the latest prices under each provider's ``prices`` version."""
 
 from __future__ import annotations
 
@@ -56,20 +50,11 @@ def language_models() -> list[LanguageModel]:
     return cached_site_wide("language-models", selectors.language_models)
 
 
-def throughputs_for_run(
-    *, language_model: str, seq_len: int, batch_size: int, gradient_checkpointing: bool
-) -> dict[str, selectors.ThroughputListing]:
-    """Each method's measurement of exactly this run (measurements are shared data)."""
-    run = f"{language_model}:{seq_len}:{batch_size}:{int(gradient_checkpointing)}"
-    return cached_site_wide(
-        f"throughputs:{run}",
-        lambda: selectors.throughputs_for_run(
-            language_model=language_model,
-            seq_len=seq_len,
-            batch_size=batch_size,
-            gradient_checkpointing=gradient_checkpointing,
-        ),
-    )
+def throughputs_for_run(**run) -> dict[str, selectors.ThroughputListing]:
+    """Each method's measurement of exactly this run (``selectors.throughputs_for_run``'s
+    language_model, seq_len, batch_size and gradient_checkpointing)."""
+    key = "{language_model}:{seq_len}:{batch_size}:{gradient_checkpointing:d}".format(**run)
+    return cached_site_wide(f"throughputs:{key}", lambda: selectors.throughputs_for_run(**run))
 
 
 @dataclass(frozen=True)
@@ -82,10 +67,9 @@ class LatestPrices:
 
 def latest_prices(*, at: date | None = None, ours_only: bool = False) -> LatestPrices:
     """Every GPU with its latest price at each provider (``ours_only``: at ours alone, so that
-    a page quoting only our prices stays cached through a competitor's check) as of ``at``
-    (today by default), and each provider's latest check day: cached under the ``site`` version
-    (the GPUs) and each provider's ``prices`` version. One key for both: its name does not need
-    the providers, which are in its tags."""
+    a page quoting only our prices stays cached through a competitor's check) as of ``at``, and
+    each provider's latest check day: cached under the ``site`` and the providers' ``prices``
+    versions (the providers are in its tags, not its key)."""
     day = at or timezone.localdate()
     quoted = [house_provider()] if ours_only else providers()
 
@@ -107,12 +91,9 @@ def latest_prices(*, at: date | None = None, ours_only: bool = False) -> LatestP
 
 
 def price_summaries(*, at: date | None = None) -> dict[str, dict[int, selectors.PriceSummary]]:
-    """Each provider's prices for each GPU over the charts' year up to ``at`` (today by
-    default), summed up: cached under each provider's ``prices`` version, for every language.
-
-    Reading them is a pass over the year's prices (for a year of daily changes at every
-    provider, 50 ms on SQLite: twice the GPU page's whole render); the page's three languages
-    then share that pass until the next price check."""
+    """Each provider's prices for each GPU over the charts' year up to ``at``, summed up: a
+    pass over the year's prices (50 ms for a year of daily changes), cached for every language
+    under each provider's ``prices`` version."""
     day = at or timezone.localdate()
     everyone = providers()
     return cached_under(

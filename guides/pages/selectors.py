@@ -31,12 +31,13 @@ from guides.pagecache.versions import seconds_until_tomorrow
 from pricing.models import Fact, Gpu, Method, Provider
 
 
-def published_guides() -> list[Guide]:
+def published_guides(*prefetched: Prefetch) -> list[Guide]:
     """Smallest model first: the order a reader scans sizes in."""
     cache_tags.record(guide_tags.GUIDES)
     return list(
         Guide.objects.published()
         .select_related("language_model")
+        .prefetch_related(*prefetched)
         .order_by("language_model__params_billion", "language_model__name")
     )
 
@@ -73,11 +74,8 @@ def last_published_changes(guides: list[Guide]) -> dict[int, datetime]:
 
 
 def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
-    """The guide with everything its page lists, prefetched; raises Guide.DoesNotExist.
-
-    A published guide comes from the cache (``published_guide_for_page``); with drafts
-    (staff, the admin, cloning) it is read from the database.
-    """
+    """The guide with everything its page lists, prefetched: from the cache, or with drafts
+    (staff, the admin, cloning) from the database. Raises Guide.DoesNotExist."""
     if not include_drafts:
         return published_guide_for_page(slug=slug)
     guide = _guides_for_pages().get(slug=slug)
@@ -86,14 +84,10 @@ def guide_for_page(*, slug: str, include_drafts: bool = False) -> Guide:
 
 
 def published_guide_for_page(*, slug: str) -> Guide:
-    """A published guide with its rows, from the cache under its own and the ``site`` version.
-
-    A render after a price check (which replaces neither) reads no guide table; an edit of the
-    guide, or of shared data its rows name (GPUs, methods, sources), replaces a version and the
-    next render reads it again. The guide's key is found by its slug in the cache too, checked
-    against the cached guide itself, so a renamed or unpublished guide is looked up again.
-    Raises Guide.DoesNotExist.
-    """
+    """A published guide with its rows, cached under its own and the ``site`` version (which
+    a price check replaces neither of). Its key is cached by slug too, checked against the
+    cached guide, so a renamed or unpublished guide is looked up again. Raises
+    Guide.DoesNotExist."""
     key_by_slug = f"{READ_PREFIX}guide-key:{slug}"
     pk = cache.get(key_by_slug)
     guide = _cached_guide(pk) if pk is not None else None
@@ -215,19 +209,9 @@ def unreviewed_legal_pages() -> list[LegalPage]:
 
 
 def published_guides_with_configurations() -> list[Guide]:
-    """Published guides (smallest model first) with their fit tables and overrides.
-
-    The home page's cards read each guide's rows: a page built from them is stale when the
-    list changes or any of those guides does.
-    """
-    cache_tags.record(guide_tags.GUIDES)
-    guides = list(
-        Guide.objects.published()
-        .select_related("language_model")
-        # Only the rows a card reads: the fit table and the recommendation overrides.
-        .prefetch_related(_prefetched(FitConfiguration), _prefetched(Recommendation))
-        .order_by("language_model__params_billion", "language_model__name")
-    )
+    """Published guides with the rows the home page's cards read, their fit tables and
+    overrides: a page built from them is stale when the list changes or any of them does."""
+    guides = published_guides(_prefetched(FitConfiguration), _prefetched(Recommendation))
     cache_tags.record(*(guide_tags.guide(guide.pk) for guide in guides))
     return guides
 

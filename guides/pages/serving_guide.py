@@ -4,25 +4,25 @@ same sections, FAQ, sources and notices as a fine-tuning guide (``assembly``), o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
-from functools import cached_property
+from decimal import Decimal
 
 from django.utils import timezone
 
 from gpuguide.lib import renting
 from guides.content.page_figures import PageFigures, PriceDates, price_dates
-from guides.content.phrases import phrased
-from guides.content.presentation import PRECISION_LABELS, config_label, rent_label, word_list
-from guides.content.tokens.render import Block, render_plain, render_prose
+from guides.content.presentation import (
+    PRECISION_LABELS,
+    config_label,
+    estimated,
+    rent_label,
+    word_list,
+)
 from guides.models import Guide
-from guides.pages import assembly, structured_data, tutorial
-from guides.pages.serving_planner import ShownSpeed
+from guides.pages import assembly, tutorial
 from pricing import serving_plans
 from pricing.domain import serving
-
-TENTH = Decimal("0.1")
 
 
 @dataclass(frozen=True)
@@ -50,27 +50,6 @@ class PrecisionRow:
         other = self.choice.alternative
         return config_label(other.count, other.gpu.name) if other else ""
 
-    @property
-    def at_target(self) -> ShownSpeed | None:
-        return ShownSpeed.of(self.choice.chosen.at_target) if self.choice else None
-
-    @property
-    def one_user(self) -> ShownSpeed | None:
-        return ShownSpeed.of(self.choice.chosen.at_concurrency) if self.choice else None
-
-
-@dataclass(frozen=True)
-class FitCell:
-    precision: str
-    row: serving_plans.ServingRow
-
-
-@dataclass(frozen=True)
-class FitRow:
-    label: str
-    row: serving_plans.ServingRow  # the first precision's, for the GPU and the price
-    cells: list[FitCell]
-
 
 @dataclass(frozen=True)
 class CostRow:
@@ -79,48 +58,25 @@ class CostRow:
 
     precision: str
     label: str
-    config: str
     row: serving_plans.ServingRow
     recommended: bool
 
-    @property
-    def shown(self) -> ShownSpeed:
-        return ShownSpeed.of(self.row.at_target)
-
-    @property
-    def tokens_per_s(self) -> Decimal:
-        """All users' output tokens a second at the target, whole."""
-        return self.row.at_target.tokens_per_s[0].quantize(Decimal(1), ROUND_HALF_UP)
-
 
 @dataclass(frozen=True)
-class ServingGuidePage:
-    guide: Guide
-    short_answer: list[Block]
-    meta_description: str
-    faq_json_ld: dict
-    checked: PriceDates | None  # every price the page quotes
-    sections: list[assembly.SectionView]
-    faq: list[assembly.FaqView]
+class ServingGuidePage(assembly.GuidePageBase):
     precision_rows: list[PrecisionRow]
-    fit_rows: list[FitRow]
+    # Per configuration, each precision's (precision, row): the first's gives GPU and price.
+    fit_rows: list[list[tuple[str, serving_plans.ServingRow]]]
     cost_rows: list[CostRow]
-    fit_checked: PriceDates | None
-    figures: PageFigures = field(repr=False)
 
     @property
     def plan(self) -> serving_plans.ServingPlan | None:
         """The first precision's plan: the load every plan shares (context, prompt, target)."""
         return next(iter(self.figures.serving.values()), None)
 
-    @cached_property
-    def sources(self) -> list[assembly.SourceView]:
-        return [assembly.source_view(gs.source) for gs in self.guide.guide_sources.all()]
-
 
 def _weights_gb(plan: serving_plans.ServingPlan) -> Decimal:
-    one = next(row for row in plan.rows if row.count == 1)
-    return one.memory.weights_gb.quantize(TENTH, ROUND_HALF_UP)
+    return estimated(next(row for row in plan.rows if row.count == 1).memory.weights_gb)
 
 
 def _fewest(plan: serving_plans.ServingPlan) -> list[str]:
@@ -153,7 +109,6 @@ def _cost_rows(figures: PageFigures, rows: list[PrecisionRow]) -> list[CostRow]:
                 CostRow(
                     precision_row.precision,
                     precision_row.label,
-                    config_label(row.count, row.gpu.name),
                     row,
                     recommended=row is chosen,
                 )
@@ -194,35 +149,19 @@ def serving_guide_page(guide: Guide, *, at: date | None = None) -> ServingGuideP
     figures = assembly.guide_figures(guide, at=at)
     plans = figures.serving
     rows = precision_rows(figures)
-    first = next(iter(plans.values()), None)
-    fit_rows = []
-    if first is not None:
-        for index, row in enumerate(first.rows):
-            cells = [FitCell(precision, plan.rows[index]) for precision, plan in plans.items()]
-            fit_rows.append(FitRow(config_label(row.count, row.gpu.name), row, cells))
-    faq = [
-        (render_plain(entry.question, figures), entry.answer) for entry in guide.faq_entries.all()
-    ]
-    # Prose first: the figures note the check day of each price it quotes.
-    short_answer = render_prose(guide.short_answer, figures)
-    meta_description = render_plain(guide.meta_description, figures)
-    faq_json_ld = structured_data.faq_page([(q, render_plain(a, figures)) for q, a in faq])
-    sections = [assembly.section_view(s, figures) for s in guide.sections.all()]
-    faq_views = [assembly.FaqView(phrased(q), render_prose(a, figures)) for q, a in faq]
+    by_configuration = zip(*(plan.rows for plan in plans.values()), strict=True)  # same order
+    fit_rows = [list(zip(plans, same, strict=True)) for same in by_configuration]
+    prose = assembly.guide_prose(guide, figures)  # first: it notes the prices it quotes
     cost_rows = _cost_rows(figures, rows)
     quoted = {row.row.gpu.checked_on for row in cost_rows} | figures.quoted_on
     return ServingGuidePage(
         guide=guide,
-        short_answer=short_answer,
-        meta_description=meta_description,
-        faq_json_ld=faq_json_ld,
+        **prose,
         checked=price_dates(quoted),
-        sections=sections,
-        faq=faq_views,
         precision_rows=rows,
         fit_rows=fit_rows,
         cost_rows=cost_rows,
-        fit_checked=price_dates(row.row.gpu.checked_on for row in fit_rows),
+        fit_checked=price_dates(cells[0][1].gpu.checked_on for cells in fit_rows),
         figures=figures,
     )
 
@@ -243,14 +182,6 @@ class ServingStep:
     @property
     def chosen(self) -> serving_plans.ServingRow:
         return self.row.choice.chosen
-
-    @property
-    def at_target(self) -> ShownSpeed:
-        return self.row.at_target
-
-    @property
-    def needs_checkpoint(self) -> bool:
-        return self.chosen.memory.setup.weights.needs_quantized_checkpoint
 
 
 @dataclass(frozen=True)

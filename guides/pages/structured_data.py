@@ -1,53 +1,36 @@
-"""schema.org data for search engines: plain dicts from page values, one builder per type.
-
-Every URL handed in is absolute (see ``guides.pages.site``); figures stay Decimals until here and
-are written as plain decimal strings ("2.32"), which schema.org reads in any locale.
-"""
+"""schema.org data for search engines: plain dicts, one builder per type. URLs handed in are
+absolute (``guides.pages.site``); figures are written as plain decimal strings ("2.32")."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
+
+from django.conf import settings
+
+from pricing.selectors import GpuListing
 
 CONTEXT = "https://schema.org"
 
 
 def decimal_text(value: Decimal) -> str:
     """'0.82' for Decimal('0.8200'), '10' for Decimal('10.00'): no exponent, no padding."""
-    text = f"{value.normalize():f}"
-    return text
+    return f"{value.normalize():f}"
 
 
-@dataclass(frozen=True)
-class Publisher:
-    """The company behind the site: our house provider, with the site's logo."""
-
-    name: str
-    url: str
-    logo_url: str
-
-    def as_organization(self) -> dict:
-        return {
-            "@type": "Organization",
-            "name": self.name,
-            "url": self.url,
-            "logo": {"@type": "ImageObject", "url": self.logo_url},
-        }
+def organization(publisher: dict) -> dict:
+    """``site.publisher``'s Organization on its own."""
+    return {"@context": CONTEXT, **publisher}
 
 
-def organization(publisher: Publisher) -> dict:
-    return {"@context": CONTEXT, **publisher.as_organization()}
-
-
-def website(*, name: str, url: str, language: str, publisher: Publisher) -> dict:
+def website(*, name: str, url: str, language: str, publisher: dict) -> dict:
     return {
         "@context": CONTEXT,
         "@type": "WebSite",
         "name": name,
         "url": url,
         "inLanguage": language,
-        "publisher": publisher.as_organization(),
+        "publisher": publisher,
     }
 
 
@@ -59,7 +42,7 @@ def tech_article(
     language: str,
     published: date | None,
     modified: date,
-    publisher: Publisher,
+    publisher: dict,
     image_url: str,
 ) -> dict:
     data = {
@@ -72,8 +55,8 @@ def tech_article(
         "inLanguage": language,
         "image": image_url,
         "dateModified": modified.isoformat(),
-        "author": publisher.as_organization(),
-        "publisher": publisher.as_organization(),
+        "author": publisher,
+        "publisher": publisher,
     }
     if published is not None:
         data["datePublished"] = published.isoformat()
@@ -108,41 +91,34 @@ def faq_page(questions: list[tuple[str, str]]) -> dict:
     }
 
 
-@dataclass(frozen=True)
-class GpuOffer:
-    """One GPU we rent at its current price per GPU-hour, checked on a day."""
-
-    name: str
-    vendor: str
-    usd_per_gpu_hour: Decimal
-    checked_on: date
-    valid_until: date
-
-
-def gpu_products(*, offers: list[GpuOffer], url: str, seller: Publisher) -> list[dict]:
-    """A Product with its Offer per GPU we rent: the hourly price, its currency and validity."""
+def gpu_products(*, gpus: list[GpuListing], url: str, seller: dict, today: date) -> list[dict]:
+    """A Product with its Offer per GPU we rent at a checked price: the hourly price, its
+    currency and validity (a price holds until the next check, due within
+    PRICE_STALE_AFTER_DAYS)."""
+    valid = timedelta(days=settings.PRICE_STALE_AFTER_DAYS)
     return [
         {
             "@context": CONTEXT,
             "@type": "Product",
-            "name": offer.name,
-            "brand": {"@type": "Brand", "name": offer.vendor},
+            "name": gpu.name,
+            "brand": {"@type": "Brand", "name": gpu.vendor},
             "offers": {
                 "@type": "Offer",
                 "url": url,
-                "price": decimal_text(offer.usd_per_gpu_hour),
+                "price": decimal_text(gpu.usd_per_gpu_hour),
                 "priceCurrency": "USD",
-                "validFrom": offer.checked_on.isoformat(),
-                "priceValidUntil": offer.valid_until.isoformat(),
+                "validFrom": gpu.checked_on.isoformat(),
+                "priceValidUntil": (max(gpu.checked_on, today) + valid).isoformat(),
                 "availability": "https://schema.org/InStock",
                 "priceSpecification": {
                     "@type": "UnitPriceSpecification",
-                    "price": decimal_text(offer.usd_per_gpu_hour),
+                    "price": decimal_text(gpu.usd_per_gpu_hour),
                     "priceCurrency": "USD",
                     "unitCode": "HUR",  # UN/CEFACT: per hour (of one GPU)
                 },
-                "seller": seller.as_organization(),
+                "seller": seller,
             },
         }
-        for offer in offers
+        for gpu in gpus
+        if gpu.usd_per_gpu_hour is not None and gpu.checked_on is not None
     ]

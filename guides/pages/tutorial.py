@@ -1,11 +1,6 @@
 """A guide's tutorial: renting the recommended configuration and the ``trl sft`` command that
-runs each method on it, with what the run should take and cost by our figures.
-
-The recommendation, its run and its price are the guide page's own (``PageFigures``, as
-``assembly.guide_page`` asks them), and each command is built from the guide's training run
-(``pricing.domain.trl_commands``), so a clone or a price check changes the tutorial with the
-guide.
-"""
+runs each method on it, with what the run should take and cost: the guide page's own figures
+(``PageFigures``) and its training run (``pricing.domain.trl_commands``)."""
 
 from __future__ import annotations
 
@@ -19,23 +14,19 @@ from django.utils.translation import get_language, gettext, ngettext
 from gpuguide.lib import renting
 from guides.content.page_figures import MissingFigure, PageFigures, PriceDates, price_dates
 from guides.content.presentation import (
-    config_label,
     config_name,
-    long_date,
     number,
-    parenthesized,
     rent_label,
     word_list,
 )
 from guides.models import Guide
 from guides.pages import assembly
-from guides.pages.assembly import SourceView
 from pricing import selectors
 from pricing.domain import calculations as calc
 from pricing.domain import trl_commands
 from pricing.domain.throughput import SECONDS_PER_HOUR
 from pricing.domain.training_memory import TrainingSetup
-from pricing.models import LanguageModel
+from pricing.models import LanguageModel, Source
 
 HUB = "https://huggingface.co/"
 OUTPUT_DIR = "./output"
@@ -47,7 +38,6 @@ class MethodTutorial:
     slug: str
     name: str
     configuration: calc.Configuration  # the recommended one
-    label: str  # "1× B200" (ja "B200を1基"), for the table
     noun: str  # "1× B200" (ja "B200 1基"), inside a sentence
     override: bool  # the editor chose it
     rent_url: str
@@ -98,13 +88,14 @@ class TutorialPage:
     not_held: list[str]  # the names of the methods nothing on one host holds
     checked: PriceDates | None
     checked_with: str  # "trl 1.16.0, transformers 5.24.0, …" in the page's language
-    timing_steps: int
-    seconds_per_hour: Decimal
-    adapter_learning_rate: str  # "2e-4", as the commands write it
-    full_learning_rate: str
-    learning_rate_sources: list[SourceView]
-    save_every: Decimal  # the share of the run's steps between two checkpoints
-    checkpoints_kept: int
+    learning_rate_sources: list[Source]
+    # The same on every tutorial:
+    timing_steps = trl_commands.TIMING_STEPS
+    seconds_per_hour = SECONDS_PER_HOUR
+    adapter_learning_rate = trl_commands.ADAPTER_LEARNING_RATE  # "2e-4", as commands write it
+    full_learning_rate = trl_commands.FULL_LEARNING_RATE
+    save_every = Decimal(trl_commands.SAVE_EVERY)  # the share of the steps between checkpoints
+    checkpoints_kept = int(trl_commands.SAVE_TOTAL_LIMIT)
 
 
 class NoRepository(LookupError):
@@ -144,34 +135,24 @@ def tutorial_page(guide: Guide, *, at: date | None = None) -> TutorialPage:
         not_held=not_held,
         checked=price_dates(figures.quoted_on),
         checked_with=word_list(f"{name} {version}" for name, version in trl_commands.CHECKED_WITH),
-        timing_steps=trl_commands.TIMING_STEPS,
-        seconds_per_hour=SECONDS_PER_HOUR,
-        adapter_learning_rate=trl_commands.ADAPTER_LEARNING_RATE,
-        full_learning_rate=trl_commands.FULL_LEARNING_RATE,
-        learning_rate_sources=[
-            source_view(source)
-            for source in selectors.sources_by_key(keys=trl_commands.LEARNING_RATE_SOURCES)
-        ],
-        save_every=Decimal(trl_commands.SAVE_EVERY),
-        checkpoints_kept=int(trl_commands.SAVE_TOTAL_LIMIT),
+        learning_rate_sources=selectors.sources_by_key(keys=trl_commands.LEARNING_RATE_SOURCES),
     )
-
-
-def source_view(source) -> SourceView:
-    read_on = gettext("read %(date)s") % {"date": long_date(source.read_on)}
-    return SourceView(source.url, source.title, source.publisher, parenthesized(read_on))
 
 
 def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str) -> MethodTutorial:
     configuration = figures.recommended(method)[0]
     (run,) = figures.runs(method, [configuration]) or (None,)
     setup = figures.training_setup(method, configuration.count)
-    command = sft_command(guide, setup)
+    command = trl_commands.sft_command(
+        repository=guide.language_model.repository,
+        setup=setup,
+        epochs=guide.epochs,
+        output_dir=OUTPUT_DIR,
+    )
     return MethodTutorial(
         slug=method,
         name=name,
         configuration=configuration,
-        label=config_label(configuration.count, configuration.gpu.name),
         noun=config_name(configuration.count, configuration.gpu.name),
         override=figures.is_override(method),
         rent_url=renting.rent_url(configuration.gpu.slug, configuration.count),
@@ -185,16 +166,6 @@ def _method_tutorial(guide: Guide, figures: PageFigures, method: str, name: str)
         if run is None
         else trl_commands.short_run(setup, run.tokens_per_s, configuration.gpu.usd_per_gpu_hour),
         needs=assembly.run_needs(figures, method, name, configuration),
-    )
-
-
-def sft_command(guide: Guide, setup: TrainingSetup) -> trl_commands.SftCommand:
-    """The command that trains the guide's model by ``setup`` for the guide's epochs."""
-    return trl_commands.sft_command(
-        repository=guide.language_model.repository,
-        setup=setup,
-        epochs=guide.epochs,
-        output_dir=OUTPUT_DIR,
     )
 
 

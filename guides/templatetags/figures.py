@@ -1,13 +1,10 @@
-"""Template filters that format the pages' raw Decimals for the active language.
-
-Each wraps a ``guides.content.presentation`` function, the same ones prose tokens use; a missing
-value (None) renders as an empty string so templates can add their own ``default``.
-"""
+"""Template filters that format the pages' raw Decimals for the active language, through the
+``guides.content.presentation`` functions prose tokens use; None renders as ""."""
 
 import json
 import re
 from collections.abc import Callable, Iterable
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 
 from django import template
@@ -49,6 +46,7 @@ def stale_after_days(checked: PriceDates | None) -> int | None:
 register.filter("num", _blank_if_none(presentation.number))
 register.filter("gb", _blank_if_none(presentation.gigabytes))
 register.filter("usd", _blank_if_none(presentation.usd))
+register.filter("tenth_gb", _blank_if_none(presentation.estimated_gigabytes))
 register.filter("longdate", _blank_if_none(presentation.long_date))
 register.filter("mediumdate", _blank_if_none(presentation.medium_date))
 register.filter("parenthesized", _blank_if_none(presentation.parenthesized))
@@ -72,10 +70,20 @@ def usd_span(figure) -> str:
     return "" if not figure else presentation.usd_range(figure[1], figure[2])
 
 
+def _whole(value: Decimal) -> Decimal:
+    return value.quantize(Decimal(1), ROUND_HALF_UP)
+
+
+@register.filter
+def whole(value: Decimal) -> str:
+    """A modelled speed or count as pages show it, whole (half up): '18'."""
+    return presentation.number(_whole(value))
+
+
 @register.filter
 def number_span(figure) -> str:
-    """As ``usd_span``, for plain figures: '18–38'."""
-    return "" if not figure else presentation.number_range(figure[1], figure[2])
+    """As ``usd_span``, for plain figures, each end whole (a modelled speed): '18–38'."""
+    return "" if not figure else presentation.number_range(_whole(figure[1]), _whole(figure[2]))
 
 
 @register.filter
@@ -213,6 +221,13 @@ def phrases(text) -> SafeString:
 
 
 @register.filter
+def read_on(day) -> str:
+    """' (read October 29, 2026)': when a cited source was read."""
+    read = gettext("read %(date)s") % {"date": presentation.long_date(day)}
+    return presentation.parenthesized(read)
+
+
+@register.filter
 def host(url: str) -> str:
     """'vm.massedcompute.com' for https://vm.massedcompute.com/pricing: a source's short name."""
     return urlsplit(url).hostname or ""
@@ -269,13 +284,9 @@ def or_list(items) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def alternates(context, absolute: bool = True) -> list[tuple[str, str]]:
-    """(language, URL) of the current page in every language: absolute for hreflang, from
-    SITE_URL and never the Host header (the page may be cached and served to anyone)."""
-    return [
-        (code, site.absolute(None, path) if absolute else path)
-        for code, path in context["page_in_languages"]
-    ]
+def alternates(context) -> list[tuple[str, str]]:
+    """(language, absolute URL) of the current page in every language, for hreflang."""
+    return [(code, site.absolute(path)) for code, path in context["page_in_languages"]]
 
 
 @register.simple_tag(takes_context=True)
