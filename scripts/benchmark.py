@@ -257,13 +257,9 @@ def copy_guides(count: int) -> None:
 
 
 def history_shape(wide: bool) -> dict[int, list[int]]:
-    """Provider pk -> the GPUs each of its added daily checks prices.
-
-    By default those of its check in the seed, so that the pages at 1M rows show what the
-    seed's show (the same offers and chart lines) and their ratios measure the history alone;
-    ``wide``: every GPU but one (the house never prices the first GPU by slug, the others the
-    last), more lines and offers than the seed, and a history 2.5 times shorter.
-    """
+    """Provider pk -> the GPUs each of its added daily checks prices: those of its check in the
+    seed, so that the ratios measure the history alone; ``wide``: every GPU but one (the house
+    never prices the first GPU by slug, the others the last)."""
     from pricing.models import Gpu, PriceCheck, Provider
 
     providers = list(Provider.objects.all())
@@ -278,13 +274,9 @@ def history_shape(wide: bool) -> dict[int, list[int]]:
 
 
 def add_history(target_rows: int, hold_days: int = 30, wide: bool = False) -> int:
-    """Daily checks before the seed's, at every provider, until about ``target_rows`` prices.
-
-    Each provider prices the GPUs of ``history_shape``; each price holds ``hold_days``
-    (staggered per GPU and provider), so most daily checks repeat the day before (1: a new
-    price every day, the worst case for the charts). Raw bulk inserts: the ORM would take
-    minutes for a million rows. Returns how many checks were added.
-    """
+    """Daily checks before the seed's, at every provider, until about ``target_rows`` prices,
+    each price held ``hold_days`` (staggered per GPU and provider). Raw bulk inserts: the ORM
+    would take minutes for a million rows. Returns how many checks were added."""
     from guides.pagecache.invalidation import invalidate_everything
     from pricing.models import PriceCheck, Provider
 
