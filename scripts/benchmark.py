@@ -8,19 +8,16 @@
     make benchmark ARGS="--profile 20"                    # where a guide render's time goes
     make benchmark ARGS="--markdown /tmp/bench.md"        # the tables as Markdown too
 
-Creates a throwaway test database (test_<name>, dropped afterwards), loads the seed content and
-copies its guide into 10 guides, then measures every public page on the seed (1 check per
-provider) and again after adding daily price checks before the seed's until the catalogue holds
-``--rows`` prices: every provider, every GPU but one it never prices (the shape that used to
-cost a scan of the provider's history per GPU). Timings are medians of repeated requests
-through the whole middleware stack, quoted as ratios: to the same page on the seed, and to a
-"static copy" (the same bytes returned by a trivial view through the same middleware), because
-absolute times on a shared machine say little; the two sides of a ratio take turns in blocks
-(``medians_ms``). Query counts must not move at all.
+In a throwaway test database (the seed, its guide copied into 10), every public page is
+measured on the seed and again after daily price checks are added until ``--rows`` prices.
+Timings are medians through the whole middleware stack, quoted as ratios: to the same page on
+the seed, and to a "static copy" (the same bytes from a trivial view), because absolute times on
+a shared machine say little. Query counts must not move at all.
 """
 
 import argparse
 import cProfile
+import functools
 import gc
 import os
 import platform
@@ -117,26 +114,16 @@ def forget_pages(guides: bool = False) -> None:
                 del cache._cache[key], cache._expire_info[key]
 
 
-def forget_pages_and_guides() -> None:
-    forget_pages(guides=True)
-
-
-def median_ms(request, repeats: int, before=None) -> float:
-    """The median time of ``request()``: this process's CPU time (what a busy shared machine
-    does not distort), plus on PostgreSQL the time its queries took (the server's share)."""
-    return medians_ms([(request, before)], repeats)[0]
-
-
 # Requests of one kind timed in a row before the next kind's (see medians_ms).
 BLOCK = 5
 
 
 def medians_ms(requests: list, repeats: int) -> list[float]:
-    """``median_ms`` of each (request, before) in ``requests``, ``repeats`` times each: in
-    blocks of BLOCK of one kind, the kinds taking turns, so that the two sides of a ratio see
-    a shared machine in the same state (a page and its static copy timed one after the other
-    were 11-30x apart in three runs of one tree). Within a block a request follows its own
-    kind, as when each kind was timed all at once."""
+    """The median time of each (request, before) in ``requests``, ``repeats`` times each: this
+    process's CPU time (what a busy shared machine does not distort), plus on PostgreSQL the
+    time its queries took (the server's share). Timed in blocks of BLOCK of one kind, the kinds
+    taking turns, so that the two sides of a ratio see a shared machine in the same state (a
+    page and its static copy timed one after the other were 11-30x apart in three runs)."""
     timings = [[] for _ in requests]
     while len(timings[0]) < repeats:
         for (request, before), times in zip(requests, timings, strict=True):
@@ -172,14 +159,11 @@ def measure_pages(client: Client, repeats: int, light: bool = False) -> dict:
     results = {}
     for url in PAGES:
         client.get(url)  # versions and reference data cached, as on a running site
-
-        def get(url=url):
-            return client.get(url)
-
+        get = functools.partial(client.get, url)
         forget_pages()
         queries = queries_of(get)
         if light:
-            uncached = median_ms(get, repeats, before=forget_pages)
+            [uncached] = medians_ms([(get, forget_pages)], repeats)
             size = len(get().content)
             results[url] = {"queries": queries, "bytes": size, "uncached": uncached}
             continue
@@ -189,16 +173,13 @@ def measure_pages(client: Client, repeats: int, light: bool = False) -> dict:
         uncached, edited, hit, static = medians_ms(
             [
                 (get, forget_pages),
-                (get, forget_pages_and_guides),
+                (get, functools.partial(forget_pages, guides=True)),
                 (get, None),  # stored by the renders before
                 (lambda: client.get("/static-copy/"), None),
             ],
             repeats,
         )
-
-        def browser_get(url=url):
-            return client.get(url, headers=BROWSER)
-
+        browser_get = functools.partial(client.get, url, headers=BROWSER)
         compressed = browser_get()
         STATIC_BODY.update(bytes=compressed.content, encoding=compressed.get("Content-Encoding"))
         browser_hit, browser_static = medians_ms(
@@ -226,23 +207,18 @@ def measure_admin(client: Client, repeats: int) -> dict:
     house = Provider.objects.get(is_house=True)
     results = {}
     for url in ADMIN_PAGES:
-        full = url + (f"?provider={house.pk}" if url.endswith("/add/") else "")
-
-        def get(full=full):
-            return client.get(full)
-
+        query = {"provider": house.pk} if url.endswith("/add/") else None
+        get = functools.partial(client.get, url, query)
         get()
-        results[url] = {"queries": queries_of(get), "ms": median_ms(get, max(5, repeats))}
+        [ms] = medians_ms([(get, None)], max(5, repeats))
+        results[url] = {"queries": queries_of(get), "ms": ms}
     return results
 
 
 def profile_guide(client: Client, renders: int) -> None:
     """cProfile over ``renders`` uncached renders, then as many cached visits, of the guide:
     the functions that take the most time of their own, and the most time in all."""
-
-    def get():
-        return client.get(GUIDE)
-
+    get = functools.partial(client.get, GUIDE)
     get()  # versions and reference data cached, as on a running site
     for label, before in (("uncached render", forget_pages), ("cached visit", None)):
         profile = cProfile.Profile()
@@ -281,13 +257,9 @@ def copy_guides(count: int) -> None:
 
 
 def history_shape(wide: bool) -> dict[int, list[int]]:
-    """Provider pk -> the GPUs each of its added daily checks prices.
-
-    By default those of its check in the seed, so that the pages at 1M rows show what the
-    seed's show (the same offers and chart lines) and their ratios measure the history alone;
-    ``wide``: every GPU but one (the house never prices the first GPU by slug, the others the
-    last), more lines and offers than the seed, and a history 2.5 times shorter.
-    """
+    """Provider pk -> the GPUs each of its added daily checks prices: those of its check in the
+    seed, so that the ratios measure the history alone; ``wide``: every GPU but one (the house
+    never prices the first GPU by slug, the others the last)."""
     from pricing.models import Gpu, PriceCheck, Provider
 
     providers = list(Provider.objects.all())
@@ -302,13 +274,9 @@ def history_shape(wide: bool) -> dict[int, list[int]]:
 
 
 def add_history(target_rows: int, hold_days: int = 30, wide: bool = False) -> int:
-    """Daily checks before the seed's, at every provider, until about ``target_rows`` prices.
-
-    Each provider prices the GPUs of ``history_shape``; each price holds ``hold_days``
-    (staggered per GPU and provider), so most daily checks repeat the day before (1: a new
-    price every day, the worst case for the charts). Raw bulk inserts: the ORM would take
-    minutes for a million rows. Returns how many checks were added.
-    """
+    """Daily checks before the seed's, at every provider, until about ``target_rows`` prices,
+    each price held ``hold_days`` (staggered per GPU and provider). Raw bulk inserts: the ORM
+    would take minutes for a million rows. Returns how many checks were added."""
     from guides.pagecache.invalidation import invalidate_everything
     from pricing.models import PriceCheck, Provider
 

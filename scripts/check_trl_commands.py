@@ -3,18 +3,11 @@
     .venv-trl/bin/python scripts/check_trl_commands.py COMMANDS.json
 
 COMMANDS.json is what ``tests/test_trl_commands.py`` writes from every published guide: a list
-of ``{"label": ..., "argv": ["trl", "sft", ...], "run": bool}``. Each command is
-
-1. parsed as ``trl sft`` parses it (TRL's own ``TrainingCommand``: the SFT script's parser, then
-   ``accelerate launch``'s parser for what is left), stopping before anything is launched. An
-   unknown flag, a bad value, a missing accelerate profile or a deprecated flag fails;
-2. where ``run`` is true (a single-GPU LoRA command), trained for two steps on the CPU on a tiny,
-   randomly initialised Llama-shaped model and a tiny dataset written here, through the real
-   ``trl sft`` entry point, with only the model, the dataset, the output folder and the CPU
-   switches replaced.
-
-Nothing is fetched from a hub (``HF_HUB_OFFLINE``). Prints the versions checked against, one
-line per command, and exits 1 on the first command that fails.
+of ``{"label": ..., "argv": ["trl", "sft", ...], "run": bool}``. Each command is parsed as
+``trl sft`` parses it, stopping before anything is launched (an unknown flag, a bad value, a
+missing accelerate profile or a deprecated flag fails); the first with ``run`` is trained for
+two steps on the CPU on a tiny random Llama-shaped model, through the real ``trl sft``. Nothing
+is fetched from a hub. Exits 1 on the first command that fails.
 """
 
 from __future__ import annotations

@@ -9,13 +9,30 @@ interpreter of the requests it slows, nor the attackers' work that of the server
 
 from __future__ import annotations
 
+import os
 import random
+import re
+import socket
 import sqlite3
+import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
+from ipaddress import ip_network
 from pathlib import Path
 from unittest import mock
+
+from django.core import mail
+from django.core.cache import cache
+from django.core.checks import run_checks
+from django.db import connection
+from django.test import Client
+from django.test.utils import override_settings
 
 GUIDE = "best-gpu-for-llama-70b-fine-tuning"
 PASSWORD = "a-staff-password-42"
@@ -29,9 +46,7 @@ class Finding:
     held: bool  # the figure meets its goal
 
 
-def _client():
-    from django.test import Client
-
+def _client() -> Client:
     return Client(raise_request_exception=False)
 
 
@@ -48,23 +63,12 @@ def _sign_in(client, username: str, password: str, **meta) -> int:
     return client.post(LOGIN, data, **meta).status_code
 
 
-def _forget_failures() -> None:
-    from axes.models import AccessAttempt
-
-    AccessAttempt.objects.all().delete()
-
-
 # Sign-in --------------------------------------------------------------------------------------
 
 
 def lockout_through_a_proxy() -> Finding:
     """Behind a proxy on another host (10.0.0.5, trusted): five clients fail once each, then a
     sixth signs in with the right password."""
-    from ipaddress import ip_network
-
-    from django.test.utils import override_settings
-
-    _forget_failures()
     with override_settings(TRUSTED_PROXIES=(ip_network("10.0.0.5/32"),)):
         client = _client()
         for n in range(5):
@@ -85,7 +89,6 @@ def password_spray_with_forged_header(accounts: int = 30, passwords: int = 4) ->
     ``passwords`` passwords on each of ``accounts`` accounts, each request with a new forged
     X-Forwarded-For. Counted: tries whose
     password was checked (200 with the form's error) against tries answered 429 unchecked."""
-    _forget_failures()
     client = _client()
     rng = random.Random(34)
     checked = refused = 0
@@ -108,7 +111,6 @@ def password_spray_with_forged_header(accounts: int = 30, passwords: int = 4) ->
 def lock_out_a_known_account(attackers: int = 50) -> Finding:
     """``attackers`` addresses fail 3 times each on a staff account; does the staff member then
     sign in from their usual browser, and from a new one?"""
-    _forget_failures()
     staff = _client()
     _sign_in(staff, "sec-editor", PASSWORD, REMOTE_ADDR="192.0.2.10")  # their usual browser
     staff.post("/en/admin/logout/")
@@ -140,13 +142,8 @@ def sign_in_link_under_attack(attackers: int = 30) -> Finding:
     """A steady attack from rotating addresses (``attackers`` addresses, one wrong password
     each) keeps a new browser slowed; does the staff member get in by a mailed sign-in link,
     once only, and is the account told of the attack?"""
-    import re
-
     from django.contrib.auth.models import User
-    from django.core import mail
-    from django.test.utils import override_settings
 
-    _forget_failures()
     User.objects.create_user(
         "sec-mailed", email="sec-mailed@example.com", password=PASSWORD, is_staff=True
     )
@@ -177,16 +174,15 @@ def sign_in_link_under_attack(attackers: int = 30) -> Finding:
     )
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]  # closed again when the probe is
+
+
 def _redis_down():
     """Settings with the shared cache on Redis at a closed port (django-redis as settings build
     it for CACHE_URL=redis://...), and mail kept in ``django.core.mail.outbox``."""
-    import socket
-
-    from django.test.utils import override_settings
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # closed again when the probe is
     options = {
         "CLIENT_CLASS": "gpuguide.lib.redis_cache.Client",
         "REDIS_CLIENT_CLASS": "gpuguide.lib.redis_cache.Redis",
@@ -194,10 +190,10 @@ def _redis_down():
         "SOCKET_CONNECT_TIMEOUT": 0.25,
         "SOCKET_TIMEOUT": 0.5,
     }
-    cache = {"BACKEND": "django_redis.cache.RedisCache", "OPTIONS": options,
-             "LOCATION": f"redis://127.0.0.1:{port}/0"}  # fmt: skip
+    redis = {"BACKEND": "django_redis.cache.RedisCache", "OPTIONS": options,
+             "LOCATION": f"redis://127.0.0.1:{_free_port()}/0"}  # fmt: skip
     return override_settings(
-        CACHES={"default": cache},
+        CACHES={"default": redis},
         REDIS_RETRY_SECONDS=30,
         EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend",
     )
@@ -208,11 +204,9 @@ def redis_down_sign_in_and_reset(staff: int = 8) -> list[Finding]:
     an unknown address once (each from its own address); one address asks 7 times; one account
     fails 8 times in 4 spellings from one address, then signs in from another."""
     from django.contrib.auth.models import User
-    from django.core import mail
 
     from accounts.models import ResetMail, ResetRequest
 
-    _forget_failures()
     ResetRequest.objects.all().delete()
     ResetMail.objects.all().delete()
     reset = "/en/admin/password-reset/"
@@ -235,7 +229,6 @@ def redis_down_sign_in_and_reset(staff: int = 8) -> list[Finding]:
         tries = [_sign_in(client, spellings[n % 4], "wrong", REMOTE_ADDR="192.0.2.201")
                  for n in range(8)]  # fmt: skip
         right = _sign_in(_client(), "sec-editor", PASSWORD, REMOTE_ADDR="192.0.2.202")
-    _forget_failures()
     wanted = [f"reset{n}@example.com" for n in range(staff)]
     statuses = [answer.status_code for answer in asked]
     return [
@@ -267,7 +260,6 @@ def redis_down_sign_in_and_reset(staff: int = 8) -> list[Finding]:
 def spelled_guesses_from_rotating_addresses(guesses: int = 25) -> Finding:
     """One account guessed from ``guesses`` addresses, each try another spelling of its name
     (spaces, full-width letters): one account to sign-in, so one to every throttle."""
-    _forget_failures()
     letters = "sec-editor"
     wide = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else c for c in letters)
     spellings = [letters, letters + " ", " " + letters, wide, wide + " "]
@@ -325,11 +317,8 @@ def long_request_id() -> Finding:
 def many_fields_under_debug(fields: int = 1_101) -> Finding:
     """The planner asked with ``fields`` query fields (Django takes 1,000) under ``DEBUG``, the
     embedded default: how long, and what answer?"""
-    from django.test.utils import override_settings
-
     query = "&".join(f"f{n}=1" for n in range(fields))
     client = _client()
-    client.raise_request_exception = False
     with override_settings(DEBUG=True):
         started = time.perf_counter()
         status = client.get(f"/en/vram/?{query}").status_code
@@ -343,9 +332,6 @@ def many_fields_under_debug(fields: int = 1_101) -> Finding:
 
 def deploy_check_without_the_settings() -> Finding:
     """``check --deploy`` with no backup key, no trusted proxies and the per-process cache."""
-    from django.core.checks import run_checks
-    from django.test.utils import override_settings
-
     locmem = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     with override_settings(BACKUP_SIGNING_KEY="", TRUSTED_PROXIES=(), CACHES=locmem):
         ids = sorted(
@@ -363,7 +349,6 @@ def deploy_check_without_the_settings() -> Finding:
 def draft_leaks() -> Finding:
     """A draft guide and a stored revision, asked for by each role that may not edit them."""
     from django.contrib.auth.models import User
-    from django.test.utils import override_settings
 
     from guides.models import Guide, GuideRevision
 
@@ -525,10 +510,7 @@ TIME_BOMB = [
 
 def time_bomb_in_a_signed_backup() -> Finding:
     """A SQLite backup signed with the right key (a leaked key) whose price table carries a
-    CHECK constraint and a unique index of its own; restored, then a price of 4.44 recorded.
-    Before issue 55 the restore copied the file, definitions and all."""
-    from django.db import connection
-
+    CHECK constraint and a unique index of its own; restored, then a price of 4.44 recorded."""
     from gpuguide.lib import backup_archive, backups
 
     with tempfile.TemporaryDirectory(prefix="gpuguide-attack-") as folder:
@@ -553,7 +535,6 @@ def restore_stopped_once_its_rows_are_in() -> Finding:
     sessions valid, is a page cached before current, is the front cache's purge waiting?"""
     from django.contrib.sessions.backends.db import SessionStore
     from django.contrib.sessions.models import Session
-    from django.test.utils import override_settings
     from django_tasks_db.models import DBTaskResult
 
     from gpuguide.lib import backups
@@ -590,10 +571,6 @@ def restore_stopped_once_its_rows_are_in() -> Finding:
 
 
 def api_flood(requests: int = 700) -> Finding:
-    from django.core.cache import cache
-    from django.test.utils import override_settings
-
-    cache.clear()
     client = _client()
     # One minute's window whatever the machine's speed: on a busy machine 700 requests took
     # over a minute, spanned two windows and were all answered (a false "no").
@@ -617,16 +594,7 @@ def api_flood(requests: int = 700) -> Finding:
 def _serve(**settings: str):
     """The embedded default's server (runserver: a thread a request) in a process of its own,
     on this run's database, Varnish-like trust of 127.0.0.1's X-Forwarded-For."""
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _free_port()
     env = {**os.environ, "TRUSTED_PROXIES": "127.0.0.1/32", **settings}
     server = subprocess.Popen(  # noqa: S603 (this interpreter, our manage.py)
         [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
@@ -647,10 +615,6 @@ def _serve(**settings: str):
 
 def _get(url: str, address: str = "") -> tuple[int, float]:
     """Status and seconds of one GET (from ``address`` when given, as Varnish would say)."""
-    import time
-    import urllib.error
-    import urllib.request
-
     headers = {"X-Forwarded-For": address} if address else {}
     start = time.perf_counter()
     try:
@@ -667,10 +631,6 @@ def _under_planner_load(base: str, clients: int, rate: float, samples: int) -> d
     """``clients`` addresses each ask the planner at ``base`` something new ``rate`` times a
     second (under the rate limit of 600 a minute) while one visitor times the cached GPU list
     and the admin's sign-in page, first at rest, then under the load."""
-    import statistics
-    import threading
-    import time
-
     stop, statuses = threading.Event(), []
 
     def attacker(n: int) -> None:
@@ -722,19 +682,21 @@ def _held(run: dict) -> bool:
     return slowest <= 3 and set(run["counts"]) <= {200, 503}
 
 
+def _times(run: dict, path: str, label: str = "") -> str:
+    rest, loaded = run["rest"][path], run["loaded"][path]
+    return f"{rest:.1f} → {loaded:.1f} ms{label} ({_slower(run, path):.1f}×)"
+
+
 def distributed_planner_load(clients: int = 8, rate: float = 5, samples: int = 40) -> Finding:
-    """Hardening III: 8 addresses under the rate limit made the planner 6.7x slower for
-    everyone. The cached page's and the admin sign-in page's median time at rest and under the
-    load, without the cap (COMPUTE_CONCURRENCY=0) and with it (1). Goal: with the cap, each at
-    most 3x its time at rest, and every refused planner request a 503 (no 429: each address is
-    under its limit; no other error)."""
+    """The cached page's and the admin sign-in page's median time at rest and under the load,
+    without the cap (COMPUTE_CONCURRENCY=0) and with it (1). Goal: with the cap, each at most 3x
+    its time at rest, and every refused planner request a 503 (no 429: each address is under
+    its limit; no other error)."""
     off = _at_runserver(0, clients, rate, samples)
     on = _at_runserver(1, clients, rate, samples)
 
     def times(path: str) -> str:
-        return (f"{off['rest'][path]:.1f} → {off['loaded'][path]:.1f} ms without the cap "
-                f"({_slower(off, path):.1f}×), {on['rest'][path]:.1f} → "
-                f"{on['loaded'][path]:.1f} ms with it ({_slower(on, path):.1f}×)")  # fmt: skip
+        return f"{_times(off, path, ' without the cap')}, {_times(on, path, ' with it')}"
 
     return Finding(
         f"{clients} addresses, {rate:g} planner questions a second each (under the rate "
@@ -750,22 +712,17 @@ def planner_load_at(base: str, clients: int = 8, rate: float = 5, samples: int =
     """The same load against a running server (`make security ARGS="--url ..."`: through
     `make stack`'s Varnish, the edge's cap), as it is configured. The same goal."""
     run = _under_planner_load(base.rstrip("/"), clients, rate, samples)
-
-    def times(path: str) -> str:
-        rest, loaded = run["rest"][path], run["loaded"][path]
-        return f"{rest:.1f} → {loaded:.1f} ms ({_slower(run, path):.1f}×)"
-
     return Finding(
         f"{clients} addresses, {rate:g} planner questions a second each, at {base}",
-        f"median time of the cached GPU list {times('/en/gpus/')}; of the admin sign-in page "
-        f"{times(LOGIN)}; the planner's answers {_statuses(run)}",
+        f"median time of the cached GPU list {_times(run, '/en/gpus/')}; of the admin sign-in "
+        f"page {_times(run, LOGIN)}; the planner's answers {_statuses(run)}",
         _held(run),
     )
 
 
 def run_all() -> list[Finding]:
     """Every attack, in a fresh state each (failures forgotten, cache emptied)."""
-    from django.core.cache import cache
+    from axes.models import AccessAttempt
 
     _staff("sec-editor", "Editors")
     findings = []
@@ -779,6 +736,7 @@ def run_all() -> list[Finding]:
                    restore_stopped_once_its_rows_are_in, hostile_text_in_the_feeds,
                    distributed_planner_load):  # fmt: skip
         cache.clear()
+        AccessAttempt.objects.all().delete()
         found = attack()
         findings.extend(found if isinstance(found, list) else [found])
     return findings

@@ -8,15 +8,10 @@ worker, PostgreSQL and Redis (`make stack`; docs/operations.md, "Varnish in fron
     scripts/stack.py status   # what runs, and where
     scripts/stack.py manage createsuperuser   # manage.py with the stack's settings
 
-Varnish (deploy/varnish.vcl) answers on --port (8080); the gunicorn instances
-(deploy/gunicorn.conf.py) on --app-ports (8001,8002), with DEBUG off, TRUSTED_PROXIES naming
-Varnish, FRONT_CACHE=varnish and the worker purging it. PostgreSQL and Redis must answer at
-STACK_DATABASE_URL (postgres://gpuguide_stack@127.0.0.1:5432/gpuguide_stack: a role that is not a
-superuser, and its own database, both created through STACK_ADMIN_DATABASE_URL, by default the
-same server as user postgres, when missing; migrated and seeded when empty) and STACK_CACHE_URL
-(redis://127.0.0.1:6379/13).
-Everything the stack writes (process ids, logs, static files, Varnish's working folder) is in
---dir (.stack/); the logs are in its logs/ folder.
+Varnish answers on --port (8080), the gunicorn instances on --app-ports (8001,8002), with
+DEBUG off and the worker purging Varnish. PostgreSQL and Redis must answer at STACK_DATABASE_URL
+(its role, not a superuser, and its database are created through STACK_ADMIN_DATABASE_URL when
+missing) and STACK_CACHE_URL. Everything the stack writes is in --dir (.stack/; logs in logs/).
 """
 
 from __future__ import annotations
@@ -152,21 +147,15 @@ def start(stack: Stack) -> dict:
     _check_services(stack)
     _prepare_database(stack, env)
 
-    (stack.folder / "gpuguide-backends.vcl").write_text(
-        BACKENDS_VCL.format(
-            backends="\n".join(
-                BACKEND_VCL.format(n=n, port=port, compute=max(1, stack.workers // 2))
-                for n, port in enumerate(stack.app_ports, 1)
-            ),
-            adds="\n".join(
-                f"    app.add_backend(app{n});" for n in range(1, len(stack.app_ports) + 1)
-            ),
-            compute_adds="\n".join(
-                f"    compute.add_backend(app{n}_compute);"
-                for n in range(1, len(stack.app_ports) + 1)
-            ),
-        )
+    backends, adds, compute_adds = [], [], []
+    for n, port in enumerate(stack.app_ports, 1):
+        backends.append(BACKEND_VCL.format(n=n, port=port, compute=max(1, stack.workers // 2)))
+        adds.append(f"    app.add_backend(app{n});")
+        compute_adds.append(f"    compute.add_backend(app{n}_compute);")
+    vcl = BACKENDS_VCL.format(
+        backends="\n".join(backends), adds="\n".join(adds), compute_adds="\n".join(compute_adds)
     )
+    (stack.folder / "gpuguide-backends.vcl").write_text(vcl)
     processes: dict[str, int] = {}
     try:
         for n, port in enumerate(stack.app_ports, 1):
@@ -357,12 +346,9 @@ def stop_processes(processes: dict[str, int]) -> list[str]:
     the app servers (gunicorn finishes the requests under way), then Varnish: SIGTERM to each
     process group, SIGKILL to what is still there after STOP_WITHIN. Returns what was killed."""
     killed = []
-    for group in (WORKERS, None, ("varnish",)):
-        names = [
-            name
-            for name in processes
-            if (name in group if group else name not in WORKERS and name != "varnish")
-        ]
+    apps = [name for name in processes if name not in (*WORKERS, "varnish")]
+    for group in (WORKERS, apps, ("varnish",)):
+        names = [name for name in group if name in processes]
         for name in names:
             try:
                 os.killpg(processes[name], signal.SIGTERM)

@@ -17,6 +17,7 @@ vllm==0.34.0`` and vLLM's pure-Python requirements, then
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shlex
@@ -48,18 +49,13 @@ def planner_commands() -> list[list[str]]:
     for item in fixture:
         if item["model"] != "pricing.languagemodel":
             continue
-        repository = item["fields"]["repository"]
-        for weights in serving.WEIGHT_PRECISIONS.values():
-            for kv in serving.KV_BYTES:
-                for count in (1, 2, 4, 8):
-                    for context in (8192, 131072):
-                        setup = serving.ServingSetup(
-                            weights=weights,
-                            kv_cache_dtype=kv,
-                            context=context,
-                            tensor_parallel_size=count,
-                        )
-                        commands.append(serving.vllm_serve_command(repository, setup))
+        for weights, kv, count, context in itertools.product(
+            serving.WEIGHT_PRECISIONS.values(), serving.KV_BYTES, (1, 2, 4, 8), (8192, 131072)
+        ):
+            setup = serving.ServingSetup(
+                weights=weights, kv_cache_dtype=kv, context=context, tensor_parallel_size=count
+            )
+            commands.append(serving.vllm_serve_command(item["fields"]["repository"], setup))
     return commands
 
 

@@ -1,11 +1,9 @@
 """The task queue's rows (django_tasks_db): tasks left RUNNING by a dead worker are run once
-more or failed, and recent failures are summed up for the admin's dashboard.
+more or failed (``sweep_stuck_tasks``), and recent failures are summed up for the dashboard.
 
-A worker killed mid-run leaves its task RUNNING for ever. ``sweep_stuck_tasks`` (run by the
-worker at start and every minute) queues such a task again if it is safe to repeat
-(``RUN_AGAIN``) and has run fewer than ``MAX_RUNS`` times, and fails any other with a
-``StuckTask`` error: a task that killed its worker would kill the next one too, and a review
-notice run twice would mail people twice. Nothing is lost: what caused each task asks again.
+Only a task safe to repeat (``RUN_AGAIN``) runs again, at most ``MAX_RUNS`` times: a task that
+killed its worker would kill the next one too, and a review notice run twice would mail people
+twice. Nothing is lost: what caused each task asks again.
 """
 
 from __future__ import annotations
@@ -128,36 +126,23 @@ def task_trouble(now: datetime | None = None) -> TaskTrouble:
     waiting = Q(status=TaskResultStatus.READY) & (
         Q(run_after=get_date_max(), enqueued_at__lt=long_ago) | Q(run_after__lt=long_ago)
     )
+    counts = {  # TaskTrouble's counts, each over the rows it names
+        "failed": Q(status=TaskResultStatus.FAILED),
+        "stuck": Q(exception_class_path=STUCK_TASK),
+        "running_too_long": Q(status=TaskResultStatus.RUNNING),
+        "waiting_too_long": Q(status=TaskResultStatus.READY),
+        "purges_waiting": Q(status=TaskResultStatus.READY, queue_name=PURGES),
+    }
     row = (
         DBTaskResult.objects.filter(failed | too_long | waiting)
-        .annotate(
-            n_failed=Window(Count("pk", filter=Q(status=TaskResultStatus.FAILED))),
-            n_stuck=Window(Count("pk", filter=Q(exception_class_path=STUCK_TASK))),
-            n_running=Window(Count("pk", filter=Q(status=TaskResultStatus.RUNNING))),
-            n_waiting=Window(Count("pk", filter=Q(status=TaskResultStatus.READY))),
-            n_purges=Window(
-                Count("pk", filter=Q(status=TaskResultStatus.READY, queue_name=PURGES))
-            ),
-        )
+        .annotate(**{name: Window(Count("pk", filter=rows)) for name, rows in counts.items()})
         .order_by(F("finished_at").desc(nulls_last=True))
-        .values(
-            "n_failed",
-            "n_stuck",
-            "n_running",
-            "n_waiting",
-            "n_purges",
-            "status",
-            "task_path",
-            "finished_at",
-            "traceback",
-        )  # fmt: skip
+        .values(*counts, "status", "task_path", "finished_at", "traceback")
         .first()
     )
     if row is None:
         return TaskTrouble(0, 0, 0)
-    trouble = TaskTrouble(
-        row["n_failed"], row["n_stuck"], row["n_running"], row["n_waiting"], row["n_purges"]
-    )
+    trouble = TaskTrouble(**{name: row[name] for name in counts})
     if row["status"] != TaskResultStatus.FAILED:
         return trouble
     lines = [line for line in row["traceback"].splitlines() if line.strip()]

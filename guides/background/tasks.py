@@ -1,10 +1,7 @@
-"""Background re-rendering of cached pages, on Django's task framework (the django-tasks
-backport; its database backend in production, run by `manage.py db_worker`).
-
-After a write commits, the pages it affected are rendered again here, so that with a shared
-cache (Redis) the first visitor after a write does not pay the render. The page cache and the
-editorial code only announce what they want (``guides.pagecache.signals``,
-``guides.editorial.signals``); the receivers at the end of this module queue the tasks.
+"""The background tasks (django-tasks; `manage.py db_worker` runs them): re-renders of the pages
+a write affected, front-cache purges, share images, review mails, schedules. The page cache and
+the editorial code only announce what they want (their ``signals``); the receivers at the end
+of this module queue the tasks.
 """
 
 from __future__ import annotations
@@ -93,11 +90,8 @@ def _visitor_request(site: SplitResult, full_path: str) -> WSGIRequest:
 def render_as_visitor(paths: list[str]) -> int:
     """Render each path as an anonymous visitor at SITE_URL would ask for it, by calling its
     view in the page's language: the view's page cache stores the body (``http.refreshing``).
-
-    Without the middleware (it only adds headers), so a public page may read only what this
-    request has: no session, messages or CSRF token (a test holds the bodies to a visitor's).
-    A page gone since it was listed is skipped, a failing one logged; a database outage stops
-    the round. Returns how many pages were rendered."""
+    Without the middleware, so a public page may read no session, messages or CSRF token.
+    Returns how many pages were rendered; a database outage stops the round."""
     site = urlsplit(settings.SITE_URL)
     rendered = 0
     with http.refreshing():
@@ -172,10 +166,9 @@ def draw_missing_share_image(guide_id: int, language: str) -> bool:
 def send_review_notice(review_id: int, language: str) -> int:
     """A review was submitted or decided: mail whom it concerns, one mail each (their addresses
     are not shown to each other). Returns how many were sent."""
-    review = Review.objects.select_related("guide", "submitted_by", "decided_by").filter(
-        pk=review_id
-    )
-    notice = notices.review_notice(review.get(), language) if review.exists() else None
+    reviews = Review.objects.select_related("guide", "submitted_by", "decided_by")
+    review = reviews.filter(pk=review_id).first()
+    notice = None if review is None else notices.review_notice(review, language)
     if notice is None:
         return 0
     mails = [(notice.subject, notice.body, None, [to]) for to in notice.recipients]

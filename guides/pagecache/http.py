@@ -1,12 +1,6 @@
-"""The HTTP page cache: anonymous GETs served from the cache, successful renders stored.
-
-A page is stored with the versions of the tags it read (``versions``) and served only while the
-database still holds those versions: every visit checks them (``versions.current``, one query),
-so a write committed by any process is on the next page anyone is served, and no visitor gets
-an older page after a newer one. Responses carry an ETag,
-Last-Modified and the browser's Cache-Control (by default: keep, but ask every time, which
-the ETag answers with 304), and the body gzipped once when stored.
-"""
+"""The HTTP page cache: anonymous GETs served from the cache, successful renders stored
+under the versions of the tags they read, with an ETag, Last-Modified, the browser's
+Cache-Control and the body gzipped once (see the package's docstring for the rule)."""
 
 from __future__ import annotations
 
@@ -19,6 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 from functools import wraps
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -52,10 +47,8 @@ class CachedPage:
     versions: dict[str, str]  # tag -> the version the page was rendered under
     etag: str
     stored_at: float  # Unix time
-    # The body gzipped once when stored (the bytes GZipMiddleware would send): a visit that
-    # accepts gzip is sent these instead of compressing the page again, which took longer
-    # (0.3 ms for a guide) than the rest of the visit. (Brotli was tried: 7 % smaller, but
-    # 0.4-1 ms more per render.)
+    # The bytes GZipMiddleware would send: compressing a guide again on each visit took longer
+    # (0.3 ms) than the rest of the visit. (Brotli: 7 % smaller, 0.4-1 ms more per render.)
     gzipped: bytes
 
 
@@ -70,15 +63,6 @@ def page_key(language: str, path: str, query: QueryDict) -> str:
     )
     raw = "\n".join((language, path, canonical_query))
     return PAGE_PREFIX + hashlib.sha256(raw.encode()).hexdigest()
-
-
-def _only(query: QueryDict, names: Iterable[str]) -> QueryDict:
-    kept = QueryDict(mutable=True)
-    for name in names:
-        if name in query:
-            kept.setlist(name, query.getlist(name))
-    kept._mutable = False
-    return kept
 
 
 def cache_public_page(
@@ -99,8 +83,13 @@ def cache_public_page(
             # A front cache keys on the whole query string: only a URL that asks for exactly
             # what the page shows may be kept there, or one page would fill it under many.
             exact = set(request.GET) <= set(names)
-            request.GET = _only(request.GET, names)
-            if _signed_in(request):
+            request.GET = QueryDict(
+                urlencode([(name, value) for name in names for value in request.GET.getlist(name)])
+            )
+            # Without a session cookie nobody is signed in: a visitor's hit then loads no
+            # session and user (about a tenth of its time).
+            cookie = settings.SESSION_COOKIE_NAME in request.COOKIES
+            if cookie and request.user.is_authenticated:
                 response = view(request, *args, **kwargs)
                 add_never_cache_headers(response)  # private, no-store: may be a draft
                 return response
@@ -114,14 +103,6 @@ def cache_public_page(
         return wrapper
 
     return decorate(view) if view is not None else decorate
-
-
-def _signed_in(request: HttpRequest) -> bool:
-    # Without a session cookie nobody is signed in: a visitor's hit then loads no session and
-    # user (about a tenth of its time).
-    if settings.SESSION_COOKIE_NAME not in request.COOKIES:
-        return False
-    return request.user.is_authenticated
 
 
 def _long_ago(query: QueryDict, names: tuple[str, ...]) -> bool:
@@ -166,13 +147,10 @@ def _cached_or_rendered(
 
 @contextmanager
 def one_snapshot() -> Iterator[None]:
-    """On PostgreSQL, a page's reads, its versions included, from one snapshot of the
-    database: each statement outside a transaction sees what committed before it, so a write
-    that committed between two reads of one render made a page show two prices (the GPU page's
-    offers and its summary, caught by tests/reliability/test_processes.py). A REPEATABLE READ
-    transaction reads one snapshot. Not on SQLite, whose transactions here begin IMMEDIATE
-    (the write lock: renders would queue behind each other and behind every write). Inside a
-    caller's transaction (a test's), that transaction's snapshot is the page's."""
+    """On PostgreSQL, a page's reads, its versions included, from one REPEATABLE READ snapshot:
+    otherwise a write committed between two reads of one render shows two prices on one page
+    (tests/reliability/test_processes.py). Not on SQLite, whose transactions here begin
+    IMMEDIATE (renders would queue behind each other and every write)."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         yield
         return
@@ -185,7 +163,7 @@ def one_snapshot() -> Iterator[None]:
 def _render_and_store(
     key: str,
     render: Callable[[], HttpResponse],
-    request: HttpRequest | None = None,
+    request: HttpRequest,
     *,
     front_since: versions.Snapshot | None = None,
 ) -> HttpResponse:
@@ -215,9 +193,8 @@ def _render_and_store(
     # Only if no write committed during the render: its purge may have come before this page
     # reaches the front cache, which would then keep it (older data) until the next purge.
     if front_since is not None and versions.generation_unchanged(front_since):
-        _let_front_cache_keep(response, page)
-    if request is not None:
-        _encode(request, response, page)
+        front_cache.mark_cacheable(response, page.versions, seconds_until_tomorrow())
+    _encode(request, response, page)
     response["X-Page-Cache"] = "miss"
     return response
 
@@ -232,7 +209,7 @@ def _response(
     response = HttpResponse(page.body, content_type=page.content_type)
     _add_http_caching(response, page)
     if front:
-        _let_front_cache_keep(response, page)
+        front_cache.mark_cacheable(response, page.versions, seconds_until_tomorrow())
     _encode(request, response, page)
     response["X-Page-Cache"] = status
     if not any(header in request.META for header in _CONDITIONAL_HEADERS):
@@ -257,24 +234,11 @@ def _encode(request: HttpRequest, response: HttpResponse, page: CachedPage) -> N
 def _add_http_caching(response: HttpResponse, page: CachedPage) -> None:
     response["ETag"] = page.etag
     response["Last-Modified"] = http_date(page.stored_at)
-    # Set whole rather than patched: a cached page has no Cache-Control of its own to merge.
-    response["Cache-Control"] = _browser_cache_control()
-
-
-def _let_front_cache_keep(response: HttpResponse, page: CachedPage) -> None:
-    """The page's tags for the front cache's purges, and its life: until the next local
-    midnight, as the app's own copy (a freshness notice reads "today")."""
-    front_cache.mark_cacheable(response, page.versions, seconds_until_tomorrow())
-
-
-def _browser_cache_control() -> str:
-    """What browsers and proxies may do with a public page. By default they keep it but ask
-    every time (``no-cache``), which costs a 304 and keeps the promise that a write is on the
-    next page a visitor sees; a max-age lets them skip asking, so a write reaches them that
-    much later."""
-    if settings.PAGE_BROWSER_MAX_AGE <= 0:
-        return "public, no-cache"
-    return f"public, max-age={settings.PAGE_BROWSER_MAX_AGE}"
+    # By default browsers keep a page but ask every time (a 304), which keeps the promise that
+    # a write is on the next page a visitor sees; a max-age lets them skip asking, so a write
+    # reaches them that much later.
+    max_age = settings.PAGE_BROWSER_MAX_AGE
+    response["Cache-Control"] = "public, no-cache" if max_age <= 0 else f"public, max-age={max_age}"
 
 
 @contextmanager

@@ -18,39 +18,26 @@ READ_PREFIX = f"gpuguide:catalogue:{CACHE_FORMAT}:"
 
 
 def cached_site_wide(name: str, load: Callable[[], object]) -> object:
-    """``load()``'s result, cached under the ``site`` version and the language.
-
-    For the small tables every page reads (providers, methods, blocks, facts): a write to any
-    of them replaces the ``site`` version, so what is cached here is never older than the data.
-    The version is read before the data, so a write committing meanwhile leaves it unused.
-    """
+    """For the small tables every page reads (providers, methods, blocks, facts), under the
+    ``site`` version. The version is read before the data, so a write committing meanwhile
+    leaves the entry unused."""
     return cached_under([cache_tags.SITE], name, load)
 
 
 def cached_under(
     tags: list[str], name: str, load: Callable[[], object], *, per_language: bool = True
 ) -> object:
-    """``load()``'s result, cached under the current versions of ``tags`` (and the language).
-
-    The page being rendered records the tags. None is not cached.
-    """
-    key = _read_key(tags, name, per_language)
-    if key is None:  # the database is down or the cache lost a version: read directly
+    """``load()``'s result, cached under the current versions of ``tags`` (and the language),
+    which the page being rendered records. None is not cached."""
+    cache_tags.record(*tags)  # inside a page: reads each tag's version once per page
+    versions = cache_tags.recorded(tags) or current_versions(tags)
+    if versions is None:  # the database is down: read directly
         return load()
+    language = get_language() if per_language else "-"
+    key = f"{READ_PREFIX}{name}:{language}:" + ":".join(versions[tag] for tag in tags)
     value = cache.get(key)
     if value is None:
         value = load()
         if value is not None:
             cache.set(key, value, seconds_until_tomorrow())
     return value
-
-
-def _read_key(tags: list[str], name: str, per_language: bool) -> str | None:
-    """The key of a cached read under the current versions of ``tags``; None where they cannot
-    be read. Records the tags for the page being rendered."""
-    cache_tags.record(*tags)  # inside a page: reads each tag's version once per page
-    versions = cache_tags.recorded(tags) or current_versions(tags)
-    if versions is None:
-        return None
-    language = get_language() if per_language else "-"
-    return f"{READ_PREFIX}{name}:{language}:" + ":".join(versions[tag] for tag in tags)

@@ -1,14 +1,7 @@
-"""Versions: one per tag of data (``gpuguide.lib.cache_tags``), replaced by every write.
-
-The database (``ContentVersion``) is their only home, so every process (app servers, the task
-worker, a command, a restore) agrees on them, whatever the cache holds or has lost. One more
-row, the *generation*, is replaced by every committed write: a visit reads it (one query on
-its primary-key index, once per request, see ``checked_once``) and reads the whole table again
-only when it moved. So a write committed by any process counts on the very next visit
-anywhere, and a cache restarted with older data, or emptied, or down, can never make an older
-page current: a page is current only under the versions the database holds now.
-
-A version is random, prefixed with the time it was made, so it never repeats.
+"""Versions: one per tag of data (``gpuguide.lib.cache_tags``), replaced by every write, kept
+in the database only (``ContentVersion``), so every process agrees on them whatever the cache
+holds. One more row, the *generation*, is replaced by every committed write: a visit reads it
+(one query, once per request, see ``checked_once``) and the whole table only when it moved.
 """
 
 from __future__ import annotations
@@ -56,7 +49,8 @@ _check: ContextVar[_Check | None] = ContextVar("gpuguide_version_check", default
 
 
 def new_version() -> str:
-    """A random version, prefixed with the time in milliseconds (how long ago data changed)."""
+    """Random, prefixed with the time in milliseconds (how long ago data changed): it never
+    repeats."""
     return f"{time.time_ns() // 1_000_000}-{secrets.token_hex(8)}"
 
 
@@ -164,12 +158,9 @@ def _with_first_versions(snapshot: Snapshot, tags: list[str]) -> Snapshot:
 
 
 def replace_versions(tags: Iterable[str]) -> None:
-    """One new version for all of ``tags`` and the generation, in the writer's transaction.
-
-    So they commit with the data they version, or not at all: no process sees new data under
-    an old version, or a new version before its data. (On PostgreSQL the generation's row stays
-    locked until the writer commits: content writes take turns, as on SQLite.)
-    """
+    """One new version for all of ``tags`` and the generation, in the writer's transaction, so
+    they commit with the data they version or not at all. (On PostgreSQL the generation's row
+    stays locked until the writer commits: content writes take turns, as on SQLite.)"""
     version, tags = new_version(), sorted(set(tags) | {GENERATION})  # "*" first: one lock order
     with transaction.atomic():
         for tag in tags:
