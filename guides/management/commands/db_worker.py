@@ -8,8 +8,10 @@ INSTALLED_APPS, and Django lets the first app with a command name win.
 from __future__ import annotations
 
 import logging
-from unittest import mock
+import os
 
+from django.core.management.base import CommandError
+from django.utils.autoreload import DJANGO_AUTORELOAD_ENV, run_with_reloader
 from django_tasks_db.management.commands import db_worker
 
 from guides.background import worker as resilient
@@ -27,7 +29,44 @@ class Command(db_worker.Command):
         super().configure_logging(verbosity)
         resilient.logger.setLevel(LEVELS.get(verbosity, logging.DEBUG))
 
-    def handle(self, **options) -> None:
-        # The package's handle (options, reloader, signals) builds the Worker its module names.
-        with mock.patch.object(db_worker, "Worker", resilient.Worker):
-            super().handle(**options)
+    # The package's handle, with our Worker.
+    def handle(
+        self,
+        *,
+        verbosity: int,
+        queue_name: str,
+        interval: float,
+        batch: bool,
+        backend_name: str,
+        startup_delay: bool,
+        reload: bool,
+        max_tasks: int | None,
+        worker_id: str,
+        exclude_queues: str,
+        **options,
+    ) -> None:
+        self.configure_logging(verbosity)
+        if reload and batch:
+            resilient.logger.warning("--reload and --batch cannot be combined: not reloading")
+            reload = False
+        queue_names = queue_name.split(",")
+        excluded_queue_names = exclude_queues.split(",") if exclude_queues else []
+        if excluded_queue_names and "*" not in queue_names:
+            raise CommandError("--exclude-queues can only be used with --queue-name=*")
+        worker = resilient.Worker(
+            queue_names=queue_names,
+            interval=interval,
+            batch=batch,
+            backend_name=backend_name,
+            startup_delay=startup_delay,
+            max_tasks=max_tasks,
+            worker_id=worker_id,
+            excluded_queue_names=excluded_queue_names,
+        )
+        if reload:
+            if os.environ.get(DJANGO_AUTORELOAD_ENV) == "true":
+                worker.configure_signals()  # only in the reloaded child
+            run_with_reloader(worker.run)
+        else:
+            worker.configure_signals()
+            worker.run()
