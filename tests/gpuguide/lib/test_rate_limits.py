@@ -127,11 +127,11 @@ def test_each_computing_request_holds_a_slot_until_it_ends_even_on_an_exception(
     slots = rate_limits._slots(1)
     tried = []
 
-    def planner_that_fails(request):
+    def planner_that_fails(*args, **kwargs):
         tried.append(slots.acquire(blocking=False))  # False: this request holds the only slot
         raise RuntimeError("the planner failed")
 
-    monkeypatch.setattr(views, "_vram", planner_that_fails)
+    monkeypatch.setattr(views.planner, "plan", planner_that_fails)
     client.raise_request_exception = False
     assert client.get(PLANNER).status_code == 500
     assert tried == [False]
