@@ -234,12 +234,10 @@ def _posted_vram(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@_priced_page
 def _vram(request: HttpRequest, data=None) -> HttpResponse:
     """``data``: the form's fields where they came by POST; the query's otherwise."""
-    try:
-        at = _as_of(request)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
+    at = _as_of(request)
     models, methods = reference_data.language_models(), reference_data.method_listings()
     data = request.GET if data is None else data
     form = PlannerForm(data or None, language_models=models, methods=methods)
@@ -264,11 +262,9 @@ def _vram(request: HttpRequest, data=None) -> HttpResponse:
 _vram_page = _cached_unless_asked(_vram, PlannerForm)
 
 
+@_priced_page
 def _serving(request: HttpRequest) -> HttpResponse:
-    try:
-        at = _as_of(request)
-    except AsOfRefused as refused:
-        return _as_of_refused(request, refused)
+    at = _as_of(request)
     form = ServingForm(request.GET or None, language_models=reference_data.language_models())
     valid = form.is_bound and form.is_valid()
     page = None

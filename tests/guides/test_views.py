@@ -792,3 +792,26 @@ def test_the_run_cost_table_names_what_other_stacks_gain_over_ours(client, seede
     body = client.get(guide_url(lang)).content.decode()
     shown = re.search(r'<p class="note" id="other-stacks">(.*?)</p>', body, re.S).group(1)
     assert _text(shown) == note
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/en/", 404),
+        ("/de/gpus/", 404),
+        (f"/en/guides/{GUIDE_SLUG}/", 404),
+        ("/en/vram/?model=llama-3.1-8b&method=qlora", 404),  # was a 500
+        ("/en/serving/?model=llama-3.1-70b", 404),
+        ("/ja/vram/", 200),  # the forms quote no price
+        ("/de/serving/", 200),
+    ],
+)
+def test_before_any_price_is_on_file_a_page_quoting_our_prices_is_a_404(
+    client, seeded, url, status
+):
+    """No house provider yet (a fresh site before its first price check): every page that
+    would quote our prices answers 404, the planners' answers too."""
+    forget_cached_pages()
+    Provider.objects.filter(is_house=True).update(is_house=False)
+    client.raise_request_exception = False
+    assert client.get(url).status_code == status
