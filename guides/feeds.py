@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
@@ -42,8 +43,11 @@ class _SiteFeed(Feed):
     feed_type = TextAtomFeed
 
     def __call__(self, request: HttpRequest, *args, **kwargs):
-        self.request = request  # absolute links from the one site-URL helper
-        return super().__call__(request, *args, **kwargs)
+        # The URLconf's one instance serves every request, on every thread of a worker: what a
+        # request sets (the request, a price feed's GPU) goes on a copy of its own.
+        feed = copy.copy(self)
+        feed.request = request
+        return Feed.__call__(feed, request, *args, **kwargs)
 
     def _absolute(self, path: str) -> str:
         return site.absolute(path)

@@ -570,6 +570,28 @@ def test_price_feed_titles_follow_the_language(client):
     assert entry.find(f"{ATOM}title").text == "H100: 2,32\u00a0$ pro GPU-Stunde"
 
 
+def test_a_price_feed_keeps_its_gpu_while_another_is_served(client, monkeypatch):
+    """The URLconf's one feed object serves every thread of a worker: another visitor's feed,
+    served while this one renders (here, from inside it), must not change this one's GPU."""
+    from guides import feeds
+
+    others = []
+
+    def with_another_visitor(points):
+        if not others:
+            others.append("asked")  # once: the other visitor's feed comes through here too
+            others.append(client.get("/en/feeds/prices/a100-80gb.xml").status_code)
+        return feeds_price_changes(points)
+
+    feeds_price_changes = feeds.price_changes
+    monkeypatch.setattr(feeds, "price_changes", with_another_visitor)
+    feed = atom(client.get("/en/feeds/prices/h100.xml"))
+    [entry] = feed.findall(f"{ATOM}entry")
+    assert others == ["asked", 200]
+    assert entry.find(f"{ATOM}title").text == "H100: $2.32 per GPU-hour"
+    assert entry.find(f"{ATOM}id").text.endswith("#h100-2026-10-29")
+
+
 @pytest.mark.parametrize("path", ["/en/feeds/prices/nope.xml", "/en/feeds/prices/rtx-4090.xml"])
 def test_price_feed_of_a_gpu_we_do_not_rent_is_a_404(client, path):
     Gpu.objects.filter(slug="rtx-4090").update(rentable=False)
