@@ -102,8 +102,7 @@ class ServingRow:
 
     @property
     def usd_per_month(self) -> Decimal | None:
-        price = self.gpu.usd_per_gpu_hour
-        return None if price is None else run_cost(self.count, serving_speed.HOURS_PER_MONTH, price)
+        return run_cost(self.count, serving_speed.HOURS_PER_MONTH, self.gpu.usd_per_gpu_hour)
 
 
 @dataclass(frozen=True)
@@ -118,9 +117,8 @@ class ServingRecommendation:
 def month_block_usd(row: ServingRow, blocks: tuple[int, ...]) -> Decimal | None:
     """What the GPU-hour block covering a month of the configuration costs up front; None
     without blocks or a price."""
-    price = row.gpu.usd_per_gpu_hour
     hours = blocks_covering(serving_speed.HOURS_PER_MONTH * row.count, blocks)
-    return None if price is None or hours is None else run_cost(1, Decimal(hours), price)
+    return None if hours is None else run_cost(1, Decimal(hours), row.gpu.usd_per_gpu_hour)
 
 
 def _ratio_width(first: ServingRow, second: ServingRow) -> Decimal:
