@@ -334,12 +334,10 @@ def language_model_by_slug(*, slug: str) -> LanguageModel | None:
 
 @dataclass(frozen=True)
 class ThroughputListing:
-    """Training speed measured for one recipe on one GPU, with that GPU's specs for scaling."""
+    """Training speed measured for one recipe on one GPU."""
 
     gpu_slug: str
     gpu_name: str
-    bf16_dense_tflops: Decimal
-    bandwidth_gb_s: Decimal
     tokens_per_s: Decimal
     measured_on: date
     recipe: str
@@ -410,8 +408,6 @@ def _throughput_listing(found: ThroughputMeasurement) -> ThroughputListing:
     return ThroughputListing(
         gpu_slug=found.gpu.slug,
         gpu_name=found.gpu.name,
-        bf16_dense_tflops=found.gpu.bf16_dense_tflops,
-        bandwidth_gb_s=found.gpu.bandwidth_gb_s,
         tokens_per_s=found.tokens_per_s,
         measured_on=found.measured_on,
         recipe=found.recipe,

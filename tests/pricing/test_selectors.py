@@ -304,8 +304,7 @@ RECIPE = (
 
 def _on_h200(tokens_per_s: str) -> selectors.ThroughputListing:
     return selectors.ThroughputListing(
-        gpu_slug="h200", gpu_name="H200", bf16_dense_tflops=D("989.5"),
-        bandwidth_gb_s=D("4800.0"), tokens_per_s=D(tokens_per_s),
+        gpu_slug="h200", gpu_name="H200", tokens_per_s=D(tokens_per_s),
         measured_on=date(2026, 11, 29), recipe=RECIPE,
     )  # fmt: skip
 
