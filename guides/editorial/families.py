@@ -6,7 +6,6 @@ place. This module decides and writes the text; ``publishing`` stores and publis
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -14,7 +13,7 @@ from django.db import models
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from guides.editorial import publishing_rules, revisions
+from guides.editorial import revisions
 from guides.models import FaqEntry, Guide, GuideRevision, Section
 
 SOURCE = settings.LANGUAGE_CODE  # the language the others are translated from
@@ -76,19 +75,13 @@ def family_name(guide: Guide) -> str:
 Texts = list[tuple[FieldRef, tuple[type, int], str]]  # each text with the row it is in
 
 
-def _texts(rows: Iterable[revisions.Row]) -> Texts:
-    found: Texts = []
-    for model, names in FOLLOWED.items():
-        ordered = sorted(
-            ((pk, values) for row_model, pk, values in rows if row_model is model),
-            key=lambda row: (row[1].get("position") or 0, row[0]),
-        )
-        for number, (pk, values) in enumerate(ordered, start=0 if model is Guide else 1):
-            for name in names:
-                for language in publishing_rules.LANGUAGES:
-                    ref = FieldRef(model, number, name, language)
-                    found.append((ref, (model, pk), values.get(ref.attname) or ""))
-    return found
+def _texts(rows: list[revisions.Row]) -> Texts:
+    return [
+        (FieldRef(f.model, f.number, f.name, language), (f.model, f.pk), text)
+        for f in revisions.text_fields(rows)
+        if f.name in FOLLOWED[f.model]
+        for language, text in f.texts.items()
+    ]
 
 
 def texts_now(guide: Guide) -> dict[FieldRef, str]:

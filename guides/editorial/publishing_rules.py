@@ -24,14 +24,17 @@ def missing_translations(values: dict[str, str], fields: list[str]) -> list[str]
     ]
 
 
+def language_name(code: str) -> str:
+    return _(dict(settings.LANGUAGES)[code])
+
+
 def field_label(model, name: str) -> str:
     """The label an editor sees: “Answer (German)” for ``answer_de``."""
     field = model._meta.get_field(name)
     translated = getattr(field, "translated_field", None)
     if translated is None:
         return str(capfirst(field.verbose_name))
-    language = dict(settings.LANGUAGES)[field.language]
-    return f"{capfirst(translated.verbose_name)} ({_(language)})"
+    return f"{capfirst(translated.verbose_name)} ({language_name(field.language)})"
 
 
 def publish_error(label: str, model, missing: list[str]) -> str:

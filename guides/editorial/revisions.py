@@ -95,13 +95,61 @@ def rows_of(versions: Iterable[Version]) -> list[Row]:
 
 
 def text_rows(guide: Guide, sections: Iterable, faq_entries: Iterable) -> list[Row]:
-    rows = []
-    for obj in (guide, *sections, *faq_entries):
-        names = TRANSLATED[type(obj)]
-        languages = publishing_rules.LANGUAGES
-        values = {f"{n}_{code}": getattr(obj, f"{n}_{code}") for n in names for code in languages}
-        rows.append((type(obj), obj.pk, {**values, "position": getattr(obj, "position", 0)}))
-    return rows
+    # A model object keeps its values by attribute name, as a version's field_dict does.
+    return [(type(obj), obj.pk, vars(obj)) for obj in (guide, *sections, *faq_entries)]
+
+
+@dataclass(frozen=True)
+class TextField:
+    """One translated field of a guide with its text in every language."""
+
+    key: str  # "section.17.body"
+    model: type[models.Model]
+    pk: int
+    number: int  # the row's place among the guide's sections or FAQ entries (0: the guide)
+    name: str  # "body"
+    where: str  # "Section 2"
+    texts: dict[str, str]
+
+    @property
+    def model_field(self) -> models.Field:
+        return self.model._meta.get_field(self.name)
+
+    @property
+    def label(self) -> str:
+        return str(capfirst(self.model_field.verbose_name))
+
+    @property
+    def anchor(self) -> str:
+        return "field-" + self.key.replace(".", "-")
+
+    @property
+    def one_line(self) -> bool:
+        return not isinstance(self.model_field, models.TextField)
+
+    def described(self, language: str) -> str:
+        """“Section 2, Heading (German)”, as messages name the field."""
+        return f"{self.where}, {self.label} ({publishing_rules.language_name(language)})"
+
+
+def text_fields(rows: list[Row]) -> list[TextField]:
+    """The translated fields of these rows (the others' are left out), in the guide's order."""
+    fields = []
+    for model, names in TRANSLATED.items():
+        ordered = sorted(
+            ((pk, values) for row_model, pk, values in rows if row_model is model),
+            key=lambda row: (row[1].get("position") or 0, row[0]),
+        )
+        for number, (pk, values) in enumerate(ordered, start=0 if model is Guide else 1):
+            where = place(model, values)
+            for name in names:
+                texts = {
+                    lang: normalise_newlines(values.get(f"{name}_{lang}") or "")
+                    for lang in publishing_rules.LANGUAGES
+                }
+                key = f"{model._meta.model_name}.{pk}.{name}"
+                fields.append(TextField(key, model, pk, number, name, where, texts))
+    return fields
 
 
 def revision_rows(revision: Revision) -> list[Row]:

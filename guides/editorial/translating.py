@@ -18,14 +18,13 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.dispatch import receiver
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
-from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from gpuguide.lib import bounded_xml
@@ -35,6 +34,8 @@ from guides.content.diff_pieces import diff_pieces
 from guides.content.prose_rules import typed_figures
 from guides.content.tokens.registry import TOKEN_RE, KnownSlugs, token_errors
 from guides.editorial import content_files, publishing, publishing_rules, revisions, signals
+from guides.editorial.publishing_rules import language_name
+from guides.editorial.revisions import TextField
 from guides.models import (
     EDIT_CONFLICT,
     FaqEntry,
@@ -48,7 +49,6 @@ from guides.pagecache import tags as guide_tags
 from guides.pages import selectors
 
 SOURCE = settings.LANGUAGE_CODE
-TRANSLATED = revisions.TRANSLATED
 REQUIRED = {
     Guide: publishing_rules.GUIDE_REQUIRED,
     Section: publishing_rules.SECTION_REQUIRED,
@@ -65,68 +65,12 @@ def target_languages() -> list[str]:
     return [code for code in publishing_rules.LANGUAGES if code != SOURCE]
 
 
-def language_name(code: str) -> str:
-    return _(dict(settings.LANGUAGES)[code])
-
-
 def translation_url(guide: Guide, language: str, *, changed_only: bool = False) -> str:
     url = reverse("admin:guides_guide_translate", args=[guide.pk, language])
     return url + "?changed=1" if changed_only else url
 
 
 # --- the fields -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TextField:
-    """One translated field of a guide with its text in every language."""
-
-    key: str  # "section.17.body"
-    model: type[models.Model]
-    pk: int
-    name: str  # "body"
-    where: str  # "Section 2"
-    texts: dict[str, str]
-
-    @property
-    def model_field(self) -> models.Field:
-        return self.model._meta.get_field(self.name)
-
-    @property
-    def label(self) -> str:
-        return str(capfirst(self.model_field.verbose_name))
-
-    @property
-    def anchor(self) -> str:
-        return "field-" + self.key.replace(".", "-")
-
-    @property
-    def one_line(self) -> bool:
-        return not isinstance(self.model_field, models.TextField)
-
-    def described(self, language: str) -> str:
-        """“Section 2, Heading (German)”, as messages name the field."""
-        return f"{self.where}, {self.label} ({language_name(language)})"
-
-
-def _fields(rows: list[revisions.Row]) -> list[TextField]:
-    """The translated fields of these rows (the others' are left out), in the guide's order."""
-    order = list(TRANSLATED)
-    rows = sorted(
-        (r for r in rows if r[0] in TRANSLATED),
-        key=lambda r: (order.index(r[0]), r[2].get("position", 0), r[1]),
-    )
-    fields = []
-    for model, pk, values in rows:
-        where = revisions.place(model, values)
-        for name in TRANSLATED[model]:
-            texts = {
-                lang: revisions.normalise_newlines(values.get(f"{name}_{lang}") or "")
-                for lang in publishing_rules.LANGUAGES
-            }
-            key = f"{model._meta.model_name}.{pk}.{name}"
-            fields.append(TextField(key, model, pk, name, where, texts))
-    return fields
 
 
 def working_copy_of(guide: Guide) -> GuideRevision | None:
@@ -137,15 +81,17 @@ def text_fields(guide: Guide) -> list[TextField]:
     """As editors edit it: a live guide's working copy, where it has one, else its rows."""
     draft = working_copy_of(guide)
     if draft is not None:
-        return _fields(revisions.revision_rows(draft.revision))
-    return _fields(revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all()))
+        return revisions.text_fields(revisions.revision_rows(draft.revision))
+    return revisions.text_fields(
+        revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all())
+    )
 
 
 # --- bases: which English each translation answers --------------------------------------------
 
 
 def _texts_by_key(rows: list[revisions.Row]) -> dict[str, dict[str, str]]:
-    return {f.key: f.texts for f in _fields(rows)}
+    return {f.key: f.texts for f in revisions.text_fields(rows)}
 
 
 @receiver(signals.revision_stored, dispatch_uid="translation_bases")
@@ -250,7 +196,9 @@ def stale_translations() -> list[tuple[Guide, str, list[TextField]]]:
     ).prefetch_related("sections", "faq_entries")
     found = []
     for guide in checked:
-        fields = _fields(revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all()))
+        fields = revisions.text_fields(
+            revisions.text_rows(guide, guide.sections.all(), guide.faq_entries.all())
+        )
         for lang in target_languages():
             stale = stale_fields(fields, lang, bases[guide.pk][lang])
             if stale:

@@ -47,7 +47,7 @@ def test_the_pieces_give_the_text_back_and_the_output_is_escaped():
 
 
 def test_a_translation_import_is_diffed_by_phrase():
-    field = TextField("section.1.body", Section, 1, "body", "Section 1", {"ja": NEW_JA})
+    field = TextField("section.1.body", Section, 1, 1, "body", "Section 1", {"ja": NEW_JA})
     assert FieldChange(field, OLD_JA, NEW_JA).marked == (
         OLD_JA.replace("QLoRAの", "<del>QLoRAの</del>"),
         NEW_JA.replace("LoRAの", "<ins>LoRAの</ins>"),
