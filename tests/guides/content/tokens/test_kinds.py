@@ -945,8 +945,6 @@ def test_throughput_is_measured_only_for_the_recipe_and_gpu_that_were_timed(figu
     measured = ThroughputListing(
         gpu_slug="h200",
         gpu_name="H200",
-        bf16_dense_tflops=D(989),
-        bandwidth_gb_s=D(4800),
         tokens_per_s=D("508.2"),
         measured_on=date(2026, 11, 29),
         recipe="measure_memory.py",
