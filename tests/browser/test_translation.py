@@ -7,6 +7,7 @@ test does) and put it back as it was. ``make screenshots`` saves the views docs/
 shows, to docs/editing/.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,9 @@ def test_the_dashboard_leads_to_the_changed_field_which_is_saved(
         body = _english_changed_and_published(guide)
     staff.goto(f"{site}/en/admin/")
     staff.get_by_role("link", name=f"“{guide.title}”: the German text is missing or older").click()
+    # The unsaved-changes guard is a deferred script, listening from DOMContentLoaded on: the
+    # rows are there earlier, and on a busy machine (CI's) the check below came first.
+    staff.wait_for_url(re.compile(r"/translate/de/\?changed=1#"), wait_until="domcontentloaded")
     row = staff.locator(f"#{body.anchor}")
     expect(row).to_have_class("stale")
     assert staff.url.endswith(f"?changed=1#{body.anchor}")
