@@ -13,7 +13,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 from functools import wraps
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -65,6 +64,16 @@ def page_key(language: str, path: str, query: QueryDict) -> str:
     return PAGE_PREFIX + hashlib.sha256(raw.encode()).hexdigest()
 
 
+def _only(query: QueryDict, names: Iterable[str]) -> QueryDict:
+    """``query`` with only the parameters ``names``, every value of each kept."""
+    kept = QueryDict(mutable=True)
+    for name in names:
+        if name in query:
+            kept.setlist(name, query.getlist(name))
+    kept._mutable = False
+    return kept
+
+
 def cache_public_page(
     view: Callable | None = None, *, query: Iterable[str] = (), days: Iterable[str] = ()
 ) -> Callable:
@@ -83,9 +92,7 @@ def cache_public_page(
             # A front cache keys on the whole query string: only a URL that asks for exactly
             # what the page shows may be kept there, or one page would fill it under many.
             exact = set(request.GET) <= set(names)
-            request.GET = QueryDict(
-                urlencode([(name, value) for name in names for value in request.GET.getlist(name)])
-            )
+            request.GET = _only(request.GET, names)
             # Without a session cookie nobody is signed in: a visitor's hit then loads no
             # session and user (about a tenth of its time).
             cookie = settings.SESSION_COOKIE_NAME in request.COOKIES
