@@ -343,6 +343,23 @@ class ThroughputListing:
     recipe: str
 
 
+def throughputs_for_run(
+    *, language_model: str, seq_len: int, batch_size: int, gradient_checkpointing: bool
+) -> dict[str, ThroughputListing]:
+    """Method slug -> its measurement of exactly this run: where several GPUs timed it, the
+    first GPU in the catalogue's order (so every page quotes the same one)."""
+    found = ThroughputMeasurement.objects.select_related("gpu", "method").filter(
+        language_model__slug=language_model,
+        seq_len=seq_len,
+        batch_size=batch_size,
+        gradient_checkpointing=gradient_checkpointing,
+    )
+    listings: dict[str, ThroughputListing] = {}
+    for measurement in found:
+        listings.setdefault(measurement.method.slug, _throughput_listing(measurement))
+    return listings
+
+
 def throughput_for(
     *,
     language_model: str,
@@ -351,31 +368,15 @@ def throughput_for(
     batch_size: int,
     gradient_checkpointing: bool,
 ) -> ThroughputListing | None:
-    found = (
-        ThroughputMeasurement.objects.select_related("gpu")
-        .filter(
-            language_model__slug=language_model,
-            method__slug=method,
-            seq_len=seq_len,
-            batch_size=batch_size,
-            gradient_checkpointing=gradient_checkpointing,
-        )
-        .first()
-    )
-    return None if found is None else _throughput_listing(found)
-
-
-def throughputs_for_run(
-    *, language_model: str, seq_len: int, batch_size: int, gradient_checkpointing: bool
-) -> dict[str, ThroughputListing]:
-    """Method slug -> its measurement of exactly this run."""
-    found = ThroughputMeasurement.objects.select_related("gpu", "method").filter(
-        language_model__slug=language_model,
+    """One method's measurement of the run: ``throughputs_for_run``'s, so the planner and
+    the guides pick the same."""
+    run = throughputs_for_run(
+        language_model=language_model,
         seq_len=seq_len,
         batch_size=batch_size,
         gradient_checkpointing=gradient_checkpointing,
     )
-    return {m.method.slug: _throughput_listing(m) for m in found}
+    return run.get(method)
 
 
 @dataclass(frozen=True)

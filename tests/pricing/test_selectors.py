@@ -5,7 +5,7 @@ import pytest
 
 from pricing import selectors
 from pricing.domain import throughput
-from pricing.models import Gpu, Price, PriceCheck, Provider
+from pricing.models import Gpu, Price, PriceCheck, Provider, ThroughputMeasurement
 from pricing.services import price_check_record
 from tests.conftest import SEED_DAY
 
@@ -424,3 +424,27 @@ def test_sources_by_key_keeps_the_order_asked_and_leaves_out_the_missing(seeded)
         ("trl-sft-learning-rate", "sft_trainer", "2026-12-06"),
         ("trl-peft-learning-rate", "peft_integration", "2026-12-06"),
     ]
+
+
+def test_with_two_gpus_timing_one_run_the_planner_and_the_guides_quote_the_same(seeded):
+    """The first GPU in the catalogue's order (H100 before H200) is the one quoted, by the
+    planner's single lookup and by the guides' lookup of the whole run alike."""
+    on_h200 = ThroughputMeasurement.objects.get(
+        gpu__slug="h200", language_model__slug="llama-3.1-70b", method__slug="qlora",
+        seq_len=2048, batch_size=1, gradient_checkpointing=True,
+    )  # fmt: skip
+    h100 = Gpu.objects.get(slug="h100")
+    assert h100.position < on_h200.gpu.position
+    ThroughputMeasurement.objects.create(
+        gpu=h100, language_model=on_h200.language_model, method=on_h200.method,
+        seq_len=2048, batch_size=1, gradient_checkpointing=True,
+        tokens_per_s=D("301.5"), measured_on=date(2026, 12, 1), recipe=RECIPE,
+    )  # fmt: skip
+    run = {"language_model": "llama-3.1-70b", "seq_len": 2048, "batch_size": 1,
+           "gradient_checkpointing": True}  # fmt: skip
+    on_h100 = selectors.ThroughputListing(
+        gpu_slug="h100", gpu_name="H100", tokens_per_s=D("301.5"),
+        measured_on=date(2026, 12, 1), recipe=RECIPE,
+    )  # fmt: skip
+    assert selectors.throughputs_for_run(**run) == {"qlora": on_h100}
+    assert selectors.throughput_for(method="qlora", **run) == on_h100
