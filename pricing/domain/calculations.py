@@ -62,7 +62,7 @@ class MemoryRule:
         measured = self.reference_memory_gb is not None
         if measured == bool(self.components):
             raise RuleError(f"{self.source}: give either components or a measured reference")
-        if measured and not (self.reference_params_billion and self.reference_params_billion > 0):
+        if measured and (self.reference_params_billion or 0) <= 0:
             raise RuleError(f"{self.source}: the reference model size must be positive")
         if any(c.bytes_per_param < 0 for c in self.components):
             raise RuleError(f"{self.source}: bytes per parameter cannot be negative")
@@ -442,9 +442,10 @@ def recommendation(
     if len(contenders) > 1:
 
         def keys(run: RunPlan) -> tuple:
-            upfront = upfront_usd(run, blocks)
+            # A ranked run has a price, so only a site selling no blocks has no up-front cost,
+            # and then for every run alike.
             return (
-                (upfront is None, upfront or ZERO),
+                upfront_usd(run, blocks) or ZERO,
                 run.configuration.count,
                 run.hours,
                 run.usd_per_run,

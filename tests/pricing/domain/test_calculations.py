@@ -436,6 +436,54 @@ def test_a_close_call_is_decided_by_the_up_front_block_then_gpus_then_time():
     assert found.alternative == halves  # the fastest other run
 
 
+def test_a_run_is_a_contender_up_to_both_the_cheapest_runs_high_end_and_the_ratios_error():
+    """$2.00 for one hour, 30 % longer at worst: at most $2.60. Against another card the ratio
+    may be off by 44 % (two cards' 20 %), against the calibration card by 20 % ($2.40)."""
+    cheapest = timed(calc.GpuOffer("h", "H", D(141), D("2.00"), speed=HOPPER), 1, "1000")
+    assert cheapest.usd_per_run_high == D("2.60")
+
+    def on_ampere(price: str) -> calc.RunPlan:
+        return timed(calc.GpuOffer("a", "A", D(80), D(price), speed=AMPERE), 1, "1000")
+
+    assert calc.cannot_tell_apart(cheapest, on_ampere("2.60"), KNOWN)  # the high end, exactly
+    assert not calc.cannot_tell_apart(cheapest, on_ampere("2.61"), KNOWN)
+    h200 = tp.GpuSpeed(D("989.5"), D(4800), D(450), tp.HOPPER, calibration_card=True)
+    calibrated = timed(calc.GpuOffer("h200", "H200", D(141), D("2.00"), speed=h200), 1, "1000")
+    assert calc.cannot_tell_apart(calibrated, on_ampere("2.40"), KNOWN)  # $2.00 x 1.2, exactly
+    assert not calc.cannot_tell_apart(calibrated, on_ampere("2.41"), KNOWN)
+
+
+def test_a_card_without_a_speed_model_is_never_a_contender():
+    """Its time has no error to weigh, whichever of the two runs it is."""
+    modelled = timed(calc.GpuOffer("h", "H", D(141), D("2.00"), speed=HOPPER), 1, "1000")
+    unmodelled = timed(calc.GpuOffer("x", "X", D(141), D("2.00")), 1, "1000")  # also $2.00
+    assert not calc.cannot_tell_apart(modelled, unmodelled, KNOWN)
+    assert not calc.cannot_tell_apart(unmodelled, modelled, KNOWN)
+
+
+def test_a_close_call_names_the_rule_that_put_the_choice_before_the_cheapest_run():
+    """Three contenders: the cheapest ($2.00, a $20 block), one at $2.50 on one GPU and one at
+    $2.50 on two, both in a $10 block. The one GPU is chosen; the block put it before the
+    cheapest run, though the GPUs put it before the runner-up."""
+    cheapest = timed(calc.GpuOffer("c", "C", D(141), D("2.00"), speed=HOPPER), 1, "1000")
+    one_gpu = timed(calc.GpuOffer("o", "O", D(141), D("1.00"), speed=HOPPER), 1, "400")
+    two_gpus = timed(calc.GpuOffer("t", "T", D(141), D("1.00"), speed=HOPPER), 2, "800")
+    assert [(r.usd_per_run, calc.upfront_usd(r, BLOCKS)) for r in (one_gpu, two_gpus)] == [
+        (D("2.50"), D("10.00")),
+        (D("2.50"), D("10.00")),
+    ]
+    found = calc.recommendation([two_gpus, cheapest, one_gpu], BLOCKS, KNOWN)
+    assert found.contenders == (cheapest, one_gpu, two_gpus)
+    assert found.chosen == one_gpu and found.decided_by == calc.BY_UPFRONT
+
+
+def test_contenders_alike_in_every_respect_are_decided_by_cost():
+    first = timed(calc.GpuOffer("a", "A", D(141), D("2.00"), speed=HOPPER), 1, "1000")
+    second = timed(calc.GpuOffer("b", "B", D(141), D("2.00"), speed=HOPPER), 1, "1000")
+    found = calc.recommendation([first, second], BLOCKS, KNOWN)
+    assert found.close_call and found.chosen == first and found.decided_by == calc.BY_COST
+
+
 def test_runs_beyond_the_largest_block_pay_whole_largest_blocks_up_front():
     big = timed(calc.GpuOffer("h", "H", D(141), D("1.00"), speed=HOPPER), 8, "11.1")
     assert big.gpu_hours > 720
