@@ -280,8 +280,9 @@ def _least_squares(rows: Sequence[tuple[Decimal, ...]]) -> list[Decimal] | None:
 
 def calibrate(runs: Sequence[TimedRun]) -> Calibration:
     """The three constants that best fit ``runs``' step times by least squares on relative
-    error: time less the memory, link and host terms is a·X + a·t·X/tokens + b·Z, X and Z the
-    BF16 and fp32 FLOPs over the peak, a = 1/efficiency, t the saturation, b = slowdown·a."""
+    error: time less what no constant scales (memory, link, host transfers and the host's
+    optimizer step) is a·X + a·t·X/tokens + b·Z, X and Z the BF16 and fp32 FLOPs over the
+    peak, a = 1/efficiency, t the saturation, b = slowdown·a."""
     rows = []
     sizes = set()  # tokens per micro-batch: the saturation needs more than one
     for run in runs:
@@ -289,6 +290,7 @@ def calibrate(runs: Sequence[TimedRun]) -> Calibration:
         sizes.add(work.tokens)
         measured_s = work.tokens / (run.tokens_per_s / run.setup.num_gpus)
         fixed = step_time(work, run.gpu, Calibration(Decimal(1), Decimal(1)))
+        unscaled_s = fixed.memory_s + fixed.link_s + fixed.host_s + fixed.host_optimizer_s
         peak = run.gpu.bf16_dense_tflops * TERA
         bf16 = work.bf16_flops / peak / measured_s
         rows.append(
@@ -296,7 +298,7 @@ def calibrate(runs: Sequence[TimedRun]) -> Calibration:
                 bf16,
                 bf16 / work.tokens,
                 work.fp32_flops / peak / measured_s,
-                (measured_s - fixed.memory_s - fixed.link_s - fixed.host_s) / measured_s,
+                (measured_s - unscaled_s) / measured_s,
             )
         )
     with_fp32 = {z > 0 for _, _, z, _ in rows}
@@ -433,13 +435,14 @@ def fit_generations(
     stacks: dict[str, Decimal] = {}
     learning = True
     while learning:
+        # A stack learned in this pass teaches its generations in this pass too: only a new
+        # generation can teach anything in the next.
         learning = False
         known = dict(calibration.generation_factors)
         for stack in sorted({run.stack for run in runs} - set(stacks)):
             on_known = [r for r in runs if r.stack == stack and r.gpu.generation in known]
             if on_known:
                 stacks[stack] = _stack_factor(on_known, calibration)
-                learning = True
         for generation in sorted({run.gpu.generation for run in runs} - set(known)):
             on_known = [r for r in runs if r.gpu.generation == generation and r.stack in stacks]
             if on_known:
@@ -552,9 +555,9 @@ class Uncertainty:
         """How far the modelled ratio of two runs of one method may be off: only what differs
         between them counts (their cards' factors, the scaling)."""
         (gpu_a, count_a), (gpu_b, count_b) = first, second
-        width = Decimal(1)
-        if not same_card:
-            width *= (1 + self.card_width(gpu_a)) * (1 + self.card_width(gpu_b))
+        width = (
+            Decimal(1) if same_card else (1 + self.card_width(gpu_a)) * (1 + self.card_width(gpu_b))
+        )
         if count_a != count_b:
             width *= 1 + self.scaling
         return width - 1
