@@ -338,11 +338,14 @@ QLORA_10_ON_4 = TrainingSetup(Method.QLORA, seq_len=10, recipe=MEASURED, num_gpu
 QLORA_37 = TrainingSetup(Method.QLORA, seq_len=37, recipe=MEASURED)
 
 
+SMALL_GPU = tp.GpuSpeed(D(50), D(2000), D(1000))
+
+
 def on_the_model(
     setup: TrainingSetup, calibration: tp.Calibration, link: str = "1000"
 ) -> tp.TimedRun:
     """A run timed exactly as ``calibration`` models it, on a small GPU with a slow link."""
-    speed = tp.GpuSpeed(D(50), D(2000), D(link))
+    speed = replace(SMALL_GPU, link_gb_s=D(link))
     tokens_per_s = tp.tokens_per_second(TINY, setup, speed, calibration)
     return tp.TimedRun(str(setup.tokens), TINY, setup, speed, tokens_per_s)
 
@@ -364,10 +367,11 @@ def test_the_fit_takes_the_hosts_transfers_and_optimizer_step_out():
     parameters stepped at 278 M a second: 0.5 ms against microseconds on the GPU)."""
     truth = tp.Calibration(D("0.4"), D("2.5"), saturation_tokens=D(3))
     offloaded = TrainingSetup(Method.FULL_ADAMW, seq_len=8, batch_size=2, cpu_offload=True)
-    runs = [on_the_model(s, truth) for s in (LORA_8X2, LORA_8X4, QLORA_10_ON_4, offloaded)]
-    time = tp.step_time(tp.step_work(TINY, offloaded), runs[-1].gpu, truth)
+    time = tp.step_time(tp.step_work(TINY, offloaded), SMALL_GPU, truth)
     assert time.host_optimizer_s > 10 * (time.compute_s + time.fp32_s)
-    assert tp.calibrate(runs) == truth
+    on_the_host = [replace(offloaded, batch_size=n) for n in (1, 2, 4, 8)]
+    setups = (LORA_8X2, LORA_8X4, QLORA_10_ON_4, *on_the_host)
+    assert tp.calibrate([on_the_model(s, truth) for s in setups]) == truth
 
 
 def test_two_micro_batch_sizes_are_enough_for_the_saturation():
