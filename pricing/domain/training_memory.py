@@ -326,7 +326,7 @@ def _layer_activation_bytes(arch: Architecture, setup: TrainingSetup) -> int:
     autograd saves them; the measured recipes' terms are itemised in docs/planner.md."""
     method = setup.method
     h, q, kv, i = arch.hidden_size, arch.q_size, arch.kv_size, arch.intermediate_size
-    r = setup.lora_rank if method.uses_adapters else 0
+    r = setup.lora_rank  # the adapters' branches below use it
     residual = _precision(setup).residual
     if setup.recipe.autocast and method.uses_adapters:
         # bf16 residual under autocast (trl). Each RMSNorm keeps its fp32 upcast (4h); each
@@ -430,7 +430,7 @@ def estimate_peak_memory(arch: Architecture, setup: TrainingSetup) -> PeakMemory
             f"norms and the output layer {cast if precision.frozen == 4 else 'in bf16'}."
         )
     elif method is Method.LORA:
-        weights = Decimal(2 * arch.params)
+        weights = precision.frozen * arch.params
         unit = Decimal(2 * unit_params)
         assumptions.append("Frozen base weights in bf16.")
     else:

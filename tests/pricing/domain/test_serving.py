@@ -153,6 +153,19 @@ def test_the_command_names_only_what_differs_from_vllms_defaults():
     )
 
 
+def test_the_bench_command_loads_the_server_as_the_guide_counts_users():
+    """vLLM's random dataset at the guide's lengths, every answer full length, the users at
+    once, four requests each."""
+    command = serving.vllm_bench_command(
+        "meta-llama/Llama-3.1-70B", prompt_tokens=1000, output_tokens=500, users=212
+    )
+    assert serving.shell_line(command) == (
+        "vllm bench serve --model meta-llama/Llama-3.1-70B --dataset-name random "
+        "--random-input-len 1000 --random-output-len 500 --ignore-eos "
+        "--max-concurrency 212 --num-prompts 848"
+    )
+
+
 def _planner_commands():
     fixture = json.loads((ROOT / "content" / "reference.json").read_text())
     for item in fixture:

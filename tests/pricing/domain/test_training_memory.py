@@ -2,6 +2,7 @@
 
 import os
 import statistics
+from dataclasses import replace
 from decimal import ROUND_CEILING, Decimal
 from functools import partial
 from pathlib import Path
@@ -909,3 +910,71 @@ def test_the_fused_lm_head_reads_the_output_layer_in_place():
     assert estimate.weights_gb == Decimal(4 * tiny.params) / 10**9 == Decimal("0.008488192")
     loss = 393_216 + 262_144 + 65_536_000 + 4_096_000 + 8_192_000
     assert estimate.logits_and_loss_gb == Decimal(loss) / 10**9 == Decimal("0.07847936")
+
+
+# --- The trl recipe's decoder layer, term by term (docs/planner.md itemises them) ------------
+# The tiny decoder: h 64, q 64 (4 heads of 16), kv 32 (2 heads), MLP 128, rank 16.
+TRL_LORA = TrainingSetup(Method.LORA, 64)
+
+
+def test_a_trl_adapter_layer_keeps_its_inputs_dropout_masks_and_rank_wide_middles():
+    """Per token: the RMSNorms' fp32 upcasts 2 x 4 x 64 = 512; attention: q, k, v read h and
+    o reads q, each input in bf16 with its dropout mask, 3 x (3 x 64 + 64) = 768, FlashAttention's
+    q, k, v and output 4 x 64 + 4 x 32 = 384, four bf16 middles 4 x 2 x 16 = 128; the MLP:
+    gate and up read h and down reads i, 3 x (2 x 64 + 128) = 768, gate, SiLU and up in bf16
+    3 x 2 x 128 = 768, three middles 3 x 2 x 16 = 96."""
+    layer = 512 + (768 + 384 + 128) + (768 + 768 + 96)
+    assert tm._layer_activation_bytes(_tiny(64), TRL_LORA) == layer == 3424
+    # QLoRA under trl: the same bf16 stream and adapters
+    assert tm._layer_activation_bytes(_tiny(64), replace(TRL_LORA, method=Method.QLORA)) == 3424
+    # without dropout each input is kept without its 1-byte mask: 3h + q + 2h + i = 512 less
+    plain = replace(TRL_LORA, recipe=replace(tm.TRL, slug="plain", lora_dropout=False))
+    assert tm._layer_activation_bytes(_tiny(64), plain) == 3424 - 512
+
+
+MIXTURE = Architecture(64, 2, 4, 2, 128, 1000, num_local_experts=4, num_experts_per_tok=2)
+
+
+def test_a_mixture_keeps_the_routers_probabilities_and_each_routed_experts_input_and_output():
+    """The router's fp32 probabilities, 4 x 4 experts = 16; each of the 2 routed experts its
+    MLP (1,632) and its bf16 input and output, 2 x 2 x 64 = 256."""
+    assert tm._layer_activation_bytes(MIXTURE, TRL_LORA) == 512 + 1280 + 16 + 2 * (1632 + 256)
+
+
+def test_a_mixtures_adapters_cover_every_expert_and_the_router():
+    """Per layer: attention (64 + 64) + 2 x (64 + 32) + (64 + 64) = 448; 4 experts x (2 x
+    (64 + 128) + (128 + 64)) = 2,304; the router 64 + 4 = 68; x rank 16 x 2 layers."""
+    assert MIXTURE.lora_params(16) == (448 + 2304 + 68) * 16 * 2 == 90_240
+    every_expert = replace(MIXTURE, num_experts_per_tok=4)  # routing to all is allowed
+    assert every_expert.lora_params(16) == 90_240
+
+
+def test_the_trained_state_is_the_adapters_and_two_optimizer_states_at_the_recipes_width():
+    """32,768 adapter weights: in fp32 under trl's LoRA, in bf16 under trl's QLoRA; a recipe
+    without autocast keeps QLoRA's adapters in fp32 as the measured one does."""
+    lora = tm.trained_state(_tiny(64), TRL_LORA)
+    assert (lora.weights_bytes, lora.optimizer_bytes) == (4 * 32_768, 8 * 32_768)
+    trl_qlora = replace(TRL_LORA, method=Method.QLORA)
+    qlora = tm.trained_state(_tiny(64), trl_qlora)
+    assert (qlora.weights_bytes, qlora.optimizer_bytes) == (2 * 32_768, 4 * 32_768)
+    no_autocast = replace(trl_qlora, recipe=replace(tm.TRL, slug="plain", autocast=False))
+    assert tm.trained_state(_tiny(64), no_autocast).weights_bytes == 4 * 32_768
+
+
+@pytest.mark.parametrize(
+    ("attention", "fp32", "saved"),
+    [
+        (tm.Attention.FLASH, False, 0),  # fused: no scores kept
+        (tm.Attention.SDPA, False, 0),  # 16-bit inputs: SDPA's fused kernel
+        (tm.Attention.SDPA, True, tm.SAVED_SCORE_BYTES),  # fp32: the math kernel's 4 bytes
+        (tm.Attention.SDPA_MATH, False, 2),  # its bf16 softmax
+        (tm.Attention.EAGER, False, 6),  # the fp32 softmax and its bf16 cast
+    ],
+)
+def test_each_attention_kernel_keeps_its_scores_and_recomputes_in_proportion(
+    attention, fp32, saved
+):
+    """Recomputing holds 14.5 bytes a score where 4 are kept (fp32), in proportion otherwise."""
+    setup = replace(TRL_LORA, recipe=replace(tm.TRL, slug="x", attention=attention))
+    recomputed = Decimal(saved) * tm.RECOMPUTED_SCORE_BYTES / tm.SAVED_SCORE_BYTES
+    assert tm._score_bytes(setup, fp32) == (saved, recomputed)
