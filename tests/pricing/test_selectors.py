@@ -448,3 +448,17 @@ def test_with_two_gpus_timing_one_run_the_planner_and_the_guides_quote_the_same(
     )  # fmt: skip
     assert selectors.throughputs_for_run(**run) == {"qlora": on_h100}
     assert selectors.throughput_for(method="qlora", **run) == on_h100
+
+
+def test_price_runs_follow_the_checks_dates_not_the_order_they_were_recorded_in(house):
+    """Staff may record a forgotten check after later ones: its price still falls in between."""
+    for day, quoted in ((3, "0.99"), (1, "0.92"), (2, "1.05")):
+        price_check_record(provider_slug="gpuwithcrypto", checked_on=date(2026, 11, day),
+                           prices={"a100-80gb": D(quoted)})  # fmt: skip
+    a100 = Gpu.objects.get(slug="a100-80gb").pk
+    runs = selectors.price_runs(providers=[house], at=date(2026, 11, 3))[house.slug][a100]
+    assert runs == [
+        selectors.PriceRun(SEED_DAY, date(2026, 11, 1), D("0.92")),
+        selectors.PriceRun(date(2026, 11, 2), date(2026, 11, 2), D("1.05")),
+        selectors.PriceRun(date(2026, 11, 3), date(2026, 11, 3), D("0.99")),
+    ]
