@@ -500,6 +500,18 @@ SENTENCES = [
         "に対して$185.82。",
     ),
     (
+        "[[cost_gap lora qlora]]",  # per run 81.41 / 85.43 = 0.95: within a tenth of the same
+        "At our prices, nothing more per hour of hardware: both run on one B200 ($4.61/hour). "
+        "Per run of 100,000,000 training tokens in one epoch, about as much: $81.41 against "
+        "$85.43.",
+        "Zu unseren Preisen kostet die Hardware pro Stunde nicht mehr: Beide nutzen eine B200 "
+        "(4,61 $/Stunde). Pro Lauf mit 100.000.000 Trainings-Tokens in einer Epoche etwa "
+        "gleich viel: 81,41 $ gegenüber 85,43 $.",
+        "当社の価格では、ハードウェア1時間あたりの費用は変わりません：どちらもB200を1基（$4.61/時間）"
+        "使って実行します。1エポックで100,000,000学習トークンの実行1回あたりでは、ほぼ同額です："
+        "$85.43に対して$81.41。",
+    ),
+    (
         "[[too_small qlora]]",
         "By the estimate, every configuration compared here holds this guide&#x27;s QLoRA run.",
         "Nach der Schätzung fasst jede hier verglichene Konfiguration den QLoRA-Lauf "
